@@ -1,0 +1,40 @@
+# rmsc — two commands: `make run` (dashboard on the bundled Digit data) and `make test` (whole suite).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8501
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: run test test-fast bench venv browser clean
+
+# The virtual environment is rebuilt only when pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test,dask]"
+	touch $@
+
+venv: $(VENV)/.installed
+
+# Debian's Chromium for the real-browser tests (Playwright's own browser download cannot work here).
+browser:
+	@test -x $(CHROMIUM) || { \
+	  echo "Installing Debian's chromium for the browser tests..."; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+run: venv
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+test: venv browser
+	$(PY) -m pytest -q
+
+# Everything but the browser and slow tests, for a quick loop while developing.
+test-fast: venv
+	$(PY) -m pytest -q -m "not browser and not slow"
+
+bench: venv
+	$(PY) benchmarks/bench_solver.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,138 @@
+"""Input checks shared by every estimator and loader.
+
+Every problem found here raises a :class:`ValueError` whose message says what
+is wrong and what to do about it, so that the CLI and the dashboard can show it
+to a person as it is.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def check_views(Xs, *, min_samples=2, dtype=np.float64):
+    """Validate multi-view input and return it as a list of float arrays.
+
+    Parameters
+    ----------
+    Xs : list of array-like or sparse matrices
+        One entry per view, each of shape ``(n_samples, n_features_v)``.
+    min_samples : int, default=2
+        Fewest samples accepted.
+    dtype : numpy dtype, default=float64
+        Dtype of the returned views.
+
+    Returns
+    -------
+    views : list of ndarray or scipy.sparse.csr_matrix
+        Same shapes as the input; sparse views stay sparse (CSR).
+    """
+    if Xs is None or isinstance(Xs, (str, bytes)):
+        raise ValueError(
+            "Xs must be a list of views, one array of shape (n_samples, n_features_v) "
+            f"per view; got {type(Xs).__name__}."
+        )
+    if isinstance(Xs, np.ndarray) or sp.issparse(Xs):
+        raise ValueError(
+            "Xs must be a list of views, not a single array: wrap a single view as [X] "
+            "or pass one array per view."
+        )
+    try:
+        Xs = list(Xs)
+    except TypeError:
+        raise ValueError(
+            f"Xs must be a list of views; got {type(Xs).__name__}, which is not iterable."
+        ) from None
+    if len(Xs) == 0:
+        raise ValueError("Xs is an empty list: pass at least one view.")
+
+    views = []
+    for v, X in enumerate(Xs):
+        views.append(_check_one_view(X, v, dtype))
+
+    counts = [X.shape[0] for X in views]
+    if len(set(counts)) > 1:
+        detail = ", ".join(f"view {v}: {c}" for v, c in enumerate(counts))
+        raise ValueError(
+            f"The views have different numbers of samples ({detail}). Every view must "
+            "hold the same samples in the same order, one row per sample; if your views "
+            "are stored samples-as-columns, transpose them."
+        )
+    if counts[0] < min_samples:
+        raise ValueError(
+            f"Only {counts[0]} sample(s) given; clustering needs at least {min_samples}."
+        )
+    return views
+
+
+def _check_one_view(X, v, dtype):
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=dtype)
+        data = X.data
+    else:
+        try:
+            X = np.asarray(X)
+        except Exception as exc:  # ragged lists and the like
+            raise ValueError(f"View {v} could not be read as a numeric array: {exc}") from None
+        if X.dtype == object or not (
+            np.issubdtype(X.dtype, np.number) or X.dtype == bool
+        ):
+            raise ValueError(
+                f"View {v} is not numeric (dtype {X.dtype}); every view must be a numeric "
+                "array or scipy.sparse matrix."
+            )
+        if X.ndim != 2:
+            raise ValueError(
+                f"View {v} has {X.ndim} dimension(s) (shape {X.shape}); each view must be "
+                "2-D, (n_samples, n_features_v). Use X.reshape(-1, 1) for a single feature."
+            )
+        X = np.ascontiguousarray(X, dtype=dtype)
+        data = X
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(
+            f"View {v} is empty (shape {X.shape}); every view needs samples and features."
+        )
+    if not np.all(np.isfinite(data)):
+        bad = np.argwhere(~np.isfinite(X.toarray() if sp.issparse(X) else X))
+        rows = np.unique(bad[:, 0])
+        where = ", ".join(str(r) for r in rows[:5]) + (" ..." if rows.size > 5 else "")
+        raise ValueError(
+            f"View {v} contains NaN or infinite values ({len(bad)} entries, in sample(s) "
+            f"{where}). Impute or drop those samples in every view before clustering."
+        )
+    return X
+
+
+def check_n_clusters(n_clusters, n_samples):
+    """Raise unless ``2 <= n_clusters <= n_samples``."""
+    if not isinstance(n_clusters, numbers.Integral) or isinstance(n_clusters, bool):
+        raise ValueError(f"n_clusters must be an integer; got {n_clusters!r}.")
+    if n_clusters < 2:
+        raise ValueError(f"n_clusters must be at least 2; got {n_clusters}.")
+    if n_clusters > n_samples:
+        raise ValueError(
+            f"n_clusters={n_clusters} exceeds the number of samples ({n_samples}); "
+            "ask for at most as many clusters as samples."
+        )
+
+
+def check_nonnegative(name, value):
+    """Raise unless ``value`` is a finite real number ``>= 0``; return it as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a non-negative number; got {value!r}.")
+    value = float(value)
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(
+            f"{name} must be a finite non-negative number; got {value}. "
+            f"Pick {name} >= 0 (typical values are given in the docstring)."
+        )
+    return value
+
+
+def check_positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+    return int(value)

@@ -1,0 +1,91 @@
+"""Clustering metrics of the paper's protocol: ACC, NMI, ARI and purity."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+from sklearn.metrics.cluster import contingency_matrix
+
+#: Metric names, in reporting order.
+METRICS = ("acc", "nmi", "ari", "purity")
+
+
+def _check_labels(labels_true, labels_pred):
+    y = np.asarray(labels_true).ravel()
+    p = np.asarray(labels_pred).ravel()
+    if y.shape != p.shape:
+        raise ValueError(
+            f"labels_true has {y.size} entries but labels_pred has {p.size}; "
+            "they must describe the same samples."
+        )
+    if y.size == 0:
+        raise ValueError("Cannot evaluate an empty labelling.")
+    return y, p
+
+
+def clustering_accuracy(labels_true, labels_pred):
+    """Accuracy under the best one-to-one matching of clusters to classes.
+
+    The matching maximises the number of agreeing samples (Hungarian algorithm,
+    ``scipy.optimize.linear_sum_assignment``); clusters left without a class
+    (more clusters than classes) count as wrong.
+    """
+    y, p = _check_labels(labels_true, labels_pred)
+    C = contingency_matrix(y, p)
+    rows, cols = linear_sum_assignment(C, maximize=True)
+    return C[rows, cols].sum() / y.size
+
+
+def purity(labels_true, labels_pred):
+    """Fraction of samples that belong to the majority class of their cluster."""
+    y, p = _check_labels(labels_true, labels_pred)
+    C = contingency_matrix(y, p)
+    return C.max(axis=0).sum() / y.size
+
+
+def evaluate(labels_true, labels_pred):
+    """ACC, NMI (geometric normalisation, as in the paper), ARI and purity.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+
+    Returns
+    -------
+    dict with keys ``"acc"``, ``"nmi"``, ``"ari"``, ``"purity"``, each in [0, 1]
+    (ARI may be negative).
+    """
+    y, p = _check_labels(labels_true, labels_pred)
+    return {
+        "acc": float(clustering_accuracy(y, p)),
+        "nmi": float(normalized_mutual_info_score(y, p, average_method="geometric")),
+        "ari": float(adjusted_rand_score(y, p)),
+        "purity": float(purity(y, p)),
+    }
+
+
+def evaluate_runs(labels_true, runs):
+    """Mean and standard deviation of every metric over repeated clusterings.
+
+    Parameters
+    ----------
+    labels_true : array-like of shape (n_samples,)
+    runs : array-like of shape (n_runs, n_samples)
+        One labelling per k-means run (e.g. an estimator's ``label_runs_``).
+
+    Returns
+    -------
+    dict
+        ``{"acc_mean", "acc_std", "nmi_mean", ..., "n_runs"}``; std is the
+        population standard deviation over runs.
+    """
+    runs = np.atleast_2d(np.asarray(runs))
+    scores = [evaluate(labels_true, r) for r in runs]
+    out = {}
+    for name in METRICS:
+        vals = np.array([s[name] for s in scores])
+        out[f"{name}_mean"] = float(vals.mean())
+        out[f"{name}_std"] = float(vals.std())
+    out["n_runs"] = int(runs.shape[0])
+    return out
