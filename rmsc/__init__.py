@@ -4,7 +4,22 @@ Estimators take ``Xs``, a list of views, each ``(n_samples, n_features_v)``.
 """
 
 from . import datasets
+from .methods import available_methods, describe_method, get_method
 from .metrics import evaluate, evaluate_runs
+from .rmsc import RMSC, DegenerateSolutionError
+from .ssc import SSC, SSCAVG, SSCBSV
 
-__all__ = ["datasets", "evaluate", "evaluate_runs"]
+__all__ = [
+    "RMSC",
+    "SSC",
+    "SSCAVG",
+    "SSCBSV",
+    "DegenerateSolutionError",
+    "available_methods",
+    "datasets",
+    "describe_method",
+    "evaluate",
+    "evaluate_runs",
+    "get_method",
+]
 __version__ = "0.1.0"

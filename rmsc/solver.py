@@ -34,3 +34,511 @@ def latent_loss(loss, gamma):
 def minimizer(loss, gamma):
     """Minimizer function sigma(l) = 1/sqrt(gamma + l): the optimal weight for loss l."""
     return 1.0 / np.sqrt(gamma + np.asarray(loss, dtype=np.float64))
+
+
+# ---------------------------------------------------------------------------
+# Per-view factorisation, shared by every iteration
+# ---------------------------------------------------------------------------
+#
+# Notation (paper, samples as columns): X^v is d_v x n. Every quantity of the
+# model depends on X^v only through its Gram matrix G = X^vT X^v, so a view
+# with more features than samples (text) is replaced by an r x n factor R
+# with R^T R = G, r <= n. With K = R R^T (r x r) and M = (lam I + K)^{-1},
+# Woodbury gives (G + lam I)^{-1} = (I - R^T M R) / lam: only r x r solves.
+
+import scipy.linalg
+import scipy.sparse as sp
+from dataclasses import dataclass
+
+
+@dataclass
+class ViewFactor:
+    """The constant per-view quantities of the Z^v-step for a given lambda.
+
+    Attributes
+    ----------
+    R : ndarray of shape (r, n_samples)
+        Data factor, R^T R = X^T X (R = X^v itself when d_v <= n and dense).
+    K : ndarray of shape (r, r)
+        R R^T.
+    M : ndarray of shape (r, r)
+        (lam I + K)^{-1}.
+    MR : ndarray of shape (r, n_samples)
+        M R.
+    one_minus_h : ndarray of shape (n_samples,)
+        1 - diag(R^T M R) = lam * diag((X^T X + lam I)^{-1}), positive for lam > 0.
+    lam : float
+    """
+
+    R: np.ndarray
+    K: np.ndarray
+    M: np.ndarray
+    MR: np.ndarray
+    one_minus_h: np.ndarray
+    lam: float
+
+
+def gram_factor(X):
+    """An r x n factor R with R^T R = X X^T for a view given samples-as-rows.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+
+    Returns
+    -------
+    R : ndarray of shape (r, n_samples), r = n_features when that is at most
+        n_samples (then R = X^T exactly), else r = rank of the Gram matrix.
+    """
+    n, d = X.shape
+    if d <= n:
+        return np.ascontiguousarray((X.toarray() if sp.issparse(X) else X).T, dtype=np.float64)
+    G = X @ X.T
+    G = G.toarray() if sp.issparse(G) else np.asarray(G)
+    w, V = scipy.linalg.eigh(G)
+    keep = w > w.max() * n * np.finfo(float).eps
+    return np.ascontiguousarray((V[:, keep] * np.sqrt(w[keep])).T)
+
+
+def factorize_view(R, lam):
+    """Precompute the Woodbury quantities of one view (see :class:`ViewFactor`)."""
+    K = R @ R.T
+    r = K.shape[0]
+    cho = scipy.linalg.cho_factor(K + lam * np.eye(r), lower=True)
+    M = scipy.linalg.cho_solve(cho, np.eye(r))
+    M = (M + M.T) / 2.0
+    MR = M @ R
+    one_minus_h = 1.0 - np.einsum("ij,ij->j", R, MR)
+    return ViewFactor(R=R, K=K, M=M, MR=MR, one_minus_h=one_minus_h, lam=float(lam))
+
+
+# ---------------------------------------------------------------------------
+# Z^v-step (paper eq. update_z_v)
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class ViewRepresentation:
+    """Z^v held implicitly: Z^v = Zref - diag(D) + R^T Q (never formed as n x n).
+
+    ``Zref`` is the consensus the Z^v-step was solved for (the same for every
+    view, so it is kept once, outside). ``T = R (I - Zref)`` is kept because
+    the next P-step needs it.
+
+    Attributes
+    ----------
+    D : ndarray of shape (n_samples,)
+    Q : ndarray of shape (r, n_samples)
+    T : ndarray of shape (r, n_samples)
+    """
+
+    D: np.ndarray
+    Q: np.ndarray
+    T: np.ndarray
+    base_losses: tuple = None  # (recon, coupling) for Z* = Zref, filled on first use
+
+
+def zv_step(view, T):
+    """Z^v-step: argmin ||X - X Z||^2 + lam ||Z - Z*||^2 s.t. diag(Z) = 0.
+
+    Paper eq. (update_z_v): Z^v = (G + lam I)^{-1} (G + lam Z* - diag(y/2)),
+    with G = X^T X and the multiplier y chosen so that diag(Z^v) = 0. With
+    C = (G + lam I)^{-1}(G + lam Z*) and B = (G + lam I)^{-1}, the constraint
+    gives y_i / 2 = C_ii / B_ii (the paper's formula for y). Woodbury turns
+    this into
+
+        C = Z* + R^T Q0,            Q0 = M R (I - Z*) = M T
+        D_i = C_ii / (lam B_ii) = (R^T Q0)_ii / (1 - h_i)     (diag Z* = 0)
+        Z^v = Z* - diag(D) + R^T Q, Q = Q0 + M R diag(D).
+
+    Parameters
+    ----------
+    view : ViewFactor
+    T : ndarray of shape (r, n_samples)
+        R (I - Z*) for the current consensus Z* (whose diagonal is zero).
+
+    Returns
+    -------
+    ViewRepresentation
+    """
+    Q0 = view.M @ T
+    D = np.einsum("ij,ij->j", view.R, Q0) / view.one_minus_h
+    Q = Q0 + view.MR * D[None, :]
+    return ViewRepresentation(D=D, Q=Q, T=T)
+
+
+def residual_operator(view, Z):
+    """T = R (I - Z) for a sparse n x n Z: the input of :func:`zv_step`."""
+    return view.R - sparse_right_product(view.R, Z)
+
+
+def sparse_right_product(A, Z, AT=None):
+    """A @ Z for dense A (r x n) and sparse Z (n x k), as a dense array.
+
+    ``AT``, a C-contiguous copy of A.T, saves scipy a copy when given.
+    """
+    if Z.nnz == 0:
+        return np.zeros((A.shape[0], Z.shape[1]))
+    return np.asarray((sp.csr_matrix(Z.T) @ (A.T if AT is None else AT)).T)
+
+
+# ---------------------------------------------------------------------------
+# Per-sample losses (used by the P-step and the objective)
+# ---------------------------------------------------------------------------
+
+
+def sample_losses(view, rep, T_now=None, delta_sq=None):
+    """Reconstruction and coupling loss of every sample in one view.
+
+    ``l_vj = ||x_j - X z_j||^2 + lam ||z_j - z*_j||^2`` (paper, Section 3.3),
+    from the implicit Z^v. The residual of the Z^v-step is X (I - Z^v) = lam Q,
+    so the reconstruction term is lam^2 ||q_j||^2. When the consensus has moved
+    from Zref to Z* since the Z^v-step, Delta = Zref - Z* enters through
+    ``T_now = R (I - Z*)`` (so R Delta = T_now - rep.T) and ``delta_sq``, the
+    squared column norms of Delta.
+
+    Returns
+    -------
+    recon, coupling : ndarrays of shape (n_samples,)
+        ``coupling`` is ||z^v_j - z*_j||^2 (not yet multiplied by lam).
+    """
+    if rep.base_losses is None:
+        lam, Q = view.lam, rep.Q
+        recon = lam * lam * np.einsum("ij,ij->j", Q, Q)
+        coupling = (
+            rep.D ** 2
+            + np.einsum("ij,ij->j", Q, view.K @ Q)
+            - 2.0 * rep.D * np.einsum("ij,ij->j", view.R, Q)
+        )
+        rep.base_losses = (recon, coupling)
+    recon, coupling = rep.base_losses
+    if T_now is not None:
+        coupling = coupling + delta_sq + 2.0 * np.einsum("ij,ij->j", T_now - rep.T, rep.Q)
+    return recon, np.maximum(coupling, 0.0)
+
+
+# ---------------------------------------------------------------------------
+# P-step (paper eq. update_p) and its view-level variant (appendix, RMSC-WV)
+# ---------------------------------------------------------------------------
+
+
+def p_step(losses, gamma, weighting="sample"):
+    """P-step: the optimal weights for fixed losses.
+
+    Paper eq. (update_p): P_vj = 1 / sqrt(gamma + l_vj). With
+    ``weighting="view"`` (RMSC-WV, appendix) one weight per view,
+    p_v = 1 / sqrt(gamma + sum_j l_vj), broadcast over the samples.
+
+    Parameters
+    ----------
+    losses : ndarray of shape (n_views, n_samples)
+    gamma : float >= 0
+    weighting : {"sample", "view"}
+
+    Returns
+    -------
+    P : ndarray of shape (n_views, n_samples)
+    """
+    losses = np.maximum(losses, 0.0)
+    if weighting == "view":
+        total = losses.sum(axis=1, keepdims=True)
+        P = np.broadcast_to(minimizer(total, gamma), losses.shape).copy()
+        where = total.ravel()
+    else:
+        P = minimizer(losses, gamma) if gamma > 0 else _safe_minimizer(losses)
+        where = losses
+    if not np.all(np.isfinite(P)):
+        v, j = np.argwhere(~np.isfinite(P))[0]
+        what = f"sample {j} in view {v}" if weighting == "sample" else f"view {v}"
+        raise ValueError(
+            f"gamma = 0 and {what} is reconstructed exactly (loss {float(np.ravel(where)[0] if weighting == 'view' else where[v, j]):.3g}), "
+            "so its weight 1/sqrt(gamma + loss) is infinite. Use gamma > 0 "
+            "(the paper uses 1e-5)."
+        )
+    return P
+
+
+def _safe_minimizer(losses):
+    with np.errstate(divide="ignore"):
+        return 1.0 / np.sqrt(losses)
+
+
+# ---------------------------------------------------------------------------
+# Z*-step (paper eq. update_z_*)
+# ---------------------------------------------------------------------------
+
+
+#: Memory for the dense intermediate of one column block, in bytes.
+BLOCK_BYTES = 64 * 2**20
+
+
+def block_columns(n_samples, block_size=None):
+    """Columns per block: ``block_size`` or what fits :data:`BLOCK_BYTES` (n x b floats)."""
+    if block_size is not None:
+        return int(block_size)
+    return max(1, min(n_samples, BLOCK_BYTES // (8 * n_samples)))
+
+
+def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=False):
+    """Z*-step: argmin lam sum_vj P_vj ||z*_j - z^v_j||^2 + beta ||Z*||_1.
+
+    Paper eq. (update_z_*): entry-wise soft-thresholding of the weighted mean
+    A_.j = sum_v P_vj z^v_j / s_j, s_j = sum_v P_vj, at beta / (2 lam s_j).
+    With the implicit Z^v, A = Zref + sum_v R_v^T (Q_v diag(P_v / s)) off the
+    diagonal and 0 on it (every Z^v has a zero diagonal), so one dense
+    (n x r)(r x n) product, done a column block at a time, is all the work;
+    the result is stored sparse. The same pass returns R_v Z* for every view,
+    which the next P-step and Z^v-step need.
+
+    Parameters
+    ----------
+    views : list of ViewFactor
+    reps : list of ViewRepresentation
+    Zref : scipy.sparse.csc_matrix of shape (n, n)
+        The consensus the reps were computed for.
+    P : ndarray of shape (n_views, n)
+    lam, beta : float
+    block_size : int or None
+        Columns per block (bounds the dense intermediate to n x block_size);
+        None fits :data:`BLOCK_BYTES`.
+    with_beta_max : bool
+        Also compute the smallest beta for which this step gives Z* = 0.
+
+    Returns
+    -------
+    Zstar : scipy.sparse.csc_matrix of shape (n, n)
+    RZ : list of ndarray, each (r_v, n)
+        R_v Z* per view.
+    beta_max : float or None
+    """
+    s = P.sum(axis=0)
+    W = P / s[None, :]
+    Rcat = np.concatenate([v.R for v in views], axis=0)
+    QW = np.concatenate([r.Q * w[None, :] for r, w in zip(reps, W)], axis=0)
+    tau = beta / (2.0 * lam * s)
+    Zstar, RZ, colmax = soft_threshold_columns(
+        Rcat, QW, Zref, tau, block_size=block_size, with_colmax=with_beta_max
+    )
+    beta_max = float(np.max(2.0 * lam * s * colmax)) if with_beta_max else None
+    splits = np.cumsum([v.R.shape[0] for v in views])[:-1]
+    return Zstar, np.split(RZ, splits, axis=0), beta_max
+
+
+#: Above this fraction of nonzeros in a column block, R @ block uses dense BLAS.
+_DENSE_PRODUCT_DENSITY = 0.02
+
+
+def soft_threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False):
+    """Z = S(Zref + Rcat^T QW, tau_j) with zero diagonal, and Rcat @ Z, block by block.
+
+    S is entry-wise soft-thresholding with a threshold per column. Shared by
+    the Z*-step and the C-step of SSC's ADMM.
+
+    Returns
+    -------
+    Z : scipy.sparse.csc_matrix of shape (n, n)
+    RZ : ndarray of shape (r, n)
+        Rcat @ Z.
+    colmax : ndarray of shape (n,) or None
+        max_i |A_ij| before thresholding (column j is zero iff tau_j >= colmax_j).
+    """
+    n = Rcat.shape[1]
+    block_size = block_columns(n, block_size)
+    Zref = sp.csc_matrix(Zref)
+    indptr = [np.zeros(1, dtype=np.int64)]
+    indices, data = [], []
+    nnz = 0
+    colmax = np.empty(n) if with_colmax else None
+    RZ = np.empty((Rcat.shape[0], n))
+    abs_buf = np.empty((min(block_size, n), n))
+    RcatT = np.ascontiguousarray(Rcat.T)
+    for start in range(0, n, block_size):
+        stop = min(start + block_size, n)
+        b = stop - start
+        # Row jj of Bt is column start + jj of A.
+        Bt = QW[:, start:stop].T @ Rcat
+        _add_sparse_columns(Bt, Zref, start, stop)
+        Bt[np.arange(b), np.arange(start, stop)] = 0.0
+        if with_colmax:
+            colmax[start:stop] = np.maximum(Bt.max(axis=1), -Bt.min(axis=1))
+        t = tau[start:stop, None]
+        # Soft-thresholding: keep |a| > t, shrink the kept entries by t.
+        keep = np.abs(Bt, out=abs_buf[:b]) > t
+        flat = np.flatnonzero(keep)
+        rows, cols = np.divmod(flat, n)
+        vals = Bt.ravel()[flat]
+        vals -= np.copysign(tau[start + rows], vals)
+        counts = np.bincount(rows, minlength=b)
+        block = sp.csc_matrix((vals, cols, np.concatenate(([0], np.cumsum(counts)))),
+                              shape=(n, b))
+        if flat.size > _DENSE_PRODUCT_DENSITY * n * b:
+            RZ[:, start:stop] = Rcat @ block.toarray()
+        else:
+            RZ[:, start:stop] = sparse_right_product(Rcat, block, RcatT)
+        indptr.append(nnz + np.cumsum(counts))
+        nnz += int(flat.size)
+        indices.append(cols)
+        data.append(vals)
+    Z = sp.csc_matrix(
+        (np.concatenate(data), np.concatenate(indices), np.concatenate(indptr)), shape=(n, n)
+    )
+    return Z, RZ, colmax
+
+
+def _add_sparse_columns(Bt, Z, start, stop):
+    """Bt[jj, :] += Z[:, start + jj] for a CSC matrix Z (in place)."""
+    lo, hi = Z.indptr[start], Z.indptr[stop]
+    if hi == lo:
+        return
+    counts = np.diff(Z.indptr[start:stop + 1])
+    rows = np.repeat(np.arange(stop - start), counts)
+    Bt[rows, Z.indices[lo:hi]] += Z.data[lo:hi]
+
+
+# ---------------------------------------------------------------------------
+# The objective (paper eq. proposed_model; appendix eq. rmsc_mv for RMSC-WV)
+# ---------------------------------------------------------------------------
+
+#: Names of the objective's terms, in the paper's order.
+OBJECTIVE_TERMS = ("reconstruction", "coupling", "regularizer", "sparsity")
+
+
+def objective_terms(views, reps, P, Zstar, beta, gamma, weighting="sample"):
+    """The four terms of the objective right after a Z^v-step.
+
+    sum_vj P_vj ||x_j - X z^v_j||^2 (reconstruction) + lam sum_vj P_vj
+    ||z^v_j - z*_j||^2 (coupling) + sum psi(P) (regularizer; per sample and
+    view, or per view for RMSC-WV) + beta ||Z*||_1 (sparsity).
+
+    Returns
+    -------
+    dict mapping each name of :data:`OBJECTIVE_TERMS` to a float.
+    """
+    recon = np.empty(P.shape)
+    coupling = np.empty(P.shape)
+    for v, (view, rep) in enumerate(zip(views, reps)):
+        recon[v], c = sample_losses(view, rep)
+        coupling[v] = view.lam * c
+    if weighting == "view":
+        p = P[:, 0]
+        reg = float(np.sum(psi(p, gamma)))
+    else:
+        reg = float(np.sum(psi(P, gamma)))
+    return {
+        "reconstruction": float(np.sum(P * recon)),
+        "coupling": float(np.sum(P * coupling)),
+        "regularizer": reg,
+        "sparsity": float(beta * np.abs(Zstar.data).sum()),
+    }
+
+
+# ---------------------------------------------------------------------------
+# Algorithm 1
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class RMSCSolution:
+    """What :func:`solve` returns.
+
+    Attributes
+    ----------
+    Zstar : scipy.sparse.csc_matrix of shape (n, n)
+    P : ndarray of shape (n_views, n)
+    objective : ndarray of shape (n_iter,)
+        Whole objective after every iteration.
+    terms : dict of ndarray of shape (n_iter,)
+    objective_init : float
+        Objective at the initialisation (P = 1, Z* = 0, Z^v solved for Z* = 0).
+    n_iter : int
+    converged : bool
+    beta_max : float
+        At the first Z*-step, the smallest beta that gives Z* = 0.
+    """
+
+    Zstar: object
+    P: np.ndarray
+    objective: np.ndarray
+    terms: dict
+    objective_init: float
+    n_iter: int
+    converged: bool
+    beta_max: float
+
+
+def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=1e-5,
+          callback=None, block_size=None):
+    """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
+
+    Initialisation (the paper leaves it open): P = 1 and every Z^v the exact
+    Z^v-step for Z* = 0, i.e. the ridge self-representation of its view.
+    Stops when the objective's relative decrease falls below ``tol`` (never,
+    for ``tol=0``), at ``max_iter``, or when ``callback`` returns True.
+
+    Parameters
+    ----------
+    factors : list of ndarray, each (r_v, n)
+        Per-view data factors (see :func:`gram_factor`).
+    lam, beta, gamma : float
+    weighting : {"sample", "view"}
+    max_iter : int
+    tol : float
+    callback : callable(iteration, objective, weights) -> bool or None
+    block_size : int or None
+
+    Returns
+    -------
+    RMSCSolution
+    """
+    views = [factorize_view(R, lam) for R in factors]
+    n = views[0].R.shape[1]
+    m = len(views)
+    Zstar = sp.csc_matrix((n, n))
+    P = np.ones((m, n))
+    reps = [zv_step(v, v.R.copy()) for v in views]
+    f_prev = sum(objective_terms(views, reps, P, Zstar, beta, gamma, weighting).values())
+    f_init = f_prev
+    history = {k: [] for k in OBJECTIVE_TERMS}
+    objective = []
+    converged = False
+    beta_max = np.inf
+    for it in range(1, max_iter + 1):
+        # Z*-step (eq. update_z_*)
+        Zref = Zstar
+        Zstar, RZ, bmax = zstar_step(views, reps, Zref, P, lam, beta, block_size,
+                                     with_beta_max=(it == 1))
+        if it == 1:
+            beta_max = bmax
+        # P-step (eq. update_p), with the Z^v of the previous iteration
+        delta = Zref - Zstar
+        delta_sq = np.asarray(delta.multiply(delta).sum(axis=0)).ravel()
+        Ts = [v.R - rz for v, rz in zip(views, RZ)]
+        losses = np.empty((m, n))
+        for v, (view, rep, T) in enumerate(zip(views, reps, Ts)):
+            recon, coupling = sample_losses(view, rep, T, delta_sq)
+            losses[v] = recon + lam * coupling
+        P = p_step(losses, gamma, weighting)
+        # Z^v-steps (eq. update_z_v)
+        reps = [zv_step(view, T) for view, T in zip(views, Ts)]
+        terms = objective_terms(views, reps, P, Zstar, beta, gamma, weighting)
+        f = sum(terms.values())
+        for k in OBJECTIVE_TERMS:
+            history[k].append(terms[k])
+        objective.append(f)
+        stop = bool(callback(it, f, P)) if callback is not None else False
+        if tol > 0 and abs(f_prev - f) <= tol * max(abs(f_prev), np.finfo(float).tiny):
+            converged = True
+            break
+        f_prev = f
+        if stop:
+            break
+    return RMSCSolution(
+        Zstar=Zstar,
+        P=P,
+        objective=np.asarray(objective),
+        terms={k: np.asarray(v) for k, v in history.items()},
+        objective_init=float(f_init),
+        n_iter=len(objective),
+        converged=converged,
+        beta_max=float(beta_max),
+    )

@@ -97,7 +97,7 @@ def _keep_top_k_per_column(A, k):
     return out
 
 
-def spectral_embedding(S, n_components, *, random_state=None):
+def spectral_embedding(S, n_components, *, random_state=None, return_eigenvalues=False):
     """Normalised spectral embedding of Ng, Jordan & Weiss (2002).
 
     The ``n_components`` leading eigenvectors of ``D^{-1/2} S D^{-1/2}``,
@@ -110,12 +110,17 @@ def spectral_embedding(S, n_components, *, random_state=None):
     n_components : int
     random_state : int, RandomState or None
         Seeds the start vector of the sparse eigensolver.
+    return_eigenvalues : bool, default=False
+        Also return the ``n_components + 1`` largest eigenvalues of
+        ``D^{-1/2} S D^{-1/2}`` (ascending), e.g. for the eigengap.
 
     Returns
     -------
     embedding : ndarray of shape (n_samples, n_components)
         Samples with no affinity to any other sample (isolated) get a zero row,
         with a warning.
+    eigenvalues : ndarray of shape (n_components + 1,)
+        Only with ``return_eigenvalues=True``.
     """
     n = S.shape[0]
     deg = np.asarray(S.sum(axis=1)).ravel()
@@ -132,18 +137,23 @@ def spectral_embedding(S, n_components, *, random_state=None):
         L = sp.diags(d) @ sp.csr_matrix(S) @ sp.diags(d)
     else:
         L = S * d[:, None] * d[None, :]
-    if n <= _DENSE_EIGH_MAX or n_components >= n - 1:
+    k = min(n_components + 1, n) if return_eigenvalues else n_components
+    if n <= _DENSE_EIGH_MAX or k >= n - 1:
         dense = L.toarray() if sp.issparse(L) else L
-        _, U = scipy.linalg.eigh(dense, subset_by_index=(n - n_components, n - 1))
+        w, U = scipy.linalg.eigh(dense, subset_by_index=(n - k, n - 1))
     else:
         rng = check_random_state(random_state)
         v0 = rng.uniform(-1, 1, n)
         # Shift by the identity: the spectrum of L lies in [-1, 1], so the wanted
         # eigenvalues become the largest in magnitude, where Lanczos converges fastest.
         op = L + sp.identity(n, format="csr") if sp.issparse(L) else L + np.eye(n)
-        _, U = scipy.sparse.linalg.eigsh(op, k=n_components, which="LM", v0=v0, tol=1e-10)
+        w, U = scipy.sparse.linalg.eigsh(op, k=k, which="LM", v0=v0, tol=1e-10)
+        order = np.argsort(w)
+        w, U = w[order] - 1.0, U[:, order]
+    U = U[:, -n_components:]
     norms = np.linalg.norm(U, axis=1)
-    return np.divide(U, norms[:, None], out=np.zeros_like(U), where=norms[:, None] > 0)
+    emb = np.divide(U, norms[:, None], out=np.zeros_like(U), where=norms[:, None] > 0)
+    return (emb, w) if return_eigenvalues else emb
 
 
 @dataclass(frozen=True)

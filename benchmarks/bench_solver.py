@@ -1,0 +1,95 @@
+"""Solver speed on the bundled Digit data (n = 2000, six views, 649 features).
+
+Prints one table; every ratio is taken between timings of this same run (the
+machine is shared and noisy, so compare within a run, not across runs).
+
+    python benchmarks/bench_solver.py [--iters 15] [--skip-reference]
+
+Rows:
+* floor — ITERS dense (n x d)(d x n) products with d = 649 (distinct operands);
+* RMSC / RMSC-WV — the fast block coordinate descent, ITERS iterations, tol = 0;
+* paper form — the literal O(m n^3) implementation of rmsc._reference, same
+  iterations (the reference the fast solver is checked against);
+* spectral step — NJW embedding + 20 k-means restarts on RMSC's affinity.
+Peak memory is the peak of traced (numpy) allocations during that row.
+"""
+
+import argparse
+import sys
+import time
+import tracemalloc
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rmsc import RMSC, datasets, evaluate_runs, get_method, solver  # noqa: E402
+from rmsc._reference import solve_paper_form  # noqa: E402
+from rmsc.preprocessing import normalize_l2  # noqa: E402
+from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noqa: E402
+
+
+def measure(fn):
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    out = fn()
+    dt = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return out, dt, peak / 2**20
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--iters", type=int, default=15)
+    ap.add_argument("--skip-reference", action="store_true", help="omit the slow paper-form row")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+
+    data = datasets.load_digit()
+    views = [normalize_l2(X) for X in data.views]
+    factors = [solver.gram_factor(X) for X in views]
+    n, d = views[0].shape[0], sum(X.shape[1] for X in views)
+    defaults = RMSC().get_params()
+    lam, beta, gamma = defaults["lam"], defaults["beta"], defaults["gamma"]
+    beta_wv = get_method("RMSC-WV").beta
+    it = args.iters
+    rows = []
+
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((d, n)), rng.standard_normal((d, n))
+    _, t_floor, m_floor = measure(lambda: [(A.T @ B)[0, 0] for _ in range(it)])
+    rows.append((f"floor: {it} (n x {d})({d} x n) products", t_floor, m_floor, ""))
+
+    for name, weighting, b in (("RMSC", "sample", beta), ("RMSC-WV", "view", beta_wv)):
+        sol, t, mem = measure(lambda: solver.solve(factors, lam, b, gamma, weighting=weighting,
+                                                   max_iter=it, tol=0))
+        rows.append((f"{name} fast solver, {it} iterations (beta={b:g})", t, mem,
+                     f"{t / t_floor:.2f}x floor; Z* density {sol.Zstar.nnz / n / n:.2%}"))
+        if weighting == "sample":
+            fast_sol, t_fast = sol, t
+
+    S = affinity_from_coefficients(fast_sol.Zstar)
+    (runs, _), t_spec, m_spec = measure(lambda: spectral_clustering(S, 10, random_state=0))
+    scores = evaluate_runs(data.labels, runs.runs)
+    rows.append(("spectral step (embedding + 20 k-means)", t_spec, m_spec,
+                 f"ACC {scores['acc_mean']:.4f} ± {scores['acc_std']:.4f}"))
+
+    if not args.skip_reference:
+        ref, t_ref, m_ref = measure(lambda: solve_paper_form(views, lam, beta, gamma, max_iter=it))
+        err = np.abs(ref["Zstar"] - fast_sol.Zstar.toarray()).max()
+        rows.append((f"paper form (reference), {it} iterations", t_ref, m_ref,
+                     f"fast is {t_ref / t_fast:.1f}x faster; max |Z* diff| {err:.1e}"))
+
+    print(f"Digit: n={n}, views={len(views)}, d={d}, lam={lam:g}, beta={beta:g}, gamma={gamma:g}")
+    print()
+    print("| step | seconds | peak MB | note |")
+    print("|---|---:|---:|---|")
+    for name, t, mem, note in rows:
+        print(f"| {name} | {t:.2f} | {mem:.0f} | {note} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,274 @@
+"""The RMSC estimator (Fan, Liang, He, Hu & Lyu, IJCAI 2017)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_random_state
+
+from . import solver
+from ._validation import (
+    check_n_clusters,
+    check_nonnegative,
+    check_positive_int,
+    check_views,
+)
+from .preprocessing import normalize_l2
+from .spectral import N_KMEANS_RUNS, affinity_from_coefficients, spectral_clustering
+
+WEIGHTINGS = ("sample", "view")
+
+
+class DegenerateSolutionError(ValueError):
+    """The fit ran, but its result cannot support a clustering (e.g. Z* = 0)."""
+
+
+class RMSC(ClusterMixin, BaseEstimator):
+    """Robust localized multi-view subspace clustering.
+
+    Solves (paper eq. proposed_model)::
+
+        min  sum_v sum_j P_vj (||x^v_j - X^v z^v_j||^2 + lam ||z^v_j - z*_j||^2)
+             + psi(P_vj) + beta ||Z*||_1
+        s.t. P >= 0, diag(Z^v) = 0,     psi(p) = gamma p + 1/p - 2
+
+    by block coordinate descent (Algorithm 1: Z*-step, P-step, Z^v-steps, each
+    in closed form, so the objective never increases), then clusters
+    S = (|Z*| + |Z*^T|)/2 by normalised spectral clustering with k-means
+    restarted ``n_init`` times.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters c.
+    lam : float, default=0.3
+        lambda > 0, weight of the coupling ||Z^v - Z*||^2 between each view's
+        representation and the consensus.
+    beta : float, default=0.3
+        beta >= 0, weight of the sparsity ||Z*||_1 of the consensus. Too large
+        a beta empties Z*; the error then names the largest useful value
+        (``beta_max_``). The defaults come from a search on Digit
+        (benchmarks/). With ``weighting="view"`` the weights are per view and
+        much smaller, so the useful beta is lower (``get_method("RMSC-WV")``
+        sets 0.005).
+    gamma : float, default=1e-5
+        gamma >= 0 of the weight regulariser psi (the paper's value). Larger
+        gamma flattens the weights towards equal; gamma = 0 fails if a sample
+        is reconstructed exactly.
+    weighting : {"sample", "view"}, default="sample"
+        ``"sample"``: a weight per sample and view (RMSC). ``"view"``: one
+        weight per view (RMSC-WV, paper appendix).
+    max_iter : int, default=30
+        Most iterations of Algorithm 1.
+    tol : float, default=1e-5
+        Stop when the objective's relative decrease in one iteration is at
+        most ``tol``; ``tol=0`` runs all ``max_iter`` iterations.
+    normalize : bool, default=True
+        Scale every sample to unit L2 norm within each view (the paper's
+        preprocessing). All-zero samples stay zero, with a warning.
+    top_k : int or None, default=None
+        Affinity post-processing (SSC's): keep the ``top_k`` largest
+        coefficients of each column of Z*. None is the paper's affinity.
+    scale_columns : bool, default=False
+        Affinity post-processing (SSC's): divide each column of |Z*| by its
+        maximum before symmetrising. See
+        :func:`rmsc.spectral.affinity_from_coefficients`.
+    n_init : int, default=20
+        k-means restarts on the spectral embedding (the paper uses 20).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the eigensolver's start vector and the k-means restarts.
+    callback : callable or None, default=None
+        ``callback(iteration, objective, weights)`` after every iteration,
+        ``weights`` of shape (n_views, n_samples). Returning True stops the
+        iterations (the clustering still runs on the current Z*).
+    block_size : int or None, default=None
+        Columns of the dense intermediate of the Z*-step; bounds memory at
+        n_samples x block_size floats. None fits 64 MB.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        The k-means run of lowest inertia.
+    label_runs_ : ndarray of shape (n_init, n_samples)
+        Labels of every k-means restart (the paper's mean ± std protocol:
+        ``rmsc.evaluate_runs(y, model.label_runs_)``).
+    weights_ : ndarray of shape (n_views, n_samples)
+        P; a low weight marks a sample its view reconstructs badly. For
+        ``weighting="view"`` every column is equal.
+    view_weights_ : ndarray of shape (n_views,)
+        Mean weight of each view.
+    consensus_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Z*, column j the representation of sample j; zero diagonal.
+    affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+    embedding_ : ndarray of shape (n_samples, n_clusters)
+        Row-normalised spectral embedding.
+    objective_ : ndarray of shape (n_iter_,)
+        The whole objective after every iteration (non-increasing).
+    objective_terms_ : dict of ndarray of shape (n_iter_,)
+        ``reconstruction``, ``coupling``, ``regularizer``, ``sparsity``.
+    objective_init_ : float
+        The objective at the initialisation.
+    n_iter_ : int
+    converged_ : bool
+    beta_max_ : float
+        The smallest beta that would have emptied Z* at the first iteration.
+    fit_time_ : float
+        Seconds spent in Algorithm 1.
+    spectral_time_ : float
+        Seconds spent in the spectral step.
+
+    Notes
+    -----
+    Initialisation, which the paper leaves open: P = 1 and each Z^v the exact
+    Z^v-step for Z* = 0 (its ridge self-representation with zero diagonal).
+
+    The solver never forms the paper's n x n inverses: each Z^v is kept as
+    Z* - diag(D) + X^T Q (Woodbury), so an iteration costs one dense
+    (n x d)(d x n) product plus sparse work, and Z* is stored sparse. Results
+    equal the literal paper form (see :mod:`rmsc._reference`) to round-off.
+    """
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        lam=0.3,
+        beta=0.3,
+        gamma=1e-5,
+        weighting="sample",
+        max_iter=30,
+        tol=1e-5,
+        normalize=True,
+        top_k=None,
+        scale_columns=False,
+        n_init=N_KMEANS_RUNS,
+        random_state=None,
+        callback=None,
+        block_size=None,
+    ):
+        self.n_clusters = n_clusters
+        self.lam = lam
+        self.beta = beta
+        self.gamma = gamma
+        self.weighting = weighting
+        self.max_iter = max_iter
+        self.tol = tol
+        self.normalize = normalize
+        self.top_k = top_k
+        self.scale_columns = scale_columns
+        self.n_init = n_init
+        self.random_state = random_state
+        self.callback = callback
+        self.block_size = block_size
+
+    def _check_params(self, n_samples):
+        check_n_clusters(self.n_clusters, n_samples)
+        lam = check_nonnegative("lam", self.lam)
+        beta = check_nonnegative("beta", self.beta)
+        gamma = check_nonnegative("gamma", self.gamma)
+        check_nonnegative("tol", self.tol)
+        check_positive_int("max_iter", self.max_iter)
+        check_positive_int("n_init", self.n_init)
+        if self.block_size is not None:
+            check_positive_int("block_size", self.block_size)
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(
+                f"weighting must be 'sample' (RMSC) or 'view' (RMSC-WV); got {self.weighting!r}."
+            )
+        if self.top_k is not None:
+            check_positive_int("top_k", self.top_k)
+        return lam, beta, gamma
+
+    def fit(self, Xs, y=None):
+        """Fit RMSC to multi-view data.
+
+        Parameters
+        ----------
+        Xs : list of array-like or sparse matrices
+            One per view, each of shape (n_samples, n_features_v).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        views = check_views(Xs)
+        n = views[0].shape[0]
+        lam, beta, gamma = self._check_params(n)
+        if self.normalize:
+            views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
+        factors = [solver.gram_factor(X) for X in views]
+        _check_lambda(lam, factors, n)
+
+        t0 = time.perf_counter()
+        sol = solver.solve(
+            factors, lam, beta, gamma,
+            weighting=self.weighting, max_iter=self.max_iter, tol=self.tol,
+            callback=self.callback, block_size=self.block_size,
+        )
+        self.fit_time_ = time.perf_counter() - t0
+        self.consensus_ = sol.Zstar.tocsr()
+        self.weights_ = sol.P
+        self.view_weights_ = sol.P.mean(axis=1)
+        self.objective_ = sol.objective
+        self.objective_terms_ = sol.terms
+        self.objective_init_ = sol.objective_init
+        self.n_iter_ = sol.n_iter
+        self.converged_ = sol.converged
+        self.beta_max_ = sol.beta_max
+        if self.consensus_.nnz == 0:
+            raise DegenerateSolutionError(
+                f"beta={beta:g} is so large that the consensus Z* is all zero, so there is "
+                "nothing to cluster (every labelling would be arbitrary). With these data and "
+                f"lam={lam:g}, any beta below {sol.beta_max:.3g} keeps coefficients; try beta "
+                f"between {sol.beta_max / 100:.3g} and {sol.beta_max / 5:.3g}."
+            )
+
+        t0 = time.perf_counter()
+        self.affinity_matrix_ = affinity_from_coefficients(
+            self.consensus_, top_k=self.top_k, scale_columns=self.scale_columns
+        )
+        isolated = int(np.count_nonzero(self.affinity_matrix_.getnnz(axis=1) == 0))
+        if isolated > n // 2:
+            raise DegenerateSolutionError(
+                f"beta={beta:g} leaves {isolated} of {n} samples with no link to any other "
+                "sample in Z*, so spectral clustering cannot place them and the labels would "
+                f"be arbitrary. Lower beta: below {sol.beta_max:.3g} keeps coefficients; try "
+                f"{sol.beta_max / 100:.3g} to {sol.beta_max / 5:.3g}."
+            )
+        rng = check_random_state(self.random_state)
+        runs, self.embedding_ = spectral_clustering(
+            self.affinity_matrix_, self.n_clusters, n_runs=self.n_init, random_state=rng
+        )
+        self.spectral_time_ = time.perf_counter() - t0
+        self.labels_ = runs.labels
+        self.label_runs_ = runs.runs
+        n_found = np.unique(self.labels_).size
+        if n_found < self.n_clusters:
+            raise DegenerateSolutionError(
+                f"Spectral clustering found only {n_found} distinct cluster(s) of the "
+                f"{self.n_clusters} asked for: Z* links too few samples (density "
+                f"{self.consensus_.nnz / n / n:.2%}). Lower beta (below {sol.beta_max:.3g} "
+                "keeps coefficients) or raise lam."
+            )
+        return self
+
+
+def _check_lambda(lam, factors, n):
+    if lam > 0:
+        return
+    rank = min(sum(R.shape[0] for R in [f]) for f in factors)
+    raise ValueError(
+        "lam must be positive. "
+        + (
+            f"With lam = 0, X^T X (n x n, n = {n}) is singular whenever a view has fewer "
+            f"features than samples (here a view has rank at most {rank} < {n}), so the "
+            "Z^v-step has no unique solution; "
+            if rank < n
+            else ""
+        )
+        + "lam = 0 also cuts every view off from the consensus, so Z* would be zero. "
+        "Typical values are 0.1 to 10."
+    )

@@ -1,0 +1,137 @@
+"""The RMSC estimator: API conventions, behaviour on structured data, and bad input."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+
+import rmsc
+from rmsc import RMSC, DegenerateSolutionError
+from conftest import union_of_subspaces
+
+
+def test_recovers_union_of_subspaces(subspaces):
+    views, y = subspaces
+    m = RMSC(3, lam=1.0, beta=0.02, random_state=0).fit(views)
+    assert rmsc.evaluate(y, m.labels_)["acc"] >= 0.95
+    n = len(y)
+    assert m.weights_.shape == (2, n)
+    assert m.consensus_.shape == (n, n) and sp.issparse(m.consensus_)
+    assert np.all(m.consensus_.diagonal() == 0)
+    assert m.label_runs_.shape == (20, n)
+    assert m.embedding_.shape == (n, 3)
+    assert m.objective_.shape == (m.n_iter_,)
+    assert np.all(np.diff(np.concatenate([[m.objective_init_], m.objective_])) <= 1e-9)
+    S = m.affinity_matrix_.toarray()
+    assert np.allclose(S, S.T) and np.allclose(S, (abs(m.consensus_) + abs(m.consensus_.T)).toarray() / 2)
+
+
+def test_view_weighting_gives_one_weight_per_view(subspaces):
+    views, y = subspaces
+    m = RMSC(3, lam=1.0, beta=0.002, weighting="view", random_state=0).fit(views)
+    assert np.allclose(m.weights_, m.weights_[:, :1])
+    assert np.allclose(m.view_weights_, m.weights_[:, 0])
+
+
+def test_noisy_view_sample_gets_lower_weight():
+    views, y = union_of_subspaces(n_per=25, seed=3)
+    rng = np.random.default_rng(0)
+    bad = np.arange(0, 75, 7)
+    views[1][bad] = rng.standard_normal((bad.size, views[1].shape[1])) * np.abs(views[1]).max()
+    m = RMSC(3, lam=1.0, beta=0.02, random_state=0).fit(views)
+    good = np.setdiff1d(np.arange(75), bad)
+    assert m.weights_[1, bad].mean() < 0.5 * m.weights_[1, good].mean()
+    # The clean view does not single those samples out.
+    assert m.weights_[0, bad].mean() > 0.5 * m.weights_[0, good].mean()
+
+
+def test_sklearn_conventions(subspaces):
+    views, _ = subspaces
+    est = RMSC(3, lam=2.0, beta=0.01, random_state=1)
+    c = clone(est)
+    assert c.get_params() == est.get_params()
+    c.set_params(beta=0.05, weighting="view")
+    assert c.beta == 0.05 and est.beta == 0.01
+    assert not hasattr(est, "labels_")
+    assert est.fit(views) is est
+    assert np.array_equal(clone(est).fit_predict(views), est.labels_)  # deterministic seed
+
+
+def test_sparse_and_dense_input_agree(subspaces):
+    views, _ = subspaces
+    a = RMSC(3, lam=1.0, beta=0.02, random_state=0, max_iter=5, tol=0).fit(views)
+    b = RMSC(3, lam=1.0, beta=0.02, random_state=0, max_iter=5, tol=0).fit(
+        [sp.csr_matrix(views[0]), views[1]])
+    assert np.allclose(a.consensus_.toarray(), b.consensus_.toarray(), atol=1e-10)
+
+
+def test_callback_streams_and_stops(subspaces):
+    views, _ = subspaces
+    calls = []
+    m = RMSC(3, lam=1.0, beta=0.02, max_iter=20, tol=0,
+             callback=lambda it, f, P: calls.append(it) or it >= 2).fit(views)
+    assert calls == [1, 2] and m.n_iter_ == 2
+
+
+def test_normalisation_is_the_papers_and_warns_on_zero_samples(subspaces):
+    views, _ = subspaces
+    scaled = [10.0 * views[0], views[1]]
+    a = RMSC(3, random_state=0, max_iter=3, tol=0).fit(views)
+    b = RMSC(3, random_state=0, max_iter=3, tol=0).fit(scaled)
+    assert np.allclose(a.consensus_.toarray(), b.consensus_.toarray())
+    views0 = [views[0].copy(), views[1]]
+    views0[0][4] = 0
+    with pytest.warns(UserWarning, match="all zero"):
+        RMSC(3, random_state=0, max_iter=2).fit(views0)
+
+
+@pytest.mark.parametrize(
+    "Xs, params, message",
+    [
+        ([], {}, "empty list"),
+        ([np.ones((5, 2)), np.ones((6, 2))], {}, "different numbers of samples"),
+        ([np.array([[1.0, np.nan], [1, 2], [3, 4]])], {}, "NaN or infinite.*sample"),
+        ([np.ones((5, 0))], {}, "empty"),
+        ([np.ones((1, 3))], {"n_clusters": 2}, "at least 2"),
+        ([np.eye(4)], {"n_clusters": 1}, "at least 2"),
+        ([np.eye(4)], {"n_clusters": 5}, "exceeds the number of samples"),
+        ([np.eye(4)], {"n_clusters": 2, "lam": -1}, "lam must be a finite non-negative"),
+        ([np.eye(4)], {"n_clusters": 2, "beta": -1}, "beta must be"),
+        ([np.eye(4)], {"n_clusters": 2, "gamma": -1}, "gamma must be"),
+        ([np.ones((6, 2))], {"n_clusters": 2, "lam": 0}, "singular"),
+        ([np.eye(4)], {"n_clusters": 2, "weighting": "both"}, "weighting must be"),
+        (np.eye(4), {"n_clusters": 2}, "not a single array"),
+        ([np.array([["a", "b"], ["c", "d"]])], {"n_clusters": 2}, "not numeric"),
+    ],
+)
+def test_bad_input_says_what_and_how(Xs, params, message):
+    with pytest.raises(ValueError, match=message):
+        RMSC(**params).fit(Xs)
+
+
+def test_beta_too_large_is_explained_with_a_range(subspaces):
+    views, _ = subspaces
+    with pytest.raises(DegenerateSolutionError, match=r"all zero.*below ([0-9.e-]+).*try beta between") as err:
+        RMSC(3, beta=1e6).fit(views)
+    # The suggested range works.
+    hi = float(str(err.value).split("try beta between ")[1].split(" and ")[1].rstrip("."))
+    RMSC(3, beta=hi, random_state=0).fit(views)
+
+
+def test_gamma_zero_with_exactly_reconstructed_sample():
+    # Every sample has an exact twin, and a negligible lam lets Z^v copy it: loss 0.
+    X = np.repeat(np.eye(3), 2, axis=0)
+    with pytest.raises(ValueError, match="gamma = 0 and sample 0 in view 0 is reconstructed exactly"):
+        RMSC(3, lam=1e-300, beta=0.0, gamma=0.0, max_iter=3).fit([X])
+    # The same data with the paper's gamma is fine.
+    RMSC(3, lam=1e-300, beta=0.0, gamma=1e-5, max_iter=3, random_state=0).fit([X])
+
+
+def test_get_method_knows_the_paper_names():
+    assert set(["RMSC", "RMSC-WV", "SSC-BSV", "SSC-AVG"]) <= set(rmsc.available_methods())
+    assert rmsc.get_method("RMSC-WV").weighting == "view"
+    assert rmsc.get_method("rmsc", beta=0.3).beta == 0.3
+    with pytest.raises(ValueError, match="Unknown method.*available methods"):
+        rmsc.get_method("K-means")

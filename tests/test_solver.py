@@ -1,0 +1,190 @@
+"""The block updates against brute-force solves, and the whole solver against the paper form."""
+
+import numpy as np
+import pytest
+import scipy.optimize
+import scipy.sparse as sp
+
+from rmsc import solver
+from rmsc._reference import solve_paper_form
+from conftest import random_views
+
+
+def _factors(views):
+    return [solver.gram_factor(X) for X in views]
+
+
+# --- the formulas of the psi discussion -------------------------------------------------
+
+@pytest.mark.parametrize("gamma", [1e-5, 0.1, 1.0])
+@pytest.mark.parametrize("loss", [0.0, 0.03, 1.0, 7.5])
+def test_minimizer_and_latent_loss_solve_the_weight_problem(gamma, loss):
+    f = lambda p: p * loss + solver.psi(p, gamma)  # noqa: E731
+    res = scipy.optimize.minimize_scalar(f, bounds=(1e-6, 1e4), method="bounded",
+                                         options={"xatol": 1e-12})
+    assert solver.minimizer(loss, gamma) == pytest.approx(res.x, rel=1e-4)
+    assert solver.latent_loss(loss, gamma) == pytest.approx(res.fun, rel=1e-6, abs=1e-8)
+
+
+def test_psi_matches_paper_definition():
+    p = np.array([0.5, 1.0, 2.0])
+    assert np.allclose(solver.psi(p, 0.3), 0.3 * p + 1 / p - 2)
+    assert solver.psi(1.0, 0.0) == -1.0  # gamma + 1/1 - 2
+    # phi(l) = min_p p l + psi(p) is concave and increasing (Lemma 1).
+    ell = np.linspace(0, 5, 50)
+    phi = solver.latent_loss(ell, 0.5)
+    assert np.all(np.diff(phi) > 0) and np.all(np.diff(phi, 2) < 0)
+
+
+# --- Z^v-step ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dims", [(5,), (30,)])  # d < n (Woodbury) and d > n (Gram factor)
+def test_zv_step_matches_constrained_least_squares(dims):
+    rng = np.random.default_rng(1)
+    n, lam = 20, 0.7
+    X = random_views(rng, n, dims)[0]
+    Zs = sp.random(n, n, density=0.2, random_state=2, format="csc")
+    Zs.setdiag(0)
+    Zs.eliminate_zeros()
+    view = solver.factorize_view(solver.gram_factor(X), lam)
+    rep = solver.zv_step(view, solver.residual_operator(view, Zs))
+    Z = Zs.toarray() - np.diag(rep.D) + view.R.T @ rep.Q
+    # Brute force: column j solves min ||x_j - X z||^2 + lam ||z - z*_j||^2 with z_j = 0,
+    # i.e. an unconstrained ridge problem over the other n - 1 coordinates.
+    Xv, Zd = X.T, Zs.toarray()
+    for j in range(n):
+        keep = np.arange(n) != j
+        A = Xv[:, keep]
+        z = np.linalg.solve(A.T @ A + lam * np.eye(n - 1), A.T @ Xv[:, j] + lam * Zd[keep, j])
+        assert np.allclose(Z[keep, j], z, atol=1e-10)
+        assert abs(Z[j, j]) < 1e-12
+
+
+def test_sample_losses_match_direct_computation():
+    rng = np.random.default_rng(3)
+    n, lam = 25, 0.4
+    X = random_views(rng, n, (6,))[0]
+    Zref = sp.random(n, n, density=0.3, random_state=4, format="csc")
+    Zref.setdiag(0)
+    Znow = sp.random(n, n, density=0.3, random_state=5, format="csc")
+    Znow.setdiag(0)
+    view = solver.factorize_view(solver.gram_factor(X), lam)
+    rep = solver.zv_step(view, solver.residual_operator(view, Zref))
+    Zv = Zref.toarray() - np.diag(rep.D) + view.R.T @ rep.Q
+    delta = (Zref - Znow).toarray()
+    recon, coupling = solver.sample_losses(
+        view, rep, solver.residual_operator(view, Znow), (delta ** 2).sum(axis=0))
+    assert np.allclose(recon, ((X.T - X.T @ Zv) ** 2).sum(axis=0), atol=1e-12)
+    assert np.allclose(coupling, ((Zv - Znow.toarray()) ** 2).sum(axis=0), atol=1e-12)
+
+
+# --- P-step --------------------------------------------------------------------------------
+
+def test_p_step_sample_and_view_weighting():
+    losses = np.array([[0.0, 0.5, 3.0], [1.0, 1.0, 1.0]])
+    P = solver.p_step(losses, 0.01)
+    assert np.allclose(P, 1 / np.sqrt(0.01 + losses))
+    Pv = solver.p_step(losses, 0.01, weighting="view")
+    assert np.allclose(Pv[0], 1 / np.sqrt(0.01 + 3.5))
+    assert np.allclose(Pv[1], 1 / np.sqrt(0.01 + 3.0))
+
+
+def test_p_step_with_gamma_zero_and_exact_sample_explains():
+    with pytest.raises(ValueError, match="gamma = 0.*sample 1 in view 0.*gamma > 0"):
+        solver.p_step(np.array([[0.2, 0.0]]), 0.0)
+
+
+# --- Z*-step -------------------------------------------------------------------------------
+
+def test_zstar_step_matches_entrywise_minimisation():
+    rng = np.random.default_rng(6)
+    n, lam, beta = 15, 0.8, 0.3
+    views = random_views(rng, n, (4, 9))
+    facs = [solver.factorize_view(solver.gram_factor(X), lam) for X in views]
+    Zref = sp.csc_matrix((n, n))
+    reps = [solver.zv_step(v, v.R.copy()) for v in facs]
+    P = rng.uniform(0.2, 3.0, size=(2, n))
+    Zs, RZ, beta_max = solver.zstar_step(facs, reps, Zref, P, lam, beta, block_size=4,
+                                         with_beta_max=True)
+    Zv = [-np.diag(r.D) + v.R.T @ r.Q for v, r in zip(facs, reps)]
+    for i in range(n):
+        for j in range(n):
+            f = lambda z: lam * sum(P[v, j] * (z - Zv[v][i, j]) ** 2 for v in range(2)) + beta * abs(z)  # noqa: E731
+            best = scipy.optimize.minimize_scalar(f, bounds=(-5, 5), method="bounded",
+                                                  options={"xatol": 1e-12}).x
+            assert Zs[i, j] == pytest.approx(best, abs=1e-7)
+    for v, fac in enumerate(facs):
+        assert np.allclose(RZ[v], fac.R @ Zs.toarray())
+    # beta_max is exactly where the step empties Z*.
+    assert solver.zstar_step(facs, reps, Zref, P, lam, beta_max * 1.0001)[0].nnz == 0
+    assert solver.zstar_step(facs, reps, Zref, P, lam, beta_max * 0.99)[0].nnz > 0
+
+
+# --- the whole algorithm -------------------------------------------------------------------
+
+@pytest.mark.parametrize("weighting", ["sample", "view"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fast_solver_equals_paper_form(weighting, seed):
+    rng = np.random.default_rng(seed)
+    n = 30 + 5 * seed
+    views = random_views(rng, n, (4, 11, n + 7))  # includes a view with d > n
+    lam, beta, gamma = (0.3, 1.0, 3.0)[seed], 0.05, 1e-5
+    ref = solve_paper_form(views, lam, beta, gamma, weighting=weighting, max_iter=6)
+    sol = solver.solve(_factors(views), lam, beta, gamma, weighting=weighting,
+                       max_iter=6, tol=0, block_size=7)
+    assert sol.Zstar.nnz > 0
+    assert np.abs(sol.Zstar.toarray() - ref["Zstar"]).max() < 1e-8
+    assert np.abs(sol.P - ref["P"]).max() < 1e-8 * np.abs(ref["P"]).max()
+    assert np.allclose(sol.objective, ref["objective"], rtol=1e-8, atol=1e-8)
+    assert sol.objective_init == pytest.approx(ref["objective_init"], rel=1e-10)
+
+
+@pytest.mark.parametrize("weighting", ["sample", "view"])
+def test_objective_never_increases_on_many_random_problems(weighting):
+    for seed in range(25):
+        rng = np.random.default_rng(100 + seed)
+        n = int(rng.integers(8, 40))
+        dims = tuple(int(d) for d in rng.integers(2, 50, size=rng.integers(1, 4)))
+        views = random_views(rng, n, dims)
+        lam = float(10 ** rng.uniform(-2, 1.5))
+        beta = float(10 ** rng.uniform(-3, 0))
+        gamma = float(10 ** rng.uniform(-6, 0))
+        sol = solver.solve(_factors(views), lam, beta, gamma, weighting=weighting,
+                           max_iter=12, tol=0)
+        f = np.concatenate([[sol.objective_init], sol.objective])
+        scale = np.abs(f).max() + 1.0
+        assert np.all(np.diff(f) <= 1e-10 * scale), (seed, np.diff(f).max())
+
+
+def test_objective_terms_add_up():
+    rng = np.random.default_rng(9)
+    views = random_views(rng, 20, (5, 7))
+    sol = solver.solve(_factors(views), 1.0, 0.05, 1e-3, max_iter=4, tol=0)
+    total = sum(sol.terms[k] for k in solver.OBJECTIVE_TERMS)
+    assert np.allclose(total, sol.objective)
+    assert np.allclose(sol.terms["sparsity"][-1], 0.05 * np.abs(sol.Zstar.data).sum())
+
+
+def test_callback_sees_every_iteration_and_can_stop():
+    rng = np.random.default_rng(10)
+    views = random_views(rng, 20, (5, 7))
+    seen = []
+
+    def cb(it, f, P):
+        seen.append((it, f, P.shape))
+        return it == 3
+
+    sol = solver.solve(_factors(views), 1.0, 0.05, 1e-5, max_iter=10, tol=0, callback=cb)
+    assert [s[0] for s in seen] == [1, 2, 3]
+    assert sol.n_iter == 3
+    assert [s[1] for s in seen] == list(sol.objective)
+    assert seen[0][2] == (2, 20)
+
+
+def test_tolerance_stops_early():
+    rng = np.random.default_rng(11)
+    views = random_views(rng, 25, (5, 7))
+    loose = solver.solve(_factors(views), 1.0, 0.05, 1e-5, max_iter=50, tol=1e-2)
+    tight = solver.solve(_factors(views), 1.0, 0.05, 1e-5, max_iter=50, tol=0)
+    assert loose.converged and loose.n_iter < 50
+    assert tight.n_iter == 50 and not tight.converged

@@ -1,0 +1,128 @@
+"""Metrics against hand-worked cases; the spectral protocol on known structure."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from rmsc.metrics import best_view, clustering_accuracy, evaluate, evaluate_runs, purity
+from rmsc.spectral import (
+    affinity_from_coefficients,
+    kmeans_runs,
+    spectral_clustering,
+    spectral_embedding,
+)
+
+
+def test_accuracy_hand_worked():
+    y = [0, 0, 0, 1, 1, 2]
+    # Clusters renamed: a perfect clustering.
+    assert clustering_accuracy(y, [2, 2, 2, 0, 0, 1]) == 1.0
+    # Best matching: cluster 5 -> class 0 (2 right), 7 -> class 1 (2 right), 9 -> class 2 (1 right).
+    assert clustering_accuracy(y, [5, 5, 7, 7, 7, 9]) == pytest.approx(5 / 6)
+    # Everything in one cluster: only the largest class can be matched.
+    assert clustering_accuracy(y, [1] * 6) == pytest.approx(3 / 6)
+
+
+def test_purity_hand_worked():
+    y = [0, 0, 0, 1, 1, 2]
+    assert purity(y, [1] * 6) == pytest.approx(3 / 6)
+    assert purity(y, [0, 1, 2, 3, 4, 5]) == 1.0  # singletons are pure
+    assert purity(y, [5, 5, 7, 7, 7, 9]) == pytest.approx((2 + 2 + 1) / 6)
+
+
+def test_nmi_and_ari_hand_worked():
+    y = [0, 0, 1, 1]
+    perfect = evaluate(y, [1, 1, 0, 0])
+    assert perfect == {"acc": 1.0, "nmi": pytest.approx(1.0), "ari": pytest.approx(1.0), "purity": 1.0}
+    # Independent labelling: I(Y;C) = 0 for a balanced 2x2 split.
+    ind = evaluate(y, [0, 1, 0, 1])
+    assert ind["nmi"] == pytest.approx(0.0, abs=1e-12)
+    assert ind["ari"] == pytest.approx(-0.5)  # (0 - 0.5 * 0.5 / 1... ) hand value for this table
+    # Geometric NMI: y = [0,0,0,1], c = [0,0,1,1]; H(y)=0.8113, H(c)=1, I=0.3113 bits.
+    h = lambda p: -sum(q * np.log(q) for q in p if q > 0)  # noqa: E731
+    I = h([3 / 4, 1 / 4]) + h([1 / 2, 1 / 2]) - h([2 / 4, 1 / 4, 1 / 4])
+    expected = I / np.sqrt(h([3 / 4, 1 / 4]) * h([1 / 2, 1 / 2]))
+    assert evaluate([0, 0, 0, 1], [0, 0, 1, 1])["nmi"] == pytest.approx(expected)
+
+
+def test_evaluate_runs_mean_and_std():
+    y = [0, 0, 1, 1]
+    out = evaluate_runs(y, [[0, 0, 1, 1], [0, 1, 1, 1]])
+    assert out["acc_mean"] == pytest.approx((1.0 + 0.75) / 2)
+    assert out["acc_std"] == pytest.approx(0.125)
+    assert out["n_runs"] == 2
+
+
+def test_best_view_uses_the_labels():
+    y = np.array([0, 0, 1, 1])
+    runs = np.array([[[0, 1, 0, 1]], [[1, 1, 0, 0]]])
+    best, per_view = best_view(y, runs)
+    assert best == 1 and per_view[1]["acc_mean"] == 1.0
+
+
+def test_metric_input_errors():
+    with pytest.raises(ValueError, match="same samples"):
+        evaluate([0, 1], [0, 1, 1])
+
+
+def test_affinity_paper_form_and_postprocessing():
+    Z = np.array([[0.0, 2.0, -1.0], [0.5, 0.0, 0.0], [-4.0, 1.0, 0.0]])
+    S = affinity_from_coefficients(Z)
+    assert np.allclose(S, (np.abs(Z) + np.abs(Z).T) / 2)
+    top1 = affinity_from_coefficients(Z, top_k=1)
+    kept = np.array([[0, 2, 1], [0, 0, 0], [4, 0, 0]], dtype=float)  # largest |.| per column
+    assert np.allclose(top1, (kept + kept.T) / 2)
+    scaled = affinity_from_coefficients(Z, scale_columns=True)
+    A = np.abs(Z) / np.abs(Z).max(axis=0)
+    assert np.allclose(scaled, (A + A.T) / 2)
+    # Sparse in, sparse out, same values.
+    for kw in ({}, {"top_k": 1}, {"scale_columns": True}):
+        Ss = affinity_from_coefficients(sp.csc_matrix(Z), **kw)
+        assert sp.issparse(Ss)
+        assert np.allclose(Ss.toarray(), affinity_from_coefficients(Z, **kw))
+
+
+def _block_affinity(sizes, seed=0, leak=0.01):
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    S = leak * rng.uniform(size=(n, n))
+    start = 0
+    for s in sizes:
+        S[start:start + s, start:start + s] += rng.uniform(0.5, 1.0, size=(s, s))
+        start += s
+    S = (S + S.T) / 2
+    np.fill_diagonal(S, 0)
+    return S, np.repeat(np.arange(len(sizes)), sizes)
+
+
+@pytest.mark.parametrize("n_per", [30, 250])  # dense eigensolver, then eigsh
+def test_spectral_clustering_recovers_blocks(n_per):
+    S, y = _block_affinity([n_per, n_per + 5, n_per - 5])
+    runs, emb = spectral_clustering(sp.csr_matrix(S) if n_per > 100 else S, 3, random_state=0)
+    assert emb.shape == (len(y), 3)
+    assert np.allclose(np.linalg.norm(emb, axis=1), 1.0)
+    assert clustering_accuracy(y, runs.labels) == 1.0
+    assert runs.runs.shape == (20, len(y))
+
+
+def test_eigenvalues_show_the_gap():
+    S, _ = _block_affinity([40, 40, 40], leak=0.0)
+    _, w = spectral_embedding(S, 3, return_eigenvalues=True)
+    assert np.allclose(w[-3:], 1.0) and w[0] < 0.5  # three components: eigenvalue 1, three times
+
+
+def test_kmeans_runs_is_seeded_and_picks_lowest_inertia():
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.3, size=(30, 2)) for c in (0, 5, 10)])
+    a = kmeans_runs(X, 3, n_runs=5, random_state=7)
+    b = kmeans_runs(X, 3, n_runs=5, random_state=7)
+    assert np.array_equal(a.runs, b.runs)
+    assert np.array_equal(a.labels, a.runs[np.argmin(a.inertia)])
+
+
+def test_isolated_samples_warn():
+    S, _ = _block_affinity([10, 10], leak=0.0)
+    S[0, :] = S[:, 0] = 0
+    with pytest.warns(UserWarning, match="zero affinity"):
+        emb = spectral_embedding(S, 2)
+    assert np.all(emb[0] == 0)

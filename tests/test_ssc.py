@@ -1,0 +1,73 @@
+"""SSC's ADMM against a brute-force proximal-gradient solve; the SSC baselines."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import rmsc
+from rmsc import SSC, SSCAVG, SSCBSV, solver
+from rmsc.ssc import ssc_admm
+from conftest import random_views, union_of_subspaces
+
+
+def _ista(X, beta, iters=30000):
+    """Proximal gradient on ||X - XZ||^2 + beta ||Z||_1, diag(Z) = 0 (samples as rows)."""
+    G = X @ X.T
+    L = 2 * np.linalg.eigvalsh(G).max()
+    Z = np.zeros_like(G)
+    for _ in range(iters):
+        Z = Z - 2 * (G @ Z - G) / L
+        Z = np.sign(Z) * np.maximum(np.abs(Z) - beta / L, 0)
+        np.fill_diagonal(Z, 0)
+    return Z
+
+
+@pytest.mark.parametrize("d", [6, 40])  # Woodbury factor and Gram factor (d > n)
+def test_admm_reaches_the_lasso_optimum(d):
+    rng = np.random.default_rng(0)
+    X = random_views(rng, 25, (d,))[0]
+    beta = 0.05
+    C, info = ssc_admm(solver.gram_factor(X), beta, max_iter=3000, tol=1e-9)
+    assert info["converged"]
+    Zi = _ista(X, beta)
+    obj = lambda Z: np.sum((X.T - X.T @ Z) ** 2) + beta * np.abs(Z).sum()  # noqa: E731
+    assert obj(C.toarray()) <= obj(Zi) + 1e-7
+    if d > 25:  # G has full rank: the minimiser is unique
+        assert np.abs(C.toarray() - Zi).max() < 1e-3
+    assert np.all(C.diagonal() == 0)
+    # KKT: on the support, 2 (G (I - C))_ij = beta sign(C_ij); off it, |.| <= beta.
+    G = X @ X.T
+    grad = 2 * (G - G @ C.toarray())
+    Cd = C.toarray()
+    on = Cd != 0
+    assert np.allclose(grad[on], beta * np.sign(Cd[on]), atol=1e-5)
+    off = ~on & ~np.eye(25, dtype=bool)
+    assert np.all(np.abs(grad[off]) <= beta + 1e-5)
+
+
+def test_ssc_recovers_subspaces_and_baselines_fit():
+    views, y = union_of_subspaces(seed=1)
+    m = SSC(3, beta=0.01, random_state=0).fit(views[0])
+    assert rmsc.evaluate(y, m.labels_)["acc"] >= 0.95
+    avg = SSCAVG(3, beta=0.01, random_state=0).fit(views)
+    assert rmsc.evaluate(y, avg.labels_)["acc"] >= 0.95
+    S = sum((abs(C) + abs(C.T)) / 2 for C in avg.view_coefs_) / 2
+    assert np.allclose(avg.affinity_matrix_.toarray(), S.toarray())
+    bsv = SSCBSV(3, beta=0.01, random_state=0).fit(views)
+    assert bsv.view_label_runs_.shape == (2, 20, len(y))
+    assert np.array_equal(bsv.label_runs_, bsv.view_label_runs_[bsv.view_])
+    assert bsv.view_ == int(np.argmax(bsv.view_eigengaps_))
+    forced = SSCBSV(3, beta=0.01, random_state=0, view=1).fit(views)
+    assert forced.view_ == 1 and np.array_equal(forced.label_runs_, forced.view_label_runs_[1])
+
+
+def test_ssc_estimators_follow_sklearn_conventions():
+    for est in (SSC(3), SSCAVG(3), SSCBSV(3, view=0)):
+        c = clone(est)
+        assert c.get_params() == est.get_params()
+    with pytest.raises(ValueError, match="beta must be positive"):
+        SSCAVG(2, beta=0).fit([np.eye(4)])
+    with pytest.raises(ValueError, match="SSC clusters one view"):
+        SSC(2).fit([np.eye(4), np.eye(4)])
+    with pytest.raises(ValueError, match="not a view index"):
+        SSCBSV(2, view=3).fit([np.eye(4)])
