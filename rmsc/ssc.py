@@ -14,8 +14,9 @@ by ADMM on the split Z = C (scaled form, penalty rho ||Z - C + U||^2):
 U is kept as a sparse matrix plus R^T Q_U (Z = V - diag(D) + R^T Q from the
 Z-step makes it so), so an iteration costs one dense (n x d)(d x n) product,
 done a column block at a time. rho is adapted by residual balancing (Boyd et
-al. 2011, Sec. 3.4.1). Stops when the primal ||Z - C||_F and dual
-||C - C_prev||_F residuals are both at most ``tol * max(1, ||C||_F)``.
+al. 2011, Sec. 3.4.1). Stops when the primal and dual residuals are at most
+``tol * max(1, ||C||_F)``, or after ``max_iter`` (200, as the SSC-ADMM
+reference) iterations; ``n_iter_`` and ``converged_`` say which.
 
 SSC-BSV clusters every view with SSC and reports the views; SSC-AVG clusters
 the average of the views' affinities (paper, Section 5.2).
@@ -40,7 +41,7 @@ from .spectral import (
 )
 
 
-def ssc_admm(R, beta, *, rho=None, max_iter=200, tol=1e-4, block_size=None):
+def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check_every=5):
     """Solve single-view SSC by ADMM.
 
     Parameters
@@ -48,23 +49,29 @@ def ssc_admm(R, beta, *, rho=None, max_iter=200, tol=1e-4, block_size=None):
     R : ndarray of shape (r, n_samples)
         Data factor with R^T R = X^T X (see :func:`rmsc.solver.gram_factor`).
     beta : float > 0
-    rho : float or None
-        Initial ADMM penalty; None uses ``max(beta, 1e-3)``.
+    rho : float, default=1.0
+        Initial ADMM penalty (about the scale the SSC-ADMM reference uses on
+        unit-norm data); adapted by residual balancing.
     max_iter : int
     tol : float
-    block_size : int
+        Stop when the primal ||Z - C||_F and dual 2 rho ||C - C_prev||_F
+        residuals are both at most ``tol * max(1, ||C||_F)``.
+    block_size : int or None
+    check_every : int
+        Residuals are computed (and rho adapted) every this many iterations.
 
     Returns
     -------
     C : scipy.sparse.csc_matrix of shape (n_samples, n_samples)
         Zero diagonal.
     info : dict
-        ``n_iter``, ``converged``, ``objective`` (||X - XC||^2 + beta ||C||_1
-        per iteration), ``primal``, ``dual`` (residual norms per iteration).
+        ``n_iter``, ``converged``, ``rho``, ``objective`` (||X - XC||^2 +
+        beta ||C||_1 per iteration), ``primal``, ``dual`` (residuals where checked).
     """
     n = R.shape[1]
-    rho = float(rho) if rho is not None else max(float(beta), 1e-3)
+    rho = float(rho)
     view = solver.factorize_view(R, rho)
+    RT = np.ascontiguousarray(R.T)
     C = sp.csc_matrix((n, n))
     S = sp.csc_matrix((n, n))  # U = S + R^T QU
     QU = np.zeros_like(R)
@@ -72,32 +79,32 @@ def ssc_admm(R, beta, *, rho=None, max_iter=200, tol=1e-4, block_size=None):
     converged = False
     for it in range(1, max_iter + 1):
         # Z-step with V = C - U: T = R (I - V) = R - R (C - S) + K QU.
-        T = solver.residual_operator(view, C - S) + view.K @ QU
+        T = R - solver.sparse_right_product(R, C - S, RT) + view.K @ QU
         rep = solver.zv_step(view, T)
         # C-step: Z + U = C_prev - diag(D) + R^T Q, soft-thresholded off the diagonal.
-        tau = np.full(n, beta / (2.0 * rho))
         C_prev = C
-        C, RC, _ = solver.soft_threshold_columns(R, rep.Q, C_prev, tau, block_size=block_size)
+        C, RC, _ = solver.soft_threshold_columns(
+            R, rep.Q, C_prev, np.full(n, beta / (2.0 * rho)), block_size=block_size)
         # U-step: U_new = U + Z - C = (C_prev - C - diag(D)) + R^T Q.
         S_new = (C_prev - C - sp.diags(rep.D)).tocsc()
-        primal = _sparse_plus_lowrank_norm(S_new - S, rep.Q - QU, view)
-        dual = sp.linalg.norm(C - C_prev) if (C - C_prev).nnz else 0.0
-        S, QU = S_new, rep.Q
         resid = R - RC
         hist["objective"].append(float(np.sum(resid * resid) + beta * np.abs(C.data).sum()))
-        hist["primal"].append(float(primal))
-        hist["dual"].append(float(dual))
-        scale = max(1.0, sp.linalg.norm(C)) if C.nnz else 1.0
-        if primal <= tol * scale and dual <= tol * scale and it > 1:
+        check = it % check_every == 0 or it == max_iter
+        if check:
+            # Primal residual Z - C = U_new - U_old, dual 2 rho (C - C_prev).
+            primal = _sparse_plus_lowrank_norm(S_new - S, rep.Q - QU, view, RT)
+            dual = 2.0 * rho * (sp.linalg.norm(C - C_prev) if (C - C_prev).nnz else 0.0)
+            scale = max(1.0, sp.linalg.norm(C) if C.nnz else 0.0)
+            hist["primal"].append(float(primal))
+            hist["dual"].append(float(dual))
+        S, QU = S_new, rep.Q
+        if not check:
+            continue
+        if primal <= tol * scale and dual <= tol * scale:
             converged = True
             break
-        # Residual balancing: the scaled dual U = Y / (2 rho) is rescaled with rho.
-        if primal > 10.0 * 2.0 * rho * dual:
-            factor = 2.0
-        elif 2.0 * rho * dual > 10.0 * primal:
-            factor = 0.5
-        else:
-            factor = 1.0
+        # Residual balancing; the scaled dual U = Y / (2 rho) is rescaled with rho.
+        factor = 2.0 if primal > 10.0 * dual else 0.5 if dual > 10.0 * primal else 1.0
         if factor != 1.0:
             rho *= factor
             S = S / factor
@@ -106,10 +113,9 @@ def ssc_admm(R, beta, *, rho=None, max_iter=200, tol=1e-4, block_size=None):
     return C, {"n_iter": it, "converged": converged, "rho": rho, **hist}
 
 
-def _sparse_plus_lowrank_norm(S, Q, view):
+def _sparse_plus_lowrank_norm(S, Q, view, RT):
     """||S + R^T Q||_F for sparse S (n x n) and dense Q (r x n)."""
-    S = sp.coo_matrix(S)
-    cross = np.einsum("ij,ij->j", view.R[:, S.row], Q[:, S.col]) @ S.data if S.nnz else 0.0
+    cross = float(np.einsum("ij,ij->", solver.sparse_right_product(view.R, S, RT), Q)) if S.nnz else 0.0
     sq = float(S.multiply(S).sum()) + 2.0 * cross + float(np.einsum("ij,ij->", Q, view.K @ Q))
     return float(np.sqrt(max(sq, 0.0)))
 
