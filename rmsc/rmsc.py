@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import time
 
+import warnings
+
 import numpy as np
+from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
@@ -237,6 +240,16 @@ class RMSC(ClusterMixin, BaseEstimator):
                 "sample in Z*, so spectral clustering cannot place them and the labels would "
                 f"be arbitrary. Lower beta: below {sol.beta_max:.3g} keeps coefficients; try "
                 f"{sol.beta_max / 100:.3g} to {sol.beta_max / 5:.3g}."
+            )
+        n_pieces = connected_components(self.affinity_matrix_, directed=False)[0]
+        if n_pieces > self.n_clusters:
+            warnings.warn(
+                f"The consensus graph falls into {n_pieces} disconnected pieces, more than the "
+                f"{self.n_clusters} clusters asked for, so spectral clustering has to merge "
+                f"pieces arbitrarily. A smaller beta (now {beta:g}, beta_max_ = "
+                f"{sol.beta_max:.3g}) links more samples.",
+                UserWarning,
+                stacklevel=2,
             )
         rng = check_random_state(self.random_state)
         runs, self.embedding_ = spectral_clustering(

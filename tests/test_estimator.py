@@ -135,3 +135,22 @@ def test_get_method_knows_the_paper_names():
     assert rmsc.get_method("rmsc", beta=0.3).beta == 0.3
     with pytest.raises(ValueError, match="Unknown method.*available methods"):
         rmsc.get_method("K-means")
+
+
+@pytest.mark.slow
+def test_digit_at_the_defaults():
+    data = rmsc.datasets.load_digit()
+    m = RMSC(10, random_state=0).fit(data.views)
+    scores = rmsc.evaluate_runs(data.labels, m.label_runs_)
+    assert scores["acc_mean"] >= 0.95 and scores["nmi_mean"] >= 0.90
+    f = np.concatenate([[m.objective_init_], m.objective_])
+    assert np.all(np.diff(f) <= 1e-9 * np.abs(f).max())
+    # Weights: one per sample and view, all positive and finite.
+    assert m.weights_.shape == (6, 2000) and np.all(np.isfinite(m.weights_)) and m.weights_.min() > 0
+
+
+def test_fragmented_consensus_warns(subspaces):
+    views, _ = subspaces
+    beta_max = RMSC(3, beta=1e-3, random_state=0, max_iter=1).fit(views).beta_max_
+    with pytest.warns(UserWarning, match="disconnected pieces"):
+        RMSC(3, beta=0.7 * beta_max, random_state=0, max_iter=1).fit(views)
