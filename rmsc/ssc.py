@@ -18,6 +18,10 @@ al. 2011, Sec. 3.4.1). Stops when the primal and dual residuals are at most
 ``tol * max(1, ||C||_F)``, or after ``max_iter`` (200, as the SSC-ADMM
 reference) iterations; ``n_iter_`` and ``converged_`` say which.
 
+The default ``beta="auto"`` follows the SSC reference's rule for its weight
+(lambda = alpha / mu with alpha = 20 in min lambda/2 ||X - XZ||^2 + ||Z||_1,
+where mu = min_j max_{i != j} |x_i^T x_j| is the data's coherence): in the
+form above that is beta = 2 mu / alpha, computed per view (:func:`auto_beta`).
 SSC-BSV clusters every view with SSC and reports the views; SSC-AVG clusters
 the average of the views' affinities (paper, Section 5.2).
 """
@@ -39,6 +43,55 @@ from .spectral import (
     spectral_clustering,
     spectral_embedding,
 )
+
+
+#: alpha of the SSC reference's rule lambda = alpha / mu (its default).
+SSC_ALPHA = 20.0
+
+
+def coherence(R, block_size=None):
+    """mu = min_j max_{i != j} |x_i^T x_j|, the coherence the SSC reference scales by.
+
+    Parameters
+    ----------
+    R : ndarray of shape (r, n_samples)
+        Data factor with R^T R = X^T X (see :func:`rmsc.solver.gram_factor`).
+    block_size : int or None
+        Columns of the Gram matrix formed at a time.
+
+    Returns
+    -------
+    float
+        For every sample, the largest |inner product| with another sample;
+        the smallest of those. For unit-norm samples it lies in [0, 1].
+    """
+    n = R.shape[1]
+    b = solver.block_columns(n, block_size)
+    best = np.empty(n)
+    RT = np.ascontiguousarray(R.T)
+    for start in range(0, n, b):
+        stop = min(start + b, n)
+        G = np.abs(RT @ R[:, start:stop])
+        G[np.arange(start, stop), np.arange(stop - start)] = 0.0
+        best[start:stop] = G.max(axis=0)
+    return float(best.min())
+
+
+def auto_beta(R, alpha=SSC_ALPHA):
+    """beta = 2 mu / alpha: the SSC reference's weight (lambda = alpha / mu) in this form.
+
+    In min lambda/2 ||X - XZ||^2 + ||Z||_1, dividing by lambda/2 gives
+    ||X - XZ||^2 + (2 / lambda) ||Z||_1, so beta = 2 / lambda = 2 mu / alpha.
+    For alpha <= 1 every column would be zero (mu is where the first
+    coefficient appears, up to the factor 2).
+    """
+    mu = coherence(R)
+    if mu <= 0:
+        raise ValueError(
+            "Every sample of this view is orthogonal to every other sample, so no sample can "
+            "be represented by the others and SSC has nothing to find; drop the view."
+        )
+    return 2.0 * mu / alpha
 
 
 def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check_every=5):
@@ -123,7 +176,7 @@ def _sparse_plus_lowrank_norm(S, Q, view, RT):
 class _SSCParams:
     """Parameters and checks shared by the SSC estimators."""
 
-    def __init__(self, n_clusters=8, *, beta=0.01, normalize=True, max_iter=200, tol=1e-4,
+    def __init__(self, n_clusters=8, *, beta="auto", normalize=True, max_iter=200, tol=1e-4,
                  top_k=None, scale_columns=False, n_init=N_KMEANS_RUNS, random_state=None):
         self.n_clusters = n_clusters
         self.beta = beta
@@ -140,7 +193,15 @@ class _SSCParams:
         views = check_views(Xs)
         n = views[0].shape[0]
         check_n_clusters(self.n_clusters, n)
-        beta = check_nonnegative("beta", self.beta)
+        if isinstance(self.beta, str):
+            if self.beta != "auto":
+                raise ValueError(
+                    f"beta must be a positive number or 'auto' (the SSC reference's rule "
+                    f"beta = 2 mu / {SSC_ALPHA:g}); got {self.beta!r}."
+                )
+            beta = "auto"
+        else:
+            beta = check_nonnegative("beta", self.beta)
         if beta == 0:
             raise ValueError(
                 "beta must be positive for SSC: with beta = 0 nothing makes the "
@@ -156,9 +217,11 @@ class _SSCParams:
         return views, beta
 
     def _ssc_view(self, X, beta, v):
-        C, info = ssc_admm(
-            solver.gram_factor(X), beta, max_iter=self.max_iter, tol=self.tol
-        )
+        R = solver.gram_factor(X)
+        if beta == "auto":
+            beta = auto_beta(R)
+        C, info = ssc_admm(R, beta, max_iter=self.max_iter, tol=self.tol)
+        info["beta"] = beta
         if C.nnz == 0:
             raise ValueError(
                 f"beta={beta:g} makes the SSC representation of view {v} all zero; "
@@ -172,8 +235,10 @@ class _SSCParams:
 
 _SSC_PARAMS_DOC = """
     n_clusters : int, default=8
-    beta : float, default=0.01
-        Weight of ||Z||_1 (paper eq. naive_ssc), on unit-norm samples.
+    beta : float or "auto", default="auto"
+        Weight of ||Z||_1 (paper eq. naive_ssc). ``"auto"``: per view, the SSC
+        reference's rule beta = 2 mu / 20 (:func:`rmsc.ssc.auto_beta`; on the
+        unit-norm Digit views 0.05 to 0.1); the values used are in ``betas_``.
     normalize : bool, default=True
         Unit L2 norm per sample and view (the paper's preprocessing).
     max_iter : int, default=200
@@ -199,6 +264,8 @@ class SSC(_SSCParams, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     coef_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+    betas_ : ndarray of shape (1,)
+        The beta used (resolved when ``beta="auto"``).
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
     labels_ : ndarray of shape (n_samples,)
     label_runs_ : ndarray of shape (n_init, n_samples)
@@ -217,6 +284,7 @@ class SSC(_SSCParams, ClusterMixin, BaseEstimator):
                 f"SSC clusters one view; got {len(views)}. Use SSC-BSV or SSC-AVG for several."
             )
         self.coef_, info = self._ssc_view(views[0], beta, 0)
+        self.betas_ = np.array([info["beta"]])
         self.n_iter_, self.converged_ = info["n_iter"], info["converged"]
         self.objective_ = np.asarray(info["objective"])
         self.affinity_matrix_ = self._affinity(self.coef_)
@@ -246,6 +314,8 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
     view_affinities_ : list of scipy.sparse.csr_matrix
     view_label_runs_ : ndarray of shape (n_views, n_init, n_samples)
     view_eigengaps_ : ndarray of shape (n_views,)
+    betas_ : ndarray of shape (n_views,)
+        The beta used for each view.
     view_ : int
         The view behind ``labels_``.
     labels_ : ndarray of shape (n_samples,)
@@ -253,7 +323,7 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
 """
     )
 
-    def __init__(self, n_clusters=8, *, beta=0.01, normalize=True, max_iter=200, tol=1e-4,
+    def __init__(self, n_clusters=8, *, beta="auto", normalize=True, max_iter=200, tol=1e-4,
                  top_k=None, scale_columns=False, n_init=N_KMEANS_RUNS, random_state=None,
                  view=None):
         super().__init__(n_clusters, beta=beta, normalize=normalize, max_iter=max_iter, tol=tol,
@@ -267,9 +337,10 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
             raise ValueError(f"view={self.view} is not a view index (0..{len(views) - 1}).")
         rng = check_random_state(self.random_state)
         self.view_coefs_, self.view_affinities_ = [], []
-        runs, gaps = [], []
+        runs, gaps, betas = [], [], []
         for v, X in enumerate(views):
-            C, _ = self._ssc_view(X, beta, v)
+            C, info = self._ssc_view(X, beta, v)
+            betas.append(info["beta"])
             S = self._affinity(C)
             emb, evals = spectral_embedding(S, self.n_clusters, random_state=rng,
                                             return_eigenvalues=True)
@@ -279,6 +350,7 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
             self.view_affinities_.append(S)
         self.view_label_runs_ = np.stack([r.runs for r in runs])
         self.view_eigengaps_ = np.asarray(gaps)
+        self.betas_ = np.asarray(betas)
         self.view_ = int(self.view) if self.view is not None else int(np.argmax(gaps))
         self.labels_ = runs[self.view_].labels
         self.label_runs_ = runs[self.view_].runs
@@ -295,6 +367,8 @@ class SSCAVG(_SSCParams, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     view_coefs_ : list of scipy.sparse.csr_matrix, each (n_samples, n_samples)
+    betas_ : ndarray of shape (n_views,)
+        The beta used for each view.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
     labels_ : ndarray of shape (n_samples,)
     label_runs_ : ndarray of shape (n_init, n_samples)
@@ -303,7 +377,9 @@ class SSCAVG(_SSCParams, ClusterMixin, BaseEstimator):
 
     def fit(self, Xs, y=None):
         views, beta = self._prepare(Xs)
-        self.view_coefs_ = [self._ssc_view(X, beta, v)[0] for v, X in enumerate(views)]
+        fits = [self._ssc_view(X, beta, v) for v, X in enumerate(views)]
+        self.view_coefs_ = [C for C, _ in fits]
+        self.betas_ = np.array([info["beta"] for _, info in fits])
         S = sum(self._affinity(C) for C in self.view_coefs_) / len(views)
         self.affinity_matrix_ = sp.csr_matrix(S)
         runs, self.embedding_ = spectral_clustering(

@@ -71,3 +71,30 @@ def test_ssc_estimators_follow_sklearn_conventions():
         SSC(2).fit([np.eye(4), np.eye(4)])
     with pytest.raises(ValueError, match="not a view index"):
         SSCBSV(2, view=3).fit([np.eye(4)])
+
+
+def test_coherence_and_auto_beta_match_brute_force():
+    from rmsc.ssc import SSC_ALPHA, auto_beta, coherence
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((23, 6))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    G = np.abs(X @ X.T)
+    np.fill_diagonal(G, 0.0)
+    mu = G.max(axis=0).min()
+    R = solver.gram_factor(X)
+    assert coherence(R, block_size=4) == pytest.approx(mu, rel=1e-12)
+    assert auto_beta(R) == pytest.approx(2 * mu / SSC_ALPHA, rel=1e-12)
+    with pytest.raises(ValueError, match="orthogonal"):
+        auto_beta(solver.gram_factor(np.eye(5)))
+
+
+def test_auto_beta_is_resolved_per_view_and_bad_strings_are_refused(subspaces):
+    from rmsc.ssc import auto_beta
+    views, y = subspaces
+    avg = SSCAVG(3, random_state=0).fit(views)
+    expected = [auto_beta(solver.gram_factor(X / np.linalg.norm(X, axis=1, keepdims=True)))
+                for X in views]
+    assert np.allclose(avg.betas_, expected)
+    assert rmsc.evaluate(y, avg.labels_)["acc"] >= 0.9
+    with pytest.raises(ValueError, match="positive number or 'auto'"):
+        SSC(3, beta="large").fit(views[0])
