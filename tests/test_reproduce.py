@@ -1,0 +1,92 @@
+"""The reproduction harness: search grids, caching, selection and the tables it writes."""
+
+import json
+
+import numpy as np
+import pytest
+
+from rmsc import reproduce
+from rmsc.reproduce import Cache, Record
+
+
+def test_every_paper_method_has_a_grid_within_the_same_budget():
+    assert set(reproduce.SEARCH) == set(reproduce.PAPER_TABLE1)
+    for method in reproduce.SEARCH:
+        n = len(reproduce.settings(method))
+        assert 1 <= n <= reproduce.SEARCH_BUDGET, (method, n)
+    # The grid is the Cartesian product of the declared values.
+    rmsc_grid = reproduce.settings("RMSC")
+    assert len(rmsc_grid) == len(reproduce.SEARCH["RMSC"]["lam"]) * len(reproduce.SEARCH["RMSC"]["beta"])
+    assert {"lam": 0.3, "beta": 0.1} in rmsc_grid
+
+
+def test_paper_table_is_transcribed_for_the_four_datasets():
+    for method, rows in reproduce.PAPER_TABLE1.items():
+        assert set(rows) == set(reproduce.DATASETS)
+        for acc, acc_sd, nmi, nmi_sd in rows.values():
+            assert 0 < acc < 100 and 0 < nmi < 100 and acc_sd >= 0 and nmi_sd >= 0
+    assert reproduce.PAPER_TABLE1["RMSC"]["Digit"] == (97.91, 0.03, 94.98, 0.08)
+    assert reproduce.PAPER_TABLE1["SSC-AVG"]["3-Sources"][0] == 69.82
+
+
+def test_cache_round_trip_and_resume(tmp_path):
+    path = tmp_path / "runs.json"
+    c = Cache(path)
+    rec = Record("D", "RMSC", {"lam": 1.0, "beta": 0.1}, 0.9, 0.01, 0.8, 0.02, 1.5)
+    c.put(rec)
+    again = Cache(path)
+    got = again.get("D", "RMSC", {"beta": 0.1, "lam": 1.0})  # key order does not matter
+    assert got == rec
+    assert again.get("D", "RMSC", {"lam": 2.0, "beta": 0.1}) is None
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="cannot be read.*delete it"):
+        Cache(path)
+
+
+def test_search_runs_each_setting_once_and_picks_the_best(subspaces, monkeypatch):
+    views, y = subspaces
+    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02, 1e3]})
+    cache = Cache()
+    seen = []
+    recs = reproduce.search("toy", views, y, ["RMSC"], cache,
+                            progress=lambda i, n, msg: seen.append((i, n)))
+    assert len(recs) == 2
+    good, empty = recs
+    assert good.acc_mean >= 0.95 and good.error is None
+    # beta = 1000 empties Z*: recorded as a failure with the estimator's explanation.
+    assert empty.acc_mean is None and "beta" in empty.error
+    assert reproduce.best(recs)["RMSC"] is good
+    # A second search finds everything in the cache and fits nothing.
+    monkeypatch.setattr(reproduce, "run_one", lambda *a, **k: pytest.fail("refitted"))
+    assert reproduce.search("toy", views, y, ["RMSC"], cache) == recs
+    assert seen[-1] == (2, 2)
+
+
+def test_table1_puts_ours_beside_the_paper_with_the_difference():
+    rec = Record("Digit", "RMSC", {}, 0.9791 + 0.01, 0.001, 0.9498 - 0.02, 0.002, 3.0)
+    md = reproduce.table1({"Digit": {"RMSC": rec}}, ["RMSC", "MSC"])
+    acc_row = [l for l in md.splitlines() if l.startswith("| RMSC |")][0]
+    assert "98.91 ± 0.10 (97.91; +1.00)" in acc_row
+    assert "n/a (paper 33.14 ± 1.01)" in acc_row  # Animal is not available
+    assert "not run (paper 78.37)" in acc_row
+    nmi_row = [l for l in md.splitlines() if l.startswith("| RMSC |")][1]
+    assert "92.98 ± 0.20 (94.98; -2.00)" in nmi_row
+    assert "| MSC | not run (paper 94.68)" in md
+
+
+def test_sensitivity_and_search_table():
+    recs = [Record("D", "A", {"x": 1}, 0.5, 0, 0.4, 0, 1.0),
+            Record("D", "A", {"x": 2}, 0.9, 0, 0.8, 0, 1.0),
+            Record("D", "A", {"x": 3}, error="beta too large"),
+            Record("D", "A", {"x": 4}, 0.7, 0, 0.6, 0, 1.0)]
+    s = reproduce.sensitivity(recs)["A"]
+    assert s == {"best": 0.9, "median": 0.7, "worst": 0.5, "settings": 4, "failed": 1}
+    md = reproduce.search_table(recs)
+    assert "| D | A | x=3 | failed: beta too large |" in md
+    assert "| D | A | x=2 | 90.00 ± 0.00 | 80.00 ± 0.00 | 1.0 |" in md
+
+
+def test_unknown_method_is_refused_with_the_list():
+    with pytest.raises(ValueError, match="Unknown method 'Kmeans'; available methods: .*RMSC"):
+        reproduce.check_methods(["RMSC", "Kmeans"])
+    assert reproduce.check_methods(["rmsc", "ssc-avg"]) == ["SSC-AVG", "RMSC"]
