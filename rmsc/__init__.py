@@ -6,11 +6,19 @@ Estimators take ``Xs``, a list of views, each ``(n_samples, n_features_v)``.
 from . import datasets
 from .methods import available_methods, describe_method, get_method
 from .metrics import evaluate, evaluate_runs
+from .dimsc import DiMSC
+from .multiview_spectral import MSC, SCBSV, CoRegCentroid, CoRegPairwise, CoTraining
 from .rmsc import RMSC, DegenerateSolutionError
 from .ssc import SSC, SSCAVG, SSCBSV
 
 __all__ = [
+    "MSC",
     "RMSC",
+    "SCBSV",
+    "CoRegCentroid",
+    "CoRegPairwise",
+    "CoTraining",
+    "DiMSC",
     "SSC",
     "SSCAVG",
     "SSCBSV",

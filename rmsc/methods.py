@@ -9,17 +9,29 @@ paper's mean ± std protocol).
 
 from __future__ import annotations
 
+from .dimsc import DiMSC
+from .multiview_spectral import MSC, SCBSV, CoRegCentroid, CoRegPairwise, CoTraining
 from .rmsc import RMSC
 from .ssc import SSCAVG, SSCBSV
 
 #: name -> (factory, default parameters, one-line description)
 _REGISTRY = {
-    "RMSC": (RMSC, {"weighting": "sample"},
-             "Robust localized multi-view subspace clustering (per-sample, per-view weights)"),
-    "RMSC-WV": (RMSC, {"weighting": "view", "beta": 0.005},
-                "RMSC with one weight per view (paper appendix)"),
+    "SC-BSV": (SCBSV, {},
+               "Spectral clustering of every view's k-NN Gaussian graph; best single view reported"),
+    "MSC": (MSC, {}, "Multiview spectral embedding with closed-form view weights (Xia et al. 2010)"),
+    "Co-Pairwise": (CoRegPairwise, {},
+                    "Pairwise co-regularised spectral clustering (Kumar, Rai & Daume 2011)"),
+    "Co-Centroid": (CoRegCentroid, {},
+                    "Centroid co-regularised spectral clustering (Kumar, Rai & Daume 2011)"),
+    "Co-Training": (CoTraining, {}, "Co-trained multi-view spectral clustering (Kumar & Daume 2011)"),
     "SSC-BSV": (SSCBSV, {}, "SSC on every view separately; best single view reported"),
     "SSC-AVG": (SSCAVG, {}, "Spectral clustering on the average of per-view SSC affinities"),
+    "DiMSC": (DiMSC, {},
+              "Diversity-induced multi-view subspace clustering, sparse form (Cao et al. 2015)"),
+    "RMSC-WV": (RMSC, {"weighting": "view", "beta": 0.005},
+                "RMSC with one weight per view (paper appendix)"),
+    "RMSC": (RMSC, {"weighting": "sample"},
+             "Robust localized multi-view subspace clustering (per-sample, per-view weights)"),
 }
 
 

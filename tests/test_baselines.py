@@ -1,0 +1,359 @@
+"""The baselines of Table 1: graphs, SC-BSV, MSC, Co-Pairwise, Co-Centroid, Co-Training, DiMSC."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+import scipy.optimize
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+from sklearn.base import clone
+
+import rmsc
+from rmsc import MSC, SCBSV, CoRegCentroid, CoRegPairwise, CoTraining, DiMSC, SSCAVG, solver
+from rmsc.dimsc import (
+    diversity_gradient_half,
+    diversity_subproblem,
+    dimsc_objective,
+    hsic,
+)
+from rmsc.graphs import knn_affinity, knn_bandwidth, knn_distances, normalized_affinity
+from rmsc.multiview_spectral import (
+    centroid_step,
+    cotraining_step,
+    msc_weights,
+    top_eigenvectors,
+)
+from rmsc.preprocessing import normalize_l2
+from rmsc.spectral import spectral_embedding
+from rmsc.ssc import ssc_admm
+from conftest import random_views, union_of_subspaces
+
+
+def blobs(n_per=25, n_clusters=3, dims=(5, 8, 4), spread=0.15, seed=0, bad_view=False):
+    """Well-separated Gaussian blobs, one independent set of centres per view."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n_clusters), n_per)
+    views = []
+    for v, d in enumerate(dims):
+        centres = 3.0 * rng.standard_normal((n_clusters, d)) + 5.0
+        X = centres[y] + spread * rng.standard_normal((y.size, d))
+        if bad_view and v == len(dims) - 1:
+            X = rng.standard_normal((y.size, d)) + 5.0   # a view without structure
+        views.append(X)
+    return views, y
+
+
+def projector(U):
+    return U @ U.T
+
+
+def dense_top(M, k):
+    n = M.shape[0]
+    return scipy.linalg.eigh(M, subset_by_index=(n - k, n - 1))[1]
+
+
+# ---------------------------------------------------------------------------
+# graphs
+# ---------------------------------------------------------------------------
+
+
+def test_knn_graph_is_symmetric_with_k_neighbours_and_the_stated_bandwidth():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    k = 5
+    W, sigma = knn_affinity(X, k, return_bandwidth=True)
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    order = np.argsort(D, axis=1)[:, :k]
+    kth = np.sort(D, axis=1)[:, k - 1]
+    assert sigma == pytest.approx(kth.mean())                     # von Luxburg's rule by hand
+    Wd = W.toarray()
+    assert np.allclose(Wd, Wd.T) and np.all(np.diag(Wd) == 0) and Wd.min() >= 0
+    for i in range(40):
+        assert set(order[i]) <= set(np.flatnonzero(Wd[i]))           # i's own k neighbours
+        for j in np.flatnonzero(Wd[i]):
+            assert i in order[j] or j in order[i]                   # an edge only if chosen
+            assert Wd[i, j] == pytest.approx(np.exp(-D[i, j] ** 2 / (2 * sigma ** 2)))
+    assert (np.count_nonzero(Wd, axis=1) >= k).all()
+
+
+def test_self_tuning_bandwidth_and_sparse_input():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 4))
+    W, s = knn_affinity(sp.csr_matrix(X), 4, "self_tuning", return_bandwidth=True)
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    assert np.allclose(s, np.sort(D, axis=1)[:, 3])
+    i, j = np.argwhere(W.toarray() > 0)[0]
+    assert W[i, j] == pytest.approx(np.exp(-D[i, j] ** 2 / (s[i] * s[j])))
+    W2 = knn_affinity(X, 4, 0.7)
+    assert W2[i, j] == pytest.approx(np.exp(-D[i, j] ** 2 / (2 * 0.7 ** 2))) or W2[i, j] == 0
+
+
+def test_graph_input_errors():
+    X = np.random.default_rng(0).standard_normal((6, 2))
+    with pytest.raises(ValueError, match="n_neighbors=6 needs more than 6 samples"):
+        knn_affinity(X, 6)
+    with pytest.raises(ValueError, match="Unknown bandwidth rule"):
+        knn_affinity(X, 2, "median")
+    with pytest.raises(ValueError, match="positive number"):
+        knn_affinity(X, 2, -1.0)
+    with pytest.raises(ValueError, match="duplicates"):
+        knn_bandwidth(np.zeros((5, 2)), "mean_knn")
+    with pytest.raises(ValueError, match="duplicates"):
+        knn_bandwidth(np.array([[0.0, 0.0], [1.0, 2.0]]), "self_tuning")
+
+
+def test_top_eigenvectors_sparse_shift_invert_matches_dense():
+    # n > 600 takes the Lanczos shift-invert path, with and without the low-rank term;
+    # a graph with several connected pieces has a repeated eigenvalue 1.
+    rng = np.random.default_rng(2)
+    views, _ = blobs(n_per=220, n_clusters=3, dims=(3,), spread=0.2, seed=3)
+    N = normalized_affinity(knn_affinity(views[0], 5))
+    B = np.linalg.qr(rng.standard_normal((N.shape[0], 6)))[0]
+    for Bx, lam in ((None, 0.0), (B, 0.3)):
+        w, U = top_eigenvectors(N, 4, Bx, lam, random_state=0)
+        M = N.toarray() + (lam * B @ B.T if Bx is not None else 0)
+        wd = scipy.linalg.eigvalsh(M)[::-1][:4]
+        assert np.allclose(w, wd, atol=1e-8)
+        assert np.allclose(U.T @ U, np.eye(4), atol=1e-8)
+        assert np.allclose(M @ U, U * w, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# SC-BSV
+# ---------------------------------------------------------------------------
+
+
+def test_scbsv_clusters_every_view_and_picks_the_eigengap_view():
+    views, y = blobs(bad_view=True)
+    est = SCBSV(3, random_state=0).fit(views)
+    assert est.view_label_runs_.shape == (3, 20, y.size)
+    best, per_view = rmsc.metrics.best_view(y, est.view_label_runs_)
+    assert per_view[best]["acc_mean"] == 1.0
+    assert est.view_ == int(np.argmax(est.view_eigengaps_)) and est.view_ != 2
+    assert rmsc.evaluate(y, est.labels_)["acc"] == 1.0
+    assert np.array_equal(est.label_runs_, est.view_label_runs_[est.view_])
+    # the shared protocol on the chosen view's graph
+    X = normalize_l2(views[est.view_])
+    assert np.allclose(est.affinity_matrix_.toarray(), knn_affinity(X).toarray())
+    emb = spectral_embedding(est.affinity_matrix_, 3)
+    assert np.allclose(projector(emb), projector(est.embedding_), atol=1e-8)
+    forced = SCBSV(3, view=2, random_state=0).fit(views)
+    assert forced.view_ == 2
+    with pytest.raises(ValueError, match="not a view index"):
+        SCBSV(3, view=5).fit(views)
+
+
+# ---------------------------------------------------------------------------
+# MSC
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("r", [1.5, 2.0, 5.0])
+def test_msc_weight_closed_form_matches_brute_force(r):
+    t = np.array([0.3, 1.2, 0.05, 2.0])
+    alpha = msc_weights(t, r)
+    assert np.all(alpha >= 0) and alpha.sum() == pytest.approx(1.0)
+    f = lambda a: np.sum(np.abs(a) ** r * t)  # noqa: E731
+    res = scipy.optimize.minimize(
+        f, np.full(4, 0.25), method="SLSQP", bounds=[(0, 1)] * 4,
+        constraints=[{"type": "eq", "fun": lambda a: a.sum() - 1}], options={"ftol": 1e-14})
+    assert np.allclose(alpha, res.x, atol=1e-5)
+    assert f(alpha) <= res.fun + 1e-12
+
+
+def test_msc_alternation_weights_objective_and_recovery():
+    views, y = blobs(bad_view=True)
+    est = MSC(3, r=2.0, random_state=0).fit(views)
+    assert np.all(est.alpha_ >= 0) and est.alpha_.sum() == pytest.approx(1.0)
+    assert np.all(np.diff(est.objective_) <= 1e-12)                 # never increases
+    assert est.alpha_[2] < est.alpha_[:2].min()                      # the noise view counts least
+    assert rmsc.evaluate(y, est.labels_)["acc"] == 1.0
+    # alpha_ is the closed form for the final embedding's traces
+    Ns = [normalized_affinity(W) for W in est.view_affinities_]
+    a = est.alpha_history_[-2]
+    S = sum((x ** 2) * N for x, N in zip(a, Ns)).toarray()
+    Y = dense_top(S, 3)
+    traces = [3 - np.trace(Y.T @ N.toarray() @ Y) for N in Ns]
+    assert np.allclose(est.alpha_, msc_weights(traces, 2.0), atol=1e-8)
+    with pytest.raises(ValueError, match="r must be greater than 1"):
+        MSC(3, r=1).fit(views)
+
+
+# ---------------------------------------------------------------------------
+# Co-regularisation
+# ---------------------------------------------------------------------------
+
+
+def test_copairwise_zero_coupling_is_per_view_spectral_clustering():
+    views, y = blobs()
+    est = CoRegPairwise(3, lam=0.0, random_state=0).fit(views)
+    for W, U in zip(est.view_affinities_, est.view_embeddings_):
+        Ud = dense_top(normalized_affinity(W).toarray(), 3)
+        assert np.allclose(projector(U), projector(Ud), atol=1e-8)
+    assert est.n_iter_ == 1                                          # nothing moves
+
+
+def test_copairwise_update_objective_and_recovery():
+    views, y = blobs(bad_view=True, spread=0.3)
+    est = CoRegPairwise(3, lam=0.5, max_iter=5, tol=0, random_state=0).fit(views)
+    assert np.all(np.diff(est.objective_) >= -1e-10)                 # never decreases
+    assert rmsc.evaluate(y, est.labels_)["acc"] >= 0.95
+    assert est.embedding_.shape == (y.size, 9)
+    # each U_v maximises tr(U^T (N_v + lam sum_{w!=v} U_w U_w^T) U) given the others
+    Ns = [normalized_affinity(W).toarray() for W in est.view_affinities_]
+    U = est.view_embeddings_
+    M = Ns[2] + 0.5 * (projector(U[0]) + projector(U[1]))
+    assert np.allclose(projector(U[2]), projector(dense_top(M, 3)), atol=1e-8)
+
+
+def test_cocentroid_steps_objective_and_recovery():
+    views, y = blobs(bad_view=True, spread=0.3)
+    est = CoRegCentroid(3, lam=[0.2, 0.2, 0.05], max_iter=5, tol=0, random_state=0).fit(views)
+    assert np.all(np.diff(est.objective_) >= -1e-10)
+    assert rmsc.evaluate(y, est.labels_)["acc"] >= 0.95
+    lam = np.array([0.2, 0.2, 0.05])
+    S = sum(l * projector(U) for l, U in zip(lam, est.view_embeddings_))
+    assert np.allclose(projector(est.consensus_), projector(dense_top(S, 3)), atol=1e-8)
+    assert np.allclose(projector(centroid_step(est.view_embeddings_, lam, 3)),
+                       projector(est.consensus_), atol=1e-8)
+    tiny = CoRegCentroid(3, lam=1e-12, max_iter=1, random_state=0).fit(views)
+    for W, U in zip(tiny.view_affinities_, tiny.view_embeddings_):
+        Ud = dense_top(normalized_affinity(W).toarray(), 3)
+        assert np.allclose(projector(U), projector(Ud), atol=1e-6)
+    with pytest.raises(ValueError, match="lam must be positive for Co-Centroid"):
+        CoRegCentroid(3, lam=0).fit(views)
+    with pytest.raises(ValueError, match="one number or one per view"):
+        CoRegCentroid(3, lam=[0.1, 0.1]).fit(views)
+
+
+# ---------------------------------------------------------------------------
+# Co-training
+# ---------------------------------------------------------------------------
+
+
+def test_cotraining_step_matches_dense_projection():
+    views, _ = blobs(spread=0.4)
+    Ws = [knn_affinity(normalize_l2(X)) for X in views]
+    U = [dense_top(normalized_affinity(W).toarray(), 3) for W in Ws]
+    B = np.hstack([U[1], U[2]])
+    got, bad = cotraining_step(Ws[0], B, 3)
+    S = Ws[0].toarray() @ (B @ B.T)
+    S = (S + S.T) / 2
+    d = S.sum(axis=1)
+    assert bad == 0 and np.all(d > 0)
+    L = S / np.sqrt(d)[:, None] / np.sqrt(d)[None, :]
+    assert np.allclose(projector(got), projector(dense_top(L, 3)), atol=1e-8)
+
+
+def test_cotraining_zero_rounds_is_per_view_and_rounds_recover():
+    views, y = blobs(bad_view=True, spread=0.3)
+    none = CoTraining(3, max_iter=0, random_state=0).fit(views)
+    for W, U in zip(none.view_affinities_, none.view_embeddings_):
+        Ud = dense_top(normalized_affinity(W).toarray(), 3)
+        assert np.allclose(projector(U), projector(Ud), atol=1e-8)
+    est = CoTraining(3, random_state=0).fit(views)
+    assert rmsc.evaluate(y, est.labels_)["acc"] >= 0.95
+    with pytest.raises(ValueError, match="n_projection=2 is below n_clusters=3"):
+        CoTraining(3, n_projection=2).fit(views)
+    with pytest.raises(ValueError, match="at least 2"):
+        CoTraining(3).fit(views[:1])
+
+
+# ---------------------------------------------------------------------------
+# DiMSC
+# ---------------------------------------------------------------------------
+
+
+def test_hsic_and_its_gradient_match_the_definitions():
+    rng = np.random.default_rng(5)
+    n = 12
+    Zs = [sp.random(n, n, density=0.3, random_state=s, format="csr") for s in range(3)]
+    H = np.eye(n) - np.ones((n, n)) / n
+    K = [Z.toarray().T @ Z.toarray() for Z in Zs]
+    assert hsic(Zs[0], Zs[1]) == pytest.approx(np.trace(K[0] @ H @ K[1] @ H) / (n - 1) ** 2)
+    Z = rng.standard_normal((n, n))
+    A = 0.7 * (H @ K[1] @ H + H @ K[2] @ H)
+    assert np.allclose(diversity_gradient_half(Z, Zs[1:], 0.7), Z @ A)
+
+
+def test_diversity_subproblem_without_pull_is_ssc():
+    rng = np.random.default_rng(0)
+    X = random_views(rng, 25, (6,))[0]
+    R = solver.gram_factor(X)
+    ref, _ = ssc_admm(R, 0.05, max_iter=3000, tol=1e-9)
+    got, info = diversity_subproblem(R, 0.05, np.zeros((25, 25)), max_iter=3000, tol=1e-9)
+    assert info["converged"]
+    obj = lambda C: np.sum((R - R @ C) ** 2) + 0.05 * np.abs(C).sum()  # noqa: E731
+    assert obj(got.toarray()) == pytest.approx(obj(ref.toarray()), rel=1e-6)
+
+
+def test_diversity_subproblem_satisfies_kkt():
+    rng = np.random.default_rng(1)
+    X = random_views(rng, 20, (8,))[0]
+    R = solver.gram_factor(X)
+    W = 0.05 * rng.standard_normal((20, 20))
+    beta, mu = 0.05, 0.7
+    C, info = diversity_subproblem(R, beta, np.zeros((20, 20)), W, mu, max_iter=5000, tol=1e-10)
+    assert info["converged"]
+    C = C.toarray()
+    G = R.T @ R
+    grad = 2 * (G @ C - G) + 2 * mu * (C - W)          # smooth part's gradient
+    on = C != 0
+    assert np.all(np.diag(C) == 0)
+    assert np.allclose(grad[on], -beta * np.sign(C[on]), atol=1e-6)
+    off = ~on & ~np.eye(20, dtype=bool)
+    assert np.all(np.abs(grad[off]) <= beta + 1e-6)
+
+
+def test_dimsc_zero_diversity_is_per_view_ssc_and_objective_decreases():
+    views, y = union_of_subspaces(seed=1)
+    zero = DiMSC(3, lam=0.0, beta=0.01, random_state=0).fit(views)
+    avg = SSCAVG(3, beta=0.01, random_state=0).fit(views)
+    for a, b in zip(zero.view_coefs_, avg.view_coefs_):
+        assert abs(a - b).max() == 0
+    assert np.allclose(zero.affinity_matrix_.toarray(), avg.affinity_matrix_.toarray())
+    est = DiMSC(3, lam=50.0, beta=0.01, outer_tol=0, outer_iter=6, random_state=0).fit(views)
+    assert est.n_iter_ == 6
+    assert np.all(np.diff(est.objective_) <= 1e-9 * est.objective_[0])
+    # the diversity term is what moves: it is lower than at the SSC start
+    Rs = [solver.gram_factor(normalize_l2(X)) for X in views]
+    start = dimsc_objective(Rs, zero.view_coefs_, zero.betas_, 50.0)[1]["diversity"]
+    end = dimsc_objective(Rs, est.view_coefs_, est.betas_, 50.0)[1]["diversity"]
+    assert end < start
+    assert rmsc.evaluate(y, est.labels_)["acc"] >= 0.95
+
+
+# ---------------------------------------------------------------------------
+# Conventions and registry
+# ---------------------------------------------------------------------------
+
+
+ESTIMATORS = [SCBSV(3, view=1), MSC(3, r=3.0), CoRegPairwise(3, lam=0.02),
+              CoRegCentroid(3, lam=[0.1, 0.2]), CoTraining(3, n_projection=4), DiMSC(3, lam=0.5)]
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_sklearn_conventions_and_bad_input(est):
+    c = clone(est)
+    assert c.get_params() == est.get_params()
+    assert not any(k.endswith("_") for k in vars(c))                 # nothing fitted in __init__
+    with pytest.raises(ValueError, match="list of views"):
+        clone(est).fit(np.eye(5))
+    with pytest.raises(ValueError, match="different numbers of samples"):
+        clone(est).fit([np.ones((6, 2)), np.ones((5, 2))])
+    with pytest.raises(ValueError, match="n_clusters"):
+        clone(est).set_params(n_clusters=1).fit([np.eye(6), np.eye(6)])
+
+
+def test_registry_reaches_every_paper_method_in_table_order():
+    names = ["SC-BSV", "MSC", "Co-Pairwise", "Co-Centroid", "Co-Training", "SSC-BSV",
+             "SSC-AVG", "DiMSC", "RMSC-WV", "RMSC"]
+    assert rmsc.available_methods() == names
+    kinds = [SCBSV, MSC, CoRegPairwise, CoRegCentroid, CoTraining, rmsc.SSCBSV, SSCAVG, DiMSC,
+             rmsc.RMSC, rmsc.RMSC]
+    for name, kind in zip(names, kinds):
+        est = rmsc.get_method(name.lower(), n_clusters=4)
+        assert type(est) is kind and est.n_clusters == 4
+    assert rmsc.get_method("Co-Pairwise", lam=0.05).lam == 0.05
