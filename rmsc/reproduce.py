@@ -307,3 +307,73 @@ def check_methods(methods):
         out.append(lower[m.lower()])
     order = list(PAPER_TABLE1) + [m for m in known if m not in PAPER_TABLE1]
     return [m for m in order if m in out]
+
+
+# ---------------------------------------------------------------------------
+# The whole reproduction, as `rmsc reproduce` runs it
+# ---------------------------------------------------------------------------
+
+
+def resolve_datasets(specs, data_dir=None):
+    """Map dataset names or .mat paths to (name, path or None).
+
+    A paper name (case-insensitive: Digit, Reuter, Animal, 3-Sources) is looked
+    up in ``data_dir`` (default :data:`DEFAULT_DATA_DIR`); any other spec is
+    taken as a path to a multi-view file and named after its stem.
+    """
+    data_dir = Path(data_dir) if data_dir else DEFAULT_DATA_DIR
+    names = {n.lower(): n for n in DATASETS}
+    out = []
+    for spec in specs:
+        key = str(spec).lower()
+        if key in names:
+            name = names[key]
+            fname = DATASETS[name]
+            out.append((name, None if fname is None else data_dir / fname))
+        else:
+            path = Path(spec)
+            if not path.exists():
+                raise ValueError(
+                    f"{spec!r} is neither a dataset of the paper ({', '.join(DATASETS)}) nor an "
+                    "existing file; give a paper name or a path to a .mat/.npz/.zip file."
+                )
+            out.append((path.stem, path))
+    return out
+
+
+def load_for_reproduction(name, path):
+    """Load one dataset with :func:`rmsc.datasets.load`; it must have labels."""
+    from . import datasets
+
+    if path is None:
+        raise ValueError(f"The {name} dataset is not available here (see the results document).")
+    if not Path(path).exists():
+        raise ValueError(
+            f"{name}: {path} does not exist. Point --data-dir at the folder holding the paper's "
+            ".mat files (default: ../shared/datasets beside the repository)."
+        )
+    data = datasets.load(path, name=name)
+    if data.labels is None:
+        raise ValueError(f"{name}: {path} has no labels, so nothing can be scored.")
+    return data
+
+
+def text_progress(stream):
+    """A progress callback(done, total, message) that redraws one line (or prints lines)."""
+    tty = hasattr(stream, "isatty") and stream.isatty()
+    start = time.perf_counter()
+
+    def progress(done, total, message):
+        width = 24
+        filled = int(width * done / max(total, 1))
+        bar = "#" * filled + "." * (width - filled)
+        line = f"[{bar}] {done}/{total} {time.perf_counter() - start:6.0f}s  {message}"
+        if tty:
+            stream.write("\r" + line[:150].ljust(150))
+            if done == total:
+                stream.write("\n")
+        else:
+            stream.write(line + "\n")
+        stream.flush()
+
+    return progress
