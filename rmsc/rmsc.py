@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
 from . import solver
+from .backends import BACKENDS, get_runner
 from ._validation import (
     check_n_clusters,
     check_nonnegative,
@@ -88,7 +89,13 @@ class RMSC(ClusterMixin, BaseEstimator):
         iterations (the clustering still runs on the current Z*).
     block_size : int or None, default=None
         Columns of the dense intermediate of the Z*-step; bounds memory at
-        n_samples x block_size floats. None fits 64 MB.
+        n_samples x block_size floats. None picks a block that stays in cache
+        (about 4 MB, at least 128 columns, at most 64 MB).
+    backend : {"local", "dask"}, default="local"
+        Where the Z*-step's column blocks run. ``"dask"`` sends them as tasks
+        to the current ``dask.distributed`` client (create one with
+        ``Client(...)`` first); results are identical. See
+        :mod:`rmsc.backends`.
 
     Attributes
     ----------
@@ -150,6 +157,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         random_state=None,
         callback=None,
         block_size=None,
+        backend="local",
     ):
         self.n_clusters = n_clusters
         self.lam = lam
@@ -165,6 +173,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.random_state = random_state
         self.callback = callback
         self.block_size = block_size
+        self.backend = backend
 
     def _check_params(self, n_samples):
         check_n_clusters(self.n_clusters, n_samples)
@@ -176,6 +185,10 @@ class RMSC(ClusterMixin, BaseEstimator):
         check_positive_int("n_init", self.n_init)
         if self.block_size is not None:
             check_positive_int("block_size", self.block_size)
+        if self.backend not in BACKENDS:
+            raise ValueError(
+                f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {self.backend!r}."
+            )
         if self.weighting not in WEIGHTINGS:
             raise ValueError(
                 f"weighting must be 'sample' (RMSC) or 'view' (RMSC-WV); got {self.weighting!r}."
@@ -200,6 +213,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         views = check_views(Xs)
         n = views[0].shape[0]
         lam, beta, gamma = self._check_params(n)
+        runner = get_runner(self.backend)
         if self.normalize:
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
         factors = [solver.gram_factor(X) for X in views]
@@ -210,6 +224,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             factors, lam, beta, gamma,
             weighting=self.weighting, max_iter=self.max_iter, tol=self.tol,
             callback=self.callback, block_size=self.block_size,
+            runner=runner,
         )
         self.fit_time_ = time.perf_counter() - t0
         self.consensus_ = sol.Zstar.tocsr()

@@ -11,7 +11,13 @@ functions derived from it by convex conjugacy (Lemma 1, Figure 2):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+
+from .backends import LocalBlocks
 
 
 def psi(p, gamma):
@@ -46,9 +52,6 @@ def minimizer(loss, gamma):
 # with R^T R = G, r <= n. With K = R R^T (r x r) and M = (lam I + K)^{-1},
 # Woodbury gives (G + lam I)^{-1} = (I - R^T M R) / lam: only r x r solves.
 
-import scipy.linalg
-import scipy.sparse as sp
-from dataclasses import dataclass
 
 
 @dataclass
@@ -191,11 +194,17 @@ def sample_losses(view, rep, T_now=None, delta_sq=None):
     """Reconstruction and coupling loss of every sample in one view.
 
     ``l_vj = ||x_j - X z_j||^2 + lam ||z_j - z*_j||^2`` (paper, Section 3.3),
-    from the implicit Z^v. The residual of the Z^v-step is X (I - Z^v) = lam Q,
-    so the reconstruction term is lam^2 ||q_j||^2. When the consensus has moved
-    from Zref to Z* since the Z^v-step, Delta = Zref - Z* enters through
-    ``T_now = R (I - Z*)`` (so R Delta = T_now - rep.T) and ``delta_sq``, the
-    squared column norms of Delta.
+    from the implicit Z^v, in O(r n). The stationarity condition of the Z^v-step,
+    G (Z^v - I) + lam (Z^v - Zref) + diag(y/2) = 0, gives:
+
+    * the residual X (I - Z^v) = lam Q, so the reconstruction term is
+      lam^2 ||q_j||^2;
+    * Z^v - Zref = R^T Q - diag(D) with diag(Z^v) = diag(Zref) = 0, so
+      ||z^v_j - zref_j||^2 = q_j . R (z^v_j - zref_j) = q_j . (t_j - lam q_j).
+
+    When the consensus has moved from Zref to Z* since the Z^v-step,
+    Delta = Zref - Z* enters through ``T_now = R (I - Z*)`` (so
+    R Delta = T_now - rep.T) and ``delta_sq``, the squared column norms of Delta.
 
     Returns
     -------
@@ -204,12 +213,9 @@ def sample_losses(view, rep, T_now=None, delta_sq=None):
     """
     if rep.base_losses is None:
         lam, Q = view.lam, rep.Q
-        recon = lam * lam * np.einsum("ij,ij->j", Q, Q)
-        coupling = (
-            rep.D ** 2
-            + np.einsum("ij,ij->j", Q, view.K @ Q)
-            - 2.0 * rep.D * np.einsum("ij,ij->j", view.R, Q)
-        )
+        qq = np.einsum("ij,ij->j", Q, Q)
+        recon = lam * lam * qq
+        coupling = np.einsum("ij,ij->j", Q, rep.T) - lam * qq
         rep.base_losses = (recon, coupling)
     recon, coupling = rep.base_losses
     if T_now is not None:
@@ -268,18 +274,55 @@ def _safe_minimizer(losses):
 # ---------------------------------------------------------------------------
 
 
-#: Memory for the dense intermediate of one column block, in bytes.
+#: Most memory for the dense intermediate of one column block, in bytes.
 BLOCK_BYTES = 64 * 2**20
+
+#: Preferred size of that intermediate: small enough to stay in cache while it
+#: is thresholded, unless that would make blocks narrower than
+#: :data:`MIN_BLOCK_COLUMNS` (the product's efficiency drops below that).
+CACHE_BLOCK_BYTES = 4 * 2**20
+MIN_BLOCK_COLUMNS = 128
 
 
 def block_columns(n_samples, block_size=None):
-    """Columns per block: ``block_size`` or what fits :data:`BLOCK_BYTES` (n x b floats)."""
+    """Columns per block: ``block_size``, else a cache-sized block within :data:`BLOCK_BYTES`.
+
+    A block of b columns holds an n x b float64 intermediate.
+    """
     if block_size is not None:
         return int(block_size)
-    return max(1, min(n_samples, BLOCK_BYTES // (8 * n_samples)))
+    per_column = 8 * n_samples
+    cached = max(MIN_BLOCK_COLUMNS, CACHE_BLOCK_BYTES // per_column)
+    return max(1, min(n_samples, cached, BLOCK_BYTES // per_column))
 
 
-def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=False):
+@dataclass
+class StackedFactors:
+    """The views' factors stacked once per solve, for the Z*-step's one product.
+
+    Attributes
+    ----------
+    R : ndarray of shape (sum_v r_v, n_samples)
+    RT : ndarray of shape (n_samples, sum_v r_v)
+        C-contiguous copy of ``R.T`` (for sparse products).
+    splits : ndarray of int
+        Row offsets where a new view starts in ``R``.
+    """
+
+    R: np.ndarray
+    RT: np.ndarray
+    splits: np.ndarray
+
+
+def stack_factors(views):
+    """Stack the factors of :class:`ViewFactor` s (see :class:`StackedFactors`)."""
+    R = np.concatenate([v.R for v in views], axis=0)
+    return StackedFactors(R=R, RT=np.ascontiguousarray(R.T),
+                          splits=np.cumsum([v.R.shape[0] for v in views])[:-1])
+
+
+def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=False,
+               stack=None, runner=None, shared=None):
     """Z*-step: argmin lam sum_vj P_vj ||z*_j - z^v_j||^2 + beta ||Z*||_1.
 
     Paper eq. (update_z_*): entry-wise soft-thresholding of the weighted mean
@@ -303,6 +346,11 @@ def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=F
         None fits :data:`BLOCK_BYTES`.
     with_beta_max : bool
         Also compute the smallest beta for which this step gives Z* = 0.
+    stack : StackedFactors or None
+        ``stack_factors(views)``, when the caller keeps it between iterations.
+    runner, shared :
+        Where the column blocks run, and ``runner.share(stack)`` (see
+        :func:`soft_threshold_columns`).
 
     Returns
     -------
@@ -313,26 +361,123 @@ def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=F
     """
     s = P.sum(axis=0)
     W = P / s[None, :]
-    Rcat = np.concatenate([v.R for v in views], axis=0)
-    QW = np.concatenate([r.Q * w[None, :] for r, w in zip(reps, W)], axis=0)
+    if stack is None:
+        stack = stack_factors(views)
+    QW = np.empty_like(stack.R)
+    for part, rep, w in zip(np.split(QW, stack.splits, axis=0), reps, W):
+        np.multiply(rep.Q, w[None, :], out=part)
     tau = beta / (2.0 * lam * s)
     Zstar, RZ, colmax = soft_threshold_columns(
-        Rcat, QW, Zref, tau, block_size=block_size, with_colmax=with_beta_max
+        stack.R, QW, Zref, tau, block_size=block_size, with_colmax=with_beta_max, RT=stack.RT,
+        runner=runner, shared=shared,
     )
     beta_max = float(np.max(2.0 * lam * s * colmax)) if with_beta_max else None
-    splits = np.cumsum([v.R.shape[0] for v in views])[:-1]
-    return Zstar, np.split(RZ, splits, axis=0), beta_max
+    return Zstar, np.split(RZ, stack.splits, axis=0), beta_max
 
 
 #: Above this fraction of nonzeros in a column block, R @ block uses dense BLAS.
 _DENSE_PRODUCT_DENSITY = 0.02
 
 
-def soft_threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False):
+@dataclass
+class ColumnBlock:
+    """The result of soft-thresholding columns ``start:start + b`` of A.
+
+    Attributes
+    ----------
+    counts : ndarray of shape (b,)
+        Nonzeros kept per column.
+    rows : ndarray of int
+        Row indices of the kept entries, column after column (CSC order).
+    vals : ndarray of float
+        Their thresholded values.
+    RZ : ndarray of shape (r, b)
+        Rcat @ (the block of Z).
+    colmax : ndarray of shape (b,) or None
+        max_i |A_ij| before thresholding.
+    """
+
+    counts: np.ndarray
+    rows: np.ndarray
+    vals: np.ndarray
+    RZ: np.ndarray
+    colmax: np.ndarray | None
+
+
+def threshold_block(stack, QW_block, zref_block, tau_block, start, with_colmax=False):
+    """Soft-threshold one column block of A = Zref + Rcat^T QW (zero diagonal).
+
+    A pure function of its arguments, so that it can run anywhere (here, or
+    as a Dask task on a worker holding ``stack``).
+
+    Parameters
+    ----------
+    stack : StackedFactors
+    QW_block : ndarray of shape (r, b)
+        Columns ``start:start + b`` of QW.
+    zref_block : scipy.sparse.csc_matrix of shape (n, b)
+        The same columns of Zref.
+    tau_block : ndarray of shape (b,)
+        The threshold of each column.
+    start : int
+        Index of the block's first column (where its diagonal entries are).
+    with_colmax : bool
+
+    Returns
+    -------
+    ColumnBlock
+    """
+    Rcat = stack.R
+    n = Rcat.shape[1]
+    b = QW_block.shape[1]
+    # Row jj of Bt is column start + jj of A.
+    Bt = QW_block.T @ Rcat
+    if zref_block.nnz:
+        own = np.repeat(np.arange(b), np.diff(zref_block.indptr))
+        Bt[own, zref_block.indices] += zref_block.data
+    Bt[np.arange(b), np.arange(start, start + b)] = 0.0
+    colmax = np.maximum(Bt.max(axis=1), -Bt.min(axis=1)) if with_colmax else None
+    # Soft-thresholding: keep |a| > t, shrink the kept entries by t.
+    keep = np.abs(Bt) > tau_block[:, None]
+    flat = np.flatnonzero(keep)
+    own, rows = np.divmod(flat, n)
+    vals = Bt.ravel()[flat]
+    vals -= np.copysign(tau_block[own], vals)
+    counts = np.bincount(own, minlength=b)
+    block = sp.csc_matrix((vals, rows, np.concatenate(([0], np.cumsum(counts)))), shape=(n, b))
+    if flat.size > _DENSE_PRODUCT_DENSITY * n * b:
+        RZ = Rcat @ block.toarray()
+    else:
+        RZ = sparse_right_product(Rcat, block, stack.RT)
+    return ColumnBlock(counts=counts, rows=rows, vals=vals, RZ=RZ, colmax=colmax)
+
+
+def soft_threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False, RT=None,
+                           runner=None, shared=None):
     """Z = S(Zref + Rcat^T QW, tau_j) with zero diagonal, and Rcat @ Z, block by block.
 
     S is entry-wise soft-thresholding with a threshold per column. Shared by
-    the Z*-step and the C-step of SSC's ADMM.
+    the Z*-step and the C-step of SSC's ADMM. Every column block is computed
+    by :func:`threshold_block`, independently of the others; ``runner``
+    decides where (:class:`LocalBlocks` by default; a Dask runner ships them
+    to a cluster).
+
+    Parameters
+    ----------
+    Rcat : ndarray of shape (r, n)
+    QW : ndarray of shape (r, n)
+    Zref : sparse matrix of shape (n, n)
+    tau : ndarray of shape (n,)
+    block_size : int or None
+        Columns per block (see :func:`block_columns`).
+    with_colmax : bool
+    RT : ndarray of shape (n, r) or None
+        C-contiguous copy of ``Rcat.T``, when the caller keeps one.
+    runner : rmsc.backends.LocalBlocks, rmsc.backends.DaskBlocks or None
+        Where the blocks run; None runs them here, one after another.
+    shared : object or None
+        ``runner.share(StackedFactors)`` for these ``Rcat``, when the caller
+        keeps it between calls (saves shipping the factors again).
 
     Returns
     -------
@@ -344,55 +489,28 @@ def soft_threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=Fal
     """
     n = Rcat.shape[1]
     block_size = block_columns(n, block_size)
+    runner = LocalBlocks() if runner is None else runner
+    if shared is None:
+        RT = np.ascontiguousarray(Rcat.T) if RT is None else RT
+        shared = runner.share(StackedFactors(R=Rcat, RT=RT, splits=np.array([], dtype=int)))
     Zref = sp.csc_matrix(Zref)
-    indptr = [np.zeros(1, dtype=np.int64)]
-    indices, data = [], []
-    nnz = 0
-    colmax = np.empty(n) if with_colmax else None
-    RZ = np.empty((Rcat.shape[0], n))
-    abs_buf = np.empty((min(block_size, n), n))
-    RcatT = np.ascontiguousarray(Rcat.T)
-    for start in range(0, n, block_size):
-        stop = min(start + block_size, n)
-        b = stop - start
-        # Row jj of Bt is column start + jj of A.
-        Bt = QW[:, start:stop].T @ Rcat
-        _add_sparse_columns(Bt, Zref, start, stop)
-        Bt[np.arange(b), np.arange(start, stop)] = 0.0
-        if with_colmax:
-            colmax[start:stop] = np.maximum(Bt.max(axis=1), -Bt.min(axis=1))
-        t = tau[start:stop, None]
-        # Soft-thresholding: keep |a| > t, shrink the kept entries by t.
-        keep = np.abs(Bt, out=abs_buf[:b]) > t
-        flat = np.flatnonzero(keep)
-        rows, cols = np.divmod(flat, n)
-        vals = Bt.ravel()[flat]
-        vals -= np.copysign(tau[start + rows], vals)
-        counts = np.bincount(rows, minlength=b)
-        block = sp.csc_matrix((vals, cols, np.concatenate(([0], np.cumsum(counts)))),
-                              shape=(n, b))
-        if flat.size > _DENSE_PRODUCT_DENSITY * n * b:
-            RZ[:, start:stop] = Rcat @ block.toarray()
-        else:
-            RZ[:, start:stop] = sparse_right_product(Rcat, block, RcatT)
-        indptr.append(nnz + np.cumsum(counts))
-        nnz += int(flat.size)
-        indices.append(cols)
-        data.append(vals)
+    starts = range(0, n, block_size)
+    arguments = [
+        (QW[:, a:min(a + block_size, n)], Zref[:, a:min(a + block_size, n)],
+         tau[a:min(a + block_size, n)], a, with_colmax)
+        for a in starts
+    ]
+    blocks = runner.map(threshold_block, shared, arguments)
+    counts = np.concatenate([blk.counts for blk in blocks])
     Z = sp.csc_matrix(
-        (np.concatenate(data), np.concatenate(indices), np.concatenate(indptr)), shape=(n, n)
+        (np.concatenate([blk.vals for blk in blocks]),
+         np.concatenate([blk.rows for blk in blocks]),
+         np.concatenate(([0], np.cumsum(counts)))),
+        shape=(n, n),
     )
+    RZ = np.concatenate([blk.RZ for blk in blocks], axis=1)
+    colmax = np.concatenate([blk.colmax for blk in blocks]) if with_colmax else None
     return Z, RZ, colmax
-
-
-def _add_sparse_columns(Bt, Z, start, stop):
-    """Bt[jj, :] += Z[:, start + jj] for a CSC matrix Z (in place)."""
-    lo, hi = Z.indptr[start], Z.indptr[stop]
-    if hi == lo:
-        return
-    counts = np.diff(Z.indptr[start:stop + 1])
-    rows = np.repeat(np.arange(stop - start), counts)
-    Bt[rows, Z.indices[lo:hi]] += Z.data[lo:hi]
 
 
 # ---------------------------------------------------------------------------
@@ -467,7 +585,7 @@ class RMSCSolution:
 
 
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=1e-5,
-          callback=None, block_size=None):
+          callback=None, block_size=None, runner=None):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): P = 1 and every Z^v the exact
@@ -485,12 +603,19 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=1e-
     tol : float
     callback : callable(iteration, objective, weights) -> bool or None
     block_size : int or None
+        Columns per block of the Z*-step (see :func:`block_columns`).
+    runner : rmsc.backends.LocalBlocks, rmsc.backends.DaskBlocks or None
+        Where the Z*-step's column blocks run (None: here). The P- and
+        Z^v-steps cost O(r^2 n) and run here.
 
     Returns
     -------
     RMSCSolution
     """
     views = [factorize_view(R, lam) for R in factors]
+    stack = stack_factors(views)
+    runner = LocalBlocks() if runner is None else runner
+    shared = runner.share(stack)
     n = views[0].R.shape[1]
     m = len(views)
     Zstar = sp.csc_matrix((n, n))
@@ -506,7 +631,8 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=1e-
         # Z*-step (eq. update_z_*)
         Zref = Zstar
         Zstar, RZ, bmax = zstar_step(views, reps, Zref, P, lam, beta, block_size,
-                                     with_beta_max=(it == 1))
+                                     with_beta_max=(it == 1), stack=stack, runner=runner,
+                                     shared=shared)
         if it == 1:
             beta_max = bmax
         # P-step (eq. update_p), with the Z^v of the previous iteration

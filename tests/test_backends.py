@@ -1,0 +1,54 @@
+"""The Dask backend runs the Z*-step's column blocks on a cluster and changes nothing."""
+
+import numpy as np
+import pytest
+
+import rmsc
+from rmsc import backends, solver
+from conftest import random_views, union_of_subspaces
+
+
+def test_local_backend_runs_blocks_in_order():
+    runner = backends.get_runner("local")
+    assert runner.map(lambda shared, a, b: shared + a * b, 10, [(1, 2), (3, 4)]) == [12, 22]
+
+
+def test_unknown_backend_and_missing_client_are_explained():
+    with pytest.raises(ValueError, match="backend must be one of 'local', 'dask'"):
+        backends.get_runner("spark")
+    with pytest.raises(ValueError, match="backend must be one of"):
+        rmsc.RMSC(n_clusters=2, backend="gpu").fit(union_of_subspaces()[0])
+
+
+@pytest.fixture(scope="module")
+def client():
+    import distributed  # the dask extra, which `make test` installs
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def test_dask_blocks_give_identical_solutions(client):
+    rng = np.random.default_rng(0)
+    factors = [solver.gram_factor(X) for X in random_views(rng, 60, (5, 12, 70))]
+    for weighting in ("sample", "view"):
+        here = solver.solve(factors, 0.5, 0.05, 1e-5, weighting=weighting, max_iter=5, tol=0,
+                            block_size=16)
+        there = solver.solve(factors, 0.5, 0.05, 1e-5, weighting=weighting, max_iter=5, tol=0,
+                             block_size=16, runner=backends.DaskBlocks(client))
+        # Equal up to the summation order of BLAS (the workers run one thread each).
+        assert there.Zstar.nnz == here.Zstar.nnz > 0
+        assert abs(there.Zstar - here.Zstar).max() < 1e-12
+        assert np.allclose(there.P, here.P, rtol=1e-12, atol=0)
+        assert np.allclose(there.objective, here.objective, rtol=1e-12, atol=0)
+
+
+def test_estimator_with_dask_backend_matches_local(client):
+    views, labels = union_of_subspaces(n_per=25)
+    local = rmsc.RMSC(n_clusters=3, random_state=0, block_size=20).fit(views)
+    dask = rmsc.RMSC(n_clusters=3, random_state=0, block_size=20, backend="dask").fit(views)
+    assert np.array_equal(dask.labels_, local.labels_)
+    assert np.allclose(dask.objective_, local.objective_, rtol=1e-12, atol=0)
+    assert rmsc.evaluate(labels, dask.labels_)["acc"] == 1.0
