@@ -188,3 +188,37 @@ def test_tolerance_stops_early():
     tight = solver.solve(_factors(views), 1.0, 0.05, 1e-5, max_iter=50, tol=0)
     assert loose.converged and loose.n_iter < 50
     assert tight.n_iter == 50 and not tight.converged
+
+
+# --- streaming over column blocks changes nothing -------------------------------------------
+
+@pytest.mark.parametrize("weighting", ["sample", "view"])
+def test_streamed_blocks_equal_one_in_memory_block_on_random_problems(weighting):
+    for seed in range(5):
+        rng = np.random.default_rng(200 + seed)
+        n = int(rng.integers(20, 60))
+        factors = _factors(random_views(rng, n, (3, 17, n + 5)))
+        whole = solver.solve(factors, 0.4, 0.05, 1e-5, weighting=weighting, max_iter=8, tol=0,
+                             block_size=n)
+        for b in (1, 7, n - 1):
+            streamed = solver.solve(factors, 0.4, 0.05, 1e-5, weighting=weighting, max_iter=8,
+                                    tol=0, block_size=b)
+            assert abs(streamed.Zstar - whole.Zstar).max() < 1e-8
+            assert np.abs(streamed.P - whole.P).max() < 1e-8 * whole.P.max()
+            assert np.allclose(streamed.objective, whole.objective, rtol=1e-10, atol=0)
+
+
+@pytest.mark.slow
+def test_streamed_blocks_equal_one_in_memory_block_on_digit():
+    from rmsc import datasets
+    from rmsc.preprocessing import normalize_l2
+
+    data = datasets.load_digit()
+    factors = _factors([normalize_l2(X) for X in data.views])
+    n = data.n_samples
+    whole = solver.solve(factors, 0.3, 0.3, 1e-5, max_iter=6, tol=0, block_size=n)
+    streamed = solver.solve(factors, 0.3, 0.3, 1e-5, max_iter=6, tol=0, block_size=97)
+    assert whole.Zstar.nnz > 0
+    assert abs(streamed.Zstar - whole.Zstar).max() < 1e-8
+    assert np.abs(streamed.P - whole.P).max() < 1e-8 * whole.P.max()
+    assert np.allclose(streamed.objective, whole.objective, rtol=1e-10, atol=0)

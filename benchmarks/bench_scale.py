@@ -1,0 +1,97 @@
+"""How RMSC's time and memory grow with the number of samples.
+
+    python benchmarks/bench_scale.py [--sizes 2000 5000 10000 20000] [--in-memory-max 10000]
+
+Data: ``rmsc.datasets.make_multiview_subspaces`` — 10 clusters, each a 5-dimensional
+subspace, seen through three views of 80, 100 and 120 features, noise 0.05.
+Every row is one ``RMSC(n_clusters=10, random_state=0).fit`` at the estimator's
+defaults (λ, β, γ, max_iter, tol) in a fresh process, so that its peak resident
+memory (``ru_maxrss``) is its own:
+
+* streaming — the default solver: Z* sparse, the dense intermediate of the Z*-step
+  one cache-sized column block at a time;
+* in-memory — the same solver with one block holding the whole n x n intermediate
+  (``block_size=n``), run while it fits (``--in-memory-max``);
+* floor — one dense (n x d)(d x n) product, the least an iteration can cost,
+  times the number of iterations the fit ran.
+
+Time is split into the block coordinate descent (``fit_time_``) and the
+spectral step (``spectral_time_``: sparse eigensolver + 20 k-means).
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, resource, sys, time, warnings
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+warnings.simplefilter("ignore")
+import rmsc
+n, block = int(sys.argv[2]), sys.argv[3]
+data = rmsc.datasets.make_multiview_subspaces(
+    n_clusters=10, n_per_cluster=n // 10, n_views=3, view_dims=(80, 100, 120),
+    subspace_dim=5, noise=0.05, random_state=0)
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+model = rmsc.RMSC(n_clusters=10, random_state=0,
+                  block_size=None if block == "auto" else n)
+t0 = time.perf_counter()
+model.fit(data.views)
+total = time.perf_counter() - t0
+d = sum(data.n_features)
+rng = np.random.default_rng(0)
+A, B = rng.standard_normal((d, n)), rng.standard_normal((d, n))
+t1 = time.perf_counter()
+(A.T @ B)[0, 0]
+floor = time.perf_counter() - t1
+acc = rmsc.evaluate_runs(data.labels, model.label_runs_)["acc_mean"]
+print(json.dumps({
+    "n": n, "d": d, "n_iter": int(model.n_iter_), "fit": model.fit_time_,
+    "spectral": model.spectral_time_, "total": total, "floor": floor * model.n_iter_,
+    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "data_mb": base / 1024, "density": model.consensus_.nnz / n / n, "acc": acc,
+}))
+"""
+
+
+def run(n, block):
+    out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), str(n), block],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        tail = (out.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"n": n, "error": tail}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000, 10000, 20000])
+    ap.add_argument("--in-memory-max", type=int, default=10000,
+                    help="largest n run with one n x n block")
+    args = ap.parse_args()
+    print("| n | solver | iterations | BCD s | floor s | BCD / floor | spectral s | total s "
+          "| peak MB | Z* density | ACC |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n in args.sizes:
+        for label, block in (("streaming", "auto"), ("in-memory", "n")):
+            if block == "n" and n > args.in_memory_max:
+                print(f"| {n} | in-memory | not run: one n x n block needs "
+                      f"{3 * 8 * n * n / 2**30:.1f} GB of intermediates | | | | | | | | |")
+                continue
+            r = run(n, block)
+            if "error" in r:
+                print(f"| {n} | {label} | failed: {r['error']} | | | | | | | | |")
+                continue
+            print(f"| {n} | {label} | {r['n_iter']} | {r['fit']:.1f} | {r['floor']:.1f} | "
+                  f"{r['fit'] / r['floor']:.2f} | {r['spectral']:.1f} | {r['total']:.1f} | "
+                  f"{r['peak_mb']:.0f} | {r['density']:.3%} | {100 * r['acc']:.2f} |",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
