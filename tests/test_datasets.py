@@ -522,3 +522,109 @@ def test_sources_that_are_not_files(tmp_path):
 def test_errors_are_value_errors():
     assert issubclass(DataLoadError, ValueError)
     assert isinstance(load(SHARED / "3sources.mat"), MultiViewDataset)
+
+
+# ---------------------------------------------------------------------------
+# bundled data, synthetic data, preprocessing
+# ---------------------------------------------------------------------------
+
+
+def test_bundled_names_and_loading():
+    names = datasets.bundled_names()
+    assert names[0] == "Digit" and "Digit-small" in names and "Subspaces" in names
+    for name in names:
+        d = datasets.load_bundled(name.upper())  # case-insensitive
+        assert d.name == name and d.labels is not None and d.description
+    with pytest.raises(ValueError, match=r"No bundled dataset called 'Iris'; choose one of "
+                                         r"Digit, Digit-small, Subspaces"):
+        datasets.load_bundled("Iris")
+
+
+def test_digit_small_is_a_balanced_subset_of_digit_with_pictures():
+    full = datasets.load_digit()
+    small_ = datasets.load_bundled("Digit-small")
+    assert small_.n_samples == 300 and small_.view_names == full.view_names
+    assert np.array_equal(np.bincount(small_.labels), [30] * 10)
+    assert np.all(np.diff(small_.labels) >= 0)  # class blocks
+    # every row is a Digit sample, with its own label, in every view
+    pix = {row.tobytes(): k for k, row in enumerate(full.views[0])}
+    rows = np.array([pix[row.tobytes()] for row in small_.views[0]])
+    assert np.unique(rows).size == 300
+    for X, Y in zip(small_.views, full.views):
+        np.testing.assert_array_equal(X, Y[rows])
+    np.testing.assert_array_equal(small_.labels, full.labels[rows])
+    assert small_.images().shape == (300, 16, 15)
+    assert datasets.load_digit_small().fingerprint == small_.fingerprint  # deterministic
+
+
+def test_make_multiview_subspaces_is_a_union_of_subspaces():
+    d = datasets.make_multiview_subspaces(n_clusters=4, n_per_cluster=25, n_views=2,
+                                          view_dims=(12, 30), subspace_dim=2, noise=0.0,
+                                          random_state=1)
+    assert d.n_samples == 100 and d.n_features == (12, 30) and d.n_clusters == 4
+    np.testing.assert_array_equal(d.labels, np.repeat(np.arange(4), 25))
+    for X in d.views:
+        assert np.mean(np.linalg.norm(X, axis=1)) == pytest.approx(1.0)
+        for c in range(4):  # each cluster spans exactly a 2-dimensional subspace
+            s = np.linalg.svd(X[d.labels == c], compute_uv=False)
+            assert s[2] < 1e-10 * s[0] and s[1] > 1e-3 * s[0]
+        # all clusters together span the 8-dimensional latent space
+        s = np.linalg.svd(X, compute_uv=False)
+        assert s[8] < 1e-10 * s[0] and s[7] > 1e-3 * s[0]
+
+
+def test_make_multiview_subspaces_noise_and_seed():
+    clean = datasets.make_multiview_subspaces(noise=0.0, random_state=4)
+    noisy = datasets.make_multiview_subspaces(noise=0.2, random_state=4)
+    for X, Y in zip(clean.views, noisy.views):
+        assert np.linalg.norm(Y - X, axis=1).mean() == pytest.approx(0.2, rel=0.15)
+    again = datasets.make_multiview_subspaces(noise=0.2, random_state=4)
+    assert again.fingerprint == noisy.fingerprint
+    assert datasets.make_multiview_subspaces(random_state=5).fingerprint != noisy.fingerprint
+    assert datasets.make_multiview_subspaces(n_views=2, view_dims=7).n_features == (7, 7)
+    assert "noise 0.2" in noisy.description and "seed 4" in noisy.description
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n_views": 2}, "view_dims gives 3 dimension"),
+    ({"n_clusters": 0}, "n_clusters must be a positive integer"),
+    ({"noise": -1}, "noise must be a finite non-negative number"),
+    ({"view_dims": (20, 0, 5)}, "view_dims entry must be a positive integer"),
+])
+def test_make_multiview_subspaces_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        datasets.make_multiview_subspaces(**kwargs)
+
+
+def test_preprocess_methods():
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    d = load(SHARED / "3sources.mat")
+    d = d.replace(outlier_mask=np.zeros((3, 169), bool))
+    u = datasets.preprocess(d, "unit_l2")
+    for X in u.views:
+        np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)
+    assert "Preprocessed (unit_l2): every sample scaled to unit L2 norm" in u.description
+    assert u.description.startswith(d.description)
+    t = datasets.preprocess(d, "tfidf")
+    np.testing.assert_allclose(t.views[1], TfidfTransformer().fit_transform(d.views[1]).toarray())
+    s = datasets.preprocess(d, "standardize")
+    np.testing.assert_allclose(s.views[0].mean(axis=0), 0, atol=1e-12)
+    kept = s.views[0].std(axis=0)
+    np.testing.assert_allclose(kept[kept > 0], 1.0)
+    for out in (u, t, s):
+        assert out.outlier_mask is not None and np.array_equal(out.labels, d.labels)
+    assert datasets.preprocess(d, "none") is d
+    with pytest.raises(ValueError, match="Unknown preprocessing 'l2'"):
+        datasets.preprocess(d, "l2")
+    neg = datasets.make_multiview_subspaces(random_state=0)
+    with pytest.raises(ValueError, match=r"View 'view 1 \(20-d\)' of Subspaces: tf-idf needs "
+                                         r"non-negative counts"):
+        datasets.preprocess(neg, "tfidf")
+
+
+def test_preprocess_keeps_sparse_views_sparse():
+    d = load(SHARED / "reuters_1200.mat")
+    with pytest.warns(UserWarning, match="all zero"):  # the README's one empty document
+        u = datasets.preprocess(d, "unit_l2")
+    assert all(sp.issparse(X) for X in u.views)
