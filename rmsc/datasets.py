@@ -628,11 +628,16 @@ def _zip_holds_npy(raw):
 
 
 def _guard(n_rows, n_cols, fname, what, itemsize=8):
-    """The memory guard, reported as a load error."""
-    try:
-        memory.check_dense_fits(n_rows, n_cols, what=f"{fname}: {what}", itemsize=itemsize)
-    except memory.MemoryBudgetError as exc:
-        raise DataLoadError(str(exc)) from None
+    """The memory guard (:mod:`rmsc.memory`), reported as a load error."""
+    need = memory.dense_bytes(n_rows, n_cols, itemsize=itemsize)
+    have = memory.available_bytes()
+    if have is not None and need > have:
+        raise DataLoadError(
+            f"{fname}: {what} needs {memory.format_bytes(need)}, but only "
+            f"{memory.format_bytes(have)} of memory is available. The file is too large for "
+            "this machine (or corrupt, declaring absurd sizes); subsample the data before "
+            "loading it."
+        )
 
 
 # -- MATLAB -----------------------------------------------------------------------------
@@ -1102,8 +1107,15 @@ def _valid_sparse(X, where, fname):
     _guard(max(X.shape) + 1, 2, fname, f"indexing the sparse matrix {where}")
     try:
         X = X.tocsc() if X.format not in ("csc", "csr") else X
-        if X.indptr.size != X.shape[1 if X.format == "csc" else 0] + 1:
+        n_minor = X.shape[0 if X.format == "csc" else 1]
+        ptr, idx = np.asarray(X.indptr), np.asarray(X.indices)
+        if ptr.size != X.shape[1 if X.format == "csc" else 0] + 1:
             raise ValueError("index pointer of the wrong length")
+        if ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[-1] != idx.size or \
+                idx.size > np.asarray(X.data).size:
+            raise ValueError("index pointer inconsistent with the entries")
+        if idx.size and (idx.min() < 0 or idx.max() >= n_minor):
+            raise ValueError("indices out of range")
         X.check_format(full_check=True)
     except MemoryError:
         raise DataLoadError(f"{fname}: the sparse matrix {where} is too large for the memory "
@@ -1151,6 +1163,13 @@ def _numeric_view(item, where, fname):
 
 def _mat_label_vector(value, key, fname):
     """The labels variable as a 1-D array (numbers or strings)."""
+    if _is_cell(value) and value.size > 1 and all(_as_text(x) is not None for x in value.ravel()):
+        if value.ndim == 2 and min(value.shape) > 1:
+            raise DataLoadError(
+                f"{fname}: the labels {key} form a {_shape_str(value.shape)} cell array of "
+                "text; expected a vector with one class name per sample."
+            )
+        return np.array([_as_text(x) for x in value.ravel()])  # class names, one per sample
     while _is_cell(value) and value.size >= 1:
         items = [np.asarray(_valid_sparse(x, key, fname).toarray() if sp.issparse(x) else x)
                  for x in value.ravel()]
@@ -1178,6 +1197,15 @@ def _mat_label_vector(value, key, fname):
             "row or column vector with one class label per sample."
         )
     return value.ravel()
+
+
+def _as_text(x):
+    """A MATLAB char array (scipy: ndarray of str; h5py reader: str) as str, else None."""
+    if isinstance(x, str):
+        return x
+    if isinstance(x, np.ndarray) and x.dtype.kind == "U" and x.size <= 1:
+        return str(x.ravel()[0]) if x.size else ""
+    return None
 
 
 def _orient(views, labels, wheres, label_key, fname):

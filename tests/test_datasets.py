@@ -766,3 +766,14 @@ def test_regressions_found_by_fuzzing():
         zf.writestr("a.csv", csv_text(np.eye(3)))
         zf.writestr(zipfile.ZipInfo(""), "x")
     assert load(named(buf.getvalue(), "e.zip")).n_samples == 3
+
+
+def test_mat_labels_as_a_cell_of_class_names(tmp_path, small):
+    A, B, _, y = small
+    names = np.array(["cat", "dog", "eel"])[y - 1]
+    d = load(named(mat5_bytes({"X": cell(A, B), "labels": cell(*names, column=True)}), "n.mat"))
+    np.testing.assert_array_equal(d.labels, y - 1)
+    assert "cat->0, dog->1, eel->2" in d.description
+    path = tmp_path / "n73.mat"
+    write_mat73(path, {"X": cell(A, B), "labels": cell(*names)})
+    np.testing.assert_array_equal(load(path).labels, y - 1)
