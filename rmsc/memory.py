@@ -114,7 +114,13 @@ def dense_bytes(n_rows, n_cols, *, count=1, itemsize=8):
     return int(n_rows) * int(n_cols) * int(count) * int(itemsize)
 
 
-def check_dense_fits(n_rows, n_cols, *, count=1, what="this step", itemsize=8):
+#: What the refusal suggests besides subsampling, unless the caller says otherwise.
+SPARSE_METHODS_HINT = ("choose a method that keeps its n x n matrices sparse (RMSC, SSC or the "
+                       "k-NN graph methods)")
+
+
+def check_dense_fits(n_rows, n_cols, *, count=1, what="this step", itemsize=8,
+                     alternative=SPARSE_METHODS_HINT):
     """Refuse before allocating dense arrays that cannot fit in memory.
 
     Parameters
@@ -127,6 +133,8 @@ def check_dense_fits(n_rows, n_cols, *, count=1, what="this step", itemsize=8):
         Who needs them, for the message (e.g. ``"DiMSC"``).
     itemsize : int, default=8
         Bytes per entry (8 for float64).
+    alternative : str or None
+        What else to suggest besides subsampling (None: nothing).
 
     Returns
     -------
@@ -152,7 +160,7 @@ def check_dense_fits(n_rows, n_cols, *, count=1, what="this step", itemsize=8):
         raise MemoryBudgetError(
             f"{what} needs {count} dense {n_rows} x {n_cols} {arrays} "
             f"({format_bytes(need)}), but only {format_bytes(have)} of memory is available"
-            f"{source}. Subsample the data (fewer samples{hint}) or choose a method that "
-            "keeps its n x n matrices sparse (RMSC, SSC or the k-NN graph methods)."
+            f"{source}. Subsample the data (fewer samples{hint})"
+            + (f" or {alternative}." if alternative else ".")
         )
     return need

@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 
 from . import solver
 from .backends import BACKENDS, get_runner
+from .memory import check_dense_fits
 from ._validation import (
     check_n_clusters,
     check_nonnegative,
@@ -123,7 +124,9 @@ class RMSC(ClusterMixin, BaseEstimator):
     n_iter_ : int
     converged_ : bool
     beta_max_ : float
-        The smallest beta that would have emptied Z* at the first iteration.
+        The smallest beta for which Algorithm 1 keeps Z* = 0 from the start
+        (:func:`rmsc.solver.beta_max`; not part of ``fit_time_``). Useful
+        values of beta lie well below it.
     fit_time_ : float
         Seconds spent in Algorithm 1.
     spectral_time_ : float
@@ -214,6 +217,12 @@ class RMSC(ClusterMixin, BaseEstimator):
         n = views[0].shape[0]
         lam, beta, gamma = self._check_params(n)
         runner = get_runner(self.backend)
+        # The solver keeps about eight (factor rows x n) arrays: R, its transpose, and
+        # per view Q, T, R Z* and the weighted Q of the Z*-step (see rmsc.solver).
+        rows = sum(min(X.shape[1], n) for X in views)
+        check_dense_fits(rows, n, count=8,
+                         what=f"RMSC on {n} samples ({len(views)} views, {rows} factor rows)",
+                         alternative="use fewer features per view (e.g. PCA)")
         if self.normalize:
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
         factors = [solver.gram_factor(X) for X in views]
@@ -235,13 +244,12 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.objective_init_ = sol.objective_init
         self.n_iter_ = sol.n_iter
         self.converged_ = sol.converged
-        self.beta_max_ = sol.beta_max
+        self.beta_max_ = solver.beta_max(factors, lam, gamma, weighting=self.weighting,
+                                         block_size=self.block_size, runner=runner)
         if self.consensus_.nnz == 0:
             raise DegenerateSolutionError(
                 f"beta={beta:g} is so large that the consensus Z* is all zero, so there is "
-                "nothing to cluster (every labelling would be arbitrary). With these data and "
-                f"lam={lam:g}, any beta below {sol.beta_max:.3g} keeps coefficients; try beta "
-                f"between {sol.beta_max / 100:.3g} and {sol.beta_max / 5:.3g}."
+                f"nothing to cluster (every labelling would be arbitrary). {_beta_advice(lam, self.beta_max_)}"
             )
 
         t0 = time.perf_counter()
@@ -253,16 +261,15 @@ class RMSC(ClusterMixin, BaseEstimator):
             raise DegenerateSolutionError(
                 f"beta={beta:g} leaves {isolated} of {n} samples with no link to any other "
                 "sample in Z*, so spectral clustering cannot place them and the labels would "
-                f"be arbitrary. Lower beta: below {sol.beta_max:.3g} keeps coefficients; try "
-                f"{sol.beta_max / 100:.3g} to {sol.beta_max / 5:.3g}."
+                f"be arbitrary. {_beta_advice(lam, self.beta_max_)}"
             )
         n_pieces = connected_components(self.affinity_matrix_, directed=False)[0]
         if n_pieces > self.n_clusters:
             warnings.warn(
                 f"The consensus graph falls into {n_pieces} disconnected pieces, more than the "
                 f"{self.n_clusters} clusters asked for, so spectral clustering has to merge "
-                f"pieces arbitrarily. A smaller beta (now {beta:g}, beta_max_ = "
-                f"{sol.beta_max:.3g}) links more samples.",
+                f"pieces arbitrarily. A smaller beta (now {beta:g}) links more samples: "
+                f"{_beta_advice(lam, self.beta_max_)}",
                 UserWarning,
                 stacklevel=2,
             )
@@ -278,10 +285,19 @@ class RMSC(ClusterMixin, BaseEstimator):
             raise DegenerateSolutionError(
                 f"Spectral clustering found only {n_found} distinct cluster(s) of the "
                 f"{self.n_clusters} asked for: Z* links too few samples (density "
-                f"{self.consensus_.nnz / n / n:.2%}). Lower beta (below {sol.beta_max:.3g} "
-                "keeps coefficients) or raise lam."
+                f"{self.consensus_.nnz / n / n:.2%}). Lower beta or raise lam. "
+                f"{_beta_advice(lam, self.beta_max_)}"
             )
         return self
+
+
+def _beta_advice(lam, beta_max):
+    """Where useful betas lie, in words, from :func:`rmsc.solver.beta_max`."""
+    return (
+        f"With these data and lam={lam:g}, Z* stays empty for any beta >= {beta_max:.3g} "
+        f"(beta_max_); useful values lie well below: try beta between {beta_max / 100:.3g} "
+        f"and {beta_max / 5:.3g}."
+    )
 
 
 def _check_lambda(lam, factors, n):

@@ -18,6 +18,7 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from .backends import LocalBlocks
+from .memory import check_dense_fits
 
 
 def psi(p, gamma):
@@ -96,6 +97,9 @@ def gram_factor(X):
     n, d = X.shape
     if d <= n:
         return np.ascontiguousarray((X.toarray() if sp.issparse(X) else X).T, dtype=np.float64)
+    # The n x n Gram matrix, its eigenvectors and eigh's workspace.
+    check_dense_fits(n, n, count=3, what=f"The Gram matrix of a view with {d} features > "
+                                          f"{n} samples", alternative=None)
     G = X @ X.T
     G = G.toarray() if sp.issparse(G) else np.asarray(G)
     w, V = scipy.linalg.eigh(G)
@@ -570,8 +574,6 @@ class RMSCSolution:
         Objective at the initialisation (P = 1, Z* = 0, Z^v solved for Z* = 0).
     n_iter : int
     converged : bool
-    beta_max : float
-        At the first Z*-step, the smallest beta that gives Z* = 0.
     """
 
     Zstar: object
@@ -581,7 +583,6 @@ class RMSCSolution:
     objective_init: float
     n_iter: int
     converged: bool
-    beta_max: float
 
 
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=1e-5,
@@ -626,15 +627,11 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=1e-
     history = {k: [] for k in OBJECTIVE_TERMS}
     objective = []
     converged = False
-    beta_max = np.inf
     for it in range(1, max_iter + 1):
         # Z*-step (eq. update_z_*)
         Zref = Zstar
-        Zstar, RZ, bmax = zstar_step(views, reps, Zref, P, lam, beta, block_size,
-                                     with_beta_max=(it == 1), stack=stack, runner=runner,
-                                     shared=shared)
-        if it == 1:
-            beta_max = bmax
+        Zstar, RZ, _ = zstar_step(views, reps, Zref, P, lam, beta, block_size, stack=stack,
+                                  runner=runner, shared=shared)
         # P-step (eq. update_p), with the Z^v of the previous iteration
         delta = Zref - Zstar
         delta_sq = np.asarray(delta.multiply(delta).sum(axis=0)).ravel()
@@ -666,5 +663,46 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=1e-
         objective_init=float(f_init),
         n_iter=len(objective),
         converged=converged,
-        beta_max=float(beta_max),
     )
+
+
+def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None):
+    """The smallest beta for which Algorithm 1 keeps Z* = 0 from the start.
+
+    If the first Z*-step (P = 1) leaves Z* = 0, which happens for beta >= b0,
+    the P-step then weighs the initial losses (P1 = sigma(l) of the ridge
+    self-representations) and the Z^v-step returns the same Z^v, so the second
+    Z*-step is zero for beta >= b1 (computed with P1) and the iterates stay
+    there for good. For beta >= max(b0, b1) the consensus is therefore empty;
+    any smaller beta gives a nonzero Z* at the first or second iteration.
+    (P1 is usually much larger than 1, so b1 is the larger one.)
+
+    Parameters
+    ----------
+    factors : list of ndarray, each (r_v, n)
+    lam, gamma : float
+    weighting : {"sample", "view"}
+    block_size, runner : as for :func:`solve`
+
+    Returns
+    -------
+    float
+    """
+    views = [factorize_view(R, lam) for R in factors]
+    stack = stack_factors(views)
+    runner = LocalBlocks() if runner is None else runner
+    shared = runner.share(stack)
+    n = views[0].R.shape[1]
+    Zero = sp.csc_matrix((n, n))
+    reps = [zv_step(v, v.R.copy()) for v in views]
+    P0 = np.ones((len(views), n))
+    losses = np.empty_like(P0)
+    for v, (view, rep) in enumerate(zip(views, reps)):
+        recon, coupling = sample_losses(view, rep)
+        losses[v] = recon + lam * coupling
+    out = 0.0
+    for P in (P0, p_step(losses, gamma, weighting)):
+        _, _, b = zstar_step(views, reps, Zero, P, lam, np.inf, block_size, with_beta_max=True,
+                             stack=stack, runner=runner, shared=shared)
+        out = max(out, b)
+    return out

@@ -113,9 +113,15 @@ def test_bad_input_says_what_and_how(Xs, params, message):
 
 def test_beta_too_large_is_explained_with_a_range(subspaces):
     views, _ = subspaces
-    with pytest.raises(DegenerateSolutionError, match=r"all zero.*below ([0-9.e-]+).*try beta between") as err:
+    with pytest.raises(DegenerateSolutionError,
+                       match=r"all zero.*empty for any beta >= ([0-9.e-]+).*try beta between") as err:
         RMSC(3, beta=1e6).fit(views)
-    # The suggested range works.
+    bound = float(str(err.value).split("beta >= ")[1].split(" ")[0])
+    assert bound == pytest.approx(RMSC(3, random_state=0, max_iter=2).fit(views).beta_max_,
+                                  rel=1e-3)
+    # Just above the bound Z* is empty; the suggested range works.
+    with pytest.raises(DegenerateSolutionError, match="all zero"):
+        RMSC(3, beta=1.01 * bound).fit(views)
     hi = float(str(err.value).split("try beta between ")[1].split(" and ")[1].rstrip("."))
     RMSC(3, beta=hi, random_state=0).fit(views)
 
@@ -151,6 +157,17 @@ def test_digit_at_the_defaults():
 
 def test_fragmented_consensus_warns(subspaces):
     views, _ = subspaces
-    beta_max = RMSC(3, beta=1e-3, random_state=0, max_iter=1).fit(views).beta_max_
-    with pytest.warns(UserWarning, match="disconnected pieces"):
-        RMSC(3, beta=0.7 * beta_max, random_state=0, max_iter=1).fit(views)
+    beta_max = RMSC(3, beta=1e-3, random_state=0, max_iter=2).fit(views).beta_max_
+    with pytest.warns(UserWarning, match="disconnected pieces.*smaller beta"):
+        RMSC(3, beta=0.8 * beta_max, random_state=0).fit(views)
+
+
+def test_memory_guard_refuses_before_allocating(subspaces, monkeypatch):
+    views, _ = subspaces
+    monkeypatch.setenv("RMSC_MEMORY_BUDGET", "20K")  # 60 samples x 20 factor rows x 8 x 8 B = 75 KB
+    with pytest.raises(ValueError, match=r"RMSC on 60 samples.*only 20\.0 KB.*Subsample.*PCA"):
+        RMSC(3).fit(views)
+    wide = np.random.default_rng(0).standard_normal((60, 500))
+    monkeypatch.setenv("RMSC_MEMORY_BUDGET", "50K")  # 3 x 60 x 60 x 8 B = 84 KB
+    with pytest.raises(ValueError, match=r"Gram matrix of a view with 500 features > 60 samples"):
+        rmsc.solver.gram_factor(wide)

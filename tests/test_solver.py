@@ -222,3 +222,20 @@ def test_streamed_blocks_equal_one_in_memory_block_on_digit():
     assert abs(streamed.Zstar - whole.Zstar).max() < 1e-8
     assert np.abs(streamed.P - whole.P).max() < 1e-8 * whole.P.max()
     assert np.allclose(streamed.objective, whole.objective, rtol=1e-10, atol=0)
+
+
+@pytest.mark.parametrize("weighting", ["sample", "view"])
+def test_beta_max_is_where_the_consensus_stays_empty(weighting):
+    for seed in range(4):
+        rng = np.random.default_rng(300 + seed)
+        factors = _factors(random_views(rng, 25, (4, 9)))
+        lam, gamma = 0.5, 1e-3
+        b = solver.beta_max(factors, lam, gamma, weighting=weighting)
+        above = solver.solve(factors, lam, b * 1.001, gamma, weighting=weighting, max_iter=6,
+                             tol=0)
+        assert above.Zstar.nnz == 0
+        assert not np.any(above.terms["sparsity"])
+        # Just below, Z* is nonzero at the first or the second iteration.
+        below = solver.solve(factors, lam, b * 0.999, gamma, weighting=weighting, max_iter=2,
+                             tol=0)
+        assert np.any(below.terms["sparsity"] > 0)
