@@ -3,21 +3,31 @@
 Prints one table; every ratio is taken between timings of this same run (the
 machine is shared and noisy, so compare within a run, not across runs).
 
-    python benchmarks/bench_solver.py [--iters 15] [--skip-reference]
+    python benchmarks/bench_solver.py [--iters 15] [--repeat 3] [--skip-reference] [--busy 1]
 
 Rows:
-* floor — ITERS dense (n x d)(d x n) products with d = 649 (distinct operands);
-* RMSC / RMSC-WV — the fast block coordinate descent, ITERS iterations, tol = 0;
+* floor — ITERS dense (n x d)(d x n) products with d = 649 (distinct operands,
+  BLAS with all its threads);
+* RMSC / RMSC-WV — the fast block coordinate descent, ITERS iterations, tol = 0,
+  as ``rmsc.RMSC`` runs it: column blocks on one thread per core, each with a
+  single-threaded BLAS (``rmsc.backends.LocalBlocks``);
+* RMSC, blocks in sequence — the same solver with the blocks run one after
+  another and BLAS left multi-threaded (the obvious alternative; see
+  ``rmsc.backends`` for why it is not the default);
+* spectral step — NJW embedding + 20 k-means restarts on RMSC's affinity;
 * paper form — the literal O(m n^3) implementation of rmsc._reference, same
-  iterations (the reference the fast solver is checked against);
-* spectral step — NJW embedding + 20 k-means restarts on RMSC's affinity.
-Peak memory is the peak of traced (numpy) allocations during that row.
-Every fast row is timed ``--repeat`` times, interleaved with the floor, and
-the fastest run is reported (the machine is shared: the minimum is the least
-disturbed run); the paper form, at ~25 s a run, is timed once.
+  iterations (the reference the fast solver is checked against).
+
+Peak memory is the peak of traced (numpy) allocations during that row. Every
+fast row is timed ``--repeat`` times, interleaved with the floor, and the
+fastest run is reported (the machine is shared: the minimum is the least
+disturbed run); the paper form, at ~25 s a run, is timed once. ``--busy K``
+keeps K other processes spinning on the CPU during the whole run, to show how
+the solver behaves on a busy machine.
 """
 
 import argparse
+import multiprocessing
 import sys
 import time
 import tracemalloc
@@ -30,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rmsc import RMSC, datasets, evaluate_runs, get_method, solver  # noqa: E402
 from rmsc._reference import solve_paper_form  # noqa: E402
+from rmsc.backends import LocalBlocks  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
 from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noqa: E402
 
@@ -47,13 +58,22 @@ def measure(fn, repeat=1):
     return out, best, peak / 2**20
 
 
+def spin():
+    while True:
+        pass
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--iters", type=int, default=15)
     ap.add_argument("--repeat", type=int, default=3, help="runs per fast row (fastest reported)")
     ap.add_argument("--skip-reference", action="store_true", help="omit the slow paper-form row")
+    ap.add_argument("--busy", type=int, default=0, help="CPU-spinning processes during the run")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    spinners = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.busy)]
+    for p in spinners:
+        p.start()
 
     data = datasets.load_digit()
     views = [normalize_l2(X) for X in data.views]
@@ -63,30 +83,32 @@ def main():
     lam, beta, gamma = defaults["lam"], defaults["beta"], defaults["gamma"]
     beta_wv = get_method("RMSC-WV").beta
     it = args.iters
-    rows = []
 
     rng = np.random.default_rng(0)
     A, B = rng.standard_normal((d, n)), rng.standard_normal((d, n))
     floor = lambda: [(A.T @ B)[0, 0] for _ in range(it)]  # noqa: E731
-    fits = {
-        name: (lambda w=weighting, b=b: solver.solve(factors, lam, b, gamma, weighting=w,
-                                                     max_iter=it, tol=0))
-        for name, weighting, b in (("RMSC", "sample", beta), ("RMSC-WV", "view", beta_wv))
+    fits = {  # name: (beta, weighting, runner factory)
+        "RMSC fast solver": (beta, "sample", LocalBlocks),
+        "RMSC-WV fast solver": (beta_wv, "view", LocalBlocks),
+        "RMSC, blocks in sequence + multi-threaded BLAS": (
+            beta, "sample", lambda: LocalBlocks(n_threads=1, blas_threads=None)),
     }
     t_floor, m_floor = np.inf, 0
     timed = {name: (None, np.inf, 0) for name in fits}
     for _ in range(args.repeat):  # interleaved, so that a disturbance hits every row alike
         _, t, mem = measure(floor)
         t_floor, m_floor = min(t_floor, t), max(m_floor, mem)
-        for name, fit in fits.items():
-            sol, t, mem = measure(fit)
+        for name, (b, weighting, runner) in fits.items():
+            sol, t, mem = measure(lambda: solver.solve(factors, lam, b, gamma, weighting=weighting,
+                                                       max_iter=it, tol=0, runner=runner()))
             timed[name] = (sol, min(timed[name][1], t), max(timed[name][2], mem))
-    rows.append((f"floor: {it} (n x {d})({d} x n) products", t_floor, m_floor, ""))
-    for name, b in (("RMSC", beta), ("RMSC-WV", beta_wv)):
+
+    rows = [(f"floor: {it} (n x {d})({d} x n) products", t_floor, m_floor, "")]
+    for name, (b, _, _) in fits.items():
         sol, t, mem = timed[name]
-        rows.append((f"{name} fast solver, {it} iterations (beta={b:g})", t, mem,
+        rows.append((f"{name}, {it} iterations (beta={b:g})", t, mem,
                      f"{t / t_floor:.2f}x floor; Z* density {sol.Zstar.nnz / n / n:.2%}"))
-    fast_sol, t_fast = timed["RMSC"][:2]
+    fast_sol, t_fast = timed["RMSC fast solver"][:2]
 
     S = affinity_from_coefficients(fast_sol.Zstar)
     (runs, _), t_spec, m_spec = measure(lambda: spectral_clustering(S, 10, random_state=0),
@@ -100,9 +122,11 @@ def main():
         err = np.abs(ref["Zstar"] - fast_sol.Zstar.toarray()).max()
         rows.append((f"paper form (reference), {it} iterations", t_ref, m_ref,
                      f"fast is {t_ref / t_fast:.1f}x faster; max |Z* diff| {err:.1e}"))
+    for p in spinners:
+        p.terminate()
 
     print(f"Digit: n={n}, views={len(views)}, d={d}, lam={lam:g}, beta={beta:g}, gamma={gamma:g}; "
-          f"fastest of {args.repeat} runs per fast row")
+          f"fastest of {args.repeat} runs per fast row; {args.busy} busy process(es) alongside")
     print()
     print("| step | seconds | peak MB | note |")
     print("|---|---:|---:|---|")

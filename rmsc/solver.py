@@ -379,8 +379,9 @@ def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=F
     return Zstar, np.split(RZ, stack.splits, axis=0), beta_max
 
 
-#: Above this fraction of nonzeros in a column block, R @ block uses dense BLAS.
-_DENSE_PRODUCT_DENSITY = 0.02
+#: Above this fraction of nonzeros in a column block, R @ block uses dense BLAS
+#: (on Digit, with blocks on threads, the sparse product wins up to ~10 %).
+_DENSE_PRODUCT_DENSITY = 0.1
 
 
 @dataclass
@@ -613,9 +614,16 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=1e-
     -------
     RMSCSolution
     """
+    runner = LocalBlocks() if runner is None else runner
+    with runner:
+        return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,
+                           block_size, runner)
+
+
+def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, block_size,
+                runner):
     views = [factorize_view(R, lam) for R in factors]
     stack = stack_factors(views)
-    runner = LocalBlocks() if runner is None else runner
     shared = runner.share(stack)
     n = views[0].R.shape[1]
     m = len(views)
@@ -688,21 +696,22 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
     -------
     float
     """
-    views = [factorize_view(R, lam) for R in factors]
-    stack = stack_factors(views)
     runner = LocalBlocks() if runner is None else runner
-    shared = runner.share(stack)
-    n = views[0].R.shape[1]
-    Zero = sp.csc_matrix((n, n))
-    reps = [zv_step(v, v.R.copy()) for v in views]
-    P0 = np.ones((len(views), n))
-    losses = np.empty_like(P0)
-    for v, (view, rep) in enumerate(zip(views, reps)):
-        recon, coupling = sample_losses(view, rep)
-        losses[v] = recon + lam * coupling
-    out = 0.0
-    for P in (P0, p_step(losses, gamma, weighting)):
-        _, _, b = zstar_step(views, reps, Zero, P, lam, np.inf, block_size, with_beta_max=True,
-                             stack=stack, runner=runner, shared=shared)
-        out = max(out, b)
-    return out
+    with runner:
+        views = [factorize_view(R, lam) for R in factors]
+        stack = stack_factors(views)
+        shared = runner.share(stack)
+        n = views[0].R.shape[1]
+        Zero = sp.csc_matrix((n, n))
+        reps = [zv_step(v, v.R.copy()) for v in views]
+        P0 = np.ones((len(views), n))
+        losses = np.empty_like(P0)
+        for v, (view, rep) in enumerate(zip(views, reps)):
+            recon, coupling = sample_losses(view, rep)
+            losses[v] = recon + lam * coupling
+        out = 0.0
+        for P in (P0, p_step(losses, gamma, weighting)):
+            _, _, b = zstar_step(views, reps, Zero, P, lam, np.inf, block_size,
+                                 with_beta_max=True, stack=stack, runner=runner, shared=shared)
+            out = max(out, b)
+        return out
