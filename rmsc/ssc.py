@@ -34,6 +34,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
 from . import solver
+from .backends import LocalBlocks
 from ._validation import check_n_clusters, check_nonnegative, check_positive_int, check_views
 from .preprocessing import normalize_l2
 from .spectral import (
@@ -121,6 +122,11 @@ def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check
         ``n_iter``, ``converged``, ``rho``, ``objective`` (||X - XC||^2 +
         beta ||C||_1 per iteration), ``primal``, ``dual`` (residuals where checked).
     """
+    with LocalBlocks() as runner:
+        return _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner)
+
+
+def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner):
     n = R.shape[1]
     rho = float(rho)
     view = solver.factorize_view(R, rho)
@@ -137,7 +143,8 @@ def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check
         # C-step: Z + U = C_prev - diag(D) + R^T Q, soft-thresholded off the diagonal.
         C_prev = C
         C, RC, _ = solver.soft_threshold_columns(
-            R, rep.Q, C_prev, np.full(n, beta / (2.0 * rho)), block_size=block_size)
+            R, rep.Q, C_prev, np.full(n, beta / (2.0 * rho)), block_size=block_size, RT=RT,
+            runner=runner)
         # U-step: U_new = U + Z - C = (C_prev - C - diag(D)) + R^T Q.
         S_new = (C_prev - C - sp.diags(rep.D)).tocsc()
         resid = R - RC
