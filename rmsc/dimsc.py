@@ -55,6 +55,7 @@ import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
+from .backends import one_thread_per_call
 from . import solver
 from .memory import check_dense_fits
 from ._validation import check_nonnegative, check_positive_int
@@ -299,6 +300,7 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
         self.outer_iter = outer_iter
         self.outer_tol = outer_tol
 
+    @one_thread_per_call
     def fit(self, Xs, y=None):
         views, beta = self._prepare(Xs)
         lam = check_nonnegative("lam", self.lam)

@@ -23,6 +23,7 @@ import scipy.sparse.linalg
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
+from .backends import one_thread_per_call
 from ._validation import check_n_clusters, check_nonnegative, check_positive_int, check_views
 from .memory import check_dense_fits
 from .graphs import N_NEIGHBORS, knn_affinity, normalize_rows, normalized_affinity
@@ -228,6 +229,7 @@ class SCBSV(_GraphMethod):
                          normalize=normalize, n_init=n_init, random_state=random_state)
         self.view = view
 
+    @one_thread_per_call
     def fit(self, Xs, y=None):
         graphs = self._graphs(Xs)
         if self.view is not None and not (
@@ -329,6 +331,7 @@ class MSC(_GraphMethod):
         self.max_iter = max_iter
         self.tol = tol
 
+    @one_thread_per_call
     def fit(self, Xs, y=None):
         r = check_nonnegative("r", self.r)
         if r <= 1:
@@ -436,6 +439,7 @@ class CoRegPairwise(_CoRegParams):
     labels_, label_runs_
 """)
 
+    @one_thread_per_call
     def fit(self, Xs, y=None):
         Ns, lam = self._check(Xs)
         rng = check_random_state(self.random_state)
@@ -498,6 +502,7 @@ class CoRegCentroid(_CoRegParams):
     labels_, label_runs_
 """)
 
+    @one_thread_per_call
     def fit(self, Xs, y=None):
         Ns, lam = self._check(Xs)
         if not np.any(lam > 0):
@@ -641,6 +646,7 @@ class CoTraining(_GraphMethod):
         self.n_projection = n_projection
         self.tol = tol
 
+    @one_thread_per_call
     def fit(self, Xs, y=None):
         graphs = self._graphs(Xs, min_views=2)
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) \

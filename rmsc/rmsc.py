@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
 from . import solver
-from .backends import BACKENDS, get_runner
+from .backends import BACKENDS, get_runner, one_thread_per_call
 from .memory import check_dense_fits
 from ._validation import (
     check_n_clusters,
@@ -200,6 +200,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             check_positive_int("top_k", self.top_k)
         return lam, beta, gamma
 
+    @one_thread_per_call
     def fit(self, Xs, y=None):
         """Fit RMSC to multi-view data.
 

@@ -34,7 +34,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
 from . import solver
-from .backends import LocalBlocks
+from .backends import LocalBlocks, one_thread_per_call
 from ._validation import check_n_clusters, check_nonnegative, check_positive_int, check_views
 from .preprocessing import normalize_l2
 from .spectral import (
@@ -282,6 +282,7 @@ class SSC(_SSCParams, ClusterMixin, BaseEstimator):
 """
     )
 
+    @one_thread_per_call
     def fit(self, Xs, y=None):
         if isinstance(Xs, np.ndarray) or sp.issparse(Xs):
             Xs = [Xs]
@@ -338,6 +339,7 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
                          random_state=random_state)
         self.view = view
 
+    @one_thread_per_call
     def fit(self, Xs, y=None):
         views, beta = self._prepare(Xs)
         if self.view is not None and not (0 <= int(self.view) < len(views)):
@@ -382,6 +384,7 @@ class SSCAVG(_SSCParams, ClusterMixin, BaseEstimator):
 """
     )
 
+    @one_thread_per_call
     def fit(self, Xs, y=None):
         views, beta = self._prepare(Xs)
         fits = [self._ssc_view(X, beta, v) for v, X in enumerate(views)]
