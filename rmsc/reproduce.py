@@ -96,8 +96,9 @@ def settings(method):
     return out or [{}]
 
 
-def _key(dataset, method, params):
-    return f"{dataset}|{method}|{json.dumps(params, sort_keys=True)}"
+def _key(dataset, method, params, seed=0):
+    key = f"{dataset}|{method}|{json.dumps(params, sort_keys=True)}"
+    return key if seed == 0 else f"{key}|seed={seed}"
 
 
 @dataclass
@@ -114,9 +115,25 @@ class Record:
     fit_time: float | None = None
     error: str | None = None
     note: str | None = None
+    ari_mean: float | None = None
+    ari_std: float | None = None
+    purity_mean: float | None = None
+    purity_std: float | None = None
+    seed: int = 0
+    #: Best-single-view methods: the view scored above (chosen with the labels).
+    view: int | None = None
+    #: Best-single-view methods: the same scores for the view chosen *without*
+    #: labels (largest eigengap): acc_mean, acc_std, nmi_mean, nmi_std, view.
+    nolabel: dict | None = None
+    #: The method's objective at the start and after every iteration, when it has one.
+    objective: list | None = None
 
     def as_dict(self):
         return dict(self.__dict__)
+
+    @property
+    def key(self):
+        return _key(self.dataset, self.method, self.params, self.seed)
 
 
 class Cache:
@@ -134,13 +151,13 @@ class Cache:
                 ) from None
             for item in raw:
                 rec = Record(**item)
-                self.records[_key(rec.dataset, rec.method, rec.params)] = rec
+                self.records[rec.key] = rec
 
-    def get(self, dataset, method, params):
-        return self.records.get(_key(dataset, method, params))
+    def get(self, dataset, method, params, seed=0):
+        return self.records.get(_key(dataset, method, params, seed))
 
     def put(self, rec):
-        self.records[_key(rec.dataset, rec.method, rec.params)] = rec
+        self.records[rec.key] = rec
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(".tmp")
@@ -151,30 +168,99 @@ class Cache:
 def run_one(method, params, views, labels, *, random_state=0):
     """Fit ``method`` with ``params`` and score it with the paper's protocol.
 
+    This is the one protocol helper: the reproduction's search and every
+    function of :mod:`rmsc.experiments` score methods through it. The
+    estimator gets raw views and does the paper's unit-L2 scaling itself
+    (``normalize=True`` is every method's default); its spectral step runs
+    k-means 20 times; the scores are mean ± std over those runs
+    (:func:`rmsc.metrics.evaluate_runs`).
+
+    Parameters
+    ----------
+    method : str
+        A name of :func:`rmsc.available_methods`.
+    params : dict
+        Estimator parameters (``n_clusters`` and ``random_state`` are set here).
+    views : list of (n_samples, n_features_v) arrays or sparse matrices
+    labels : ndarray of shape (n_samples,)
+    random_state : int
+
     Returns
     -------
     scores : dict
-        acc_mean, acc_std, nmi_mean, nmi_std (fractions, not %), fit_time (s).
+        ``acc_mean, acc_std, nmi_mean, nmi_std, ari_mean, ari_std, purity_mean,
+        purity_std`` (fractions, not %), ``fit_time`` (s), ``note``, ``view``,
+        ``nolabel`` and ``objective`` (see :class:`Record`).
     model : the fitted estimator
+
+    Raises
+    ------
+    ValueError
+        Unknown method or parameter, or a setting the method cannot fit
+        (e.g. a beta that empties the representation).
     """
+    labels = np.asarray(labels)
     n_clusters = int(np.unique(labels).size)
-    est = get_method(method, n_clusters=n_clusters, random_state=random_state, **params)
+    est = get_method(method)
+    unknown = sorted(set(params) - set(est.get_params()))
+    if unknown:
+        raise ValueError(f"{method} does not take the parameter(s) {', '.join(unknown)}; "
+                         f"it takes {', '.join(sorted(est.get_params()))}.")
+    est.set_params(**{**params, "n_clusters": n_clusters, "random_state": random_state})
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(list(views))
     fit_time = time.perf_counter() - t0
-    note = None
+    note = view = nolabel = None
     if hasattr(est, "view_label_runs_"):
         # The paper's "best single view" (SC-BSV, SSC-BSV): the view of highest mean
-        # ACC, chosen with the labels, as the paper reports it.
-        v, per_view = best_view(labels, est.view_label_runs_)
-        s = per_view[v]
-        note = f"best view {v} (chosen with labels)"
+        # ACC, chosen with the labels, as the paper reports it; the estimator's own
+        # choice without labels (largest eigengap) is kept beside it.
+        view, per_view = best_view(labels, est.view_label_runs_)
+        s = per_view[view]
+        u = per_view[est.view_]
+        nolabel = {"acc_mean": u["acc_mean"], "acc_std": u["acc_std"],
+                   "nmi_mean": u["nmi_mean"], "nmi_std": u["nmi_std"], "view": int(est.view_)}
+        note = f"best view {view} (chosen with labels); without labels view {est.view_}"
     else:
         s = evaluate_runs(labels, est.label_runs_)
-    return {"acc_mean": s["acc_mean"], "acc_std": s["acc_std"], "nmi_mean": s["nmi_mean"],
-            "nmi_std": s["nmi_std"], "fit_time": fit_time, "note": note}, est
+    objective = None
+    if getattr(est, "objective_", None) is not None:
+        objective = [float(x) for x in np.ravel(est.objective_)]
+        if getattr(est, "objective_init_", None) is not None:
+            objective = [float(est.objective_init_)] + objective
+    scores = {k: float(s[k]) for k in ("acc_mean", "acc_std", "nmi_mean", "nmi_std",
+                                       "ari_mean", "ari_std", "purity_mean", "purity_std")}
+    scores.update(fit_time=fit_time, note=note, view=view, nolabel=nolabel, objective=objective)
+    return scores, est
+
+
+#: Exceptions that mean "this method/setting could not produce a clustering" (recorded
+#: as the setting's result); anything else is a bug and propagates.
+FIT_FAILURES = (ValueError, ArithmeticError, RuntimeError, MemoryError)
+
+
+def evaluate_setting(dataset_name, method, params, views, labels, *, cache=None,
+                     random_state=0):
+    """:func:`run_one` as a :class:`Record`, looked up in / stored to ``cache``.
+
+    A setting the method cannot fit (see :data:`FIT_FAILURES`) gives a record
+    whose ``error`` holds the explanation and whose scores are None.
+    """
+    rec = cache.get(dataset_name, method, params, random_state) if cache is not None else None
+    if rec is not None:
+        return rec
+    rec = Record(dataset=dataset_name, method=method, params=dict(params), seed=random_state)
+    try:
+        scores, _ = run_one(method, params, views, labels, random_state=random_state)
+        for k, v in scores.items():
+            setattr(rec, k, v)
+    except FIT_FAILURES as exc:  # degenerate settings are part of the answer
+        rec.error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)
+    if cache is not None:
+        cache.put(rec)
+    return rec
 
 
 def search(dataset_name, views, labels, methods, cache, *, progress=None, random_state=0):
@@ -196,19 +282,10 @@ def search(dataset_name, views, labels, methods, cache, *, progress=None, random
     jobs = [(m, p) for m in methods for p in settings(m)]
     out = []
     for i, (method, params) in enumerate(jobs):
-        rec = cache.get(dataset_name, method, params)
-        if rec is None:
-            if progress:
-                progress(i, len(jobs), f"{dataset_name} {method} {_fmt_params(params)}")
-            rec = Record(dataset=dataset_name, method=method, params=params)
-            try:
-                scores, _ = run_one(method, params, views, labels, random_state=random_state)
-                for k, v in scores.items():
-                    setattr(rec, k, v if k == "note" else float(v))
-            except ValueError as exc:  # degenerate settings are part of the search's answer
-                rec.error = str(exc).split(". ")[0]
-            cache.put(rec)
-        out.append(rec)
+        if progress and cache.get(dataset_name, method, params, random_state) is None:
+            progress(i, len(jobs), f"{dataset_name} {method} {_fmt_params(params)}")
+        out.append(evaluate_setting(dataset_name, method, params, views, labels, cache=cache,
+                                    random_state=random_state))
     if progress:
         progress(len(jobs), len(jobs), f"{dataset_name} done")
     return out
@@ -269,6 +346,14 @@ def table1(chosen_by_dataset, methods):
     return "\n".join(lines)
 
 
+def short_error(message):
+    """The first sentence of an error message, safe inside a Markdown table cell."""
+    if not message:
+        return ""
+    first = str(message).split(". ")[0].strip().rstrip(".")
+    return first.replace("|", "/").replace("\n", " ")
+
+
 def search_table(records):
     """Every setting tried, per method: a Markdown table (ACC/NMI mean ± std, fit time)."""
     lines = ["| dataset | method | parameters | ACC % | NMI % | fit s | note |",
@@ -276,7 +361,7 @@ def search_table(records):
     for rec in records:
         if rec.acc_mean is None:
             lines.append(f"| {rec.dataset} | {rec.method} | {_fmt_params(rec.params)} | "
-                         f"failed: {rec.error} | | | |")
+                         f"failed: {short_error(rec.error)} | | | |")
         else:
             lines.append(f"| {rec.dataset} | {rec.method} | {_fmt_params(rec.params)} | "
                          f"{_pm(rec.acc_mean, rec.acc_std)} | {_pm(rec.nmi_mean, rec.nmi_std)} | "

@@ -99,5 +99,5 @@ def test_best_single_view_methods_are_scored_like_the_paper(subspaces):
     views = [views[0], np.random.default_rng(0).standard_normal(views[1].shape)]  # view 1 is noise
     scores, est = reproduce.run_one("SSC-BSV", {"beta": 0.01}, views, y)
     v, per_view = best_view(y, est.view_label_runs_)
-    assert v == 0 and scores["note"] == "best view 0 (chosen with labels)"
+    assert v == 0 and scores["note"] == "best view 0 (chosen with labels); without labels view 0"
     assert scores["acc_mean"] == per_view[0]["acc_mean"] >= 0.9
