@@ -38,12 +38,17 @@ ss = st.session_state
 
 
 def bundled_names():
-    return list(datasets.bundled_names())
+    if hasattr(datasets, "bundled_names"):
+        return list(datasets.bundled_names())
+    return [DEFAULT_DATASET]  # TEMPORARY until the data layer lands
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def load_bundled(name):
-    data = datasets.load_bundled(name)
+    if hasattr(datasets, "load_bundled"):
+        data = datasets.load_bundled(name)
+    else:  # TEMPORARY until the data layer lands
+        data = datasets.load_digit()
     data.fingerprint  # computed once, shared by every session
     return data
 
@@ -59,17 +64,34 @@ def result_cache():
     return dash.ResultCache(max_entries=24, max_bytes=1 << 30)
 
 
+@st.cache_resource(show_spinner=False)
+def job_registry():
+    """Unfinished background jobs of every session, so equal requests share one run."""
+    return dash.JobRegistry()
+
+
 def init_session():
-    """First run of a session: defaults, then whatever the URL asks for."""
-    if "params" in ss:
+    """First run of a session: defaults, then whatever the URL asks for.
+
+    Only missing keys are filled, so a test may seed the session (e.g. a small
+    dataset in ``clean`` and ``data``) before the first run.
+    """
+    if ss.get("_initialised"):
         return
-    ss.slots = {name: dash.JobSlot() for name in ("fit", "compare", "sensitivity", "views")}
-    ss.autorun = True
-    ss.messages = []
+    ss._initialised = True
+    ss.setdefault("slots", {name: dash.JobSlot(job_registry())
+                            for name in ("fit", "compare", "sensitivity", "views")})
+    ss.setdefault("autorun", True)
+    ss.setdefault("messages", [])
     query = st.query_params.to_dict()
-    params, problems = dash.Params.from_query(query)
-    ss.params = params
-    ss.messages.extend(problems)
+    if "params" not in ss:
+        params, problems = dash.Params.from_query(query)
+        ss.params = params
+        ss.messages.extend(problems)
+    if "clean" in ss:
+        ss.setdefault("data", ss.clean)
+        ss.setdefault("outliers", None)
+        return
     name = query.get("data", DEFAULT_DATASET)
     if name not in bundled_names():
         ss.messages.append(
@@ -165,7 +187,7 @@ def ensure_fit(force=False):
     if not force:
         if key in cache or not ss.autorun:
             return s.latest if s.latest_key == key else None
-        if s.latest_key == key:
+        if s.latest_key == key and s.latest.state != dash.CANCELLED:
             return s.latest
     return s.submit(key, _fit_task(data(), ss.params, cache), label="fit", force=True)
 
@@ -211,14 +233,24 @@ def require_result(what="This page"):
         st.error(f"The fit with the current parameters failed: {msg}")
         return None
     if job is not None and job.active:
-        snap = job.snapshot()
-        st.info(f"{what} fills in when RMSC finishes — running: {snap.message or 'starting'} "
-                f"({snap.elapsed:.0f} s).")
-        st.progress(snap.fraction)
+        _fit_wait(what)
         return None
     st.info(f"{what} shows a fitted model. Run RMSC on the **Solve** page "
             "(or switch on 'run automatically' there).")
     return None
+
+
+def _fit_wait_body(what):
+    _, job = fit_outcome()
+    if job is None or not job.active:
+        st.rerun()  # finished: draw the page with the result
+    snap = job.snapshot()
+    st.info(f"{what} fills in when RMSC finishes (it runs in the background; the *Solve* page "
+            "shows its live objective curve).")
+    st.progress(snap.fraction, text=f"{snap.message or 'starting'} — {snap.elapsed:.0f} s")
+
+
+_fit_wait = st.fragment(run_every=POLL_SECONDS)(_fit_wait_body)
 
 
 # ---------------------------------------------------------------------------
@@ -257,7 +289,8 @@ def _fit_status_body():
     if isinstance(out, dash.FitResult):
         acc = ("" if out.scores is None
                else f", ACC {100 * out.scores['acc_mean']:.2f}%")
-        st.success(f"Fitted: {out.n_iter} iterations, {out.fit_time:.1f} s{acc}")
+        st.success(f"Fitted: {out.n_iter} iterations, "
+                   f"{out.fit_time + out.spectral_time:.1f} s{acc}")
     elif isinstance(out, dash.FitFailure):
         st.error("Fit failed (see Solve).")
     elif failed_job_message(job):
@@ -320,3 +353,61 @@ def embedding_2d(key, _embedding):
 
 def rmsc_version():
     return rmsc.__version__
+
+
+# ---------------------------------------------------------------------------
+# Experiments on demand (Compare, Sensitivity): background job + cached result
+# ---------------------------------------------------------------------------
+
+
+def experiment_state(slot_name, key):
+    """(result or None, job or None) of the experiment ``key`` in ``slot_name``."""
+    s = slot(slot_name)
+    job = s.latest if s.latest_key == key else None
+    return result_cache().get(key), job
+
+
+def start_experiment(slot_name, key, run, label):
+    """Run ``run(job)`` in the background and cache its result under ``key``."""
+    cache = result_cache()
+
+    def task(job):
+        return cache.put(key, run(job))
+
+    return slot(slot_name).submit(key, task, label=label, force=True)
+
+
+def _experiment_progress_body(slot_name):
+    job = slot(slot_name).latest
+    if job is None or not job.active:
+        st.rerun()
+    snap = job.snapshot()
+    text = f"{snap.message or 'starting'} — {snap.done} of {snap.total or '?'} fits, " \
+           f"{snap.elapsed:.0f} s"
+    st.progress(snap.fraction, text=text)
+    st.button("Cancel", on_click=slot(slot_name).cancel, key=f"cancel_{slot_name}")
+
+
+_experiment_progress = st.fragment(run_every=POLL_SECONDS)(_experiment_progress_body)
+
+
+def experiment_panel(slot_name, key):
+    """Progress while the experiment runs; its error if it failed. Returns its result or None."""
+    result, job = experiment_state(slot_name, key)
+    if result is not None:
+        return result
+    if job is not None and job.active:
+        _experiment_progress(slot_name)
+    elif job is not None and job.state == dash.FAILED:
+        st.error(job.error)
+    elif job is not None and job.state == dash.CANCELLED:
+        st.info("Cancelled.")
+    return None
+
+
+def last_fit_seconds():
+    """Duration of the current fit (for time estimates), or None."""
+    out, _ = fit_outcome()
+    if isinstance(out, dash.FitResult):
+        return out.fit_time + out.spectral_time
+    return None

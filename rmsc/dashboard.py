@@ -310,14 +310,14 @@ class OutlierSpec:
 
     def inject(self, dataset):
         """Apply to a (clean) dataset with :func:`rmsc.outliers.inject`."""
-        from . import outliers
-
         unknown = [v for v in self.views if v not in dataset.view_names]
         if unknown:
             raise ValueError(
                 f"View(s) {', '.join(unknown)} not in {dataset.name} "
                 f"(views: {', '.join(dataset.view_names)})."
             )
+        from . import outliers
+
         return outliers.inject(dataset, list(self.views), self.fraction, kind=self.kind,
                                severity=self.severity, same_samples=self.same_samples,
                                random_state=self.seed)
@@ -417,12 +417,13 @@ class Job:
         self._t1 = None
         self._thread = None
         self._on_finish = []
+        self._watchers = 0
 
     # -- control (page side) -----------------------------------------------------------
 
     def start(self):
         with self._lock:
-            if self._thread is not None:
+            if self._thread is not None or self._state != PENDING:
                 return self
             self._t0 = time.perf_counter()
             self._thread = threading.Thread(target=self._run, name=f"rmsc-job-{self.label}",
@@ -442,14 +443,43 @@ class Job:
         self._thread.start()
         return self
 
+    def acquire(self):
+        """One more watcher (a session's slot) of this job."""
+        with self._lock:
+            self._watchers += 1
+
+    def release(self):
+        """One watcher fewer; with none left an unfinished job is cancelled."""
+        with self._lock:
+            self._watchers -= 1
+            orphaned = self._watchers <= 0 and self._state in ACTIVE_STATES
+        if orphaned:
+            self.cancel()
+
+    @property
+    def watchers(self):
+        return self._watchers
+
     def request_stop(self):
         """Ask the task to finish early and keep its partial result."""
         self._stop.set()
 
     def cancel(self):
-        """Ask the task to abandon its work (its result is discarded)."""
+        """Ask the task to abandon its work (its result is discarded).
+
+        A job that was never started is finished at once, as cancelled.
+        """
         self._cancel.set()
         self._stop.set()
+        with self._lock:
+            if self._thread is not None or self._state != PENDING:
+                return
+            self._state = CANCELLED
+            self._t0 = self._t1 = time.perf_counter()
+            self._finished.set()
+            callbacks = list(self._on_finish)
+        for cb in callbacks:
+            cb(self)
 
     def wait(self, timeout=None):
         """Block until the job has finished; True if it has."""
@@ -541,15 +571,54 @@ class Job:
             cb(self)
 
 
-class JobSlot:
-    """Runs one job at a time; a new request cancels the running one and waits its turn.
+class JobRegistry:
+    """The unfinished jobs of every session by key, so that equal requests share one run.
 
-    Only the newest request is queued: requests superseded while waiting are
-    dropped, so moving a slider quickly never builds up a backlog.
+    A browser tab that opens while a fit is under way (or a second user asking
+    for the same thing) watches the running job instead of starting another.
     """
 
     def __init__(self):
         self._lock = threading.Lock()
+        self._jobs = {}
+
+    def find(self, key):
+        """The unfinished, not cancelled job for ``key``, or None."""
+        with self._lock:
+            job = self._jobs.get(key)
+        if job is not None and job.active and not job.cancelled:
+            return job
+        return None
+
+    def add(self, job):
+        with self._lock:
+            self._jobs[job.key] = job
+        job.add_done_callback(self._remove)
+
+    def _remove(self, job):
+        with self._lock:
+            if self._jobs.get(job.key) is job:
+                del self._jobs[job.key]
+
+    def __len__(self):
+        with self._lock:
+            return len(self._jobs)
+
+
+class JobSlot:
+    """One kind of background work of one session (e.g. "the fit"): its newest job.
+
+    A new request supersedes the running job: the slot releases it (it is
+    cancelled unless another session still watches it) and, while it winds
+    down, queues the new job; only the newest request is queued, so moving a
+    slider quickly never builds up a backlog. With a :class:`JobRegistry`,
+    a request for a key some session is already running joins that run.
+    """
+
+    def __init__(self, registry=None):
+        # Re-entrant: releasing a job may finish it at once and call back into the slot.
+        self._lock = threading.RLock()
+        self.registry = registry
         self.current = None
         self.queued = None
 
@@ -575,38 +644,52 @@ class JobSlot:
                 return queued
             if cur is not None and cur.key == key and cur.active and not cur.cancelled:
                 if queued is not None:
-                    queued.cancel()
+                    queued.release()
                     self.queued = None
                 return cur
-            if (cur is not None and cur.key == key and not force and not cur.active
-                    and queued is None):
+            if (not force and queued is None and cur is not None and cur.key == key
+                    and not cur.active and cur.state != CANCELLED):
                 return cur
-            job = Job(key, task, label=label)
+            job = self.registry.find(key) if self.registry is not None else None
+            adopted = job is not None
+            if not adopted:
+                job = Job(key, task, label=label)
+                if self.registry is not None:
+                    self.registry.add(job)
+            job.acquire()
             job.add_done_callback(self._finished)
+            if queued is not None:
+                queued.release()
+                self.queued = None
+            wait = False
             if cur is not None and cur.active:
-                cur.cancel()
-                if queued is not None:
-                    queued.cancel()
+                cur.release()
+                # Wait for a run we just cancelled to wind down (one fit at a time);
+                # a run other sessions still watch keeps going, so do not wait for it.
+                wait = cur.cancelled and not adopted
+            if wait:
                 self.queued = job
                 return job
             self.current = job
-        job.start()
+        if not adopted:
+            job.start()
         return job
 
     def stop(self):
         """Finish the running job early (keeping its partial result); drop the queue."""
         with self._lock:
             if self.queued is not None:
-                self.queued.cancel()
+                self.queued.release()
                 self.queued = None
             if self.current is not None:
                 self.current.request_stop()
 
     def cancel(self):
+        """Stop watching the running and queued jobs (cancelled unless others watch them)."""
         with self._lock:
             for job in (self.current, self.queued):
                 if job is not None:
-                    job.cancel()
+                    job.release()
             self.queued = None
 
     def _finished(self, job):
@@ -724,6 +807,11 @@ class FitResult:
     diagnostics: tuple
 
     @property
+    def weights_(self):
+        """P under the estimator's attribute name, so ``rmsc.outliers.scores(result)`` works."""
+        return self.weights
+
+    @property
     def density(self):
         """Fraction of nonzero entries of Z*."""
         n = self.consensus.shape[0]
@@ -807,37 +895,42 @@ def fit_rmsc(dataset, params, job=None):
 
 
 def diagnose(result):
-    """Plain-words warnings about a fit that ran but may not mean much."""
+    """Plain-words remarks about a fit that ran: ``(level, message)`` pairs.
+
+    ``level`` is "warning" when the clustering may not mean much (isolated
+    samples, more graph pieces than clusters, nearly one cluster) and "info"
+    for facts worth knowing (stopped early, not converged).
+    """
     out = []
     n = result.affinity.shape[0]
     isolated = int(np.count_nonzero(result.affinity.getnnz(axis=1) == 0))
     if isolated:
-        out.append(
+        out.append(("warning",
             f"{isolated} sample(s) have no link to any other sample in Z*, so their cluster "
             "is arbitrary. A smaller β keeps more coefficients."
-        )
+        ))
     pieces = connected_components(result.affinity, directed=False)[0]
     if pieces > result.n_clusters:
-        out.append(
+        out.append(("warning",
             f"The consensus graph falls into {pieces} disconnected pieces, more than the "
             f"{result.n_clusters} clusters asked for, so spectral clustering merges pieces "
             f"arbitrarily. A smaller β (now {result.params.beta:g}; Z* empties at "
             f"β ≈ {result.beta_max:.3g}) links more samples."
-        )
+        ))
     sizes = np.bincount(result.labels, minlength=result.n_clusters)
     if sizes.max() > 0.9 * n and result.n_clusters > 1:
-        out.append(
+        out.append(("warning",
             f"One cluster holds {sizes.max()} of {n} samples: the result is close to "
             "a single cluster. Try a smaller β or a larger λ."
-        )
+        ))
     if result.stopped_early:
-        out.append(f"The run was stopped after {result.n_iter} iteration(s); the clustering "
-                   "uses Z* as it was then.")
+        out.append(("info", f"The run was stopped after {result.n_iter} iteration(s); the "
+                             "clustering uses Z* as it was then."))
     elif not result.converged:
-        out.append(
+        out.append(("info",
             f"Not converged within {result.n_iter} iterations (relative decrease still above "
             f"tol = {result.params.tol:g}); more iterations may change the result slightly."
-        )
+        ))
     return out
 
 
@@ -961,7 +1054,9 @@ def project_2d(X, random_state=0):
             coords = svd.fit_transform(Xn)
             return coords, np.nan_to_num(svd.explained_variance_ratio_)
     pca = PCA(n_components=k, random_state=random_state)
-    coords = pca.fit_transform(np.asarray(Xn))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # constant view: 0/0 explained variance
+        coords = pca.fit_transform(np.asarray(Xn))
     explained = np.nan_to_num(pca.explained_variance_ratio_)
     if k < 2:
         coords = np.hstack([coords, np.zeros((n, 2 - k))])
@@ -1105,7 +1200,11 @@ def sample_weights(weights, view_names, j):
 
 
 def weight_losses(weights, gamma):
-    """The per-sample losses behind weights ``P = 1/sqrt(gamma + loss)`` (P-step inverted)."""
+    """The losses behind weights ``P = 1/sqrt(gamma + loss)`` (the P-step inverted).
+
+    Per (view, sample) for RMSC; for RMSC-WV (one weight per view) every entry
+    of a view's row is that view's total loss.
+    """
     P = np.asarray(weights, dtype=float)
     return np.maximum(1.0 / np.square(P) - gamma, 0.0)
 
@@ -1193,3 +1292,134 @@ def _json_default(obj):
     if isinstance(obj, tuple):
         return list(obj)
     return str(obj)
+
+
+# ---------------------------------------------------------------------------
+# Experiments on demand (Compare and Sensitivity pages), via rmsc.experiments
+# ---------------------------------------------------------------------------
+
+#: The Compare page's default selection (issue 5): RMSC against its ablation and the average.
+DEFAULT_COMPARE = ("RMSC", "RMSC-WV", "SSC-AVG")
+#: The paper's Figure 1 compares these as views are added.
+DEFAULT_VIEWS_METHODS = ("RMSC", "RMSC-WV", "SSC-AVG")
+#: Default (lambda, beta) grid of the sensitivity page (around the defaults; 5 x 5 fits).
+DEFAULT_SENSITIVITY_LAMS = (0.03, 0.1, 0.3, 1.0, 3.0)
+DEFAULT_SENSITIVITY_BETAS = (0.03, 0.1, 0.3, 1.0, 3.0)
+
+
+def rmsc_method_params(params, dataset):
+    """``{method: {...}}`` for rmsc.experiments: the Solve page's settings for RMSC or RMSC-WV.
+
+    The other of the two keeps its registry defaults (its useful beta differs).
+    """
+    est = params.estimator_params(dataset)
+    est.pop("n_clusters")
+    est.pop("random_state")
+    return {params.method: est}
+
+
+def _progress_into(job, offset, total, prefix):
+    if job is None:
+        return None
+
+    def progress(done, _total, message):
+        job.report(offset + done, total, f"{prefix}{message}")
+
+    return progress
+
+
+def run_compare(variants, methods, params=None, random_state=0, job=None):
+    """:func:`rmsc.experiments.compare` on every dataset variant (e.g. clean / with outliers).
+
+    Parameters
+    ----------
+    variants : dict of str -> MultiViewDataset
+    methods : list of str
+    params : dict or None
+        ``{method: {parameter: value}}``.
+    job : Job or None
+        Receives the progress of all variants as one bar; cancelling stops between fits.
+
+    Returns
+    -------
+    dict of str -> pandas.DataFrame (one compare table per variant, same order).
+    """
+    from . import experiments
+
+    if not methods:
+        raise ValueError("Choose at least one method to compare.")
+    total = len(variants) * len(methods)
+    out = {}
+    for k, (name, data) in enumerate(variants.items()):
+        prefix = f"{name} — " if len(variants) > 1 else ""
+        out[name] = experiments.compare(
+            data, list(methods), params=params, random_state=random_state,
+            progress=_progress_into(job, k * len(methods), total, prefix))
+    return out
+
+
+def run_sensitivity(dataset, lams, betas, method="RMSC", params=None, random_state=0, job=None):
+    """:func:`rmsc.experiments.sensitivity_grid` with progress reported to ``job``."""
+    from . import experiments
+
+    total = len(lams) * len(betas)
+    return experiments.sensitivity_grid(dataset, list(lams), list(betas), method=method,
+                                        params=params, random_state=random_state,
+                                        progress=_progress_into(job, 0, total, ""))
+
+
+def run_views(dataset, methods, params=None, random_state=0, job=None):
+    """:func:`rmsc.experiments.accuracy_vs_views` with progress reported to ``job``."""
+    from . import experiments
+
+    if not methods:
+        raise ValueError("Choose at least one method.")
+    total = len(methods) * dataset.n_views
+    return experiments.accuracy_vs_views(dataset, list(methods), params=params,
+                                         random_state=random_state,
+                                         progress=_progress_into(job, 0, total, ""))
+
+
+def _pm(mean, std):
+    if mean is None or not np.isfinite(mean):
+        return "—"
+    return f"{100 * mean:.2f} ± {100 * std:.2f}"
+
+
+def compare_display(df):
+    """A compare table as the page shows it: ACC/NMI 'mean ± std' in %, ARI, purity, time."""
+    rows = []
+    for rec in df.to_dict("records"):
+        rows.append({
+            "method": rec["method"],
+            "ACC %": _pm(rec["acc_mean"], rec["acc_std"]),
+            "NMI %": _pm(rec["nmi_mean"], rec["nmi_std"]),
+            "ARI %": np.nan if not np.isfinite(rec["ari_mean"]) else 100 * rec["ari_mean"],
+            "purity %": (np.nan if not np.isfinite(rec["purity_mean"])
+                         else 100 * rec["purity_mean"]),
+            "time s": rec["fit_time"],
+            "note": rec.get("error") or rec.get("note") or "",
+        })
+    return pd.DataFrame(rows)
+
+
+def robustness_table(tables, metric="acc"):
+    """One row per method: the metric on each variant and the change (points of %)."""
+    names = list(tables)
+    merged = None
+    for name in names:
+        part = tables[name][["method", f"{metric}_mean"]].rename(
+            columns={f"{metric}_mean": f"{name} %"})
+        part[f"{name} %"] = 100 * part[f"{name} %"]
+        merged = part if merged is None else merged.merge(part, on="method", how="outer")
+    if len(names) == 2:
+        merged["change (points)"] = merged[f"{names[1]} %"] - merged[f"{names[0]} %"]
+    return merged
+
+
+def estimate_seconds(n_fits, fit_seconds):
+    """A rough duration for ``n_fits`` fits, each about ``fit_seconds`` long, as text."""
+    total = n_fits * max(float(fit_seconds), 0.1)
+    if total < 90:
+        return f"about {total:.0f} s"
+    return f"about {total / 60:.0f} min"

@@ -183,7 +183,7 @@ def _bin_columns(A, n_bins):
 
 
 def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, groups=None,
-                           outlier_mask=None, max_columns=2000):
+                           outlier_mask=None, max_columns=2000, relative=False):
     """Heatmap of P (views x samples), samples in ``order``, injected pairs marked.
 
     Parameters
@@ -197,17 +197,26 @@ def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, 
     outlier_mask : ndarray of bool, shape (n_views, n_samples), or None
     max_columns : int
         Wider matrices are averaged in adjacent bins (the marks stay exact).
+    relative : bool
+        Colour P divided by its view's median (views' weights differ in scale; this
+        shows which samples each view trusts less than usual).
     """
     P = np.asarray(weights, dtype=float)
     m, n = P.shape
+    if relative:
+        med = np.median(P, axis=1, keepdims=True)
+        P = P / np.where(med > 0, med, 1.0)
     order = np.arange(n) if order is None else np.asarray(order)
     Po = P[:, order]
     Z, starts = _bin_columns(Po, max_columns)
     scale = Z.shape[1] / n
     fig = go.Figure(go.Heatmap(
         z=Z.astype(np.float32), y=list(view_names), colorscale="Viridis",
-        colorbar=dict(title="P"), customdata=np.broadcast_to(order[starts], Z.shape),
-        hovertemplate="view %{y}<br>sample %{customdata}<br>P = %{z:.4g}<extra></extra>"))
+        colorbar=dict(title="P / median" if relative else "P"),
+        zmin=0 if relative else None, zmax=2 if relative else None,
+        customdata=np.broadcast_to(order[starts], Z.shape),
+        hovertemplate="view %{y}<br>sample %{customdata}<br>" + (
+            "P / median" if relative else "P") + " = %{z:.4g}<extra></extra>"))
     if outlier_mask is not None:
         mask = np.asarray(outlier_mask, bool)[:, order]
         vv, jj = np.nonzero(mask)
@@ -227,14 +236,22 @@ def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, 
                          title="samples grouped by class")
     else:
         fig.update_xaxes(title="sample")
-    fig.update_layout(title="Weights P (one per sample per view)", height=120 + 40 * m,
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(title="Weights P (one per sample per view)" + (
+        ", each view divided by its median" if relative else ""), height=140 + 40 * m,
                       margin=dict(t=40, b=40, l=60, r=10), showlegend=outlier_mask is not None)
     return fig
 
 
-def weight_distribution_figure(weights, view_names, outlier_mask=None):
-    """Per-view distribution of the weights (box plots), injected pairs apart."""
+def weight_distribution_figure(weights, view_names, outlier_mask=None, *, relative=False):
+    """Per-view distribution of the weights (box plots), injected pairs apart.
+
+    ``relative`` divides each view's weights by their median.
+    """
     P = np.asarray(weights, dtype=float)
+    if relative:
+        med = np.median(P, axis=1, keepdims=True)
+        P = P / np.where(med > 0, med, 1.0)
     fig = go.Figure()
     names = np.repeat(np.asarray(view_names, dtype=object), P.shape[1])
     flat = P.ravel()
@@ -248,7 +265,8 @@ def weight_distribution_figure(weights, view_names, outlier_mask=None):
         fig.add_trace(go.Box(x=names[mask], y=flat[mask], name="injected outliers",
                              marker_color="#e45756", boxpoints="all", jitter=0.4))
         fig.update_layout(boxmode="group")
-    fig.update_layout(title="Weight distribution per view", yaxis_title="P", height=340,
+    fig.update_layout(title="Weight distribution per view",
+                      yaxis_title="P / view median" if relative else "P", height=340,
                       margin=dict(t=40, b=40, l=60, r=10))
     return fig
 
@@ -372,9 +390,9 @@ def affinity_figure(S, *, order=None, boundaries=None, groups=None, title="Affin
         for b in np.asarray(boundaries):
             x = b / f - 0.5
             fig.add_shape(type="line", x0=x, x1=x, y0=-0.5, y1=s - 0.5,
-                          line=dict(color="#e45756", width=1))
+                          line=dict(color="rgba(228,87,86,0.45)", width=1))
             fig.add_shape(type="line", y0=x, y1=x, x0=-0.5, x1=s - 0.5,
-                          line=dict(color="#e45756", width=1))
+                          line=dict(color="rgba(228,87,86,0.45)", width=1))
     if groups is not None and boundaries is not None:
         st = np.concatenate([[0], np.asarray(boundaries), [n]])
         centres = ((st[:-1] + st[1:]) / 2) / f - 0.5
@@ -426,51 +444,127 @@ def embedding_figure(coords, clusters, *, wrong=None, sample_ids=None,
     return fig
 
 
-def latent_loss_figure(gamma, *, loss_max=None, fitted=None):
+def _log_axis(lo, hi):
+    """Axis settings for a log axis over [lo, hi] with 1-3-10 ticks labelled plainly."""
+    vals = _log_ticks(lo, hi)
+    return dict(type="log", tickvals=vals, ticktext=[f"{v:g}" for v in vals])
+
+
+def _log_ticks(lo, hi):
+    """1-3-10 tick values covering [lo, hi] (readable labels on a log axis)."""
+    lo, hi = max(float(lo), 1e-300), max(float(hi), float(lo))
+    out = []
+    for e in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1):
+        for m in (1, 3):
+            v = m * 10.0 ** e
+            if lo / 1.0001 <= v <= hi * 1.0001:
+                out.append(v)
+    return out
+
+
+def latent_loss_figure(gamma, *, loss_max=4.0):
     """psi(p), the latent loss phi(l) and the minimizer sigma(l) (the paper's Figure 2).
 
     Parameters
     ----------
     gamma : float >= 0
-    loss_max : float or None
-        Right end of the loss axis (default: 4, or the fitted losses' 99th percentile).
-    fitted : tuple (losses, weights) or None
-        Per-sample losses and weights of a fit, drawn on the sigma curve.
+    loss_max : float
+        Right end of the loss axis.
+
+    Returns
+    -------
+    plotly Figure with three panels: psi over the weight p (log axis, its
+    minimum at p = 1/sqrt(gamma) when that is in reach), phi next to the
+    unweighted loss l, and sigma.
     """
     from .solver import latent_loss, minimizer, psi
 
-    if loss_max is None:
-        loss_max = 4.0
-        if fitted is not None and np.size(fitted[0]):
-            loss_max = max(float(np.quantile(fitted[0], 0.99)) * 1.1, 1e-3)
+    gamma = float(gamma)
     lo = 1e-4 if gamma == 0 else 0.0
-    ell = np.linspace(lo, loss_max, 400)
-    # psi is smallest at p = 1/sqrt(gamma): show it when it is in reach.
+    ell = np.linspace(lo, float(loss_max), 400)
     p_hi = min(1e3, max(3.0, 3.0 / np.sqrt(gamma))) if gamma > 0 else 1e3
     p = np.geomspace(0.05, p_hi, 400)
     fig = make_subplots(rows=1, cols=3, subplot_titles=(
         "regulariser ψ(p) = γp + 1/p − 2", "latent loss φ(ℓ) = 2(√(γ+ℓ) − 1)",
-        "minimizer σ(ℓ) = 1/√(γ+ℓ)"), horizontal_spacing=0.07)
+        "minimizer σ(ℓ) = 1/√(γ+ℓ)"), horizontal_spacing=0.08)
     fig.add_trace(go.Scatter(x=p, y=psi(p, gamma), name="ψ(p)", line=dict(color="#4c78a8")),
                   row=1, col=1)
     fig.add_trace(go.Scatter(x=ell, y=latent_loss(ell, gamma), name="φ(ℓ)",
-                             line=dict(color="#f58518")), row=1, col=2)
-    fig.add_trace(go.Scatter(x=ell, y=ell, name="ℓ (unweighted loss)",
+                             line=dict(color="#f58518", width=3)), row=1, col=2)
+    fig.add_trace(go.Scatter(x=ell, y=ell, name="ℓ itself (unweighted)",
                              line=dict(color="grey", dash="dot")), row=1, col=2)
-    fig.add_trace(go.Scatter(x=ell, y=minimizer(ell, gamma), name="σ(ℓ)",
-                             line=dict(color="#54a24b")), row=1, col=3)
-    if fitted is not None:
-        losses, weights = (np.asarray(a, dtype=float).ravel() for a in fitted)
-        keep = losses <= loss_max
-        fig.add_trace(go.Scattergl(x=losses[keep], y=weights[keep], mode="markers",
-                                   marker=dict(size=4, color="#e45756", opacity=0.5),
-                                   name="fitted samples (ℓ, P)"), row=1, col=3)
-    fig.update_xaxes(title_text="weight p", type="log", row=1, col=1)
+    sig = minimizer(ell, gamma)
+    fig.add_trace(go.Scatter(x=ell, y=sig, name="σ(ℓ)", line=dict(color="#54a24b", width=3)),
+                  row=1, col=3)
+    fig.update_xaxes(title_text="weight p", **_log_axis(p[0], p[-1]), row=1, col=1)
     fig.update_xaxes(title_text="loss ℓ", row=1, col=2)
     fig.update_xaxes(title_text="loss ℓ", row=1, col=3)
-    fig.update_yaxes(type="log", row=1, col=3)
-    fig.update_layout(height=360, margin=dict(t=50, b=40, l=50, r=10),
-                      title=f"γ = {gamma:g}", legend=dict(orientation="h", y=-0.2))
+    if sig.max() > 10 * sig.min():
+        fig.update_yaxes(**_log_axis(sig.min(), sig.max()), row=1, col=3)
+    fig.update_layout(height=380, margin=dict(t=60, b=40, l=50, r=10),
+                      title=f"γ = {gamma:g}", legend=dict(orientation="h", y=-0.22))
+    return fig
+
+
+def fitted_weights_figure(losses, weights, gamma, view_names, *, outlier_mask=None,
+                          max_points=3000):
+    """Every (sample, view) of a fit as (loss, weight) on sigma, with each view's losses below.
+
+    Parameters
+    ----------
+    losses, weights : ndarray of shape (n_views, n_samples)
+        The P-step's losses and the weights P = sigma(loss).
+    gamma : float
+    view_names : list of str
+    outlier_mask : ndarray of bool, shape (n_views, n_samples), or None
+        Injected pairs are drawn as crosses.
+    max_points : int
+        Points per view drawn in the top panel (evenly spaced subsample beyond that).
+
+    Returns
+    -------
+    Figure with two rows sharing the log loss axis: sigma with the points on
+    it, and one box plot of the losses per view (where each view's samples sit).
+    """
+    from .solver import minimizer
+
+    L = np.asarray(losses, dtype=float)
+    P = np.asarray(weights, dtype=float)
+    pos = L[L > 0]
+    lo = float(pos.min()) if pos.size else 1e-6
+    hi = float(L.max()) if L.size else 1.0
+    lo, hi = lo / 2, max(hi * 2, lo * 10)
+    mask = None if outlier_mask is None else np.asarray(outlier_mask, bool)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4],
+                        vertical_spacing=0.04)
+    grid = np.geomspace(lo, hi, 300)
+    fig.add_trace(go.Scatter(x=grid, y=minimizer(grid, gamma), name=f"σ(ℓ), γ = {gamma:g}",
+                             line=dict(color="#888", width=2)), row=1, col=1)
+    n = L.shape[1]
+    idx = np.arange(n) if n <= max_points else np.linspace(0, n - 1, max_points).astype(int)
+    for v, name in enumerate(view_names):
+        colour = _class_color(v)
+        clean = idx if mask is None else idx[~mask[v][idx]]
+        fig.add_trace(go.Scattergl(x=np.maximum(L[v, clean], lo), y=P[v, clean], mode="markers",
+                                   marker=dict(size=5, color=colour, opacity=0.6),
+                                   name=str(name), legendgroup=str(name)), row=1, col=1)
+        bad = np.empty(0, int) if mask is None else np.flatnonzero(mask[v])
+        if bad.size:
+            fig.add_trace(go.Scattergl(
+                x=np.maximum(L[v, bad], lo), y=P[v, bad], mode="markers",
+                marker=dict(size=9, symbol="x", color=colour, line=dict(width=1, color="black")),
+                name=f"{name}: injected", legendgroup=str(name)), row=1, col=1)
+        fig.add_trace(go.Box(x=np.maximum(L[v], lo), name=str(name), orientation="h",
+                             marker_color=colour, boxpoints=False, showlegend=False,
+                             legendgroup=str(name)), row=2, col=1)
+    xaxis = _log_axis(lo, hi)
+    fig.update_xaxes(**xaxis, row=1, col=1)
+    fig.update_xaxes(**xaxis, title_text="loss ℓ of the sample in the view", row=2, col=1)
+    fig.update_yaxes(title_text="weight P", **_log_axis(
+        float(P.min()) if P.size else 0.1, float(P.max()) if P.size else 10), row=1, col=1)
+    fig.update_yaxes(autorange="reversed", row=2, col=1)
+    fig.update_layout(title="Your fit: every (sample, view) on σ, and where each view's losses lie",
+                      height=560, margin=dict(t=40, b=40, l=60, r=10))
     return fig
 
 
