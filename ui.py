@@ -38,17 +38,12 @@ ss = st.session_state
 
 
 def bundled_names():
-    if hasattr(datasets, "bundled_names"):
-        return list(datasets.bundled_names())
-    return [DEFAULT_DATASET]  # TEMPORARY until the data layer lands
+    return list(datasets.bundled_names())
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def load_bundled(name):
-    if hasattr(datasets, "load_bundled"):
-        data = datasets.load_bundled(name)
-    else:  # TEMPORARY until the data layer lands
-        data = datasets.load_digit()
+    data = datasets.load_bundled(name)
     data.fingerprint  # computed once, shared by every session
     return data
 
@@ -322,6 +317,55 @@ def sync_query_params():
         query.update(ss.outliers.to_query())
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
+
+
+# ---------------------------------------------------------------------------
+# Pages and the frame
+# ---------------------------------------------------------------------------
+
+PAGE_CONFIG = dict(page_title="RMSC explorer", page_icon=":material/hub:", layout="wide")
+
+
+def pages():
+    """Every page of the dashboard, for ``st.navigation`` (Data is the landing page)."""
+    return [
+        st.Page("pages/data.py", title="Data", icon=":material/dataset:", default=True),
+        st.Page("pages/solve.py", title="Solve", icon=":material/play_circle:"),
+        st.Page("pages/weights.py", title="Weights", icon=":material/balance:"),
+        st.Page("pages/affinity.py", title="Affinity", icon=":material/grid_on:"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/leaderboard:"),
+        st.Page("pages/sensitivity.py", title="Sensitivity", icon=":material/tune:"),
+        st.Page("pages/theory.py", title="Theory", icon=":material/school:"),
+    ]
+
+
+def frame():
+    """The shared frame of every page: session, background fit, sidebar, URL.
+
+    Every state change happens in widget callbacks, which run before the
+    script, so drawing the frame first shows the state the page will show.
+    """
+    init_session()
+    ensure_fit()
+    sidebar()
+    show_messages()
+    sync_query_params()
+    ss._frame_count = ss.get("_frame_count", 0) + 1
+
+
+def page_setup():
+    """First call of every page: make sure the frame was drawn in this run.
+
+    ``app.py`` draws it before running the page. Streamlit also runs a file of
+    ``pages/`` on its own when it takes the legacy pages-directory path (the
+    first run of a server opened on a page's URL, and AppTest's reruns); then
+    the page registers the real navigation and draws the frame itself.
+    """
+    if "_frame_count" not in ss or ss._frame_count == ss.get("_frame_seen"):
+        st.set_page_config(**PAGE_CONFIG)
+        st.navigation(pages())
+        frame()
+    ss._frame_seen = ss._frame_count
 
 
 def intro(text):

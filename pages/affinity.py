@@ -9,6 +9,7 @@ from rmsc import figures
 
 ss = st.session_state
 
+ui.page_setup()
 st.title("Affinity")
 ui.intro(
     "Spectral clustering only sees the affinity S = (|Z*| + |Z*ᵀ|)/2. With samples ordered by "

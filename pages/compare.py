@@ -11,6 +11,7 @@ from rmsc import figures
 
 ss = st.session_state
 
+ui.page_setup()
 st.title("Compare")
 ui.intro(
     "Every method under the paper's protocol on the current data: unit-length samples, "

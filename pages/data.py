@@ -5,10 +5,11 @@ import streamlit as st
 
 import ui
 from rmsc import dashboard as dash
-from rmsc import datasets, figures
+from rmsc import datasets, figures, outliers
 
 ss = st.session_state
 
+ui.page_setup()
 st.title("Data")
 ui.intro(
     "A multi-view dataset describes every sample several times, with different features "
@@ -66,8 +67,6 @@ def _load_upload():
                          "The previous dataset is still loaded.")
 
 
-have_synthetic = hasattr(datasets, "make_multiview_subspaces")
-have_upload = hasattr(datasets, "load")
 
 with st.expander("Choose a dataset", expanded=ss.get("data") is None):
     tabs = st.tabs(["Bundled", "Synthetic", "Upload"])
@@ -78,34 +77,28 @@ with st.expander("Choose a dataset", expanded=ss.get("data") is None):
                      index=names.index(current) if current in names else 0, key="w_bundled")
         st.button("Load", on_click=_load_bundled, key="w_load_bundled")
     with tabs[1]:
-        if not have_synthetic:
-            st.info("The synthetic generator arrives with the data layer.")
-        else:
-            st.caption("Samples drawn from a union of low-dimensional subspaces, seen through "
-                       "a different random linear map in every view — the model RMSC assumes.")
-            c1, c2, c3 = st.columns(3)
-            c1.number_input("clusters", 2, 20, 3, key="w_syn_clusters")
-            c1.number_input("samples per cluster", 5, 2000, 50, key="w_syn_per")
-            c2.text_input("features per view (comma-separated)", "20, 30, 40", key="w_syn_dims")
-            c2.number_input("subspace dimension", 1, 50, 3, key="w_syn_subdim")
-            c3.number_input("noise", 0.0, 5.0, 0.05, step=0.01, format="%.3f", key="w_syn_noise")
-            c3.number_input("seed", 0, 2**31 - 1, 0, key="w_syn_seed")
-            st.button("Generate", on_click=_generate, key="w_generate")
+        st.caption("Samples drawn from a union of low-dimensional subspaces, seen through "
+                   "a different random linear map in every view — the model RMSC assumes.")
+        c1, c2, c3 = st.columns(3)
+        c1.number_input("clusters", 2, 20, 3, key="w_syn_clusters")
+        c1.number_input("samples per cluster", 5, 2000, 50, key="w_syn_per")
+        c2.text_input("features per view (comma-separated)", "20, 30, 40", key="w_syn_dims")
+        c2.number_input("subspace dimension", 1, 50, 3, key="w_syn_subdim")
+        c3.number_input("noise", 0.0, 5.0, 0.05, step=0.01, format="%.3f", key="w_syn_noise")
+        c3.number_input("seed", 0, 2**31 - 1, 0, key="w_syn_seed")
+        st.button("Generate", on_click=_generate, key="w_generate")
     with tabs[2]:
-        if not have_upload:
-            st.info("Uploading your own files arrives with the data layer.")
-        else:
-            st.caption(".mat (v5 or v7.3; views as a cell array), .npz (one array per view, "
-                       "optional 'labels'), or a .zip of CSVs (one per view, optional "
-                       "labels.csv). Views are samples × features.")
-            st.file_uploader("Multi-view data file", type=["mat", "npz", "zip"], key="w_upload")
-            c1, c2 = st.columns(2)
-            c1.text_input("name (optional)", key="w_upload_name")
-            c2.selectbox("preprocessing", ["none", "unit_l2", "tfidf", "standardize"],
-                         key="w_upload_pre",
-                         help="RMSC scales every sample to unit length anyway; tf-idf suits "
-                              "word counts.")
-            st.button("Load file", on_click=_load_upload, key="w_load_upload")
+        st.caption(".mat (v5 or v7.3; views as a cell array), .npz (one array per view, "
+                   "optional 'labels'), or a .zip of CSVs (one per view, optional "
+                   "labels.csv). Views are samples × features.")
+        st.file_uploader("Multi-view data file", type=["mat", "npz", "zip"], key="w_upload")
+        c1, c2 = st.columns(2)
+        c1.text_input("name (optional)", key="w_upload_name")
+        c2.selectbox("preprocessing", ["none", "unit_l2", "tfidf", "standardize"],
+                     key="w_upload_pre",
+                     help="RMSC scales every sample to unit length anyway; tf-idf suits "
+                          "word counts.")
+        st.button("Load file", on_click=_load_upload, key="w_load_upload")
 
 if ss.get("data_error"):
     st.error(ss.data_error)
@@ -175,18 +168,14 @@ if images is not None:
 st.subheader("Inject outliers")
 st.markdown(
     "Corrupt a fraction of the samples in chosen views — the situation RMSC's per-sample, "
-    "per-view weights are built for. *replace*: the sample's features in that view are "
-    "swapped for another sample's (it looks like a different class); *noise*: strong "
-    "Gaussian noise; *inconsistent*: the view is taken from a sample of another class; "
-    "*features*: a few features get extreme values. The clean data are kept: reset any time."
+    "per-view weights are built for. *replace*: the sample becomes a random vector on the "
+    "view's scale (near no cluster); *noise*: heavy Gaussian noise (severity 1 = as large as "
+    "the signal); *inconsistent*: the view is taken from a sample of another class, so it "
+    "looks normal but wrong; *features*: a fifth of the features get extreme values. The "
+    "clean data are kept: reset any time."
 )
 
-try:
-    from rmsc import outliers as _outliers
-
-    KINDS = tuple(_outliers.KINDS)
-except ImportError:
-    KINDS = ()
+KINDS = tuple(outliers.KINDS)
 
 
 def _inject():
@@ -200,24 +189,21 @@ def _inject():
         ss.outlier_error = str(exc)
 
 
-if not KINDS:
-    st.info("Outlier injection arrives with the data layer (rmsc.outliers).")
-else:
-    with st.form("inject"):
-        c1, c2, c3 = st.columns(3)
-        default_views = list(ss.outliers.views) if ss.outliers else [clean.view_names[0]]
-        c1.multiselect("views to corrupt", list(clean.view_names), default=default_views,
-                       key="w_out_views")
-        c1.checkbox("same samples in every chosen view", value=True, key="w_out_same")
-        c2.slider("fraction of samples", 0.01, 0.5, 0.1, 0.01, key="w_out_fraction")
-        c2.selectbox("kind", KINDS, key="w_out_kind")
-        c3.slider("severity", 0.1, 5.0, 1.0, 0.1, key="w_out_severity")
-        c3.number_input("seed", 0, 2**31 - 1, 0, key="w_out_seed")
-        st.form_submit_button("Inject", on_click=_inject, type="primary")
-    if ss.get("outlier_error"):
-        st.error(ss.outlier_error)
-    if ss.outliers is not None:
-        c1, c2 = st.columns([3, 1])
-        c1.success(f"Injected: {ss.outliers.summary()} — "
-                   f"{int(data.outlier_mask.any(axis=0).sum())} samples affected.")
-        c2.button("Reset to clean", on_click=ui.reset_outliers, key="w_reset_outliers")
+with st.form("inject"):
+    c1, c2, c3 = st.columns(3)
+    default_views = list(ss.outliers.views) if ss.outliers else [clean.view_names[0]]
+    c1.multiselect("views to corrupt", list(clean.view_names), default=default_views,
+                   key="w_out_views")
+    c1.checkbox("same samples in every chosen view", value=True, key="w_out_same")
+    c2.slider("fraction of samples", 0.01, 0.5, 0.1, 0.01, key="w_out_fraction")
+    c2.selectbox("kind", KINDS, key="w_out_kind")
+    c3.slider("severity", 0.1, 5.0, 1.0, 0.1, key="w_out_severity")
+    c3.number_input("seed", 0, 2**31 - 1, 0, key="w_out_seed")
+    st.form_submit_button("Inject", on_click=_inject, type="primary")
+if ss.get("outlier_error"):
+    st.error(ss.outlier_error)
+if ss.outliers is not None:
+    c1, c2 = st.columns([3, 1])
+    c1.success(f"Injected: {ss.outliers.summary()} — "
+               f"{int(data.outlier_mask.any(axis=0).sum())} samples affected.")
+    c2.button("Reset to clean", on_click=ui.reset_outliers, key="w_reset_outliers")

@@ -11,6 +11,7 @@ from rmsc import figures
 
 ss = st.session_state
 
+ui.page_setup()
 st.title("Sensitivity")
 ui.intro(
     "How much do the results depend on the choices you make? Left tab: accuracy over a grid "

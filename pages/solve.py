@@ -8,6 +8,7 @@ from rmsc import figures
 
 ss = st.session_state
 
+ui.page_setup()
 st.title("Solve")
 ui.intro(
     "RMSC alternates three closed-form steps (Z*, P, Zᵛ — see *Theory*) and the objective can "
@@ -31,23 +32,14 @@ WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
                     "view": "RMSC-WV — one weight per view"}
 
 
-def _seed_widgets():
-    p = ss.params
-    for key, name in WIDGETS.items():
-        if key not in ss:
-            ss[key] = getattr(p, name)
-    if "w_weighting" not in ss:
-        ss.w_weighting = p.weighting
-    if "w_clusters" not in ss:
-        ss.w_clusters = p.n_clusters or data.n_clusters or 2
-
-
 def _apply():
     try:
         changes = {name: ss[key] for key, name in WIDGETS.items() if key in ss}
-        changes["weighting"] = ss.w_weighting
-        clusters = int(ss.w_clusters)
-        changes["n_clusters"] = None if clusters == data.n_clusters else clusters
+        if "w_weighting" in ss:
+            changes["weighting"] = ss.w_weighting
+        if "w_clusters" in ss:
+            clusters = int(ss.w_clusters)
+            changes["n_clusters"] = None if clusters == data.n_clusters else clusters
         ss.params = ss.params.replace(**changes)
         ss.param_error = None
     except ValueError as exc:
@@ -56,13 +48,17 @@ def _apply():
 
 def _weighting_changed():
     # The useful beta is much smaller with one weight per view: use the registry's default.
-    ss.w_beta = dash.method_default_beta(ss.w_weighting)
     _apply()
+    try:
+        ss.params = ss.params.replace(beta=dash.method_default_beta(ss.w_weighting))
+    except ValueError as exc:
+        ss.param_error = str(exc)
+    ss.pop("w_beta", None)  # the β slider starts again from the new value
 
 
 def _reset():
     for key in [*WIDGETS, "w_weighting", "w_clusters"]:
-        ss.pop(key, None)
+        ss.pop(key, None)  # widgets start again from the defaults below
     ss.params = dash.Params()
     ss.param_error = None
 
@@ -75,29 +71,32 @@ def _stop():
     ui.slot("fit").stop()
 
 
-_seed_widgets()
 p = ss.params
 
 left, right = st.columns([1, 2], gap="large")
 with left:
     st.markdown("**Parameters**")
     st.select_slider("λ (coupling to the consensus)", dash.options_with(dash.LAM_GRID, p.lam),
-                     key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
-    st.select_slider("β (sparsity of Z*)", dash.options_with(dash.BETA_GRID, ss.w_beta),
-                     key="w_beta", on_change=_apply, format_func=lambda v: f"{v:g}")
+                     value=p.lam, key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
+    st.select_slider("β (sparsity of Z*)", dash.options_with(dash.BETA_GRID, p.beta),
+                     value=p.beta, key="w_beta", on_change=_apply, format_func=lambda v: f"{v:g}")
     st.select_slider("γ (weight regulariser)", dash.options_with(dash.GAMMA_GRID, p.gamma),
-                     key="w_gamma", on_change=_apply, format_func=lambda v: f"{v:g}")
-    st.radio("weighting", list(WEIGHTING_LABELS), key="w_weighting",
-             format_func=WEIGHTING_LABELS.get, on_change=_weighting_changed)
-    st.slider("max iterations", *dash.MAX_ITER_RANGE, key="w_max_iter", on_change=_apply)
-    st.selectbox("affinity post-processing", list(dash.POSTPROCESSING), key="w_post",
+                     value=p.gamma, key="w_gamma", on_change=_apply,
+                     format_func=lambda v: f"{v:g}")
+    st.radio("weighting", list(WEIGHTING_LABELS), index=list(WEIGHTING_LABELS).index(p.weighting),
+             key="w_weighting", format_func=WEIGHTING_LABELS.get, on_change=_weighting_changed)
+    st.slider("max iterations", *dash.MAX_ITER_RANGE, value=p.max_iter, key="w_max_iter",
+              on_change=_apply)
+    st.selectbox("affinity post-processing", list(dash.POSTPROCESSING),
+                 index=list(dash.POSTPROCESSING).index(p.post), key="w_post",
                  format_func=lambda k: f"{k}: {dash.POSTPROCESSING[k]}", on_change=_apply)
-    if ss.w_post.startswith("top_k"):
-        st.number_input("top-k", 1, 500, key="w_top_k", on_change=_apply)
+    if p.post.startswith("top_k"):
+        st.number_input("top-k", 1, 500, value=p.top_k, key="w_top_k", on_change=_apply)
     c1, c2 = st.columns(2)
-    c1.number_input("clusters c", 2, 500, key="w_clusters", on_change=_apply,
+    c1.number_input("clusters c", 2, 500, value=p.n_clusters or data.n_clusters or 2,
+                    key="w_clusters", on_change=_apply,
                     help="Defaults to the number of classes in the labels.")
-    c2.number_input("seed", 0, 2**31 - 1, key="w_seed", on_change=_apply)
+    c2.number_input("seed", 0, 2**31 - 1, value=p.seed, key="w_seed", on_change=_apply)
     st.toggle("run automatically when something changes", key="autorun")
     b1, b2, b3 = st.columns(3)
     b1.button("Run", type="primary", on_click=_run, key="w_run")

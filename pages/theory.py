@@ -8,6 +8,7 @@ from rmsc import figures
 
 ss = st.session_state
 
+ui.page_setup()
 st.title("Theory")
 ui.intro(
     "RMSC (Fan, Liang, He, Hu & Lyu, IJCAI 2017) extends sparse subspace clustering to many "

@@ -9,6 +9,7 @@ from rmsc import figures
 
 ss = st.session_state
 
+ui.page_setup()
 st.title("Weights")
 ui.intro(
     "RMSC gives every sample a weight in every view, P = 1/√(γ + loss): a sample its view "

@@ -812,6 +812,11 @@ class FitResult:
         return self.weights
 
     @property
+    def gamma(self):
+        """The fit's gamma (with ``weights_``, what ``rmsc.outliers.scores`` reads)."""
+        return self.params.gamma
+
+    @property
     def density(self):
         """Fraction of nonzero entries of Z*."""
         n = self.consensus.shape[0]
