@@ -168,11 +168,19 @@ def _fit_task(data, params, cache):
     return task
 
 
+#: Seconds an automatic fit waits before it starts: on a session's first page the page is
+#: drawn first; after a change, quick successive changes replace each other (debounce).
+FIRST_FIT_DELAY = 3.0
+CHANGE_FIT_DELAY = 0.4
+
+
 def ensure_fit(force=False):
     """Start (or queue) the fit of the current data and parameters when needed.
 
     Runs when nothing is cached for the current key and autorun is on (or
-    ``force``). A run already under way for other parameters is cancelled.
+    ``force``, the Run button, which starts at once). A run under way for
+    other parameters is cancelled. Pages that show the result call
+    :func:`fit_outcome`, which cuts the start delay short.
     """
     key = fit_key()
     if key is None:
@@ -184,16 +192,24 @@ def ensure_fit(force=False):
             return s.latest if s.latest_key == key else None
         if s.latest_key == key and s.latest.state != dash.CANCELLED:
             return s.latest
-    return s.submit(key, _fit_task(data(), ss.params, cache), label="fit", force=True)
+    delay = 0.0 if force else (CHANGE_FIT_DELAY if ss.get("_fitted_once") else FIRST_FIT_DELAY)
+    ss._fitted_once = True
+    return s.submit(key, _fit_task(data(), ss.params, cache), label="fit", force=True,
+                    delay=delay, min_delay=0.0 if force else CHANGE_FIT_DELAY)
 
 
-def fit_outcome():
-    """(outcome, job) for the current key: outcome is a FitResult, FitFailure or None."""
+def fit_outcome(hurry=False):
+    """(outcome, job) for the current key: outcome is a FitResult, FitFailure or None.
+
+    ``hurry``: the page shows this result, so a fit still waiting to start starts now.
+    """
     key = fit_key()
     if key is None:
         return None, None
     s = slot("fit")
     job = s.latest if s.latest_key == key else None
+    if hurry and job is not None and job.active:
+        job.hurry()
     out = result_cache().get(key)
     if out is None and job is not None and not job.active and job.result is not None:
         out = job.result  # a stopped run: shown, not cached
@@ -216,7 +232,7 @@ def require_data():
 
 def require_result(what="This page"):
     """The current fit result, or a message (running / failed / not run) and None."""
-    out, job = fit_outcome()
+    out, job = fit_outcome(hurry=True)
     if isinstance(out, dash.FitResult):
         return out
     if isinstance(out, dash.FitFailure):

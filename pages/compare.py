@@ -17,9 +17,10 @@ ui.intro(
     "Every method under the paper's protocol on the current data: unit-length samples, "
     "spectral clustering, k-means 20 times, ACC and NMI as mean ± std over those runs. "
     "When outliers are injected (*Data* page) the methods also run on the clean data, side "
-    "by side — the paper's point is that RMSC, weighting every sample in every view, loses "
-    "less than RMSC-WV (one weight per view) and SSC-AVG (plain average). **Try:** inject "
-    "20% 'replace' outliers into two views, then compare."
+    "by side. The paper's claim to check: RMSC, weighting every sample in every view, should "
+    "lose less than RMSC-WV (one weight per view) and SSC-AVG (plain average). **Try:** "
+    "inject 'inconsistent' or 'noise' outliers into two views at 20–30% and compare; the "
+    "bottom table gives each method's change in points."
 )
 
 data = ui.require_data()

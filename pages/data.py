@@ -152,13 +152,19 @@ st.plotly_chart(fig, key="views_scatter")
 images = data.images()
 if images is not None:
     st.markdown(f"**Samples as pictures** (the {data.view_names[data.image_view]} view)")
-    shown = dash.class_examples(data.labels, 1) if data.labels is not None else list(range(10))
-    titles = [f"class {data.labels[i]}" if data.labels is not None else f"#{i}" for i in shown]
-    if mask is not None and mask[data.image_view].any():
-        bad = np.flatnonzero(mask[data.image_view])[:10]
+    corrupted = None if mask is None else mask[data.image_view]
+    if data.labels is not None:
+        shown = dash.class_examples(data.labels, 1, exclude=corrupted)
+        titles = [f"class {data.labels[i]}" for i in shown]
+    else:
+        shown = list(range(min(10, data.n_samples)))
+        titles = [f"#{i}" for i in shown]
+    if corrupted is not None and corrupted.any():
+        bad = np.flatnonzero(corrupted)[:10]
         shown += [int(i) for i in bad]
         titles += [f"#{i} injected" for i in bad]
-    tiles = dash.image_tiles(images, shown)
+    # one grey scale for all, from the clean pictures (corrupted values are clipped)
+    tiles = dash.image_tiles(images, shown, vmax=float(clean.images().max()))
     st.plotly_chart(figures.sample_images_figure(tiles, titles), key="images")
 
 # ---------------------------------------------------------------------------

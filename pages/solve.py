@@ -111,7 +111,7 @@ with left:
 
 
 def _live_body():
-    out, job = ui.fit_outcome()
+    out, job = ui.fit_outcome(hurry=True)
     if job is None or not job.active:
         st.rerun()  # finished: redraw the whole page with the result
     snap = job.snapshot()
@@ -130,7 +130,7 @@ def _live_body():
 _live = st.fragment(run_every=ui.POLL_SECONDS)(_live_body)
 
 with right:
-    out, job = ui.fit_outcome()
+    out, job = ui.fit_outcome(hurry=True)
     if job is not None and job.active:
         _live()
     elif isinstance(out, dash.FitFailure):
@@ -176,12 +176,16 @@ with right:
                        "over the runs. 'chosen run' is the run of lowest k-means inertia "
                        "(the labels shown on the other pages).")
         st.markdown("**Downloads**")
+        st.caption("Files are made when you click.")
+        labels, names, outliers = data.labels, data.view_names, ss.outliers
         d1, d2, d3, d4 = st.columns(4)
-        d1.download_button("labels (CSV)", dash.labels_csv(r, data.labels), "rmsc_labels.csv",
-                           "text/csv", key="dl_labels")
-        d2.download_button("weights P (CSV)", dash.weights_csv(r, data.view_names),
-                           "rmsc_weights.csv", "text/csv", key="dl_weights")
-        d3.download_button("affinity (.npz)", dash.affinity_npz(r), "rmsc_affinity.npz",
-                           "application/octet-stream", key="dl_affinity")
-        d4.download_button("configuration (JSON)", dash.config_json(r, data, ss.outliers),
-                           "rmsc_config.json", "application/json", key="dl_config")
+        # Deferred (callables): nothing is serialised on reruns that download nothing.
+        d1.download_button("labels (CSV)", lambda: dash.labels_csv(r, labels),
+                           "rmsc_labels.csv", "text/csv", key="dl_labels", on_click="ignore")
+        d2.download_button("weights P (CSV)", lambda: dash.weights_csv(r, names),
+                           "rmsc_weights.csv", "text/csv", key="dl_weights", on_click="ignore")
+        d3.download_button("affinity (.npz)", lambda: dash.affinity_npz(r), "rmsc_affinity.npz",
+                           "application/octet-stream", key="dl_affinity", on_click="ignore")
+        d4.download_button("configuration (JSON)", lambda: dash.config_json(r, data, outliers),
+                           "rmsc_config.json", "application/json", key="dl_config",
+                           on_click="ignore")

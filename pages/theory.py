@@ -73,7 +73,7 @@ loss_max = st.select_slider("loss axis up to", [1.0, 2.0, 4.0, 10.0, 30.0, 100.0
                             key="w_theory_loss_max", format_func=lambda v: f"{v:g}")
 st.plotly_chart(figures.latent_loss_figure(gamma, loss_max=loss_max), key="latent_loss")
 
-out, _ = ui.fit_outcome()
+out, _ = ui.fit_outcome(hurry=True)
 if isinstance(out, dash.FitResult):
     data = ui.data()
     if out.params.weighting == "sample":

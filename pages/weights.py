@@ -94,7 +94,8 @@ c1, c2 = st.columns([3, 2])
 with c1:
     title = f"Sample {j}" + ("" if data.labels is None else f" (class {data.labels[j]}, "
                              f"cluster {r.labels[j]})")
-    st.plotly_chart(figures.sample_weights_figure(detail, title=title), key="sample_weights")
+    st.plotly_chart(figures.sample_weights_figure(detail, title=title, relative=relative),
+                    key="sample_weights")
 with c2:
     if mask is not None and mask[:, j].any():
         st.warning("Injected outlier in " + ", ".join(
@@ -102,7 +103,8 @@ with c2:
     images = data.images()
     if images is not None:
         st.plotly_chart(figures.sample_images_figure(
-            dash.image_tiles(images, [j]), [f"{data.view_names[data.image_view]} of #{j}"],
+            dash.image_tiles(images, [j], vmax=float(ss.clean.images().max())),
+            [f"{data.view_names[data.image_view]} of #{j}"],
             columns=1), key="sample_image")
     st.dataframe(detail, hide_index=True, key="sample_table",
                  column_config={"weight": st.column_config.NumberColumn(format="%.4g"),

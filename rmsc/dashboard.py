@@ -391,7 +391,9 @@ class JobSnapshot:
 class Job:
     """A task run in a daemon worker thread, observable from other threads.
 
-    ``task(job)`` does the work and returns the result. It reports with
+    ``task(job)`` does the work and returns the result. With ``delay`` the
+    worker first waits that long, or until :meth:`hurry` but at least
+    ``min_delay``; cancelling during the wait means the task never runs. It reports with
     :meth:`report` (progress) and :meth:`record` (one point of a live curve),
     and polls :attr:`stop_requested` (finish early, keep what you have) or
     :meth:`check` (raises :class:`Cancelled` once :meth:`cancel` was called).
@@ -399,13 +401,16 @@ class Job:
     a traceback.
     """
 
-    def __init__(self, key, task, *, label=""):
+    def __init__(self, key, task, *, label="", delay=0.0, min_delay=0.0):
         self.key = key
         self.label = label
         self._task = task
+        self._delay = float(delay)
+        self._min_delay = min(float(min_delay), self._delay)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._cancel = threading.Event()
+        self._hurry = threading.Event()
         self._finished = threading.Event()
         self._state = PENDING
         self._done, self._total, self._message = 0, 0, ""
@@ -460,9 +465,14 @@ class Job:
     def watchers(self):
         return self._watchers
 
+    def hurry(self):
+        """Skip what is left of the start delay (someone is waiting for the result)."""
+        self._hurry.set()
+
     def request_stop(self):
         """Ask the task to finish early and keep its partial result."""
         self._stop.set()
+        self._hurry.set()
 
     def cancel(self):
         """Ask the task to abandon its work (its result is discarded).
@@ -471,6 +481,7 @@ class Job:
         """
         self._cancel.set()
         self._stop.set()
+        self._hurry.set()
         with self._lock:
             if self._thread is not None or self._state != PENDING:
                 return
@@ -553,6 +564,16 @@ class Job:
     def _run(self):
         result, error = None, None
         try:
+            if self._delay > 0:
+                # A wait before heavy work: a page being drawn is not slowed down by a
+                # fit nobody looks at yet (hurry() ends the wait), and quick successive
+                # requests (a slider moved several steps) replace each other without
+                # starting (min_delay is waited even when hurried).
+                t0 = time.perf_counter()
+                self._hurry.wait(self._delay)
+                rest = self._min_delay - (time.perf_counter() - t0)
+                if rest > 0 and not self._stop.is_set():
+                    self._cancel.wait(rest)
             self.check()
             result = self._task(self)
             state = STOPPED if self._stop.is_set() else DONE
@@ -632,10 +653,11 @@ class JobSlot:
         job = self.latest
         return None if job is None else job.key
 
-    def submit(self, key, task, *, label="", force=False):
+    def submit(self, key, task, *, label="", force=False, delay=0.0, min_delay=0.0):
         """Run ``task`` for ``key`` unless it is already running or queued.
 
-        With ``force`` a finished job of the same key is run again.
+        With ``force`` a finished job of the same key is run again; ``delay`` and
+        ``min_delay`` (seconds) postpone the start of a new job (see :class:`Job`).
         Returns the job that will produce the result for ``key``.
         """
         with self._lock:
@@ -653,7 +675,7 @@ class JobSlot:
             job = self.registry.find(key) if self.registry is not None else None
             adopted = job is not None
             if not adopted:
-                job = Job(key, task, label=label)
+                job = Job(key, task, label=label, delay=delay, min_delay=min_delay)
                 if self.registry is not None:
                     self.registry.add(job)
             job.acquire()

@@ -239,7 +239,9 @@ def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, 
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(title="Weights P (one per sample per view)" + (
         ", each view divided by its median" if relative else ""), height=140 + 40 * m,
-                      margin=dict(t=40, b=40, l=60, r=10), showlegend=outlier_mask is not None)
+                      margin=dict(t=60, b=40, l=60, r=10), showlegend=outlier_mask is not None,
+                      legend=dict(orientation="h", x=1, xanchor="right", y=1.02,
+                                  yanchor="bottom"))
     return fig
 
 
@@ -298,20 +300,28 @@ def roc_figure(curves, view_names, aucs=None):
     return fig
 
 
-def sample_weights_figure(table, *, title="Weights of one sample"):
+def sample_weights_figure(table, *, title="Weights of one sample", relative=False):
     """A sample's weight in every view next to that view's median.
 
     Parameters
     ----------
     table : pandas.DataFrame from :func:`rmsc.dashboard.sample_weights`
+    relative : bool
+        Show weight / view median (the median becomes 1 in every view).
     """
+    w = table["weight"].to_numpy(dtype=float)
+    med = table["view median"].to_numpy(dtype=float)
+    if relative:
+        w = w / np.where(med > 0, med, 1.0)
+        med = np.ones_like(med)
     fig = go.Figure([
-        go.Bar(x=table["view"], y=table["weight"], name="this sample", marker_color="#e45756"),
-        go.Scatter(x=table["view"], y=table["view median"], mode="markers", name="view median",
+        go.Bar(x=table["view"], y=w, name="this sample", marker_color="#e45756",
+               hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
+        go.Scatter(x=table["view"], y=med, mode="markers", name="view median",
                    marker=dict(symbol="line-ew", size=30, line=dict(width=3, color="black"))),
     ])
-    fig.update_layout(title=title, yaxis_title="P", height=300,
-                      margin=dict(t=40, b=40, l=60, r=10))
+    fig.update_layout(title=title, yaxis_title="P / view median" if relative else "P",
+                      height=300, margin=dict(t=40, b=40, l=60, r=10))
     return fig
 
 

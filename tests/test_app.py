@@ -166,6 +166,19 @@ def test_every_page_renders_before_any_fit():
                for t in texts(at, "info"))
 
 
+def test_every_page_without_a_dataset_says_what_to_do():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["clean"] = None
+    at.run()
+    for page in PAGES:
+        goto(at, page)
+        no_trouble(at)
+        assert "none loaded" in sidebar_text(at)
+        if page != "theory":
+            assert any("No dataset is loaded" in i for i in texts(at, "info"))
+    assert at.session_state["slots"]["fit"].latest is None
+
+
 def test_url_parameters_set_the_state_and_bad_ones_are_reported():
     at = open_app({"data": "Subspaces", "lam": "1", "beta": "0.01", "weighting": "view",
                    "max_iter": "oops"})

@@ -259,6 +259,33 @@ def test_a_job_cancelled_before_it_starts_never_runs():
     assert job.wait(1) and job.state == dash.CANCELLED and ran == []
 
 
+def test_a_delayed_job_waits_unless_hurried_and_never_runs_if_cancelled_meanwhile():
+    ran = []
+    job = dash.Job("k", lambda j: ran.append(time.perf_counter()), delay=30, min_delay=0.2)
+    t0 = time.perf_counter()
+    job.start()
+    time.sleep(0.05)
+    assert ran == [] and job.active
+    job.hurry()
+    assert job.wait(5) and job.state == dash.DONE
+    assert 0.2 <= ran[0] - t0 < 5  # hurried, but not before min_delay
+    job = dash.Job("k", lambda j: ran.append(1), delay=30)
+    job.start()
+    job.cancel()
+    assert job.wait(5) and job.state == dash.CANCELLED and len(ran) == 1
+
+
+def test_a_slider_moved_quickly_starts_only_the_last_fit():
+    slot = dash.JobSlot()
+    ran = []
+    jobs = [slot.submit(k, (lambda k: lambda j: ran.append(k))(k), delay=0.3, min_delay=0.3)
+            for k in "abcd"]
+    assert jobs[-1].wait(5)
+    for j in jobs[:-1]:
+        assert j.wait(5) and j.state == dash.CANCELLED
+    assert ran == ["d"]
+
+
 def test_slot_reuses_a_running_job_for_the_same_key():
     slot = dash.JobSlot()
     gate = Gate(steps=1)
@@ -695,3 +722,13 @@ def test_compare_display_marks_failed_methods():
 def test_estimate_seconds():
     assert dash.estimate_seconds(3, 5.0) == "about 15 s"
     assert dash.estimate_seconds(25, 10.0) == "about 4 min"
+
+
+def test_the_page_logic_never_imports_streamlit():
+    import subprocess
+    import sys
+
+    code = ("import sys, rmsc.dashboard, rmsc.figures; "
+            "sys.exit(int(any(m == 'streamlit' or m.startswith('streamlit.') "
+            "for m in sys.modules)))")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
