@@ -1052,8 +1052,9 @@ def subsample(n_samples, max_points, *, keep=None, random_state=0):
 def project_2d(X, random_state=0):
     """A 2-D PCA projection of one view after the paper's unit-L2 scaling.
 
-    Dense views use PCA; sparse views TruncatedSVD (no centring, which would
-    densify them). Views with one feature get a zero second coordinate.
+    Dense views use PCA (covariance eigenvectors when features are fewer than
+    samples, ARPACK otherwise); sparse views TruncatedSVD (no centring, which
+    would densify them). Views with one feature get a zero second coordinate.
 
     Returns
     -------
@@ -1080,7 +1081,10 @@ def project_2d(X, random_state=0):
             svd = TruncatedSVD(n_components=2, random_state=random_state)
             coords = svd.fit_transform(Xn)
             return coords, np.nan_to_num(svd.explained_variance_ratio_)
-    pca = PCA(n_components=k, random_state=random_state)
+    # Few features (the usual multi-view case): eigenvectors of the d x d covariance,
+    # much faster than an SVD of the data; many features: ARPACK for the top two.
+    solver = "covariance_eigh" if d <= min(n, 2000) or k >= min(n, d) else "arpack"
+    pca = PCA(n_components=k, svd_solver=solver, random_state=random_state)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # constant view: 0/0 explained variance
         coords = pca.fit_transform(np.asarray(Xn))

@@ -536,3 +536,79 @@ def test_sensitivity_grid_and_views_on_demand(fitted_app):
     views = at.session_state["slots"]["views"].latest.result
     assert views["n_views"].tolist() == [1, 2, 3]
     assert len(at.get("plotly_chart")) == 2
+
+
+# ---------------------------------------------------------------------------
+# At scale (issue 6): subsampled scatter, pooled images, binned weights, notices
+# ---------------------------------------------------------------------------
+
+
+def large_dataset_and_result(n=6000, c=10, seed=0):
+    """A 6000-sample dataset and a made-up fit result (the pages only draw it)."""
+    import scipy.sparse as sp
+
+    from rmsc.datasets import MultiViewDataset
+
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(np.arange(c), n // c)
+    centres = rng.standard_normal((c, 8))
+    views = [centres[labels] @ rng.standard_normal((8, d)) + 0.3 * rng.standard_normal((n, d))
+             for d in (12, 20)]
+    data = MultiViewDataset(name="Large", views=views, labels=labels, view_names=("A", "B"))
+    params = dash.Params()
+    rows = rng.integers(0, n, 20 * n)
+    cols = (rows // (n // c)) * (n // c) + rng.integers(0, n // c, rows.size)
+    Z = sp.csr_matrix((rng.random(rows.size), (rows, cols)), shape=(n, n))
+    Z.setdiag(0)
+    Z.eliminate_zeros()
+    S = sp.csr_matrix((abs(Z) + abs(Z.T)) / 2)
+    result = dash.FitResult(
+        key=params.key(data), params=params, dataset_name="Large", n_clusters=c,
+        labels=labels.copy(), label_runs=np.tile(labels, (20, 1)),
+        weights=rng.uniform(1, 2, (2, n)), consensus=Z, affinity=S,
+        embedding=np.eye(c)[labels] + 0.01 * rng.standard_normal((n, c)),
+        objective=np.linspace(10, 5, 30), terms={}, objective_init=12.0, n_iter=30,
+        converged=True, stopped_early=False, fit_time=1.0, spectral_time=0.1, beta_max=5.0,
+        scores=rmsc.evaluate_runs(labels, np.tile(labels, (2, 1))),
+        chosen_scores=rmsc.evaluate(labels, labels), diagnostics=())
+    return data, result
+
+
+def chart_sizes(at):
+    return [len(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_a_large_dataset_switches_to_summaries_with_a_notice():
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    import ui
+
+    data, result = large_dataset_and_result()
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["clean"] = data
+    at.session_state["autorun"] = False
+    at.run()
+    ui.result_cache().put(result.key, result)
+    no_trouble(at)
+    assert any("showing a random 3,000 of 6,000" in c for c in texts(at, "caption"))
+    assert max(chart_sizes(at)) < 2_000_000
+    goto(at, "weights")
+    no_trouble(at)
+    assert any("2,000 bins" in c for c in texts(at, "caption"))
+    assert max(chart_sizes(at)) < 2_000_000
+    goto(at, "affinity")
+    no_trouble(at)
+    assert any("averaged in blocks" in c for c in texts(at, "caption"))
+    assert any("Showing 3,000 of 6,000" in c for c in texts(at, "caption"))
+    import json
+
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    pooled = [s for s in specs if (s.get("layout", {}).get("meta") or {}).get("pool")]
+    assert len(pooled) == 2 and all(s["layout"]["meta"]["side"] <= 500 for s in pooled)
+    assert max(chart_sizes(at)) < 2_000_000  # never n² cells as JSON
+    goto(at, "theory")
+    no_trouble(at)
+    goto(at, "solve")
+    no_trouble(at)
+    assert {m.label: m.value for m in at.metric}["ACC"] == "100.00%"

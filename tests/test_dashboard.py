@@ -541,6 +541,14 @@ def test_project_2d_of_planar_data_explains_everything():
     assert explained.sum() == pytest.approx(1.0)
     coords_s, explained_s = dash.project_2d(sp.csr_matrix(np.abs(X)))
     assert coords_s.shape == (60, 2) and np.all(explained_s >= 0)
+    # many more features than samples takes the other solver, same answer as a plain SVD
+    wide = rng.standard_normal((30, 3000))
+    coords_w, _ = dash.project_2d(wide)
+    from rmsc.preprocessing import normalize_l2
+
+    centred = normalize_l2(wide) - normalize_l2(wide).mean(axis=0)
+    U, s, _ = np.linalg.svd(centred, full_matrices=False)
+    np.testing.assert_allclose(np.abs(coords_w), np.abs(U[:, :2] * s[:2]), atol=1e-8)
     one = dash.project_2d(np.arange(1, 11, dtype=float)[:, None])[0]
     assert one.shape == (10, 2) and np.all(one[:, 1] == 0)
 
