@@ -179,6 +179,13 @@ def test_opens_on_digit_and_fits_it_live(page, server):
     assert re.match(r"\d+\.\d\d%", metric(page, "ACC"))
     wait_charts(page, 2)
     shot(page, "digit_solve")
+    nav(page, "Weights")
+    wait_charts(page, 3)
+    shot(page, "digit_weights")
+    nav(page, "Affinity")
+    wait_charts(page, 3)
+    assert page.locator("text=pooled 4×4").count() >= 1  # 2000² sent as 500² images
+    shot(page, "digit_affinity")
 
 
 PAGES = [("Data", 3), ("Solve", 2), ("Weights", 4), ("Affinity", 3), ("Compare", 0),
@@ -285,10 +292,15 @@ def test_an_injection_shows_up_on_the_weights_page(page, server):
 
 
 def test_stop_ends_a_long_run_early(page, server):
-    open_app(page, server, "?data=Subspaces&beta=0.01&tol=0&max_iter=200&seed=7")
+    # Digit with 200 iterations and tol=0: far longer than the click takes to arrive
+    open_app(page, server, "?tol=0&max_iter=200&seed=7")
     nav(page, "Solve")
     page.locator("text=/Running RMSC: iteration \\d+/").first.wait_for(timeout=FIT_TIMEOUT)
     page.get_by_role("button", name="Stop").first.click()
-    page.wait_for_selector("text=/stopped after \\d+ iteration/", timeout=FIT_TIMEOUT)
-    assert metric(page, "iterations").endswith("+")
+    try:
+        page.wait_for_selector("text=/stopped after \\d+ iteration/", timeout=FIT_TIMEOUT)
+    finally:
+        shot(page, "solve_stopped")
+    iterations = metric(page, "iterations")
+    assert iterations.endswith("+") and int(iterations[:-1]) < 200
     no_exception(page)
