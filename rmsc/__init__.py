@@ -3,7 +3,7 @@
 Estimators take ``Xs``, a list of views, each ``(n_samples, n_features_v)``.
 """
 
-from . import datasets
+from . import datasets, memory, outliers
 from .methods import available_methods, describe_method, get_method
 from .metrics import evaluate, evaluate_runs
 from .dimsc import DiMSC
@@ -25,6 +25,8 @@ __all__ = [
     "DegenerateSolutionError",
     "available_methods",
     "datasets",
+    "memory",
+    "outliers",
     "describe_method",
     "evaluate",
     "evaluate_runs",

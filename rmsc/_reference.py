@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .memory import check_dense_fits
 from .solver import psi
 
 
@@ -34,6 +35,8 @@ def solve_paper_form(Xs, lam, beta, gamma, *, weighting="sample", max_iter=30, t
     Xv = [np.asarray(X, dtype=float).T for X in Xs]  # d_v x n, the paper's layout
     n = Xv[0].shape[1]
     m = len(Xv)
+    # G, its inverse and Z^v per view, plus Z*, the Z*-step's sums and temporaries.
+    check_dense_fits(n, n, count=3 * m + 6, what=f"The paper-form RMSC on {n} samples")
     G = [X.T @ X for X in Xv]
     inv = [np.linalg.inv(g + lam * np.eye(n)) for g in G]
 

@@ -503,6 +503,24 @@ def load(source, *, name=None):
     suffix = Path(fname).suffix.lower()
     stem = Path(fname).stem if fname and not fname.startswith("<") else "dataset"
     name = stem if name is None else str(name)
+    try:
+        views, view_names, labels, notes = _load_parts(raw, suffix, fname)
+    except MemoryError:
+        raise DataLoadError(
+            f"{fname} needs more memory than is available: it is too large, or corrupt and "
+            "declares absurd sizes."
+        ) from None
+    return MultiViewDataset(
+        name=name,
+        views=views,
+        labels=labels,
+        view_names=view_names,
+        description="; ".join(notes) + ".",
+    )
+
+
+def _load_parts(raw, suffix, fname):
+    """(views, view names, labels, notes) from the bytes of a file."""
     fmt = _sniff(raw, suffix, fname)
     if fmt == "mat73":
         variables = _read_mat73(raw, fname)
@@ -514,14 +532,7 @@ def load(source, *, name=None):
         parts = _interpret_npz(_read_npz(raw, fname), fname)
     else:
         parts = _read_csv_zip(raw, fname)
-    views, view_names, labels, notes = parts
-    return MultiViewDataset(
-        name=name,
-        views=views,
-        labels=labels,
-        view_names=view_names,
-        description="; ".join(notes) + ".",
-    )
+    return parts
 
 
 # -- reading the bytes ----------------------------------------------------------------
@@ -617,11 +628,16 @@ def _zip_holds_npy(raw):
 
 
 def _guard(n_rows, n_cols, fname, what, itemsize=8):
-    """The memory guard, reported as a load error."""
-    try:
-        memory.check_dense_fits(n_rows, n_cols, what=f"{fname}: {what}", itemsize=itemsize)
-    except memory.MemoryBudgetError as exc:
-        raise DataLoadError(str(exc)) from None
+    """The memory guard (:mod:`rmsc.memory`), reported as a load error."""
+    need = memory.dense_bytes(n_rows, n_cols, itemsize=itemsize)
+    have = memory.available_bytes()
+    if have is not None and need > have:
+        raise DataLoadError(
+            f"{fname}: {what} needs {memory.format_bytes(need)}, but only "
+            f"{memory.format_bytes(have)} of memory is available. The file is too large for "
+            "this machine (or corrupt, declaring absurd sizes); subsample the data before "
+            "loading it."
+        )
 
 
 # -- MATLAB -----------------------------------------------------------------------------
@@ -637,6 +653,7 @@ class _Unsupported:
 def _read_mat5(raw, fname):
     import scipy.io
 
+    _check_mat5_structure(raw, fname)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -652,7 +669,203 @@ def _read_mat5(raw, fname):
             "corrupt, truncated or not a .mat file. Save it again in MATLAB "
             "(save(file, 'X', 'Y') or save(file, 'X', 'Y', '-v7.3'))."
         ) from None
-    return {k: v for k, v in data.items() if not k.startswith("__")}
+    variables = {k: v for k, v in data.items() if not k.startswith("__")}
+    for key, value in variables.items():
+        if isinstance(value, str) and value.startswith("Read error:"):  # scipy's note
+            reason = value[len("Read error:"):].strip()
+            raise DataLoadError(
+                f"{fname}: the variable {key} could not be read ({reason}); the file is "
+                "corrupt. Save it again in MATLAB."
+            )
+    return variables
+
+
+# -- MATLAB v5 structure check ------------------------------------------------------------
+#
+# scipy.io.loadmat trusts the sizes written in a v5 file; on some corrupt files
+# (e.g. a matrix flagged complex without an imaginary part, sparse index arrays
+# out of range) its compiled reader crashes the whole process instead of
+# raising. An upload must never take the dashboard down, so before scipy sees
+# the bytes, every element's tag is walked and checked against the format
+# (MathWorks, "MAT-File Format", v5): element sizes within their parent, data
+# counts equal to the product of the dimensions, sparse index arrays in range,
+# compressed elements that inflate. Values are not decoded here.
+
+_MI_ITEMSIZE = {1: 1, 2: 1, 3: 2, 4: 2, 5: 4, 6: 4, 7: 4, 9: 8, 12: 8, 13: 8,
+                16: 1, 17: 2, 18: 4}
+_MI_INTEGER = {1: "i1", 2: "u1", 3: "i2", 4: "u2", 5: "i4", 6: "u4", 12: "i8", 13: "u8"}
+_MI_MATRIX, _MI_COMPRESSED = 14, 15
+_MX_CELL, _MX_STRUCT, _MX_OBJECT, _MX_CHAR, _MX_SPARSE = 1, 2, 3, 4, 5
+_MX_NUMERIC = range(6, 16)
+_MX_FUNCTION, _MX_OPAQUE = 16, 17
+
+
+class _Corrupt(Exception):
+    pass
+
+
+def _check_mat5_structure(raw, fname):
+    """Raise DataLoadError unless the v5 file's element structure is consistent."""
+    if len(raw) < 128:
+        raise DataLoadError(f"{fname} is truncated: {len(raw)} bytes, shorter than the 128-byte "
+                            "MATLAB header.")
+    marker = raw[126:128]
+    if marker not in (b"IM", b"MI"):
+        return  # not v5 (v4, or not MATLAB at all): scipy's pure-Python readers decide
+    endian = "<" if marker == b"IM" else ">"
+    pos = 128
+    try:
+        while pos < len(raw):
+            mtype, nbytes, start, _ = _mat5_tag(raw, pos, len(raw), endian)
+            end = start + nbytes
+            if end > len(raw):
+                raise _Corrupt(f"a variable at byte {pos} claims {nbytes} bytes, but the file "
+                               f"ends {len(raw) - start} bytes later")
+            if mtype == _MI_COMPRESSED:
+                inner = _inflate(raw[start:end], fname)
+                itype, inbytes, istart, _ = _mat5_tag(inner, 0, len(inner), endian)
+                if itype != _MI_MATRIX or istart + inbytes > len(inner):
+                    raise _Corrupt(f"the compressed variable at byte {pos} does not hold a "
+                                   "matrix of the size it declares")
+                _mat5_matrix(inner, istart, istart + inbytes, endian, 0)
+            elif mtype == _MI_MATRIX:
+                _mat5_matrix(raw, start, end, endian, 0)
+            else:
+                raise _Corrupt(f"unexpected element type {mtype} at byte {pos}")
+            pos = end
+    except _Corrupt as exc:
+        raise DataLoadError(
+            f"{fname} is not a valid MATLAB v5 file: {exc}. It is corrupt or truncated; save "
+            "it again in MATLAB."
+        ) from None
+
+
+def _inflate(data, fname):
+    import zlib
+
+    limit = memory.available_bytes() or (1 << 34)
+    z = zlib.decompressobj()
+    try:
+        out = z.decompress(data, limit)
+    except zlib.error as exc:
+        raise _Corrupt(f"a compressed variable does not inflate ({exc})") from None
+    if z.unconsumed_tail:
+        raise DataLoadError(f"{fname}: a compressed variable inflates to more than the memory "
+                            f"available ({memory.format_bytes(limit)}).")
+    return out
+
+
+def _mat5_tag(buf, pos, limit, endian):
+    """(type, nbytes, data start, next element position) of the element at ``pos``."""
+    if pos + 8 > limit:
+        raise _Corrupt(f"an element tag at byte {pos} runs past the end of its container")
+    word = int.from_bytes(buf[pos:pos + 4], "little" if endian == "<" else "big")
+    if word >> 16:  # small data element: type and size in one word, data in the next
+        nbytes, mtype = word >> 16, word & 0xFFFF
+        if nbytes > 4:
+            raise _Corrupt(f"a small element at byte {pos} claims {nbytes} bytes")
+        return mtype, nbytes, pos + 4, pos + 8
+    nbytes = int.from_bytes(buf[pos + 4:pos + 8], "little" if endian == "<" else "big")
+    start = pos + 8
+    return word, nbytes, start, start + nbytes + (-nbytes) % 8
+
+
+def _mat5_sub(buf, pos, limit, endian, what):
+    """Next sub-element inside a matrix: (type, nbytes, start, next)."""
+    mtype, nbytes, start, nxt = _mat5_tag(buf, pos, limit, endian)
+    if start + nbytes > limit:
+        raise _Corrupt(f"the {what} at byte {pos} runs past the end of its matrix")
+    return mtype, nbytes, start, min(nxt, limit)
+
+
+def _mat5_count(mtype, nbytes, what):
+    size = _MI_ITEMSIZE.get(mtype)
+    if size is None or nbytes % size:
+        raise _Corrupt(f"the {what} has data type {mtype} and {nbytes} bytes")
+    return nbytes // size
+
+
+def _mat5_ints(buf, mtype, nbytes, start, endian, what):
+    code = _MI_INTEGER.get(mtype)
+    if code is None:
+        raise _Corrupt(f"the {what} is not stored as integers (type {mtype})")
+    count = _mat5_count(mtype, nbytes, what)
+    return np.frombuffer(buf, dtype=np.dtype(code).newbyteorder(endian), count=count,
+                         offset=start).astype(np.int64)
+
+
+def _mat5_matrix(buf, start, end, endian, depth):
+    if start == end:
+        return  # an empty matrix
+    if depth > 32:
+        raise _Corrupt("matrices nested more than 32 deep")
+    mtype, nbytes, s, pos = _mat5_sub(buf, start, end, endian, "array flags")
+    if mtype != 6 or nbytes != 8:
+        raise _Corrupt(f"array flags at byte {start} are malformed")
+    flags = int(_mat5_ints(buf, 6, 4, s, endian, "array flags")[0])
+    cls, is_complex = flags & 0xFF, bool(flags & 0x800)
+    mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, "dimensions")
+    dims = _mat5_ints(buf, mtype, nbytes, s, endian, "dimensions")
+    if dims.size < 2 or np.any(dims < 0):
+        raise _Corrupt(f"the dimensions {dims.tolist()} at byte {s} are invalid")
+    count = int(np.prod(dims, dtype=object))
+    mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, "array name")
+    if cls in _MX_NUMERIC:
+        for part in ("real part", "imaginary part")[: 2 if is_complex else 1]:
+            if count == 0 and pos >= end:
+                return
+            mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, part)
+            if _mat5_count(mtype, nbytes, part) != count:
+                raise _Corrupt(f"the {part} at byte {s} holds {nbytes} bytes of type {mtype} "
+                               f"for {'x'.join(map(str, dims.tolist()))} values")
+    elif cls == _MX_CHAR:
+        if count == 0 and pos >= end:
+            return
+        mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, "text")
+        if mtype != 16 and _mat5_count(mtype, nbytes, "text") != count:
+            raise _Corrupt(f"the text at byte {s} does not match its dimensions")
+    elif cls == _MX_SPARSE:
+        if dims.size != 2:
+            raise _Corrupt("a sparse matrix with more than two dimensions")
+        n_rows, n_cols = int(dims[0]), int(dims[1])
+        mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, "sparse row indices")
+        ir = _mat5_ints(buf, mtype, nbytes, s, endian, "sparse row indices")
+        mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, "sparse column pointers")
+        jc = _mat5_ints(buf, mtype, nbytes, s, endian, "sparse column pointers")
+        if jc.size != n_cols + 1 or jc[0] != 0 or np.any(np.diff(jc) < 0):
+            raise _Corrupt(f"the sparse column pointers at byte {s} are invalid")
+        nnz = int(jc[-1])
+        if nnz > ir.size or np.any(ir[:nnz] < 0) or np.any(ir[:nnz] >= n_rows):
+            raise _Corrupt(f"the sparse row indices before byte {s} are out of range")
+        for part in ("real part", "imaginary part")[: 2 if is_complex else 1]:
+            if pos >= end and nnz == 0:
+                return
+            mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, f"sparse {part}")
+            if _mat5_count(mtype, nbytes, part) < nnz:
+                raise _Corrupt(f"the sparse {part} at byte {s} has fewer values than entries")
+    elif cls in (_MX_CELL, _MX_STRUCT, _MX_OBJECT):
+        n_children = count
+        if cls != _MX_CELL:
+            if cls == _MX_OBJECT:
+                mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, "class name")
+            mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, "field name length")
+            name_len = _mat5_ints(buf, mtype, nbytes, s, endian, "field name length")
+            mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, "field names")
+            if name_len.size != 1 or name_len[0] <= 0 or nbytes % int(name_len[0]):
+                raise _Corrupt(f"the field names at byte {s} do not match their length")
+            n_children = count * (nbytes // int(name_len[0]))
+        for _ in range(n_children):
+            mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, "element")
+            if mtype != _MI_MATRIX:
+                raise _Corrupt(f"an element at byte {s} is not a matrix (type {mtype})")
+            _mat5_matrix(buf, s, s + nbytes, endian, depth + 1)
+    elif cls == _MX_FUNCTION:
+        while pos < end:
+            mtype, nbytes, s, pos = _mat5_sub(buf, pos, end, endian, "function part")
+            if mtype == _MI_MATRIX:
+                _mat5_matrix(buf, s, s + nbytes, endian, depth + 1)
+    elif cls != _MX_OPAQUE:  # opaque objects (strings, tables): left to scipy
+        raise _Corrupt(f"unknown array class {cls} at byte {start}")
 
 
 def _read_mat73(raw, fname):
@@ -888,10 +1101,37 @@ def _storage_notes(views, wheres):
     return notes
 
 
+def _valid_sparse(X, where, fname):
+    """X after a full structural check (corrupt index arrays would crash scipy's C code)."""
+    # Rows and columns both get index pointers (CSR and CSC); refuse absurd shapes first.
+    _guard(max(X.shape) + 1, 2, fname, f"indexing the sparse matrix {where}")
+    try:
+        X = X.tocsc() if X.format not in ("csc", "csr") else X
+        n_minor = X.shape[0 if X.format == "csc" else 1]
+        ptr, idx = np.asarray(X.indptr), np.asarray(X.indices)
+        if ptr.size != X.shape[1 if X.format == "csc" else 0] + 1:
+            raise ValueError("index pointer of the wrong length")
+        if ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[-1] != idx.size or \
+                idx.size > np.asarray(X.data).size:
+            raise ValueError("index pointer inconsistent with the entries")
+        if idx.size and (idx.min() < 0 or idx.max() >= n_minor):
+            raise ValueError("indices out of range")
+        X.check_format(full_check=True)
+    except MemoryError:
+        raise DataLoadError(f"{fname}: the sparse matrix {where} is too large for the memory "
+                            "available (the file may be corrupt).") from None
+    except Exception as exc:
+        raise DataLoadError(
+            f"{fname}: the sparse matrix {where} is malformed ({_short(exc)}); the file is "
+            "corrupt. Save it again."
+        ) from None
+    return X
+
+
 def _numeric_view(item, where, fname):
     """A cell element as a float64 matrix (dense) or CSR float64 (sparse)."""
     if sp.issparse(item):
-        X = item
+        X = _valid_sparse(item, where, fname)
         if X.dtype.kind == "c":
             raise DataLoadError(f"{fname}: {where} holds complex numbers; expected real ones.")
         if X.shape[0] == 0 or X.shape[1] == 0:
@@ -923,8 +1163,16 @@ def _numeric_view(item, where, fname):
 
 def _mat_label_vector(value, key, fname):
     """The labels variable as a 1-D array (numbers or strings)."""
+    if _is_cell(value) and value.size > 1 and all(_as_text(x) is not None for x in value.ravel()):
+        if value.ndim == 2 and min(value.shape) > 1:
+            raise DataLoadError(
+                f"{fname}: the labels {key} form a {_shape_str(value.shape)} cell array of "
+                "text; expected a vector with one class name per sample."
+            )
+        return np.array([_as_text(x) for x in value.ravel()])  # class names, one per sample
     while _is_cell(value) and value.size >= 1:
-        items = [np.asarray(x.toarray() if sp.issparse(x) else x) for x in value.ravel()]
+        items = [np.asarray(_valid_sparse(x, key, fname).toarray() if sp.issparse(x) else x)
+                 for x in value.ravel()]
         first = items[0]
         if any(x.shape != first.shape or not np.array_equal(x, first) for x in items[1:]):
             raise DataLoadError(
@@ -933,7 +1181,7 @@ def _mat_label_vector(value, key, fname):
             )
         value = items[0] if first.dtype != object else first
     if sp.issparse(value):
-        value = value.toarray()
+        value = _valid_sparse(value, key, fname).toarray()
     if isinstance(value, _Unsupported) or isinstance(value, str) or not isinstance(
             value, np.ndarray) or value.dtype == object or value.dtype.names:
         raise DataLoadError(
@@ -949,6 +1197,15 @@ def _mat_label_vector(value, key, fname):
             "row or column vector with one class label per sample."
         )
     return value.ravel()
+
+
+def _as_text(x):
+    """A MATLAB char array (scipy: ndarray of str; h5py reader: str) as str, else None."""
+    if isinstance(x, str):
+        return x
+    if isinstance(x, np.ndarray) and x.dtype.kind == "U" and x.size <= 1:
+        return str(x.ravel()[0]) if x.size else ""
+    return None
 
 
 def _orient(views, labels, wheres, label_key, fname):
@@ -1236,7 +1493,7 @@ def _read_csv_zip(raw, fname):
         ) from None
     with zf:
         _check_unpacked_size(zf, fname)
-        files = [i for i in infos if not i.is_dir()
+        files = [i for i in infos if i.filename and not i.filename.endswith("/")
                  and not i.filename.startswith("__MACOSX/")
                  and not Path(i.filename).name.startswith(".")]
         tables = [i for i in files if Path(i.filename).suffix.lower() in _TABLE_SUFFIXES]

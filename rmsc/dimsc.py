@@ -56,6 +56,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
 from . import solver
+from .memory import check_dense_fits
 from ._validation import check_nonnegative, check_positive_int
 from .spectral import N_KMEANS_RUNS, spectral_clustering
 from .ssc import _SSC_PARAMS_DOC, _SSCParams, auto_beta, ssc_admm
@@ -252,6 +253,9 @@ def diversity_subproblem(R, beta, C0, W=None, mu=0.0, *, rho=1.0, max_iter=200, 
 # Estimator
 # ---------------------------------------------------------------------------
 
+#: Dense n x n arrays alive at once in the diversity step (for the memory guard).
+DENSE_ARRAYS = 12
+
 
 class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
     __doc__ = (
@@ -302,6 +306,10 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
         check_nonnegative("outer_tol", self.outer_tol)
         rng = check_random_state(self.random_state)
         n, m = views[0].shape[0], len(views)
+        if lam > 0 and m > 1:
+            # The diversity step holds about a dozen dense n x n arrays at once
+            # (Z^v, its target W, the ADMM iterates C, U, V, Z and their differences).
+            check_dense_fits(n, n, count=DENSE_ARRAYS, what=f"DiMSC on {n} samples")
         Rs = [solver.gram_factor(X) for X in views]
         betas = [auto_beta(R) if beta == "auto" else beta for R in Rs]
         Zs = []

@@ -148,11 +148,11 @@ def check_dense_fits(n_rows, n_cols, *, count=1, what="this step", itemsize=8):
                   else "")
         # Largest square size that would fit, to make the suggestion concrete.
         fit_n = int((have / (count * itemsize)) ** 0.5) if n_rows == n_cols else None
-        hint = (f" about {fit_n} samples or fewer would fit" if fit_n is not None else "")
+        hint = (f"; about {fit_n} samples or fewer would fit" if fit_n is not None else "")
         raise MemoryBudgetError(
             f"{what} needs {count} dense {n_rows} x {n_cols} {arrays} "
             f"({format_bytes(need)}), but only {format_bytes(have)} of memory is available"
-            f"{source}. Subsample the data (fewer samples;{hint}) or choose a method that "
-            "keeps its graphs sparse (e.g. RMSC or SSC)."
+            f"{source}. Subsample the data (fewer samples{hint}) or choose a method that "
+            "keeps its n x n matrices sparse (RMSC, SSC or the k-NN graph methods)."
         )
     return need

@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
 from ._validation import check_n_clusters, check_nonnegative, check_positive_int, check_views
+from .memory import check_dense_fits
 from .graphs import N_NEIGHBORS, knn_affinity, normalize_rows, normalized_affinity
 from .preprocessing import normalize_l2
 from .spectral import _DENSE_EIGH_MAX, N_KMEANS_RUNS, kmeans_runs, spectral_embedding
@@ -70,6 +71,7 @@ def top_eigenvectors(N, k, B=None, lam=0.0, *, random_state=None):
     n = N.shape[0]
     lowrank = B is not None and lam != 0.0
     if n <= _DENSE_EIGH_MAX or k >= n - 1:
+        check_dense_fits(n, n, count=3, what=f"A dense eigendecomposition of {n} samples")
         M = N.toarray() if sp.issparse(N) else np.array(N, dtype=float)
         if lowrank:
             M = M + lam * (B @ B.T)

@@ -25,8 +25,12 @@ Kinds of corruption (:data:`KINDS`), for the chosen samples of a chosen view:
     View-inconsistent: the sample's features in that view are taken from a
     random sample of another class (``severity`` < 1 blends:
     ``(1 - s) x + s x_other``). The sample still looks normal in that view,
-    just like the wrong class - the case RMSC's per-sample, per-view weights
-    exist for. Without labels the donor is any other sample.
+    just like the wrong class - the case the paper motivates per-sample,
+    per-view weights with. It is the hardest kind to see: the view still
+    reconstructs the sample well, so only the coupling to the consensus
+    raises its loss (``benchmarks/bench_data.py --kinds inconsistent``
+    measures how well the weights find it). Without labels the donor is any
+    other sample.
 ``"features"``
     A random fifth of the features (at least one) is corrupted: each is set to
     its mean plus or minus ``3 * severity`` standard deviations (random sign),

@@ -628,3 +628,152 @@ def test_preprocess_keeps_sparse_views_sparse():
     with pytest.warns(UserWarning, match="all zero"):  # the README's one empty document
         u = datasets.preprocess(d, "unit_l2")
     assert all(sp.issparse(X) for X in u.views)
+
+
+# ---------------------------------------------------------------------------
+# property-based: loaders on garbage, truncated and corrupted bytes; round trips
+# ---------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+PROPERTY = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+SUFFIXES = st.sampled_from(["x.mat", "x.npz", "x.zip", "x.csv", "x", "x.bin"])
+MAGIC = st.sampled_from([b"", b"MATLAB 5.0 MAT-file" + b" " * 97 + b"\x00" * 8 + b"\x00\x01IM",
+                         b"MATLAB 7.3 MAT-file", b"PK\x03\x04", b"PK\x05\x06",
+                         b"\x89HDF\r\n\x1a\n", b"\x93NUMPY"])
+
+
+def _valid_files():
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((6, 3)), rng.integers(0, 5, (6, 4)).astype(np.uint8)
+    S = sp.random(6, 9, density=0.3, random_state=1, format="csc")
+    y = np.array([1, 1, 2, 2, 3, 3])
+    zipped = io.BytesIO()
+    scipy.io.savemat(zipped, {"X": cell(A, B, S), "Y": y}, do_compression=True)
+    out = {"v5.mat": mat5_bytes({"X": cell(A, B, S), "Y": y}),
+           "v5z.mat": zipped.getvalue(),
+           "v.npz": npz_bytes(a=A, b=B, labels=y),
+           "v.zip": make_zip({"a.csv": csv_text(A), "b.csv": csv_text(B),
+                              "labels.csv": "\n".join(map(str, y))})}
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "v73.mat"
+        write_mat73(path, {"X": cell(A, B, S), "Y": y[:, None].astype(float)})
+        out["v73.mat"] = path.read_bytes()
+    return out
+
+
+VALID = _valid_files()
+
+
+def _load_or_data_error(raw, fname):
+    """The property: a dataset, or a DataLoadError naming the file - nothing else."""
+    try:
+        d = load(named(raw, fname))
+    except DataLoadError as exc:
+        assert fname in str(exc) or "<" in str(exc)
+        return None
+    assert isinstance(d, MultiViewDataset) and d.n_views >= 1
+    return d
+
+
+@PROPERTY
+@given(magic=MAGIC, body=st.binary(max_size=600), fname=SUFFIXES)
+def test_garbage_bytes_raise_only_data_load_errors(magic, body, fname):
+    _load_or_data_error(magic + body, fname)
+
+
+@PROPERTY
+@given(which=st.sampled_from(sorted(VALID)), cut=st.floats(0, 1, exclude_max=True))
+def test_truncated_files_raise_only_data_load_errors(which, cut):
+    raw = VALID[which]
+    _load_or_data_error(raw[: int(cut * len(raw))], which)
+
+
+@PROPERTY
+@given(which=st.sampled_from(sorted(VALID)), data=st.data())
+def test_corrupted_bytes_raise_only_data_load_errors(which, data):
+    raw = bytearray(VALID[which])
+    for _ in range(data.draw(st.integers(1, 8))):
+        pos = data.draw(st.integers(0, len(raw) - 1))
+        raw[pos] = data.draw(st.integers(0, 255))
+    _load_or_data_error(bytes(raw), which)
+
+
+finite = st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False, width=64)
+
+
+@st.composite
+def multiview(draw):
+    n = draw(st.integers(2, 12))
+    m = draw(st.integers(1, 3))
+    views = [draw(hnp.arrays(np.float64, (n, draw(st.integers(1, 5))), elements=finite))
+             for _ in range(m)]
+    labels = draw(hnp.arrays(np.int64, n, elements=st.integers(-3, 40)))
+    return views, labels
+
+
+@PROPERTY
+@given(data=multiview(), fmt=st.sampled_from(["v5", "v73", "npz", "zip"]),
+       columns=st.booleans())
+def test_round_trip_through_every_format(tmp_path, data, fmt, columns):
+    views, labels = data
+    n = labels.size
+    if fmt == "v5":
+        stored = [X.T for X in views] if columns else views
+        raw = mat5_bytes({"X": cell(*stored), "y": labels})
+    elif fmt == "v73":
+        path = tmp_path / f"rt{np.random.randint(1 << 30)}.mat"
+        stored = [X.T for X in views] if columns else views
+        write_mat73(path, {"data": cell(*stored, column=True), "gnd": labels})
+        raw = path.read_bytes()
+    elif fmt == "npz":
+        raw = npz_bytes(**{f"v{k}": X for k, X in enumerate(views)}, labels=labels)
+    else:
+        raw = make_zip({**{f"v{k}.csv": csv_text(X) for k, X in enumerate(views)},
+                        "labels.csv": "\n".join(map(str, labels))})
+    d = load(named(raw, "rt." + ("zip" if fmt == "zip" else "npz" if fmt == "npz" else "mat")))
+    assert d.n_samples == n and d.n_views == len(views)
+    ambiguous = columns and fmt in ("v5", "v73") and any(X.shape[1] == n for X in views)
+    if not ambiguous:
+        for X, Y in zip(views, d.views):
+            np.testing.assert_array_equal(Y, X)
+    np.testing.assert_array_equal(d.labels, np.unique(labels, return_inverse=True)[1])
+
+
+def test_regressions_found_by_fuzzing():
+    """Corrupt files that crashed the process (scipy's compiled reader) or leaked errors."""
+    import struct
+
+    raw = bytearray(VALID["v5.mat"])  # X = {A (6x3 double), B (uint8), S (sparse)}, Y
+    assert raw[192] == 6 and raw[193] == 0  # array flags of X{1}: class double, no flags
+    flagged = bytearray(raw)
+    flagged[193] |= 0x08  # "complex", but no imaginary part follows: scipy segfaulted
+    with pytest.raises(DataLoadError, match=r"^c.mat is not a valid MATLAB v5 file"):
+        load(named(bytes(flagged), "c.mat"))
+    assert raw[464 + 8] == 5  # X{3}: class sparse; its row indices follow the empty name
+    assert struct.unpack_from("<II", raw, 504) == (5, 64)
+    bad_rows = bytearray(raw)
+    struct.pack_into("<i", bad_rows, 512, 1000)  # a row index beyond the 6 rows
+    with pytest.raises(DataLoadError, match=r"sparse row indices .* out of range"):
+        load(named(bytes(bad_rows), "s.mat"))
+    # a zip member with an empty name (zipfile's is_dir() raised IndexError)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("a.csv", csv_text(np.eye(3)))
+        zf.writestr(zipfile.ZipInfo(""), "x")
+    assert load(named(buf.getvalue(), "e.zip")).n_samples == 3
+
+
+def test_mat_labels_as_a_cell_of_class_names(tmp_path, small):
+    A, B, _, y = small
+    names = np.array(["cat", "dog", "eel"])[y - 1]
+    d = load(named(mat5_bytes({"X": cell(A, B), "labels": cell(*names, column=True)}), "n.mat"))
+    np.testing.assert_array_equal(d.labels, y - 1)
+    assert "cat->0, dog->1, eel->2" in d.description
+    path = tmp_path / "n73.mat"
+    write_mat73(path, {"X": cell(A, B), "labels": cell(*names)})
+    np.testing.assert_array_equal(load(path).labels, y - 1)

@@ -278,3 +278,86 @@ def test_reference_scenario_digit_fou_zer_replaced():
     table = evaluate(scores(model), c.outlier_mask, c.view_names).set_index("view")
     assert table.loc["FOU", "roc_auc"] >= 0.95
     assert table.loc["ZER", "roc_auc"] >= 0.95
+
+
+# ---------------------------------------------------------------------------
+# property-based: injection marks exactly what it changed, deterministically
+# ---------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+values = st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False)
+
+
+@st.composite
+def datasets_and_spec(draw):
+    n = draw(st.integers(2, 25))
+    m = draw(st.integers(1, 3))
+    views = []
+    for v in range(m):
+        d = draw(st.integers(1, 6))
+        X = draw(hnp.arrays(np.float64, (n, d), elements=values))
+        if draw(st.booleans()):
+            X = np.abs(X)  # a non-negative view (clipping applies)
+        if draw(st.booleans()):
+            X = sp.csr_matrix(X)
+        views.append(X)
+    labels = draw(st.none() | hnp.arrays(np.int64, n, elements=st.integers(0, 2)))
+    data = MultiViewDataset(name="h", views=views, labels=labels)
+    chosen = draw(st.lists(st.integers(0, m - 1), min_size=1, max_size=m, unique=True))
+    spec = dict(
+        views=chosen,
+        fraction=draw(st.floats(0, 1)),
+        kind=draw(st.sampled_from(KINDS)),
+        severity=draw(st.floats(0.01, 5)),
+        same_samples=draw(st.booleans()),
+        random_state=draw(st.integers(0, 2 ** 31 - 1)),
+    )
+    return data, spec
+
+
+def _bits(X, rows):
+    A = dense(X)[rows]
+    return np.ascontiguousarray(A, dtype=np.float64).tobytes()
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=datasets_and_spec())
+def test_injection_marks_exactly_the_corrupted_pairs(case):
+    data, spec = case
+    single_class = data.labels is not None and np.unique(data.labels).size < 2
+    if spec["kind"] == "inconsistent" and single_class:
+        with pytest.raises(ValueError, match="single class"):
+            inject(data, **spec)
+        return
+    out = inject(data, **spec)
+    n = data.n_samples
+    k = int(round(spec["fraction"] * n)) or (1 if spec["fraction"] > 0 else 0)
+    mask = out.outlier_mask
+    assert mask.shape == (data.n_views, n)
+    for v in range(data.n_views):
+        if v in spec["views"]:
+            assert mask[v].sum() == k
+        else:
+            assert not mask[v].any() and out.views[v] is data.views[v]
+        clean = ~mask[v]
+        # every unmarked pair is bit-identical to the input
+        assert _bits(out.views[v], clean) == _bits(data.views[v], clean)
+        assert out.views[v].shape == data.views[v].shape
+        assert sp.issparse(out.views[v]) == sp.issparse(data.views[v])
+        assert np.all(np.isfinite(dense(out.views[v])))
+        if dense(data.views[v]).min(initial=0) >= 0:
+            assert dense(out.views[v]).min(initial=0) >= 0
+        if spec["kind"] == "noise" and mask[v].any():
+            # Gaussian noise moves every marked sample (no clipping on a signed view)
+            if dense(data.views[v]).min() < 0:
+                assert not np.any(np.all(dense(out.views[v])[mask[v]] ==
+                                         dense(data.views[v])[mask[v]], axis=1))
+    if spec["same_samples"]:
+        rows = mask[spec["views"]]
+        assert (rows == rows[0]).all()
+    again = inject(data, **spec)
+    assert again.fingerprint == out.fingerprint  # deterministic per seed
+    np.testing.assert_array_equal(again.outlier_mask, mask)
