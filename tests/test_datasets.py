@@ -1,0 +1,524 @@
+"""rmsc.datasets: loading users' files (.mat v5 / v7.3, .npz, .zip of CSVs) and bad input."""
+
+import io
+import zipfile
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.io
+import scipy.sparse as sp
+
+from rmsc import datasets
+from rmsc.datasets import DataLoadError, MultiViewDataset, load
+
+#: The paper's .mat files (../shared/datasets beside the repository; see its README).
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+
+
+# ---------------------------------------------------------------------------
+# helpers: writing files in the conventions users have
+# ---------------------------------------------------------------------------
+
+
+def cell(*items, column=False):
+    """A MATLAB cell array (object ndarray) of 1 x m, or m x 1 with column=True."""
+    out = np.empty((len(items), 1) if column else (1, len(items)), dtype=object)
+    for k, item in enumerate(items):
+        out.flat[k] = item
+    return out
+
+
+def mat5_bytes(variables):
+    buf = io.BytesIO()
+    scipy.io.savemat(buf, variables)
+    return buf.getvalue()
+
+
+def named(raw, name):
+    """A BytesIO with a file name, as an upload."""
+    f = io.BytesIO(raw)
+    f.name = name
+    return f
+
+
+def write_mat73(path, variables):
+    """Write ``variables`` in MATLAB's v7.3 layout with h5py.
+
+    As MATLAB does: a 512-byte user block with the MAT header; every array is
+    stored transposed (MATLAB is column-major) with a ``MATLAB_class``
+    attribute; a cell array is a dataset of object references into the
+    ``#refs#`` group; a sparse matrix is a group with ``MATLAB_sparse`` (the
+    row count) holding CSC ``data``, ``ir`` (row indices) and ``jc`` (column
+    pointers).
+    """
+    classes = {np.dtype(np.float64): "double", np.dtype(np.float32): "single",
+               np.dtype(np.uint8): "uint8", np.dtype(np.uint16): "uint16",
+               np.dtype(np.int32): "int32", np.dtype(np.int64): "int64",
+               np.dtype(bool): "logical"}
+    counter = [0]
+
+    def put(group, name, value, refs):
+        if sp.issparse(value):
+            A = sp.csc_matrix(value)
+            g = group.create_group(name)
+            g.attrs["MATLAB_class"] = np.bytes_("double")
+            g.attrs["MATLAB_sparse"] = np.uint64(A.shape[0])
+            g.create_dataset("jc", data=A.indptr.astype(np.uint64))
+            if A.nnz:
+                g.create_dataset("ir", data=A.indices.astype(np.uint64))
+                g.create_dataset("data", data=A.data)
+            return g
+        if isinstance(value, np.ndarray) and value.dtype == object:
+            ref_array = np.empty(value.T.shape, dtype=h5py.ref_dtype)
+            for idx in np.ndindex(value.shape):
+                counter[0] += 1
+                obj = put(refs, f"r{counter[0]}", value[idx], refs)
+                ref_array[idx[::-1]] = obj.ref
+            ds = group.create_dataset(name, data=ref_array, dtype=h5py.ref_dtype)
+            ds.attrs["MATLAB_class"] = np.bytes_("cell")
+            return ds
+        if isinstance(value, str):
+            ds = group.create_dataset(name, data=np.array([[ord(c)] for c in value], np.uint16))
+            ds.attrs["MATLAB_class"] = np.bytes_("char")
+            return ds
+        arr = np.atleast_2d(np.asarray(value))
+        ds = group.create_dataset(name, data=arr.T)
+        ds.attrs["MATLAB_class"] = np.bytes_(classes[arr.dtype])
+        return ds
+
+    with h5py.File(path, "w", userblock_size=512) as f:
+        refs = f.create_group("#refs#")
+        for key, value in variables.items():
+            put(f, key, value, refs)
+    header = b"MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: test HDF5 schema 1.00 ."
+    with open(path, "r+b") as fh:
+        fh.write(header.ljust(116, b" ") + b"\0" * 8 + b"\x00\x02" + b"IM")
+
+
+def make_zip(members):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, text in members.items():
+            zf.writestr(name, text)
+    return buf.getvalue()
+
+
+def csv_text(X, header=None):
+    lines = [",".join(header)] if header is not None else []
+    lines += [",".join(repr(float(v)) for v in row) for row in X]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def small():
+    """Two dense views of 12 samples, a sparse one, labels 1..3 (MATLAB style)."""
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((12, 4))
+    B = rng.integers(0, 9, size=(12, 7)).astype(np.uint8)
+    C = sp.random(12, 30, density=0.2, random_state=4, format="csc")
+    y = np.repeat([1, 2, 3], 4)
+    return A, B, C, y
+
+
+# ---------------------------------------------------------------------------
+# the three real files of ../shared/datasets, to the shapes in its README
+# ---------------------------------------------------------------------------
+
+
+def test_shared_digit_loads_as_in_readme_and_matches_the_bundled_copy():
+    d = load(SHARED / "digit_handwritten.mat", name="Digit")
+    assert d.name == "Digit"
+    assert d.n_samples == 2000 and d.n_features == (240, 76, 216, 47, 64, 6)
+    assert all(isinstance(X, np.ndarray) and X.dtype == np.float64 for X in d.views)
+    assert np.array_equal(np.bincount(d.labels), [200] * 10)
+    assert np.array_equal(d.labels, np.repeat(np.arange(10), 200))  # 1..10 in blocks -> 0..9
+    assert "samples as rows" in d.description and "1..10 shifted to 0..9" in d.description
+    bundled = datasets.load_digit()
+    # PIX and FAC are exact integers in both; the bundled CSV values carry ~5 digits.
+    assert np.array_equal(d.views[0], bundled.views[0])
+    assert np.array_equal(d.views[2], bundled.views[2])
+    for v in (1, 3, 4, 5):
+        np.testing.assert_allclose(d.views[v], bundled.views[v], rtol=1e-3, atol=1e-3)
+    assert np.array_equal(d.labels, bundled.labels)
+
+
+def test_shared_reuters_stays_sparse():
+    d = load(SHARED / "reuters_1200.mat")
+    assert d.name == "reuters_1200"
+    assert d.n_samples == 1200 and d.n_features == (2000,) * 5
+    assert all(sp.issparse(X) and X.format == "csr" for X in d.views)
+    density = np.mean([X.nnz / (1200 * 2000) for X in d.views])
+    assert 0.01 < density < 0.025  # "~1.7 % nonzero"
+    assert np.array_equal(np.bincount(d.labels), [200] * 6)
+    assert np.all(np.diff(d.labels) >= 0)  # sorted
+    empty_rows = sum(int(np.sum(X.getnnz(axis=1) == 0)) for X in d.views)
+    assert empty_rows == 1  # "one document has an empty row in one view"
+    assert "fea" in d.description and "gt" in d.description
+
+
+def test_shared_3sources_column_cell_of_dense_counts():
+    d = load(SHARED / "3sources.mat")
+    assert d.n_samples == 169 and d.n_features == (3560, 3631, 3068)
+    for X in d.views:
+        assert isinstance(X, np.ndarray)
+        assert np.array_equal(X, np.round(X)) and X.min() == 0 and X.max() > 1  # raw counts
+        assert 0.02 < np.count_nonzero(X) / X.size < 0.06
+    assert np.array_equal(np.bincount(d.labels), [56, 21, 11, 18, 51, 12])
+    assert not np.all(np.diff(d.labels) >= 0)  # interleaved
+    assert "3x1 cell array X" in d.description
+    assert "samples as rows in every view" in d.description
+    assert "uint8" in d.description
+
+
+def test_file_objects_give_the_same_dataset_as_the_path():
+    path = SHARED / "3sources.mat"
+    from_path = load(path)
+    upload = named(path.read_bytes(), "3sources.mat")
+    upload.read(100)  # a half-read upload is read from the start
+    assert load(upload).fingerprint == from_path.fingerprint
+    with open(path, "rb") as fh:
+        assert load(fh).fingerprint == from_path.fingerprint
+    assert load(str(path)).fingerprint == from_path.fingerprint
+
+
+# ---------------------------------------------------------------------------
+# MATLAB v5 conventions
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("view_key", ["X", "fea", "data", "views"])
+@pytest.mark.parametrize("label_key", ["Y", "y", "gt", "truelabel", "labels", "gnd"])
+def test_mat5_key_conventions(small, view_key, label_key):
+    A, B, C, y = small
+    d = load(named(mat5_bytes({view_key: cell(A, B, C), label_key: y}), "u.mat"))
+    assert d.n_features == (4, 7, 30)
+    np.testing.assert_array_equal(d.views[0], A)
+    np.testing.assert_array_equal(d.views[1], B.astype(float))
+    assert sp.issparse(d.views[2]) and (d.views[2] != C).nnz == 0
+    np.testing.assert_array_equal(d.labels, y - 1)
+    assert label_key in d.description and view_key in d.description
+
+
+def test_mat5_samples_as_columns_are_transposed_and_said_so(small):
+    A, B, C, y = small
+    raw = mat5_bytes({"X": cell(A.T, B.T, C.T.tocsc(), column=True), "Y": y[:, None]})
+    d = load(named(raw, "cols.mat"))
+    np.testing.assert_array_equal(d.views[0], A)
+    np.testing.assert_array_equal(d.views[1], B)
+    assert sp.issparse(d.views[2]) and (d.views[2] != C).nnz == 0
+    assert "samples as columns in every view" in d.description
+
+
+def test_mat5_mixed_orientation_is_decided_per_view_from_the_labels(small):
+    A, B, C, y = small
+    d = load(named(mat5_bytes({"X": cell(A, B.T), "Y": y}), "mixed.mat"))
+    assert d.n_features == (4, 7)
+    assert "X{2} stored samples-as-columns" in d.description
+
+
+def test_mat5_labels_any_coding(small):
+    A, B, _, _ = small
+    y = np.array([0, 0, 5, 5, 9, 9, 0, 5, 9, 0, 5, 9])
+    d = load(named(mat5_bytes({"X": cell(A, B), "gnd": y[None, :]}), "codes.mat"))
+    np.testing.assert_array_equal(d.labels, np.unique(y, return_inverse=True)[1])
+    assert "0->0, 5->1, 9->2" in d.description
+    d0 = load(named(mat5_bytes({"X": cell(A, B), "y": np.arange(12) % 3}), "zero.mat"))
+    np.testing.assert_array_equal(d0.labels, np.arange(12) % 3)
+    assert "0..2 as stored" in d0.description
+
+
+def test_mat5_labels_wrapped_in_a_cell(small):
+    A, B, _, y = small
+    d = load(named(mat5_bytes({"X": cell(A, B), "truelabel": cell(y, y)}), "tl.mat"))
+    np.testing.assert_array_equal(d.labels, y - 1)
+
+
+def test_mat5_without_labels_and_without_known_keys(small):
+    A, B, _, _ = small
+    d = load(named(mat5_bytes({"myviews": cell(A, B), "note": "hello"}), "nolabels.mat"))
+    assert d.labels is None and d.n_samples == 12
+    assert "only cell array, myviews" in d.description and "no labels" in d.description
+    d = load(named(mat5_bytes({"X": cell(A.T, B.T)}), "nolabels_cols.mat"))
+    assert d.n_samples == 12 and "columns" in d.description
+
+
+def test_path_name_defaults_to_the_stem(tmp_path, small):
+    A, B, _, y = small
+    path = tmp_path / "my data.mat"
+    path.write_bytes(mat5_bytes({"X": cell(A, B), "Y": y}))
+    assert load(path).name == "my data"
+    assert load(path, name="Mine").name == "Mine"
+
+
+# ---------------------------------------------------------------------------
+# MATLAB v7.3 (HDF5)
+# ---------------------------------------------------------------------------
+
+
+def test_mat73_row_cell_dense_integer_sparse(tmp_path, small):
+    A, B, C, y = small
+    path = tmp_path / "v73.mat"
+    write_mat73(path, {"X": cell(A, B, C), "Y": y[:, None].astype(np.float64)})
+    with h5py.File(path, "r") as f:  # the layout really is MATLAB's: stored transposed
+        assert f["Y"].shape == (1, 12) and f["X"].shape == (3, 1)
+    d = load(path)
+    np.testing.assert_array_equal(d.views[0], A)
+    np.testing.assert_array_equal(d.views[1], B)
+    assert sp.issparse(d.views[2]) and (d.views[2] != C).nnz == 0
+    np.testing.assert_array_equal(d.labels, y - 1)
+    assert "MATLAB v7.3" in d.description and "samples as rows" in d.description
+
+
+def test_mat73_column_cell_samples_as_columns_from_upload(tmp_path, small):
+    A, B, C, y = small
+    path = tmp_path / "v73c.mat"
+    write_mat73(path, {"fea": cell(A.T, B.T, C.T, column=True), "gt": y.astype(np.uint8),
+                       "title": "a note"})
+    d = load(named(path.read_bytes(), "v73c.mat"))
+    np.testing.assert_array_equal(d.views[0], A)
+    np.testing.assert_array_equal(d.views[1], B)
+    assert (d.views[2] != C).nnz == 0
+    assert "samples as columns in every view" in d.description
+
+
+def test_mat73_errors_name_the_key(tmp_path, small):
+    A, B, _, y = small
+    path = tmp_path / "bad73.mat"
+    write_mat73(path, {"X": cell(A, "text"), "Y": y.astype(float)})
+    with pytest.raises(DataLoadError, match=r"bad73.mat: X\{2\} holds the text 'text'"):
+        load(path)
+    path2 = tmp_path / "nocell73.mat"
+    write_mat73(path2, {"X": A, "Y": y.astype(float)})
+    with pytest.raises(DataLoadError, match=r"nocell73.mat: X holds a 12x4 float64 array, not a "
+                                            r"cell array"):
+        load(path2)
+
+
+def test_mat73_truncated(tmp_path, small):
+    A, B, _, y = small
+    path = tmp_path / "t.mat"
+    write_mat73(path, {"X": cell(A, B), "Y": y.astype(float)})
+    raw = path.read_bytes()
+    for cut in (100, 600, len(raw) // 2, len(raw) - 10):
+        with pytest.raises(DataLoadError, match="t.mat"):
+            load(named(raw[:cut], "t.mat"))
+
+
+# ---------------------------------------------------------------------------
+# .npz and .zip of CSVs
+# ---------------------------------------------------------------------------
+
+
+def npz_bytes(**arrays):
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def test_npz_views_in_file_order(small):
+    A, B, _, y = small
+    d = load(named(npz_bytes(pix=A, fou=B, labels=y), "views.npz"))
+    assert d.view_names == ("pix", "fou") and d.n_features == (4, 7)
+    np.testing.assert_array_equal(d.labels, y - 1)
+
+
+def test_npz_view_names_selects_and_orders(small):
+    A, B, _, y = small
+    d = load(named(npz_bytes(a=A, b=B, extra=np.arange(3), view_names=np.array(["b", "a"]),
+                             y=y), "sel.npz"))
+    assert d.view_names == ("b", "a") and d.n_features == (7, 4)
+    assert "ignored: extra" in d.description
+
+
+def test_bundled_digit_npz_loads_with_load():
+    d = load(datasets.SAMPLE_DATA / "digit.npz")
+    ref = datasets.load_digit()
+    assert d.view_names == ref.view_names
+    for X, Y in zip(d.views, ref.views):
+        np.testing.assert_array_equal(X, Y)
+    np.testing.assert_array_equal(d.labels, ref.labels)
+
+
+def test_zip_of_csvs_with_headers_index_and_class_names(small):
+    A, B, _, y = small
+    names = np.array(["cat", "dog", "eel"])[y - 1]
+    members = {
+        "mydata/A.csv": pd.DataFrame(A, columns=[f"a{k}" for k in range(4)]).to_csv(),
+        "mydata/B.csv": csv_text(B),
+        "mydata/labels.csv": "\n".join(names) + "\n",
+        "mydata/README.txt": "notes",
+        "__MACOSX/mydata/._A.csv": "junk",
+    }
+    d = load(named(make_zip(members), "mine.zip"))
+    assert d.view_names == ("A", "B")
+    np.testing.assert_allclose(d.views[0], A, rtol=1e-15)
+    np.testing.assert_array_equal(d.views[1], B)
+    np.testing.assert_array_equal(d.labels, y - 1)
+    assert "cat->0, dog->1, eel->2" in d.description
+    assert "row index and dropped in mydata/A.csv" in d.description
+    assert "README.txt" in d.description
+
+
+def test_zip_labels_with_header_and_semicolons(small):
+    A, B, _, y = small
+    a = "\n".join(";".join(str(v) for v in row) for row in A)
+    d = load(named(make_zip({"v1.csv": a, "v2.csv": csv_text(B),
+                             "labels.csv": "label\n" + "\n".join(map(str, y))}), "s.zip"))
+    np.testing.assert_allclose(d.views[0], A)
+    np.testing.assert_array_equal(d.labels, y - 1)
+
+
+# ---------------------------------------------------------------------------
+# bad input: every error names the file, the key or column, found and expected
+# ---------------------------------------------------------------------------
+
+
+def test_unknown_keys_are_listed(small):
+    A, B, _, y = small
+    raw = mat5_bytes({"first": cell(A), "second": cell(B), "lab": y})
+    with pytest.raises(DataLoadError) as err:
+        load(named(raw, "keys.mat"))
+    msg = str(err.value)
+    assert msg.startswith("keys.mat: no views found")
+    assert "first (a 1x1 cell array)" in msg and "lab (a 1x12" in msg
+    assert "X, fea, data, views" in msg
+
+
+def test_mat_without_a_cell_array(small):
+    A, _, _, y = small
+    with pytest.raises(DataLoadError, match=r"plain.mat: X holds a 12x4 float64 array, not a "
+                                            r"cell array of views.*X = \{X1, X2, X3\}"):
+        load(named(mat5_bytes({"X": A, "Y": y}), "plain.mat"))
+    with pytest.raises(DataLoadError, match=r"none.mat: no views found.*no cell array.*Keys "
+                                            r"present: A \(a 12x4 float64 array\)"):
+        load(named(mat5_bytes({"A": A}), "none.mat"))
+
+
+def test_views_with_different_sample_counts(small):
+    A, B, _, _ = small
+    with pytest.raises(DataLoadError, match=r"counts.mat: the views have different numbers of "
+                                            r"samples \(X\{1\} 12x4, X\{2\} 11x7\)"):
+        load(named(mat5_bytes({"X": cell(A, B[:11])}), "counts.mat"))
+    with pytest.raises(DataLoadError, match=r"c.zip: the views have different numbers of "
+                                            r"samples \(a.csv 12 rows, b.csv 11 rows\)"):
+        load(named(make_zip({"a.csv": csv_text(A), "b.csv": csv_text(B[:11])}), "c.zip"))
+
+
+def test_labels_of_the_wrong_length(small):
+    A, B, _, y = small
+    with pytest.raises(DataLoadError, match=r"len.mat: the labels Y have 13 entries, but the views "
+                                            r"have 12 samples \(X\{1\} 12x4, X\{2\} 12x7\); "
+                                            r"expected one label per sample"):
+        load(named(mat5_bytes({"X": cell(A, B), "Y": np.arange(13)}), "len.mat"))
+    with pytest.raises(DataLoadError, match=r"one.mat: X\{2\} is 11 x 7, but there are 12 labels "
+                                            r"in Y: neither dimension matches"):
+        load(named(mat5_bytes({"X": cell(A, B[:11]), "Y": y}), "one.mat"))
+    with pytest.raises(DataLoadError, match=r"len.zip: labels.csv has 11 labels, but the views "
+                                            r"have 12 samples"):
+        load(named(make_zip({"a.csv": csv_text(A), "labels.csv": "\n".join(map(str, y[:11]))}),
+                   "len.zip"))
+    with pytest.raises(DataLoadError, match=r"len.npz: the labels 'labels' have 5 entries, but "
+                                            r"the views have 12 samples"):
+        load(named(npz_bytes(a=A, labels=y[:5]), "len.npz"))
+
+
+def test_non_numeric_cells(small):
+    A, B, _, y = small
+    with pytest.raises(DataLoadError, match=r"txt.mat: X\{2\} holds text; expected a numeric"):
+        load(named(mat5_bytes({"X": cell(A, "abc"), "Y": y}), "txt.mat"))
+    with pytest.raises(DataLoadError, match=r"st.mat: X\{1\} holds a 1x1 struct"):
+        load(named(mat5_bytes({"X": cell({"a": A}, B), "Y": y}), "st.mat"))
+    text = csv_text(A, header=["p", "q", "r", "s"]).splitlines()
+    text[4] = text[4].split(",", 1)[0] + ",oops," + text[4].split(",", 2)[2]
+    with pytest.raises(DataLoadError, match=r"bad.zip: a.csv, line 5, column 2 \('q'\): found "
+                                            r"'oops'; expected a number"):
+        load(named(make_zip({"a.csv": "\n".join(text), "b.csv": csv_text(B)}), "bad.zip"))
+    text = csv_text(B).splitlines()
+    text[2] = ",".join(text[2].split(",")[:-1] + [""])
+    with pytest.raises(DataLoadError, match=r"gap.zip: b.csv, line 3, column 7: found an empty "
+                                            r"cell; expected a number"):
+        load(named(make_zip({"a.csv": csv_text(A), "b.csv": "\n".join(text)}), "gap.zip"))
+    with pytest.raises(DataLoadError, match=r"obj.npz: the array 'a' holds Python objects"):
+        load(named(npz_bytes(a=np.array([{"x": 1}] * 3, dtype=object), labels=y), "obj.npz"))
+
+
+def test_nan_and_inf_say_where(small):
+    A, B, C, y = small
+    A = A.copy()
+    A[5, 2] = np.nan
+    A[7, 0] = np.inf
+    with pytest.raises(DataLoadError, match=r"nan.mat: X\{1\} \(view 0\) contains 1 NaN and 1 "
+                                            r"infinite value\(s\), first at sample 5, feature 2 "
+                                            r"\(0-based\); samples affected: 5, 7"):
+        load(named(mat5_bytes({"X": cell(A, B), "Y": y}), "nan.mat"))
+    C = C.tocsr(copy=True)
+    C.data[0] = -np.inf
+    r = int(np.flatnonzero(C.getnnz(axis=1))[0])
+    with pytest.raises(DataLoadError, match=rf"inf.mat: X\{{2\}} \(view 1\) contains 1 infinite "
+                                            rf"value\(s\), first at sample {r}"):
+        load(named(mat5_bytes({"X": cell(B, C), "Y": y}), "inf.mat"))
+    with pytest.raises(DataLoadError, match=r"nan.zip: a.csv contains 1 NaN and 1 infinite "
+                                            r"value\(s\), first at line 7, column 3 of a.csv"):
+        load(named(make_zip({"a.csv": csv_text(A, header=list("pqrs")), "labels.csv":
+                             "\n".join(map(str, y))}), "nan.zip"))
+    with pytest.raises(DataLoadError, match=r"lab.mat: the labels Y contain 1 NaN or infinite "
+                                            r"value\(s\), first at sample 3"):
+        load(named(mat5_bytes({"X": cell(B), "Y": np.where(np.arange(12) == 3, np.nan, y)}),
+                   "lab.mat"))
+
+
+@pytest.mark.parametrize("fname", ["empty.mat", "empty.npz", "empty.zip", "empty.dat"])
+def test_empty_files(tmp_path, fname):
+    path = tmp_path / fname
+    path.write_bytes(b"")
+    with pytest.raises(DataLoadError, match=rf"{fname} is empty \(0 bytes\); expected"):
+        load(path)
+
+
+def test_empty_members_and_archives(small):
+    A, _, _, _ = small
+    with pytest.raises(DataLoadError, match=r"e.zip: b.csv is empty"):
+        load(named(make_zip({"a.csv": csv_text(A), "b.csv": "\n\n"}), "e.zip"))
+    with pytest.raises(DataLoadError, match=r"n.zip holds no CSV files \(members: notes.txt\)"):
+        load(named(make_zip({"notes.txt": "x"}), "n.zip"))
+    with pytest.raises(DataLoadError, match=r"e.mat: the cell array X is empty"):
+        load(named(mat5_bytes({"X": np.empty((1, 0), dtype=object)}), "e.mat"))
+    with pytest.raises(DataLoadError, match=r"z.mat: X\{1\} is an empty 0x0 matrix"):
+        load(named(mat5_bytes({"X": cell(np.zeros((0, 0)))}), "z.mat"))
+
+
+def test_corrupt_and_truncated_files(small):
+    A, B, _, y = small
+    raw = mat5_bytes({"X": cell(A, B), "Y": y})
+    for cut in (50, 200, len(raw) // 2, len(raw) - 3):
+        with pytest.raises(DataLoadError, match=r"^cut.mat"):
+            load(named(raw[:cut], "cut.mat"))
+    zraw = make_zip({"a.csv": csv_text(A), "b.csv": csv_text(B)})
+    with pytest.raises(DataLoadError, match=r"cut.zip could not be read as a zip archive"):
+        load(named(zraw[: len(zraw) - 30], "cut.zip"))
+    nraw = npz_bytes(a=A, labels=y)
+    with pytest.raises(DataLoadError, match=r"cut.npz"):
+        load(named(nraw[: len(nraw) // 2], "cut.npz"))
+    with pytest.raises(DataLoadError, match=r"junk.mat could not be read as a MATLAB v5"):
+        load(named(b"this is not a mat file" * 10, "junk.mat"))
+    with pytest.raises(DataLoadError, match=r"Cannot tell the format of notes.bin"):
+        load(named(b"hello", "notes.bin"))
+
+
+def test_sources_that_are_not_files(tmp_path):
+    with pytest.raises(DataLoadError, match=r"nope.mat: no such file"):
+        load(tmp_path / "nope.mat")
+    with pytest.raises(DataLoadError, match=r"is a folder"):
+        load(tmp_path)
+    with pytest.raises(DataLoadError, match=r"Cannot load from a int"):
+        load(3)
+    with pytest.raises(DataLoadError, match=r"opened in text mode"):
+        load(io.StringIO("a,b"))
+
+
+def test_errors_are_value_errors():
+    assert issubclass(DataLoadError, ValueError)
+    assert isinstance(load(SHARED / "3sources.mat"), MultiViewDataset)
