@@ -129,9 +129,11 @@ def settings(method, postprocessing="none"):
     return [{**s, **extra} for s in out]
 
 
-def _key(dataset, method, params, seed=0):
+def _key(dataset, method, params, seed=0, data_id=""):
     key = f"{dataset}|{method}|{json.dumps(params, sort_keys=True)}"
-    return key if seed == 0 else f"{key}|seed={seed}"
+    if seed != 0:
+        key += f"|seed={seed}"
+    return key + (f"|data={data_id}" if data_id else "")
 
 
 @dataclass
@@ -160,13 +162,15 @@ class Record:
     nolabel: dict | None = None
     #: The method's objective at the start and after every iteration, when it has one.
     objective: list | None = None
+    #: Content fingerprint of the data (so a cache never mixes two versions of a dataset).
+    data_id: str = ""
 
     def as_dict(self):
         return dict(self.__dict__)
 
     @property
     def key(self):
-        return _key(self.dataset, self.method, self.params, self.seed)
+        return _key(self.dataset, self.method, self.params, self.seed, self.data_id)
 
 
 class Cache:
@@ -186,8 +190,8 @@ class Cache:
                 rec = Record(**item)
                 self.records[rec.key] = rec
 
-    def get(self, dataset, method, params, seed=0):
-        return self.records.get(_key(dataset, method, params, seed))
+    def get(self, dataset, method, params, seed=0, data_id=""):
+        return self.records.get(_key(dataset, method, params, seed, data_id))
 
     def put(self, rec):
         self.records[rec.key] = rec
@@ -275,16 +279,18 @@ FIT_FAILURES = (ValueError, ArithmeticError, RuntimeError, MemoryError)
 
 
 def evaluate_setting(dataset_name, method, params, views, labels, *, cache=None,
-                     random_state=0):
+                     random_state=0, data_id=""):
     """:func:`run_one` as a :class:`Record`, looked up in / stored to ``cache``.
 
     A setting the method cannot fit (see :data:`FIT_FAILURES`) gives a record
     whose ``error`` holds the explanation and whose scores are None.
     """
-    rec = cache.get(dataset_name, method, params, random_state) if cache is not None else None
+    rec = (cache.get(dataset_name, method, params, random_state, data_id)
+           if cache is not None else None)
     if rec is not None:
         return rec
-    rec = Record(dataset=dataset_name, method=method, params=dict(params), seed=random_state)
+    rec = Record(dataset=dataset_name, method=method, params=dict(params), seed=random_state,
+                 data_id=data_id)
     try:
         scores, _ = run_one(method, params, views, labels, random_state=random_state)
         for k, v in scores.items():
@@ -297,7 +303,7 @@ def evaluate_setting(dataset_name, method, params, views, labels, *, cache=None,
 
 
 def search(dataset_name, views, labels, methods, cache, *, postprocessing="none",
-           progress=None, random_state=0):
+           progress=None, random_state=0, data_id=""):
     """Run every grid setting of every method on one dataset (cached runs are skipped).
 
     Parameters
@@ -329,10 +335,10 @@ def search(dataset_name, views, labels, methods, cache, *, postprocessing="none"
                 seen.setdefault(key, (grid[i], []))[1].append(v)
             jobs += [(m, p, vs) for p, vs in seen.values()]
     for i, (method, params, vs) in enumerate(jobs):
-        if progress and cache.get(dataset_name, method, params, random_state) is None:
+        if progress and cache.get(dataset_name, method, params, random_state, data_id) is None:
             progress(i, len(jobs), f"{dataset_name} {method} {_fmt_params(params)}")
         rec = evaluate_setting(dataset_name, method, params, views, labels, cache=cache,
-                               random_state=random_state)
+                               random_state=random_state, data_id=data_id)
         for v in vs:
             per_variant[v].append(rec)
     if progress:
@@ -494,6 +500,14 @@ def resolve_datasets(specs, data_dir=None):
     return out
 
 
+#: View names of the paper's datasets, in the paper's order (the .mat files store none).
+PAPER_VIEW_NAMES = {
+    "Digit": ("PIX", "FOU", "FAC", "ZER", "KAR", "MOR"),
+    "Reuter": ("English", "French", "German", "Spanish", "Italian"),
+    "3-Sources": ("BBC", "Guardian", "Reuters"),
+}
+
+
 def load_for_reproduction(name, path):
     """Load one dataset with :func:`rmsc.datasets.load`; it must have labels."""
     from . import datasets
@@ -514,6 +528,9 @@ def load_for_reproduction(name, path):
         raise ValueError(f"{name}: this build cannot read {Path(path).suffix} files yet "
                          "(rmsc.datasets.load is missing); only Digit (bundled) can run.")
     data = load(path, name=name)
+    names = PAPER_VIEW_NAMES.get(name)
+    if names and len(names) == data.n_views and all(v.startswith("view ") for v in data.view_names):
+        data = data.replace(view_names=names)
     if data.labels is None:
         raise ValueError(f"{name}: {path} has no labels, so nothing can be scored.")
     return data
@@ -805,7 +822,7 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
         with SharedSolves():
             ds.records = search(ds.name, list(data.views), data.labels, methods, cache,
                                 postprocessing=variants, progress=bar.phase(n_search),
-                                random_state=random_state)
+                                random_state=random_state, data_id=data.fingerprint)
             ds.chosen = {v: best(recs) for v, recs in ds.records.items()}
             if ds.name in views_sets:
                 chosen = ds.chosen[variants[0]]
