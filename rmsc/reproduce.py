@@ -90,8 +90,8 @@ SEARCH = {
     "SSC-BSV": {"beta": _SSC_BETAS},
     "SSC-AVG": {"beta": _SSC_BETAS},
     "DiMSC": {"beta": ["auto", 0.005, 0.01, 0.03], "lam": [1e2, 1e4, 1e6], "outer_iter": [5]},
-    "RMSC-WV": {"lam": [0.1, 0.3, 1.0], "beta": [0.001, 0.003, 0.01, 0.03]},
-    "RMSC": {"lam": [0.1, 0.3, 1.0], "beta": [0.03, 0.1, 0.3, 1.0]},
+    "RMSC-WV": {"lam": [0.1, 0.3, 1.0, 3.0], "beta": [0.001, 0.003, 0.01]},
+    "RMSC": {"lam": [0.1, 0.3, 1.0, 3.0], "beta": [0.03, 0.1, 0.3]},
 }
 #: Why the grids look as they do (written into the results document).
 SEARCH_NOTES = {
@@ -107,10 +107,10 @@ SEARCH_NOTES = {
              "with the reconstruction term (HSIC is normalised by (n-1)², so useful λ are "
              "large; checked on the objective's parts, without labels); at most 5 sweeps over "
              "the views (time: each sweep solves n x n dense problems)",
-    "RMSC-WV": "λ around the paper's range, β up to where the consensus empties (one weight "
-               "per view makes the useful β smaller than RMSC's)",
-    "RMSC": "λ around the paper's range, β up to where the consensus empties (β_max is 1-4 "
-            "on these data)",
+    "RMSC-WV": "λ over 1.5 decades, β log-spaced below where the consensus empties (one "
+               "weight per view makes the useful β smaller than RMSC's); fixed before any run",
+    "RMSC": "λ over 1.5 decades, β log-spaced below where the consensus empties (β_max is "
+            "1-4 on these data); fixed before any run",
 }
 
 #: Methods that cluster a self-representation: the affinity post-processing applies to them.
