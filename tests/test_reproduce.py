@@ -124,3 +124,32 @@ def test_shared_solves_give_identical_scores_and_solve_once(subspaces):
             assert a[k] == b[k], k
     # The post-processing really changed the affinity, not the representation.
     assert plain[2]["objective"] == plain[3]["objective"]
+
+
+def test_postprocessing_variants_apply_to_every_self_representation_method_alike(subspaces):
+    for method in reproduce.SEARCH:
+        plain, ssc = reproduce.settings(method, "none"), reproduce.settings(method, "ssc")
+        assert len(plain) == len(ssc) == reproduce.SEARCH_BUDGET
+        if method in reproduce.SELF_REPRESENTATION:
+            assert all(s == {**p, "top_k": 10, "scale_columns": True} for p, s in zip(plain, ssc))
+        else:
+            assert plain == ssc
+    with pytest.raises(ValueError, match="Unknown post-processing 'x'"):
+        reproduce.settings("RMSC", "x")
+    assert reproduce.count_jobs(["MSC", "RMSC"], ("none", "ssc")) == 12 + 24
+
+
+def test_search_with_two_variants_fits_graph_methods_once(subspaces, monkeypatch):
+    views, y = subspaces
+    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
+    monkeypatch.setitem(reproduce.SEARCH, "MSC", {"r": [3.0]})
+    calls = []
+    real = reproduce.run_one
+    monkeypatch.setattr(reproduce, "run_one",
+                        lambda m, p, *a, **k: calls.append((m, dict(p))) or real(m, p, *a, **k))
+    recs = reproduce.search("toy", views, y, ["MSC", "RMSC"], Cache(),
+                            postprocessing=("none", "ssc"))
+    assert calls == [("MSC", {"r": 3.0}), ("RMSC", {"lam": 1.0, "beta": 0.02}),
+                     ("RMSC", {"lam": 1.0, "beta": 0.02, "top_k": 10, "scale_columns": True})]
+    assert recs["none"][0] is recs["ssc"][0]  # the same MSC record serves both tables
+    assert recs["none"][1].params != recs["ssc"][1].params
