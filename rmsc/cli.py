@@ -177,9 +177,9 @@ def build_parser():
                    help="skip the views and sensitivity runs and the figures")
     r.add_argument("--no-png", action="store_true", help="figures as HTML only")
     r.add_argument("--lams", nargs="+", type=float, default=list(reproduce.SENSITIVITY_LAMS),
-        help="λ values of the sensitivity grid on Digit")
+        help="λ values of the sensitivity grids (Digit, 3-Sources)")
     r.add_argument("--betas", nargs="+", type=float, default=list(reproduce.SENSITIVITY_BETAS),
-        help="β values of the sensitivity grid on Digit")
+        help="β values of the sensitivity grids (Digit, 3-Sources)")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--command-line", help=argparse.SUPPRESS)

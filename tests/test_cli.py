@@ -104,7 +104,7 @@ def test_reproduce_writes_table_json_and_figures(tiny_reproduction, tmp_path, mo
     assert figs == ["comparison_digit.html", "convergence.html", "sensitivity_digit.html",
                     "views_digit.html"]
     assert "[views digit (interactive HTML)](figures/views_digit.html)" in text
-    assert len(got["sensitivity"]) == 2 and len(got["accuracy_vs_views"]["Digit"]) == 6
+    assert len(got["sensitivity"]["Digit"]) == 2 and len(got["accuracy_vs_views"]["Digit"]) == 6
     # A second run finds every fit in the cache.
     monkeypatch.setattr(reproduce, "run_one", lambda *a, **k: pytest.fail("refitted"))
     code, _, err2 = run("reproduce", "--datasets", "Digit", "--methods", "RMSC", "SSC-AVG",
