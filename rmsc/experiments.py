@@ -54,6 +54,10 @@ def _parts(dataset):
     return str(getattr(dataset, "name", "data")), views, np.asarray(labels), names
 
 
+def _data_id(dataset):
+    return str(getattr(dataset, "fingerprint", "") or "")
+
+
 def _method_params(params, method):
     """The parameters given for ``method`` in ``params`` (keys matched case-insensitively)."""
     if not params:
@@ -113,7 +117,7 @@ def compare(dataset, methods, params=None, random_state=0, progress=None, *, cac
         _notify(progress, i, len(methods), f"{name}: {method}")
         p = _method_params(params, method)
         rec = evaluate_setting(name, method, p, views, labels, cache=cache,
-                               random_state=random_state)
+                               random_state=random_state, data_id=_data_id(dataset))
         row = {"method": method,
                **_scores(rec, ("acc_mean", "acc_std", "nmi_mean", "nmi_std", "ari_mean",
                                "purity_mean", "fit_time")),
@@ -160,7 +164,8 @@ def accuracy_vs_views(dataset, methods, params=None, random_state=0, progress=No
         used = "+".join(names[:k])
         _notify(progress, i, len(jobs), f"{name}: {method} on {used}")
         rec = evaluate_setting(f"{name}[{used}]", method, _method_params(params, method),
-                               views[:k], labels, cache=cache, random_state=random_state)
+                               views[:k], labels, cache=cache, random_state=random_state,
+                               data_id=_data_id(dataset))
         rows.append({"method": method, "n_views": k, "views": used,
                      **_scores(rec, SCORE_COLUMNS + ("fit_time",)), "error": rec.error})
     _notify(progress, len(jobs), len(jobs), f"{name}: done")
@@ -205,7 +210,7 @@ def sensitivity_grid(dataset, lams, betas, method="RMSC", params=None, random_st
     for i, (lam, beta) in enumerate(jobs):
         _notify(progress, i, len(jobs), f"{name}: {method} lam={lam:g}, beta={beta:g}")
         rec = evaluate_setting(name, method, {**base, "lam": lam, "beta": beta}, views, labels,
-                               cache=cache, random_state=random_state)
+                               cache=cache, random_state=random_state, data_id=_data_id(dataset))
         rows.append({"lam": lam, "beta": beta, **_scores(rec, SCORE_COLUMNS + ("fit_time",)),
                      "error": rec.error})
     _notify(progress, len(jobs), len(jobs), f"{name}: done")
