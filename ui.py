@@ -27,7 +27,10 @@ from rmsc import datasets
 log = logging.getLogger("rmsc.dashboard")
 
 DEFAULT_DATASET = "Digit"
-POLL_SECONDS = 0.5
+#: How often a page showing a running job asks it for news (the live curve, progress bars).
+POLL_SECONDS = 1.0
+#: The sidebar's fit status is a summary: asked less often.
+STATUS_POLL_SECONDS = 1.0
 
 ss = st.session_state
 
@@ -310,7 +313,7 @@ def _fit_status_body():
         st.caption("Not fitted yet with these parameters.")
 
 
-_fit_status_live = st.fragment(run_every=POLL_SECONDS)(_fit_status_body)
+_fit_status_live = st.fragment(run_every=STATUS_POLL_SECONDS)(_fit_status_body)
 _fit_status_static = st.fragment(_fit_status_body)
 
 

@@ -118,11 +118,13 @@ def _live_body():
     st.progress(snap.fraction, text=f"Running {ss.params.method}: {snap.message or 'starting'} "
                                     f"— {snap.elapsed:.1f} s")
     c1, c2 = st.columns([3, 2])
+    # One draw of each chart per fragment run: stable keys let the browser update the
+    # charts in place instead of building new ones every poll.
     c1.plotly_chart(figures.objective_figure(snap.history, max_iter=ss.params.max_iter),
-                    key=f"live_objective_{len(snap.history)}")
+                    key="live_objective")
     if snap.latest is not None:
         c2.plotly_chart(figures.view_weights_figure(data.view_names, snap.latest),
-                        key=f"live_weights_{len(snap.history)}")
+                        key="live_weights")
     st.button("Stop", on_click=_stop, key="w_stop_live",
               help="Finish now and cluster the current Z*.")
 
