@@ -80,12 +80,16 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
+def page(browser, request):
     context = browser.new_context(viewport=VIEWPORT)
     pg = context.new_page()
     errors = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     yield pg
+    try:  # what was on screen when the test ended (to look at when one fails)
+        pg.screenshot(path=str(SHOTS / f"last_{request.node.name}.png"))
+    except Exception:  # noqa: BLE001 - a screenshot must not hide the test's own result
+        pass
     context.close()
     assert not errors, errors
 
@@ -212,9 +216,10 @@ def test_every_page_renders_its_charts(page, server):
 
 def test_sensitivity_grid_runs_with_a_progress_bar(page, server):
     open_app(page, server, "?data=Subspaces")
+    wait_fitted(page)  # the automatic fit first (its end redraws the page)
     nav(page, "Sensitivity")
     page.get_by_role("button", name=re.compile(r"^Run 25 fits")).first.click()
-    page.locator("text=/of 25 fits/").first.wait_for(timeout=60_000)  # the progress bar
+    page.locator("text=/of 25 fits/").first.wait_for(timeout=FIT_TIMEOUT)  # the progress bar
     wait_charts(page, 1, timeout=FIT_TIMEOUT * 2)  # the heatmaps appear when the grid is done
     settle(page)
     no_exception(page)
@@ -277,14 +282,15 @@ def test_a_broken_upload_is_a_message_and_keeps_the_data(page, server, tmp_path)
 
 def test_an_injection_shows_up_on_the_weights_page(page, server):
     open_app(page, server, "?data=Subspaces")
+    wait_fitted(page)  # the automatic fit first (its end redraws the page)
     page.get_by_role("button", name="Inject").click()
     page.wait_for_function(
         "document.querySelector('[data-testid=stSidebar]').innerText.includes('15 samples')",
-        timeout=60_000)
+        timeout=FIT_TIMEOUT)
     assert "outliers=" in page.url
     nav(page, "Weights")
     wait_fitted(page)
-    page.wait_for_selector("text=Finding the injected outliers", timeout=60_000)
+    page.wait_for_selector("text=Finding the injected outliers", timeout=FIT_TIMEOUT)
     wait_charts(page, 4)  # heatmap, distributions, ROC, one sample
     assert page.locator("text=injected outlier").count() >= 1
     no_exception(page)
