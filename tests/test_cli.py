@@ -35,3 +35,89 @@ def test_fit_digit_prints_scores_and_progress():
     acc = float(out.split("ACC")[1].split("±")[0])
     assert acc > 80.0
     assert "NMI" in out and "lam=0.3" in out
+
+
+# ---------------------------------------------------------------------------
+# rmsc reproduce (on a small synthetic dataset standing in for the paper's files)
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tiny_reproduction(monkeypatch):
+    """The paper's datasets replaced by small union-of-subspaces data and one-setting grids."""
+    import numpy as np
+
+    from conftest import union_of_subspaces
+    from rmsc import reproduce
+    from rmsc.datasets import MultiViewDataset
+
+    views, y = union_of_subspaces(n_per=15, dims=(8, 12, 10))
+
+    def fake_load(name, path):
+        if name == "Reuter":
+            raise ValueError(f"Reuter: {path} does not exist.")
+        return MultiViewDataset(name=name, views=views, labels=y, view_names=("A", "B", "C"))
+
+    monkeypatch.setattr(reproduce, "load_for_reproduction", fake_load)
+    for method, grid in list(reproduce.SEARCH.items()):
+        monkeypatch.setitem(reproduce.SEARCH, method, {k: v[:1] for k, v in grid.items()})
+    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02, 1e4]})
+    monkeypatch.setitem(reproduce.SEARCH, "SSC-AVG", {"beta": [0.01]})
+    return np, y
+
+
+def test_reproduce_writes_table_json_and_figures(tiny_reproduction, tmp_path, monkeypatch):
+    import json
+
+    from rmsc import reproduce
+
+    np, y = tiny_reproduction
+    report, js, cache = tmp_path / "docs" / "results.md", tmp_path / "r.json", tmp_path / "c.json"
+    code, out, err = run("reproduce", "--datasets", "Digit", "Reuter", "--methods", "RMSC",
+                         "SSC-AVG", "Co-Pairwise", "--report", str(report), "--json", str(js),
+                         "--cache", str(cache), "--lams", "0.3", "1", "--betas", "0.02",
+                         "--no-png")
+    assert code == 0, err
+    # A progress bar on stderr that ends full, and the dataset that could not load named.
+    assert "[########################]" in err and "Reuter not run" in err
+    text = report.read_text()
+    assert "rmsc reproduce --datasets Digit Reuter" in text.split("## Protocol")[0]
+    acc_rmsc = [l for l in text.splitlines() if l.startswith("| RMSC |")][0]
+    got = json.loads(js.read_text())
+    ours = got["datasets"]["Digit"]["results"]["none"]["RMSC"]
+    assert ours["params"] == {"lam": 1.0, "beta": 0.02}  # beta=1e4 failed, so not chosen
+    assert f"{100 * ours['acc_mean']:.2f} ± {100 * ours['acc_std']:.2f} (97.91; " \
+           f"{100 * ours['acc_mean'] - 97.91:+.2f})" in acc_rmsc
+    assert "n/a: data unavailable (paper 33.14 ± 1.01)" in acc_rmsc
+    assert ours["fit_time"] > 0 and 0 <= ours["nmi_std"] <= ours["nmi_mean"] <= 1
+    # Both post-processing variants: the self-representation methods get top_k/scale_columns.
+    assert got["datasets"]["Digit"]["results"]["ssc"]["RMSC"]["params"] == {
+        "lam": 1.0, "beta": 0.02, "top_k": 10, "scale_columns": True}
+    assert got["datasets"]["Digit"]["results"]["ssc"]["Co-Pairwise"]["params"] == \
+        got["datasets"]["Digit"]["results"]["none"]["Co-Pairwise"]["params"]
+    assert got["datasets"]["Reuter"]["error"].startswith("Reuter:")
+    assert "| Reuter | — | — | — | not run: Reuter:" in text
+    # The failed setting is reported in the search, not hidden.
+    assert "beta=10000.0 | failed: beta=10000 is so large" in text
+    # Figures: HTML files linked relative to the report; the sensitivity grid has its cells.
+    figs = sorted(p.name for p in (report.parent / "figures").iterdir())
+    assert figs == ["comparison_digit.html", "convergence.html", "sensitivity_digit.html",
+                    "views_digit.html"]
+    assert "[views digit (interactive HTML)](figures/views_digit.html)" in text
+    assert len(got["sensitivity"]["Digit"]) == 2 and len(got["accuracy_vs_views"]["Digit"]) == 6
+    # A second run finds every fit in the cache.
+    monkeypatch.setattr(reproduce, "run_one", lambda *a, **k: pytest.fail("refitted"))
+    code, _, err2 = run("reproduce", "--datasets", "Digit", "--methods", "RMSC", "SSC-AVG",
+                        "Co-Pairwise", "--cache", str(cache), "--no-figures", "--quiet")
+    assert code == 0 and err2 == ""
+
+
+def test_reproduce_bad_input_is_a_message(tiny_reproduction, tmp_path):
+    code, _, err = run("reproduce", "--methods", "Kmeans")
+    assert code == 2 and "Unknown method 'Kmeans'" in err and "Traceback" not in err
+    code, _, err = run("reproduce", "--datasets", str(tmp_path / "missing.mat"))
+    assert code == 2 and "neither a dataset of the paper" in err
+    bad = tmp_path / "cache.json"
+    bad.write_text("{oops")
+    code, _, err = run("reproduce", "--datasets", "Digit", "--cache", str(bad))
+    assert code == 2 and "cannot be read" in err

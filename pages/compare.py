@@ -1,0 +1,96 @@
+"""Compare: RMSC against the other methods on the current data, with and without outliers."""
+
+import json
+
+import streamlit as st
+
+import rmsc
+import ui
+from rmsc import dashboard as dash
+from rmsc import figures
+
+ss = st.session_state
+
+ui.page_setup()
+st.title("Compare")
+ui.intro(
+    "Every method under the paper's protocol on the current data: unit-length samples, "
+    "spectral clustering, k-means 20 times, ACC and NMI as mean ± std over those runs. "
+    "When outliers are injected (*Data* page) the methods also run on the clean data, side "
+    "by side. The paper's claim to check: RMSC, weighting every sample in every view, should "
+    "lose less than RMSC-WV (one weight per view) and SSC-AVG (plain average). **Try:** "
+    "inject 'inconsistent' or 'noise' outliers into two views at 20–30% and compare; the "
+    "bottom table gives each method's change in points."
+)
+
+data = ui.require_data()
+if data.labels is None:
+    st.info("Comparing methods needs labels (ACC and NMI are computed against them); this "
+            "dataset has none. The *Solve*, *Weights* and *Affinity* pages work without labels.")
+    st.stop()
+
+methods_all = rmsc.available_methods()
+c1, c2 = st.columns([3, 1])
+methods = c1.multiselect("methods", methods_all,
+                         default=[m for m in dash.DEFAULT_COMPARE if m in methods_all],
+                         key="w_cmp_methods",
+                         format_func=lambda m: m, help="Every method registered in rmsc.")
+seed = c2.number_input("seed", 0, 2**31 - 1, ss.params.seed, key="w_cmp_seed")
+use_solve = st.checkbox(
+    f"use the Solve page's parameters for {ss.params.method} "
+    f"(λ = {ss.params.lam:g}, β = {ss.params.beta:g}, γ = {ss.params.gamma:g})",
+    value=True, key="w_cmp_use_solve",
+    help="Otherwise every method runs with its registry defaults.")
+with st.expander("method descriptions"):
+    st.markdown("\n".join(f"- **{m}** — {rmsc.describe_method(m)}" for m in methods_all))
+
+variants = {"data": data}
+if ss.outliers is not None:
+    both = st.checkbox("also run on the clean data (side by side)", value=True,
+                       key="w_cmp_both")
+    variants = {"clean": ss.clean, "with outliers": data} if both else {"with outliers": data}
+
+try:
+    params = dash.rmsc_method_params(ss.params, data) if use_solve else None
+except ValueError as exc:
+    st.error(str(exc))
+    st.stop()
+key = ("compare", tuple(d.fingerprint for d in variants.values()), tuple(variants),
+       tuple(methods), json.dumps(params, sort_keys=True, default=str), int(seed))
+
+n_fits = len(methods) * len(variants)
+est = ui.last_fit_seconds()
+hint = "" if est is None else f" ({dash.estimate_seconds(n_fits, est)} on this machine)"
+if st.button(f"Run {n_fits} fits{hint}", type="primary", key="w_cmp_run",
+             disabled=not methods):
+    ui.start_experiment(
+        "compare", key,
+        lambda job: dash.run_compare(variants, methods, params, int(seed), job),
+        label="compare")
+
+tables = ui.experiment_panel("compare", key)
+if tables is None:
+    if not methods:
+        st.info("Choose at least one method.")
+    else:
+        st.caption("Results appear here when the run finishes; you can switch pages meanwhile.")
+    st.stop()
+
+cols = st.columns(len(tables))
+for col, (name, df) in zip(cols, tables.items()):
+    with col:
+        st.markdown(f"**{name}**" if len(tables) > 1 else "**Results**")
+        st.dataframe(dash.compare_display(df), hide_index=True, key=f"cmp_table_{name}",
+                     column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
+                                    "purity %": st.column_config.NumberColumn(format="%.2f"),
+                                    "time s": st.column_config.NumberColumn(format="%.1f")})
+        st.plotly_chart(figures.comparison_figure(df, title=f"{name}: ACC and NMI"),
+                        key=f"cmp_fig_{name}")
+if len(tables) == 2:
+    st.subheader("What the outliers cost")
+    st.plotly_chart(figures.robustness_figure(tables), key="robustness")
+    st.dataframe(dash.robustness_table(tables), hide_index=True, key="robustness_table",
+                 column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                for c in dash.robustness_table(tables).columns if c != "method"})
+st.caption("SC-BSV and SSC-BSV report the best single view chosen with the labels, as the "
+           "paper does (an oracle choice).")

@@ -1,0 +1,89 @@
+"""Sensitivity: ACC over a (λ, β) grid (paper Figure 4) and versus the number of views (Figure 1)."""
+
+import json
+
+import streamlit as st
+
+import rmsc
+import ui
+from rmsc import dashboard as dash
+from rmsc import figures
+
+ss = st.session_state
+
+ui.page_setup()
+st.title("Sensitivity")
+ui.intro(
+    "How much do the results depend on the choices you make? Left tab: accuracy over a grid "
+    "of λ and β (the paper's Figure 4 — it reports a large region of good values). Right tab: "
+    "accuracy as views are added one at a time in the dataset's order (the paper's Figure 1 — "
+    "more views should help RMSC, while an unweighted average can get worse when a weak view "
+    "joins). Both run many fits in the background: start one, and switch pages if you like."
+)
+
+data = ui.require_data()
+if data.labels is None:
+    st.info("These experiments score clusterings against labels, and this dataset has none.")
+    st.stop()
+
+est = ui.last_fit_seconds()
+tab_grid, tab_views = st.tabs(["λ × β grid", "number of views"])
+
+with tab_grid:
+    c1, c2, c3 = st.columns(3)
+    lams = c1.multiselect("λ values", dash.LAM_GRID, default=list(dash.DEFAULT_SENSITIVITY_LAMS),
+                          key="w_sens_lams", format_func=lambda v: f"{v:g}")
+    betas = c2.multiselect("β values", dash.BETA_GRID,
+                           default=list(dash.DEFAULT_SENSITIVITY_BETAS), key="w_sens_betas",
+                           format_func=lambda v: f"{v:g}")
+    method = c3.radio("method", ["RMSC", "RMSC-WV"], key="w_sens_method")
+    p = ss.params
+    base = {"gamma": p.gamma, "max_iter": p.max_iter, "top_k": p.postprocessing[0],
+            "scale_columns": p.postprocessing[1]}
+    c3.caption(f"γ = {p.gamma:g}, max {p.max_iter} iterations and post-processing from *Solve*.")
+    lams, betas = sorted(lams), sorted(betas)
+    key = ("sensitivity", data.fingerprint, method, tuple(lams), tuple(betas),
+           json.dumps(base, sort_keys=True, default=str), p.seed)
+    n = len(lams) * len(betas)
+    hint = "" if est is None else f" ({dash.estimate_seconds(n, est)})"
+    if st.button(f"Run {n} fits{hint}", type="primary", key="w_sens_run", disabled=n == 0):
+        ui.start_experiment(
+            "sensitivity", key,
+            lambda job: dash.run_sensitivity(data, lams, betas, method, base, p.seed, job),
+            label="sensitivity")
+    df = ui.experiment_panel("sensitivity", key)
+    if df is not None:
+        st.plotly_chart(figures.sensitivity_figure(df, title=f"{method} on {data.name}"),
+                        key="sensitivity_fig")
+        failed = df[df["error"].notna()]
+        if len(failed):
+            st.warning(f"{len(failed)} setting(s) gave no clustering (blank cells), e.g. "
+                       f"λ = {failed['lam'].iloc[0]:g}, β = {failed['beta'].iloc[0]:g}: "
+                       f"{failed['error'].iloc[0]}")
+
+with tab_views:
+    all_methods = rmsc.available_methods()
+    methods = st.multiselect("methods", all_methods,
+                             default=[m for m in dash.DEFAULT_VIEWS_METHODS if m in all_methods],
+                             key="w_views_methods")
+    st.caption("Views in the dataset's order: " + " → ".join(data.view_names) + ". "
+               f"{ss.params.method} uses the *Solve* page's parameters.")
+    params = dash.rmsc_method_params(ss.params, data)
+    key = ("views", data.fingerprint, tuple(methods), json.dumps(params, sort_keys=True,
+                                                                 default=str), ss.params.seed)
+    n = len(methods) * data.n_views
+    hint = "" if est is None else f" (at most {dash.estimate_seconds(n, est)})"
+    if st.button(f"Run {n} fits{hint}", type="primary", key="w_views_run", disabled=n == 0):
+        seed = ss.params.seed  # plain values only: the task runs in a worker thread
+        ui.start_experiment("views", key,
+                            lambda job: dash.run_views(data, methods, params, seed, job),
+                            label="views")
+    df = ui.experiment_panel("views", key)
+    if df is not None:
+        st.plotly_chart(figures.accuracy_vs_views_figure(df, title=f"{data.name}: adding views"),
+                        key="views_fig")
+        failed = df[df["error"].notna()]
+        if len(failed):
+            st.caption(f"{len(failed)} point(s) missing: " + "; ".join(
+                f"{r.method} with {r.n_views} view(s): {r.error}" for r in
+                failed.head(3).itertuples()))

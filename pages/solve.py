@@ -1,0 +1,193 @@
+"""Solve: RMSC's parameters, a live objective curve, the result and downloads."""
+
+import streamlit as st
+
+import ui
+from rmsc import dashboard as dash
+from rmsc import figures
+
+ss = st.session_state
+
+ui.page_setup()
+st.title("Solve")
+ui.intro(
+    "RMSC alternates three closed-form steps (Z*, P, Zᵛ — see *Theory*) and the objective can "
+    "only go down; the curve below grows one point per iteration while the fit runs in the "
+    "background (you can keep moving sliders or switch pages). **λ** ties each view's "
+    "representation to the consensus Z*, **β** makes Z* sparse (too large and Z* empties), "
+    "**γ** flattens the weights. **Try:** raise β step by step and watch the density of Z* "
+    "and the accuracy; switch to RMSC-WV (one weight per view) and compare."
+)
+
+data = ui.require_data()
+
+# ---------------------------------------------------------------------------
+# Parameter widgets: seeded from ss.params, written back in callbacks (before the frame
+# starts the fit), so the sidebar, URL and background fit always agree with the widgets.
+# ---------------------------------------------------------------------------
+
+WIDGETS = {"w_lam": "lam", "w_beta": "beta", "w_gamma": "gamma", "w_max_iter": "max_iter",
+           "w_post": "post", "w_top_k": "top_k", "w_seed": "seed"}
+WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
+                    "view": "RMSC-WV — one weight per view"}
+
+
+def _apply():
+    try:
+        changes = {name: ss[key] for key, name in WIDGETS.items() if key in ss}
+        if "w_weighting" in ss:
+            changes["weighting"] = ss.w_weighting
+        if "w_clusters" in ss:
+            clusters = int(ss.w_clusters)
+            changes["n_clusters"] = None if clusters == data.n_clusters else clusters
+        ss.params = ss.params.replace(**changes)
+        ss.param_error = None
+    except ValueError as exc:
+        ss.param_error = f"Parameters not applied: {exc}"
+
+
+def _weighting_changed():
+    # The useful beta is much smaller with one weight per view: use the registry's default.
+    _apply()
+    try:
+        ss.params = ss.params.replace(beta=dash.method_default_beta(ss.w_weighting))
+    except ValueError as exc:
+        ss.param_error = str(exc)
+    ss.pop("w_beta", None)  # the β slider starts again from the new value
+
+
+def _reset():
+    for key in [*WIDGETS, "w_weighting", "w_clusters"]:
+        ss.pop(key, None)  # widgets start again from the defaults below
+    ss.params = dash.Params()
+    ss.param_error = None
+
+
+def _run():
+    ui.ensure_fit(force=True)
+
+
+def _stop():
+    ui.slot("fit").stop()
+
+
+p = ss.params
+
+left, right = st.columns([1, 2], gap="large")
+with left:
+    st.markdown("**Parameters**")
+    st.select_slider("λ (coupling to the consensus)", dash.options_with(dash.LAM_GRID, p.lam),
+                     value=p.lam, key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
+    st.select_slider("β (sparsity of Z*)", dash.options_with(dash.BETA_GRID, p.beta),
+                     value=p.beta, key="w_beta", on_change=_apply, format_func=lambda v: f"{v:g}")
+    st.select_slider("γ (weight regulariser)", dash.options_with(dash.GAMMA_GRID, p.gamma),
+                     value=p.gamma, key="w_gamma", on_change=_apply,
+                     format_func=lambda v: f"{v:g}")
+    st.radio("weighting", list(WEIGHTING_LABELS), index=list(WEIGHTING_LABELS).index(p.weighting),
+             key="w_weighting", format_func=WEIGHTING_LABELS.get, on_change=_weighting_changed)
+    st.slider("max iterations", *dash.MAX_ITER_RANGE, value=p.max_iter, key="w_max_iter",
+              on_change=_apply)
+    st.selectbox("affinity post-processing", list(dash.POSTPROCESSING),
+                 index=list(dash.POSTPROCESSING).index(p.post), key="w_post",
+                 format_func=lambda k: f"{k}: {dash.POSTPROCESSING[k]}", on_change=_apply)
+    if p.post.startswith("top_k"):
+        st.number_input("top-k", 1, 500, value=p.top_k, key="w_top_k", on_change=_apply)
+    c1, c2 = st.columns(2)
+    c1.number_input("clusters c", 2, 500, value=p.n_clusters or data.n_clusters or 2,
+                    key="w_clusters", on_change=_apply,
+                    help="Defaults to the number of classes in the labels.")
+    c2.number_input("seed", 0, 2**31 - 1, value=p.seed, key="w_seed", on_change=_apply)
+    st.toggle("run automatically when something changes", key="autorun")
+    b1, b2, b3 = st.columns(3)
+    b1.button("Run", type="primary", on_click=_run, key="w_run")
+    b2.button("Stop", on_click=_stop, key="w_stop")
+    b3.button("Defaults", on_click=_reset, key="w_defaults")
+    if ss.get("param_error"):
+        st.error(ss.param_error)
+
+# ---------------------------------------------------------------------------
+# Live progress (fragment polling the worker thread) and results
+# ---------------------------------------------------------------------------
+
+
+def _live_body():
+    out, job = ui.fit_outcome(hurry=True)
+    if job is None or not job.active:
+        st.rerun()  # finished: redraw the whole page with the result
+    snap = job.snapshot()
+    st.progress(snap.fraction, text=f"Running {ss.params.method}: {snap.message or 'starting'} "
+                                    f"— {snap.elapsed:.1f} s")
+    c1, c2 = st.columns([3, 2])
+    # One draw of each chart per fragment run: stable keys let the browser update the
+    # charts in place instead of building new ones every poll.
+    c1.plotly_chart(figures.objective_figure(snap.history, max_iter=ss.params.max_iter),
+                    key="live_objective")
+    if snap.latest is not None:
+        c2.plotly_chart(figures.view_weights_figure(data.view_names, snap.latest),
+                        key="live_weights")
+    st.button("Stop", on_click=_stop, key="w_stop_live",
+              help="Finish now and cluster the current Z*.")
+
+
+_live = st.fragment(run_every=ui.POLL_SECONDS)(_live_body)
+
+with right:
+    out, job = ui.fit_outcome(hurry=True)
+    if job is not None and job.active:
+        _live()
+    elif isinstance(out, dash.FitFailure):
+        st.error(f"**The fit did not give a usable clustering.** {out.message}")
+        st.caption("Nothing else changed: the dataset and earlier results are kept.")
+    elif ui.failed_job_message(job):
+        st.error(f"The fit failed: {ui.failed_job_message(job)}")
+    elif out is None:
+        st.info("Not fitted with these parameters yet: press **Run** "
+                "(or switch on 'run automatically').")
+    else:
+        r = out
+        cols = st.columns(5)
+        if r.scores is not None:
+            cols[0].metric("ACC", f"{100 * r.scores['acc_mean']:.2f}%",
+                           help=f"mean ± std over {r.scores['n_runs']} k-means runs: "
+                                f"± {100 * r.scores['acc_std']:.2f}")
+            cols[1].metric("NMI", f"{100 * r.scores['nmi_mean']:.2f}%",
+                           help=f"± {100 * r.scores['nmi_std']:.2f}")
+        else:
+            cols[0].metric("ACC", "no labels")
+            cols[1].metric("NMI", "no labels")
+        cols[2].metric("iterations", f"{r.n_iter}" + ("" if r.converged else "+"),
+                       help="converged" if r.converged else "stopped at the limit")
+        cols[3].metric("time", f"{r.fit_time + r.spectral_time:.1f} s",
+                       help=f"solver {r.fit_time:.2f} s, spectral step {r.spectral_time:.2f} s")
+        cols[4].metric("density of Z*", f"{100 * r.density:.2f}%",
+                       help=f"Z* becomes empty at β ≈ {r.beta_max:.3g}")
+        for level, msg in r.diagnostics:
+            (st.warning if level == "warning" else st.caption)(msg)
+        c1, c2 = st.columns([3, 2])
+        c1.plotly_chart(figures.objective_figure(list(zip(range(1, r.n_iter + 1), r.objective)),
+                                                 max_iter=r.params.max_iter),
+                        key="objective")
+        c2.plotly_chart(figures.view_weights_figure(data.view_names, r.weights.mean(axis=1)),
+                        key="view_weights")
+        table = r.metrics_table()
+        if table is not None:
+            st.dataframe(table, hide_index=True, key="metrics_table",
+                         column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                        for c in ("mean %", "std %", "chosen run %")})
+            st.caption("Paper protocol: k-means 20 times on the spectral embedding; mean ± std "
+                       "over the runs. 'chosen run' is the run of lowest k-means inertia "
+                       "(the labels shown on the other pages).")
+        st.markdown("**Downloads**")
+        st.caption("Files are made when you click.")
+        labels, names, outliers = data.labels, data.view_names, ss.outliers
+        d1, d2, d3, d4 = st.columns(4)
+        # Deferred (callables): nothing is serialised on reruns that download nothing.
+        d1.download_button("labels (CSV)", lambda: dash.labels_csv(r, labels),
+                           "rmsc_labels.csv", "text/csv", key="dl_labels", on_click="ignore")
+        d2.download_button("weights P (CSV)", lambda: dash.weights_csv(r, names),
+                           "rmsc_weights.csv", "text/csv", key="dl_weights", on_click="ignore")
+        d3.download_button("affinity (.npz)", lambda: dash.affinity_npz(r), "rmsc_affinity.npz",
+                           "application/octet-stream", key="dl_affinity", on_click="ignore")
+        d4.download_button("configuration (JSON)", lambda: dash.config_json(r, data, outliers),
+                           "rmsc_config.json", "application/json", key="dl_config",
+                           on_click="ignore")

@@ -1,0 +1,113 @@
+"""Weights: RMSC's per-sample, per-view trust P, and the samples it distrusts."""
+
+import numpy as np
+import streamlit as st
+
+import ui
+from rmsc import dashboard as dash
+from rmsc import figures
+
+ss = st.session_state
+
+ui.page_setup()
+st.title("Weights")
+ui.intro(
+    "RMSC gives every sample a weight in every view, P = 1/√(γ + loss): a sample its view "
+    "reconstructs badly from the others (an outlier, a noisy measurement) gets a low weight, "
+    "so that view counts less for it when the views are fused into Z*. The heatmap shows P "
+    "with samples grouped by class; red crosses are the outliers you injected (*Data* page). "
+    "**Try:** inject 10% 'replace' outliers into one view and check that exactly that row "
+    "turns dark at the crosses, and that the ROC curve of that view hugs the top-left corner."
+)
+
+data = ui.require_data()
+r = ui.require_result("The weights page")
+if r is None:
+    st.stop()
+
+P = r.weights
+mask = data.outlier_mask
+plan = dash.scale_plan(data.n_samples)
+
+choices = ["class", "cluster", "as stored"] if data.labels is not None else ["cluster", "as stored"]
+c1, c2 = st.columns([2, 3])
+order_mode = c1.radio("order samples by", choices, horizontal=True, key="w_weights_order")
+relative = c2.toggle("divide each view's weights by its median", value=True,
+                     key="w_weights_relative",
+                     help="Views differ in scale (a view with few features is reconstructed "
+                          "better, so all its weights are higher); relative weights show which "
+                          "samples each view trusts less than usual.")
+if order_mode == "class":
+    order, bounds, groups = dash.order_by(data.labels)
+elif order_mode == "cluster":
+    order, bounds, groups = dash.order_by(r.labels)
+else:
+    order, bounds, groups = np.arange(data.n_samples), None, None
+st.plotly_chart(figures.weights_heatmap_figure(P, data.view_names, order=order, boundaries=bounds,
+                                               groups=groups, outlier_mask=mask,
+                                               max_columns=plan.weight_columns,
+                                               relative=relative),
+                key="weights_heatmap")
+if plan.weight_columns < data.n_samples:
+    st.caption(plan.notices[-1])
+
+c1, c2 = st.columns(2)
+with c1:
+    st.plotly_chart(figures.weight_distribution_figure(P, data.view_names, mask,
+                                                       relative=relative),
+                    key="weights_distribution")
+with c2:
+    if mask is None or not mask.any():
+        st.info("No injected outliers: inject some on the *Data* page to see how well low "
+                "weights find them (ROC curves and AUC per view).")
+    else:
+        try:
+            from rmsc import outliers
+
+            scores = outliers.scores(r)
+            table = outliers.evaluate(scores, mask, view_names=data.view_names)
+            curves = outliers.roc_curves(scores, mask)
+            st.plotly_chart(figures.roc_figure(curves, data.view_names,
+                                               aucs=list(table["roc_auc"])), key="roc")
+            st.dataframe(table, hide_index=True, key="auc_table",
+                         column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                        for c in ("roc_auc", "average_precision")})
+        except ImportError:
+            st.info("ROC curves need rmsc.outliers (arrives with the data layer).")
+        except ValueError as exc:
+            st.error(str(exc))
+
+st.subheader("Least-trusted samples")
+st.markdown("Samples whose weight is lowest relative to their view's median. "
+            "Select a row to see that sample across all views.")
+table = dash.least_trusted(P, data.view_names, labels=data.labels, outlier_mask=mask, top=25)
+event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row",
+                     key="least_trusted",
+                     column_config={c: st.column_config.NumberColumn(format="%.4g") for c in
+                                    ("lowest weight", "relative to view median", "mean weight")})
+rows = event.selection.rows if event is not None else []
+default = int(table["sample"].iloc[rows[0]]) if rows else int(table["sample"].iloc[0])
+j = st.number_input("sample", 0, data.n_samples - 1, value=default, key=f"w_sample_{default}")
+
+detail = dash.sample_weights(P, data.view_names, j)
+c1, c2 = st.columns([3, 2])
+with c1:
+    title = f"Sample {j}" + ("" if data.labels is None else f" (class {data.labels[j]}, "
+                             f"cluster {r.labels[j]})")
+    st.plotly_chart(figures.sample_weights_figure(detail, title=title, relative=relative),
+                    key="sample_weights")
+with c2:
+    if mask is not None and mask[:, j].any():
+        st.warning("Injected outlier in " + ", ".join(
+            n for n, hit in zip(data.view_names, mask[:, j]) if hit))
+    images = data.images()
+    if images is not None:
+        st.plotly_chart(figures.sample_images_figure(
+            dash.image_tiles(images, [j], vmax=float(ss.clean.images().max())),
+            [f"{data.view_names[data.image_view]} of #{j}"],
+            columns=1), key="sample_image")
+    st.dataframe(detail, hide_index=True, key="sample_table",
+                 column_config={"weight": st.column_config.NumberColumn(format="%.4g"),
+                                "view median": st.column_config.NumberColumn(format="%.4g"),
+                                "percentile in view": st.column_config.NumberColumn(
+                                    format="%.1f")})

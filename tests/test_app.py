@@ -1,0 +1,614 @@
+"""Every page of the dashboard with streamlit's AppTest (no browser).
+
+Most tests use the bundled "Subspaces" teaching set (150 samples, fitted in
+about a second) through the URL, as a user would share it; one opens the app
+with no URL at all and checks that it comes up on Digit.
+"""
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+import rmsc
+from rmsc import dashboard as dash
+from rmsc import datasets
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SHARED = ROOT.parent / "shared" / "datasets"
+PAGES = ["data", "solve", "weights", "affinity", "compare", "sensitivity", "theory"]
+
+
+@pytest.fixture(autouse=True)
+def steady_state_navigation(monkeypatch, request):
+    """Run app.py on every AppTest run, as a live server does.
+
+    Because the repository has a ``pages/`` folder, Streamlit starts in its
+    legacy pages-directory mode until ``st.navigation`` is first called; a live
+    server leaves it after its first run, but AppTest resets it before every
+    run and would then run the page file alone. Tests named ``*legacy*`` keep
+    AppTest's behaviour to check that a page run on its own still works.
+    """
+    if "legacy" in request.node.name:
+        yield
+        return
+    import streamlit.testing.v1.app_test as app_test_module
+    from streamlit.runtime.pages_manager import PagesManager
+
+    class SteadyStatePagesManager(PagesManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(app_test_module, "PagesManager", SteadyStatePagesManager)
+    yield
+    PagesManager.uses_pages_directory = None
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def open_app(query=None, page=None, timeout=120):
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    if page:
+        at.switch_page(f"pages/{page}.py").run()
+    return at
+
+
+def goto(at, page):
+    return at.switch_page(f"pages/{page}.py").run()
+
+
+def wait_fit(at, timeout=180):
+    """Wait for the background fit of the current parameters, then redraw."""
+    job = at.session_state["slots"]["fit"].latest
+    if job is not None:
+        assert job.wait(timeout), "the fit did not finish"
+    return at.run()
+
+
+def find_table(at, *columns):
+    """The first table on the page that has all ``columns``."""
+    for d in at.dataframe:
+        df = d.value
+        if all(c in df.columns for c in columns):
+            return df
+    raise AssertionError(f"no table with columns {columns}")
+
+
+def no_trouble(at):
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def texts(at, kind):
+    return [e.value for e in getattr(at, kind)]
+
+
+def sidebar_text(at):
+    return " ".join(m.value for m in at.sidebar.markdown)
+
+
+def cancel_jobs(at):
+    for s in at.session_state["slots"].values():
+        s.cancel()
+
+
+def expected_fit(params, data):
+    est = rmsc.get_method(params.method, **params.estimator_params(data)).fit(list(data.views))
+    return est, rmsc.evaluate_runs(data.labels, est.label_runs_)
+
+
+# ---------------------------------------------------------------------------
+# Opening
+# ---------------------------------------------------------------------------
+
+
+def test_opens_on_digit_with_the_estimators_defaults():
+    at = open_app()
+    try:
+        no_trouble(at)
+        assert at.title[0].value == "Data"
+        assert "Digit" in [h.value for h in at.subheader]
+        views = find_table(at, "view", "features", "storage")
+        assert views["view"].tolist() == ["PIX", "FOU", "FAC", "ZER", "KAR", "MOR"]
+        side = sidebar_text(at)
+        assert "2,000" in side and "6 (PIX" in side and "classes**: 10" in side
+        defaults = rmsc.RMSC().get_params()
+        assert f"λ = {defaults['lam']:g}, β = {defaults['beta']:g}" in side
+        # the default fit starts by itself, in the background
+        job = at.session_state["slots"]["fit"].latest
+        assert job is not None and job.key == dash.Params().key(datasets.load_bundled("Digit"))
+        assert len(at.get("plotly_chart")) >= 3  # class counts, 2-D views, pictures
+        assert at.query_params.get("data") in (None, [], "")  # default state: clean URL
+    finally:
+        cancel_jobs(at)
+
+
+def test_legacy_a_page_run_on_its_own_draws_the_frame():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["data"] = "Subspaces"
+    at.session_state["autorun"] = False
+    at.run()
+    for page in PAGES:
+        at.switch_page(f"pages/{page}.py").run()  # AppTest runs the page file alone here
+        no_trouble(at)
+        assert at.title[0].value.lower() == page
+        assert "Subspaces" in sidebar_text(at) and "λ = 0.3" in sidebar_text(at)
+        at.run()
+        no_trouble(at)
+        assert "Subspaces" in sidebar_text(at)
+
+
+def test_every_page_renders_before_any_fit():
+    at = open_app({"data": "Subspaces"})
+    at.session_state["autorun"] = False
+    cancel_jobs(at)
+    st.cache_resource.clear()
+    for page in PAGES:
+        goto(at, page)
+        no_trouble(at)
+        assert at.title[0].value.lower() == page
+    goto(at, "weights")
+    assert any("Run RMSC on the **Solve** page" in t or "fills in" in t
+               for t in texts(at, "info"))
+
+
+def test_every_page_without_a_dataset_says_what_to_do():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["clean"] = None
+    at.run()
+    for page in PAGES:
+        goto(at, page)
+        no_trouble(at)
+        assert "none loaded" in sidebar_text(at)
+        if page != "theory":
+            assert any("No dataset is loaded" in i for i in texts(at, "info"))
+    assert at.session_state["slots"]["fit"].latest is None
+
+
+def test_url_parameters_set_the_state_and_bad_ones_are_reported():
+    at = open_app({"data": "Subspaces", "lam": "1", "beta": "0.01", "weighting": "view",
+                   "max_iter": "oops"})
+    try:
+        no_trouble(at)
+        p = at.session_state["params"]
+        assert (p.lam, p.beta, p.weighting, p.max_iter) == (1.0, 0.01, "view", 30)
+        assert any("max_iter" in w for w in texts(at, "warning"))
+        assert "RMSC-WV: λ = 1, β = 0.01" in sidebar_text(at)
+        assert at.query_params["lam"] == "1" and at.query_params["data"] == "Subspaces"
+    finally:
+        cancel_jobs(at)
+    at = open_app({"data": "NoSuchSet"})
+    try:
+        assert any("NoSuchSet" in w for w in texts(at, "warning"))
+        assert at.session_state["clean"].name == "Digit"
+    finally:
+        cancel_jobs(at)
+
+
+# ---------------------------------------------------------------------------
+# Solve and the pages that show the fit
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fitted_app():
+    at = open_app({"data": "Subspaces", "beta": "0.01"}, page="solve")
+    wait_fit(at)
+    yield at
+    cancel_jobs(at)
+
+
+def test_solve_shows_the_fit_the_library_computes(fitted_app):
+    at = fitted_app
+    no_trouble(at)
+    data = at.session_state["data"]
+    params = at.session_state["params"]
+    est, scores = expected_fit(params, data)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
+    assert metrics["NMI"] == f"{100 * scores['nmi_mean']:.2f}%"
+    assert metrics["iterations"].rstrip("+") == str(est.n_iter_)
+    density = est.consensus_.nnz / data.n_samples ** 2
+    assert metrics["density of Z*"] == f"{100 * density:.2f}%"
+    table = find_table(at, "metric", "mean %")
+    assert table["mean %"].iloc[0] == pytest.approx(100 * scores["acc_mean"])
+    assert len(at.get("download_button")) == 4
+    assert "Fitted:" in " ".join(s.value for s in at.sidebar.success)
+
+
+def test_a_slider_change_refits_and_updates_url_sidebar_and_result(fitted_app):
+    at = fitted_app
+    first = at.session_state["params"].key(at.session_state["data"])
+    at.select_slider(key="w_beta").set_value(0.03).run()
+    p = at.session_state["params"]
+    assert p.beta == 0.03
+    assert "β = 0.03" in sidebar_text(at)
+    assert at.query_params["beta"] == "0.03"
+    job = at.session_state["slots"]["fit"].latest
+    assert job.key != first and job.key == p.key(at.session_state["data"])
+    wait_fit(at)
+    no_trouble(at)
+    _, scores = expected_fit(p, at.session_state["data"])
+    assert {m.label: m.value for m in at.metric}["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
+
+
+def test_switching_to_rmsc_wv_uses_its_registry_beta(fitted_app):
+    at = fitted_app
+    at.radio(key="w_weighting").set_value("view").run()
+    p = at.session_state["params"]
+    assert p.weighting == "view" and p.beta == rmsc.get_method("RMSC-WV").beta
+    wait_fit(at)
+    no_trouble(at)
+    assert "RMSC-WV" in sidebar_text(at)
+
+
+def test_too_large_beta_explains_itself_on_every_page(fitted_app):
+    at = fitted_app
+    at.select_slider(key="w_beta").set_value(10.0).run()
+    wait_fit(at)
+    no_trouble(at)
+    errors = " ".join(texts(at, "error"))
+    assert "did not give a usable clustering" in errors and "beta" in errors
+    for page in ("weights", "affinity"):
+        goto(at, page)
+        no_trouble(at)
+        assert any("failed" in e for e in texts(at, "error"))
+    goto(at, "theory")
+    no_trouble(at)
+
+
+def test_an_impossible_parameter_is_a_message_and_loses_nothing(fitted_app):
+    at = fitted_app
+    before = at.session_state["data"]
+    at.number_input(key="w_clusters").set_value(400).run()  # more clusters than samples
+    wait_fit(at)
+    no_trouble(at)
+    errors = " ".join(texts(at, "error"))
+    assert "The fit failed" in errors and "n_clusters" in errors
+    assert at.session_state["data"] is before
+    at.number_input(key="w_clusters").set_value(3).run()  # back: the cached result returns
+    no_trouble(at)
+    assert {m.label for m in at.metric} >= {"ACC", "NMI"}
+
+
+def test_stop_finishes_early_and_shows_the_current_result():
+    import time
+
+    at = open_app({"data": "Subspaces", "beta": "0.01", "tol": "0", "max_iter": "200"},
+                  page="solve")
+    try:
+        job = at.session_state["slots"]["fit"].latest
+        t0 = time.time()
+        while len(job.snapshot().history) < 2 and time.time() - t0 < 60:
+            time.sleep(0.02)
+        at.button(key="w_stop").click().run()
+        wait_fit(at)
+        no_trouble(at)
+        assert job.state == dash.STOPPED
+        r = job.result
+        assert r.stopped_early and 2 <= r.n_iter < 200
+        assert any(f"stopped after {r.n_iter}" in c for c in texts(at, "caption"))
+        assert {m.label: m.value for m in at.metric}["iterations"] == f"{r.n_iter}+"
+        # shown, but not cached as the result of these parameters
+        assert r.key not in at.session_state["slots"] and ui_cache().get(r.key) is None
+    finally:
+        cancel_jobs(at)
+
+
+def ui_cache():
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    import ui
+
+    return ui.result_cache()
+
+
+def test_weights_page_ranks_and_drills_down(fitted_app):
+    at = goto(fitted_app, "weights")
+    no_trouble(at)
+    data = at.session_state["data"]
+    out = at.session_state["slots"]["fit"].latest.result
+    table = at.dataframe(key="least_trusted").value
+    expect = dash.least_trusted(out.weights, data.view_names, labels=data.labels, top=25)
+    assert table["sample"].tolist() == expect["sample"].tolist()
+    j = int(expect["sample"].iloc[3])
+    at.number_input(key=f"w_sample_{int(expect['sample'].iloc[0])}").set_value(j).run()
+    detail = find_table(at, "view", "weight", "view median")
+    np.testing.assert_allclose(detail["weight"], out.weights[:, j])
+    assert len(at.get("plotly_chart")) >= 3
+    assert any("No injected outliers" in t for t in texts(at, "info"))
+
+
+def test_affinity_page_reports_block_structure(fitted_app):
+    at = goto(fitted_app, "affinity")
+    no_trouble(at)
+    data = at.session_state["data"]
+    out = at.session_state["slots"]["fit"].latest.result
+    table = find_table(at, "affinity", "within-class share")
+    assert table["affinity"].iloc[0] == "consensus (RMSC)"
+    assert table["within-class share"].iloc[0] == pytest.approx(
+        dash.within_group_mass(out.affinity, data.labels))
+    assert len(table) == 1 + data.n_views
+    wrong = dash.mistakes(data.labels, out.labels)
+    assert any(f"{int(wrong.sum())} of {data.n_samples} samples misclustered" in c
+               for c in texts(at, "caption"))
+    at.radio(key="w_aff_order").set_value("cluster").run()
+    at.selectbox(key="w_aff_view").set_value(2).run()
+    no_trouble(at)
+    assert len(at.get("plotly_chart")) == 3
+
+
+def test_theory_page_with_a_fit_and_a_gamma_slider(fitted_app):
+    at = goto(fitted_app, "theory")
+    no_trouble(at)
+    assert len(at.latex) >= 4 and len(at.get("plotly_chart")) == 2
+    at.select_slider(key="w_theory_gamma").set_value(0.01).run()
+    no_trouble(at)
+
+
+# ---------------------------------------------------------------------------
+# Data: injection, upload, generator
+# ---------------------------------------------------------------------------
+
+
+def test_injecting_outliers_changes_the_mask_and_reset_restores(fitted_app):
+    at = goto(fitted_app, "data")
+    clean = at.session_state["clean"]
+    view = clean.view_names[1]
+    at.multiselect(key="w_out_views").set_value([view])
+    at.slider(key="w_out_fraction").set_value(0.2)
+    at.selectbox(key="w_out_kind").set_value("replace")
+    submit = [b for b in at.button if b.label == "Inject"]
+    submit[0].click().run()
+    no_trouble(at)
+    data = at.session_state["data"]
+    assert data.outlier_mask is not None
+    assert data.outlier_mask[1].sum() == round(0.2 * clean.n_samples)
+    assert data.outlier_mask[[0, 2]].sum() == 0
+    assert f"{view} {round(0.2 * clean.n_samples)}" in sidebar_text(at)
+    assert at.query_params["outliers"].startswith(view)
+    # the weights page marks them and scores them
+    wait_fit(at)
+    goto(at, "weights")
+    no_trouble(at)
+    auc = find_table(at, "view", "roc_auc")
+    assert auc["view"].tolist() == list(clean.view_names)
+    assert np.isnan(auc["roc_auc"].iloc[0]) and 0 <= auc["roc_auc"].iloc[1] <= 1
+    goto(at, "data")
+    at.button(key="w_reset_outliers").click().run()
+    assert at.session_state["data"] is at.session_state["clean"]
+    assert "injected outliers**: none" in sidebar_text(at)
+
+
+def test_injecting_with_no_view_is_a_message(fitted_app):
+    at = goto(fitted_app, "data")
+    at.multiselect(key="w_out_views").set_value([])
+    [b for b in at.button if b.label == "Inject"][0].click().run()
+    no_trouble(at)
+    assert any("at least one view" in e for e in texts(at, "error"))
+    assert at.session_state["data"].outlier_mask is None
+
+
+def test_a_failed_upload_keeps_the_dataset():
+    at = open_app({"data": "Subspaces"})
+    try:
+        at.file_uploader(key="w_upload").set_value(("broken.mat", b"not a mat file", "application/octet-stream"))
+        at.button(key="w_load_upload").click().run()
+        no_trouble(at)
+        errors = " ".join(texts(at, "error"))
+        assert "Could not load broken.mat" in errors and "previous dataset" in errors
+        assert at.session_state["clean"].name == "Subspaces"
+    finally:
+        cancel_jobs(at)
+
+
+@pytest.mark.skipif(not (SHARED / "3sources.mat").exists(), reason="shared datasets not mounted")
+def test_uploading_a_shared_mat_file_loads_it():
+    at = open_app({"data": "Subspaces"})
+    try:
+        raw = (SHARED / "3sources.mat").read_bytes()
+        at.file_uploader(key="w_upload").set_value(("3sources.mat", raw, "application/octet-stream"))
+        at.selectbox(key="w_upload_pre").set_value("tfidf")
+        at.button(key="w_load_upload").click().run()
+        no_trouble(at)
+        data = at.session_state["clean"]
+        assert data.n_samples == 169 and data.n_views == 3 and data.n_clusters == 6
+        assert "169" in sidebar_text(at)
+        assert find_table(at, "view", "features", "storage").shape[0] == 3
+    finally:
+        cancel_jobs(at)
+
+
+def unlabelled_npz():
+    data = datasets.load_bundled("Subspaces")
+    buf = io.BytesIO()
+    np.savez(buf, **{f"view{v}": np.asarray(X) for v, X in enumerate(data.views)})
+    return buf.getvalue()
+
+
+def test_an_unlabelled_dataset_works_where_it_can_and_says_so_elsewhere():
+    at = open_app({"data": "Subspaces"})
+    try:
+        at.file_uploader(key="w_upload").set_value(("nolabels.npz", unlabelled_npz(),
+                                                    "application/octet-stream"))
+        at.button(key="w_load_upload").click().run()
+        no_trouble(at)
+        assert at.session_state["clean"].labels is None
+        assert any("no labels" in t for t in texts(at, "info"))
+        goto(at, "solve")
+        no_trouble(at)
+        at.number_input(key="w_clusters").set_value(3).run()
+        wait_fit(at)
+        no_trouble(at)
+        metrics = {m.label: m.value for m in at.metric}
+        assert metrics["ACC"] == "no labels"
+        for page in ("weights", "affinity", "compare", "sensitivity", "theory", "data"):
+            goto(at, page)
+            no_trouble(at)
+        goto(at, "compare")
+        assert any("needs labels" in t for t in texts(at, "info"))
+    finally:
+        cancel_jobs(at)
+
+
+def test_the_synthetic_generator_and_bundled_switch():
+    at = open_app({"data": "Subspaces"})
+    try:
+        at.number_input(key="w_syn_clusters").set_value(4)
+        at.number_input(key="w_syn_per").set_value(20)
+        at.text_input(key="w_syn_dims").set_value("10, 15")
+        at.button(key="w_generate").click().run()
+        no_trouble(at)
+        data = at.session_state["clean"]
+        assert data.n_samples == 80 and data.n_views == 2 and data.n_clusters == 4
+        at.text_input(key="w_syn_dims").set_value("10, x")
+        at.button(key="w_generate").click().run()
+        no_trouble(at)
+        assert any("Could not generate" in e for e in texts(at, "error"))
+        assert at.session_state["clean"].n_samples == 80
+        at.selectbox(key="w_bundled").set_value("Digit-small")
+        at.button(key="w_load_bundled").click().run()
+        no_trouble(at)
+        assert at.session_state["clean"].name == "Digit-small"
+        assert at.query_params["data"] == "Digit-small"
+    finally:
+        cancel_jobs(at)
+
+
+# ---------------------------------------------------------------------------
+# Compare and Sensitivity
+# ---------------------------------------------------------------------------
+
+
+def test_compare_runs_in_the_background_and_fills_the_table(fitted_app):
+    at = goto(fitted_app, "data")
+    at.multiselect(key="w_out_views").set_value([at.session_state["clean"].view_names[0]])
+    [b for b in at.button if b.label == "Inject"][0].click().run()
+    goto(at, "compare")
+    no_trouble(at)
+    at.multiselect(key="w_cmp_methods").set_value(["RMSC", "SSC-AVG"]).run()
+    at.button(key="w_cmp_run").click().run()
+    job = at.session_state["slots"]["compare"].latest
+    assert job.wait(300)
+    at.run()
+    no_trouble(at)
+    clean, dirty = [d.value for d in at.dataframe if "ACC %" in d.value.columns]
+    assert clean["method"].tolist() == ["SSC-AVG", "RMSC"] == dirty["method"].tolist()
+    tables = job.result
+    assert clean["ACC %"].iloc[1] == (f"{100 * tables['clean']['acc_mean'].iloc[1]:.2f} ± "
+                                      f"{100 * tables['clean']['acc_std'].iloc[1]:.2f}")
+    assert "change (points)" in find_table(at, "method", "change (points)").columns
+    assert len(at.get("plotly_chart")) == 3
+
+
+def test_sensitivity_grid_and_views_on_demand(fitted_app):
+    at = goto(fitted_app, "sensitivity")
+    no_trouble(at)
+    at.multiselect(key="w_sens_lams").set_value([0.3, 1.0])
+    at.multiselect(key="w_sens_betas").set_value([0.01, 10.0]).run()
+    at.button(key="w_sens_run").click().run()
+    assert at.session_state["slots"]["sensitivity"].latest.wait(300)
+    at.run()
+    no_trouble(at)
+    assert any("gave no clustering" in w for w in texts(at, "warning"))
+    df = at.session_state["slots"]["sensitivity"].latest.result
+    assert len(df) == 4 and df.loc[df["beta"] == 10.0, "error"].notna().all()
+    at.multiselect(key="w_views_methods").set_value(["RMSC"]).run()
+    at.button(key="w_views_run").click().run()
+    assert at.session_state["slots"]["views"].latest.wait(300)
+    at.run()
+    no_trouble(at)
+    views = at.session_state["slots"]["views"].latest.result
+    assert views["n_views"].tolist() == [1, 2, 3]
+    assert len(at.get("plotly_chart")) == 2
+
+
+# ---------------------------------------------------------------------------
+# At scale (issue 6): subsampled scatter, pooled images, binned weights, notices
+# ---------------------------------------------------------------------------
+
+
+def large_dataset_and_result(n=6000, c=10, seed=0):
+    """A 6000-sample dataset and a made-up fit result (the pages only draw it)."""
+    import scipy.sparse as sp
+
+    from rmsc.datasets import MultiViewDataset
+
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(np.arange(c), n // c)
+    centres = rng.standard_normal((c, 8))
+    views = [centres[labels] @ rng.standard_normal((8, d)) + 0.3 * rng.standard_normal((n, d))
+             for d in (12, 20)]
+    data = MultiViewDataset(name="Large", views=views, labels=labels, view_names=("A", "B"))
+    params = dash.Params()
+    rows = rng.integers(0, n, 20 * n)
+    cols = (rows // (n // c)) * (n // c) + rng.integers(0, n // c, rows.size)
+    Z = sp.csr_matrix((rng.random(rows.size), (rows, cols)), shape=(n, n))
+    Z.setdiag(0)
+    Z.eliminate_zeros()
+    S = sp.csr_matrix((abs(Z) + abs(Z.T)) / 2)
+    result = dash.FitResult(
+        key=params.key(data), params=params, dataset_name="Large", n_clusters=c,
+        labels=labels.copy(), label_runs=np.tile(labels, (20, 1)),
+        weights=rng.uniform(1, 2, (2, n)), consensus=Z, affinity=S,
+        embedding=np.eye(c)[labels] + 0.01 * rng.standard_normal((n, c)),
+        objective=np.linspace(10, 5, 30), terms={}, objective_init=12.0, n_iter=30,
+        converged=True, stopped_early=False, fit_time=1.0, spectral_time=0.1, beta_max=5.0,
+        scores=rmsc.evaluate_runs(labels, np.tile(labels, (2, 1))),
+        chosen_scores=rmsc.evaluate(labels, labels), diagnostics=())
+    return data, result
+
+
+def chart_sizes(at):
+    return [len(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_a_large_dataset_switches_to_summaries_with_a_notice():
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    import ui
+
+    data, result = large_dataset_and_result()
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["clean"] = data
+    at.session_state["autorun"] = False
+    at.run()
+    ui.result_cache().put(result.key, result)
+    no_trouble(at)
+    assert any("showing a random 3,000 of 6,000" in c for c in texts(at, "caption"))
+    assert max(chart_sizes(at)) < 2_000_000
+    goto(at, "weights")
+    no_trouble(at)
+    assert any("2,000 bins" in c for c in texts(at, "caption"))
+    assert max(chart_sizes(at)) < 2_000_000
+    goto(at, "affinity")
+    no_trouble(at)
+    assert any("averaged in blocks" in c for c in texts(at, "caption"))
+    assert any("Showing 3,000 of 6,000" in c for c in texts(at, "caption"))
+    import json
+
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    pooled = [s for s in specs if (s.get("layout", {}).get("meta") or {}).get("pool")]
+    assert len(pooled) == 2 and all(s["layout"]["meta"]["side"] <= 500 for s in pooled)
+    assert max(chart_sizes(at)) < 2_000_000  # never n² cells as JSON
+    goto(at, "theory")
+    no_trouble(at)
+    goto(at, "solve")
+    no_trouble(at)
+    assert {m.label: m.value for m in at.metric}["ACC"] == "100.00%"

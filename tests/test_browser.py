@@ -1,0 +1,312 @@
+"""End-to-end tests in a real browser: Debian's Chromium driven by Playwright.
+
+The dashboard runs under ``streamlit run --server.headless true`` on a free
+local port. Every page is opened, its charts must be drawn (plotly's
+``.js-plotly-plot`` in the DOM), and a screenshot of every page is saved under
+``tests/screenshots/`` (git-ignored) for a person to look at.
+"""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "tests" / "screenshots"
+SHARED = ROOT.parent / "shared" / "datasets"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-quic"]
+FIT_TIMEOUT = 240_000  # ms; the machine is shared, Digit fits take seconds to tens of seconds
+VIEWPORT = {"width": 1500, "height": 1000}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    log = open(SHOTS / "server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError("streamlit did not start; see tests/screenshots/server.log")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    context = browser.new_context(viewport=VIEWPORT)
+    pg = context.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    try:  # what was on screen when the test ended (to look at when one fails)
+        pg.screenshot(path=str(SHOTS / f"last_{request.node.name}.png"))
+    except Exception:  # noqa: BLE001 - a screenshot must not hide the test's own result
+        pass
+    context.close()
+    assert not errors, errors
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def settle(page, timeout=60_000):
+    """Wait until the script has finished its run (and the page has drawn)."""
+    page.wait_for_selector("[data-test-script-state='notRunning']", timeout=timeout)
+    page.wait_for_timeout(300)
+    page.wait_for_selector("[data-test-script-state='notRunning']", timeout=timeout)
+
+
+def open_app(page, server, query="", timeout=60_000):
+    page.goto(f"{server}/{query}")
+    page.wait_for_selector("[data-testid=stSidebar]", timeout=timeout)
+    settle(page, timeout)
+
+
+def nav(page, title):
+    page.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
+    page.wait_for_function(
+        "t => document.querySelector('h1') && document.querySelector('h1').innerText.includes(t)",
+        arg=title, timeout=60_000)
+    settle(page)
+
+
+def wait_fitted(page, timeout=FIT_TIMEOUT):
+    page.wait_for_selector("[data-testid=stSidebar] >> text=Fitted:", timeout=timeout)
+    settle(page)
+
+
+def charts(page):
+    return page.locator(".js-plotly-plot").count()
+
+
+def wait_charts(page, n, timeout=60_000):
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}",
+                           timeout=timeout)
+
+
+def sidebar(page):
+    return page.locator("[data-testid=stSidebar]").inner_text()
+
+
+def metric(page, label):
+    box = page.locator("[data-testid=stMetric]", has_text=label).first
+    return box.locator("[data-testid=stMetricValue]").inner_text()
+
+
+def shot(page, name):
+    """A screenshot of the whole page (the app scrolls inside its main block)."""
+    h = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], h + 40)})
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    page.set_viewport_size(VIEWPORT)
+
+
+def no_exception(page):
+    assert page.locator("[data-testid=stException]").count() == 0
+
+
+# ---------------------------------------------------------------------------
+# Tests
+# ---------------------------------------------------------------------------
+
+
+def test_opens_on_digit_and_fits_it_live(page, server):
+    open_app(page, server)
+    assert page.locator("h1").first.inner_text().startswith("Data")
+    side = sidebar(page)
+    assert "Digit" in side and "2,000" in side and "6 (PIX" in side
+    wait_charts(page, 3)  # class counts, 2-D views, pictures
+    shot(page, "digit_data")
+    nav(page, "Solve")
+    # the default fit started on its own; the curve grows while it runs
+    running = page.locator("text=/Running RMSC: iteration \\d+/").first
+    running.wait_for(timeout=FIT_TIMEOUT)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 1",
+                           timeout=60_000)
+    shot(page, "digit_solve_running")
+    # the page stays responsive while the fit runs: switch pages and back
+    nav(page, "Theory")
+    nav(page, "Solve")
+    wait_fitted(page)
+    no_exception(page)
+    assert re.match(r"\d+\.\d\d%", metric(page, "ACC"))
+    wait_charts(page, 2)
+    shot(page, "digit_solve")
+    nav(page, "Weights")
+    wait_charts(page, 3)
+    shot(page, "digit_weights")
+    nav(page, "Affinity")
+    wait_charts(page, 3)
+    assert page.locator("text=pooled 4×4").count() >= 1  # 2000² sent as 500² images
+    shot(page, "digit_affinity")
+
+
+PAGES = [("Data", 3), ("Solve", 2), ("Weights", 4), ("Affinity", 3), ("Compare", 0),
+         ("Sensitivity", 0), ("Theory", 2)]
+
+
+def test_every_page_renders_its_charts(page, server):
+    open_app(page, server, "?data=Digit-small&outliers=PIX:0.1:replace:1:1:0")
+    wait_fitted(page)
+    for title, n_charts in PAGES:
+        nav(page, title)
+        no_exception(page)
+        if n_charts:
+            wait_charts(page, n_charts)
+        if title == "Compare":
+            # RMSC, RMSC-WV, SSC-AVG on the clean and the corrupted data, in the background
+            page.get_by_role("button", name=re.compile(r"^Run 6 fits")).click()
+            page.wait_for_selector("text=What the outliers cost", timeout=FIT_TIMEOUT * 2)
+            settle(page)
+            wait_charts(page, 3)
+        shot(page, title.lower())
+    assert "injected outliers" in sidebar(page) and "PIX 30" in sidebar(page)
+
+
+def test_sensitivity_grid_runs_with_a_progress_bar(page, server):
+    open_app(page, server, "?data=Subspaces")
+    wait_fitted(page)  # the automatic fit first (its end redraws the page)
+    nav(page, "Sensitivity")
+    page.get_by_role("button", name=re.compile(r"^Run 25 fits")).first.click()
+    page.locator("text=/of 25 fits/").first.wait_for(timeout=FIT_TIMEOUT)  # the progress bar
+    wait_charts(page, 1, timeout=FIT_TIMEOUT * 2)  # the heatmaps appear when the grid is done
+    settle(page)
+    no_exception(page)
+    shot(page, "sensitivity_grid")
+
+
+def test_a_slider_change_updates_the_result(page, server):
+    open_app(page, server, "?data=Subspaces")
+    nav(page, "Solve")
+    wait_fitted(page)
+    density = metric(page, "density of Z*")
+    thumb = page.locator("[data-testid=stSlider]", has_text="β (sparsity").get_by_role("slider")
+    thumb.focus()
+    thumb.press("ArrowRight")  # β: 0.3 -> 0.5
+    page.wait_for_function("location.search.includes('beta=0.5')", timeout=30_000)
+    wait_fitted(page)
+    page.wait_for_function(
+        "d => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
+        ".find(e => e.innerText.includes('density of Z*'));"
+        " return m && !m.innerText.includes(d); }", arg=density, timeout=FIT_TIMEOUT)
+    assert "β = 0.5" in sidebar(page)
+    no_exception(page)
+    shot(page, "solve_after_slider")
+
+
+@pytest.mark.skipif(not (SHARED / "3sources.mat").exists(), reason="shared datasets not mounted")
+def test_uploading_a_shared_mat_file(page, server):
+    open_app(page, server, "?data=Subspaces")
+    page.get_by_text("Choose a dataset").click()
+    page.get_by_role("tab", name="Upload").click()
+    page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(
+        str(SHARED / "3sources.mat"))
+    page.wait_for_selector("text=3sources.mat", timeout=30_000)
+    page.get_by_role("button", name="Load file").click()
+    page.wait_for_function(
+        "document.querySelector('[data-testid=stSidebar]').innerText.includes('169')",
+        timeout=60_000)
+    settle(page)
+    side = sidebar(page)
+    assert "3 (BBC" in side or "views**" in side or "views: 3" in side
+    assert "classes: 6" in side.replace("**", "")
+    no_exception(page)
+    shot(page, "data_uploaded")
+
+
+def test_a_broken_upload_is_a_message_and_keeps_the_data(page, server, tmp_path):
+    bad = tmp_path / "broken.mat"
+    bad.write_bytes(b"this is not a MATLAB file")
+    open_app(page, server, "?data=Subspaces")
+    page.get_by_text("Choose a dataset").click()
+    page.get_by_role("tab", name="Upload").click()
+    page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(str(bad))
+    page.wait_for_selector("text=broken.mat", timeout=30_000)
+    page.get_by_role("button", name="Load file").click()
+    page.wait_for_selector("[data-testid=stAlertContentError] >> text=Could not load broken.mat",
+                           timeout=60_000)
+    assert "Subspaces" in sidebar(page)
+    no_exception(page)
+
+
+def test_an_injection_shows_up_on_the_weights_page(page, server):
+    open_app(page, server, "?data=Subspaces")
+    wait_fitted(page)  # the automatic fit first (its end redraws the page)
+    page.get_by_role("button", name="Inject").click()
+    page.wait_for_function(
+        "document.querySelector('[data-testid=stSidebar]').innerText.includes('15 samples')",
+        timeout=FIT_TIMEOUT)
+    assert "outliers=" in page.url
+    nav(page, "Weights")
+    wait_fitted(page)
+    page.wait_for_selector("text=Finding the injected outliers", timeout=FIT_TIMEOUT)
+    wait_charts(page, 4)  # heatmap, distributions, ROC, one sample
+    assert page.locator("text=injected outlier").count() >= 1
+    no_exception(page)
+    shot(page, "weights_injected")
+
+
+def test_stop_ends_a_long_run_early(page, server):
+    # Digit with 200 iterations and tol=0: far longer than the click takes to arrive
+    open_app(page, server, "?tol=0&max_iter=200&seed=7")
+    nav(page, "Solve")
+    page.locator("text=/Running RMSC: iteration \\d+/").first.wait_for(timeout=FIT_TIMEOUT)
+    page.get_by_role("button", name="Stop").first.click()
+    try:
+        page.wait_for_selector("text=/stopped after \\d+ iteration/", timeout=FIT_TIMEOUT)
+    finally:
+        shot(page, "solve_stopped")
+    iterations = metric(page, "iterations")
+    assert iterations.endswith("+") and int(iterations[:-1]) < 200
+    no_exception(page)

@@ -1,0 +1,742 @@
+"""The dashboard's page logic (rmsc.dashboard), without a browser."""
+
+import io
+import json
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+import rmsc
+from rmsc import dashboard as dash
+from rmsc.datasets import MultiViewDataset
+from rmsc.metrics import clustering_accuracy
+from rmsc.solver import minimizer
+
+from conftest import union_of_subspaces
+
+
+@pytest.fixture
+def small():
+    views, labels = union_of_subspaces(n_per=15, n_clusters=3, dims=(8, 12), seed=1)
+    return MultiViewDataset(name="small", views=views, labels=labels, view_names=("A", "B"))
+
+
+# ---------------------------------------------------------------------------
+# Parameters
+# ---------------------------------------------------------------------------
+
+
+def test_log_grid_holds_the_defaults_in_order_and_in_range():
+    grid = dash.log_grid(1e-4, 10)
+    assert grid == sorted(grid) and grid[0] == pytest.approx(1e-4) and grid[-1] == 10
+    for v in (0.3, 0.005, 0.001, 1.0):
+        assert any(np.isclose(g, v) for g in grid)
+    assert len(dash.log_grid(1, 10)) == 5  # 1, 2, 3, 5, 10
+    with pytest.raises(ValueError, match="low <= high"):
+        dash.log_grid(10, 1)
+
+
+def test_slider_grids_contain_the_estimators_defaults():
+    defaults = rmsc.RMSC().get_params()
+    assert defaults["lam"] in dash.LAM_GRID
+    assert defaults["beta"] in dash.BETA_GRID
+    assert defaults["gamma"] in dash.GAMMA_GRID
+    assert dash.method_default_beta("view") in dash.BETA_GRID
+
+
+def test_options_with_inserts_a_foreign_value_in_order():
+    grid = [0.1, 1.0, 10.0]
+    assert dash.options_with(grid, 1.0) == grid
+    assert dash.options_with(grid, 0.4) == [0.1, 0.4, 1.0, 10.0]
+    assert dash.nearest(grid, 0.4) == 1.0
+    assert dash.nearest(grid, 0.2) == 0.1 and dash.nearest(grid, 5.0) == 10.0
+
+
+def test_params_defaults_are_the_estimators():
+    p = dash.Params()
+    est = rmsc.RMSC().get_params()
+    for name in ("lam", "beta", "gamma", "weighting", "max_iter", "tol"):
+        assert getattr(p, name) == est[name]
+    assert p.method == "RMSC" and p.postprocessing == (None, False)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"lam": 0}, "lam must be positive"),
+    ({"beta": -1}, "beta must be a finite number >= 0"),
+    ({"gamma": float("nan")}, "gamma must be a finite"),
+    ({"weighting": "both"}, "weighting must be"),
+    ({"post": "magic"}, "post-processing"),
+    ({"max_iter": 0}, "max_iter must be an integer >= 1"),
+    ({"top_k": 2.5}, "top_k must be an integer"),
+    ({"n_clusters": 1}, "n_clusters must be an integer >= 2"),
+    ({"lam": "abc"}, "lam must be a number"),
+])
+def test_params_reject_bad_values_with_a_message(changes, message):
+    with pytest.raises(ValueError, match=message):
+        dash.Params().replace(**changes)
+
+
+def test_postprocessing_and_method_follow_the_choices():
+    p = dash.Params(post="top_k+scale", top_k=7, weighting="view")
+    assert p.method == "RMSC-WV" and p.postprocessing == (7, True)
+    assert dash.Params(post="scale").postprocessing == (None, True)
+    assert dash.Params(post="top_k", top_k=3).postprocessing == (3, False)
+
+
+def test_estimator_params_build_the_same_estimator(small):
+    p = dash.Params(lam=1.0, beta=0.01, post="top_k", top_k=5, seed=3)
+    kw = p.estimator_params(small)
+    est = rmsc.get_method(p.method, **kw)
+    assert est.n_clusters == 3 and est.lam == 1.0 and est.beta == 0.01
+    assert est.top_k == 5 and est.scale_columns is False and est.random_state == 3
+
+
+def test_clusters_come_from_labels_or_must_be_given(small):
+    assert dash.Params().resolved_clusters(small) == 3
+    assert dash.Params(n_clusters=5).resolved_clusters(small) == 5
+    unlabelled = small.replace(labels=None)
+    with pytest.raises(ValueError, match="no labels"):
+        dash.Params().resolved_clusters(unlabelled)
+    assert dash.Params(n_clusters=4).resolved_clusters(unlabelled) == 4
+
+
+def test_cache_key_changes_with_every_parameter_and_the_data(small):
+    base = dash.Params()
+    keys = {base.key(small)}
+    for change in ({"lam": 1.0}, {"beta": 0.1}, {"gamma": 1e-3}, {"weighting": "view"},
+                   {"max_iter": 5}, {"post": "scale"}, {"seed": 1}, {"n_clusters": 4},
+                   {"tol": 0.0}):
+        keys.add(base.replace(**change).key(small))
+    other = small.replace(views=[small.views[0] * 2, small.views[1]])
+    keys.add(base.key(other))
+    assert len(keys) == 11
+    assert base.key(small) == dash.Params().key(small)  # equal inputs, equal keys
+    hash(base.key(small))
+
+
+def test_query_round_trip_and_only_non_defaults():
+    assert dash.Params().to_query() == {}
+    p = dash.Params(lam=1.0, beta=0.005, weighting="view", post="top_k", top_k=12, seed=4,
+                    n_clusters=6, max_iter=50)
+    q = p.to_query()
+    assert q["lam"] == "1" and q["beta"] == "0.005" and q["weighting"] == "view"
+    back, problems = dash.Params.from_query(q)
+    assert back == p and problems == []
+
+
+def test_query_with_bad_values_keeps_defaults_and_says_so():
+    p, problems = dash.Params.from_query({"lam": "-3", "beta": "x", "gamma": "0.01",
+                                          "weighting": ["sample", "view"], "junk": "1"})
+    assert p.lam == dash.Params().lam and p.beta == dash.Params().beta
+    assert p.gamma == 0.01 and p.weighting == "view"
+    assert len(problems) == 2
+    assert any("lam" in m for m in problems) and any("beta" in m for m in problems)
+
+
+def test_summary_names_method_and_values():
+    text = " ".join(dash.Params(beta=0.1, post="top_k", top_k=9).summary())
+    assert "RMSC" in text and "β = 0.1" in text and "top-9" in text
+
+
+def test_method_default_beta_comes_from_the_registry():
+    assert dash.method_default_beta("view") == rmsc.get_method("RMSC-WV").beta
+    assert dash.method_default_beta("sample") == rmsc.get_method("RMSC").beta
+
+
+def test_outlier_spec_validates_and_round_trips():
+    spec = dash.OutlierSpec(views=("PIX", "FOU"), fraction=0.2, kind="noise", severity=2.0,
+                            same_samples=False, seed=5)
+    back = dash.OutlierSpec.from_query(spec.to_query()["outliers"])
+    assert back == spec
+    assert "20%" in spec.summary() and "PIX, FOU" in spec.summary()
+    with pytest.raises(ValueError, match="at least one view"):
+        dash.OutlierSpec(views=())
+    with pytest.raises(ValueError, match="fraction"):
+        dash.OutlierSpec(views=("A",), fraction=1.5)
+    with pytest.raises(ValueError, match="expected views:fraction"):
+        dash.OutlierSpec.from_query("PIX:0.1")
+
+
+def test_outlier_spec_rejects_unknown_views(small):
+    with pytest.raises(ValueError, match="not in small"):
+        dash.OutlierSpec(views=("nope",)).inject(small)
+
+
+# ---------------------------------------------------------------------------
+# Background jobs
+# ---------------------------------------------------------------------------
+
+
+def _wait_until(pred, timeout=10):
+    t0 = time.time()
+    while not pred():
+        if time.time() - t0 > timeout:
+            raise AssertionError("condition not reached")
+        time.sleep(0.005)
+
+
+class Gate:
+    """A task that records progress and waits for permission at every step."""
+
+    def __init__(self, steps=5, fail=False):
+        self.steps = steps
+        self.fail = fail
+        self.go = threading.Semaphore(0)
+
+    def __call__(self, job):
+        done = 0
+        for i in range(self.steps):
+            self.go.acquire()
+            job.record((i + 1, 10.0 - i), latest=i)
+            job.report(i + 1, self.steps, f"step {i + 1}")
+            done = i + 1
+            if job.stop_requested:
+                break
+        if self.fail:
+            raise ValueError("bad parameter: try another")
+        return done
+
+
+def test_job_runs_reports_and_finishes():
+    gate = Gate(steps=3)
+    job = dash.Job("k", gate, label="t").start()
+    assert job.active
+    gate.go.release()
+    _wait_until(lambda: job.snapshot().done == 1)
+    snap = job.snapshot()
+    assert snap.history == ((1, 10.0),) and snap.latest == 0 and snap.fraction == pytest.approx(1 / 3)
+    gate.go.release(2)
+    assert job.wait(5)
+    assert job.state == dash.DONE and job.result == 3 and job.error is None
+    assert job.snapshot().history == ((1, 10.0), (2, 9.0), (3, 8.0))
+
+
+def test_job_failure_becomes_a_message_not_an_exception():
+    gate = Gate(steps=1, fail=True)
+    job = dash.Job("k", gate).start()
+    gate.go.release()
+    assert job.wait(5)
+    assert job.state == dash.FAILED and job.error == "bad parameter: try another"
+    assert job.result is None
+
+    def crash(job):
+        raise KeyError("x")
+
+    job = dash.Job("k", crash).start()
+    job.wait(5)
+    assert job.state == dash.FAILED and "Unexpected KeyError" in job.error
+
+
+def test_stop_keeps_the_partial_result_cancel_discards_it():
+    gate = Gate(steps=10)
+    job = dash.Job("k", gate).start()
+    gate.go.release()
+    _wait_until(lambda: job.snapshot().done == 1)
+    job.request_stop()
+    gate.go.release()
+    assert job.wait(5)
+    assert job.state == dash.STOPPED and job.result == 2
+
+    gate = Gate(steps=10)
+    job = dash.Job("k", gate).start()
+    gate.go.release()
+    _wait_until(lambda: job.snapshot().done == 1)
+    job.cancel()
+    gate.go.release()
+    assert job.wait(5)
+    assert job.state == dash.CANCELLED and job.result is None
+
+
+def test_a_job_cancelled_before_it_starts_never_runs():
+    ran = []
+    job = dash.Job("k", lambda j: ran.append(1))
+    job.cancel()
+    job.start()
+    assert job.wait(1) and job.state == dash.CANCELLED and ran == []
+
+
+def test_a_delayed_job_waits_unless_hurried_and_never_runs_if_cancelled_meanwhile():
+    ran = []
+    job = dash.Job("k", lambda j: ran.append(time.perf_counter()), delay=30, min_delay=0.2)
+    t0 = time.perf_counter()
+    job.start()
+    time.sleep(0.05)
+    assert ran == [] and job.active
+    job.hurry()
+    assert job.wait(5) and job.state == dash.DONE
+    assert 0.2 <= ran[0] - t0 < 5  # hurried, but not before min_delay
+    job = dash.Job("k", lambda j: ran.append(1), delay=30)
+    job.start()
+    job.cancel()
+    assert job.wait(5) and job.state == dash.CANCELLED and len(ran) == 1
+
+
+def test_a_slider_moved_quickly_starts_only_the_last_fit():
+    slot = dash.JobSlot()
+    ran = []
+    jobs = [slot.submit(k, (lambda k: lambda j: ran.append(k))(k), delay=0.3, min_delay=0.3)
+            for k in "abcd"]
+    assert jobs[-1].wait(5)
+    for j in jobs[:-1]:
+        assert j.wait(5) and j.state == dash.CANCELLED
+    assert ran == ["d"]
+
+
+def test_slot_reuses_a_running_job_for_the_same_key():
+    slot = dash.JobSlot()
+    gate = Gate(steps=1)
+    a = slot.submit("a", gate)
+    assert slot.submit("a", Gate()) is a and slot.latest_key == "a"
+    gate.go.release()
+    assert a.wait(5)
+    assert slot.submit("a", Gate()) is a  # finished: not rerun unless forced
+    g2 = Gate(steps=1)
+    b = slot.submit("a", g2, force=True)
+    assert b is not a
+    g2.go.release()
+    assert b.wait(5) and b.result == 1
+
+
+def test_slot_cancels_the_running_job_and_queues_only_the_newest():
+    slot = dash.JobSlot()
+    ga, gb, gc = Gate(steps=100), Gate(steps=1), Gate(steps=1)
+    a = slot.submit("a", ga)
+    ga.go.release()
+    _wait_until(lambda: a.snapshot().done == 1)
+    b = slot.submit("b", gb)
+    c = slot.submit("c", gc)
+    assert a.cancelled and slot.queued is c and b.cancelled
+    assert slot.latest is c and slot.latest_key == "c"
+    ga.go.release()  # a sees the cancel at its next step
+    assert a.wait(5) and a.state == dash.CANCELLED
+    gc.go.release()
+    assert c.wait(5) and c.state == dash.DONE and c.result == 1
+    assert b.state == dash.CANCELLED and b.result is None
+    assert slot.current is c and slot.queued is None
+
+
+def test_slot_going_back_to_the_running_key_drops_the_queue():
+    slot = dash.JobSlot()
+    ga = Gate(steps=2)
+    a = slot.submit("a", ga)
+    b = slot.submit("b", Gate())
+    assert a.cancelled
+    # a is cancelled, so asking for "a" again queues a fresh run of "a" (replacing b)
+    g2 = Gate(steps=1)
+    a2 = slot.submit("a", g2)
+    assert a2 is not a and b.cancelled and slot.queued is a2
+    assert b.state == dash.CANCELLED  # never started, finished at once
+    ga.go.release(2)
+    assert a.wait(5)
+    _wait_until(lambda: slot.current is a2)
+    slot.cancel()
+    g2.go.release()
+    assert a2.wait(5) and a2.state == dash.CANCELLED
+
+
+def test_slot_stop_finishes_the_current_job_early():
+    slot = dash.JobSlot()
+    gate = Gate(steps=10)
+    job = slot.submit("a", gate)
+    gate.go.release()
+    _wait_until(lambda: job.snapshot().done == 1)
+    slot.stop()
+    gate.go.release()
+    assert job.wait(5) and job.state == dash.STOPPED and job.result == 2
+
+
+def test_registry_shares_one_run_between_sessions():
+    registry = dash.JobRegistry()
+    s1, s2 = dash.JobSlot(registry), dash.JobSlot(registry)
+    gate = Gate(steps=2)
+    a = s1.submit("a", gate)
+    assert s2.submit("a", Gate()) is a and a.watchers == 2
+    # session 1 moves on: the run continues for session 2
+    gb = Gate(steps=1)
+    b = s1.submit("b", gb)
+    assert not a.cancelled and s1.current is b
+    gate.go.release(2)
+    gb.go.release()
+    assert a.wait(5) and a.state == dash.DONE and b.wait(5) and b.state == dash.DONE
+    assert len(registry) == 0
+    # once nobody watches an unfinished job, it is cancelled
+    gc = Gate(steps=3)
+    c = s1.submit("c", gc)
+    s1.cancel()
+    gc.go.release(3)
+    assert c.wait(5) and c.state == dash.CANCELLED
+
+
+# ---------------------------------------------------------------------------
+# Cache
+# ---------------------------------------------------------------------------
+
+
+def test_result_cache_is_lru_bounded_by_entries_and_bytes():
+    cache = dash.ResultCache(max_entries=3, max_bytes=10_000)
+    for k in "abc":
+        cache.put(k, np.zeros(10))
+    assert cache.get("a") is not None  # a becomes most recent
+    cache.put("d", np.zeros(10))
+    assert "b" not in cache and "a" in cache and len(cache) == 3
+    cache.put("big", np.zeros(1000))  # 8000 bytes: fits with two small ones (3 entries)
+    assert "big" in cache and "c" not in cache and len(cache) == 3
+    cache.put("big2", np.zeros(1000))  # 16 000 bytes together: the older big one goes
+    assert "big2" in cache and "big" not in cache and cache.total_bytes <= 10_000
+    cache.put("huge", np.zeros(5000))  # larger than the budget alone: kept, others evicted
+    assert list(cache._items) == ["huge"]
+
+
+def test_nbytes_counts_arrays_sparse_and_containers():
+    A = np.zeros((10, 10))
+    S = sp.random(50, 50, density=0.1, format="csr", random_state=0)
+    assert dash.nbytes(A) == 800
+    assert dash.nbytes(S) == S.data.nbytes + S.indices.nbytes + S.indptr.nbytes
+    assert dash.nbytes({"x": A, "y": [A, A]}) == 2400
+
+
+# ---------------------------------------------------------------------------
+# Fitting
+# ---------------------------------------------------------------------------
+
+
+def test_fit_rmsc_returns_everything_the_pages_show(small):
+    job = dash.Job("k", lambda j: None)
+    r = dash.fit_rmsc(small, dash.Params(max_iter=8, tol=0.0, beta=0.01), job)
+    assert isinstance(r, dash.FitResult)
+    n = small.n_samples
+    assert r.labels.shape == (n,) and r.label_runs.shape == (20, n)
+    assert r.weights.shape == (2, n) and r.consensus.shape == (n, n)
+    assert r.n_iter == 8 and not r.stopped_early and r.n_clusters == 3
+    assert np.all(np.diff(r.objective) <= 1e-9 * np.abs(r.objective[:-1]))
+    # the live curve is the objective, point by point
+    hist = job.snapshot().history
+    assert [h[0] for h in hist] == list(range(1, 9))
+    np.testing.assert_allclose([h[1] for h in hist], r.objective)
+    np.testing.assert_allclose(job.snapshot().latest, r.weights.mean(axis=1))
+    # scores are the paper protocol's
+    expect = rmsc.evaluate_runs(small.labels, r.label_runs)
+    assert r.scores == expect
+    assert r.chosen_scores == rmsc.evaluate(small.labels, r.labels)
+    assert r.density == pytest.approx(r.consensus.nnz / n ** 2)
+    table = r.metrics_table()
+    assert list(table["metric"]) == ["ACC", "NMI", "ARI", "PURITY"]
+    assert table["mean %"].iloc[0] == pytest.approx(100 * expect["acc_mean"])
+    assert r.key == dash.Params(max_iter=8, tol=0.0, beta=0.01).key(small)
+    assert r.weights_ is r.weights
+
+
+def test_fit_rmsc_stops_early_on_request(small):
+    class StopAt3:
+        stop_requested = False
+
+        def check(self):
+            pass
+
+        def record(self, point, latest=None):
+            if point[0] >= 3:
+                self.stop_requested = True
+
+        def report(self, *a):
+            pass
+
+    r = dash.fit_rmsc(small, dash.Params(max_iter=20, tol=0.0, beta=0.01), StopAt3())
+    assert r.n_iter == 3 and r.stopped_early
+    assert any("stopped after 3" in msg for _, msg in r.diagnostics)
+
+
+def test_fit_rmsc_cancelled_raises(small):
+    job = dash.Job("k", lambda j: None)
+    job.cancel()
+    with pytest.raises(dash.Cancelled):
+        dash.fit_rmsc(small, dash.Params(max_iter=5), job)
+
+
+def test_fit_rmsc_too_large_beta_is_a_failure_with_the_estimators_message(small):
+    out = dash.fit_rmsc(small, dash.Params(beta=1e4, max_iter=3))
+    assert isinstance(out, dash.FitFailure) and out.degenerate
+    assert "beta" in out.message and "all zero" in out.message
+
+
+def test_fit_rmsc_without_labels_has_no_scores(small):
+    data = small.replace(labels=None)
+    r = dash.fit_rmsc(data, dash.Params(n_clusters=3, max_iter=5, beta=0.01))
+    assert r.scores is None and r.metrics_table() is None and r.labels.shape == (45,)
+
+
+def test_diagnose_names_isolated_samples_pieces_and_one_big_cluster(small):
+    r = dash.fit_rmsc(small, dash.Params(max_iter=5, beta=0.01))
+    n = small.n_samples
+    # hand-made affinity: two linked pairs, the rest isolated
+    S = sp.csr_matrix(([1.0] * 4, ([0, 1, 2, 3], [1, 0, 3, 2])), shape=(n, n))
+    bad = dataclasses_replace(r, affinity=S, labels=np.zeros(n, dtype=int))
+    text = [msg for level, msg in dash.diagnose(bad) if level == "warning"]
+    assert any(f"{n - 4} sample(s) have no link" in m for m in text)
+    assert any(f"falls into {n - 2} disconnected pieces" in m for m in text)
+    assert any(f"One cluster holds {n} of {n}" in m for m in text)
+
+
+def dataclasses_replace(obj, **kw):
+    import dataclasses
+
+    return dataclasses.replace(obj, **kw)
+
+
+def test_describe_error_is_one_readable_sentence():
+    assert dash.describe_error(ValueError("beta too large")) == "beta too large"
+    assert "Not enough memory" in dash.describe_error(MemoryError())
+    assert dash.describe_error(ZeroDivisionError("x")).startswith("Unexpected ZeroDivisionError")
+
+
+# ---------------------------------------------------------------------------
+# Tables and helpers
+# ---------------------------------------------------------------------------
+
+
+def test_dataset_summary_lists_size_views_classes_and_outliers(small):
+    rows = dict(dash.dataset_summary(small))
+    assert rows["dataset"] == "small" and rows["samples n"] == "45"
+    assert rows["views"] == "2 (A, B)" and rows["classes"] == "3"
+    assert rows["injected outliers"] == "none"
+    mask = np.zeros((2, 45), bool)
+    mask[0, [1, 2, 3]] = True
+    mask[1, [3, 4]] = True
+    rows = dict(dash.dataset_summary(small.replace(outlier_mask=mask, labels=None)))
+    assert rows["injected outliers"] == "4 samples (A 3, B 2)"
+    assert rows["classes"] == "unlabelled"
+    assert dash.dataset_summary(None) == [("dataset", "none loaded")]
+
+
+def test_scale_plan_switches_to_summaries_for_large_data():
+    small = dash.scale_plan(400)
+    assert not small.large and small.scatter_points == 400
+    mid = dash.scale_plan(2000)
+    assert mid.scatter_points == 2000 and mid.weight_columns == 2000
+    assert any("pooled" in n for n in mid.notices)
+    big = dash.scale_plan(50_000)
+    assert big.scatter_points == dash.MAX_SCATTER_POINTS
+    assert big.weight_columns == dash.MAX_WEIGHT_COLUMNS and len(big.notices) == 3
+
+
+def test_subsample_keeps_the_marked_samples():
+    keep = np.zeros(10_000, bool)
+    keep[[5, 500, 9999]] = True
+    idx = dash.subsample(10_000, 100, keep=keep)
+    assert idx.size == 100 and np.all(np.diff(idx) > 0)
+    assert {5, 500, 9999} <= set(idx.tolist())
+    np.testing.assert_array_equal(dash.subsample(50, 100), np.arange(50))
+
+
+def test_project_2d_of_planar_data_explains_everything():
+    rng = np.random.default_rng(0)
+    basis = np.linalg.qr(rng.standard_normal((5, 2)))[0].T  # a plane in R^5
+    X = rng.standard_normal((60, 2)) @ basis + 3 * basis[0]  # offset keeps rows away from 0
+    coords, explained = dash.project_2d(X)
+    assert coords.shape == (60, 2)
+    # unit-L2 rows of planar data lie on a circle in that plane: rank 2 after centring
+    assert explained.sum() == pytest.approx(1.0)
+    coords_s, explained_s = dash.project_2d(sp.csr_matrix(np.abs(X)))
+    assert coords_s.shape == (60, 2) and np.all(explained_s >= 0)
+    # many more features than samples takes the other solver, same answer as a plain SVD
+    wide = rng.standard_normal((30, 3000))
+    coords_w, _ = dash.project_2d(wide)
+    from rmsc.preprocessing import normalize_l2
+
+    centred = normalize_l2(wide) - normalize_l2(wide).mean(axis=0)
+    U, s, _ = np.linalg.svd(centred, full_matrices=False)
+    np.testing.assert_allclose(np.abs(coords_w), np.abs(U[:, :2] * s[:2]), atol=1e-8)
+    one = dash.project_2d(np.arange(1, 11, dtype=float)[:, None])[0]
+    assert one.shape == (10, 2) and np.all(one[:, 1] == 0)
+
+
+def test_align_clusters_hand_worked_and_consistent_with_accuracy():
+    y = np.array([0, 0, 1, 1, 2, 2])
+    p = np.array([1, 1, 0, 0, 2, 0])
+    np.testing.assert_array_equal(dash.align_clusters(y, p), [0, 0, 1, 1, 2, 1])
+    assert dash.mistakes(y, p).tolist() == [False] * 5 + [True]
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        y = rng.integers(0, 4, 50)
+        p = rng.integers(0, 5, 50)  # more clusters than classes
+        aligned = dash.align_clusters(y, p)
+        assert np.mean(aligned == y) == pytest.approx(clustering_accuracy(y, p))
+
+
+def test_order_by_groups_and_finds_boundaries():
+    order, bounds, groups = dash.order_by([2, 0, 2, 1, 0])
+    np.testing.assert_array_equal(order, [1, 4, 3, 0, 2])
+    np.testing.assert_array_equal(bounds, [2, 3])
+    np.testing.assert_array_equal(groups, [0, 1, 2])
+    order, _, _ = dash.order_by([1, 1, 0, 0], secondary=[5, 3, 9, 1])
+    np.testing.assert_array_equal(order, [3, 2, 1, 0])
+
+
+def test_within_group_mass_hand_worked():
+    S = np.array([[0, 2, 1], [2, 0, 0], [1, 0, 0]], dtype=float)
+    assert dash.within_group_mass(S, [0, 0, 1]) == pytest.approx(4 / 6)
+    assert dash.within_group_mass(sp.csr_matrix(S), [0, 0, 0]) == 1.0
+    assert np.isnan(dash.within_group_mass(np.zeros((3, 3)), [0, 1, 2]))
+
+
+def test_view_affinity_is_the_baselines_knn_graph(small):
+    from rmsc.graphs import knn_affinity
+    from rmsc.preprocessing import normalize_l2
+
+    S = dash.view_affinity(small.views[0])
+    expect = knn_affinity(normalize_l2(small.views[0]))
+    assert abs(S - sp.csr_matrix(expect)).max() < 1e-12
+    assert (S != S.T).nnz == 0
+
+
+def test_least_trusted_puts_the_distrusted_sample_first():
+    P = np.ones((3, 8)) * np.array([[1.0], [10.0], [100.0]])
+    P[1, 5] = 1.0  # a tenth of its view's median
+    P[2, 2] = 50.0  # half of its view's median
+    mask = np.zeros((3, 8), bool)
+    mask[1, 5] = True
+    table = dash.least_trusted(P, ["a", "b", "c"], labels=np.arange(8) % 2,
+                               outlier_mask=mask, top=3)
+    assert table["sample"].tolist()[:2] == [5, 2]
+    assert table["in view"].tolist()[:2] == ["b", "c"]
+    assert table["relative to view median"].iloc[0] == pytest.approx(0.1)
+    assert table["injected in"].tolist()[:2] == ["b", ""]
+    assert table["class"].iloc[0] == 1 and len(table) == 3
+
+
+def test_sample_weights_percentile_and_bounds():
+    P = np.array([[1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]])
+    df = dash.sample_weights(P, ["a", "b"], 2)
+    assert df["weight"].tolist() == [3.0, 2.0]
+    assert df["view median"].tolist() == [2.5, 2.5]
+    assert df["percentile in view"].tolist() == [50.0, 25.0]
+    with pytest.raises(ValueError, match="choose 0 to 3"):
+        dash.sample_weights(P, ["a", "b"], 4)
+
+
+def test_weight_losses_invert_the_p_step():
+    losses = np.array([[0.0, 0.5, 3.0], [1e-3, 2.0, 10.0]])
+    for gamma in (1e-5, 1.0):
+        np.testing.assert_allclose(dash.weight_losses(minimizer(losses, gamma), gamma), losses,
+                                   atol=1e-9)
+
+
+def test_image_tiles_and_class_examples():
+    imgs = np.arange(2 * 3 * 4, dtype=float).reshape(2, 3, 4)
+    tiles = dash.image_tiles(imgs, [1])
+    assert len(tiles) == 1 and tiles[0].shape == (3, 4)
+    assert tiles[0].max() == 1.0 and tiles[0].min() == pytest.approx(12 / 23)
+    assert dash.class_examples([0, 1, 0, 2, 1], 1) == [0, 1, 3]
+    assert dash.class_examples([0, 1, 0, 2, 1], 1, exclude=[1, 0, 0, 0, 0]) == [2, 1, 3]
+
+
+# ---------------------------------------------------------------------------
+# Downloads
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fitted(small):
+    return dash.fit_rmsc(small, dash.Params(max_iter=5, beta=0.01, seed=2))
+
+
+def test_downloads_round_trip(fitted, small):
+    labels = pd.read_csv(io.StringIO(dash.labels_csv(fitted, small.labels)))
+    assert labels.columns.tolist() == ["sample", "cluster", "class"]
+    np.testing.assert_array_equal(labels["cluster"], fitted.labels)
+    weights = pd.read_csv(io.StringIO(dash.weights_csv(fitted, small.view_names)))
+    assert weights.columns.tolist() == ["sample", "A", "B"]
+    np.testing.assert_allclose(weights[["A", "B"]].to_numpy().T, fitted.weights)
+    S = sp.load_npz(io.BytesIO(dash.affinity_npz(fitted)))
+    assert abs(S - fitted.affinity).max() == 0
+
+
+def test_config_json_reproduces_the_estimator(fitted, small):
+    spec = dash.OutlierSpec(views=("A",), fraction=0.1)
+    cfg = json.loads(dash.config_json(fitted, small, spec))
+    assert cfg["method"] == "RMSC" and cfg["dataset"]["fingerprint"] == small.fingerprint
+    assert cfg["outliers"]["views"] == ["A"]
+    est = rmsc.get_method(cfg["method"], **cfg["estimator_params"])
+    ref = rmsc.get_method("RMSC", **fitted.params.estimator_params(small))
+    assert est.get_params() == ref.get_params()
+    assert cfg["result"]["scores"]["acc_mean"] == fitted.scores["acc_mean"]
+
+
+# ---------------------------------------------------------------------------
+# Experiments
+# ---------------------------------------------------------------------------
+
+
+def test_rmsc_method_params_carry_the_solve_settings(small):
+    p = dash.Params(lam=2.0, beta=0.02, post="scale", weighting="view")
+    out = dash.rmsc_method_params(p, small)
+    assert list(out) == ["RMSC-WV"]
+    assert out["RMSC-WV"]["lam"] == 2.0 and out["RMSC-WV"]["scale_columns"] is True
+    assert "n_clusters" not in out["RMSC-WV"] and "random_state" not in out["RMSC-WV"]
+
+
+def test_run_compare_reports_one_bar_over_all_variants(small):
+    job = dash.Job("k", lambda j: None)
+    corrupted = small.replace(views=[small.views[0], small.views[1][::-1]])
+    params = {"RMSC": {"beta": 0.01, "max_iter": 5}}
+    out = dash.run_compare({"clean": small, "with outliers": corrupted}, ["RMSC"], params,
+                           random_state=0, job=job)
+    assert list(out) == ["clean", "with outliers"]
+    snap = job.snapshot()
+    assert snap.total == 2 and snap.done == 2 and snap.message.startswith("with outliers")
+    ref = rmsc.get_method("RMSC", n_clusters=3, beta=0.01, max_iter=5, random_state=0)
+    assert out["clean"]["acc_mean"].iloc[0] == pytest.approx(
+        rmsc.evaluate_runs(small.labels, ref.fit(small.views).label_runs_)["acc_mean"])
+    table = dash.robustness_table(out)
+    assert table.columns.tolist() == ["method", "clean %", "with outliers %", "change (points)"]
+    assert table["change (points)"].iloc[0] == pytest.approx(
+        table["with outliers %"].iloc[0] - table["clean %"].iloc[0])
+    shown = dash.compare_display(out["clean"])
+    assert shown["ACC %"].iloc[0] == (f"{100 * out['clean']['acc_mean'].iloc[0]:.2f} ± "
+                                      f"{100 * out['clean']['acc_std'].iloc[0]:.2f}")
+    with pytest.raises(ValueError, match="at least one method"):
+        dash.run_compare({"x": small}, [])
+
+
+def test_run_compare_cancelled_between_fits(small):
+    job = dash.Job("k", lambda j: None)
+    job.cancel()
+    with pytest.raises(dash.Cancelled):
+        dash.run_compare({"x": small}, ["RMSC"], job=job)
+
+
+def test_run_sensitivity_and_views_report_progress(small):
+    job = dash.Job("k", lambda j: None)
+    df = dash.run_sensitivity(small, [0.3, 1.0], [0.01, 1e4], "RMSC", {"max_iter": 3}, job=job)
+    assert len(df) == 4 and job.snapshot().done == 4
+    assert df.loc[df["beta"] == 1e4, "error"].notna().all()
+    job = dash.Job("k", lambda j: None)
+    df = dash.run_views(small, ["RMSC"], {"RMSC": {"beta": 0.01, "max_iter": 3}}, job=job)
+    assert df["n_views"].tolist() == [1, 2] and job.snapshot().total == 2
+
+
+def test_compare_display_marks_failed_methods():
+    df = pd.DataFrame([{"method": "X", "acc_mean": np.nan, "acc_std": np.nan,
+                        "nmi_mean": np.nan, "nmi_std": np.nan, "ari_mean": np.nan,
+                        "purity_mean": np.nan, "fit_time": 0.1, "error": "beta too large",
+                        "note": None}])
+    shown = dash.compare_display(df)
+    assert shown["ACC %"].iloc[0] == "—" and shown["note"].iloc[0] == "beta too large"
+
+
+def test_estimate_seconds():
+    assert dash.estimate_seconds(3, 5.0) == "about 15 s"
+    assert dash.estimate_seconds(25, 10.0) == "about 4 min"
+
+
+def test_the_page_logic_never_imports_streamlit():
+    import subprocess
+    import sys
+
+    code = ("import sys, rmsc.dashboard, rmsc.figures; "
+            "sys.exit(int(any(m == 'streamlit' or m.startswith('streamlit.') "
+            "for m in sys.modules)))")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -1,0 +1,244 @@
+"""The dashboard's figures (rmsc.figures, "Dashboard figures"): real content, not just types."""
+
+import base64
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from PIL import Image
+
+from rmsc import figures
+
+
+def png_of(fig):
+    """The image behind an imshow(binary_string=True) figure, as an RGB array."""
+    src = fig.data[0].source
+    assert src.startswith("data:image/png;base64,")
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))).convert("RGB"))
+
+
+def test_class_counts_figure_shows_the_counts():
+    counts = pd.Series([5, 7, 3], index=pd.Index([0, 1, 2], name="class"))
+    fig = figures.class_counts_figure(counts)
+    assert list(fig.data[0].x) == ["0", "1", "2"]
+    assert list(fig.data[0].y) == [5, 7, 3]
+
+
+def test_views_scatter_figure_one_panel_per_view_and_ringed_outliers():
+    rng = np.random.default_rng(0)
+    coords = [rng.standard_normal((12, 2)) for _ in range(3)]
+    labels = np.repeat([0, 1, 2], 4)
+    mask = np.zeros((3, 12), bool)
+    mask[1, [2, 5]] = True
+    fig = figures.views_scatter_figure(coords, ["a", "b", "c"], labels, mask,
+                                       explained=[np.array([0.5, 0.25])] * 3)
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles == ["a (PC1 50%, PC2 25%)", "b (PC1 50%, PC2 25%)", "c (PC1 50%, PC2 25%)"]
+    per_class = [t for t in fig.data if t.name.startswith("class")]
+    assert len(per_class) == 9  # 3 views x 3 classes
+    assert sum(len(t.x) for t in per_class) == 36
+    rings = [t for t in fig.data if t.name == "injected outlier"]
+    assert len(rings) == 1 and list(rings[0].customdata) == [2, 5]
+    np.testing.assert_allclose(rings[0].x, coords[1][[2, 5], 0], rtol=1e-6)
+    # only the first view's traces appear in the legend
+    assert sum(bool(t.showlegend) for t in per_class) == 3
+
+
+def test_views_scatter_figure_with_a_subsample_and_no_labels():
+    coords = [np.arange(8, dtype=float).reshape(4, 2)]
+    fig = figures.views_scatter_figure(coords, ["only"], None, None, indices=np.array([1, 3, 5, 7]))
+    assert len(fig.data) == 1 and list(fig.data[0].customdata) == [1, 3, 5, 7]
+
+
+def test_sample_images_figure_draws_dark_ink_on_white():
+    img = np.zeros((3, 2))
+    img[1, 1] = 1.0
+    fig = figures.sample_images_figure([img, img], ["x", "y"])
+    assert len(fig.data) == 2 and fig.data[0].type == "image"
+    z = np.asarray(fig.data[0].z)
+    assert z.shape == (3, 2, 3) and z[0, 0].tolist() == [255, 255, 255]
+    assert z[1, 1].tolist() == [0, 0, 0]
+    assert [a.text for a in fig.layout.annotations] == ["x", "y"]
+
+
+def test_objective_figure_plots_the_history_in_a_fixed_range():
+    hist = [(1, 5.0), (2, 4.0), (3, 3.5)]
+    fig = figures.objective_figure(hist, max_iter=30)
+    assert list(fig.data[0].x) == [1, 2, 3] and list(fig.data[0].y) == [5.0, 4.0, 3.5]
+    assert tuple(fig.layout.xaxis.range) == (0.5, 30.5)
+    empty = figures.objective_figure([], max_iter=10)
+    assert len(empty.data[0].x) == 0
+
+
+def test_view_weights_figure_bars():
+    fig = figures.view_weights_figure(["a", "b"], [1.5, 20.0])
+    assert list(fig.data[0].x) == ["a", "b"] and list(fig.data[0].y) == [1.5, 20.0]
+
+
+def test_weights_heatmap_orders_columns_and_marks_outliers():
+    P = np.array([[1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0]])
+    order = np.array([3, 1, 0, 2])
+    mask = np.zeros((2, 4), bool)
+    mask[1, 0] = True
+    fig = figures.weights_heatmap_figure(P, ["a", "b"], order=order, boundaries=np.array([2]),
+                                         groups=np.array(["g0", "g1"]), outlier_mask=mask)
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), P[:, order])
+    marks = fig.data[1]
+    # sample 0 sits at position 2 of the order, in view b
+    assert list(marks.x) == [2.0] and list(marks.y) == ["b"] and list(marks.customdata) == [0]
+    assert fig.layout.xaxis.ticktext == ("g0", "g1")
+    assert [s.x0 for s in fig.layout.shapes] == [1.5]
+    assert fig.layout.yaxis.autorange == "reversed"
+
+
+def test_weights_heatmap_relative_and_binned():
+    rng = np.random.default_rng(0)
+    P = rng.uniform(1, 2, (3, 5000)) * np.array([[1.0], [10.0], [100.0]])
+    fig = figures.weights_heatmap_figure(P, ["a", "b", "c"], max_columns=500, relative=True)
+    Z = np.asarray(fig.data[0].z)
+    assert Z.shape == (3, 500)
+    # each bin is the mean of 10 adjacent samples of P / median
+    rel = P / np.median(P, axis=1, keepdims=True)
+    np.testing.assert_allclose(Z[:, 0], rel[:, :10].mean(axis=1), rtol=1e-5)
+    assert fig.data[0].zmin == 0 and fig.data[0].zmax == 2
+
+
+def test_weight_distribution_splits_clean_and_injected():
+    P = np.arange(12, dtype=float).reshape(2, 6)
+    mask = np.zeros((2, 6), bool)
+    mask[0, [1, 4]] = True
+    fig = figures.weight_distribution_figure(P, ["a", "b"], mask)
+    clean, bad = fig.data
+    assert sorted(bad.y) == [1.0, 4.0] and list(bad.x) == ["a", "a"]
+    assert len(clean.y) == 10
+    rel = figures.weight_distribution_figure(P + 1, ["a", "b"], relative=True)
+    assert np.median(np.asarray(rel.data[0].y)[:6]) == pytest.approx(1.0)
+
+
+def test_roc_figure_skips_views_without_curves():
+    curves = [([0, 0, 1], [0, 1, 1]), None]
+    fig = figures.roc_figure(curves, ["a", "b"], aucs=[1.0, float("nan")])
+    assert [t.name for t in fig.data] == ["a (AUC 1.000)", "chance"]
+    assert list(fig.data[0].y) == [0, 1, 1]
+
+
+def test_sample_weights_figure():
+    table = pd.DataFrame({"view": ["a", "b"], "weight": [1.0, 2.0], "view median": [3.0, 4.0]})
+    fig = figures.sample_weights_figure(table)
+    assert list(fig.data[0].y) == [1.0, 2.0] and list(fig.data[1].y) == [3.0, 4.0]
+    rel = figures.sample_weights_figure(table, relative=True)
+    np.testing.assert_allclose(rel.data[0].y, [1 / 3, 0.5])
+    assert list(rel.data[1].y) == [1.0, 1.0] and rel.layout.yaxis.title.text == "P / view median"
+
+
+def test_pool_matrix_hand_worked():
+    S = np.arange(16, dtype=float).reshape(4, 4)
+    pooled, f = figures.pool_matrix(S, max_side=2)
+    assert f == 2
+    np.testing.assert_allclose(pooled, [[(0 + 1 + 4 + 5) / 4, (2 + 3 + 6 + 7) / 4],
+                                        [(8 + 9 + 12 + 13) / 4, (10 + 11 + 14 + 15) / 4]])
+    # reordering, then pooling: the same as pooling the reordered matrix
+    order = np.array([3, 0, 2, 1])
+    pooled_o, _ = figures.pool_matrix(S, order, max_side=2)
+    np.testing.assert_allclose(pooled_o, figures.pool_matrix(S[np.ix_(order, order)], max_side=2)[0])
+    # sparse and dense agree; uneven edges are averaged over their real size
+    A = sp.random(7, 7, density=0.5, random_state=1, format="csr")
+    pd_, f = figures.pool_matrix(A.toarray(), max_side=3)
+    ps_, _ = figures.pool_matrix(A, max_side=3)
+    assert f == 3 and pd_.shape == (3, 3)
+    np.testing.assert_allclose(pd_, ps_)
+    assert ps_[2, 2] == pytest.approx(abs(A[6, 6]))
+    np.testing.assert_allclose(figures.pool_matrix(S, max_side=10)[0], S)
+    with pytest.raises(ValueError, match="square"):
+        figures.pool_matrix(np.zeros((2, 3)))
+
+
+def test_affinity_figure_is_a_small_image_with_visible_blocks():
+    n = 2000
+    labels = np.repeat(np.arange(4), n // 4)
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, n, 40000)
+    cols = np.where(rng.random(40000) < 0.9,
+                    rows // 500 * 500 + rng.integers(0, 500, 40000), rng.integers(0, n, 40000))
+    S = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    S = (S + S.T) / 2
+    perm = rng.permutation(n)  # stored shuffled; the figure orders by class
+    Sp = S[perm][:, perm]
+    order = np.argsort(labels[perm], kind="stable")
+    fig = figures.affinity_figure(Sp, order=order, boundaries=np.array([500, 1000, 1500]),
+                                  groups=np.arange(4), max_side=500)
+    assert fig.layout.meta["pool"] == 4 and fig.layout.meta["side"] == 500
+    assert len(fig.to_json()) < 1_000_000  # no n² cells as JSON
+    img = png_of(fig).astype(float)
+    assert img.shape == (500, 500, 3)
+    darkness = 255 * 3 - img.sum(axis=2)
+    diag = np.mean([darkness[i * 125:(i + 1) * 125, i * 125:(i + 1) * 125].mean() for i in range(4)])
+    off = darkness[:125, 250:375].mean()
+    assert diag > 3 * off  # the class blocks stand out
+    assert len(fig.layout.shapes) == 6  # 3 boundaries, both axes
+    assert list(fig.layout.xaxis.ticktext) == ["0", "1", "2", "3"]
+
+
+def test_affinity_figure_of_an_empty_matrix_draws():
+    fig = figures.affinity_figure(sp.csr_matrix((10, 10)))
+    assert png_of(fig).shape == (10, 10, 3)
+
+
+def test_embedding_figure_marks_mistakes():
+    coords = np.arange(12, dtype=float).reshape(6, 2)
+    fig = figures.embedding_figure(coords, np.array([0, 0, 1, 1, 2, 2]),
+                                   wrong=np.array([0, 1, 0, 0, 0, 1], bool),
+                                   sample_ids=np.array([10, 11, 12, 13, 14, 15]))
+    assert [t.name for t in fig.data] == ["cluster 0", "cluster 1", "cluster 2",
+                                          "misclustered (2)"]
+    assert list(fig.data[3].customdata) == [11, 15]
+
+
+def test_latent_loss_figure_curves_match_the_papers_formulas():
+    gamma = 1.0
+    fig = figures.latent_loss_figure(gamma, loss_max=4.0)
+    psi, phi, ell_line, sigma = fig.data
+    p = np.asarray(psi.x)
+    np.testing.assert_allclose(psi.y, gamma * p + 1 / p - 2)
+    ell = np.asarray(phi.x)
+    assert ell[0] == 0 and ell[-1] == 4.0
+    np.testing.assert_allclose(phi.y, 2 * (np.sqrt(gamma + ell) - 1))
+    np.testing.assert_allclose(sigma.y, 1 / np.sqrt(gamma + ell))
+    np.testing.assert_allclose(ell_line.y, ell_line.x)
+    # psi is smallest at p = 1/sqrt(gamma), where it is 2 sqrt(gamma) - 2
+    i = int(np.argmin(psi.y))
+    assert p[i] == pytest.approx(1 / np.sqrt(gamma), rel=0.05)
+    # phi is concave: it lies below its chords (robust to large losses)
+    mid = len(ell) // 2
+    assert phi.y[mid] > (phi.y[0] + phi.y[-1]) / 2
+    small = figures.latent_loss_figure(1e-5)
+    assert small.layout.yaxis3.type == "log"  # sigma spans decades for small gamma
+    assert figures.latent_loss_figure(0.0).data[1].x[0] > 0  # no division by zero
+
+
+def test_fitted_weights_figure_puts_points_on_sigma():
+    rng = np.random.default_rng(0)
+    L = rng.uniform(1e-3, 1.0, (2, 50))
+    gamma = 1e-5
+    P = 1 / np.sqrt(gamma + L)
+    mask = np.zeros((2, 50), bool)
+    mask[0, :3] = True
+    fig = figures.fitted_weights_figure(L, P, gamma, ["a", "b"], outlier_mask=mask)
+    names = [t.name for t in fig.data]
+    assert names[:4] == ["σ(ℓ), γ = 1e-05", "a", "a: injected", "a"]
+    pts = fig.data[1]
+    np.testing.assert_allclose(pts.y, 1 / np.sqrt(gamma + np.asarray(pts.x)))
+    assert len(fig.data[2].x) == 3 and len(pts.x) == 47
+    boxes = [t for t in fig.data if t.type == "box"]
+    assert len(boxes) == 2 and len(boxes[1].x) == 50
+
+
+def test_robustness_figure_groups_variants_in_percent():
+    df = pd.DataFrame({"method": ["A", "B"], "acc_mean": [0.9, 0.5], "acc_std": [0.01, np.nan]})
+    fig = figures.robustness_figure({"clean": df, "with outliers": df.assign(acc_mean=[0.8, 0.4])})
+    assert [t.name for t in fig.data] == ["clean", "with outliers"]
+    np.testing.assert_allclose(fig.data[1].y, [80.0, 40.0])
+    np.testing.assert_allclose(fig.data[0].error_y.array, [1.0, 0.0])
+    assert fig.layout.barmode == "group"

@@ -1,0 +1,476 @@
+"""Streamlit glue shared by the dashboard's pages: session state, caches, the frame.
+
+Only composition lives here (widgets, session state, caching, calls into
+``rmsc``); the logic is in :mod:`rmsc.dashboard` and the figures in
+:mod:`rmsc.figures`, both tested without a browser.
+
+Session state (survives page switches):
+
+* ``clean`` — the dataset as loaded; ``data`` — the dataset the pages use
+  (``clean`` plus injected outliers); ``outliers`` — the OutlierSpec or None.
+* ``params`` — :class:`rmsc.dashboard.Params` of the current run.
+* ``slots`` — one :class:`rmsc.dashboard.JobSlot` per kind of background work.
+* ``autorun`` — fit automatically whenever the data or a parameter changes.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import streamlit as st
+
+import rmsc
+from rmsc import dashboard as dash
+from rmsc import datasets
+
+log = logging.getLogger("rmsc.dashboard")
+
+DEFAULT_DATASET = "Digit"
+#: How often a page showing a running job asks it for news (the live curve, progress bars).
+POLL_SECONDS = 1.0
+#: The sidebar's fit status is a summary: asked less often.
+STATUS_POLL_SECONDS = 1.0
+
+ss = st.session_state
+
+
+# ---------------------------------------------------------------------------
+# Data sources (the data layer's API, see BRIEF/DEVELOPERS)
+# ---------------------------------------------------------------------------
+
+
+def bundled_names():
+    return list(datasets.bundled_names())
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def load_bundled(name):
+    data = datasets.load_bundled(name)
+    data.fingerprint  # computed once, shared by every session
+    return data
+
+
+# ---------------------------------------------------------------------------
+# Session
+# ---------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False)
+def result_cache():
+    """Fit results of every session, keyed on small values (bounded LRU)."""
+    return dash.ResultCache(max_entries=24, max_bytes=1 << 30)
+
+
+@st.cache_resource(show_spinner=False)
+def job_registry():
+    """Unfinished background jobs of every session, so equal requests share one run."""
+    return dash.JobRegistry()
+
+
+def init_session():
+    """First run of a session: defaults, then whatever the URL asks for.
+
+    Only missing keys are filled, so a test may seed the session (e.g. a small
+    dataset in ``clean`` and ``data``) before the first run.
+    """
+    if ss.get("_initialised"):
+        return
+    ss._initialised = True
+    ss.setdefault("slots", {name: dash.JobSlot(job_registry())
+                            for name in ("fit", "compare", "sensitivity", "views")})
+    ss.setdefault("autorun", True)
+    ss.setdefault("messages", [])
+    query = st.query_params.to_dict()
+    if "params" not in ss:
+        params, problems = dash.Params.from_query(query)
+        ss.params = params
+        ss.messages.extend(problems)
+    if "clean" in ss:
+        ss.setdefault("data", ss.clean)
+        ss.setdefault("outliers", None)
+        return
+    name = query.get("data", DEFAULT_DATASET)
+    if name not in bundled_names():
+        ss.messages.append(
+            f"Ignored data={name!r} from the URL: only bundled datasets "
+            f"({', '.join(bundled_names())}) can be opened from a link; showing {DEFAULT_DATASET}.")
+        name = DEFAULT_DATASET
+    try:
+        set_dataset(load_bundled(name))
+    except ValueError as exc:
+        ss.messages.append(str(exc))
+        set_dataset(None)
+    if "outliers" in query and ss.clean is not None:
+        try:
+            inject(dash.OutlierSpec.from_query(query["outliers"]))
+        except (ValueError, ImportError, AttributeError) as exc:
+            ss.messages.append(f"Ignored outliers={query['outliers']!r} from the URL: {exc}")
+
+
+def set_dataset(data):
+    """Make ``data`` the current (clean) dataset; forget injected outliers."""
+    ss.clean = data
+    ss.data = data
+    ss.outliers = None
+    if "params" in ss and ss.params.n_clusters is not None:
+        ss.params = ss.params.replace(n_clusters=None)
+
+
+def inject(spec):
+    """Inject outliers into the clean data (raises ValueError with a message)."""
+    ss.data = spec.inject(ss.clean)
+    ss.outliers = spec
+
+
+def reset_outliers():
+    ss.data = ss.clean
+    ss.outliers = None
+
+
+def data():
+    return ss.get("data")
+
+
+def params():
+    return ss.params
+
+
+def slot(name):
+    return ss.slots[name]
+
+
+def show_messages():
+    """Messages queued for the next render (e.g. ignored URL parameters)."""
+    for msg in ss.get("messages", []):
+        st.warning(msg)
+    ss.messages = []
+
+
+# ---------------------------------------------------------------------------
+# The fit of the current data and parameters
+# ---------------------------------------------------------------------------
+
+
+def fit_key():
+    d = data()
+    if d is None:
+        return None
+    try:
+        return ss.params.key(d)
+    except ValueError:
+        return None
+
+
+def _fit_task(data, params, cache):
+    def task(job):
+        out = dash.fit_rmsc(data, params, job)
+        if not (isinstance(out, dash.FitResult) and out.stopped_early):
+            cache.put(out.key, out)
+        return out
+    return task
+
+
+#: Seconds an automatic fit waits before it starts: on a session's first page the page is
+#: drawn first; after a change, quick successive changes replace each other (debounce).
+FIRST_FIT_DELAY = 3.0
+CHANGE_FIT_DELAY = 0.4
+
+
+def ensure_fit(force=False):
+    """Start (or queue) the fit of the current data and parameters when needed.
+
+    Runs when nothing is cached for the current key and autorun is on (or
+    ``force``, the Run button, which starts at once). A run under way for
+    other parameters is cancelled. Pages that show the result call
+    :func:`fit_outcome`, which cuts the start delay short.
+    """
+    key = fit_key()
+    if key is None:
+        return None
+    cache = result_cache()
+    s = slot("fit")
+    if not force:
+        if key in cache or not ss.autorun:
+            return s.latest if s.latest_key == key else None
+        if s.latest_key == key and s.latest.state != dash.CANCELLED:
+            return s.latest
+    delay = 0.0 if force else (CHANGE_FIT_DELAY if ss.get("_fitted_once") else FIRST_FIT_DELAY)
+    ss._fitted_once = True
+    return s.submit(key, _fit_task(data(), ss.params, cache), label="fit", force=True,
+                    delay=delay, min_delay=0.0 if force else CHANGE_FIT_DELAY)
+
+
+def fit_outcome(hurry=False):
+    """(outcome, job) for the current key: outcome is a FitResult, FitFailure or None.
+
+    ``hurry``: the page shows this result, so a fit still waiting to start starts now.
+    """
+    key = fit_key()
+    if key is None:
+        return None, None
+    s = slot("fit")
+    job = s.latest if s.latest_key == key else None
+    if hurry and job is not None and job.active:
+        job.hurry()
+    out = result_cache().get(key)
+    if out is None and job is not None and not job.active and job.result is not None:
+        out = job.result  # a stopped run: shown, not cached
+    return out, job
+
+
+def failed_job_message(job):
+    if job is not None and job.state == dash.FAILED:
+        return job.error
+    return None
+
+
+def require_data():
+    """Stop the page with a message when no dataset is loaded."""
+    if data() is None:
+        st.info("No dataset is loaded. Open the **Data** page and load one (Digit is bundled).")
+        st.stop()
+    return data()
+
+
+def require_result(what="This page"):
+    """The current fit result, or a message (running / failed / not run) and None."""
+    out, job = fit_outcome(hurry=True)
+    if isinstance(out, dash.FitResult):
+        return out
+    if isinstance(out, dash.FitFailure):
+        st.error(f"The fit with the current parameters failed: {out.message}")
+        st.caption("Change the parameters on the **Solve** page.")
+        return None
+    msg = failed_job_message(job)
+    if msg:
+        st.error(f"The fit with the current parameters failed: {msg}")
+        return None
+    if job is not None and job.active:
+        _fit_wait(what)
+        return None
+    st.info(f"{what} shows a fitted model. Run RMSC on the **Solve** page "
+            "(or switch on 'run automatically' there).")
+    return None
+
+
+def _fit_wait_body(what):
+    _, job = fit_outcome()
+    if job is None or not job.active:
+        st.rerun()  # finished: draw the page with the result
+    snap = job.snapshot()
+    st.info(f"{what} fills in when RMSC finishes (it runs in the background; the *Solve* page "
+            "shows its live objective curve).")
+    st.progress(snap.fraction, text=f"{snap.message or 'starting'} — {snap.elapsed:.0f} s")
+
+
+_fit_wait = st.fragment(run_every=POLL_SECONDS)(_fit_wait_body)
+
+
+# ---------------------------------------------------------------------------
+# The frame: sidebar and URL
+# ---------------------------------------------------------------------------
+
+
+def sidebar():
+    with st.sidebar:
+        st.markdown("### Dataset")
+        rows = dash.dataset_summary(data())
+        st.markdown("\n".join(f"- **{k}**: {v}" for k, v in rows))
+        if ss.outliers is not None:
+            st.caption(f"Injected: {ss.outliers.summary()}")
+        st.markdown("### Parameters")
+        try:
+            lines = ss.params.summary()
+        except ValueError as exc:
+            lines = [str(exc)]
+        st.markdown("\n".join(f"- {line}" for line in lines))
+        fit_status()
+
+
+def _fit_status_body():
+    out, job = fit_outcome()
+    if job is not None and job.active:
+        snap = job.snapshot()
+        text = f"RMSC running — {snap.message or 'starting'} ({snap.elapsed:.0f} s)"
+        st.progress(snap.fraction, text=text)
+        ss["_status_was_active"] = job.key
+        return
+    if ss.get("_status_was_active") is not None:
+        # The run watched by this fragment has finished: redraw the whole page.
+        ss["_status_was_active"] = None
+        st.rerun()
+    if isinstance(out, dash.FitResult):
+        acc = ("" if out.scores is None
+               else f", ACC {100 * out.scores['acc_mean']:.2f}%")
+        st.success(f"Fitted: {out.n_iter} iterations, "
+                   f"{out.fit_time + out.spectral_time:.1f} s{acc}")
+    elif isinstance(out, dash.FitFailure):
+        st.error("Fit failed (see Solve).")
+    elif failed_job_message(job):
+        st.error("Fit failed (see Solve).")
+    elif data() is not None:
+        st.caption("Not fitted yet with these parameters.")
+
+
+_fit_status_live = st.fragment(run_every=STATUS_POLL_SECONDS)(_fit_status_body)
+_fit_status_static = st.fragment(_fit_status_body)
+
+
+def fit_status():
+    st.markdown("### Fit")
+    _, job = fit_outcome()
+    if job is not None and job.active:
+        _fit_status_live()
+    else:
+        _fit_status_static()
+
+
+def sync_query_params():
+    """Reflect the dataset, outliers and parameters in the URL (shareable)."""
+    query = dict(ss.params.to_query())
+    clean = ss.get("clean")
+    if clean is not None and clean.name in bundled_names() and clean.name != DEFAULT_DATASET:
+        query["data"] = clean.name
+    if ss.get("outliers") is not None:
+        query.update(ss.outliers.to_query())
+    if st.query_params.to_dict() != query:
+        st.query_params.from_dict(query)
+
+
+# ---------------------------------------------------------------------------
+# Pages and the frame
+# ---------------------------------------------------------------------------
+
+PAGE_CONFIG = dict(page_title="RMSC explorer", page_icon=":material/hub:", layout="wide")
+
+
+def pages():
+    """Every page of the dashboard, for ``st.navigation`` (Data is the landing page)."""
+    return [
+        st.Page("pages/data.py", title="Data", icon=":material/dataset:", default=True),
+        st.Page("pages/solve.py", title="Solve", icon=":material/play_circle:"),
+        st.Page("pages/weights.py", title="Weights", icon=":material/balance:"),
+        st.Page("pages/affinity.py", title="Affinity", icon=":material/grid_on:"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/leaderboard:"),
+        st.Page("pages/sensitivity.py", title="Sensitivity", icon=":material/tune:"),
+        st.Page("pages/theory.py", title="Theory", icon=":material/school:"),
+    ]
+
+
+def frame():
+    """The shared frame of every page: session, background fit, sidebar, URL.
+
+    Every state change happens in widget callbacks, which run before the
+    script, so drawing the frame first shows the state the page will show.
+    """
+    init_session()
+    ensure_fit()
+    sidebar()
+    show_messages()
+    sync_query_params()
+    ss._frame_count = ss.get("_frame_count", 0) + 1
+
+
+def page_setup():
+    """First call of every page: make sure the frame was drawn in this run.
+
+    ``app.py`` draws it before running the page. Streamlit also runs a file of
+    ``pages/`` on its own when it takes the legacy pages-directory path (the
+    first run of a server opened on a page's URL, and AppTest's reruns); then
+    the page registers the real navigation and draws the frame itself.
+    """
+    if "_frame_count" not in ss or ss._frame_count == ss.get("_frame_seen"):
+        st.set_page_config(**PAGE_CONFIG)
+        st.navigation(pages())
+        frame()
+    ss._frame_seen = ss._frame_count
+
+
+def intro(text):
+    """The page's short explanation: what you see, what to try."""
+    st.markdown(text)
+
+
+# ---------------------------------------------------------------------------
+# Cached computations of the pages (small keys, bounded)
+# ---------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def projection(fingerprint, view, _data):
+    coords, explained = dash.project_2d(_data.views[view])
+    return coords.astype(np.float32), explained
+
+
+@st.cache_resource(max_entries=24, show_spinner=False)
+def view_affinity(fingerprint, view, _data):
+    return dash.view_affinity(_data.views[view])
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def embedding_2d(key, _embedding):
+    coords, _ = dash.project_2d(_embedding)
+    return coords.astype(np.float32)
+
+
+def rmsc_version():
+    return rmsc.__version__
+
+
+# ---------------------------------------------------------------------------
+# Experiments on demand (Compare, Sensitivity): background job + cached result
+# ---------------------------------------------------------------------------
+
+
+def experiment_state(slot_name, key):
+    """(result or None, job or None) of the experiment ``key`` in ``slot_name``."""
+    s = slot(slot_name)
+    job = s.latest if s.latest_key == key else None
+    return result_cache().get(key), job
+
+
+def start_experiment(slot_name, key, run, label):
+    """Run ``run(job)`` in the background and cache its result under ``key``."""
+    cache = result_cache()
+
+    def task(job):
+        return cache.put(key, run(job))
+
+    return slot(slot_name).submit(key, task, label=label, force=True)
+
+
+def _experiment_progress_body(slot_name):
+    job = slot(slot_name).latest
+    if job is None or not job.active:
+        st.rerun()
+    snap = job.snapshot()
+    text = f"{snap.message or 'starting'} — {snap.done} of {snap.total or '?'} fits, " \
+           f"{snap.elapsed:.0f} s"
+    st.progress(snap.fraction, text=text)
+    st.button("Cancel", on_click=slot(slot_name).cancel, key=f"cancel_{slot_name}")
+
+
+_experiment_progress = st.fragment(run_every=POLL_SECONDS)(_experiment_progress_body)
+
+
+def experiment_panel(slot_name, key):
+    """Progress while the experiment runs; its error if it failed. Returns its result or None."""
+    result, job = experiment_state(slot_name, key)
+    if result is not None:
+        return result
+    if job is not None and job.active:
+        _experiment_progress(slot_name)
+    elif job is not None and job.state == dash.FAILED:
+        st.error(job.error)
+    elif job is not None and job.state == dash.CANCELLED:
+        st.info("Cancelled.")
+    return None
+
+
+def last_fit_seconds():
+    """Duration of the current fit (for time estimates), or None."""
+    out, _ = fit_outcome()
+    if isinstance(out, dash.FitResult):
+        return out.fit_time + out.spectral_time
+    return None
