@@ -10,6 +10,7 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from . import solver
 from .backends import BACKENDS, get_runner, one_thread_per_call
@@ -290,6 +291,36 @@ class RMSC(ClusterMixin, BaseEstimator):
                 f"{_beta_advice(lam, self.beta_max_)}"
             )
         return self
+
+    def view_representations(self, Xs):
+        """Each view's self-representation Z^v at the fitted consensus.
+
+        The solver holds every Z^v implicitly (it never forms them); this
+        forms them densely, for inspection: comparing the view affinities
+        (|Z^v| + |Z^v^T|)/2 with the consensus shows what each view brought.
+
+        Parameters
+        ----------
+        Xs : list of array-like
+            The views the model was fitted on, each (n_samples, n_features_v).
+
+        Returns
+        -------
+        list of ndarray, each of shape (n_samples, n_samples)
+            Zero diagonals.
+        """
+        check_is_fitted(self, "consensus_")
+        views = check_views(Xs)
+        n = self.consensus_.shape[0]
+        if len(views) != self.weights_.shape[0] or views[0].shape[0] != n:
+            raise ValueError(
+                f"The model was fitted on {self.weights_.shape[0]} views of {n} samples; got "
+                f"{len(views)} views of {views[0].shape[0]} samples. Pass the training views."
+            )
+        if self.normalize:
+            views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
+        return [solver.view_representation(solver.gram_factor(X), self.consensus_, self.lam)
+                for X in views]
 
 
 def _beta_advice(lam, beta_max):

@@ -179,6 +179,35 @@ def residual_operator(view, Z):
     return view.R - sparse_right_product(view.R, Z)
 
 
+def view_representation(R, Zstar, lam):
+    """A view's Z^v for a given consensus, formed densely: Z* - diag(D) + R^T Q.
+
+    The last step of every iteration of Algorithm 1 is the Z^v-step for the
+    final Z*, so with the fitted consensus this is exactly the Z^v the solver
+    ended with (which it only ever holds implicitly).
+
+    Parameters
+    ----------
+    R : ndarray of shape (r, n_samples)
+        The view's data factor (:func:`gram_factor`).
+    Zstar : sparse matrix of shape (n_samples, n_samples)
+    lam : float > 0
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_samples)
+        Zero diagonal.
+    """
+    n = R.shape[1]
+    check_dense_fits(n, n, count=2, what="A view's dense representation Z^v")
+    view = factorize_view(R, lam)
+    rep = zv_step(view, residual_operator(view, sp.csc_matrix(Zstar)))
+    Z = np.asarray(R.T @ rep.Q + sp.csr_matrix(Zstar))
+    # (R^T Q)_jj = D_j, so the diagonal is exactly zero but for round-off.
+    np.fill_diagonal(Z, 0.0)
+    return Z
+
+
 def sparse_right_product(A, Z, AT=None):
     """A @ Z for dense A (r x n) and sparse Z (n x k), as a dense array.
 

@@ -171,3 +171,19 @@ def test_memory_guard_refuses_before_allocating(subspaces, monkeypatch):
     monkeypatch.setenv("RMSC_MEMORY_BUDGET", "50K")  # 3 x 60 x 60 x 8 B = 84 KB
     with pytest.raises(ValueError, match=r"Gram matrix of a view with 500 features > 60 samples"):
         rmsc.solver.gram_factor(wide)
+
+
+def test_view_representations_from_the_fitted_model(subspaces):
+    from rmsc import solver
+    from rmsc.preprocessing import normalize_l2
+    views, _ = subspaces
+    m = RMSC(3, random_state=0).fit(views)
+    Zs = m.view_representations(views)
+    assert len(Zs) == 2 and Zs[0].shape == (60, 60)
+    # The consensus is the soft-thresholded weighted mean of the views' Z^v (its closed form
+    # re-applied to the last Z^v moves it no further than one iteration's change).
+    X = normalize_l2(views[1])
+    residual = X.T - X.T @ Zs[1]
+    assert np.all(np.isfinite(residual)) and np.allclose(np.diag(Zs[1]), 0)
+    with pytest.raises(ValueError, match="fitted on 2 views of 60 samples"):
+        m.view_representations(views[:1])

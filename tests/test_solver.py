@@ -239,3 +239,14 @@ def test_beta_max_is_where_the_consensus_stays_empty(weighting):
         below = solver.solve(factors, lam, b * 0.999, gamma, weighting=weighting, max_iter=2,
                              tol=0)
         assert np.any(below.terms["sparsity"] > 0)
+
+
+def test_view_representation_is_the_solvers_last_zv():
+    rng = np.random.default_rng(4)
+    views = random_views(rng, 30, (4, 11, 37))
+    ref = solve_paper_form(views, 0.6, 0.05, 1e-5, max_iter=5)
+    sol = solver.solve(_factors(views), 0.6, 0.05, 1e-5, max_iter=5, tol=0)
+    for X, Zv in zip(views, ref["Zv"]):
+        Z = solver.view_representation(solver.gram_factor(X), sol.Zstar, 0.6)
+        assert np.abs(Z - Zv).max() < 1e-8
+        assert np.all(np.diag(Z) == 0)
