@@ -68,9 +68,10 @@ class RMSC(ClusterMixin, BaseEstimator):
         weight per view (RMSC-WV, paper appendix).
     max_iter : int, default=30
         Most iterations of Algorithm 1.
-    tol : float, default=1e-5
+    tol : float, default=1e-4
         Stop when the objective's relative decrease in one iteration is at
-        most ``tol``; ``tol=0`` runs all ``max_iter`` iterations.
+        most ``tol``; ``tol=0`` runs all ``max_iter`` iterations. See
+        :data:`rmsc.solver.TOL` for why 1e-4.
     normalize : bool, default=True
         Scale every sample to unit L2 norm within each view (the paper's
         preprocessing). All-zero samples stay zero, with a warning.
@@ -152,8 +153,8 @@ class RMSC(ClusterMixin, BaseEstimator):
         beta=0.3,
         gamma=1e-5,
         weighting="sample",
-        max_iter=30,
-        tol=1e-5,
+        max_iter=solver.MAX_ITER,
+        tol=solver.TOL,
         normalize=True,
         top_k=None,
         scale_columns=False,

@@ -615,7 +615,19 @@ class RMSCSolution:
     converged: bool
 
 
-def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=1e-5,
+#: Most iterations of Algorithm 1, by default.
+MAX_ITER = 30
+
+#: Default stopping tolerance: the objective's relative decrease in one iteration.
+#: On Digit the objective falls by 86 % in the first iteration and by about 1e-4
+#: per iteration after that, so 1e-4 stops after 8 iterations (the paper: "the
+#: convergence can be reached within 5 iterations"); 3-Sources stops after 9,
+#: Reuter after 16. The labels hardly move after that (Digit ACC 96.3 % at 8
+#: iterations, 96.7 % at 30).
+TOL = 1e-4
+
+
+def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
           callback=None, block_size=None, runner=None):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
