@@ -34,13 +34,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
 from scipy.sparse.csgraph import connected_components
-from sklearn.metrics.cluster import contingency_matrix
 
-from .metrics import evaluate, evaluate_runs
+from .metrics import evaluate, evaluate_runs, match_clusters
 from .methods import get_method
 from .rmsc import RMSC, WEIGHTINGS
+from .solver import loss_of_weight
 
 # ---------------------------------------------------------------------------
 # Parameters
@@ -1106,14 +1105,10 @@ def align_clusters(labels_true, labels_pred):
     -------
     ndarray of shape (n_samples,), in the label values of ``labels_true``.
     """
-    y = np.asarray(labels_true).ravel()
-    p = np.asarray(labels_pred).ravel()
-    classes, y_idx = np.unique(y, return_inverse=True)
-    clusters, p_idx = np.unique(p, return_inverse=True)
-    C = contingency_matrix(y_idx, p_idx)
-    rows, cols = linear_sum_assignment(C, maximize=True)
+    classes, clusters, pairs, _ = match_clusters(labels_true, labels_pred)
+    p_idx = np.unique(np.asarray(labels_pred).ravel(), return_inverse=True)[1]
     mapping = {}
-    for r, c in zip(rows, cols):
+    for r, c in pairs:
         mapping[c] = classes[r]
     extra = (classes.max() + 1) if np.issubdtype(classes.dtype, np.number) else None
     for c in range(clusters.size):
@@ -1236,8 +1231,7 @@ def weight_losses(weights, gamma):
     Per (view, sample) for RMSC; for RMSC-WV (one weight per view) every entry
     of a view's row is that view's total loss.
     """
-    P = np.asarray(weights, dtype=float)
-    return np.maximum(1.0 / np.square(P) - gamma, 0.0)
+    return loss_of_weight(weights, gamma)
 
 
 def image_tiles(images, indices, *, vmax=None):

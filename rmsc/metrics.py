@@ -24,17 +24,40 @@ def _check_labels(labels_true, labels_pred):
     return y, p
 
 
+def match_clusters(labels_true, labels_pred):
+    """The one-to-one matching of clusters to classes that agrees on the most samples.
+
+    Hungarian algorithm (``scipy.optimize.linear_sum_assignment``) on the
+    contingency table.
+
+    Returns
+    -------
+    classes : ndarray
+        The distinct true labels (sorted).
+    clusters : ndarray
+        The distinct predicted labels (sorted).
+    pairs : ndarray of shape (n_matched, 2)
+        Rows ``(i, j)``: cluster ``clusters[j]`` is matched to class ``classes[i]``.
+        Clusters left without a class (more clusters than classes) are absent.
+    agree : int
+        Samples whose cluster is matched to their class.
+    """
+    y, p = _check_labels(labels_true, labels_pred)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    clusters, p_idx = np.unique(p, return_inverse=True)
+    C = contingency_matrix(y_idx, p_idx)
+    rows, cols = linear_sum_assignment(C, maximize=True)
+    return classes, clusters, np.column_stack([rows, cols]), int(C[rows, cols].sum())
+
+
 def clustering_accuracy(labels_true, labels_pred):
     """Accuracy under the best one-to-one matching of clusters to classes.
 
-    The matching maximises the number of agreeing samples (Hungarian algorithm,
-    ``scipy.optimize.linear_sum_assignment``); clusters left without a class
-    (more clusters than classes) count as wrong.
+    The matching maximises the number of agreeing samples
+    (:func:`match_clusters`); clusters left without a class (more clusters
+    than classes) count as wrong.
     """
-    y, p = _check_labels(labels_true, labels_pred)
-    C = contingency_matrix(y, p)
-    rows, cols = linear_sum_assignment(C, maximize=True)
-    return C[rows, cols].sum() / y.size
+    return match_clusters(labels_true, labels_pred)[3] / np.asarray(labels_true).size
 
 
 def purity(labels_true, labels_pred):

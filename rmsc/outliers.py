@@ -51,6 +51,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score, roc_curve
 from sklearn.utils import check_random_state
 
 from . import memory
+from .solver import loss_of_weight
 
 #: The kinds of corruption :func:`inject` knows.
 KINDS = ("replace", "noise", "inconsistent", "features")
@@ -332,10 +333,7 @@ def scores(model):
     P = np.asarray(P, dtype=np.float64)
     if P.ndim != 2:
         raise ValueError(f"weights_ has shape {P.shape}; expected (n_views, n_samples).")
-    gamma = float(getattr(model, "gamma", 0.0) or 0.0)
-    with np.errstate(divide="ignore"):
-        out = 1.0 / (P * P) - gamma
-    return np.maximum(out, 0.0)
+    return loss_of_weight(P, float(getattr(model, "gamma", 0.0) or 0.0))
 
 
 def _check_scores_mask(scores_, mask):

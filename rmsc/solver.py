@@ -43,6 +43,16 @@ def minimizer(loss, gamma):
     return 1.0 / np.sqrt(gamma + np.asarray(loss, dtype=np.float64))
 
 
+def loss_of_weight(p, gamma):
+    """The inverse of :func:`minimizer`: the loss l >= 0 whose optimal weight is p.
+
+    l = 1/p^2 - gamma (clipped at 0 against round-off; infinite for p = 0).
+    """
+    p = np.asarray(p, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.maximum(1.0 / (p * p) - gamma, 0.0)
+
+
 # ---------------------------------------------------------------------------
 # Per-view factorisation, shared by every iteration
 # ---------------------------------------------------------------------------

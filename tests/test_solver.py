@@ -250,3 +250,11 @@ def test_view_representation_is_the_solvers_last_zv():
         Z = solver.view_representation(solver.gram_factor(X), sol.Zstar, 0.6)
         assert np.abs(Z - Zv).max() < 1e-8
         assert np.all(np.diag(Z) == 0)
+
+
+def test_loss_of_weight_inverts_the_minimizer():
+    loss = np.array([0.0, 1e-3, 0.5, 7.0])
+    for gamma in (1e-5, 0.3):
+        assert np.allclose(solver.loss_of_weight(solver.minimizer(loss, gamma), gamma), loss,
+                           atol=1e-9)
+    assert solver.loss_of_weight(0.0, 1e-5) == np.inf
