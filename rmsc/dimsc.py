@@ -60,7 +60,7 @@ from . import solver
 from .memory import check_dense_fits
 from ._validation import check_nonnegative, check_positive_int
 from .spectral import N_KMEANS_RUNS, spectral_clustering
-from .ssc import _SSC_PARAMS_DOC, _SSCParams, auto_beta, ssc_admm
+from .ssc import _SSC_PARAMS_DOC, _SSCParams, auto_beta, residual_balancing, ssc_admm
 
 
 # ---------------------------------------------------------------------------
@@ -242,7 +242,7 @@ def diversity_subproblem(R, beta, C0, W=None, mu=0.0, *, rho=1.0, max_iter=200, 
         if primal <= tol * scale and dual <= tol * scale:
             converged = True
             break
-        factor_change = 2.0 if primal > 10.0 * dual else 0.5 if dual > 10.0 * primal else 1.0
+        factor_change = residual_balancing(primal, dual)
         if factor_change != 1.0:
             rho *= factor_change
             U /= factor_change

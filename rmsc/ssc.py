@@ -164,13 +164,19 @@ def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner):
             converged = True
             break
         # Residual balancing; the scaled dual U = Y / (2 rho) is rescaled with rho.
-        factor = 2.0 if primal > 10.0 * dual else 0.5 if dual > 10.0 * primal else 1.0
+        factor = residual_balancing(primal, dual)
         if factor != 1.0:
             rho *= factor
             S = S / factor
             QU = QU / factor
             view = solver.factorize_view(R, rho)
     return C, {"n_iter": it, "converged": converged, "rho": rho, **hist}
+
+
+def residual_balancing(primal, dual, mu=10.0, tau=2.0):
+    """The factor rho is multiplied by (Boyd et al. 2011, Sec. 3.4.1): tau when the
+    primal residual exceeds mu times the dual, 1/tau in the opposite case, else 1."""
+    return tau if primal > mu * dual else 1.0 / tau if dual > mu * primal else 1.0
 
 
 def _sparse_plus_lowrank_norm(S, Q, view, RT):

@@ -98,3 +98,15 @@ def test_auto_beta_is_resolved_per_view_and_bad_strings_are_refused(subspaces):
     assert rmsc.evaluate(y, avg.labels_)["acc"] >= 0.9
     with pytest.raises(ValueError, match="positive number or 'auto'"):
         SSC(3, beta="large").fit(views[0])
+
+
+def test_residual_balancing_rule():
+    # Boyd et al. 2011, Sec. 3.4.1 with mu = 10, tau = 2: rho grows when the primal residual
+    # dominates, shrinks when the dual does, and stays within a factor of 10 either way.
+    from rmsc.ssc import residual_balancing
+
+    assert residual_balancing(11.0, 1.0) == 2.0
+    assert residual_balancing(1.0, 11.0) == 0.5
+    assert residual_balancing(10.0, 1.0) == 1.0
+    assert residual_balancing(1.0, 10.0) == 1.0
+    assert residual_balancing(3.0, 1.0, mu=2.0, tau=3.0) == 3.0
