@@ -13,7 +13,9 @@ import streamlit as st
 
 import ui
 
+ui.log.debug("run start")
 st.set_page_config(**ui.PAGE_CONFIG)
 page = st.navigation(ui.pages())
 ui.frame()
 page.run()
+ui.log.debug("run end %s", page.title)

@@ -16,6 +16,7 @@ Session state (survives page switches):
 from __future__ import annotations
 
 import logging
+import os
 
 import numpy as np
 import streamlit as st
@@ -25,6 +26,12 @@ from rmsc import dashboard as dash
 from rmsc import datasets
 
 log = logging.getLogger("rmsc.dashboard")
+if os.environ.get("RMSC_DASHBOARD_TRACE") and not log.handlers:
+    # A timeline of script runs, fragment runs and background jobs (benchmarks/bench_dashboard.py)
+    _handler = logging.FileHandler(os.environ["RMSC_DASHBOARD_TRACE"])
+    _handler.setFormatter(logging.Formatter("%(created).3f %(threadName)s %(message)s"))
+    log.addHandler(_handler)
+    log.setLevel(logging.DEBUG)
 
 DEFAULT_DATASET = "Digit"
 #: How often a page showing a running job asks it for news (the live curve, progress bars).

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import logging
 import math
 import threading
 import time
@@ -40,6 +41,10 @@ from .metrics import evaluate, evaluate_runs, match_clusters
 from .methods import get_method
 from .rmsc import RMSC, WEIGHTINGS
 from .solver import loss_of_weight
+
+#: Timeline of the dashboard's background work (job start, end), at DEBUG level; the
+#: dashboard's speed benchmark switches it on (``RMSC_DASHBOARD_TRACE``) to see where time goes.
+log = logging.getLogger("rmsc.dashboard")
 
 # ---------------------------------------------------------------------------
 # Parameters
@@ -574,6 +579,7 @@ class Job:
                 if rest > 0 and not self._stop.is_set():
                     self._cancel.wait(rest)
             self.check()
+            log.debug("job %s started %r", self.label, self.key)
             result = self._task(self)
             state = STOPPED if self._stop.is_set() else DONE
             if self._cancel.is_set():
@@ -587,6 +593,7 @@ class Job:
             self._t1 = time.perf_counter()
             self._finished.set()
             callbacks = list(self._on_finish)
+        log.debug("job %s %s after %.3f s %r", self.label, state, self._t1 - self._t0, self.key)
         for cb in callbacks:
             cb(self)
 
