@@ -22,12 +22,11 @@ from .metrics import METRICS, evaluate_runs
 
 
 def _load_data(spec):
-    if spec.lower() == "digit":
-        return datasets.load_digit()
-    load = getattr(datasets, "load", None)
-    if load is None:
-        raise ValueError(f"Unknown dataset {spec!r}; use 'digit'.")
-    return load(spec)
+    """A bundled dataset by name (case-insensitive), else a file for :func:`rmsc.datasets.load`."""
+    names = {name.lower(): name for name in datasets.bundled_names()}
+    if spec.lower() in names:
+        return datasets.load_bundled(names[spec.lower()])
+    return datasets.load(spec)
 
 
 def _progress(stream):
@@ -139,7 +138,9 @@ def build_parser():
     p = argparse.ArgumentParser(prog="rmsc", description="Robust localized multi-view subspace clustering.")
     sub = p.add_subparsers(dest="command", required=True)
     f = sub.add_parser("fit", help="cluster a dataset with one method and score it (paper protocol)")
-    f.add_argument("--data", default="digit", help="'digit' (bundled) or a data file path")
+    f.add_argument("--data", default="Digit",
+                   help="a bundled dataset (Digit, Digit-small, Subspaces) or a .mat/.npz/.zip "
+                        "file")
     f.add_argument("--method", default="RMSC", help="a name from 'rmsc methods' (default RMSC)")
     f.add_argument("--n-clusters", type=int, help="default: the number of classes in the labels")
     f.add_argument("--lam", type=float, help="lambda (RMSC); default: the method's own")

@@ -1174,8 +1174,12 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
           "Best, median and worst mean ACC over the grid; *failed*: settings that could not "
           "produce a clustering (counted, not scored).", "", sensitivity_markdown(result), "",
           "### Fit time of the chosen settings", "", "Seconds for one fit (everything: graphs "
-          "or representations, iterations, embedding, 20 k-means runs) on a shared 2-core "
-          "machine, so only rough.", "", timing_markdown(result), "",
+          "or representations, iterations, embedding, 20 k-means runs) as measured during the "
+          "search on a shared, busy 2-core machine, so only rough. Within a run an inner "
+          "problem already solved is not solved again (`rmsc.reproduce.SharedSolves`): "
+          "SSC-AVG and DiMSC's start re-use SSC-BSV's per-view SSC solutions, so their times "
+          "here leave those out. Independent timings of every method: the speed section.", "",
+          timing_markdown(result), "",
           "### Every setting tried", "", "<details><summary>All search records</summary>", ""]
     for ds in result.datasets:
         if ds.records is None:

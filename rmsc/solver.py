@@ -225,6 +225,9 @@ def sparse_right_product(A, Z, AT=None):
     """
     if Z.nnz == 0:
         return np.zeros((A.shape[0], Z.shape[1]))
+    cells = Z.shape[0] * Z.shape[1]
+    if Z.nnz > _DENSE_PRODUCT_DENSITY * cells and 8 * cells <= BLOCK_BYTES:
+        return A @ Z.toarray()  # dense BLAS beats the sparse kernel on dense-ish Z
     return np.asarray((sp.csr_matrix(Z.T) @ (A.T if AT is None else AT)).T)
 
 
@@ -418,8 +421,8 @@ def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=F
     return Zstar, np.split(RZ, stack.splits, axis=0), beta_max
 
 
-#: Above this fraction of nonzeros in a column block, R @ block uses dense BLAS
-#: (on Digit, with blocks on threads, the sparse product wins up to ~10 %).
+#: Above this fraction of nonzeros, R @ Z uses dense BLAS (:func:`sparse_right_product`;
+#: on Digit, with blocks on threads, the sparse product wins up to ~10 %).
 _DENSE_PRODUCT_DENSITY = 0.1
 
 
@@ -489,10 +492,7 @@ def threshold_block(stack, QW_block, zref_block, tau_block, start, with_colmax=F
     vals -= np.copysign(tau_block[own], vals)
     counts = np.bincount(own, minlength=b)
     block = sp.csc_matrix((vals, rows, np.concatenate(([0], np.cumsum(counts)))), shape=(n, b))
-    if flat.size > _DENSE_PRODUCT_DENSITY * n * b:
-        RZ = Rcat @ block.toarray()
-    else:
-        RZ = sparse_right_product(Rcat, block, stack.RT)
+    RZ = sparse_right_product(Rcat, block, stack.RT)
     return ColumnBlock(counts=counts, rows=rows, vals=vals, RZ=RZ, colmax=colmax)
 
 

@@ -27,6 +27,13 @@ def test_fit_bad_input_is_a_message_not_a_traceback():
     assert code == 2 and "does not take --lam" in err
 
 
+def test_fit_bundled_by_name_and_files_with_clear_errors(tmp_path):
+    code, out, _ = run("fit", "--data", "subspaces", "--quiet")
+    assert code == 0 and "ACC     100.00" in out
+    code, _, err = run("fit", "--data", str(tmp_path / "missing.mat"))
+    assert code == 2 and "missing.mat" in err and "Traceback" not in err
+
+
 @pytest.mark.slow
 def test_fit_digit_prints_scores_and_progress():
     code, out, err = run("fit", "--max-iter", "5")
