@@ -500,12 +500,19 @@ class Job:
         """Block until the job has finished; True if it has."""
         return self._finished.wait(timeout)
 
-    def add_done_callback(self, fn):
+    def add_done_callback(self, fn, *, call_if_done=True):
+        """Call ``fn(job)`` when the job finishes (in the thread that finishes it).
+
+        On a job that has already finished ``fn`` is called at once, unless
+        ``call_if_done`` is False. Returns True when ``fn`` was registered.
+        """
         with self._lock:
             if not self._finished.is_set():
                 self._on_finish.append(fn)
-                return
-        fn(self)
+                return True
+        if call_if_done:
+            fn(self)
+        return False
 
     # -- state (any thread) ------------------------------------------------------------
 

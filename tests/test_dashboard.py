@@ -251,6 +251,21 @@ def test_stop_keeps_the_partial_result_cancel_discards_it():
     assert job.state == dash.CANCELLED and job.result is None
 
 
+def test_done_callbacks_run_once_when_the_job_finishes():
+    gate = Gate(steps=1)
+    job = dash.Job("k", gate).start()
+    seen = []
+    assert job.add_done_callback(lambda j: seen.append(("a", j.state)), call_if_done=False)
+    gate.go.release()
+    assert job.wait(5)
+    _wait_until(lambda: len(seen) == 1)
+    assert seen == [("a", dash.DONE)]
+    # on a finished job: called at once, unless asked not to
+    assert not job.add_done_callback(lambda j: seen.append(("b", j.state)))
+    assert not job.add_done_callback(lambda j: seen.append(("c", j.state)), call_if_done=False)
+    assert seen == [("a", dash.DONE), ("b", dash.DONE)]
+
+
 def test_a_job_cancelled_before_it_starts_never_runs():
     ran = []
     job = dash.Job("k", lambda j: ran.append(1))
