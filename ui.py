@@ -503,6 +503,13 @@ def view_affinity(fingerprint, view, _data):
     return dash.view_affinity(_data.views[view])
 
 
+@st.cache_resource(max_entries=4, show_spinner="Forming every view's Zᵛ at the fitted consensus…")
+def fitted_view_affinities(key, _result, _data, _orders):
+    """Every view's pooled (|Zᵛ|+|Zᵛᵀ|)/2 for the fit ``key`` (both orders at once)."""
+    return dash.view_representation_affinities(_result.model, _data.views, _orders,
+                                               labels=_data.labels)
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def embedding_2d(key, _embedding):
     coords, _ = dash.project_2d(_embedding)

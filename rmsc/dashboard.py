@@ -758,6 +758,8 @@ def nbytes(obj):
         return sum(nbytes(v) for v in obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return sum(nbytes(getattr(obj, f.name)) for f in dataclasses.fields(obj))
+    if hasattr(obj, "get_params"):  # a fitted estimator: its fitted attributes
+        return 64 + sum(nbytes(v) for k, v in vars(obj).items() if k.endswith("_"))
     return 64
 
 
@@ -816,7 +818,7 @@ class ResultCache:
 
 @dataclass(frozen=True)
 class FitResult:
-    """Everything the pages show about one RMSC fit (plain arrays, no estimator)."""
+    """Everything the pages show about one RMSC fit (plain arrays, and the small estimator)."""
 
     key: tuple
     params: Params
@@ -840,6 +842,9 @@ class FitResult:
     scores: dict | None
     chosen_scores: dict | None
     diagnostics: tuple
+    #: The fitted estimator (its callback removed), for what is formed on demand only:
+    #: every view's dense Z^v (:func:`view_representation_affinities`). None in made-up results.
+    model: object = field(default=None, repr=False, compare=False)
 
     @property
     def weights_(self):
@@ -930,6 +935,7 @@ def fit_rmsc(dataset, params, job=None):
         converged=bool(est.converged_), stopped_early=stopped["early"],
         fit_time=float(est.fit_time_), spectral_time=float(est.spectral_time_),
         beta_max=float(est.beta_max_), scores=scores, chosen_scores=chosen, diagnostics=(),
+        model=est.set_params(callback=None),
     )
     return dataclasses.replace(result, diagnostics=tuple(diagnose(result)))
 
@@ -1019,6 +1025,8 @@ class ScalePlan:
     heatmap_cells: int
     weight_columns: int
     notices: tuple
+    #: Whether the views' dense n x n Z^v are formed (Affinity page).
+    dense_views: bool = True
 
     @property
     def large(self):
@@ -1029,6 +1037,9 @@ class ScalePlan:
 MAX_SCATTER_POINTS = 3000
 MAX_HEATMAP_SIDE = 500
 MAX_WEIGHT_COLUMNS = 2000
+#: Above this many samples every view's dense n x n Z^v is not formed (the k-NN graphs are
+#: shown instead): 4,000 samples and 6 views already hold 0.8 GB while they are pooled.
+MAX_DENSE_VIEW_SAMPLES = 4000
 
 
 def scale_plan(n_samples):
@@ -1041,10 +1052,16 @@ def scale_plan(n_samples):
     if n_samples > MAX_HEATMAP_SIDE:
         notices.append(f"Affinity matrices ({n_samples:,}²) are pooled to "
                        f"{MAX_HEATMAP_SIDE}×{MAX_HEATMAP_SIDE} blocks and sent as images.")
+    dense_views = n_samples <= MAX_DENSE_VIEW_SAMPLES
+    if not dense_views:
+        notices.append(f"Each view's own Zᵛ ({n_samples:,}² dense) is not formed above "
+                       f"{MAX_DENSE_VIEW_SAMPLES:,} samples: the views are shown by their "
+                       "k-NN graphs.")
     weight_cols = min(n_samples, MAX_WEIGHT_COLUMNS)
     if weight_cols < n_samples:
         notices.append(f"The weight heatmap averages samples in {weight_cols:,} bins.")
-    return ScalePlan(n_samples, scatter, MAX_HEATMAP_SIDE, weight_cols, tuple(notices))
+    return ScalePlan(n_samples, scatter, MAX_HEATMAP_SIDE, weight_cols, tuple(notices),
+                     dense_views)
 
 
 def subsample(n_samples, max_points, *, keep=None, random_state=0):
@@ -1165,8 +1182,16 @@ def within_group_mass(S, labels):
 
     1.0 is perfect block structure; for c balanced random groups it is about 1/c.
     """
-    S = sp.coo_matrix(S)
     labels = np.asarray(labels).ravel()
+    if not sp.issparse(S):
+        A = np.abs(np.asarray(S))
+        total = float(A.sum())
+        if total == 0:
+            return float("nan")
+        same = float(sum(A[np.ix_(idx, idx)].sum()
+                         for idx in (np.flatnonzero(labels == g) for g in np.unique(labels))))
+        return same / total
+    S = sp.coo_matrix(S)
     total = float(np.abs(S.data).sum())
     if total == 0:
         return float("nan")
@@ -1184,6 +1209,50 @@ def view_affinity(X, n_neighbors=None):
         warnings.simplefilter("ignore", UserWarning)
         Xn = normalize_l2(X)
     return sp.csr_matrix(knn_affinity(Xn, n_neighbors or N_NEIGHBORS))
+
+
+def view_representation_affinities(model, views, orders, *, labels=None,
+                                   max_side=MAX_HEATMAP_SIDE):
+    """Every view's affinity (|Zᵛ| + |Zᵛᵀ|)/2 of a fitted RMSC, pooled, with its within-class share.
+
+    The views' Zᵛ come from :meth:`rmsc.RMSC.view_representations` (dense,
+    n x n each); every one is reordered and averaged in blocks by
+    :func:`rmsc.figures.pool_matrix` for each order, then dropped.
+
+    Parameters
+    ----------
+    model : fitted :class:`rmsc.RMSC` (either weighting)
+    views : list of array-like
+        The views the model was fitted on.
+    orders : dict of name -> ndarray of int
+        Sample orders (e.g. ``{"class": ..., "cluster": ...}``).
+    labels : ndarray of shape (n_samples,) or None
+    max_side : int
+
+    Returns
+    -------
+    pooled : dict of name -> list of ndarray (float32, side <= max_side), one per view
+    pool : int
+        The block side.
+    shares : list of float
+        Within-class share of every view's affinity (NaN without labels).
+    """
+    from .figures import pool_matrix
+
+    Zs = model.view_representations(list(views))
+    pooled = {name: [] for name in orders}
+    shares, pool = [], 1
+    for v in range(len(Zs)):
+        S = np.abs(Zs[v])
+        Zs[v] = None  # one dense n x n view at a time beyond the solver's output
+        S += S.T
+        S *= 0.5
+        for name, order in orders.items():
+            P, pool = pool_matrix(S, order, max_side)
+            pooled[name].append(P.astype(np.float32))
+        shares.append(float("nan") if labels is None else within_group_mass(S, labels))
+        del S
+    return pooled, pool, shares
 
 
 def least_trusted(weights, view_names, *, labels=None, outlier_mask=None, top=20):
