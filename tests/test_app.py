@@ -631,3 +631,34 @@ def test_a_large_dataset_switches_to_summaries_with_a_notice():
     goto(at, "solve")
     no_trouble(at)
     assert {m.label: m.value for m in at.metric}["ACC"] == "100.00%"
+
+
+@pytest.mark.slow
+def test_twenty_thousand_generated_samples_never_hang_a_page():
+    """The Data page's generator at 20,000 samples: every page draws, summarised, while
+    the fit runs in the background and after it (the default β empties Z* at this size,
+    which the pages explain)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.number_input(key="w_syn_clusters").set_value(10)
+    at.number_input(key="w_syn_per").set_value(2000)
+    at.button(key="w_generate").click().run()
+    try:
+        no_trouble(at)
+        assert at.session_state["data"].n_samples == 20_000
+        assert any("showing a random 3,000 of 20,000" in c for c in texts(at, "caption"))
+        assert max(chart_sizes(at)) < 2_000_000
+        job = at.session_state["slots"]["fit"].latest
+        for page in ("solve", "weights", "affinity", "theory", "data"):
+            goto(at, page)  # while the fit runs
+            no_trouble(at)
+        assert job.wait(300)
+        for page in ("solve", "weights", "affinity"):
+            goto(at, page)
+            no_trouble(at)
+            assert any("Z*" in e and "try beta" in e for e in texts(at, "error")), page
+        goto(at, "theory")
+        no_trouble(at)
+        assert "Fit failed (see Solve)." in texts(at, "error")  # the sidebar
+    finally:
+        cancel_jobs(at)
