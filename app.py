@@ -41,14 +41,21 @@ def _serve():
     sys.exit(cli.main())
 
 
-if __name__ == "__main__" and get_script_run_ctx(suppress_warning=True) is None:
-    _serve()  # a plain `python app.py` (inside a script run, __name__ is "__main__" too)
+def main():
+    """One script run: the frame, then the page the user is on."""
+    import ui
 
-import ui  # noqa: E402
+    ui.log.debug("run start (imports %.3f s)", time.perf_counter() - _t0)
+    st.set_page_config(**ui.PAGE_CONFIG)
+    page = st.navigation(ui.pages())
+    ui.frame(page.title)
+    page.run()
+    ui.log.debug("run end %s", page.title)
 
-ui.log.debug("run start (imports %.3f s)", time.perf_counter() - _t0)
-st.set_page_config(**ui.PAGE_CONFIG)
-page = st.navigation(ui.pages())
-ui.frame(page.title)
-page.run()
-ui.log.debug("run end %s", page.title)
+
+if get_script_run_ctx(suppress_warning=True) is not None:
+    main()  # a script run of `streamlit run` (or AppTest): __name__ is "__main__" there too
+elif __name__ == "__main__":
+    _serve()  # a plain `python app.py`
+# else: imported outside Streamlit (e.g. a multiprocessing child re-running the file that
+# AppTest left as __main__): nothing to draw.

@@ -470,7 +470,7 @@ def view_affinities_figure(pooled, view_names, *, pool=1, n_samples=None, bounda
     cols = max(1, min(int(columns), len(pooled)))
     rows = -(-len(pooled) // cols)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[str(v) for v in view_names],
-                        horizontal_spacing=0.03, vertical_spacing=0.08)
+                        horizontal_spacing=0.03, vertical_spacing=0.14)
     for i, P in enumerate(pooled):
         r, c = i // cols + 1, i % cols + 1
         trace = px.imshow(_affinity_rgb(np.asarray(P, dtype=float)), binary_string=True).data[0]
@@ -480,7 +480,7 @@ def view_affinities_figure(pooled, view_names, *, pool=1, n_samples=None, bounda
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i + 1 if i else ''}",
                          row=r, col=c)
     sub = f" — pooled {pool}×{pool}" if pool > 1 else ""
-    fig.update_layout(title=f"{title}{sub}", height=40 + 300 * rows,
+    fig.update_layout(title=f"{title}{sub}", height=60 + 320 * rows,
                       margin=dict(t=60, b=20, l=30, r=10), showlegend=False)
     fig.layout.meta = {"pool": int(pool), "side": s, "views": len(pooled)}
     return fig
