@@ -231,6 +231,13 @@ def _session_rerunner():
     return rerun
 
 
+def script_runs():
+    """This session's record of whether a full script run is under way (any thread reads it)."""
+    if "_script_runs" not in ss:
+        ss._script_runs = {"full": False}
+    return ss._script_runs
+
+
 def redraw_when_done(job, slot_name):
     """Rerun this session's page as soon as ``job`` finishes (once per job and session).
 
@@ -247,11 +254,19 @@ def redraw_when_done(job, slot_name):
         return
     watched.add(job)
     s = slot(slot_name)
+    runs = script_runs()
 
     def finished(j):
-        if j.state != dash.CANCELLED and s.latest is j:
-            log.debug("job %s finished: rerun the session", j.label)
-            rerun()
+        if j.state == dash.CANCELLED or s.latest is not j:
+            return
+        if runs["full"]:
+            # A full run is under way (a click, a page switch): a rerun requested now would
+            # replace it with the last finished run's page and query. It draws the result
+            # itself, or its polling fragment picks it up.
+            log.debug("job %s finished during a run: no rerun", j.label)
+            return
+        log.debug("job %s finished: rerun the session", j.label)
+        rerun()
 
     job.add_done_callback(finished, call_if_done=False)
 
