@@ -429,9 +429,11 @@ def fit_status():
     redraw_when_done(job, "fit")  # e.g. a run adopted from another session
     if job is not None and job.active and not page_polls():
         _fit_status_live()
+    elif job is not None and job.active:
+        # The page's own fragment polls: one poller per page, since every fragment run
+        # costs the browser a redraw that the fit's CPU time pays for.
+        st.caption("RMSC running — its progress is shown on this page.")
     else:
-        # The page's own fragment polls (or nothing runs): one poller per page, since every
-        # fragment run costs the browser a redraw that the fit's CPU time pays for.
         _fit_status_static()
 
 
