@@ -180,7 +180,7 @@ def measure_solve(browser, repeat, m):
         wait(page, DATA_READY)
         nav(page, "Solve")
         wait(page, SOLVE_RESULT)  # the default fit (β = 0.3) has finished
-        values = ["0.2", "0.1", "0.05", "0.03", "0.02"][:repeat]
+        values = BETAS[:repeat]
         for beta in values:  # ArrowLeft: a β not fitted yet
             mark(f"press: beta -> {beta}")
             t0 = press(page, "ArrowLeft")
@@ -213,6 +213,20 @@ def measure_solve(browser, repeat, m):
         proc.wait(30)
 
 
+def measure_plain_fits(repeat, m):
+    """The slider's fits once more, in this process without a dashboard (what the fit costs)."""
+    from rmsc import dashboard as dash
+    from rmsc.datasets import load_bundled
+
+    data = load_bundled("Digit")
+    for beta in BETAS[:repeat]:
+        t0 = time.perf_counter()
+        dash.fit_rmsc(data, dash.Params(beta=float(beta)))
+        m["plain"].append(time.perf_counter() - t0)
+
+
+BETAS = ["0.2", "0.1", "0.05", "0.03", "0.02"]  # the slider's steps to the left from 0.3
+
 ROWS = [
     ("first_text", "first page load: Digit's text, tables and sidebar on screen", None),
     ("first", "first page load (fresh server): Data page complete with its charts", 5),
@@ -221,6 +235,7 @@ ROWS = [
     ("result", "slider change → Solve redrawn with the new result (includes the fit)", 3),
     ("fit", "… of which the fit itself (solver + spectral step, as the page shows it)", None),
     ("overhead", "… the rest: the dashboard's own time (start, updates, redraw)", None),
+    ("plain", "the same fits without a dashboard (fit_rmsc in this process)", None),
     ("cached_slider", "cached revisit: slider back to a fitted β", 1),
     ("cached_page", "cached revisit: back to the Solve page from another page", 1),
 ]
@@ -252,6 +267,8 @@ def main():
         if args.only != "load":
             measure_solve(browser, args.repeat, m)
         browser.close()
+    if args.only != "load":
+        measure_plain_fits(args.repeat, m)
     load_after = os.getloadavg()
 
     server = "python app.py" if ENTRY == "app" else "streamlit run app.py"
