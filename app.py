@@ -46,16 +46,11 @@ def main():
     import ui
 
     ui.log.debug("run start (imports %.3f s)", time.perf_counter() - _t0)
-    runs = ui.script_runs()
-    runs["full"] = True
-    try:
-        st.set_page_config(**ui.PAGE_CONFIG)
-        page = st.navigation(ui.pages())
-        ui.frame(page.title)
-        page.run()
-        ui.log.debug("run end %s", page.title)
-    finally:  # also when the run is stopped or rerun (Streamlit raises inside it)
-        runs["full"] = False
+    st.set_page_config(**ui.PAGE_CONFIG)
+    page = st.navigation(ui.pages())
+    ui.frame(page.title)
+    page.run()
+    ui.log.debug("run end %s", page.title)
 
 
 if get_script_run_ctx(suppress_warning=True) is not None:

@@ -195,14 +195,20 @@ def _session_rerunner():
     """A function that reruns this browser session's script from any thread, or None.
 
     Streamlit reruns a session this way itself when a source file changes
-    (``runOnSave``, from the file watcher's thread): ``AppSession.request_rerun``
-    with the session's last client state (its page and query string). Here a
-    finished fit does, so its result is on screen at once instead of at the
-    next poll of a fragment (up to ``POLL_SECONDS`` later; polling faster costs
-    the fit CPU time, see ``benchmarks/bench_dashboard.py``). This reaches into
-    Streamlit's runtime (``Runtime.get_app_session``, ``AppSession._client_state``):
-    when that is missing (AppTest, a future Streamlit) this returns None, and
-    the pages' polling fragments pick the result up as before.
+    (``runOnSave``): ``AppSession.request_rerun`` with the session's last client
+    state (its page and query string). Here a finished fit does, so its result
+    is on screen at once instead of at the next poll of a fragment (up to
+    ``POLL_SECONDS`` later; polling faster costs the fit CPU time, see
+    ``benchmarks/bench_dashboard.py``). The request is made on the session's
+    event loop (where the browser's own requests are handled, one at a time)
+    and only while no script runs: a run under way may carry the browser's
+    new widget values (a click, an upload) that a rerun requested now would
+    drop. That run, or the page's polling fragment, shows the result instead.
+
+    This reaches into Streamlit's runtime (``Runtime.get_app_session`` and the
+    session's ``_event_loop``, ``_scriptrunner``, ``_client_state``); when any of
+    it is missing (AppTest, another Streamlit version) this returns None and
+    the pages' polling fragments pick results up as before.
     """
     try:
         from streamlit.runtime import Runtime
@@ -214,28 +220,28 @@ def _session_rerunner():
         runtime = Runtime.instance()
         session_id = ctx.session_id
         session = runtime.get_app_session(session_id)
-        if session is None or not hasattr(session, "_client_state") \
-                or not callable(getattr(session, "request_rerun", None)):
+        if session is None or not all(hasattr(session, a) for a in (
+                "_event_loop", "_scriptrunner", "_client_state", "request_rerun")):
             return None
     except Exception:  # noqa: BLE001 - an optimisation: polling still works without it
         return None
 
-    def rerun():
+    def rerun_if_idle():  # on the session's event loop
         try:
             current = runtime.get_app_session(session_id)
-            if current is not None:
+            if current is not None and current._scriptrunner is None:
                 current.request_rerun(current._client_state)
+                log.debug("session %s rerun", session_id)
         except Exception:  # noqa: BLE001
             log.debug("could not rerun session %s", session_id, exc_info=True)
 
+    def rerun():
+        try:
+            session._event_loop.call_soon_threadsafe(rerun_if_idle)
+        except Exception:  # noqa: BLE001 - e.g. the loop has closed with the server
+            log.debug("could not reach session %s", session_id, exc_info=True)
+
     return rerun
-
-
-def script_runs():
-    """This session's record of whether a full script run is under way (any thread reads it)."""
-    if "_script_runs" not in ss:
-        ss._script_runs = {"full": False}
-    return ss._script_runs
 
 
 def redraw_when_done(job, slot_name):
@@ -254,19 +260,11 @@ def redraw_when_done(job, slot_name):
         return
     watched.add(job)
     s = slot(slot_name)
-    runs = script_runs()
 
     def finished(j):
-        if j.state == dash.CANCELLED or s.latest is not j:
-            return
-        if runs["full"]:
-            # A full run is under way (a click, a page switch): a rerun requested now would
-            # replace it with the last finished run's page and query. It draws the result
-            # itself, or its polling fragment picks it up.
-            log.debug("job %s finished during a run: no rerun", j.label)
-            return
-        log.debug("job %s finished: rerun the session", j.label)
-        rerun()
+        if j.state != dash.CANCELLED and s.latest is j:
+            log.debug("job %s finished: rerun the session if idle", j.label)
+            rerun()
 
     job.add_done_callback(finished, call_if_done=False)
 
