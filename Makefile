@@ -24,7 +24,7 @@ browser:
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 run: venv
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(PY) app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 test: venv browser
 	$(PY) -m pytest -q

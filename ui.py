@@ -16,6 +16,8 @@ Session state (survives page switches):
 from __future__ import annotations
 
 import logging
+import os
+import weakref
 
 import numpy as np
 import streamlit as st
@@ -25,6 +27,12 @@ from rmsc import dashboard as dash
 from rmsc import datasets
 
 log = logging.getLogger("rmsc.dashboard")
+if os.environ.get("RMSC_DASHBOARD_TRACE") and not log.handlers:
+    # A timeline of script runs, fragment runs and background jobs (benchmarks/bench_dashboard.py)
+    _handler = logging.FileHandler(os.environ["RMSC_DASHBOARD_TRACE"])
+    _handler.setFormatter(logging.Formatter("%(created).3f %(threadName)s %(message)s"))
+    log.addHandler(_handler)
+    log.setLevel(logging.DEBUG)
 
 DEFAULT_DATASET = "Digit"
 #: How often a page showing a running job asks it for news (the live curve, progress bars).
@@ -172,9 +180,102 @@ def _fit_task(data, params, cache):
 
 
 #: Seconds an automatic fit waits before it starts: on a session's first page the page is
-#: drawn first; after a change, quick successive changes replace each other (debounce).
+#: drawn first. After a change the fit starts at once: a newer change cancels it (within one
+#: iteration), which costs less than making every change wait.
 FIRST_FIT_DELAY = 3.0
-CHANGE_FIT_DELAY = 0.4
+CHANGE_FIT_DELAY = 0.0
+
+
+# ---------------------------------------------------------------------------
+# Finished background work redraws the page at once
+# ---------------------------------------------------------------------------
+
+
+def _session_rerunner():
+    """A function that reruns this browser session's script from any thread, or None.
+
+    Streamlit reruns a session this way itself when a source file changes
+    (``runOnSave``): ``AppSession.request_rerun`` with the session's last client
+    state (its page and query string). Here a finished fit does, so its result
+    is on screen at once instead of at the next poll of a fragment (up to
+    ``POLL_SECONDS`` later; polling faster costs the fit CPU time, see
+    ``benchmarks/bench_dashboard.py``). The request is made on the session's
+    event loop (where the browser's own requests are handled, one at a time)
+    and only while no script runs: a run under way may carry the browser's
+    new widget values (a click, an upload) that a rerun requested now would
+    drop. That run, or the page's polling fragment, shows the result instead.
+
+    This reaches into Streamlit's runtime (``Runtime.get_app_session`` and the
+    session's ``_event_loop``, ``_scriptrunner``, ``_client_state``); when any of
+    it is missing (AppTest, another Streamlit version) this returns None and
+    the pages' polling fragments pick results up as before.
+    """
+    try:
+        from streamlit.runtime import Runtime
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+        if ctx is None or not Runtime.exists():
+            return None
+        runtime = Runtime.instance()
+        session_id = ctx.session_id
+        session = runtime.get_app_session(session_id)
+        if session is None or not all(hasattr(session, a) for a in (
+                "_event_loop", "_scriptrunner", "_client_state", "request_rerun")):
+            return None
+    except Exception:  # noqa: BLE001 - an optimisation: polling still works without it
+        return None
+
+    def rerun_if_idle():  # on the session's event loop
+        try:
+            current = runtime.get_app_session(session_id)
+            if current is not None and current._scriptrunner is None:
+                current.request_rerun(current._client_state)
+                log.debug("session %s rerun", session_id)
+        except Exception:  # noqa: BLE001
+            log.debug("could not rerun session %s", session_id, exc_info=True)
+
+    def rerun():
+        try:
+            session._event_loop.call_soon_threadsafe(rerun_if_idle)
+        except Exception:  # noqa: BLE001 - e.g. the loop has closed with the server
+            log.debug("could not reach session %s", session_id, exc_info=True)
+
+    return rerun
+
+
+def redraw_when_done(job, slot_name):
+    """Rerun this session's page as soon as ``job`` finishes (once per job and session).
+
+    Only while the job is still what the session waits for (the newest of its
+    slot), and not for a cancelled job (a newer one replaced it).
+    """
+    if job is None or not job.active:
+        return
+    watched = ss.setdefault("_redraw_watched", weakref.WeakSet())
+    if job in watched:
+        return
+    rerun = _session_rerunner()
+    if rerun is None:
+        return
+    watched.add(job)
+    s = slot(slot_name)
+
+    def finished(j):
+        if j.state != dash.CANCELLED and s.latest is j:
+            log.debug("job %s finished: rerun the session if idle", j.label)
+            rerun()
+
+    job.add_done_callback(finished, call_if_done=False)
+
+
+def page_polls():
+    """True on pages that watch a running fit with a polling fragment of their own."""
+    return ss.get("_page_title") in LIVE_PAGES
+
+
+#: Pages with their own live view of a running fit (the sidebar's status does not poll there).
+LIVE_PAGES = ("Solve", "Weights", "Affinity")
 
 
 def ensure_fit(force=False):
@@ -197,8 +298,10 @@ def ensure_fit(force=False):
             return s.latest
     delay = 0.0 if force else (CHANGE_FIT_DELAY if ss.get("_fitted_once") else FIRST_FIT_DELAY)
     ss._fitted_once = True
-    return s.submit(key, _fit_task(data(), ss.params, cache), label="fit", force=True,
-                    delay=delay, min_delay=0.0 if force else CHANGE_FIT_DELAY)
+    job = s.submit(key, _fit_task(data(), ss.params, cache), label="fit", force=True,
+                   delay=delay, min_delay=0.0 if force else CHANGE_FIT_DELAY)
+    redraw_when_done(job, "fit")
+    return job
 
 
 def fit_outcome(hurry=False):
@@ -289,6 +392,7 @@ def sidebar():
 
 
 def _fit_status_body():
+    log.debug("fragment status")
     out, job = fit_outcome()
     if job is not None and job.active:
         snap = job.snapshot()
@@ -320,8 +424,13 @@ _fit_status_static = st.fragment(_fit_status_body)
 def fit_status():
     st.markdown("### Fit")
     _, job = fit_outcome()
-    if job is not None and job.active:
+    redraw_when_done(job, "fit")  # e.g. a run adopted from another session
+    if job is not None and job.active and not page_polls():
         _fit_status_live()
+    elif job is not None and job.active:
+        # The page's own fragment polls: one poller per page, since every fragment run
+        # costs the browser a redraw that the fit's CPU time pays for.
+        st.caption("RMSC running — its progress is shown on this page.")
     else:
         _fit_status_static()
 
@@ -358,12 +467,14 @@ def pages():
     ]
 
 
-def frame():
+def frame(title=None):
     """The shared frame of every page: session, background fit, sidebar, URL.
 
     Every state change happens in widget callbacks, which run before the
     script, so drawing the frame first shows the state the page will show.
+    ``title``: the page about to be drawn.
     """
+    ss._page_title = title
     init_session()
     ensure_fit()
     sidebar()
@@ -382,8 +493,7 @@ def page_setup():
     """
     if "_frame_count" not in ss or ss._frame_count == ss.get("_frame_seen"):
         st.set_page_config(**PAGE_CONFIG)
-        st.navigation(pages())
-        frame()
+        frame(st.navigation(pages()).title)
     ss._frame_seen = ss._frame_count
 
 
@@ -406,6 +516,13 @@ def projection(fingerprint, view, _data):
 @st.cache_resource(max_entries=24, show_spinner=False)
 def view_affinity(fingerprint, view, _data):
     return dash.view_affinity(_data.views[view])
+
+
+@st.cache_resource(max_entries=4, show_spinner="Forming every view's Zᵛ at the fitted consensus…")
+def fitted_view_affinities(key, _result, _data, _orders):
+    """Every view's pooled (|Zᵛ|+|Zᵛᵀ|)/2 for the fit ``key`` (both orders at once)."""
+    return dash.view_representation_affinities(_result.model, _data.views, _orders,
+                                               labels=_data.labels)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -437,7 +554,9 @@ def start_experiment(slot_name, key, run, label):
     def task(job):
         return cache.put(key, run(job))
 
-    return slot(slot_name).submit(key, task, label=label, force=True)
+    job = slot(slot_name).submit(key, task, label=label, force=True)
+    redraw_when_done(job, slot_name)
+    return job
 
 
 def _experiment_progress_body(slot_name):

@@ -1,8 +1,10 @@
 """Dashboard speed in a real browser on Digit (the issue's targets), printed as a table.
 
-    python benchmarks/bench_dashboard.py [--repeat 3] [--port 0]
+    python benchmarks/bench_dashboard.py [--repeat 3] [--only load|solve]
+                                         [--entry app|streamlit] [--trace FILE]
 
-Starts ``streamlit run app.py`` on a free port, drives Debian's Chromium with
+Starts the dashboard as ``make run`` does (``python app.py``; ``--entry streamlit``:
+``streamlit run app.py``) on a free port, drives Debian's Chromium with
 Playwright, and measures wall-clock time from the user's action until the page
 is fully drawn (the script has finished its run and the expected content and
 charts are on screen):
@@ -14,8 +16,9 @@ charts are on screen):
   in every fresh browser profile;
 * slider change: on Solve, one arrow key on the β slider to a value not fitted
   yet; "redrawn" = the page shows the new β (URL, sidebar) with the live run of
-  the new fit (progress and objective curve); "new result" = the fit has
-  finished and its numbers are on screen (bounded below by the fit itself);
+  the new fit; "new result" = the fit has finished and its numbers are on
+  screen. That is bounded below by the fit itself, so the fit's own time (the
+  page's "time" metric) and the rest (the dashboard's share) are shown too;
 * cached revisit: the slider moved back to a value already fitted (its result
   comes from the cache), and switching back to the Solve page from another.
 
@@ -49,12 +52,31 @@ def free_port():
         return s.getsockname()[1]
 
 
+TRACE = None  # --trace FILE: the server's timeline (RMSC_DASHBOARD_TRACE) and ours, one file
+
+
+def mark(message):
+    """One line of the benchmark's own timeline in the trace file (same clock as the server)."""
+    if TRACE:
+        with open(TRACE, "a") as f:
+            f.write(f"{time.time():.3f} bench {message}\n")
+
+
+ENTRY = "app"  # --entry: how the server is started
+
+
 def start_server(port):
+    env = dict(os.environ)
+    # `make run` starts `python app.py` (imports the heavy modules before serving);
+    # `streamlit run app.py` is the plain way (and what the browser tests use).
+    cmd = ["app.py"] if ENTRY == "app" else ["-m", "streamlit", "run", "app.py"]
+    if TRACE:
+        env["RMSC_DASHBOARD_TRACE"] = str(TRACE)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        [sys.executable, *cmd, "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -84,8 +106,10 @@ SOLVE_RESULT = ("document.querySelector('h1') && document.querySelector('h1').in
                 ".some(e => e.innerText.includes('density of Z*'))"
                 " && document.querySelectorAll('.js-plotly-plot').length >= 2")
 SOLVE_LIVE = ("[...document.querySelectorAll('p, div')].some(e => e.innerText && "
-              "e.innerText.startsWith('Running RMSC')) && "
-              "document.querySelectorAll('.js-plotly-plot').length >= 1")
+              "e.innerText.startsWith('Running RMSC'))")
+FIT_SECONDS = ("(() => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
+               ".find(e => e.innerText.startsWith('time'));"
+               " return parseFloat(m.querySelector('[data-testid=stMetricValue]').innerText); })()")
 BETA_IN_URL = "location.search.includes('beta=' + a) || (a === '0.3' && !location.search.includes('beta='))"
 SIDEBAR_BETA = ("document.querySelector('[data-testid=stSidebar]').innerText"
                 ".includes('β = ' + a + ',')")
@@ -115,94 +139,148 @@ def row(name, target, values):
             f"{len(values)} | {flag} |")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3)
-    args = ap.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    load_before = os.getloadavg()
-    first_text, first, new_session = [], [], []
-    redraw, result, cached_slider, cached_page = [], [], [], []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        # -- first page load on a fresh server (cold: imports, Digit, projections) --------
-        for _ in range(args.repeat):
-            proc, url = start_server(free_port())
-            try:
-                ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
-                page = ctx.new_page()
-                t0 = time.perf_counter()
-                page.goto(url)
-                # text first (the frontend streams elements as the script runs), then charts
-                page.wait_for_function(f"() => {{ try {{ return {DATA_TEXT}; }} "
-                                       "catch (e) { return false; } }", timeout=LONG, polling=50)
-                first_text.append(time.perf_counter() - t0)
-                wait(page, DATA_READY)
-                first.append(time.perf_counter() - t0)
-                # a second visitor on the warm server
-                ctx2 = browser.new_context(viewport={"width": 1500, "height": 1000})
-                page2 = ctx2.new_page()
-                t0 = time.perf_counter()
-                page2.goto(url)
-                wait(page2, DATA_READY)
-                new_session.append(time.perf_counter() - t0)
-                ctx2.close()
-                ctx.close()
-            finally:
-                proc.terminate()
-                proc.wait(30)
-
-        # -- Solve: slider changes and cached revisits ----------------------------------
+def measure_loads(browser, repeat, m):
+    """First page load on a fresh server (cold: imports, Digit, projections), then a new visitor."""
+    for _ in range(repeat):
         proc, url = start_server(free_port())
         try:
             ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
             page = ctx.new_page()
+            mark("goto (fresh server)")
+            t0 = time.perf_counter()
             page.goto(url)
+            # text first (the frontend streams elements as the script runs), then charts
+            page.wait_for_function(f"() => {{ try {{ return {DATA_TEXT}; }} "
+                                   "catch (e) { return false; } }", timeout=LONG, polling=50)
+            m["first_text"].append(time.perf_counter() - t0)
             wait(page, DATA_READY)
-            nav(page, "Solve")
-            wait(page, SOLVE_RESULT)  # the default fit (β = 0.3) has finished
-            values = ["0.2", "0.1", "0.05", "0.03", "0.02"][: args.repeat]
-            for beta in values:  # ArrowLeft: a β not fitted yet
-                t0 = press(page, "ArrowLeft")
-                wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && ({SOLVE_LIVE} || "
-                           f"{SOLVE_RESULT})", beta)
-                redraw.append(time.perf_counter() - t0)
-                wait(page, f"({BETA_IN_URL}) && {SOLVE_RESULT}", beta)
-                result.append(time.perf_counter() - t0)
-            ladder = ["0.3", *values]  # the β values fitted, in slider order
-            back = ladder[::-1][1:]  # one step right at a time: every one is cached
-            for beta in back:  # ArrowRight: back to a β already fitted (cached)
-                t0 = press(page, "ArrowRight")
-                wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}", beta)
-                cached_slider.append(time.perf_counter() - t0)
-            for _ in range(args.repeat):  # another page, then Solve again
-                nav(page, "Theory")
-                wait(page, "document.querySelector('h1').innerText.startsWith('Theory')")
-                t0 = time.perf_counter()
-                nav(page, "Solve")
-                wait(page, SOLVE_RESULT)
-                cached_page.append(time.perf_counter() - t0)
+            m["first"].append(time.perf_counter() - t0)
+            mark("data page complete")
+            # a second visitor on the warm server
+            ctx2 = browser.new_context(viewport={"width": 1500, "height": 1000})
+            page2 = ctx2.new_page()
+            t0 = time.perf_counter()
+            page2.goto(url)
+            wait(page2, DATA_READY)
+            m["new_session"].append(time.perf_counter() - t0)
+            ctx2.close()
             ctx.close()
         finally:
             proc.terminate()
             proc.wait(30)
+
+
+def measure_solve(browser, repeat, m):
+    """Solve: slider changes to new values, back to cached ones, and back from another page."""
+    proc, url = start_server(free_port())
+    try:
+        ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+        page = ctx.new_page()
+        page.goto(url)
+        wait(page, DATA_READY)
+        nav(page, "Solve")
+        wait(page, SOLVE_RESULT)  # the default fit (β = 0.3) has finished
+        values = BETAS[:repeat]
+        for beta in values:  # ArrowLeft: a β not fitted yet
+            mark(f"press: beta -> {beta}")
+            t0 = press(page, "ArrowLeft")
+            wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && ({SOLVE_LIVE} || "
+                       f"{SOLVE_RESULT})", beta)
+            m["redraw"].append(time.perf_counter() - t0)
+            mark("redrawn (live)")
+            wait(page, f"({BETA_IN_URL}) && {SOLVE_RESULT}", beta)
+            m["result"].append(time.perf_counter() - t0)
+            mark("new result on screen")
+            fit = page.evaluate(FIT_SECONDS)  # the fit's own time, as the page shows it
+            m["fit"].append(fit)
+            m["overhead"].append(m["result"][-1] - fit)
+        ladder = ["0.3", *values]  # the β values fitted, in slider order
+        back = ladder[::-1][1:]  # one step right at a time: every one is cached
+        for beta in back:  # ArrowRight: back to a β already fitted (cached)
+            t0 = press(page, "ArrowRight")
+            wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}", beta)
+            m["cached_slider"].append(time.perf_counter() - t0)
+        for _ in range(repeat):  # another page, then Solve again
+            nav(page, "Theory")
+            wait(page, "document.querySelector('h1').innerText.startsWith('Theory')")
+            t0 = time.perf_counter()
+            nav(page, "Solve")
+            wait(page, SOLVE_RESULT)
+            m["cached_page"].append(time.perf_counter() - t0)
+        ctx.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def measure_plain_fits(repeat, m):
+    """The slider's fits once more, in this process without a dashboard (what the fit costs)."""
+    from rmsc import dashboard as dash
+    from rmsc.datasets import load_bundled
+
+    data = load_bundled("Digit")
+    for beta in BETAS[:repeat]:
+        t0 = time.perf_counter()
+        dash.fit_rmsc(data, dash.Params(beta=float(beta)))
+        m["plain"].append(time.perf_counter() - t0)
+
+
+BETAS = ["0.2", "0.1", "0.05", "0.03", "0.02"]  # the slider's steps to the left from 0.3
+
+ROWS = [
+    ("first_text", "first page load: Digit's text, tables and sidebar on screen", None),
+    ("first", "first page load (fresh server): Data page complete with its charts", 5),
+    ("new_session", "page load of a new visitor (warm server)", None),
+    ("redraw", "slider change → Solve redrawn (new β, live run under way)", None),
+    ("result", "slider change → Solve redrawn with the new result (includes the fit)", 3),
+    ("fit", "… of which the fit itself (solver + spectral step, as the page shows it)", None),
+    ("overhead", "… the rest: the dashboard's own time (start, updates, redraw)", None),
+    ("plain", "the same fits without a dashboard (fit_rmsc in this process)", None),
+    ("cached_slider", "cached revisit: slider back to a fitted β", 1),
+    ("cached_page", "cached revisit: back to the Solve page from another page", 1),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", choices=["load", "solve"], default=None,
+                    help="measure only the first page loads, or only the Solve page")
+    ap.add_argument("--trace", type=Path, default=None,
+                    help="append a timeline of the server's script runs and jobs, and of "
+                         "the benchmark's actions, to this file")
+    ap.add_argument("--entry", choices=["app", "streamlit"], default="app",
+                    help="start the server as `make run` does (python app.py, default) or "
+                         "with `streamlit run app.py`")
+    args = ap.parse_args()
+    global TRACE, ENTRY
+    ENTRY = args.entry
+    TRACE = args.trace.resolve() if args.trace else None
+    from playwright.sync_api import sync_playwright
+
+    load_before = os.getloadavg()
+    m = {key: [] for key, _, _ in ROWS}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        if args.only != "solve":
+            measure_loads(browser, args.repeat, m)
+        if args.only != "load":
+            measure_solve(browser, args.repeat, m)
         browser.close()
+    if args.only != "load":
+        measure_plain_fits(args.repeat, m)
     load_after = os.getloadavg()
 
-    print(f"Dashboard speed on Digit (2000 samples, 6 views), Chromium, "
+    server = "python app.py" if ENTRY == "app" else "streamlit run app.py"
+    print(f"Dashboard speed on Digit (2000 samples, 6 views), `{server}`, Chromium, "
           f"{os.cpu_count()} CPUs; load average before {load_before[0]:.1f}, "
           f"after {load_after[0]:.1f}")
     print()
     print("| measurement | target | median s | min s | max s | n | met |")
     print("|---|---|---:|---:|---:|---:|---|")
-    print(row("first page load: Digit's text, tables and sidebar on screen", None, first_text))
-    print(row("first page load (fresh server): Data page complete with its charts", 5, first))
-    print(row("page load of a new visitor (warm server)", None, new_session))
-    print(row("slider change → Solve redrawn (new β, live run under way)", 3, redraw))
-    print(row("slider change → new result on screen (includes the fit)", None, result))
-    print(row("cached revisit: slider back to a fitted β", 1, cached_slider))
-    print(row("cached revisit: back to the Solve page from another page", 1, cached_page))
+    for key, name, target in ROWS:
+        if m[key]:
+            print(row(name, target, m[key]))
 
 
 if __name__ == "__main__":

@@ -14,12 +14,13 @@ st.title("Affinity")
 ui.intro(
     "Spectral clustering only sees the affinity S = (|Z*| + |Z*ᵀ|)/2. With samples ordered by "
     "class, a good affinity is block-diagonal: dark squares on the diagonal, little outside. "
-    "On the right, one view's own graph (the k-nearest-neighbour Gaussian graph the spectral "
-    "baselines cluster): single views are noisier, and fusing them is the point of RMSC. "
-    "'Within-class share' is the fraction of affinity that links samples of the same class. "
-    "Below, the spectral embedding in 2-D with the misclustered samples crossed. "
-    "**Try:** order by predicted cluster to see the blocks RMSC found; raise β on *Solve* and "
-    "watch the consensus thin out."
+    "Beside it, one view's own affinity: (|Zᵛ| + |Zᵛᵀ|)/2, the representation RMSC learnt for "
+    "that view at the fitted consensus, or the view's k-nearest-neighbour graph (what the "
+    "spectral baselines cluster). Below, every view's Zᵛ side by side: single views are "
+    "noisier, and fusing them is the point of RMSC. 'Within-class share' is the fraction of "
+    "affinity that links samples of the same class. Last, the spectral embedding in 2-D with "
+    "the misclustered samples crossed. **Try:** order by predicted cluster to see the blocks "
+    "RMSC found; inject outliers into one view and see its Zᵛ blur while the consensus holds."
 )
 
 data = ui.require_data()
@@ -31,18 +32,41 @@ labelled = data.labels is not None
 if not labelled:
     st.info("This dataset has no labels: matrices are ordered by predicted cluster and no "
             "mistakes can be marked.")
+plan = dash.scale_plan(data.n_samples)
 choices = ["class", "cluster"] if labelled else ["cluster"]
-c1, c2 = st.columns(2)
+orders = {"cluster": dash.order_by(r.labels, secondary=data.labels)}
+if labelled:
+    orders["class"] = dash.order_by(data.labels, secondary=r.labels)
+KINDS = {"zv": "Zᵛ of this fit", "knn": "k-NN graph"}
+dense = plan.dense_views and r.model is not None
+c1, c2, c3 = st.columns(3)
 mode = c1.radio("order samples by", choices, horizontal=True, key="w_aff_order")
 view = c2.selectbox("view shown on the right", list(range(data.n_views)), key="w_aff_view",
                     format_func=lambda v: data.view_names[v])
-if mode == "class":
-    order, bounds, groups = dash.order_by(data.labels, secondary=r.labels)
-else:
-    order, bounds, groups = dash.order_by(r.labels, secondary=data.labels)
-plan = dash.scale_plan(data.n_samples)
+kind = c3.radio("the view's affinity", list(KINDS) if dense else ["knn"], horizontal=True,
+                key="w_aff_kind", format_func=KINDS.get)
+order, bounds, groups = orders[mode]
 if data.n_samples > plan.heatmap_cells:
     st.caption(f"{data.n_samples:,} samples: matrices are averaged in blocks and sent as images.")
+if not plan.dense_views:
+    st.caption(f"{data.n_samples:,} samples: each view's Zᵛ would be {data.n_samples:,}² dense, "
+               f"so above {dash.MAX_DENSE_VIEW_SAMPLES:,} samples the views are shown by their "
+               "k-NN graphs only.")
+elif r.model is None:
+    st.caption("This result carries no fitted model: the views are shown by their k-NN graphs.")
+
+zv = None
+if dense:
+    try:
+        zv = ui.fitted_view_affinities(r.key, r, data, {k: o[0] for k, o in orders.items()})
+    except ValueError as exc:  # e.g. the memory guard
+        st.warning(f"Could not form the views' Zᵛ: {exc}")
+        kind = "knn"
+
+
+def _knn(v):
+    return ui.view_affinity(data.fingerprint, v, data)
+
 
 c1, c2 = st.columns(2)
 with c1:
@@ -52,24 +76,40 @@ with c1:
                                             axis_title=f"samples by {mode}"),
                     key="consensus_affinity")
 with c2:
+    name = data.view_names[view]
     try:
-        Sv = ui.view_affinity(data.fingerprint, view, data)
-        st.plotly_chart(figures.affinity_figure(Sv, order=order, boundaries=bounds, groups=groups,
-                                                title=f"{data.view_names[view]}: k-NN graph",
-                                                max_side=plan.heatmap_cells,
-                                                axis_title=f"samples by {mode}"),
-                        key="view_affinity")
+        if kind == "zv" and zv is not None:
+            pooled, pool, _ = zv
+            fig = figures.affinity_figure(pooled[mode][view], pool=pool,
+                                          n_samples=data.n_samples, boundaries=bounds,
+                                          groups=groups, title=f"{name}: (|Zᵛ|+|Zᵛᵀ|)/2",
+                                          axis_title=f"samples by {mode}")
+        else:
+            fig = figures.affinity_figure(_knn(view), order=order, boundaries=bounds,
+                                          groups=groups, title=f"{name}: k-NN graph",
+                                          max_side=plan.heatmap_cells,
+                                          axis_title=f"samples by {mode}")
+        st.plotly_chart(fig, key="view_affinity")
     except ValueError as exc:
-        st.error(f"Could not build the graph of view {data.view_names[view]}: {exc}")
+        st.error(f"Could not build the graph of view {name}: {exc}")
+
+if zv is not None:
+    pooled, pool, shares = zv
+    st.plotly_chart(figures.view_affinities_figure(pooled[mode], list(data.view_names),
+                                                   pool=pool, n_samples=data.n_samples,
+                                                   boundaries=bounds, groups=groups),
+                    key="every_view_affinity")
 
 if labelled:
     rows = [{"affinity": "consensus (RMSC)",
              "within-class share": dash.within_group_mass(r.affinity, data.labels)}]
+    if zv is not None:
+        rows += [{"affinity": f"{name}: Zᵛ of this fit", "within-class share": share}
+                 for name, share in zip(data.view_names, zv[2])]
     for v, name in enumerate(data.view_names):
         try:
-            rows.append({"affinity": f"{name} k-NN graph",
-                         "within-class share": dash.within_group_mass(
-                             ui.view_affinity(data.fingerprint, v, data), data.labels)})
+            rows.append({"affinity": f"{name}: k-NN graph",
+                         "within-class share": dash.within_group_mass(_knn(v), data.labels)})
         except ValueError:
             pass
     st.dataframe(pd.DataFrame(rows), hide_index=True, key="within_class",

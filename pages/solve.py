@@ -111,20 +111,24 @@ with left:
 
 
 def _live_body():
+    ui.log.debug("fragment live")
     out, job = ui.fit_outcome(hurry=True)
     if job is None or not job.active:
         st.rerun()  # finished: redraw the whole page with the result
     snap = job.snapshot()
     st.progress(snap.fraction, text=f"Running {ss.params.method}: {snap.message or 'starting'} "
                                     f"— {snap.elapsed:.1f} s")
-    c1, c2 = st.columns([3, 2])
-    # One draw of each chart per fragment run: stable keys let the browser update the
-    # charts in place instead of building new ones every poll.
-    c1.plotly_chart(figures.objective_figure(snap.history, max_iter=ss.params.max_iter),
-                    key="live_objective")
-    if snap.latest is not None:
-        c2.plotly_chart(figures.view_weights_figure(data.view_names, snap.latest),
-                        key="live_weights")
+    if snap.history:
+        # Charts from the first iteration on (most Digit fits end before the first poll);
+        # stable keys let the browser update them in place instead of building new ones.
+        c1, c2 = st.columns([3, 2])
+        c1.plotly_chart(figures.objective_figure(snap.history, max_iter=ss.params.max_iter),
+                        key="live_objective")
+        if snap.latest is not None:
+            c2.plotly_chart(figures.view_weights_figure(data.view_names, snap.latest),
+                            key="live_weights")
+    else:
+        st.caption("The objective curve appears here after the first iteration.")
     st.button("Stop", on_click=_stop, key="w_stop_live",
               help="Finish now and cluster the current Z*.")
 

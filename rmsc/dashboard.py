@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import logging
 import math
 import threading
 import time
@@ -40,6 +41,10 @@ from .metrics import evaluate, evaluate_runs, match_clusters
 from .methods import get_method
 from .rmsc import RMSC, WEIGHTINGS
 from .solver import loss_of_weight
+
+#: Timeline of the dashboard's background work (job start, end), at DEBUG level; the
+#: dashboard's speed benchmark switches it on (``RMSC_DASHBOARD_TRACE``) to see where time goes.
+log = logging.getLogger("rmsc.dashboard")
 
 # ---------------------------------------------------------------------------
 # Parameters
@@ -495,12 +500,19 @@ class Job:
         """Block until the job has finished; True if it has."""
         return self._finished.wait(timeout)
 
-    def add_done_callback(self, fn):
+    def add_done_callback(self, fn, *, call_if_done=True):
+        """Call ``fn(job)`` when the job finishes (in the thread that finishes it).
+
+        On a job that has already finished ``fn`` is called at once, unless
+        ``call_if_done`` is False. Returns True when ``fn`` was registered.
+        """
         with self._lock:
             if not self._finished.is_set():
                 self._on_finish.append(fn)
-                return
-        fn(self)
+                return True
+        if call_if_done:
+            fn(self)
+        return False
 
     # -- state (any thread) ------------------------------------------------------------
 
@@ -574,6 +586,7 @@ class Job:
                 if rest > 0 and not self._stop.is_set():
                     self._cancel.wait(rest)
             self.check()
+            log.debug("job %s started %r", self.label, self.key)
             result = self._task(self)
             state = STOPPED if self._stop.is_set() else DONE
             if self._cancel.is_set():
@@ -587,6 +600,7 @@ class Job:
             self._t1 = time.perf_counter()
             self._finished.set()
             callbacks = list(self._on_finish)
+        log.debug("job %s %s after %.3f s %r", self.label, state, self._t1 - self._t0, self.key)
         for cb in callbacks:
             cb(self)
 
@@ -744,6 +758,8 @@ def nbytes(obj):
         return sum(nbytes(v) for v in obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return sum(nbytes(getattr(obj, f.name)) for f in dataclasses.fields(obj))
+    if hasattr(obj, "get_params"):  # a fitted estimator: its fitted attributes
+        return 64 + sum(nbytes(v) for k, v in vars(obj).items() if k.endswith("_"))
     return 64
 
 
@@ -802,7 +818,7 @@ class ResultCache:
 
 @dataclass(frozen=True)
 class FitResult:
-    """Everything the pages show about one RMSC fit (plain arrays, no estimator)."""
+    """Everything the pages show about one RMSC fit (plain arrays, and the small estimator)."""
 
     key: tuple
     params: Params
@@ -826,6 +842,9 @@ class FitResult:
     scores: dict | None
     chosen_scores: dict | None
     diagnostics: tuple
+    #: The fitted estimator (its callback removed), for what is formed on demand only:
+    #: every view's dense Z^v (:func:`view_representation_affinities`). None in made-up results.
+    model: object = field(default=None, repr=False, compare=False)
 
     @property
     def weights_(self):
@@ -916,6 +935,7 @@ def fit_rmsc(dataset, params, job=None):
         converged=bool(est.converged_), stopped_early=stopped["early"],
         fit_time=float(est.fit_time_), spectral_time=float(est.spectral_time_),
         beta_max=float(est.beta_max_), scores=scores, chosen_scores=chosen, diagnostics=(),
+        model=est.set_params(callback=None),
     )
     return dataclasses.replace(result, diagnostics=tuple(diagnose(result)))
 
@@ -1005,6 +1025,8 @@ class ScalePlan:
     heatmap_cells: int
     weight_columns: int
     notices: tuple
+    #: Whether the views' dense n x n Z^v are formed (Affinity page).
+    dense_views: bool = True
 
     @property
     def large(self):
@@ -1015,6 +1037,9 @@ class ScalePlan:
 MAX_SCATTER_POINTS = 3000
 MAX_HEATMAP_SIDE = 500
 MAX_WEIGHT_COLUMNS = 2000
+#: Above this many samples every view's dense n x n Z^v is not formed (the k-NN graphs are
+#: shown instead): 4,000 samples and 6 views already hold 0.8 GB while they are pooled.
+MAX_DENSE_VIEW_SAMPLES = 4000
 
 
 def scale_plan(n_samples):
@@ -1027,10 +1052,16 @@ def scale_plan(n_samples):
     if n_samples > MAX_HEATMAP_SIDE:
         notices.append(f"Affinity matrices ({n_samples:,}²) are pooled to "
                        f"{MAX_HEATMAP_SIDE}×{MAX_HEATMAP_SIDE} blocks and sent as images.")
+    dense_views = n_samples <= MAX_DENSE_VIEW_SAMPLES
+    if not dense_views:
+        notices.append(f"Each view's own Zᵛ ({n_samples:,}² dense) is not formed above "
+                       f"{MAX_DENSE_VIEW_SAMPLES:,} samples: the views are shown by their "
+                       "k-NN graphs.")
     weight_cols = min(n_samples, MAX_WEIGHT_COLUMNS)
     if weight_cols < n_samples:
         notices.append(f"The weight heatmap averages samples in {weight_cols:,} bins.")
-    return ScalePlan(n_samples, scatter, MAX_HEATMAP_SIDE, weight_cols, tuple(notices))
+    return ScalePlan(n_samples, scatter, MAX_HEATMAP_SIDE, weight_cols, tuple(notices),
+                     dense_views)
 
 
 def subsample(n_samples, max_points, *, keep=None, random_state=0):
@@ -1151,8 +1182,16 @@ def within_group_mass(S, labels):
 
     1.0 is perfect block structure; for c balanced random groups it is about 1/c.
     """
-    S = sp.coo_matrix(S)
     labels = np.asarray(labels).ravel()
+    if not sp.issparse(S):
+        A = np.abs(np.asarray(S))
+        total = float(A.sum())
+        if total == 0:
+            return float("nan")
+        same = float(sum(A[np.ix_(idx, idx)].sum()
+                         for idx in (np.flatnonzero(labels == g) for g in np.unique(labels))))
+        return same / total
+    S = sp.coo_matrix(S)
     total = float(np.abs(S.data).sum())
     if total == 0:
         return float("nan")
@@ -1170,6 +1209,50 @@ def view_affinity(X, n_neighbors=None):
         warnings.simplefilter("ignore", UserWarning)
         Xn = normalize_l2(X)
     return sp.csr_matrix(knn_affinity(Xn, n_neighbors or N_NEIGHBORS))
+
+
+def view_representation_affinities(model, views, orders, *, labels=None,
+                                   max_side=MAX_HEATMAP_SIDE):
+    """Every view's affinity (|Zᵛ| + |Zᵛᵀ|)/2 of a fitted RMSC, pooled, with its within-class share.
+
+    The views' Zᵛ come from :meth:`rmsc.RMSC.view_representations` (dense,
+    n x n each); every one is reordered and averaged in blocks by
+    :func:`rmsc.figures.pool_matrix` for each order, then dropped.
+
+    Parameters
+    ----------
+    model : fitted :class:`rmsc.RMSC` (either weighting)
+    views : list of array-like
+        The views the model was fitted on.
+    orders : dict of name -> ndarray of int
+        Sample orders (e.g. ``{"class": ..., "cluster": ...}``).
+    labels : ndarray of shape (n_samples,) or None
+    max_side : int
+
+    Returns
+    -------
+    pooled : dict of name -> list of ndarray (float32, side <= max_side), one per view
+    pool : int
+        The block side.
+    shares : list of float
+        Within-class share of every view's affinity (NaN without labels).
+    """
+    from .figures import pool_matrix
+
+    Zs = model.view_representations(list(views))
+    pooled = {name: [] for name in orders}
+    shares, pool = [], 1
+    for v in range(len(Zs)):
+        S = np.abs(Zs[v])
+        Zs[v] = None  # one dense n x n view at a time beyond the solver's output
+        S += S.T
+        S *= 0.5
+        for name, order in orders.items():
+            P, pool = pool_matrix(S, order, max_side)
+            pooled[name].append(P.astype(np.float32))
+        shares.append(float("nan") if labels is None else within_group_mass(S, labels))
+        del S
+    return pooled, pool, shares
 
 
 def least_trusted(weights, view_names, *, labels=None, outlier_mask=None, top=20):

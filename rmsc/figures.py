@@ -373,8 +373,34 @@ def _colormap(values, scale="Blues"):
     return lut[idx]
 
 
+def _affinity_rgb(pooled):
+    """Pooled |S| as RGB: scaled by its 99th percentile with a square root (weak links show)."""
+    nz = pooled[pooled > 0]
+    top = float(np.quantile(nz, 0.99)) if nz.size else 1.0
+    return _colormap(np.sqrt(np.clip(pooled / (top or 1.0), 0, 1)))
+
+
+def _group_lines(fig, boundaries, groups, n, f, s, **where):
+    """Class/cluster boundaries as thin lines and group names as ticks (pooled coordinates)."""
+    if boundaries is not None:
+        for b in np.asarray(boundaries):
+            x = b / f - 0.5
+            fig.add_shape(type="line", x0=x, x1=x, y0=-0.5, y1=s - 0.5,
+                          line=dict(color="rgba(228,87,86,0.45)", width=1), **where)
+            fig.add_shape(type="line", y0=x, y1=x, x0=-0.5, x1=s - 0.5,
+                          line=dict(color="rgba(228,87,86,0.45)", width=1), **where)
+    if groups is not None and boundaries is not None:
+        st = np.concatenate([[0], np.asarray(boundaries), [n]])
+        centres = ((st[:-1] + st[1:]) / 2) / f - 0.5
+        fig.update_xaxes(tickvals=centres, ticktext=[str(g) for g in groups], **where)
+        fig.update_yaxes(tickvals=centres, ticktext=[str(g) for g in groups], **where)
+    else:
+        fig.update_xaxes(showticklabels=False, **where)
+        fig.update_yaxes(showticklabels=False, **where)
+
+
 def affinity_figure(S, *, order=None, boundaries=None, groups=None, title="Affinity",
-                    max_side=MAX_MATRIX_SIDE, axis_title="samples"):
+                    max_side=MAX_MATRIX_SIDE, axis_title="samples", pool=None, n_samples=None):
     """A square affinity as an image (pooled when large), with group boundaries.
 
     The matrix is reordered by ``order``, averaged in blocks so its side is at
@@ -384,37 +410,79 @@ def affinity_figure(S, *, order=None, boundaries=None, groups=None, title="Affin
     Parameters
     ----------
     S : ndarray or sparse matrix of shape (n, n)
+        Or, with ``pool``, a matrix already ordered and pooled by :func:`pool_matrix`.
     order : ndarray of int or None
     boundaries, groups : from :func:`rmsc.dashboard.order_by`
+    pool, n_samples : int or None
+        For an already pooled ``S``: its block side and the original number of samples.
     """
-    n = S.shape[0]
-    pooled, f = pool_matrix(S, order, max_side)
-    nz = pooled[pooled > 0]
-    top = float(np.quantile(nz, 0.99)) if nz.size else 1.0
-    scaled = np.sqrt(np.clip(pooled / (top or 1.0), 0, 1))
-    rgb = _colormap(scaled)
-    fig = px.imshow(rgb, binary_string=True)
+    if pool is None:
+        n = S.shape[0]
+        pooled, f = pool_matrix(S, order, max_side)
+    else:
+        pooled, f = np.asarray(S, dtype=float), int(pool)
+        n = int(n_samples) if n_samples is not None else pooled.shape[0] * f
+    fig = px.imshow(_affinity_rgb(pooled), binary_string=True)
     fig.data[0].hovertemplate = "block (%{y}, %{x})<extra></extra>"
     s = pooled.shape[0]
-    if boundaries is not None:
-        for b in np.asarray(boundaries):
-            x = b / f - 0.5
-            fig.add_shape(type="line", x0=x, x1=x, y0=-0.5, y1=s - 0.5,
-                          line=dict(color="rgba(228,87,86,0.45)", width=1))
-            fig.add_shape(type="line", y0=x, y1=x, x0=-0.5, x1=s - 0.5,
-                          line=dict(color="rgba(228,87,86,0.45)", width=1))
-    if groups is not None and boundaries is not None:
-        st = np.concatenate([[0], np.asarray(boundaries), [n]])
-        centres = ((st[:-1] + st[1:]) / 2) / f - 0.5
-        fig.update_xaxes(tickvals=centres, ticktext=[str(g) for g in groups])
-        fig.update_yaxes(tickvals=centres, ticktext=[str(g) for g in groups])
-    else:
-        fig.update_xaxes(showticklabels=False)
-        fig.update_yaxes(showticklabels=False)
+    _group_lines(fig, boundaries, groups, n, f, s)
     sub = f" — pooled {f}×{f}" if f > 1 else ""
     fig.update_layout(title=f"{title}{sub}", height=460, margin=dict(t=40, b=30, l=40, r=10),
                       xaxis_title=axis_title)
     fig.layout.meta = {"pool": f, "side": s}
+    return fig
+
+
+#: Side of every panel of :func:`view_affinities_figure` (six 250² PNGs: about 1 MB).
+PANEL_SIDE = 250
+
+
+def view_affinities_figure(pooled, view_names, *, pool=1, n_samples=None, boundaries=None,
+                           groups=None, columns=3, max_side=PANEL_SIDE,
+                           title="Every view's affinity (|Zᵛ|+|Zᵛᵀ|)/2 at the fitted consensus"):
+    """Small multiples: one image per view of its (already ordered and pooled) affinity.
+
+    Parameters
+    ----------
+    pooled : list of ndarray of shape (s, s)
+        One matrix per view, from :func:`pool_matrix` with the same order and block side.
+    view_names : list of str
+    pool : int
+        The block side the matrices were pooled with.
+    n_samples : int or None
+        Samples before pooling (for the group ticks).
+    boundaries, groups : from :func:`rmsc.dashboard.order_by`
+    max_side : int
+        Matrices larger than this are averaged in blocks once more (small panels).
+
+    Every panel is one PNG of at most max_side² pixels, each scaled on its own
+    (views differ in magnitude; the block structure is what is compared).
+    """
+    if len(pooled) != len(view_names):
+        raise ValueError(f"{len(pooled)} matrices for {len(view_names)} view names.")
+    if not pooled:
+        raise ValueError("view_affinities_figure needs at least one view.")
+    if pooled[0].shape[0] > max_side:
+        again = [pool_matrix(np.asarray(P, dtype=float), None, max_side) for P in pooled]
+        pooled, pool = [P for P, _ in again], int(pool) * again[0][1]
+    s = pooled[0].shape[0]
+    n = int(n_samples) if n_samples is not None else s * int(pool)
+    cols = max(1, min(int(columns), len(pooled)))
+    rows = -(-len(pooled) // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[str(v) for v in view_names],
+                        horizontal_spacing=0.03, vertical_spacing=0.14)
+    for i, P in enumerate(pooled):
+        r, c = i // cols + 1, i % cols + 1
+        trace = px.imshow(_affinity_rgb(np.asarray(P, dtype=float)), binary_string=True).data[0]
+        trace.hovertemplate = f"{view_names[i]}: block (%{{y}}, %{{x}})<extra></extra>"
+        fig.add_trace(trace, row=r, col=c)
+        _group_lines(fig, boundaries, groups, n, int(pool), s, row=r, col=c)
+        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i + 1 if i else ''}",
+                         row=r, col=c)
+    sub = f" — pooled {pool}×{pool}" if pool > 1 else ""
+    fig.update_layout(title=f"{title}{sub}", height=60 + 320 * rows,
+                      margin=dict(t=60, b=20, l=30, r=10), showlegend=False)
+    fig.layout.meta = {"pool": int(pool), "side": s, "views": len(pooled)}
     return fig
 
 

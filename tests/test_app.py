@@ -343,14 +343,32 @@ def test_affinity_page_reports_block_structure(fitted_app):
     assert table["affinity"].iloc[0] == "consensus (RMSC)"
     assert table["within-class share"].iloc[0] == pytest.approx(
         dash.within_group_mass(out.affinity, data.labels))
-    assert len(table) == 1 + data.n_views
+    # consensus, every view's Zᵛ of this fit, every view's k-NN graph
+    assert len(table) == 1 + 2 * data.n_views
+    Zs = out.model.view_representations(list(data.views))
+    for v, name in enumerate(data.view_names):
+        row = table[table["affinity"] == f"{name}: Zᵛ of this fit"]
+        S = (np.abs(Zs[v]) + np.abs(Zs[v].T)) / 2
+        assert row["within-class share"].iloc[0] == pytest.approx(
+            dash.within_group_mass(S, data.labels))
     wrong = dash.mistakes(data.labels, out.labels)
     assert any(f"{int(wrong.sum())} of {data.n_samples} samples misclustered" in c
                for c in texts(at, "caption"))
+    import json
+
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"]
+              for c in at.get("plotly_chart")]
+    assert titles[1].startswith(f"{data.view_names[0]}: (|Zᵛ|+|Zᵛᵀ|)/2")
+    grid = json.loads(at.get("plotly_chart")[2].proto.spec)
+    assert grid["layout"]["meta"]["views"] == data.n_views  # every view side by side
     at.radio(key="w_aff_order").set_value("cluster").run()
     at.selectbox(key="w_aff_view").set_value(2).run()
+    at.radio(key="w_aff_kind").set_value("knn").run()
     no_trouble(at)
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 4
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"]
+              for c in at.get("plotly_chart")]
+    assert titles[1].startswith(f"{data.view_names[2]}: k-NN graph")
 
 
 def test_theory_page_with_a_fit_and_a_gamma_slider(fitted_app):
@@ -601,6 +619,7 @@ def test_a_large_dataset_switches_to_summaries_with_a_notice():
     no_trouble(at)
     assert any("averaged in blocks" in c for c in texts(at, "caption"))
     assert any("Showing 3,000 of 6,000" in c for c in texts(at, "caption"))
+    assert any("shown by their k-NN graphs only" in c for c in texts(at, "caption"))
     import json
 
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
@@ -612,3 +631,34 @@ def test_a_large_dataset_switches_to_summaries_with_a_notice():
     goto(at, "solve")
     no_trouble(at)
     assert {m.label: m.value for m in at.metric}["ACC"] == "100.00%"
+
+
+@pytest.mark.slow
+def test_twenty_thousand_generated_samples_never_hang_a_page():
+    """The Data page's generator at 20,000 samples: every page draws, summarised, while
+    the fit runs in the background and after it (the default β empties Z* at this size,
+    which the pages explain)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.number_input(key="w_syn_clusters").set_value(10)
+    at.number_input(key="w_syn_per").set_value(2000)
+    at.button(key="w_generate").click().run()
+    try:
+        no_trouble(at)
+        assert at.session_state["data"].n_samples == 20_000
+        assert any("showing a random 3,000 of 20,000" in c for c in texts(at, "caption"))
+        assert max(chart_sizes(at)) < 2_000_000
+        job = at.session_state["slots"]["fit"].latest
+        for page in ("solve", "weights", "affinity", "theory", "data"):
+            goto(at, page)  # while the fit runs
+            no_trouble(at)
+        assert job.wait(300)
+        for page in ("solve", "weights", "affinity"):
+            goto(at, page)
+            no_trouble(at)
+            assert any("Z*" in e and "try beta" in e for e in texts(at, "error")), page
+        goto(at, "theory")
+        no_trouble(at)
+        assert "Fit failed (see Solve)." in texts(at, "error")  # the sidebar
+    finally:
+        cancel_jobs(at)

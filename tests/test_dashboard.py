@@ -251,6 +251,21 @@ def test_stop_keeps_the_partial_result_cancel_discards_it():
     assert job.state == dash.CANCELLED and job.result is None
 
 
+def test_done_callbacks_run_once_when_the_job_finishes():
+    gate = Gate(steps=1)
+    job = dash.Job("k", gate).start()
+    seen = []
+    assert job.add_done_callback(lambda j: seen.append(("a", j.state)), call_if_done=False)
+    gate.go.release()
+    assert job.wait(5)
+    _wait_until(lambda: len(seen) == 1)
+    assert seen == [("a", dash.DONE)]
+    # on a finished job: called at once, unless asked not to
+    assert not job.add_done_callback(lambda j: seen.append(("b", j.state)))
+    assert not job.add_done_callback(lambda j: seen.append(("c", j.state)), call_if_done=False)
+    assert seen == [("a", dash.DONE), ("b", dash.DONE)]
+
+
 def test_a_job_cancelled_before_it_starts_never_runs():
     ran = []
     job = dash.Job("k", lambda j: ran.append(1))
@@ -519,7 +534,11 @@ def test_scale_plan_switches_to_summaries_for_large_data():
     assert any("pooled" in n for n in mid.notices)
     big = dash.scale_plan(50_000)
     assert big.scatter_points == dash.MAX_SCATTER_POINTS
-    assert big.weight_columns == dash.MAX_WEIGHT_COLUMNS and len(big.notices) == 3
+    assert big.weight_columns == dash.MAX_WEIGHT_COLUMNS and len(big.notices) == 4
+    assert mid.dense_views and not big.dense_views
+    assert any(n.startswith("Each view's own Zᵛ")
+               for n in dash.scale_plan(dash.MAX_DENSE_VIEW_SAMPLES + 1).notices)
+    assert big.notices[-1].startswith("The weight heatmap")  # the Weights page's caption
 
 
 def test_subsample_keeps_the_marked_samples():
@@ -580,6 +599,32 @@ def test_within_group_mass_hand_worked():
     assert dash.within_group_mass(S, [0, 0, 1]) == pytest.approx(4 / 6)
     assert dash.within_group_mass(sp.csr_matrix(S), [0, 0, 0]) == 1.0
     assert np.isnan(dash.within_group_mass(np.zeros((3, 3)), [0, 1, 2]))
+
+
+def test_within_group_mass_dense_equals_sparse():
+    rng = np.random.default_rng(0)
+    S = rng.standard_normal((30, 30)) * (rng.random((30, 30)) < 0.3)
+    labels = rng.integers(0, 4, 30)
+    assert dash.within_group_mass(S, labels) == pytest.approx(
+        dash.within_group_mass(sp.csr_matrix(S), labels))
+
+
+def test_view_representation_affinities_pool_every_views_zv(small):
+    from rmsc.figures import pool_matrix
+
+    r = dash.fit_rmsc(small, dash.Params(beta=0.01, seed=0))
+    orders = {"class": dash.order_by(small.labels)[0], "cluster": dash.order_by(r.labels)[0]}
+    pooled, pool, shares = dash.view_representation_affinities(
+        r.model, small.views, orders, labels=small.labels, max_side=15)
+    Zs = r.model.view_representations(list(small.views))
+    assert pool == 3 and len(shares) == small.n_views
+    for v, Z in enumerate(Zs):
+        S = (np.abs(Z) + np.abs(Z.T)) / 2
+        for name, order in orders.items():
+            np.testing.assert_allclose(pooled[name][v], pool_matrix(S, order, 15)[0], rtol=1e-5)
+        assert shares[v] == pytest.approx(dash.within_group_mass(sp.csr_matrix(S), small.labels))
+    # the model kept by the result is the fitted estimator without the page's callback
+    assert r.model.callback is None and r.model.consensus_.nnz == r.consensus.nnz
 
 
 def test_view_affinity_is_the_baselines_knn_graph(small):

@@ -186,6 +186,53 @@ def test_affinity_figure_of_an_empty_matrix_draws():
     assert png_of(fig).shape == (10, 10, 3)
 
 
+def png_at(trace):
+    src = trace.source
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))).convert("RGB"))
+
+
+def test_affinity_figure_of_a_pooled_matrix_equals_pooling_inside():
+    rng = np.random.default_rng(3)
+    S = rng.random((40, 40))
+    S = (S + S.T) / 2
+    order = rng.permutation(40)
+    P, f = figures.pool_matrix(S, order, 10)
+    inside = figures.affinity_figure(S, order=order, max_side=10, boundaries=[20], groups=[0, 1])
+    given = figures.affinity_figure(P, pool=f, n_samples=40, boundaries=[20], groups=[0, 1])
+    assert given.layout.meta == inside.layout.meta == {"pool": 4, "side": 10}
+    np.testing.assert_array_equal(png_of(given), png_of(inside))
+    assert list(given.layout.xaxis.tickvals) == list(inside.layout.xaxis.tickvals)
+
+
+def test_view_affinities_figure_one_small_image_per_view():
+    n, views = 1000, 5
+    labels = np.repeat(np.arange(2), n // 2)
+    rng = np.random.default_rng(0)
+    mats = []
+    for v in range(views):
+        # view v: block structure fading with v (the last one is pure noise)
+        S = rng.random((n, n)) * 0.2 + (1 - v / (views - 1)) * (labels[:, None] == labels[None])
+        mats.append(figures.pool_matrix(S, None, 500)[0])
+    fig = figures.view_affinities_figure(mats, [f"V{v}" for v in range(views)], pool=2,
+                                         n_samples=n, boundaries=[500], groups=[0, 1],
+                                         columns=3, max_side=100)
+    assert len(fig.data) == views and fig.layout.meta["views"] == views
+    assert fig.layout.meta["pool"] == 10 and fig.layout.meta["side"] == 100
+    assert [a.text for a in fig.layout.annotations] == [f"V{v}" for v in range(views)]
+    assert len(fig.to_json()) < 400_000
+    contrast = []
+    for trace in fig.data:
+        img = png_at(trace).astype(float)
+        assert img.shape == (100, 100, 3)
+        dark = 255 * 3 - img.sum(axis=2)
+        contrast.append(dark[:50, :50].mean() - dark[:50, 50:].mean())
+    assert contrast[0] > 100 and abs(contrast[-1]) < 20  # blocks, then none
+    assert contrast == sorted(contrast, reverse=True)
+    assert len(fig.layout.shapes) == 2 * views  # the class boundary, both axes, every panel
+    with pytest.raises(ValueError, match="view names"):
+        figures.view_affinities_figure(mats, ["only one"])
+
+
 def test_embedding_figure_marks_mistakes():
     coords = np.arange(12, dtype=float).reshape(6, 2)
     fig = figures.embedding_figure(coords, np.array([0, 0, 1, 1, 2, 2]),
