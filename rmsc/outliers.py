@@ -20,7 +20,8 @@ Kinds of corruption (:data:`KINDS`), for the chosen samples of a chosen view:
 ``"noise"``
     Heavy additive Gaussian noise: the noise vector's expected norm is
     ``severity`` times the view's median sample norm (so ``severity=1``
-    buries the signal under noise as large as itself).
+    buries the signal under noise as large as itself); the root-mean-square
+    norm instead where the median is negligible (a view of mostly zero rows).
 ``"inconsistent"``
     View-inconsistent: the sample's features in that view are taken from a
     random sample of another class (``severity`` < 1 blends:
@@ -157,7 +158,11 @@ def _corrupt_rows(X, idx, kind, severity, donors, rng, view_name):
     elif kind == "noise":
         norms = (np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel()) if sp.issparse(X)
                  else np.linalg.norm(np.asarray(X, dtype=np.float64), axis=1))
-        scale = float(np.median(norms)) or 1.0
+        # The median norm; when it is negligible (most samples (nearly) zero), the
+        # root-mean-square norm, so that the noise is never vanishingly small.
+        rms = float(np.sqrt(np.mean(norms ** 2)))
+        scale = float(np.median(norms))
+        scale = (scale if scale > 1e-6 * rms else rms) or 1.0
         new = _rows(X, idx) + severity * scale / np.sqrt(d) * rng.standard_normal((k, d))
     elif kind == "features":
         new = _rows(X, idx)

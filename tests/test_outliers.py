@@ -361,3 +361,18 @@ def test_injection_marks_exactly_the_corrupted_pairs(case):
     again = inject(data, **spec)
     assert again.fingerprint == out.fingerprint  # deterministic per seed
     np.testing.assert_array_equal(again.outlier_mask, mask)
+
+
+def test_noise_moves_every_sample_of_a_mostly_zero_view():
+    # Found by hypothesis: 11 zero rows, one ~1e-82, eleven of norm 1. The median norm is
+    # ~1e-82, which made the noise vanish on the unit rows; the scale must not collapse.
+    X = np.zeros((23, 1))
+    X[1, 0] = 2.2e-82
+    X[[0, 2, 3, 4, 5, 7, 8, 9, 10, 11], 0] = 1.0
+    X[6, 0] = -1.0
+    data = MultiViewDataset(name="h", views=(X,))
+    out = inject(data, views=[0], fraction=1.0, kind="noise", severity=1.0,
+                 same_samples=False, random_state=0)
+    moved = np.abs(out.views[0] - X).ravel()
+    assert out.outlier_mask[0].all()
+    assert np.all(moved > 1e-3)
