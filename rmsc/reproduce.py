@@ -73,6 +73,13 @@ DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "d
 #: Parameter settings every method is tried with (the equal search budget).
 SEARCH_BUDGET = 12
 
+#: Smaller budgets on datasets where the full search does not fit in the time a
+#: reproduction may take here (measured fit times: docs/results.md). The reduction
+#: is the same for every method: each grid keeps that many settings, evenly spaced
+#: over the grid in its declared order (:func:`thin`), chosen before any run.
+#: ``rmsc reproduce --budget NAME=N`` overrides it (``--budget Reuter=12``: full grid).
+DATASET_BUDGET = {"Reuter": 4}
+
 _RULES = ["mean_knn", "self_tuning"]
 _SSC_BETAS = ["auto", 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5]
 
@@ -131,11 +138,32 @@ POSTPROCESSING_TITLE = {
 }
 
 
-def settings(method, postprocessing="none"):
+def thin(items, budget):
+    """``budget`` items of ``items`` evenly spaced over it, first and last included.
+
+    The reduced search (:data:`DATASET_BUDGET`): positions
+    ``round(linspace(0, len - 1, budget))`` of the grid in its declared order
+    (the product of the parameters' values, the last parameter varying
+    fastest). ``budget=None`` or one at least ``len(items)`` keeps everything.
+    """
+    items = list(items)
+    if budget is None or budget >= len(items):
+        return items
+    if int(budget) != budget or budget < 1:
+        raise ValueError(f"A search budget must be a positive whole number; got {budget!r}.")
+    if budget == 1:
+        return items[:1]
+    idx = np.unique(np.round(np.linspace(0, len(items) - 1, int(budget))).astype(int))
+    return [items[i] for i in idx]
+
+
+def settings(method, postprocessing="none", budget=None):
     """Every parameter setting of ``method``'s grid, as a list of dicts.
 
     For a self-representation method the post-processing variant's parameters
-    are added to every setting; other methods are unaffected by it.
+    are added to every setting; other methods are unaffected by it. With a
+    ``budget`` smaller than the grid, only :func:`thin`'s evenly spaced
+    settings are returned.
     """
     if postprocessing not in POSTPROCESSING:
         raise ValueError(f"Unknown post-processing {postprocessing!r}; use one of "
@@ -143,7 +171,7 @@ def settings(method, postprocessing="none"):
     grid = SEARCH.get(method, {})
     keys = list(grid)
     out = [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
-    out = out or [{}]
+    out = thin(out or [{}], budget)
     extra = POSTPROCESSING[postprocessing] if method in SELF_REPRESENTATION else {}
     return [{**s, **extra} for s in out]
 
@@ -322,7 +350,7 @@ def evaluate_setting(dataset_name, method, params, views, labels, *, cache=None,
 
 
 def search(dataset_name, views, labels, methods, cache, *, postprocessing="none",
-           progress=None, random_state=0, data_id=""):
+           progress=None, random_state=0, data_id="", budget=None):
     """Run every grid setting of every method on one dataset (cached runs are skipped).
 
     Parameters
@@ -337,6 +365,8 @@ def search(dataset_name, views, labels, methods, cache, *, postprocessing="none"
         setting's variants run back to back (so :class:`SharedSolves` re-uses
         the representation) and methods they do not apply to run once.
     progress : callable(done, total, message) or None
+    budget : int or None
+        Settings per method (:func:`thin`); None: the whole grid.
 
     Returns
     -------
@@ -346,7 +376,7 @@ def search(dataset_name, views, labels, methods, cache, *, postprocessing="none"
     per_variant = {v: [] for v in variants}
     jobs = []  # (params, [variants it serves]) in running order
     for m in methods:
-        grids = [settings(m, v) for v in variants]
+        grids = [settings(m, v, budget) for v in variants]
         for i in range(len(grids[0])):
             seen = {}
             for v, grid in zip(variants, grids):
@@ -365,11 +395,11 @@ def search(dataset_name, views, labels, methods, cache, *, postprocessing="none"
     return per_variant[variants[0]] if isinstance(postprocessing, str) else per_variant
 
 
-def count_jobs(methods, postprocessing=("none",)):
+def count_jobs(methods, postprocessing=("none",), budget=None):
     """Number of distinct fits :func:`search` makes for these methods and variants."""
     variants = (postprocessing,) if isinstance(postprocessing, str) else tuple(postprocessing)
     keys = {(m, json.dumps(p, sort_keys=True)) for m in methods for v in variants
-            for p in settings(m, v)}
+            for p in settings(m, v, budget)}
     return len(keys)
 
 
@@ -736,6 +766,7 @@ class DatasetRun:
     description: str = ""
     records: dict | None = None   # variant -> list of Record
     chosen: dict | None = None    # variant -> {method: Record}
+    budget: int | None = None     # settings per method (None: every grid setting)
 
 
 @dataclass
@@ -775,7 +806,7 @@ class _Overall:
 
 def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "ssc"),
         progress=None, random_state=0, views=True, sensitivity=True,
-        lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS):
+        lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS, budgets=None):
     """Run the reproduction: every method's search on every dataset, then the figures' data.
 
     Parameters
@@ -799,6 +830,10 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
         Compute RMSC's (lam, beta) grid on :data:`SENSITIVITY_DATASETS`.
     lams, betas : sequences of float
         The sensitivity grid.
+    budgets : dict dataset name -> int, optional
+        Settings per method on that dataset (:func:`thin`), for every method
+        alike; default :data:`DATASET_BUDGET`. Datasets not named get the
+        whole grid.
 
     Returns
     -------
@@ -812,9 +847,11 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
     variants = tuple(postprocessing)
     for v in variants:
         settings(methods[0], v)  # validates the name
+    budgets = check_budgets(DATASET_BUDGET if budgets is None else budgets)
     runs, loaded = [], {}
     for name, path in resolve_datasets(specs, data_dir):
-        ds = DatasetRun(name=name, path=None if path is None else str(path))
+        ds = DatasetRun(name=name, path=None if path is None else str(path),
+                        budget={k.lower(): v for k, v in budgets.items()}.get(name.lower()))
         try:
             data = load_for_reproduction(name, path)
         except ValueError as exc:
@@ -830,8 +867,8 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
     views_sets = [d for d in VIEWS_DATASETS if d in loaded] if views_methods else []
     sens_sets = ([d for d in SENSITIVITY_DATASETS if d in loaded]
                  if sensitivity and "RMSC" in methods else [])
-    n_search = count_jobs(methods, variants)
-    total = (n_search * len(loaded)
+    n_search = {ds.name: count_jobs(methods, variants, ds.budget) for ds in runs}
+    total = (sum(n_search[d] for d in loaded)
              + sum(len(views_methods) * loaded[d].n_views for d in views_sets)
              + len(lams) * len(betas) * len(sens_sets))
     bar = _Overall(progress, total)
@@ -843,8 +880,9 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
         data = loaded[ds.name]
         with SharedSolves():
             ds.records = search(ds.name, list(data.views), data.labels, methods, cache,
-                                postprocessing=variants, progress=bar.phase(n_search),
-                                random_state=random_state, data_id=data.fingerprint)
+                                postprocessing=variants, progress=bar.phase(n_search[ds.name]),
+                                random_state=random_state, data_id=data.fingerprint,
+                                budget=ds.budget)
             ds.chosen = {v: best(recs) for v, recs in ds.records.items()}
             if ds.name in views_sets:
                 chosen = ds.chosen[variants[0]]
@@ -863,6 +901,21 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
     return Reproduction(methods=methods, variants=variants, datasets=runs, views=view_tables,
                         sensitivity=sens_tables, random_state=random_state,
                         elapsed=time.perf_counter() - start)
+
+
+def check_budgets(budgets):
+    """Validate a dataset -> settings-per-method mapping (positive whole numbers)."""
+    out = {}
+    for name, value in dict(budgets or {}).items():
+        try:
+            ok = int(value) == value and int(value) >= 1
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"The search budget of {name} must be a positive whole number of "
+                             f"settings per method; got {value!r}.")
+        out[str(name)] = int(value)
+    return out
 
 
 def _nolabel_record(rec):
@@ -1106,6 +1159,7 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
          "each scored with the protocol; the table reports the setting of highest mean ACC. "
          "That choice uses the labels — for every method alike, as any tuned table does — so "
          "the whole search is reported below.",
+         *_budget_lines(result),
          "- Affinity post-processing is applied to all self-representation methods "
          f"({', '.join(SELF_REPRESENTATION)}) alike or to none: one Table 1 per variant.",
          "- SC-BSV and SSC-BSV rows are scored as the paper does (the best view, chosen with "
@@ -1195,6 +1249,20 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
     return "\n".join(L)
 
 
+def _budget_lines(result):
+    """Protocol bullet(s) saying where the search was reduced (empty when nowhere)."""
+    reduced = [ds for ds in result.datasets
+               if ds.budget is not None and ds.budget < SEARCH_BUDGET and ds.records is not None]
+    if not reduced:
+        return []
+    parts = ", ".join(f"{ds.name}: {ds.budget} settings per method" for ds in reduced)
+    return [f"- **Reduced search** — {parts}, for every method alike: each method's grid "
+            "(below) thinned to that many settings evenly spaced over it in its declared "
+            "order, first and last included (`rmsc.reproduce.thin`, "
+            "`rmsc.reproduce.DATASET_BUDGET`, `--budget`), fixed before any run. Why: see "
+            "*Compute* below. The settings run are those listed under *Every setting tried*."]
+
+
 def _json_safe(obj):
     """NaN/inf -> None, numpy scalars -> Python, recursively (strict JSON)."""
     if isinstance(obj, dict):
@@ -1219,6 +1287,8 @@ def to_json(result):
 
     out = {"protocol": {"unit_l2": True, "kmeans_runs": 20, "selection": "highest mean ACC",
                         "search_budget": SEARCH_BUDGET, "search": SEARCH,
+                        "dataset_budget": {ds.name: ds.budget for ds in result.datasets
+                                           if ds.budget is not None},
                         "postprocessing": POSTPROCESSING, "seed": result.random_state,
                         "scores": "fractions in [0, 1]"},
            "paper_table1": PAPER_TABLE1, "datasets": {}}
