@@ -217,6 +217,9 @@ def test_run_applies_dataset_budgets_case_insensitively(subspaces, monkeypatch):
     assert [r.params for r in digit.records["none"]] == [
         {"r": 2}, {"r": 5}, {"lam": 0.3, "beta": 0.02}, {"lam": 3.0, "beta": 0.02}]
     assert len(three.records["none"]) == 6
+    # The document's compute total: every distinct fit's recorded time, counted once.
+    fits = {r.key: r.fit_time for ds in (digit, three) for r in ds.records["none"]}
+    assert len(fits) == 10 and result.fit_seconds == pytest.approx(sum(fits.values()))
     text = reproduce.report(result, command="rmsc reproduce")
     assert "**Reduced search** — Digit: 2 settings per method, for every method alike" in text
     assert reproduce.to_json(result)["protocol"]["dataset_budget"] == {"Digit": 2}
@@ -235,3 +238,20 @@ def test_cli_budget_option_is_checked():
     code = main(["reproduce", "--budget", "Reuter=few"], out=io.StringIO(), err=err)
     assert code == 2 and "--budget takes DATASET=N" in err.getvalue()
     assert "Traceback" not in err.getvalue()
+
+
+def test_search_fits_cheap_methods_first_and_reports_in_table_order(subspaces, monkeypatch):
+    views, y = subspaces
+    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
+    monkeypatch.setitem(reproduce.SEARCH, "SSC-AVG", {"beta": [0.01]})
+    monkeypatch.setitem(reproduce.SEARCH, "MSC", {"r": [3.0]})
+    assert set(reproduce.RUN_ORDER) == set(reproduce.PAPER_TABLE1)
+    calls = []
+    real = reproduce.run_one
+    monkeypatch.setattr(reproduce, "run_one",
+                        lambda m, p, *a, **k: calls.append(m) or real(m, p, *a, **k))
+    methods = reproduce.check_methods(["RMSC", "SSC-AVG", "MSC"])
+    assert methods == ["MSC", "SSC-AVG", "RMSC"]  # Table 1's order
+    recs = reproduce.search("toy", views, y, methods, Cache())
+    assert calls == ["MSC", "RMSC", "SSC-AVG"]     # SSC-family last
+    assert [r.method for r in recs] == methods
