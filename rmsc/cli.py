@@ -107,6 +107,17 @@ def _budgets(specs):
     return out
 
 
+def _exclusions(specs):
+    """``["Reuter:DiMSC", ...]`` -> [("Reuter", "DiMSC"), ...]."""
+    out = []
+    for spec in specs or ():
+        name, sep, method = spec.partition(":")
+        if not sep or not name or not method:
+            raise ValueError(f"--exclude takes DATASET:METHOD (e.g. Reuter:DiMSC); got {spec!r}.")
+        out.append((name, method))
+    return out
+
+
 def cmd_reproduce(args, out, err):
     import json
     from pathlib import Path
@@ -118,7 +129,8 @@ def cmd_reproduce(args, out, err):
         args.datasets, methods, data_dir=args.data_dir, cache=cache,
         postprocessing=tuple(args.postprocessing), progress=progress, random_state=args.seed,
         views=not args.no_figures, sensitivity=not args.no_figures,
-        lams=args.lams, betas=args.betas, budgets=_budgets(args.budget))
+        lams=args.lams, betas=args.betas, budgets=_budgets(args.budget),
+        exclude=_exclusions(args.exclude))
     for ds in result.datasets:
         if ds.error:
             print(f"rmsc: warning: {ds.name} not run: {ds.error}", file=err)
@@ -204,6 +216,9 @@ def build_parser():
                         "spaced over each grid (default: "
                         + (" ".join(f"{k}={v}" for k, v in reproduce.DATASET_BUDGET.items())
                            or "the whole grid") + "; no value: every dataset's whole grid)")
+    r.add_argument("--exclude", nargs="*", metavar="DATASET:METHOD",
+                   help="methods not run on a dataset (say why in --notes); Table 1 shows "
+                        "'not run' there")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--command-line", help=argparse.SUPPRESS)

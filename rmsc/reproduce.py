@@ -784,6 +784,7 @@ class DatasetRun:
     records: dict | None = None   # variant -> list of Record
     chosen: dict | None = None    # variant -> {method: Record}
     budget: int | None = None     # settings per method (None: every grid setting)
+    excluded: tuple = ()          # methods not run on this dataset (``exclude``)
 
 
 @dataclass
@@ -825,7 +826,7 @@ class _Overall:
 
 def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "ssc"),
         progress=None, random_state=0, views=True, sensitivity=True,
-        lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS, budgets=None):
+        lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS, budgets=None, exclude=()):
     """Run the reproduction: every method's search on every dataset, then the figures' data.
 
     Parameters
@@ -853,6 +854,10 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
         Settings per method on that dataset (:func:`thin`), for every method
         alike; default :data:`DATASET_BUDGET`. Datasets not named get the
         whole grid.
+    exclude : iterable of (dataset name, method) pairs
+        Methods not run at all on a dataset (Table 1 says so); for a method
+        whose single fit does not fit in the time available, which the
+        results document must then state with the measured cost.
 
     Returns
     -------
@@ -867,10 +872,14 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
     for v in variants:
         settings(methods[0], v)  # validates the name
     budgets = check_budgets(DATASET_BUDGET if budgets is None else budgets)
+    skip = {}
+    for name, method in exclude or ():
+        skip.setdefault(str(name).lower(), set()).update(check_methods([method]))
     runs, loaded = [], {}
     for name, path in resolve_datasets(specs, data_dir):
         ds = DatasetRun(name=name, path=None if path is None else str(path),
-                        budget={k.lower(): v for k, v in budgets.items()}.get(name.lower()))
+                        budget={k.lower(): v for k, v in budgets.items()}.get(name.lower()),
+                        excluded=tuple(m for m in methods if m in skip.get(name.lower(), ())))
         try:
             data = load_for_reproduction(name, path)
         except ValueError as exc:
@@ -886,7 +895,8 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
     views_sets = [d for d in VIEWS_DATASETS if d in loaded] if views_methods else []
     sens_sets = ([d for d in SENSITIVITY_DATASETS if d in loaded]
                  if sensitivity and "RMSC" in methods else [])
-    n_search = {ds.name: count_jobs(methods, variants, ds.budget) for ds in runs}
+    run_methods = {ds.name: [m for m in methods if m not in ds.excluded] for ds in runs}
+    n_search = {ds.name: count_jobs(run_methods[ds.name], variants, ds.budget) for ds in runs}
     total = (sum(n_search[d] for d in loaded)
              + sum(len(views_methods) * loaded[d].n_views for d in views_sets)
              + len(lams) * len(betas) * len(sens_sets))
@@ -898,7 +908,8 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
             continue
         data = loaded[ds.name]
         with SharedSolves():
-            ds.records = search(ds.name, list(data.views), data.labels, methods, cache,
+            ds.records = search(ds.name, list(data.views), data.labels,
+                                run_methods[ds.name], cache,
                                 postprocessing=variants, progress=bar.phase(n_search[ds.name]),
                                 random_state=random_state, data_id=data.fingerprint,
                                 budget=ds.budget)
@@ -958,7 +969,7 @@ def table1_for(result, variant):
         if ds.chosen is None:
             continue
         chosen[ds.name] = dict(ds.chosen[variant])
-        ran[ds.name] = set(result.methods)
+        ran[ds.name] = set(result.methods) - set(ds.excluded)
         for m, rec in ds.chosen[variant].items():
             if rec.nolabel:
                 chosen[ds.name][m + NOLABEL_SUFFIX] = _nolabel_record(rec)
@@ -1274,12 +1285,17 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
 
 def _budget_lines(result):
     """Protocol bullet(s) saying where the search was reduced (empty when nowhere)."""
+    lines = []
+    excluded = [f"{m} on {ds.name}" for ds in result.datasets for m in ds.excluded]
+    if excluded:
+        lines.append(f"- **Not run** — {', '.join(excluded)} (`--exclude`): too slow for the "
+                     "time available here, see *Compute* below; Table 1 says *not run* there.")
     reduced = [ds for ds in result.datasets
                if ds.budget is not None and ds.budget < SEARCH_BUDGET and ds.records is not None]
     if not reduced:
-        return []
+        return lines
     parts = ", ".join(f"{ds.name}: {ds.budget} settings per method" for ds in reduced)
-    return [f"- **Reduced search** — {parts}, for every method alike: each method's grid "
+    return lines + [f"- **Reduced search** — {parts}, for every method alike: each method's grid "
             "(below) thinned to that many settings evenly spaced over it in its declared "
             "order, first and last included (`rmsc.reproduce.thin`, "
             "`rmsc.reproduce.DATASET_BUDGET`, `--budget`), fixed before any run. Why: see "
@@ -1317,6 +1333,7 @@ def to_json(result):
            "paper_table1": PAPER_TABLE1, "datasets": {}}
     for ds in result.datasets:
         entry = {"path": ds.path, "error": ds.error, "n_samples": ds.n_samples,
+                 "budget": ds.budget, "excluded": list(ds.excluded),
                  "view_names": list(ds.view_names), "n_clusters": ds.n_clusters}
         if ds.chosen is not None:
             entry["results"] = {v: {m: rec_dict(r) for m, r in ds.chosen[v].items()}

@@ -255,3 +255,38 @@ def test_search_fits_cheap_methods_first_and_reports_in_table_order(subspaces, m
     recs = reproduce.search("toy", views, y, methods, Cache())
     assert calls == ["MSC", "RMSC", "SSC-AVG"]     # SSC-family last
     assert [r.method for r in recs] == methods
+
+
+def test_excluded_methods_are_not_fitted_and_the_report_says_so(subspaces, monkeypatch):
+    from rmsc.datasets import MultiViewDataset
+
+    views, y = subspaces
+    monkeypatch.setattr(reproduce, "load_for_reproduction",
+                        lambda name, path: MultiViewDataset(name=name, views=views, labels=y))
+    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
+    monkeypatch.setitem(reproduce.SEARCH, "MSC", {"r": [3.0]})
+    result = reproduce.run(["Digit", "3-Sources"], ["MSC", "RMSC"], postprocessing=("none",),
+                           views=False, sensitivity=False, budgets={},
+                           exclude=[("digit", "msc")])
+    digit, three = result.datasets
+    assert digit.excluded == ("MSC",) and three.excluded == ()
+    assert [r.method for r in digit.records["none"]] == ["RMSC"]
+    assert [r.method for r in three.records["none"]] == ["MSC", "RMSC"]
+    text = reproduce.report(result, command="rmsc reproduce")
+    assert "- **Not run** — MSC on Digit (`--exclude`)" in text
+    msc_acc = [l for l in text.splitlines() if l.startswith("| MSC |")][0]
+    assert msc_acc.split(" | ")[1] == "not run (paper 94.68)"
+    assert reproduce.to_json(result)["datasets"]["Digit"]["excluded"] == ["MSC"]
+    with pytest.raises(ValueError, match="Unknown method 'Nope'"):
+        reproduce.run(["Digit"], ["MSC"], exclude=[("Digit", "Nope")], views=False,
+                      sensitivity=False)
+
+
+def test_cli_exclude_option_is_checked():
+    import io
+
+    from rmsc.cli import main
+
+    err = io.StringIO()
+    code = main(["reproduce", "--exclude", "Reuter-DiMSC"], out=io.StringIO(), err=err)
+    assert code == 2 and "--exclude takes DATASET:METHOD" in err.getvalue()
