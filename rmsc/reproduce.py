@@ -677,7 +677,8 @@ class SharedSolves:
     per-view SSC problem for a given beta, and the two affinity
     post-processing variants of every self-representation method differ only
     after the representation is found. The context memoises, by the content
-    of their arguments, :func:`rmsc.ssc.ssc_admm`, :func:`rmsc.dimsc.diversity_subproblem`
+    of their arguments, :func:`rmsc.ssc.ssc_admm`, DiMSC's :func:`rmsc.dimsc.diversity_subproblem`,
+    gradient and objective
     and :func:`rmsc.solver.solve` (the RMSC/RMSC-WV solver; only without a
     callback). Results are the exact objects a fresh solve gives (a deep copy
     of the first solve), so scores are unchanged; only time is saved. Memory is
@@ -688,7 +689,7 @@ class SharedSolves:
     hits, misses : int
     """
 
-    def __init__(self, max_bytes=4 * 2 ** 30):
+    def __init__(self, max_bytes=6 * 2 ** 30):
         self.max_bytes = max_bytes
         self.hits = self.misses = 0
         self._store = {}
@@ -732,8 +733,12 @@ class SharedSolves:
     def __enter__(self):
         from . import dimsc, solver, ssc
 
+        # DiMSC's gradient and objective are pure functions of their arrays (its
+        # Lipschitz estimate draws from the estimator's generator, so it is not memoised:
+        # skipping it would change the k-means seeds that follow).
         targets = [(ssc, "ssc_admm", None), (dimsc, "ssc_admm", None),
                    (dimsc, "diversity_subproblem", None),
+                   (dimsc, "diversity_gradient_half", None), (dimsc, "dimsc_objective", None),
                    (solver, "solve", lambda a, k: k.get("callback") is not None)]
         wrapped = {}
         for module, attr, skip in targets:

@@ -290,3 +290,19 @@ def test_cli_exclude_option_is_checked():
     err = io.StringIO()
     code = main(["reproduce", "--exclude", "Reuter-DiMSC"], out=io.StringIO(), err=err)
     assert code == 2 and "--exclude takes DATASET:METHOD" in err.getvalue()
+
+
+def test_shared_solves_reuse_dimsc_steps_exactly(subspaces):
+    """The post-processing variant of DiMSC re-uses every memoised step of the first fit,
+    and both score exactly as independent fits."""
+    views, y = subspaces
+    jobs = [("DiMSC", {"beta": 0.01, "lam": 1e3, "outer_iter": 2}),
+            ("DiMSC", {"beta": 0.01, "lam": 1e3, "outer_iter": 2, "top_k": 5,
+                       "scale_columns": True})]
+    plain = [reproduce.run_one(m, p, views, y)[0] for m, p in jobs]
+    with reproduce.SharedSolves() as shared:
+        memo = [reproduce.run_one(m, p, views, y)[0] for m, p in jobs]
+    assert shared.misses > 0 and shared.hits == shared.misses
+    for a, b in zip(plain, memo):
+        for k in ("acc_mean", "acc_std", "nmi_mean", "nmi_std", "objective"):
+            assert a[k] == b[k], k
