@@ -1172,7 +1172,7 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
         The command that regenerates the document (written at its top).
     figure_files : dict name -> :func:`save_figure` output, optional
     notes : str, optional
-        Hand-written discussion appended as is (it must refer to the tables
+        Hand-written discussion, placed as is after Table 1 (it must refer to the tables
         above, which are regenerated, rather than restate their numbers).
     relative_to : path, optional
         Figure links are made relative to this folder (the document's).
@@ -1225,6 +1225,8 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
         L += [f"## Table 1 — {POSTPROCESSING_TITLE[v]}", "",
               f"Variant `{v}` (applies to {', '.join(SELF_REPRESENTATION)}; the graph methods "
               "are the same in every variant).", "", table1_for(result, v), ""]
+    if notes:  # the discussion right after the tables it discusses
+        L += [notes.strip(), ""]
     files = figure_files or {}
     if files:
         L += ["## Figures", "",
@@ -1283,8 +1285,6 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
                 recs = [r for r in recs if r.method in SELF_REPRESENTATION]
             L += [f"#### {ds.name}, variant `{v}`", "", search_table(recs), ""]
     L += ["</details>", ""]
-    if notes:
-        L += [notes.strip(), ""]
     return "\n".join(L)
 
 

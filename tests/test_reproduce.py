@@ -223,6 +223,9 @@ def test_run_applies_dataset_budgets_case_insensitively(subspaces, monkeypatch):
     text = reproduce.report(result, command="rmsc reproduce")
     assert "**Reduced search** — Digit: 2 settings per method, for every method alike" in text
     assert reproduce.to_json(result)["protocol"]["dataset_budget"] == {"Digit": 2}
+    # Hand-written notes come right after the Table 1 they discuss, before the search.
+    text = reproduce.report(result, command="rmsc reproduce", notes="## Discussion\n\nwhy")
+    assert text.rindex("## Table 1") < text.index("## Discussion") < text.index("## The search")
     # Without a reduction the document does not claim one.
     full = reproduce.run(["Digit"], ["MSC"], postprocessing=("none",), views=False,
                          sensitivity=False, budgets={})
