@@ -89,6 +89,35 @@ def cmd_methods(args, out, err):
     return 0
 
 
+def _budgets(specs):
+    """``["Reuter=4", ...]`` -> {"Reuter": 4} (None: the default, rmsc.reproduce.DATASET_BUDGET)."""
+    if specs is None:
+        return None
+    out = {}
+    for spec in specs:
+        name, sep, value = spec.partition("=")
+        try:
+            number = int(value)
+        except ValueError:
+            number = None
+        if not sep or not name or number is None or number < 1:
+            raise ValueError(f"--budget takes DATASET=N with N a positive whole number "
+                             f"(e.g. Reuter=4); got {spec!r}.")
+        out[name] = number
+    return out
+
+
+def _exclusions(specs):
+    """``["Reuter:DiMSC", ...]`` -> [("Reuter", "DiMSC"), ...]."""
+    out = []
+    for spec in specs or ():
+        name, sep, method = spec.partition(":")
+        if not sep or not name or not method:
+            raise ValueError(f"--exclude takes DATASET:METHOD (e.g. Reuter:DiMSC); got {spec!r}.")
+        out.append((name, method))
+    return out
+
+
 def cmd_reproduce(args, out, err):
     import json
     from pathlib import Path
@@ -100,7 +129,8 @@ def cmd_reproduce(args, out, err):
         args.datasets, methods, data_dir=args.data_dir, cache=cache,
         postprocessing=tuple(args.postprocessing), progress=progress, random_state=args.seed,
         views=not args.no_figures, sensitivity=not args.no_figures,
-        lams=args.lams, betas=args.betas)
+        lams=args.lams, betas=args.betas, budgets=_budgets(args.budget),
+        exclude=_exclusions(args.exclude))
     for ds in result.datasets:
         if ds.error:
             print(f"rmsc: warning: {ds.name} not run: {ds.error}", file=err)
@@ -181,6 +211,14 @@ def build_parser():
         help="λ values of the sensitivity grids (Digit, 3-Sources)")
     r.add_argument("--betas", nargs="+", type=float, default=list(reproduce.SENSITIVITY_BETAS),
         help="β values of the sensitivity grids (Digit, 3-Sources)")
+    r.add_argument("--budget", nargs="*", metavar="DATASET=N",
+                   help="settings per method on a dataset, the same for every method, evenly "
+                        "spaced over each grid (default: "
+                        + (" ".join(f"{k}={v}" for k, v in reproduce.DATASET_BUDGET.items())
+                           or "the whole grid") + "; no value: every dataset's whole grid)")
+    r.add_argument("--exclude", nargs="*", metavar="DATASET:METHOD",
+                   help="methods not run on a dataset (say why in --notes); Table 1 shows "
+                        "'not run' there")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--command-line", help=argparse.SUPPRESS)

@@ -73,6 +73,13 @@ DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "d
 #: Parameter settings every method is tried with (the equal search budget).
 SEARCH_BUDGET = 12
 
+#: Smaller budgets on datasets where the full search does not fit in the time a
+#: reproduction may take here (measured fit times: docs/results.md). The reduction
+#: is the same for every method: each grid keeps that many settings, evenly spaced
+#: over the grid in its declared order (:func:`thin`), chosen before any run.
+#: ``rmsc reproduce --budget NAME=N`` overrides it (``--budget Reuter=12``: full grid).
+DATASET_BUDGET = {"Digit": 4, "Reuter": 3}
+
 _RULES = ["mean_knn", "self_tuning"]
 _SSC_BETAS = ["auto", 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5]
 
@@ -131,11 +138,32 @@ POSTPROCESSING_TITLE = {
 }
 
 
-def settings(method, postprocessing="none"):
+def thin(items, budget):
+    """``budget`` items of ``items`` evenly spaced over it, first and last included.
+
+    The reduced search (:data:`DATASET_BUDGET`): positions
+    ``round(linspace(0, len - 1, budget))`` of the grid in its declared order
+    (the product of the parameters' values, the last parameter varying
+    fastest). ``budget=None`` or one at least ``len(items)`` keeps everything.
+    """
+    items = list(items)
+    if budget is None or budget >= len(items):
+        return items
+    if int(budget) != budget or budget < 1:
+        raise ValueError(f"A search budget must be a positive whole number; got {budget!r}.")
+    if budget == 1:
+        return items[:1]
+    idx = np.unique(np.round(np.linspace(0, len(items) - 1, int(budget))).astype(int))
+    return [items[i] for i in idx]
+
+
+def settings(method, postprocessing="none", budget=None):
     """Every parameter setting of ``method``'s grid, as a list of dicts.
 
     For a self-representation method the post-processing variant's parameters
-    are added to every setting; other methods are unaffected by it.
+    are added to every setting; other methods are unaffected by it. With a
+    ``budget`` smaller than the grid, only :func:`thin`'s evenly spaced
+    settings are returned.
     """
     if postprocessing not in POSTPROCESSING:
         raise ValueError(f"Unknown post-processing {postprocessing!r}; use one of "
@@ -143,7 +171,7 @@ def settings(method, postprocessing="none"):
     grid = SEARCH.get(method, {})
     keys = list(grid)
     out = [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
-    out = out or [{}]
+    out = thin(out or [{}], budget)
     extra = POSTPROCESSING[postprocessing] if method in SELF_REPRESENTATION else {}
     return [{**s, **extra} for s in out]
 
@@ -198,6 +226,8 @@ class Cache:
     def __init__(self, path=None):
         self.path = Path(path) if path else None
         self.records = {}
+        #: Keys of the records looked up or stored since this cache was opened.
+        self.used = set()
         if self.path is not None and self.path.exists():
             try:
                 raw = json.loads(self.path.read_text())
@@ -210,10 +240,14 @@ class Cache:
                 self.records[rec.key] = rec
 
     def get(self, dataset, method, params, seed=0, data_id=""):
-        return self.records.get(_key(dataset, method, params, seed, data_id))
+        rec = self.records.get(_key(dataset, method, params, seed, data_id))
+        if rec is not None:
+            self.used.add(rec.key)
+        return rec
 
     def put(self, rec):
         self.records[rec.key] = rec
+        self.used.add(rec.key)
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(".tmp")
@@ -321,8 +355,15 @@ def evaluate_setting(dataset_name, method, params, views, labels, *, cache=None,
     return rec
 
 
+#: The order methods are fitted in within a dataset (reports keep Table 1's order):
+#: cheapest first, so that an interrupted run has the quick methods done; the
+#: methods sharing per-view SSC solves (:class:`SharedSolves`) back to back.
+RUN_ORDER = ("SC-BSV", "MSC", "Co-Pairwise", "Co-Centroid", "Co-Training", "RMSC-WV", "RMSC",
+             "SSC-BSV", "SSC-AVG", "DiMSC")
+
+
 def search(dataset_name, views, labels, methods, cache, *, postprocessing="none",
-           progress=None, random_state=0, data_id=""):
+           progress=None, random_state=0, data_id="", budget=None):
     """Run every grid setting of every method on one dataset (cached runs are skipped).
 
     Parameters
@@ -337,6 +378,8 @@ def search(dataset_name, views, labels, methods, cache, *, postprocessing="none"
         setting's variants run back to back (so :class:`SharedSolves` re-uses
         the representation) and methods they do not apply to run once.
     progress : callable(done, total, message) or None
+    budget : int or None
+        Settings per method (:func:`thin`); None: the whole grid.
 
     Returns
     -------
@@ -345,8 +388,9 @@ def search(dataset_name, views, labels, methods, cache, *, postprocessing="none"
     variants = (postprocessing,) if isinstance(postprocessing, str) else tuple(postprocessing)
     per_variant = {v: [] for v in variants}
     jobs = []  # (params, [variants it serves]) in running order
-    for m in methods:
-        grids = [settings(m, v) for v in variants]
+    rank = {m: i for i, m in enumerate(RUN_ORDER)}
+    for m in sorted(methods, key=lambda m: rank.get(m, len(rank))):
+        grids = [settings(m, v, budget) for v in variants]
         for i in range(len(grids[0])):
             seen = {}
             for v, grid in zip(variants, grids):
@@ -362,14 +406,17 @@ def search(dataset_name, views, labels, methods, cache, *, postprocessing="none"
             per_variant[v].append(rec)
     if progress:
         progress(len(jobs), len(jobs), f"{dataset_name} done")
+    order = {m: i for i, m in enumerate(methods)}
+    for v in per_variant:  # records in the caller's method order (stable within a method)
+        per_variant[v].sort(key=lambda r: order[r.method])
     return per_variant[variants[0]] if isinstance(postprocessing, str) else per_variant
 
 
-def count_jobs(methods, postprocessing=("none",)):
+def count_jobs(methods, postprocessing=("none",), budget=None):
     """Number of distinct fits :func:`search` makes for these methods and variants."""
     variants = (postprocessing,) if isinstance(postprocessing, str) else tuple(postprocessing)
     keys = {(m, json.dumps(p, sort_keys=True)) for m in methods for v in variants
-            for p in settings(m, v)}
+            for p in settings(m, v, budget)}
     return len(keys)
 
 
@@ -630,7 +677,8 @@ class SharedSolves:
     per-view SSC problem for a given beta, and the two affinity
     post-processing variants of every self-representation method differ only
     after the representation is found. The context memoises, by the content
-    of their arguments, :func:`rmsc.ssc.ssc_admm`, :func:`rmsc.dimsc.diversity_subproblem`
+    of their arguments, :func:`rmsc.ssc.ssc_admm`, DiMSC's :func:`rmsc.dimsc.diversity_subproblem`,
+    gradient and objective
     and :func:`rmsc.solver.solve` (the RMSC/RMSC-WV solver; only without a
     callback). Results are the exact objects a fresh solve gives (a deep copy
     of the first solve), so scores are unchanged; only time is saved. Memory is
@@ -641,7 +689,7 @@ class SharedSolves:
     hits, misses : int
     """
 
-    def __init__(self, max_bytes=4 * 2 ** 30):
+    def __init__(self, max_bytes=6 * 2 ** 30):
         self.max_bytes = max_bytes
         self.hits = self.misses = 0
         self._store = {}
@@ -685,8 +733,12 @@ class SharedSolves:
     def __enter__(self):
         from . import dimsc, solver, ssc
 
+        # DiMSC's gradient and objective are pure functions of their arrays (its
+        # Lipschitz estimate draws from the estimator's generator, so it is not memoised:
+        # skipping it would change the k-means seeds that follow).
         targets = [(ssc, "ssc_admm", None), (dimsc, "ssc_admm", None),
                    (dimsc, "diversity_subproblem", None),
+                   (dimsc, "diversity_gradient_half", None), (dimsc, "dimsc_objective", None),
                    (solver, "solve", lambda a, k: k.get("callback") is not None)]
         wrapped = {}
         for module, attr, skip in targets:
@@ -736,6 +788,8 @@ class DatasetRun:
     description: str = ""
     records: dict | None = None   # variant -> list of Record
     chosen: dict | None = None    # variant -> {method: Record}
+    budget: int | None = None     # settings per method (None: every grid setting)
+    excluded: tuple = ()          # methods not run on this dataset (``exclude``)
 
 
 @dataclass
@@ -749,6 +803,8 @@ class Reproduction:
     sensitivity: dict      # dataset name -> DataFrame of experiments.sensitivity_grid
     random_state: int = 0
     elapsed: float = 0.0
+    #: Sum of the recorded fit times of every distinct fit the run used (s).
+    fit_seconds: float = 0.0
 
     @property
     def figure_variant(self):
@@ -775,7 +831,7 @@ class _Overall:
 
 def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "ssc"),
         progress=None, random_state=0, views=True, sensitivity=True,
-        lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS):
+        lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS, budgets=None, exclude=()):
     """Run the reproduction: every method's search on every dataset, then the figures' data.
 
     Parameters
@@ -799,6 +855,14 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
         Compute RMSC's (lam, beta) grid on :data:`SENSITIVITY_DATASETS`.
     lams, betas : sequences of float
         The sensitivity grid.
+    budgets : dict dataset name -> int, optional
+        Settings per method on that dataset (:func:`thin`), for every method
+        alike; default :data:`DATASET_BUDGET`. Datasets not named get the
+        whole grid.
+    exclude : iterable of (dataset name, method) pairs
+        Methods not run at all on a dataset (Table 1 says so); for a method
+        whose single fit does not fit in the time available, which the
+        results document must then state with the measured cost.
 
     Returns
     -------
@@ -812,9 +876,15 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
     variants = tuple(postprocessing)
     for v in variants:
         settings(methods[0], v)  # validates the name
+    budgets = check_budgets(DATASET_BUDGET if budgets is None else budgets)
+    skip = {}
+    for name, method in exclude or ():
+        skip.setdefault(str(name).lower(), set()).update(check_methods([method]))
     runs, loaded = [], {}
     for name, path in resolve_datasets(specs, data_dir):
-        ds = DatasetRun(name=name, path=None if path is None else str(path))
+        ds = DatasetRun(name=name, path=None if path is None else str(path),
+                        budget={k.lower(): v for k, v in budgets.items()}.get(name.lower()),
+                        excluded=tuple(m for m in methods if m in skip.get(name.lower(), ())))
         try:
             data = load_for_reproduction(name, path)
         except ValueError as exc:
@@ -830,8 +900,9 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
     views_sets = [d for d in VIEWS_DATASETS if d in loaded] if views_methods else []
     sens_sets = ([d for d in SENSITIVITY_DATASETS if d in loaded]
                  if sensitivity and "RMSC" in methods else [])
-    n_search = count_jobs(methods, variants)
-    total = (n_search * len(loaded)
+    run_methods = {ds.name: [m for m in methods if m not in ds.excluded] for ds in runs}
+    n_search = {ds.name: count_jobs(run_methods[ds.name], variants, ds.budget) for ds in runs}
+    total = (sum(n_search[d] for d in loaded)
              + sum(len(views_methods) * loaded[d].n_views for d in views_sets)
              + len(lams) * len(betas) * len(sens_sets))
     bar = _Overall(progress, total)
@@ -842,9 +913,11 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
             continue
         data = loaded[ds.name]
         with SharedSolves():
-            ds.records = search(ds.name, list(data.views), data.labels, methods, cache,
-                                postprocessing=variants, progress=bar.phase(n_search),
-                                random_state=random_state, data_id=data.fingerprint)
+            ds.records = search(ds.name, list(data.views), data.labels,
+                                run_methods[ds.name], cache,
+                                postprocessing=variants, progress=bar.phase(n_search[ds.name]),
+                                random_state=random_state, data_id=data.fingerprint,
+                                budget=ds.budget)
             ds.chosen = {v: best(recs) for v, recs in ds.records.items()}
             if ds.name in views_sets:
                 chosen = ds.chosen[variants[0]]
@@ -862,7 +935,23 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
         progress(total, total, "done")
     return Reproduction(methods=methods, variants=variants, datasets=runs, views=view_tables,
                         sensitivity=sens_tables, random_state=random_state,
-                        elapsed=time.perf_counter() - start)
+                        elapsed=time.perf_counter() - start,
+                        fit_seconds=sum(cache.records[k].fit_time or 0.0 for k in cache.used))
+
+
+def check_budgets(budgets):
+    """Validate a dataset -> settings-per-method mapping (positive whole numbers)."""
+    out = {}
+    for name, value in dict(budgets or {}).items():
+        try:
+            ok = int(value) == value and int(value) >= 1
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"The search budget of {name} must be a positive whole number of "
+                             f"settings per method; got {value!r}.")
+        out[str(name)] = int(value)
+    return out
 
 
 def _nolabel_record(rec):
@@ -885,7 +974,7 @@ def table1_for(result, variant):
         if ds.chosen is None:
             continue
         chosen[ds.name] = dict(ds.chosen[variant])
-        ran[ds.name] = set(result.methods)
+        ran[ds.name] = set(result.methods) - set(ds.excluded)
         for m, rec in ds.chosen[variant].items():
             if rec.nolabel:
                 chosen[ds.name][m + NOLABEL_SUFFIX] = _nolabel_record(rec)
@@ -1083,7 +1172,7 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
         The command that regenerates the document (written at its top).
     figure_files : dict name -> :func:`save_figure` output, optional
     notes : str, optional
-        Hand-written discussion appended as is (it must refer to the tables
+        Hand-written discussion, placed as is after Table 1 (it must refer to the tables
         above, which are regenerated, rather than restate their numbers).
     relative_to : path, optional
         Figure links are made relative to this folder (the document's).
@@ -1106,6 +1195,7 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
          "each scored with the protocol; the table reports the setting of highest mean ACC. "
          "That choice uses the labels — for every method alike, as any tuned table does — so "
          "the whole search is reported below.",
+         *_budget_lines(result),
          "- Affinity post-processing is applied to all self-representation methods "
          f"({', '.join(SELF_REPRESENTATION)}) alike or to none: one Table 1 per variant.",
          "- SC-BSV and SSC-BSV rows are scored as the paper does (the best view, chosen with "
@@ -1113,8 +1203,11 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
          "each method picks itself (largest eigengap of its affinity).",
          "- γ = 1e-5 for RMSC and RMSC-WV (the paper's value); k = 5 nearest neighbours for "
          "the graph methods (the paper's value; SC-BSV searches it).",
-         f"- Seed {result.random_state}; total wall time of this run "
-         f"{result.elapsed / 60:.1f} min (cached fits cost nothing).", ""]
+         f"- Seed {result.random_state}; wall time of this invocation "
+         f"{result.elapsed / 60:.1f} min (fits found in the cache cost nothing); the fits "
+         f"behind this document took {result.fit_seconds / 60:.1f} min in total, as "
+         "recorded when each ran (a fit that re-used a shared solve counts only its own "
+         "part).", ""]
     L += ["## Datasets", "", "| dataset | samples | views (features) | clusters | source |",
           "|---|---:|---|---:|---|"]
     for ds in result.datasets:
@@ -1132,6 +1225,8 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
         L += [f"## Table 1 — {POSTPROCESSING_TITLE[v]}", "",
               f"Variant `{v}` (applies to {', '.join(SELF_REPRESENTATION)}; the graph methods "
               "are the same in every variant).", "", table1_for(result, v), ""]
+    if notes:  # the discussion right after the tables it discusses
+        L += [notes.strip(), ""]
     files = figure_files or {}
     if files:
         L += ["## Figures", "",
@@ -1190,9 +1285,26 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
                 recs = [r for r in recs if r.method in SELF_REPRESENTATION]
             L += [f"#### {ds.name}, variant `{v}`", "", search_table(recs), ""]
     L += ["</details>", ""]
-    if notes:
-        L += [notes.strip(), ""]
     return "\n".join(L)
+
+
+def _budget_lines(result):
+    """Protocol bullet(s) saying where the search was reduced (empty when nowhere)."""
+    lines = []
+    excluded = [f"{m} on {ds.name}" for ds in result.datasets for m in ds.excluded]
+    if excluded:
+        lines.append(f"- **Not run** — {', '.join(excluded)} (`--exclude`): too slow for the "
+                     "time available here, see *Compute* below; Table 1 says *not run* there.")
+    reduced = [ds for ds in result.datasets
+               if ds.budget is not None and ds.budget < SEARCH_BUDGET and ds.records is not None]
+    if not reduced:
+        return lines
+    parts = ", ".join(f"{ds.name}: {ds.budget} settings per method" for ds in reduced)
+    return lines + [f"- **Reduced search** — {parts}, for every method alike: each method's grid "
+            "(below) thinned to that many settings evenly spaced over it in its declared "
+            "order, first and last included (`rmsc.reproduce.thin`, "
+            "`rmsc.reproduce.DATASET_BUDGET`, `--budget`), fixed before any run. Why: see "
+            "*Compute* below. The settings run are those listed under *Every setting tried*."]
 
 
 def _json_safe(obj):
@@ -1219,11 +1331,14 @@ def to_json(result):
 
     out = {"protocol": {"unit_l2": True, "kmeans_runs": 20, "selection": "highest mean ACC",
                         "search_budget": SEARCH_BUDGET, "search": SEARCH,
+                        "dataset_budget": {ds.name: ds.budget for ds in result.datasets
+                                           if ds.budget is not None},
                         "postprocessing": POSTPROCESSING, "seed": result.random_state,
                         "scores": "fractions in [0, 1]"},
            "paper_table1": PAPER_TABLE1, "datasets": {}}
     for ds in result.datasets:
         entry = {"path": ds.path, "error": ds.error, "n_samples": ds.n_samples,
+                 "budget": ds.budget, "excluded": list(ds.excluded),
                  "view_names": list(ds.view_names), "n_clusters": ds.n_clusters}
         if ds.chosen is not None:
             entry["results"] = {v: {m: rec_dict(r) for m, r in ds.chosen[v].items()}

@@ -153,3 +153,159 @@ def test_search_with_two_variants_fits_graph_methods_once(subspaces, monkeypatch
                      ("RMSC", {"lam": 1.0, "beta": 0.02, "top_k": 10, "scale_columns": True})]
     assert recs["none"][0] is recs["ssc"][0]  # the same MSC record serves both tables
     assert recs["none"][1].params != recs["ssc"][1].params
+
+
+def test_thin_keeps_evenly_spaced_settings_first_and_last():
+    items = list(range(12))
+    assert reproduce.thin(items, 4) == [0, 4, 7, 11]
+    assert reproduce.thin(items, 2) == [0, 11]
+    assert reproduce.thin(items, 1) == [0]
+    assert reproduce.thin(items, None) == items and reproduce.thin(items, 12) == items
+    assert reproduce.thin(items, 30) == items
+    assert reproduce.thin(items, 6) == [0, 2, 4, 7, 9, 11]
+    with pytest.raises(ValueError, match="positive whole number"):
+        reproduce.thin(items, 0)
+
+
+def test_reduced_budget_is_the_same_for_every_method():
+    for method in reproduce.SEARCH:
+        full = reproduce.settings(method)
+        for budget in (1, 3, 4, 12):
+            got = reproduce.settings(method, budget=budget)
+            assert len(got) == min(budget, len(full))
+            assert got == [full[i] for i in np.round(np.linspace(0, len(full) - 1, budget))
+                           .astype(int)] if budget > 1 else got == full[:1]
+        # Variants add the same post-processing to the same thinned settings.
+        plain = reproduce.settings(method, "none", 4)
+        ssc = reproduce.settings(method, "ssc", 4)
+        assert [{k: v for k, v in s.items() if k not in ("top_k", "scale_columns")}
+                for s in ssc] == plain
+    # The thinned RMSC grid spans both parameters' ranges.
+    rmsc4 = reproduce.settings("RMSC", budget=4)
+    assert rmsc4[0] == {"lam": 0.1, "beta": 0.03} and rmsc4[-1] == {"lam": 3.0, "beta": 0.3}
+    assert reproduce.count_jobs(["MSC", "RMSC"], ("none", "ssc"), budget=4) == 4 + 8
+    assert reproduce.check_budgets({"Reuter": 4}) == {"Reuter": 4}
+    for bad in (0, -1, 2.5, "x"):
+        with pytest.raises(ValueError, match="budget of Reuter must be a positive whole"):
+            reproduce.check_budgets({"Reuter": bad})
+
+
+def test_search_with_a_budget_fits_only_the_thinned_settings(subspaces, monkeypatch):
+    views, y = subspaces
+    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [0.3, 1.0, 3.0], "beta": [0.01, 0.02]})
+    calls = []
+    real = reproduce.run_one
+    monkeypatch.setattr(reproduce, "run_one",
+                        lambda m, p, *a, **k: calls.append(dict(p)) or real(m, p, *a, **k))
+    recs = reproduce.search("toy", views, y, ["RMSC"], Cache(), budget=2)
+    assert calls == [{"lam": 0.3, "beta": 0.01}, {"lam": 3.0, "beta": 0.02}]
+    assert [r.params for r in recs] == calls
+
+
+def test_run_applies_dataset_budgets_case_insensitively(subspaces, monkeypatch):
+    from rmsc.datasets import MultiViewDataset
+
+    views, y = subspaces
+    monkeypatch.setattr(reproduce, "load_for_reproduction",
+                        lambda name, path: MultiViewDataset(name=name, views=views, labels=y))
+    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [0.3, 1.0, 3.0], "beta": [0.02]})
+    monkeypatch.setitem(reproduce.SEARCH, "MSC", {"r": [2, 3, 5]})
+    result = reproduce.run(["Digit", "3-Sources"], ["MSC", "RMSC"], postprocessing=("none",),
+                           views=False, sensitivity=False, budgets={"digit": 2})
+    digit, three = result.datasets
+    assert digit.budget == 2 and three.budget is None
+    assert [r.params for r in digit.records["none"]] == [
+        {"r": 2}, {"r": 5}, {"lam": 0.3, "beta": 0.02}, {"lam": 3.0, "beta": 0.02}]
+    assert len(three.records["none"]) == 6
+    # The document's compute total: every distinct fit's recorded time, counted once.
+    fits = {r.key: r.fit_time for ds in (digit, three) for r in ds.records["none"]}
+    assert len(fits) == 10 and result.fit_seconds == pytest.approx(sum(fits.values()))
+    text = reproduce.report(result, command="rmsc reproduce")
+    assert "**Reduced search** — Digit: 2 settings per method, for every method alike" in text
+    assert reproduce.to_json(result)["protocol"]["dataset_budget"] == {"Digit": 2}
+    # Hand-written notes come right after the Table 1 they discuss, before the search.
+    text = reproduce.report(result, command="rmsc reproduce", notes="## Discussion\n\nwhy")
+    assert text.rindex("## Table 1") < text.index("## Discussion") < text.index("## The search")
+    # Without a reduction the document does not claim one.
+    full = reproduce.run(["Digit"], ["MSC"], postprocessing=("none",), views=False,
+                         sensitivity=False, budgets={})
+    assert "Reduced search" not in reproduce.report(full, command="rmsc reproduce")
+
+
+def test_cli_budget_option_is_checked():
+    import io
+
+    from rmsc.cli import main
+
+    err = io.StringIO()
+    code = main(["reproduce", "--budget", "Reuter=few"], out=io.StringIO(), err=err)
+    assert code == 2 and "--budget takes DATASET=N" in err.getvalue()
+    assert "Traceback" not in err.getvalue()
+
+
+def test_search_fits_cheap_methods_first_and_reports_in_table_order(subspaces, monkeypatch):
+    views, y = subspaces
+    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
+    monkeypatch.setitem(reproduce.SEARCH, "SSC-AVG", {"beta": [0.01]})
+    monkeypatch.setitem(reproduce.SEARCH, "MSC", {"r": [3.0]})
+    assert set(reproduce.RUN_ORDER) == set(reproduce.PAPER_TABLE1)
+    calls = []
+    real = reproduce.run_one
+    monkeypatch.setattr(reproduce, "run_one",
+                        lambda m, p, *a, **k: calls.append(m) or real(m, p, *a, **k))
+    methods = reproduce.check_methods(["RMSC", "SSC-AVG", "MSC"])
+    assert methods == ["MSC", "SSC-AVG", "RMSC"]  # Table 1's order
+    recs = reproduce.search("toy", views, y, methods, Cache())
+    assert calls == ["MSC", "RMSC", "SSC-AVG"]     # SSC-family last
+    assert [r.method for r in recs] == methods
+
+
+def test_excluded_methods_are_not_fitted_and_the_report_says_so(subspaces, monkeypatch):
+    from rmsc.datasets import MultiViewDataset
+
+    views, y = subspaces
+    monkeypatch.setattr(reproduce, "load_for_reproduction",
+                        lambda name, path: MultiViewDataset(name=name, views=views, labels=y))
+    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
+    monkeypatch.setitem(reproduce.SEARCH, "MSC", {"r": [3.0]})
+    result = reproduce.run(["Digit", "3-Sources"], ["MSC", "RMSC"], postprocessing=("none",),
+                           views=False, sensitivity=False, budgets={},
+                           exclude=[("digit", "msc")])
+    digit, three = result.datasets
+    assert digit.excluded == ("MSC",) and three.excluded == ()
+    assert [r.method for r in digit.records["none"]] == ["RMSC"]
+    assert [r.method for r in three.records["none"]] == ["MSC", "RMSC"]
+    text = reproduce.report(result, command="rmsc reproduce")
+    assert "- **Not run** — MSC on Digit (`--exclude`)" in text
+    msc_acc = [l for l in text.splitlines() if l.startswith("| MSC |")][0]
+    assert msc_acc.split(" | ")[1] == "not run (paper 94.68)"
+    assert reproduce.to_json(result)["datasets"]["Digit"]["excluded"] == ["MSC"]
+    with pytest.raises(ValueError, match="Unknown method 'Nope'"):
+        reproduce.run(["Digit"], ["MSC"], exclude=[("Digit", "Nope")], views=False,
+                      sensitivity=False)
+
+
+def test_cli_exclude_option_is_checked():
+    import io
+
+    from rmsc.cli import main
+
+    err = io.StringIO()
+    code = main(["reproduce", "--exclude", "Reuter-DiMSC"], out=io.StringIO(), err=err)
+    assert code == 2 and "--exclude takes DATASET:METHOD" in err.getvalue()
+
+
+def test_shared_solves_reuse_dimsc_steps_exactly(subspaces):
+    """The post-processing variant of DiMSC re-uses every memoised step of the first fit,
+    and both score exactly as independent fits."""
+    views, y = subspaces
+    jobs = [("DiMSC", {"beta": 0.01, "lam": 1e3, "outer_iter": 2}),
+            ("DiMSC", {"beta": 0.01, "lam": 1e3, "outer_iter": 2, "top_k": 5,
+                       "scale_columns": True})]
+    plain = [reproduce.run_one(m, p, views, y)[0] for m, p in jobs]
+    with reproduce.SharedSolves() as shared:
+        memo = [reproduce.run_one(m, p, views, y)[0] for m, p in jobs]
+    assert shared.misses > 0 and shared.hits == shared.misses
+    for a, b in zip(plain, memo):
+        for k in ("acc_mean", "acc_std", "nmi_mean", "nmi_std", "objective"):
+            assert a[k] == b[k], k
