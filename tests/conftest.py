@@ -1,5 +1,20 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
+
+#: The paper's datasets (DEVELOPERS.md: for tests and benchmarks, never copied into the repo).
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def shared_file(name):
+    """Path of a shared dataset; a missing file fails the test that needs it (never a skip)."""
+    path = SHARED / name
+    assert path.exists(), (
+        f"{path} is missing: the tests need the paper's datasets in ../shared/datasets/ "
+        "beside the repository (see DEVELOPERS.md)."
+    )
+    return path
 
 
 def union_of_subspaces(n_per=20, n_clusters=3, dims=(8, 12), sub_dim=2, noise=0.01, seed=0):

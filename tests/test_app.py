@@ -19,7 +19,7 @@ from rmsc import datasets
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-SHARED = ROOT.parent / "shared" / "datasets"
+from conftest import shared_file  # noqa: E402
 PAGES = ["data", "solve", "weights", "affinity", "compare", "sensitivity", "theory"]
 
 
@@ -435,11 +435,10 @@ def test_a_failed_upload_keeps_the_dataset():
         cancel_jobs(at)
 
 
-@pytest.mark.skipif(not (SHARED / "3sources.mat").exists(), reason="shared datasets not mounted")
 def test_uploading_a_shared_mat_file_loads_it():
     at = open_app({"data": "Subspaces"})
     try:
-        raw = (SHARED / "3sources.mat").read_bytes()
+        raw = shared_file("3sources.mat").read_bytes()
         at.file_uploader(key="w_upload").set_value(("3sources.mat", raw, "application/octet-stream"))
         at.selectbox(key="w_upload_pre").set_value("tfidf")
         at.button(key="w_load_upload").click().run()

@@ -15,7 +15,7 @@ from rmsc import datasets
 from rmsc.datasets import DataLoadError, MultiViewDataset, load
 
 #: The paper's .mat files (../shared/datasets beside the repository; see its README).
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+from conftest import SHARED  # noqa: E402
 
 
 # ---------------------------------------------------------------------------
