@@ -20,44 +20,63 @@ streamlit: background work receives plain objects and reports through
 Every public name is re-exported here (``from rmsc import dashboard as dash; dash.Params``).
 """
 
-from .params import (  # noqa: F401
-    BETA_GRID,
-    DEFAULT_TOP_K,
-    GAMMA_GRID,
-    LAM_GRID,
-    MAX_ITER_RANGE,
-    OutlierSpec,
-    POSTPROCESSING,
-    Params,
-    log_grid,
-    method_default_beta,
-    nearest,
-    options_with,
-)
-from .jobs import (  # noqa: F401
-    ACTIVE_STATES,
-    CANCELLED,
-    Cancelled,
-    DONE,
-    FAILED,
-    Job,
-    JobRegistry,
-    JobSlot,
-    JobSnapshot,
-    PENDING,
-    RUNNING,
-    STOPPED,
-    describe_error,
-)
 from .cache import (  # noqa: F401
     ResultCache,
     nbytes,
+)
+from .downloads import (  # noqa: F401
+    affinity_npz,
+    config_json,
+    labels_csv,
+    weights_csv,
 )
 from .fitting import (  # noqa: F401
     FitFailure,
     FitResult,
     diagnose,
     fit_rmsc,
+)
+from .jobs import (  # noqa: F401
+    ACTIVE_STATES,
+    CANCELLED,
+    DONE,
+    FAILED,
+    PENDING,
+    RUNNING,
+    STOPPED,
+    Cancelled,
+    Job,
+    JobRegistry,
+    JobSlot,
+    JobSnapshot,
+    describe_error,
+)
+from .params import (  # noqa: F401
+    BETA_GRID,
+    DEFAULT_TOP_K,
+    GAMMA_GRID,
+    LAM_GRID,
+    MAX_ITER_RANGE,
+    POSTPROCESSING,
+    OutlierSpec,
+    Params,
+    log_grid,
+    method_default_beta,
+    nearest,
+    options_with,
+)
+from .runs import (  # noqa: F401
+    DEFAULT_COMPARE,
+    DEFAULT_SENSITIVITY_BETAS,
+    DEFAULT_SENSITIVITY_LAMS,
+    DEFAULT_VIEWS_METHODS,
+    compare_display,
+    estimate_seconds,
+    rmsc_method_params,
+    robustness_table,
+    run_compare,
+    run_sensitivity,
+    run_views,
 )
 from .tables import (  # noqa: F401
     MAX_DENSE_VIEW_SAMPLES,
@@ -80,23 +99,4 @@ from .tables import (  # noqa: F401
     view_representation_affinities,
     weight_losses,
     within_group_mass,
-)
-from .downloads import (  # noqa: F401
-    affinity_npz,
-    config_json,
-    labels_csv,
-    weights_csv,
-)
-from .runs import (  # noqa: F401
-    DEFAULT_COMPARE,
-    DEFAULT_SENSITIVITY_BETAS,
-    DEFAULT_SENSITIVITY_LAMS,
-    DEFAULT_VIEWS_METHODS,
-    compare_display,
-    estimate_seconds,
-    rmsc_method_params,
-    robustness_table,
-    run_compare,
-    run_sensitivity,
-    run_views,
 )

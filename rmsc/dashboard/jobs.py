@@ -13,7 +13,6 @@ import threading
 import time
 from dataclasses import dataclass
 
-
 #: Timeline of the dashboard's background work (job start, end), at DEBUG level; the
 #: dashboard's speed benchmark switches it on (``RMSC_DASHBOARD_TRACE``) to see where time goes.
 log = logging.getLogger("rmsc.dashboard")

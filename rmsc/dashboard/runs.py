@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-
 #: The Compare page's default selection (issue 5): RMSC against its ablation and the average.
 DEFAULT_COMPARE = ("RMSC", "RMSC-WV", "SSC-AVG")
 

@@ -227,9 +227,10 @@ def within_group_mass(S, labels):
 
 def view_affinity(X, n_neighbors=None):
     """One view's own graph: the k-NN Gaussian affinity the spectral baselines use."""
+    import warnings
+
     from ..graphs import N_NEIGHBORS, knn_affinity
     from ..preprocessing import normalize_l2
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)

@@ -9,7 +9,6 @@ import numpy as np
 from ._dataset import MultiViewDataset
 from ._synthetic import make_multiview_subspaces
 
-
 #: Folder of the bundled data (a repository checkout: <repo>/sample_data).
 SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
 

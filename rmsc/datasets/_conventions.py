@@ -7,7 +7,6 @@ import scipy.sparse as sp
 
 from ._errors import DataLoadError, _guard, _short
 
-
 #: Keys (variables, arrays) holding the views, in order of preference.
 VIEW_KEYS = ("X", "fea", "data", "views")
 

@@ -9,10 +9,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._conventions import LABEL_KEYS, _EXTRA_LABEL_NAMES, _check_finite, _encode_labels, _find_key
+from ._conventions import (
+    _EXTRA_LABEL_NAMES,
+    LABEL_KEYS,
+    _check_finite,
+    _encode_labels,
+    _find_key,
+)
 from ._errors import DataLoadError, _short
 from ._npz import _check_unpacked_size
-
 
 _TABLE_SUFFIXES = (".csv", ".tsv")
 

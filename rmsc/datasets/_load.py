@@ -21,7 +21,6 @@ from ._mat73 import _read_mat73
 from ._matlab import _interpret_mat
 from ._npz import _interpret_npz, _read_npz
 
-
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 

@@ -6,10 +6,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._conventions import (
+    _EXTRA_LABEL_NAMES,
     LABEL_KEYS,
     VIEW_KEYS,
-    _EXTRA_LABEL_NAMES,
-    _Unsupported,
     _check_finite,
     _describe_value,
     _encode_labels,
@@ -21,6 +20,7 @@ from ._conventions import (
     _orient,
     _shape_str,
     _storage_notes,
+    _Unsupported,
     _valid_sparse,
 )
 from ._errors import DataLoadError

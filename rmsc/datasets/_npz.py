@@ -8,8 +8,8 @@ import zipfile
 import numpy as np
 
 from ._conventions import (
-    LABEL_KEYS,
     _EXTRA_LABEL_NAMES,
+    LABEL_KEYS,
     _check_finite,
     _describe_value,
     _encode_labels,

@@ -49,7 +49,6 @@ from sklearn.utils import check_random_state
 
 from .. import memory
 
-
 #: The kinds of corruption :func:`inject` knows.
 KINDS = ("replace", "noise", "inconsistent", "features")
 

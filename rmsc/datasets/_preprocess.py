@@ -5,7 +5,6 @@ The per-view transforms themselves are :mod:`rmsc.preprocessing` (the estimators
 
 from __future__ import annotations
 
-
 _PREPROCESSING_TEXT = {
     "unit_l2": "every sample scaled to unit L2 norm in every view (the paper's preprocessing)",
     "tfidf": "tf-idf weighting of every view (counts), then unit L2 rows",
