@@ -28,9 +28,9 @@ r = ui.require_result("The affinity page")
 if r is None:
     st.stop()
 
-labelled = data.labels is not None
+labelled = dash.scoring_labels(data) is not None
 if not labelled:
-    st.info("This dataset has no labels: matrices are ordered by predicted cluster and no "
+    st.info(f"{dash.labels_problem(data)}: matrices are ordered by predicted cluster and no "
             "mistakes can be marked.")
 plan = dash.scale_plan(data.n_samples)
 choices = ["class", "cluster"] if labelled else ["cluster"]

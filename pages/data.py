@@ -120,11 +120,12 @@ with c1:
     st.dataframe(views_df, hide_index=True, key="views_table",
                  column_config={"density": st.column_config.NumberColumn(format="%.3f")})
 with c2:
-    if classes is None:
-        st.info("This dataset has no labels: pages that score a clustering (ACC, NMI, "
-                "mistakes, Compare, Sensitivity) say so and show the rest.")
-    else:
+    if classes is not None:
         st.plotly_chart(figures.class_counts_figure(classes), key="class_counts")
+    if dash.labels_problem(data):
+        st.info(f"{dash.labels_problem(data)}: choose the number of clusters c on the *Solve* "
+                "page. Pages that score a clustering (ACC, NMI, mistakes, Compare, "
+                "Sensitivity) say so and show the rest.")
 
 plan = dash.scale_plan(data.n_samples)
 

@@ -24,7 +24,8 @@ def dataset_summary(dataset):
         ("dataset", dataset.name),
         ("samples n", f"{dataset.n_samples:,}"),
         ("views", f"{dataset.n_views} ({', '.join(dataset.view_names)})"),
-        ("classes", "unlabelled" if dataset.labels is None else str(dataset.n_clusters)),
+        ("classes", "unlabelled" if dataset.labels is None else str(dataset.n_clusters)
+         + (" (cannot score a clustering)" if dataset.n_clusters < 2 else "")),
     ]
     if dataset.outlier_mask is not None and dataset.outlier_mask.any():
         per_view = dataset.outlier_mask.sum(axis=1)
@@ -34,6 +35,24 @@ def dataset_summary(dataset):
     else:
         rows.append(("injected outliers", "none"))
     return rows
+
+
+def labels_problem(dataset):
+    """Why ``dataset``'s labels cannot score a clustering, in words; None when they can.
+
+    Scoring (ACC, NMI, Compare, Sensitivity) and "the number of classes" as the
+    default number of clusters need at least two classes.
+    """
+    if dataset is None or dataset.labels is None:
+        return "This dataset has no labels"
+    if dataset.n_clusters < 2:
+        return "The labels of this dataset hold one class only"
+    return None
+
+
+def scoring_labels(dataset):
+    """The labels a clustering is scored against (two classes or more), else None."""
+    return None if labels_problem(dataset) else dataset.labels
 
 
 @dataclass(frozen=True)
