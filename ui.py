@@ -116,6 +116,12 @@ def init_session():
             ss.messages.append(f"Ignored outliers={query['outliers']!r} from the URL: {exc}")
 
 
+#: Widgets whose choices depend on the dataset (its views, its labels): they start again from
+#: their defaults when the dataset changes, instead of keeping a choice the new data lack.
+DATASET_WIDGETS = ("w_clusters", "w_out_views", "w_aff_view", "w_aff_order", "w_aff_kind",
+                   "w_weights_order")
+
+
 def set_dataset(data, keep_clusters=False):
     """Make ``data`` the current (clean) dataset; forget injected outliers.
 
@@ -127,7 +133,8 @@ def set_dataset(data, keep_clusters=False):
     ss.outliers = None
     if not keep_clusters and "params" in ss and ss.params.n_clusters is not None:
         ss.params = ss.params.replace(n_clusters=None)
-    ss.pop("w_clusters", None)  # Solve's "clusters c" starts again from the new data
+    for key in DATASET_WIDGETS:
+        ss.pop(key, None)
 
 
 def inject(spec):

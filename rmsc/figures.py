@@ -98,9 +98,15 @@ def _boundary_line(n_groups, color):
     return dict(color=color, width=1)
 
 
-def _group_ticks(centres, groups):
-    """Tick positions and names for ``groups``: every k-th beyond :data:`MAX_GROUP_TICKS`."""
-    step = max(1, -(-len(groups) // MAX_GROUP_TICKS))
+#: At most this many group names on an axis of a small panel (:func:`view_affinities_figure`).
+MAX_PANEL_TICKS = 8
+
+
+def _group_ticks(centres, groups, max_ticks=MAX_GROUP_TICKS):
+    """Tick positions and names for ``groups``: every k-th beyond ``max_ticks`` (k = 1, 2, 5,
+    10, 20, 50, ...: the names of the usual 0..c-1 classes read 0, 5, 10, ...)."""
+    need = len(groups) / max_ticks
+    step = next(m * 10 ** e for e in range(12) for m in (1, 2, 5) if m * 10 ** e >= need)
     return list(np.asarray(centres)[::step]), [str(g) for g in list(groups)[::step]]
 
 
@@ -472,7 +478,7 @@ def _affinity_rgb(pooled):
     return _colormap(np.sqrt(np.clip(pooled / (top or 1.0), 0, 1)))
 
 
-def _group_lines(fig, boundaries, groups, n, f, s, **where):
+def _group_lines(fig, boundaries, groups, n, f, s, max_ticks=MAX_GROUP_TICKS, **where):
     """Class/cluster boundaries as thin lines and group names as ticks (pooled coordinates).
 
     Many groups: thinner lines, then none (:data:`MAX_BOUNDARIES`), and every k-th name.
@@ -486,7 +492,7 @@ def _group_lines(fig, boundaries, groups, n, f, s, **where):
             fig.add_shape(type="line", y0=x, y1=x, x0=-0.5, x1=s - 0.5, line=line, **where)
     if groups is not None and boundaries is not None:
         st = np.concatenate([[0], np.asarray(boundaries), [n]])
-        vals, text = _group_ticks(((st[:-1] + st[1:]) / 2) / f - 0.5, groups)
+        vals, text = _group_ticks(((st[:-1] + st[1:]) / 2) / f - 0.5, groups, max_ticks)
         fig.update_xaxes(tickvals=vals, ticktext=text, **where)
         fig.update_yaxes(tickvals=vals, ticktext=text, **where)
     else:
@@ -571,7 +577,9 @@ def view_affinities_figure(pooled, view_names, *, pool=1, n_samples=None, bounda
         trace = px.imshow(_affinity_rgb(np.asarray(P, dtype=float)), binary_string=True).data[0]
         trace.hovertemplate = f"{view_names[i]}: block (%{{y}}, %{{x}})<extra></extra>"
         fig.add_trace(trace, row=r, col=c)
-        _group_lines(fig, boundaries, groups, n, int(pool), s, row=r, col=c)
+        _group_lines(fig, boundaries, groups, n, int(pool), s, MAX_PANEL_TICKS, row=r, col=c)
+        if c > 1:  # the same order in every panel: names on the first column only
+            fig.update_yaxes(showticklabels=False, row=r, col=c)
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i + 1 if i else ''}",
                          row=r, col=c)
     sub = f" — pooled {pool}×{pool}" if pool > 1 else ""

@@ -272,6 +272,8 @@ def _check_case(at, case):
         return
     data = at.session_state["clean"]
     assert data.name == fname.rsplit(".", 1)[0], texts(at, "error")
+    # the Data page's choices start from the new data (not the previous set's view names)
+    assert at.multiselect(key="w_out_views").value == [data.view_names[0]]
     every_page(at, case, "while the fit runs")
     wait_jobs(at, case.timeout)
     every_page(at, case, "after the fit")

@@ -336,6 +336,7 @@ def test_affinity_figure_with_a_hundred_classes_has_no_gridlines_and_few_names()
     grid = figures.view_affinities_figure([figures.pool_matrix(S)[0]] * 2, ["a", "b"],
                                           boundaries=bounds, groups=np.arange(100))
     assert len(grid.layout.shapes) == 0
+    assert len(grid.layout.xaxis.ticktext) <= figures.MAX_PANEL_TICKS  # small panels: fewer
 
 
 def test_group_lines_get_thin_then_go():
