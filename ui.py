@@ -550,6 +550,11 @@ def projection(fingerprint, view, _data):
     return coords.astype(np.float32), explained
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def data_notes(fingerprint, _data):
+    return dash.data_notes(_data)
+
+
 @st.cache_resource(max_entries=24, show_spinner=False)
 def view_affinity(fingerprint, view, _data):
     return dash.view_affinity(_data.views[view])

@@ -127,6 +127,9 @@ with c2:
                 "page. Pages that score a clustering (ACC, NMI, mistakes, Compare, "
                 "Sensitivity) say so and show the rest.")
 
+for note in ui.data_notes(data.fingerprint, data):
+    st.warning(note)
+
 plan = dash.scale_plan(data.n_samples)
 
 st.markdown("**Each view in 2-D** (PCA after scaling every sample to unit length, as RMSC "

@@ -51,8 +51,9 @@ with tab_grid:
     betas = c2.multiselect("β values", dash.BETA_GRID, default=list(default_betas),
                            key="w_sens_betas", format_func=lambda v: f"{v:g}")
     if beta_max is not None:
-        c2.caption(f"Default: from β_max/100 to β_max/2; Z* is empty from β_max ≈ "
-                   f"{beta_max:.3g} on (these data, λ = {p.lam:g}).")
+        fr = dash.SENSITIVITY_BETA_FRACTIONS
+        c2.caption(f"Default: from β_max/{1 / fr[0]:g} to β_max/{1 / fr[-1]:g}; Z* is empty "
+                   f"from β_max ≈ {beta_max:.3g} on (these data, λ = {p.lam:g}).")
     else:
         c2.caption(f"Default: around β = {beta:g}; it follows these data once {method} has "
                    "been fitted on *Solve*.")

@@ -796,15 +796,15 @@ def test_compare_display_marks_failed_methods():
 def test_sensitivity_axes_are_centred_on_where_z_star_empties():
     lams, betas = dash.sensitivity_axes(0.3, beta_max=1.0)
     assert lams == (0.03, 0.1, 0.3, 1.0, 3.0)
-    assert betas == (0.01, 0.03, 0.1, 0.3, 0.5)  # beta_max x 1/100 .. 1/2 on the slider grid
+    assert betas == (0.01, 0.02, 0.05, 0.1, 0.2)  # beta_max / 100 .. / 5 on the slider grid
     assert set(lams) <= set(dash.LAM_GRID) and set(betas) <= set(dash.BETA_GRID)
     # it follows the data: ten times smaller beta_max, ten times smaller betas
-    assert dash.sensitivity_axes(0.3, beta_max=0.1)[1] == (0.001, 0.003, 0.01, 0.03, 0.05)
+    assert dash.sensitivity_axes(0.3, beta_max=0.1)[1] == (0.001, 0.002, 0.005, 0.01, 0.02)
     assert max(dash.sensitivity_axes(1.0, beta_max=0.05)[1]) < 0.05
     # and lambda: around the current value
     assert dash.sensitivity_axes(2.0, beta_max=1.0)[0] == (0.2, 0.5, 2.0, 5.0, 20.0)
     # no fit yet: the current beta (assumed to work) in the fourth place
-    assert dash.sensitivity_axes(0.3, beta=0.3)[1] == (0.01, 0.03, 0.1, 0.3, 0.5)
+    assert dash.sensitivity_axes(0.3, beta=0.3)[1] == (0.03, 0.05, 0.2, 0.3, 0.5)
     assert dash.sensitivity_axes(0.3) == (dash.DEFAULT_SENSITIVITY_LAMS,
                                           dash.DEFAULT_SENSITIVITY_BETAS)
     # the grid's ends: values collapse rather than leave the sliders' range
@@ -824,3 +824,27 @@ def test_the_page_logic_never_imports_streamlit():
             "sys.exit(int(any(m == 'streamlit' or m.startswith('streamlit.') "
             "for m in sys.modules)))")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_data_notes_name_views_and_samples_without_information(small):
+    A, B = small.views
+    assert dash.data_notes(small) == []
+
+    def notes(*views):
+        return dash.data_notes(small.replace(views=views))
+
+    assert notes(A, np.zeros_like(B)) == [
+        "View B is zero for every sample: it carries no information."]
+    assert notes(A, np.full_like(B, 7.0)) == [
+        "View B is the same for every sample: it cannot tell samples apart."]
+    assert notes(sp.csr_matrix(np.ones((45, 3))), B)[0].startswith("View A is the same")
+    A0 = A.copy()
+    A0[[3, 9]] = 0
+    assert notes(A0, sp.csr_matrix(B))[0].startswith("2 sample(s) are all zero in view A")
+    # a sample equal to another in every view (not in one view only) is a repeat
+    A2, B2 = A.copy(), B.copy()
+    A2[5], B2[5] = A2[0], B2[0]
+    A2[6] = A2[1]
+    assert notes(A2, sp.csr_matrix(B2)) == [
+        "1 sample(s) repeat another sample exactly in every view: RMSC cannot tell them apart "
+        "(each is represented by its copies)."]

@@ -189,9 +189,13 @@ CASES = [
     Case("1 class", _one_class, solve="choose c", experiments=True),
     Case("no labels", _no_labels, solve="choose c"),
     Case("100 classes", _hundred_classes, timeout=400, check=lambda at: _legible(at)),
-    Case("constant view", _constant_view),
-    Case("all-zero view", _zero_view),
-    Case("duplicate samples", _duplicates, experiments=True),
+    Case("constant view", _constant_view, check=lambda at: (
+        _says(at, "data", "warning", "View view1 is the same for every sample"),
+        _says(at, "affinity", "caption", "No k-NN graph for view1: Every sample has at least"))),
+    Case("all-zero view", _zero_view, check=lambda at: _says(
+        at, "data", "warning", "View view1 is zero for every sample")),
+    Case("duplicate samples", _duplicates, experiments=True, check=lambda at: _says(
+        at, "data", "warning", "60 sample(s) repeat another sample exactly in every view")),
     Case("sparse text, d >> n", _sparse_text, solve="failure", query={}),
     Case("triplet views", _triplet_views, solve="failure"),
     Case("pooled mode", _pooled, query={"beta": "0.02"}, timeout=400),
@@ -378,6 +382,11 @@ def test_without_labels_the_messages_match_what_the_page_does():
 # ---------------------------------------------------------------------------
 # Figures on the 100-class set: legible (checked on the figures the page sends)
 # ---------------------------------------------------------------------------
+
+
+def _says(at, page, kind, text):
+    goto(at, page)
+    assert any(text in t for t in texts(at, kind)), (page, messages(at))
 
 
 def specs(at):

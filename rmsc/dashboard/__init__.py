@@ -89,6 +89,7 @@ from .tables import (  # noqa: F401
     ScalePlan,
     align_clusters,
     class_examples,
+    data_notes,
     dataset_summary,
     image_tiles,
     labels_problem,

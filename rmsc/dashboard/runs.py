@@ -19,10 +19,12 @@ DEFAULT_VIEWS_METHODS = ("RMSC", "RMSC-WV", "SSC-AVG")
 SENSITIVITY_LAM_FACTORS = (0.1, 0.3, 1.0, 3.0, 10.0)
 
 
-#: Its beta axis, as fractions of beta_max (Z* is empty from beta_max on): from well inside
-#: the working range to close to its edge. beta_max grows with lambda (about as lambda^0.4
-#: on Digit and Subspaces), so at lambda/10 the last column may reach it.
-SENSITIVITY_BETA_FRACTIONS = (0.01, 0.03, 0.1, 0.25, 0.5)
+#: Its beta axis, as fractions of beta_max (Z* is empty from beta_max on): the range
+#: rmsc.RMSC's own advice names (beta_max/100 to beta_max/5). beta_max grows with lambda
+#: (about as lambda^0.4 on Digit and Subspaces), so the grid's smallest lambda sees the
+#: last column at about beta_max/2 of its own. With fractions up to 1/2, 5 of the 25 cells
+#: of Digit's grid gave no clustering (benchmarks/bench_sensitivity_grid.py).
+SENSITIVITY_BETA_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2)
 
 
 #: The axes when beta_max is not known yet (no fit of the current data): around the defaults.
