@@ -5,7 +5,8 @@ Where things live (one small module each, public names re-exported here):
 ======================  ===============================================================
 ``_dataset``            :class:`MultiViewDataset`, the immutable type every loader returns
 ``_bundled``            the data shipped in ``sample_data/``: :func:`load_bundled`,
-                        :func:`bundled_names`, :func:`load_digit`, :func:`load_digit_small`
+                        :func:`bundled_names`, :func:`load_digit`, :func:`load_digit_small`,
+                        :func:`load_reuter`, :func:`load_3sources`
 ``_synthetic``          :func:`make_multiview_subspaces` (a known answer, for teaching/tests)
 ``_preprocess``         :func:`preprocess` a whole dataset (the per-view transforms are
                         :mod:`rmsc.preprocessing`, which the estimators use too)
@@ -26,9 +27,11 @@ from ._bundled import (
     DIGIT_SMALL_PER_CLASS,
     SAMPLE_DATA,
     bundled_names,
+    load_3sources,
     load_bundled,
     load_digit,
     load_digit_small,
+    load_reuter,
 )
 from ._conventions import LABEL_KEYS, VIEW_KEYS
 from ._dataset import MultiViewDataset
@@ -48,9 +51,11 @@ __all__ = [
     "bundled_names",
     "inject",
     "load",
+    "load_3sources",
     "load_bundled",
     "load_digit",
     "load_digit_small",
+    "load_reuter",
     "make_multiview_subspaces",
     "preprocess",
 ]
