@@ -80,15 +80,15 @@ def test_reproduce_writes_table_json_and_figures(tiny_reproduction, tmp_path, mo
 
     np, y = tiny_reproduction
     report, js, cache = tmp_path / "docs" / "results.md", tmp_path / "r.json", tmp_path / "c.json"
-    code, out, err = run("reproduce", "--datasets", "Digit", "Reuter", "--methods", "RMSC",
+    code, out, err = run("reproduce", "--datasets", "Digit", "--methods", "RMSC",
                          "SSC-AVG", "Co-Pairwise", "--report", str(report), "--json", str(js),
                          "--cache", str(cache), "--lams", "0.3", "1", "--betas", "0.02",
                          "--no-png")
     assert code == 0, err
-    # A progress bar on stderr that ends full, and the dataset that could not load named.
-    assert "[########################]" in err and "Reuter not run" in err
+    # A progress bar on stderr that ends full.
+    assert "[########################]" in err
     text = report.read_text()
-    assert "rmsc reproduce --datasets Digit Reuter" in text.split("## Protocol")[0]
+    assert "rmsc reproduce --datasets Digit --methods" in text.split("## Protocol")[0]
     acc_rmsc = [l for l in text.splitlines() if l.startswith("| RMSC |")][0]
     got = json.loads(js.read_text())
     ours = got["datasets"]["Digit"]["results"]["none"]["RMSC"]
@@ -102,8 +102,6 @@ def test_reproduce_writes_table_json_and_figures(tiny_reproduction, tmp_path, mo
         "lam": 1.0, "beta": 0.02, "top_k": 10, "scale_columns": True}
     assert got["datasets"]["Digit"]["results"]["ssc"]["Co-Pairwise"]["params"] == \
         got["datasets"]["Digit"]["results"]["none"]["Co-Pairwise"]["params"]
-    assert got["datasets"]["Reuter"]["error"].startswith("Reuter:")
-    assert "| Reuter | — | — | — | not run: Reuter:" in text
     # The failed setting is reported in the search, not hidden.
     assert "beta=10000.0 | failed: beta=10000 is so large" in text
     # Figures: HTML files linked relative to the report; the sensitivity grid has its cells.
@@ -117,6 +115,33 @@ def test_reproduce_writes_table_json_and_figures(tiny_reproduction, tmp_path, mo
     code, _, err2 = run("reproduce", "--datasets", "Digit", "--methods", "RMSC", "SSC-AVG",
                         "Co-Pairwise", "--cache", str(cache), "--no-figures", "--quiet")
     assert code == 0 and err2 == ""
+
+
+def test_reproduce_stops_before_any_fit_when_a_dataset_cannot_be_had(tiny_reproduction,
+                                                                    tmp_path, monkeypatch):
+    from rmsc import experiments
+
+    monkeypatch.setattr(experiments.protocol, "run_one", lambda *a, **k: pytest.fail("fitted"))
+    report = tmp_path / "results.md"
+    code, out, err = run("reproduce", "--datasets", "Digit", "Reuter", "--methods", "RMSC",
+                         "--report", str(report), "--json", str(tmp_path / "r.json"))
+    assert code == 2 and out == ""
+    assert err == "rmsc: error: Reuter: None does not exist. (nothing was run)\n"
+    assert not report.exists() and not (tmp_path / "r.json").exists()
+
+
+def test_a_reproduction_from_python_reports_the_dataset_it_could_not_load(tiny_reproduction):
+    """The library's run() (not the CLI) keeps going and says which dataset did not run."""
+    from rmsc import experiments
+
+    result = experiments.run(["Digit", "Reuter"], ["RMSC"], postprocessing=("none",),
+                             views=False, sensitivity=False)
+    text = experiments.report(result, command="rmsc reproduce --datasets Digit Reuter")
+    got = experiments.to_json(result)
+    assert got["datasets"]["Reuter"]["error"].startswith("Reuter:")
+    assert "| Reuter | — | — | — | not run: Reuter:" in text
+    acc_rmsc = [l for l in text.splitlines() if l.startswith("| RMSC |")][0]
+    assert "n/a: data unavailable (paper 33.14 ± 1.01)" in acc_rmsc
 
 
 def test_reproduce_bad_input_is_a_message(tiny_reproduction, tmp_path):
