@@ -6,7 +6,7 @@ The default path is ../shared/datasets/3sources.mat beside the repository (a fol
 accepted). The file holds ``X``, a 3x1 cell of dense uint8 term-count matrices (BBC,
 Guardian, Reuters; 169 stories as rows), and ``y``, the labels 1..6. The counts are written
 exactly as stored (dense uint8; the archive's compression takes care of the zeros) with
-:func:`rmsc._bundle_io.save_views`, then read back and compared with the .mat.
+:func:`rmsc.datasets._bundle_io.save_views`, then read back and compared with the .mat.
 """
 
 import sys
@@ -17,7 +17,7 @@ import scipy.io
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from rmsc._bundle_io import load_views, save_views  # noqa: E402
+from rmsc.datasets._bundle_io import load_views, save_views  # noqa: E402
 
 FILE = "3sources.mat"
 DEFAULT = ROOT.parent / "shared" / "datasets" / FILE

@@ -6,7 +6,7 @@ The default path is ../shared/datasets/reuters_1200.mat beside the repository (a
 also accepted). The file holds ``fea``, a 1x5 cell of sparse (CSC) document-term matrices,
 one per language, samples as rows, and ``gt``, the 1200 class labels 1..6. Every view is
 written exactly as stored (CSC, float64 values, sorted indices) with
-:func:`rmsc._bundle_io.save_views`, then read back and compared with the .mat.
+:func:`rmsc.datasets._bundle_io.save_views`, then read back and compared with the .mat.
 """
 
 import sys
@@ -17,7 +17,7 @@ import scipy.io
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from rmsc._bundle_io import load_views, save_views  # noqa: E402
+from rmsc.datasets._bundle_io import load_views, save_views  # noqa: E402
 
 FILE = "reuters_1200.mat"
 DEFAULT = ROOT.parent / "shared" / "datasets" / FILE

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from rmsc import _bundle_io, _resources
+from rmsc import _resources
+from rmsc.datasets import _bundle_io
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _bundle_io
+from . import _bundle_io
 from .._resources import sample_data_dir
 from ._dataset import MultiViewDataset
 from ._matlab import _interpret_mat
@@ -78,7 +78,7 @@ def load_digit_small(per_class=DIGIT_SMALL_PER_CLASS, random_state=0):
 def _paper_text_set(name, file, mat_file, view_key, label_key, cell_shape, summary):
     """A bundled copy of one of the paper's .mat files, read as ``load(mat_file)`` reads it.
 
-    The .npz holds the .mat's arrays exactly (:mod:`rmsc._bundle_io`); they are put back into
+    The .npz holds the .mat's arrays exactly (:mod:`rmsc.datasets._bundle_io`); they are put back into
     the .mat's layout (a ``cell_shape`` cell array under ``view_key``, labels as a column
     under ``label_key``) and go through the same MATLAB conventions as a user's file, so the
     views, labels and notes equal those of ``rmsc.datasets.load(mat_file)``.
