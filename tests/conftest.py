@@ -27,7 +27,7 @@ def paper_mat_variables(file):
     CSVs' 5-digit values), so tests of the loader's conventions need nothing outside the
     repository.
     """
-    from rmsc import _bundle_io
+    from rmsc.datasets import _bundle_io
     from rmsc._resources import sample_data_dir
 
     view_key, label_key, column = PAPER_MATS[file]
