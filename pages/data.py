@@ -204,7 +204,7 @@ with st.form("inject"):
     default_views = list(ss.outliers.views) if ss.outliers else [clean.view_names[0]]
     c1.multiselect("views to corrupt", list(clean.view_names), default=default_views,
                    key="w_out_views")
-    c1.checkbox("same samples in every chosen view", value=True, key="w_out_same")
+    c1.checkbox("same samples in every chosen view", value=True, key="w_out_same", wrap=True)
     c2.slider("fraction of samples", 0.01, 0.5, 0.1, 0.01, key="w_out_fraction")
     c2.selectbox("kind", KINDS, key="w_out_kind")
     c3.slider("severity", 0.1, 5.0, 1.0, 0.1, key="w_out_severity")

@@ -103,7 +103,7 @@ with left:
                     help="Defaults to the number of classes in the labels; without labels "
                          "(or with one class) choose it here.")
     c2.number_input("seed", 0, 2**31 - 1, value=p.seed, key="w_seed", on_change=_apply)
-    st.toggle("run automatically", key="autorun",
+    st.toggle("run automatically", key="autorun", wrap=True,
               help="Fit again whenever the data or a parameter changes.")
     blocker = ui.fit_blocker()
     with st.container(horizontal=True):  # wraps on narrow screens: no label is cut

@@ -35,7 +35,7 @@ if dash.scoring_labels(data) is not None:
     choices.insert(0, "class")
 c1, c2 = st.columns([2, 3])
 order_mode = c1.radio("order samples by", choices, horizontal=True, key="w_weights_order")
-relative = c2.toggle("divide each view's weights by its median", value=True,
+relative = c2.toggle("divide each view's weights by its median", value=True, wrap=True,
                      key="w_weights_relative",
                      help="Views differ in scale (a view with few features is reconstructed "
                           "better, so all its weights are higher); relative weights show which "
