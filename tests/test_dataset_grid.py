@@ -32,7 +32,6 @@ from test_app import (  # noqa: F401 - the fixtures apply here too
     goto,
     no_trouble,
     open_app,
-    sidebar_text,
     steady_state_navigation,
     texts,
 )

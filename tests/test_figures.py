@@ -305,7 +305,6 @@ def test_robustness_figure_groups_variants_in_percent():
 
 def hundred_classes(n_per=4, c=100):
     labels = np.repeat(np.arange(c), n_per)
-    n = labels.size
     S = sp.csr_matrix((labels[:, None] == labels[None]).astype(float))
     bounds = np.arange(1, c) * n_per
     return labels, S, bounds
