@@ -127,7 +127,8 @@ class RMSC(ClusterMixin, BaseEstimator):
     converged_ : bool
     beta_max_ : float
         The smallest beta for which Algorithm 1 keeps Z* = 0 from the start
-        (:func:`rmsc.solver.beta_max`; not part of ``fit_time_``). Useful
+        (:func:`rmsc.solver.beta_max`, computed within the solve from the same
+        factorisation: one extra product, part of ``fit_time_``). Useful
         values of beta lie well below it.
     fit_time_ : float
         Seconds spent in Algorithm 1.
@@ -236,7 +237,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             factors, lam, beta, gamma,
             weighting=self.weighting, max_iter=self.max_iter, tol=self.tol,
             callback=self.callback, block_size=self.block_size,
-            runner=runner,
+            runner=runner, with_beta_max=True,
         )
         self.fit_time_ = time.perf_counter() - t0
         self.consensus_ = sol.Zstar.tocsr()
@@ -247,8 +248,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.objective_init_ = sol.objective_init
         self.n_iter_ = sol.n_iter
         self.converged_ = sol.converged
-        self.beta_max_ = solver.beta_max(factors, lam, gamma, weighting=self.weighting,
-                                         block_size=self.block_size, runner=runner)
+        self.beta_max_ = sol.beta_max
         if self.consensus_.nnz == 0:
             raise DegenerateSolutionError(
                 f"beta={beta:g} is so large that the consensus Z* is all zero, so there is "

@@ -82,6 +82,10 @@ class ViewFactor:
     one_minus_h : ndarray of shape (n_samples,)
         1 - diag(R^T M R) = lam * diag((X^T X + lam I)^{-1}), positive for lam > 0.
     lam : float
+    m_diag : ndarray of shape (r,) or None
+        The diagonal of M when K is diagonal (the eigen-factor of
+        :func:`gram_factor` for a view with more features than samples): then
+        products with M are row scalings, O(r n) instead of O(r^2 n).
     """
 
     R: np.ndarray
@@ -90,6 +94,13 @@ class ViewFactor:
     MR: np.ndarray
     one_minus_h: np.ndarray
     lam: float
+    m_diag: np.ndarray | None = None
+
+    def apply_M(self, T):
+        """M @ T, for T of shape (r, k)."""
+        if self.m_diag is not None:
+            return self.m_diag[:, None] * T
+        return self.M @ T
 
 
 def gram_factor(X):
@@ -117,10 +128,29 @@ def gram_factor(X):
     return np.ascontiguousarray((V[:, keep] * np.sqrt(w[keep])).T)
 
 
+#: K = R R^T counts as diagonal when its off-diagonal entries are at most this
+#: fraction of its largest entry (the eigen-factor's K is diagonal to ~1e-14).
+_DIAGONAL_K = 1e-12
+
+
 def factorize_view(R, lam):
-    """Precompute the Woodbury quantities of one view (see :class:`ViewFactor`)."""
+    """Precompute the Woodbury quantities of one view (see :class:`ViewFactor`).
+
+    When K = R R^T is diagonal (rows of R orthogonal, as :func:`gram_factor`
+    makes them for a view with more features than samples), M is the diagonal
+    1 / (K_ii + lam): no r x r solve, and the Z^v-step scales rows instead of
+    multiplying by M.
+    """
     K = R @ R.T
     r = K.shape[0]
+    k = np.diag(K).copy()
+    off = K - np.diag(k)
+    if r > 1 and np.abs(off).max() <= _DIAGONAL_K * max(np.abs(k).max(), np.finfo(float).tiny):
+        m = 1.0 / (k + lam)
+        MR = m[:, None] * R
+        one_minus_h = 1.0 - np.einsum("ij,ij->j", R, MR)
+        return ViewFactor(R=R, K=K, M=np.diag(m), MR=MR, one_minus_h=one_minus_h,
+                          lam=float(lam), m_diag=m)
     cho = scipy.linalg.cho_factor(K + lam * np.eye(r), lower=True)
     M = scipy.linalg.cho_solve(cho, np.eye(r))
     M = (M + M.T) / 2.0
@@ -178,7 +208,7 @@ def zv_step(view, T):
     -------
     ViewRepresentation
     """
-    Q0 = view.M @ T
+    Q0 = view.apply_M(T)
     D = np.einsum("ij,ij->j", view.R, Q0) / view.one_minus_h
     Q = Q0 + view.MR * D[None, :]
     return ViewRepresentation(D=D, Q=Q, T=T)
@@ -368,7 +398,7 @@ def stack_factors(views):
 
 
 def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=False,
-               stack=None, runner=None, shared=None):
+               stack=None, runner=None, shared=None, dense=False, return_delta=False):
     """Z*-step: argmin lam sum_vj P_vj ||z*_j - z^v_j||^2 + beta ||Z*||_1.
 
     Paper eq. (update_z_*): entry-wise soft-thresholding of the weighted mean
@@ -376,15 +406,16 @@ def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=F
     With the implicit Z^v, A = Zref + sum_v R_v^T (Q_v diag(P_v / s)) off the
     diagonal and 0 on it (every Z^v has a zero diagonal), so one dense
     (n x r)(r x n) product, done a column block at a time, is all the work;
-    the result is stored sparse. The same pass returns R_v Z* for every view,
-    which the next P-step and Z^v-step need.
+    the result is stored sparse (or dense, see ``dense``). The same pass
+    returns R_v Z* for every view, which the next P-step and Z^v-step need.
 
     Parameters
     ----------
     views : list of ViewFactor
     reps : list of ViewRepresentation
-    Zref : scipy.sparse.csc_matrix of shape (n, n)
-        The consensus the reps were computed for.
+    Zref : scipy.sparse matrix or ndarray of shape (n, n)
+        The consensus the reps were computed for (an ndarray is best
+        Fortran-ordered: its column blocks are then contiguous).
     P : ndarray of shape (n_views, n)
     lam, beta : float
     block_size : int or None
@@ -397,13 +428,20 @@ def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=F
     runner, shared :
         Where the column blocks run, and ``runner.share(stack)`` (see
         :func:`soft_threshold_columns`).
+    dense : bool
+        Return Z* as a dense Fortran-ordered ndarray instead of CSC (for a
+        dense consensus, where sparse storage only costs time).
+    return_delta : bool
+        Also return ||zref_j - z*_j||^2 for every column j (the P-step needs it).
 
     Returns
     -------
-    Zstar : scipy.sparse.csc_matrix of shape (n, n)
+    Zstar : scipy.sparse.csc_matrix or ndarray of shape (n, n)
     RZ : list of ndarray, each (r_v, n)
         R_v Z* per view.
     beta_max : float or None
+    delta_sq : ndarray of shape (n,)
+        Only with ``return_delta=True``.
     """
     s = P.sum(axis=0)
     W = P / s[None, :]
@@ -413,17 +451,34 @@ def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=F
     for part, rep, w in zip(np.split(QW, stack.splits, axis=0), reps, W):
         np.multiply(rep.Q, w[None, :], out=part)
     tau = beta / (2.0 * lam * s)
-    Zstar, RZ, colmax = soft_threshold_columns(
+    out = threshold_columns(
         stack.R, QW, Zref, tau, block_size=block_size, with_colmax=with_beta_max, RT=stack.RT,
-        runner=runner, shared=shared,
+        runner=runner, shared=shared, dense=dense,
     )
-    beta_max = float(np.max(2.0 * lam * s * colmax)) if with_beta_max else None
-    return Zstar, np.split(RZ, stack.splits, axis=0), beta_max
+    beta_max = float(np.max(2.0 * lam * s * out.colmax)) if with_beta_max else None
+    result = (out.Z, np.split(out.RZ, stack.splits, axis=0), beta_max)
+    return result + (out.delta_sq,) if return_delta else result
 
 
 #: Above this fraction of nonzeros, R @ Z uses dense BLAS (:func:`sparse_right_product`;
 #: on Digit, with blocks on threads, the sparse product wins up to ~10 %).
 _DENSE_PRODUCT_DENSITY = 0.1
+
+#: Above this fraction of nonzeros the solver keeps Z* as a dense array (when it
+#: fits :data:`DENSE_ZSTAR_BYTES`): every pass over a sparse Z* then costs more
+#: than over a dense one (CSC building, sparse differences), for no memory saved
+#: worth having (12 bytes a nonzero against 8 an entry).
+DENSE_ZSTAR_DENSITY = 0.1
+
+#: Most memory for a dense Z* (n <= 8192).
+DENSE_ZSTAR_BYTES = 512 * 2**20
+
+
+def keep_dense(Z):
+    """Whether the solver should hold the next Z* densely, given the current one."""
+    n = Z.shape[0]
+    nnz = Z.nnz if sp.issparse(Z) else np.count_nonzero(Z)
+    return nnz > DENSE_ZSTAR_DENSITY * n * n and 8 * n * n <= DENSE_ZSTAR_BYTES
 
 
 @dataclass
@@ -434,24 +489,32 @@ class ColumnBlock:
     ----------
     counts : ndarray of shape (b,)
         Nonzeros kept per column.
-    rows : ndarray of int
+    rows : ndarray of int or None
         Row indices of the kept entries, column after column (CSC order).
-    vals : ndarray of float
+    vals : ndarray of float or None
         Their thresholded values.
     RZ : ndarray of shape (r, b)
         Rcat @ (the block of Z).
     colmax : ndarray of shape (b,) or None
         max_i |A_ij| before thresholding.
+    delta_sq : ndarray of shape (b,)
+        ||zref_j - z_j||^2 per column.
+    dense : ndarray of shape (b, n) or None
+        The block's columns of Z as rows, when a dense Z was asked for
+        (then ``rows`` and ``vals`` are None).
     """
 
     counts: np.ndarray
-    rows: np.ndarray
-    vals: np.ndarray
+    rows: np.ndarray | None
+    vals: np.ndarray | None
     RZ: np.ndarray
     colmax: np.ndarray | None
+    delta_sq: np.ndarray = None
+    dense: np.ndarray | None = None
 
 
-def threshold_block(stack, QW_block, zref_block, tau_block, start, with_colmax=False):
+def threshold_block(stack, QW_block, zref_block, tau_block, start, with_colmax=False,
+                    dense=False):
     """Soft-threshold one column block of A = Zref + Rcat^T QW (zero diagonal).
 
     A pure function of its arguments, so that it can run anywhere (here, or
@@ -462,13 +525,15 @@ def threshold_block(stack, QW_block, zref_block, tau_block, start, with_colmax=F
     stack : StackedFactors
     QW_block : ndarray of shape (r, b)
         Columns ``start:start + b`` of QW.
-    zref_block : scipy.sparse.csc_matrix of shape (n, b)
-        The same columns of Zref.
+    zref_block : scipy.sparse.csc_matrix of shape (n, b) or ndarray of shape (b, n)
+        The same columns of Zref: sparse, or dense with the columns as rows.
     tau_block : ndarray of shape (b,)
         The threshold of each column.
     start : int
         Index of the block's first column (where its diagonal entries are).
     with_colmax : bool
+    dense : bool
+        Return the block dense (``ColumnBlock.dense``) instead of as CSC parts.
 
     Returns
     -------
@@ -479,21 +544,83 @@ def threshold_block(stack, QW_block, zref_block, tau_block, start, with_colmax=F
     b = QW_block.shape[1]
     # Row jj of Bt is column start + jj of A.
     Bt = QW_block.T @ Rcat
-    if zref_block.nnz:
-        own = np.repeat(np.arange(b), np.diff(zref_block.indptr))
-        Bt[own, zref_block.indices] += zref_block.data
+    ref_sparse = sp.issparse(zref_block)
+    if ref_sparse:
+        ref_own = np.repeat(np.arange(b), np.diff(zref_block.indptr))
+        if zref_block.nnz:
+            Bt[ref_own, zref_block.indices] += zref_block.data
+    else:
+        Bt += zref_block
     Bt[np.arange(b), np.arange(start, start + b)] = 0.0
     colmax = np.maximum(Bt.max(axis=1), -Bt.min(axis=1)) if with_colmax else None
+    tau_col = tau_block[:, None]
+    if dense:
+        # Soft-thresholding in place: sign(a) max(|a| - t, 0).
+        mag = np.abs(Bt)
+        mag -= tau_col
+        np.maximum(mag, 0.0, out=mag)
+        np.copysign(mag, Bt, out=Bt)
+        counts = np.count_nonzero(Bt, axis=1)
+        if ref_sparse:
+            delta_sq = _delta_sq_sparse_ref(zref_block, ref_own, Bt[ref_own, zref_block.indices],
+                                            np.einsum("ij,ij->i", Bt, Bt), b)
+        else:
+            diff = zref_block - Bt
+            delta_sq = np.einsum("ij,ij->i", diff, diff)
+        RZ = (Bt @ stack.RT).T
+        return ColumnBlock(counts=counts, rows=None, vals=None, RZ=RZ, colmax=colmax,
+                           delta_sq=delta_sq, dense=Bt)
     # Soft-thresholding: keep |a| > t, shrink the kept entries by t.
-    keep = np.abs(Bt) > tau_block[:, None]
+    keep = np.abs(Bt) > tau_col
     flat = np.flatnonzero(keep)
     own, rows = np.divmod(flat, n)
     vals = Bt.ravel()[flat]
     vals -= np.copysign(tau_block[own], vals)
     counts = np.bincount(own, minlength=b)
+    z_sq = np.bincount(own, weights=vals * vals, minlength=b)
+    if ref_sparse:
+        a = Bt[ref_own, zref_block.indices]
+        z_at_ref = np.copysign(np.maximum(np.abs(a) - tau_block[ref_own], 0.0), a)
+        delta_sq = _delta_sq_sparse_ref(zref_block, ref_own, z_at_ref, z_sq, b)
+    else:
+        cross = np.bincount(own, weights=vals * zref_block.ravel()[flat], minlength=b)
+        delta_sq = np.maximum(np.einsum("ij,ij->i", zref_block, zref_block) + z_sq - 2 * cross,
+                              0.0)
     block = sp.csc_matrix((vals, rows, np.concatenate(([0], np.cumsum(counts)))), shape=(n, b))
     RZ = sparse_right_product(Rcat, block, stack.RT)
-    return ColumnBlock(counts=counts, rows=rows, vals=vals, RZ=RZ, colmax=colmax)
+    return ColumnBlock(counts=counts, rows=rows, vals=vals, RZ=RZ, colmax=colmax,
+                       delta_sq=delta_sq)
+
+
+def _delta_sq_sparse_ref(zref_block, ref_own, z_at_ref, z_sq, b):
+    """||zref_j - z_j||^2 = ||zref_j||^2 + ||z_j||^2 - 2 zref_j . z_j for a sparse Zref block.
+
+    ``z_at_ref``: the new Z at Zref's nonzeros (already thresholded).
+    """
+    data = zref_block.data
+    ref_sq = np.bincount(ref_own, weights=data * data, minlength=b)
+    cross = np.bincount(ref_own, weights=data * z_at_ref, minlength=b)
+    return np.maximum(ref_sq + z_sq - 2.0 * cross, 0.0)
+
+
+@dataclass
+class Thresholded:
+    """What :func:`threshold_columns` returns.
+
+    Attributes
+    ----------
+    Z : scipy.sparse.csc_matrix or ndarray of shape (n, n)
+        Dense (Fortran order) when asked for.
+    RZ : ndarray of shape (r, n)
+    colmax : ndarray of shape (n,) or None
+    delta_sq : ndarray of shape (n,)
+        ||zref_j - z_j||^2.
+    """
+
+    Z: object
+    RZ: np.ndarray
+    colmax: np.ndarray | None
+    delta_sq: np.ndarray
 
 
 def soft_threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False, RT=None,
@@ -510,7 +637,7 @@ def soft_threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=Fal
     ----------
     Rcat : ndarray of shape (r, n)
     QW : ndarray of shape (r, n)
-    Zref : sparse matrix of shape (n, n)
+    Zref : sparse matrix or ndarray of shape (n, n)
     tau : ndarray of shape (n,)
     block_size : int or None
         Columns per block (see :func:`block_columns`).
@@ -531,30 +658,52 @@ def soft_threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=Fal
     colmax : ndarray of shape (n,) or None
         max_i |A_ij| before thresholding (column j is zero iff tau_j >= colmax_j).
     """
+    out = threshold_columns(Rcat, QW, Zref, tau, block_size=block_size, with_colmax=with_colmax,
+                            RT=RT, runner=runner, shared=shared)
+    return out.Z, out.RZ, out.colmax
+
+
+def threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False, RT=None,
+                      runner=None, shared=None, dense=False):
+    """:func:`soft_threshold_columns` with every by-product (see :class:`Thresholded`).
+
+    ``dense=True`` returns Z as a dense Fortran-ordered array.
+    """
     n = Rcat.shape[1]
     block_size = block_columns(n, block_size)
     runner = LocalBlocks() if runner is None else runner
     if shared is None:
         RT = np.ascontiguousarray(Rcat.T) if RT is None else RT
         shared = runner.share(StackedFactors(R=Rcat, RT=RT, splits=np.array([], dtype=int)))
-    Zref = sp.csc_matrix(Zref)
+    if sp.issparse(Zref):
+        Zref = sp.csc_matrix(Zref)
+        ref_block = lambda a, b: Zref[:, a:b]  # noqa: E731
+    else:
+        Zref = np.asfortranarray(Zref)
+        ref_block = lambda a, b: Zref[:, a:b].T  # noqa: E731  (C-contiguous: columns as rows)
     starts = range(0, n, block_size)
     arguments = [
-        (QW[:, a:min(a + block_size, n)], Zref[:, a:min(a + block_size, n)],
-         tau[a:min(a + block_size, n)], a, with_colmax)
+        (QW[:, a:min(a + block_size, n)], ref_block(a, min(a + block_size, n)),
+         tau[a:min(a + block_size, n)], a, with_colmax, dense)
         for a in starts
     ]
     blocks = runner.map(threshold_block, shared, arguments)
-    counts = np.concatenate([blk.counts for blk in blocks])
-    Z = sp.csc_matrix(
-        (np.concatenate([blk.vals for blk in blocks]),
-         np.concatenate([blk.rows for blk in blocks]),
-         np.concatenate(([0], np.cumsum(counts)))),
-        shape=(n, n),
-    )
+    if dense:
+        Z = np.empty((n, n), order="F")
+        for a, blk in zip(starts, blocks):
+            Z[:, a:a + blk.dense.shape[0]] = blk.dense.T
+    else:
+        counts = np.concatenate([blk.counts for blk in blocks])
+        Z = sp.csc_matrix(
+            (np.concatenate([blk.vals for blk in blocks]),
+             np.concatenate([blk.rows for blk in blocks]),
+             np.concatenate(([0], np.cumsum(counts)))),
+            shape=(n, n),
+        )
     RZ = np.concatenate([blk.RZ for blk in blocks], axis=1)
     colmax = np.concatenate([blk.colmax for blk in blocks]) if with_colmax else None
-    return Z, RZ, colmax
+    delta_sq = np.concatenate([blk.delta_sq for blk in blocks])
+    return Thresholded(Z=Z, RZ=RZ, colmax=colmax, delta_sq=delta_sq)
 
 
 # ---------------------------------------------------------------------------
@@ -590,8 +739,13 @@ def objective_terms(views, reps, P, Zstar, beta, gamma, weighting="sample"):
         "reconstruction": float(np.sum(P * recon)),
         "coupling": float(np.sum(P * coupling)),
         "regularizer": reg,
-        "sparsity": float(beta * np.abs(Zstar.data).sum()),
+        "sparsity": float(beta * l1_norm(Zstar)),
     }
+
+
+def l1_norm(Z):
+    """sum |Z_ij| of a sparse or dense matrix."""
+    return float(np.abs(Z.data).sum()) if sp.issparse(Z) else float(np.abs(Z).sum())
 
 
 # ---------------------------------------------------------------------------
@@ -614,6 +768,8 @@ class RMSCSolution:
         Objective at the initialisation (P = 1, Z* = 0, Z^v solved for Z* = 0).
     n_iter : int
     converged : bool
+    beta_max : float or None
+        :func:`beta_max` for these data, lam and gamma, when asked for.
     """
 
     Zstar: object
@@ -623,6 +779,7 @@ class RMSCSolution:
     objective_init: float
     n_iter: int
     converged: bool
+    beta_max: float | None = None
 
 
 #: Most iterations of Algorithm 1, by default.
@@ -638,7 +795,7 @@ TOL = 1e-4
 
 
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
-          callback=None, block_size=None, runner=None):
+          callback=None, block_size=None, runner=None, with_beta_max=False):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): P = 1 and every Z^v the exact
@@ -660,6 +817,10 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     runner : rmsc.backends.LocalBlocks, rmsc.backends.DaskBlocks or None
         Where the Z*-step's column blocks run (None: here). The P- and
         Z^v-steps cost O(r^2 n) and run here.
+    with_beta_max : bool
+        Also compute :func:`beta_max` (``RMSCSolution.beta_max``) from the
+        same factorisation: its first candidate is a by-product of the first
+        Z*-step, the second costs one more product.
 
     Returns
     -------
@@ -668,11 +829,11 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     runner = LocalBlocks() if runner is None else runner
     with runner:
         return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,
-                           block_size, runner)
+                           block_size, runner, with_beta_max)
 
 
 def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, block_size,
-                runner):
+                runner, with_beta_max=False):
     views = [factorize_view(R, lam) for R in factors]
     stack = stack_factors(views)
     shared = runner.share(stack)
@@ -683,17 +844,21 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
     reps = [zv_step(v, v.R.copy()) for v in views]
     f_prev = sum(objective_terms(views, reps, P, Zstar, beta, gamma, weighting).values())
     f_init = f_prev
+    b_max = _beta_max_second(views, reps, lam, gamma, weighting, block_size, stack, runner,
+                             shared) if with_beta_max else None
     history = {k: [] for k in OBJECTIVE_TERMS}
     objective = []
     converged = False
     for it in range(1, max_iter + 1):
-        # Z*-step (eq. update_z_*)
+        # Z*-step (eq. update_z_*); the first one also gives beta_max's first candidate
         Zref = Zstar
-        Zstar, RZ, _ = zstar_step(views, reps, Zref, P, lam, beta, block_size, stack=stack,
-                                  runner=runner, shared=shared)
+        first = with_beta_max and it == 1
+        Zstar, RZ, b0, delta_sq = zstar_step(
+            views, reps, Zref, P, lam, beta, block_size, with_beta_max=first, stack=stack,
+            runner=runner, shared=shared, dense=keep_dense(Zref), return_delta=True)
+        if first:
+            b_max = max(b_max, b0)
         # P-step (eq. update_p), with the Z^v of the previous iteration
-        delta = Zref - Zstar
-        delta_sq = np.asarray(delta.multiply(delta).sum(axis=0)).ravel()
         Ts = [v.R - rz for v, rz in zip(views, RZ)]
         losses = np.empty((m, n))
         for v, (view, rep, T) in enumerate(zip(views, reps, Ts)):
@@ -715,14 +880,33 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         if stop:
             break
     return RMSCSolution(
-        Zstar=Zstar,
+        Zstar=sp.csc_matrix(Zstar),
         P=P,
         objective=np.asarray(objective),
         terms={k: np.asarray(v) for k, v in history.items()},
         objective_init=float(f_init),
         n_iter=len(objective),
         converged=converged,
+        beta_max=b_max,
     )
+
+
+def _initial_weights(views, reps, lam, gamma, weighting):
+    """P after a P-step at the initialisation (Z* = 0, Z^v its ridge representation)."""
+    losses = np.empty((len(views), views[0].R.shape[1]))
+    for v, (view, rep) in enumerate(zip(views, reps)):
+        recon, coupling = sample_losses(view, rep)
+        losses[v] = recon + lam * coupling
+    return p_step(losses, gamma, weighting)
+
+
+def _beta_max_second(views, reps, lam, gamma, weighting, block_size, stack, runner, shared):
+    """b1 of :func:`beta_max`: the beta that empties the Z*-step with P = sigma(initial losses)."""
+    n = views[0].R.shape[1]
+    P1 = _initial_weights(views, reps, lam, gamma, weighting)
+    _, _, b1 = zstar_step(views, reps, sp.csc_matrix((n, n)), P1, lam, np.inf, block_size,
+                          with_beta_max=True, stack=stack, runner=runner, shared=shared)
+    return b1
 
 
 def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None):
@@ -753,16 +937,10 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
         stack = stack_factors(views)
         shared = runner.share(stack)
         n = views[0].R.shape[1]
-        Zero = sp.csc_matrix((n, n))
         reps = [zv_step(v, v.R.copy()) for v in views]
         P0 = np.ones((len(views), n))
-        losses = np.empty_like(P0)
-        for v, (view, rep) in enumerate(zip(views, reps)):
-            recon, coupling = sample_losses(view, rep)
-            losses[v] = recon + lam * coupling
-        out = 0.0
-        for P in (P0, p_step(losses, gamma, weighting)):
-            _, _, b = zstar_step(views, reps, Zero, P, lam, np.inf, block_size,
-                                 with_beta_max=True, stack=stack, runner=runner, shared=shared)
-            out = max(out, b)
-        return out
+        _, _, b0 = zstar_step(views, reps, sp.csc_matrix((n, n)), P0, lam, np.inf, block_size,
+                              with_beta_max=True, stack=stack, runner=runner, shared=shared)
+        b1 = _beta_max_second(views, reps, lam, gamma, weighting, block_size, stack, runner,
+                              shared)
+        return max(b0, b1)

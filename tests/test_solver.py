@@ -258,3 +258,76 @@ def test_loss_of_weight_inverts_the_minimizer():
         assert np.allclose(solver.loss_of_weight(solver.minimizer(loss, gamma), gamma), loss,
                            atol=1e-9)
     assert solver.loss_of_weight(0.0, 1e-5) == np.inf
+
+
+def test_dense_and_sparse_consensus_storage_give_the_same_iterates(monkeypatch):
+    # The solver holds Z* densely above DENSE_ZSTAR_DENSITY; storage must not change a digit
+    # that matters, including the switches between the two within one solve.
+    rng = np.random.default_rng(12)
+    n = 40
+    factors = _factors(random_views(rng, n, (5, 13, n + 3)))
+    runs = {}
+    for name, threshold in (("sparse", 2.0), ("dense", -1.0), ("auto", 0.1)):
+        monkeypatch.setattr(solver, "DENSE_ZSTAR_DENSITY", threshold)
+        runs[name] = [solver.solve(factors, lam, beta, 1e-5, max_iter=7, tol=0, block_size=9,
+                                   with_beta_max=True)
+                      for lam, beta in ((0.3, 0.01), (2.0, 0.2), (0.5, 0.05))]
+    assert runs["sparse"][0].Zstar.nnz > 0.1 * n * n  # a dense consensus is among the cases
+    for name in ("dense", "auto"):
+        for a, b in zip(runs[name], runs["sparse"]):
+            assert abs(a.Zstar - b.Zstar).max() < 1e-12
+            assert np.allclose(a.objective, b.objective, rtol=1e-12, atol=0)
+            assert np.allclose(a.P, b.P, rtol=1e-12, atol=0)
+            assert a.beta_max == pytest.approx(b.beta_max, rel=1e-12)
+
+
+def test_beta_max_from_the_solve_equals_the_separate_computation():
+    rng = np.random.default_rng(13)
+    factors = _factors(random_views(rng, 30, (4, 9, 35)))
+    for weighting in ("sample", "view"):
+        sol = solver.solve(factors, 0.7, 0.05, 1e-4, weighting=weighting, max_iter=3, tol=0,
+                           with_beta_max=True)
+        assert sol.beta_max == pytest.approx(
+            solver.beta_max(factors, 0.7, 1e-4, weighting=weighting), rel=1e-12)
+
+
+def test_eigen_factor_gives_a_diagonal_woodbury_and_the_same_zv_step():
+    # A view with more features than samples is factored by its eigenvectors, whose K = R R^T
+    # is diagonal: the Z^v-step then scales rows. Same result as the general Cholesky path.
+    rng = np.random.default_rng(14)
+    X = random_views(rng, 20, (45,))[0]
+    R = solver.gram_factor(X)
+    view = solver.factorize_view(R, 0.4)
+    assert view.m_diag is not None
+    general = solver.factorize_view(R + 0.0, 0.4)
+    general.m_diag = None  # force the r x r product
+    Zs = sp.random(20, 20, density=0.3, random_state=1, format="csc")
+    Zs.setdiag(0)
+    T = solver.residual_operator(view, Zs)
+    a, b = solver.zv_step(view, T), solver.zv_step(general, T)
+    assert np.allclose(a.Q, b.Q, atol=1e-12) and np.allclose(a.D, b.D, atol=1e-12)
+    assert solver.factorize_view(X.T.copy(), 0.4).m_diag is None  # X^T rows are not orthogonal
+
+
+@pytest.mark.parametrize("ref_dense", [False, True])
+@pytest.mark.parametrize("out_dense", [False, True])
+def test_threshold_columns_with_every_storage(ref_dense, out_dense):
+    rng = np.random.default_rng(15)
+    n, r = 23, 6
+    R = rng.standard_normal((r, n))
+    QW = rng.standard_normal((r, n))
+    Zref = sp.random(n, n, density=0.4, random_state=3, format="csc")
+    Zref.setdiag(0)
+    Zref.eliminate_zeros()
+    tau = rng.uniform(0.5, 2.0, n)
+    out = solver.threshold_columns(R, QW, Zref.toarray() if ref_dense else Zref, tau,
+                                   block_size=5, dense=out_dense, with_colmax=True)
+    A = Zref.toarray() + R.T @ QW
+    np.fill_diagonal(A, 0.0)
+    Z = np.sign(A) * np.maximum(np.abs(A) - tau[None, :], 0.0)
+    got = out.Z if out_dense else out.Z.toarray()
+    assert isinstance(out.Z, np.ndarray) == out_dense
+    assert np.allclose(got, Z, atol=1e-13)
+    assert np.allclose(out.RZ, R @ Z, atol=1e-12)
+    assert np.allclose(out.colmax, np.abs(A).max(axis=0))
+    assert np.allclose(out.delta_sq, ((Zref.toarray() - Z) ** 2).sum(axis=0), atol=1e-12)
