@@ -35,9 +35,10 @@ def test_dask_blocks_give_identical_solutions(client):
     factors = [solver.gram_factor(X) for X in random_views(rng, 60, (5, 12, 70))]
     for weighting in ("sample", "view"):
         here = solver.solve(factors, 0.5, 0.05, 1e-5, weighting=weighting, max_iter=5, tol=0,
-                            block_size=16)
+                            block_size=16, precision="float64")
         there = solver.solve(factors, 0.5, 0.05, 1e-5, weighting=weighting, max_iter=5, tol=0,
-                             block_size=16, runner=backends.DaskBlocks(client))
+                             block_size=16, runner=backends.DaskBlocks(client),
+                             precision="float64")
         # Equal up to the summation order of BLAS (the workers run one thread each).
         assert there.Zstar.nnz == here.Zstar.nnz > 0
         assert abs(there.Zstar - here.Zstar).max() < 1e-12
