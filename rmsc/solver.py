@@ -505,6 +505,10 @@ class ColumnBlock:
     dense : ndarray of shape (b, n) or None
         The block's columns of Z as rows, when a dense Z was asked for
         (then ``rows`` and ``vals`` are None).
+    own : ndarray of int or None
+        The block column of every kept entry (sparse result).
+    extra : dict or None
+        By-products of the kernel form (:func:`kernel_block`).
     """
 
     counts: np.ndarray
@@ -514,6 +518,8 @@ class ColumnBlock:
     colmax: np.ndarray | None
     delta_sq: np.ndarray = None
     dense: np.ndarray | None = None
+    own: np.ndarray | None = None
+    extra: dict | None = None
 
 
 def threshold_block(stack, QW_block, zref_block, tau_block, start, with_colmax=False,
@@ -547,6 +553,37 @@ def threshold_block(stack, QW_block, zref_block, tau_block, start, with_colmax=F
     b = QW_block.shape[1]
     # Row jj of Bt is column start + jj of A.
     Bt = QW_block.T @ Rcat
+    blk = threshold_rows(Bt, zref_block, tau_block, start, with_colmax, dense)
+    if dense:
+        blk.RZ = (blk.dense @ stack.RT).T.astype(np.float64)
+    else:
+        block = sp.csc_matrix((blk.vals, blk.rows, np.concatenate(([0], np.cumsum(blk.counts)))),
+                              shape=(n, b))
+        blk.RZ = sparse_right_product(Rcat, block, stack.RT).astype(np.float64, copy=False)
+    return blk
+
+
+def threshold_rows(Bt, zref_block, tau_block, start, with_colmax=False, dense=False):
+    """Soft-threshold A's columns held as the rows of ``Bt`` (A minus Zref), after adding Zref.
+
+    The common part of :func:`threshold_block` and the kernel form's block:
+    adds the block of Zref, zeroes the diagonal, thresholds (in place for a
+    dense result) and measures ||zref_j - z_j||^2.
+
+    Parameters
+    ----------
+    Bt : ndarray of shape (b, n)
+        Row jj: column ``start + jj`` of A - Zref; overwritten.
+    zref_block, tau_block, start, with_colmax, dense :
+        As for :func:`threshold_block`.
+
+    Returns
+    -------
+    ColumnBlock
+        Without ``RZ`` (None). For a sparse result, ``own`` holds the row of
+        ``Bt`` (column of the block) of every kept entry.
+    """
+    b, n = Bt.shape
     ref_sparse = sp.issparse(zref_block)
     if ref_sparse:
         ref_own = np.repeat(np.arange(b), np.diff(zref_block.indptr))
@@ -570,8 +607,7 @@ def threshold_block(stack, QW_block, zref_block, tau_block, start, with_colmax=F
         else:
             diff = zref_block - Bt
             delta_sq = np.einsum("ij,ij->i", diff, diff)
-        RZ = (Bt @ stack.RT).T.astype(np.float64)
-        return ColumnBlock(counts=counts, rows=None, vals=None, RZ=RZ, colmax=colmax,
+        return ColumnBlock(counts=counts, rows=None, vals=None, RZ=None, colmax=colmax,
                            delta_sq=delta_sq, dense=Bt)
     # Soft-thresholding: keep |a| > t, shrink the kept entries by t.
     keep = np.abs(Bt) > tau_col
@@ -589,10 +625,8 @@ def threshold_block(stack, QW_block, zref_block, tau_block, start, with_colmax=F
         cross = np.bincount(own, weights=vals * zref_block.ravel()[flat], minlength=b)
         delta_sq = np.maximum(np.einsum("ij,ij->i", zref_block, zref_block) + z_sq - 2 * cross,
                               0.0)
-    block = sp.csc_matrix((vals, rows, np.concatenate(([0], np.cumsum(counts)))), shape=(n, b))
-    RZ = sparse_right_product(Rcat, block, stack.RT).astype(np.float64, copy=False)
-    return ColumnBlock(counts=counts, rows=rows, vals=vals, RZ=RZ, colmax=colmax,
-                       delta_sq=delta_sq)
+    return ColumnBlock(counts=counts, rows=rows, vals=vals, RZ=None, colmax=colmax,
+                       delta_sq=delta_sq, own=own)
 
 
 def _delta_sq_sparse_ref(zref_block, ref_own, z_at_ref, z_sq, b):
@@ -691,8 +725,15 @@ def threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False, R
         for a in starts
     ]
     blocks = runner.map(threshold_block, shared, arguments)
+    Z, colmax, delta_sq = assemble_blocks(blocks, starts, n, dense, Rcat.dtype, with_colmax)
+    RZ = np.concatenate([blk.RZ for blk in blocks], axis=1)
+    return Thresholded(Z=Z, RZ=RZ, colmax=colmax, delta_sq=delta_sq)
+
+
+def assemble_blocks(blocks, starts, n, dense, dtype, with_colmax):
+    """Z (dense Fortran-ordered or CSC), colmax and delta_sq from the column blocks."""
     if dense:
-        Z = np.empty((n, n), order="F", dtype=Rcat.dtype)
+        Z = np.empty((n, n), order="F", dtype=dtype)
         for a, blk in zip(starts, blocks):
             Z[:, a:a + blk.dense.shape[0]] = blk.dense.T
     else:
@@ -703,10 +744,200 @@ def threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False, R
              np.concatenate(([0], np.cumsum(counts)))),
             shape=(n, n),
         )
-    RZ = np.concatenate([blk.RZ for blk in blocks], axis=1)
     colmax = np.concatenate([blk.colmax for blk in blocks]) if with_colmax else None
     delta_sq = np.concatenate([blk.delta_sq for blk in blocks])
-    return Thresholded(Z=Z, RZ=RZ, colmax=colmax, delta_sq=delta_sq)
+    return Z, colmax, delta_sq
+
+
+# ---------------------------------------------------------------------------
+# Kernel form of the iteration, for views with about as many factor rows as samples
+# ---------------------------------------------------------------------------
+#
+# With H_v = R_v^T M_v R_v = G_v (G_v + lam I)^{-1} (n x n, fixed for a lambda),
+# R_v^T Q_v = H_v U_v with U_v = I - Zref + diag(D_v). So Y_v = H_v U_v is all the
+# Z*-step needs (A = Zref + sum_v Y_v diag(w_v)), and everything else follows from
+# Y_v and D_v (the same identities as :func:`sample_losses`, with y_j = R^T q_j):
+#
+#   Z^v-step for Z*:   D_j = (h_j - (H z*_j)_j) / (1 - h_j),  Y = H (I - Z* + diag D)
+#   reconstruction:    ||x_j - X z^v_j||^2 = lam (u_j . y_j - ||y_j||^2),
+#                      u_j = (1 + D_j) e_j - zref_j
+#   coupling:          ||z^v_j - zref_j||^2 = ||y_j - D_j e_j||^2
+#   against a new Z*:  + ||zref_j - z*_j||^2 + 2 (zref_j - z*_j) . y_j
+#
+# An iteration then costs the products H_v Z* (sparse: n nnz(Z*) per view; dense:
+# n^3 per view) instead of the stacked n x (sum r_v) x n product plus R Z* and the
+# Z^v-step's M T: for text views (r_v = n) half the work at a dense Z* and a
+# fraction of it at a sparse one. Kept in float64 (its reconstruction term is a
+# difference of two nearly equal quantities when lam is small).
+
+#: The kernel form is used when the views' factor rows average at least this
+#: fraction of n (and the n x n arrays fit KERNEL_BYTES): then its dense cost,
+#: m n^3, is at most the factor form's two n^2 (sum r_v) products.
+KERNEL_ROWS = 0.5
+
+#: Most memory for the kernel form's 2 m n x n arrays (H_v and Y_v).
+KERNEL_BYTES = 2 * 2**30
+
+
+def use_kernel_form(factors, runner=None):
+    """Whether :func:`solve` runs the kernel form (see :data:`KERNEL_ROWS`)."""
+    n, m = factors[0].shape[1], len(factors)
+    rows = sum(R.shape[0] for R in factors)
+    local = runner is None or isinstance(runner, LocalBlocks)
+    return local and rows >= KERNEL_ROWS * m * n and 2 * m * n * n * 8 <= KERNEL_BYTES
+
+
+@dataclass
+class KernelState:
+    """The kernel form's per-view arrays (see the comment above :data:`KERNEL_ROWS`).
+
+    Attributes
+    ----------
+    H : list of ndarray, each (n, n)
+        H_v, symmetric (row j = column j).
+    h : ndarray of shape (m, n)
+        diag(H_v).
+    Y : list of ndarray, each (n, n), Fortran order
+        Y_v = H_v U_v for the current Z^v; updated block by block.
+    lam : float
+    """
+
+    H: list
+    h: np.ndarray
+    Y: list
+    lam: float
+
+
+def kernel_state(views):
+    """H_v, h_v and the initial Y_v (Z^v-step for Z* = 0) from :class:`ViewFactor` s.
+
+    Returns
+    -------
+    state : KernelState
+    D : ndarray of shape (m, n)
+    recon, coupling : ndarrays of shape (m, n)
+        The initial Z^v's losses (coupling with Zref = 0).
+    """
+    H, h, Y, D = [], [], [], []
+    for view in views:
+        Hv = view.R.T @ view.MR
+        Hv = (Hv + Hv.T) / 2.0
+        hv = 1.0 - view.one_minus_h
+        Dv = hv / view.one_minus_h               # (h - 0) / (1 - h)
+        H.append(Hv)
+        h.append(hv)
+        D.append(Dv)
+        Y.append(np.asfortranarray(Hv * (1.0 + Dv)[None, :]))
+    state = KernelState(H=H, h=np.array(h), Y=Y, lam=views[0].lam)
+    D = np.array(D)
+    recon, coupling = _kernel_base_losses(state.lam, [Yv.T for Yv in Y], D,
+                                          sp.csr_matrix((len(D[0]), len(D[0]))), 0)
+    return state, D, recon, coupling
+
+
+def _kernel_base_losses(lam, Yt, D, zt, start):
+    """Reconstruction and coupling (against Zref = the Z*, ``zt``) of a block of columns.
+
+    ``Yt``: per view the block's columns of Y as rows (b x n); ``D``: (m, b);
+    ``zt``: the block's columns of Zref as rows (b x n), sparse CSR or dense.
+    """
+    m, b = D.shape
+    recon, coupling = np.empty((m, b)), np.empty((m, b))
+    idx = np.arange(b)
+    for v in range(m):
+        y = Yt[v]
+        yy = np.einsum("ij,ij->i", y, y)
+        y_own = y[idx, start + idx]
+        zy = _row_dots(zt, y)
+        uy = (1.0 + D[v]) * y_own - zy
+        recon[v] = np.maximum(lam * (uy - yy), 0.0)
+        coupling[v] = np.maximum(yy - 2.0 * D[v] * y_own + D[v] * D[v], 0.0)
+    return recon, coupling
+
+
+def _row_dots(zt, y):
+    """Row-wise dot products of ``zt`` (b x n, sparse CSR or dense) with dense ``y`` (b x n)."""
+    if sp.issparse(zt):
+        zt = sp.csr_matrix(zt)
+        own = np.repeat(np.arange(zt.shape[0]), np.diff(zt.indptr))
+        return np.bincount(own, weights=zt.data * y[own, zt.indices], minlength=zt.shape[0])
+    return np.einsum("ij,ij->i", zt, y)
+
+
+def kernel_block(state, W_block, zref_block, tau_block, start, with_colmax=False, dense=False,
+                 D_block=None):
+    """One column block of a whole kernel-form iteration (Z*-step, P-step input, Z^v-step).
+
+    Z*-step: A = Zref + sum_v Y_v diag(w_v) over these columns, soft-thresholded
+    (:func:`threshold_rows`). Then, with the old Y_v, the P-step's
+    ``(zref_j - z*_j) . y_j``; the Z^v-step's D_j for the new Z*; the new Y_v
+    (written into ``state.Y``, these columns only) and its losses.
+
+    Parameters
+    ----------
+    state : KernelState
+    W_block : ndarray of shape (m, b)
+        P / s for these columns.
+    zref_block, tau_block, start, with_colmax, dense :
+        As for :func:`threshold_block`.
+    D_block : ndarray of shape (m, b)
+        The current Z^v's D for these columns.
+
+    Returns
+    -------
+    ColumnBlock
+        ``extra`` holds ``dy`` (m, b), ``D``, ``recon``, ``coupling`` (the new Z^v's).
+    """
+    n = state.H[0].shape[0]
+    b = W_block.shape[1]
+    stop = start + b
+    Yt_old = [Y[:, start:stop].T for Y in state.Y]            # (b, n) views, C-contiguous
+    At = np.zeros((b, n))
+    for Yt, w in zip(Yt_old, W_block):
+        At += w[:, None] * Yt
+    zref_rows = zref_block.T.tocsr() if sp.issparse(zref_block) else zref_block
+    blk = threshold_rows(At, zref_block, tau_block, start, with_colmax, dense)
+    # The new Z*'s block as rows: sparse CSR (b x n) or the dense rows.
+    if dense:
+        zt = blk.dense
+    else:
+        zt = sp.csr_matrix((blk.vals, blk.rows, np.concatenate(([0], np.cumsum(blk.counts)))),
+                           shape=(b, n))
+    m = len(state.H)
+    dy = np.empty((m, b))
+    D = np.empty((m, b))
+    idx = np.arange(b)
+    for v in range(m):
+        # P-step: (zref_j - z*_j) . y_j with the old Y
+        dy[v] = _row_dots(zref_rows, Yt_old[v]) - _row_dots(zt, Yt_old[v])
+        # Z^v-step: D_j = (h_j - (H z*_j)_j) / (1 - h_j); H symmetric, so (H z*_j)_j = H[j] . z*_j
+        Hrows = state.H[v][start:stop]
+        h = state.h[v, start:stop]
+        D[v] = (h - _row_dots(zt, Hrows)) / (1.0 - h)
+        # Y_new = H (I - Z* + diag D): rows of Y_new^T = (1 + D_j) H[j] - z*_j^T H
+        HZt = zt @ state.H[v]
+        HZt = np.asarray(HZt.toarray() if sp.issparse(HZt) else HZt)
+        Ynew = Hrows * (1.0 + D[v])[:, None] - HZt
+        state.Y[v][:, start:stop] = Ynew.T
+    recon, coupling = _kernel_base_losses(state.lam, [Y[:, start:stop].T for Y in state.Y], D,
+                                          zt, start)
+    blk.extra = {"dy": dy, "D": D, "recon": recon, "coupling": coupling}
+    return blk
+
+
+def kernel_colmax(state, W, block_size=None):
+    """max_i |A_ij| of A = sum_v Y_v diag(w_v) (Zref = 0, zero diagonal): beta_max's b1."""
+    n = state.H[0].shape[0]
+    b = block_columns(n, block_size)
+    out = np.empty(n)
+    for a in range(0, n, b):
+        stop = min(a + b, n)
+        At = np.zeros((stop - a, n))
+        for Y, w in zip(state.Y, W[:, a:stop]):
+            At += w[:, None] * Y[:, a:stop].T
+        At[np.arange(stop - a), np.arange(a, stop)] = 0.0
+        out[a:stop] = np.abs(At).max(axis=1)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -731,16 +962,22 @@ def objective_terms(views, reps, P, Zstar, beta, gamma, weighting="sample"):
     recon = np.empty(P.shape)
     coupling = np.empty(P.shape)
     for v, (view, rep) in enumerate(zip(views, reps)):
-        recon[v], c = sample_losses(view, rep)
-        coupling[v] = view.lam * c
+        recon[v], coupling[v] = sample_losses(view, rep)
+    return terms_from_losses(recon, coupling, views[0].lam, P, Zstar, beta, gamma, weighting)
+
+
+def terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting="sample"):
+    """:func:`objective_terms` from the per-sample losses (each of shape (m, n)).
+
+    ``coupling`` is ||z^v_j - z*_j||^2, not yet multiplied by lam.
+    """
     if weighting == "view":
-        p = P[:, 0]
-        reg = float(np.sum(psi(p, gamma)))
+        reg = float(np.sum(psi(P[:, 0], gamma)))
     else:
         reg = float(np.sum(psi(P, gamma)))
     return {
         "reconstruction": float(np.sum(P * recon)),
-        "coupling": float(np.sum(P * coupling)),
+        "coupling": float(lam * np.sum(P * coupling)),
         "regularizer": reg,
         "sparsity": float(beta * l1_norm(Zstar)),
     }
@@ -810,10 +1047,21 @@ MAX_ITER = 30
 #: iterations, 96.7 % at 30).
 TOL = 1e-4
 
+#: The stopping rule in words (see :func:`converged`).
+STOPPING = "stop when (f_prev - f) <= tol * |f_prev|, or after max_iter iterations"
+
+
+def converged(f_prev, f, tol):
+    """The stopping rule of Algorithm 1: the objective's relative decrease is at most ``tol``.
+
+    ``tol = 0`` never stops (the iterations run to ``max_iter``).
+    """
+    return tol > 0 and abs(f_prev - f) <= tol * max(abs(f_prev), np.finfo(float).tiny)
+
 
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
           callback=None, block_size=None, runner=None, with_beta_max=False,
-          precision=PRECISION):
+          precision=PRECISION, kernel=None):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): P = 1 and every Z^v the exact
@@ -841,6 +1089,11 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
         Z*-step, the second costs one more product.
     precision : {"float32", "float64"}
         Of the Z*-step's products and thresholding (see :data:`PRECISION`).
+        The kernel form always runs in float64.
+    kernel : bool or None
+        Run the kernel form (n x n H_v per view, see :data:`KERNEL_ROWS`)
+        instead of the factor form; None decides by :func:`use_kernel_form`.
+        Both give the same iterates.
 
     Returns
     -------
@@ -850,7 +1103,7 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     runner = LocalBlocks() if runner is None else runner
     with runner:
         return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,
-                           block_size, runner, with_beta_max, precision)
+                           block_size, runner, with_beta_max, precision, kernel)
 
 
 def _check_precision(precision):
@@ -861,48 +1114,49 @@ def _check_precision(precision):
 
 
 def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, block_size,
-                runner, with_beta_max, precision):
+                runner, with_beta_max, precision, kernel):
     views = [factorize_view(R, lam) for R in factors]
-    stack = stack_factors(views, precision)
-    shared = runner.share(stack)
+    if kernel is None:
+        kernel = use_kernel_form(factors, runner)
+    form = (KernelForm(views, block_size, runner) if kernel
+            else FactorForm(views, block_size, runner, precision))
     n = views[0].R.shape[1]
     m = len(views)
     Zstar = sp.csc_matrix((n, n))
     P = np.ones((m, n))
-    reps = [zv_step(v, v.R.copy()) for v in views]
-    f_prev = sum(objective_terms(views, reps, P, Zstar, beta, gamma, weighting).values())
+    recon, coupling = form.losses()
+    f_prev = sum(terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma,
+                                   weighting).values())
     f_init = f_prev
-    b_max = _beta_max_second(views, reps, lam, gamma, weighting, block_size, stack, runner,
-                             shared) if with_beta_max else None
+    b_max = None
+    if with_beta_max:
+        P1 = p_step(recon + lam * coupling, gamma, weighting)
+        b_max = float(np.max(2.0 * lam * P1.sum(axis=0) * form.colmax_at_zero(P1)))
     history = {k: [] for k in OBJECTIVE_TERMS}
     objective = []
-    converged = False
+    done = False
     for it in range(1, max_iter + 1):
         # Z*-step (eq. update_z_*); the first one also gives beta_max's first candidate
         Zref = Zstar
         first = with_beta_max and it == 1
-        Zstar, RZ, b0, delta_sq = zstar_step(
-            views, reps, Zref, P, lam, beta, block_size, with_beta_max=first, stack=stack,
-            runner=runner, shared=shared, dense=keep_dense(Zref), return_delta=True)
+        Zstar, colmax, delta_sq = form.zstar_step(Zref, P, lam, beta, dense=keep_dense(Zref),
+                                                  with_colmax=first)
         if first:
-            b_max = max(b_max, b0)
+            b_max = max(b_max, float(np.max(2.0 * lam * P.sum(axis=0) * colmax)))
         # P-step (eq. update_p), with the Z^v of the previous iteration
-        Ts = [v.R - rz for v, rz in zip(views, RZ)]
-        losses = np.empty((m, n))
-        for v, (view, rep, T) in enumerate(zip(views, reps, Ts)):
-            recon, coupling = sample_losses(view, rep, T, delta_sq)
-            losses[v] = recon + lam * coupling
-        P = p_step(losses, gamma, weighting)
+        recon, coupling = form.losses(delta_sq)
+        P = p_step(recon + lam * coupling, gamma, weighting)
         # Z^v-steps (eq. update_z_v)
-        reps = [zv_step(view, T) for view, T in zip(views, Ts)]
-        terms = objective_terms(views, reps, P, Zstar, beta, gamma, weighting)
+        form.zv_step()
+        recon, coupling = form.losses()
+        terms = terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting)
         f = sum(terms.values())
         for k in OBJECTIVE_TERMS:
             history[k].append(terms[k])
         objective.append(f)
         stop = bool(callback(it, f, P)) if callback is not None else False
-        if tol > 0 and abs(f_prev - f) <= tol * max(abs(f_prev), np.finfo(float).tiny):
-            converged = True
+        if converged(f_prev, f, tol):
+            done = True
             break
         f_prev = f
         if stop:
@@ -914,27 +1168,118 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         terms={k: np.asarray(v) for k, v in history.items()},
         objective_init=float(f_init),
         n_iter=len(objective),
-        converged=converged,
+        converged=done,
         beta_max=b_max,
     )
 
 
-def _initial_weights(views, reps, lam, gamma, weighting):
-    """P after a P-step at the initialisation (Z* = 0, Z^v its ridge representation)."""
-    losses = np.empty((len(views), views[0].R.shape[1]))
-    for v, (view, rep) in enumerate(zip(views, reps)):
-        recon, coupling = sample_losses(view, rep)
-        losses[v] = recon + lam * coupling
-    return p_step(losses, gamma, weighting)
+class FactorForm:
+    """Algorithm 1's steps on the views' factors (each Z^v = Zref - diag(D) + R^T Q).
+
+    ``zstar_step`` is :func:`zstar_step` (one stacked product per column block,
+    plus R Z*), ``losses`` is :func:`sample_losses` and ``zv_step`` is
+    :func:`zv_step` for every view.
+    """
+
+    def __init__(self, views, block_size, runner, precision):
+        self.views = views
+        self.block_size = block_size
+        self.runner = runner
+        self.stack = stack_factors(views, precision)
+        self.shared = runner.share(self.stack)
+        self.reps = [zv_step(v, v.R.copy()) for v in views]
+        self.Ts = None
+
+    def colmax_at_zero(self, P):
+        """max_i |A_ij| of the Z*-step with weights P at Zref = 0 (for beta_max)."""
+        n = self.views[0].R.shape[1]
+        out = threshold_columns(self.stack.R, self._weighted_Q(P), sp.csc_matrix((n, n)),
+                                np.full(n, np.inf, dtype=self.stack.R.dtype),
+                                block_size=self.block_size, with_colmax=True,
+                                runner=self.runner, shared=self.shared)
+        return out.colmax
+
+    def _weighted_Q(self, P):
+        W = P / P.sum(axis=0)[None, :]
+        QW = np.empty_like(self.stack.R)
+        for part, rep, w in zip(np.split(QW, self.stack.splits, axis=0), self.reps, W):
+            np.multiply(rep.Q, w[None, :], out=part, casting="same_kind")
+        return QW
+
+    def zstar_step(self, Zref, P, lam, beta, dense, with_colmax):
+        s = P.sum(axis=0)
+        tau = (beta / (2.0 * lam * s)).astype(self.stack.R.dtype)
+        out = threshold_columns(self.stack.R, self._weighted_Q(P), Zref, tau,
+                                block_size=self.block_size, with_colmax=with_colmax,
+                                RT=self.stack.RT, runner=self.runner, shared=self.shared,
+                                dense=dense)
+        RZ = np.split(out.RZ, self.stack.splits, axis=0)
+        self.Ts = [v.R - rz for v, rz in zip(self.views, RZ)]
+        return out.Z, out.colmax, out.delta_sq
+
+    def losses(self, delta_sq=None):
+        """Per-sample losses of the current Z^v: against their Zref, or the new Z* (delta_sq)."""
+        m, n = len(self.views), self.views[0].R.shape[1]
+        recon, coupling = np.empty((m, n)), np.empty((m, n))
+        for v, (view, rep) in enumerate(zip(self.views, self.reps)):
+            if delta_sq is None:
+                recon[v], coupling[v] = sample_losses(view, rep)
+            else:
+                recon[v], coupling[v] = sample_losses(view, rep, self.Ts[v], delta_sq)
+        return recon, coupling
+
+    def zv_step(self):
+        self.reps = [zv_step(view, T) for view, T in zip(self.views, self.Ts)]
 
 
-def _beta_max_second(views, reps, lam, gamma, weighting, block_size, stack, runner, shared):
-    """b1 of :func:`beta_max`: the beta that empties the Z*-step with P = sigma(initial losses)."""
-    n = views[0].R.shape[1]
-    P1 = _initial_weights(views, reps, lam, gamma, weighting)
-    _, _, b1 = zstar_step(views, reps, sp.csc_matrix((n, n)), P1, lam, np.inf, block_size,
-                          with_beta_max=True, stack=stack, runner=runner, shared=shared)
-    return b1
+class KernelForm:
+    """Algorithm 1's steps in the kernel form (see :data:`KERNEL_ROWS`).
+
+    One pass over the column blocks (:func:`kernel_block`) does the Z*-step and
+    the Z^v-step's heavy part; ``losses`` and ``zv_step`` read its by-products.
+    """
+
+    def __init__(self, views, block_size, runner):
+        self.state, self.D, self.recon, self.coupling = kernel_state(views)
+        self.block_size = block_size
+        self.runner = runner
+        self.pending = None
+
+    def colmax_at_zero(self, P):
+        return kernel_colmax(self.state, P / P.sum(axis=0)[None, :], self.block_size)
+
+    def zstar_step(self, Zref, P, lam, beta, dense, with_colmax):
+        n = self.D.shape[1]
+        s = P.sum(axis=0)
+        W = P / s[None, :]
+        tau = beta / (2.0 * lam * s)
+        b = block_columns(n, self.block_size)
+        starts = range(0, n, b)
+        if sp.issparse(Zref):
+            Zref = sp.csc_matrix(Zref)
+            ref_block = lambda a, c: Zref[:, a:c]  # noqa: E731
+        else:
+            Zref = np.asfortranarray(Zref, dtype=np.float64)
+            ref_block = lambda a, c: Zref[:, a:c].T  # noqa: E731
+        arguments = [(W[:, a:min(a + b, n)], ref_block(a, min(a + b, n)), tau[a:min(a + b, n)],
+                      a, with_colmax, dense, self.D[:, a:min(a + b, n)]) for a in starts]
+        blocks = self.runner.map(kernel_block, self.state, arguments)
+        Z, colmax, delta_sq = assemble_blocks(blocks, starts, n, dense, np.float64, with_colmax)
+        extra = {k: np.concatenate([blk.extra[k] for blk in blocks], axis=1)
+                 for k in ("dy", "D", "recon", "coupling")}
+        self.delta_sq, self.pending = delta_sq, extra
+        return Z, colmax, delta_sq
+
+    def losses(self, delta_sq=None):
+        if delta_sq is None:
+            return self.recon, self.coupling
+        coupling = np.maximum(self.coupling + delta_sq[None, :] + 2.0 * self.pending["dy"], 0.0)
+        return self.recon, coupling
+
+    def zv_step(self):
+        self.D = self.pending["D"]
+        self.recon, self.coupling = self.pending["recon"], self.pending["coupling"]
+        self.pending = None
 
 
 def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None,
@@ -964,13 +1309,10 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
     runner = LocalBlocks() if runner is None else runner
     with runner:
         views = [factorize_view(R, lam) for R in factors]
-        stack = stack_factors(views, precision)
-        shared = runner.share(stack)
+        form = FactorForm(views, block_size, runner, precision)
         n = views[0].R.shape[1]
-        reps = [zv_step(v, v.R.copy()) for v in views]
-        P0 = np.ones((len(views), n))
-        _, _, b0 = zstar_step(views, reps, sp.csc_matrix((n, n)), P0, lam, np.inf, block_size,
-                              with_beta_max=True, stack=stack, runner=runner, shared=shared)
-        b1 = _beta_max_second(views, reps, lam, gamma, weighting, block_size, stack, runner,
-                              shared)
-        return max(b0, b1)
+        out = 0.0
+        recon, coupling = form.losses()
+        for P in (np.ones((len(views), n)), p_step(recon + lam * coupling, gamma, weighting)):
+            out = max(out, float(np.max(2.0 * lam * P.sum(axis=0) * form.colmax_at_zero(P))))
+        return out

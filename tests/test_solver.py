@@ -348,3 +348,39 @@ def test_threshold_columns_with_every_storage(ref_dense, out_dense):
     assert np.allclose(out.RZ, R @ Z, atol=1e-12)
     assert np.allclose(out.colmax, np.abs(A).max(axis=0))
     assert np.allclose(out.delta_sq, ((Zref.toarray() - Z) ** 2).sum(axis=0), atol=1e-12)
+
+
+@pytest.mark.parametrize("weighting", ["sample", "view"])
+def test_kernel_form_gives_the_factor_forms_iterates(weighting, monkeypatch):
+    # The kernel form (H_v = R_v^T M_v R_v, n x n) and the factor form are two ways to the
+    # same Algorithm 1: same Z*, P, objective and beta_max, sparse and dense Z* alike.
+    for seed, (lam, beta) in enumerate(((0.3, 0.01), (2.0, 0.2), (0.5, 0.05), (5.0, 0.5))):
+        rng = np.random.default_rng(400 + seed)
+        n = 25 + 4 * seed
+        factors = _factors(random_views(rng, n, (3, n + 5, 2 * n)))
+        kw = dict(weighting=weighting, max_iter=7, tol=0, block_size=6, with_beta_max=True,
+                  precision="float64")
+        k = solver.solve(factors, lam, beta, 1e-5, kernel=True, **kw)
+        f = solver.solve(factors, lam, beta, 1e-5, kernel=False, **kw)
+        assert abs(k.Zstar - f.Zstar).max() < 1e-10
+        assert np.abs(k.P - f.P).max() < 1e-9 * f.P.max()
+        assert np.allclose(k.objective, f.objective, rtol=1e-10, atol=1e-10)
+        assert k.objective_init == pytest.approx(f.objective_init, rel=1e-12)
+        assert k.beta_max == pytest.approx(f.beta_max, rel=1e-10)
+        for term in solver.OBJECTIVE_TERMS:
+            assert np.allclose(k.terms[term], f.terms[term], rtol=1e-9, atol=1e-9)
+
+
+def test_kernel_form_equals_paper_form_and_is_chosen_for_text_like_views():
+    rng = np.random.default_rng(17)
+    n = 28
+    views = random_views(rng, n, (n + 9, 2 * n, 40))   # every view has more features than samples
+    factors = _factors(views)
+    assert solver.use_kernel_form(factors)
+    assert not solver.use_kernel_form(_factors(random_views(rng, n, (4, 6, 5))))
+    ref = solve_paper_form(views, 0.4, 0.05, 1e-5, max_iter=6)
+    sol = solver.solve(factors, 0.4, 0.05, 1e-5, max_iter=6, tol=0, block_size=5, kernel=True)
+    assert sol.Zstar.nnz > 0
+    assert np.abs(sol.Zstar.toarray() - ref["Zstar"]).max() < 1e-8
+    assert np.abs(sol.P - ref["P"]).max() < 1e-8 * np.abs(ref["P"]).max()
+    assert np.allclose(sol.objective, ref["objective"], rtol=1e-8, atol=1e-8)
