@@ -808,8 +808,11 @@ class KernelState:
     lam: float
 
 
-def kernel_state(views):
+def kernel_state(views, dtype=np.float64):
     """H_v, h_v and the initial Y_v (Z^v-step for Z* = 0) from :class:`ViewFactor` s.
+
+    H_v and Y_v are held in ``dtype`` (the precision of the products H_v Z*);
+    D, h and the losses in float64.
 
     Returns
     -------
@@ -827,7 +830,8 @@ def kernel_state(views):
         H.append(Hv)
         h.append(hv)
         D.append(Dv)
-        Y.append(np.asfortranarray(Hv * (1.0 + Dv)[None, :]))
+        Y.append(np.asfortranarray(Hv * (1.0 + Dv)[None, :], dtype=dtype))
+    H = [Hv.astype(dtype, copy=False) for Hv in H]
     state = KernelState(H=H, h=np.array(h), Y=Y, lam=views[0].lam)
     D = np.array(D)
     recon, coupling = _kernel_base_losses(state.lam, [Yv.T for Yv in Y], D,
@@ -845,7 +849,7 @@ def _kernel_base_losses(lam, Yt, D, zt, start):
     recon, coupling = np.empty((m, b)), np.empty((m, b))
     idx = np.arange(b)
     for v in range(m):
-        y = Yt[v]
+        y = np.asarray(Yt[v], dtype=np.float64)
         yy = np.einsum("ij,ij->i", y, y)
         y_own = y[idx, start + idx]
         zy = _row_dots(zt, y)
@@ -903,6 +907,10 @@ def kernel_block(state, W_block, zref_block, tau_block, start, with_colmax=False
     else:
         zt = sp.csr_matrix((blk.vals, blk.rows, np.concatenate(([0], np.cumsum(blk.counts)))),
                            shape=(b, n))
+    # z*^T H as a dense product when the block is dense enough for BLAS to win.
+    dtype = state.H[0].dtype
+    zt_product = (zt.toarray() if sp.issparse(zt) and zt.nnz > _DENSE_PRODUCT_DENSITY * b * n
+                  else zt).astype(dtype, copy=False)
     m = len(state.H)
     dy = np.empty((m, b))
     D = np.empty((m, b))
@@ -911,13 +919,13 @@ def kernel_block(state, W_block, zref_block, tau_block, start, with_colmax=False
         # P-step: (zref_j - z*_j) . y_j with the old Y
         dy[v] = _row_dots(zref_rows, Yt_old[v]) - _row_dots(zt, Yt_old[v])
         # Z^v-step: D_j = (h_j - (H z*_j)_j) / (1 - h_j); H symmetric, so (H z*_j)_j = H[j] . z*_j
-        Hrows = state.H[v][start:stop]
+        Hrows = state.H[v][start:stop].astype(np.float64)
         h = state.h[v, start:stop]
         D[v] = (h - _row_dots(zt, Hrows)) / (1.0 - h)
         # Y_new = H (I - Z* + diag D): rows of Y_new^T = (1 + D_j) H[j] - z*_j^T H
-        HZt = zt @ state.H[v]
-        HZt = np.asarray(HZt.toarray() if sp.issparse(HZt) else HZt)
-        Ynew = Hrows * (1.0 + D[v])[:, None] - HZt
+        Ynew = Hrows * (1.0 + D[v])[:, None]
+        Ynew -= zt_product @ state.H[v]
+        Ynew = Ynew.astype(dtype, copy=False)
         state.Y[v][:, start:stop] = Ynew.T
     recon, coupling = _kernel_base_losses(state.lam, [Y[:, start:stop].T for Y in state.Y], D,
                                           zt, start)
@@ -1118,7 +1126,10 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
     views = [factorize_view(R, lam) for R in factors]
     if kernel is None:
         kernel = use_kernel_form(factors, runner)
-    form = (KernelForm(views, block_size, runner) if kernel
+    # The kernel form runs in float64: in float32 its P moved by up to 2e-4 on Reuter and
+    # a fragmented (0.6 % dense) consensus clustered 1 NMI point differently, while its
+    # sparse products gain nothing from float32.
+    form = (KernelForm(views, block_size, runner, np.float64) if kernel
             else FactorForm(views, block_size, runner, precision))
     n = views[0].R.shape[1]
     m = len(views)
@@ -1239,8 +1250,8 @@ class KernelForm:
     the Z^v-step's heavy part; ``losses`` and ``zv_step`` read its by-products.
     """
 
-    def __init__(self, views, block_size, runner):
-        self.state, self.D, self.recon, self.coupling = kernel_state(views)
+    def __init__(self, views, block_size, runner, precision=np.float64):
+        self.state, self.D, self.recon, self.coupling = kernel_state(views, precision)
         self.block_size = block_size
         self.runner = runner
         self.pending = None
