@@ -360,16 +360,22 @@ CACHE_BLOCK_BYTES = 4 * 2**20
 MIN_BLOCK_COLUMNS = 128
 
 
-def block_columns(n_samples, block_size=None):
+def block_columns(n_samples, block_size=None, parts=1):
     """Columns per block: ``block_size``, else a cache-sized block within :data:`BLOCK_BYTES`.
 
-    A block of b columns holds an n x b float64 intermediate.
+    A block of b columns holds an n x b float64 intermediate. Without a
+    ``block_size``, the number of blocks is rounded up to a multiple of
+    ``parts`` (the threads running them), so that no thread idles at the end.
     """
     if block_size is not None:
         return int(block_size)
     per_column = 8 * n_samples
     cached = max(MIN_BLOCK_COLUMNS, CACHE_BLOCK_BYTES // per_column)
-    return max(1, min(n_samples, cached, BLOCK_BYTES // per_column))
+    b = max(1, min(n_samples, cached, BLOCK_BYTES // per_column))
+    parts = max(1, int(parts))
+    blocks = -(-n_samples // b)
+    blocks = -(-blocks // parts) * parts
+    return max(1, -(-n_samples // blocks))
 
 
 @dataclass
@@ -707,8 +713,8 @@ def threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False, R
     ``dense=True`` returns Z as a dense Fortran-ordered array.
     """
     n = Rcat.shape[1]
-    block_size = block_columns(n, block_size)
     runner = LocalBlocks() if runner is None else runner
+    block_size = block_columns(n, block_size, getattr(runner, "n_threads", 1))
     if shared is None:
         RT = np.ascontiguousarray(Rcat.T) if RT is None else RT
         shared = runner.share(StackedFactors(R=Rcat, RT=RT, splits=np.array([], dtype=int)))
@@ -1264,7 +1270,7 @@ class KernelForm:
         s = P.sum(axis=0)
         W = P / s[None, :]
         tau = beta / (2.0 * lam * s)
-        b = block_columns(n, self.block_size)
+        b = block_columns(n, self.block_size, getattr(self.runner, "n_threads", 1))
         starts = range(0, n, b)
         if sp.issparse(Zref):
             Zref = sp.csc_matrix(Zref)
