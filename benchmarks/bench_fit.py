@@ -8,7 +8,9 @@ with the estimator's other defaults, fitted by this checkout and by ``--baseline
 REV`` (default: the code before the speed work, benchmarks/_baseline.py) in the
 same process, alternately (``--repeat`` times, fastest kept). The seconds are the
 whole ``fit`` (factorisation, iterations, beta_max, spectral step and 20 k-means
-runs); ACC and NMI are the mean over the 20 k-means runs (%).
+runs); ACC and NMI are the mean over the 20 k-means runs (%); the last column
+compares the two consensus matrices Z* (the same algorithm: equal to round-off, or
+to the float32 rule of rmsc.solver.PRECISION).
 
 Datasets: Digit (bundled), Reuter and 3-Sources (the paper's .mat files in
 ``--data-dir``, default ../shared/datasets beside the repository). Default settings
@@ -64,7 +66,7 @@ def main():
     cols = ["now s", "now iterations", "now ACC / NMI %"]
     if base is not None:
         cols = ["before s", "now s", "speed-up", "iterations before / now",
-                "ACC % before / now", "NMI % before / now"]
+                "ACC % before / now", "NMI % before / now", "max |ΔZ*| / max |Z*|"]
     print("| λ | β | " + " | ".join(cols) + " |")
     print("|---:|---:|" + "---|" * len(cols), flush=True)
     for lam, beta in settings:
@@ -91,9 +93,13 @@ def main():
             row = [f"{best['now']:.1f}", f"{now[2]}", f"{now[0]:.2f} / {now[1]:.2f}"]
         else:
             bef = scores["before"]
+            a, b = fitted["now"], fitted["before"]
+            diff = "—"
+            if not isinstance(a, Exception) and not isinstance(b, Exception):
+                diff = f"{abs(a.consensus_ - b.consensus_).max() / abs(b.consensus_).max():.1e}"
             row = [f"{best['before']:.1f}", f"{best['now']:.1f}",
                    f"{best['before'] / best['now']:.1f}x", f"{bef[2]} / {now[2]}",
-                   f"{bef[0]:.2f} / {now[0]:.2f}", f"{bef[1]:.2f} / {now[1]:.2f}"]
+                   f"{bef[0]:.2f} / {now[0]:.2f}", f"{bef[1]:.2f} / {now[1]:.2f}", diff]
         print(f"| {lam:g} | {beta:g} | " + " | ".join(row) + " |", flush=True)
 
 
