@@ -16,7 +16,7 @@ import sys
 import time
 import warnings
 
-from . import datasets, reproduce
+from . import datasets, experiments
 from .methods import available_methods, describe_method, get_method
 from .metrics import METRICS, evaluate_runs
 
@@ -90,7 +90,7 @@ def cmd_methods(args, out, err):
 
 
 def _budgets(specs):
-    """``["Reuter=4", ...]`` -> {"Reuter": 4} (None: the default, rmsc.reproduce.DATASET_BUDGET)."""
+    """``["Reuter=4", ...]`` -> {"Reuter": 4} (None: the default, rmsc.experiments.DATASET_BUDGET)."""
     if specs is None:
         return None
     out = {}
@@ -122,10 +122,10 @@ def cmd_reproduce(args, out, err):
     import json
     from pathlib import Path
 
-    methods = reproduce.check_methods(args.methods or available_methods())
-    cache = reproduce.Cache(args.cache) if args.cache else reproduce.Cache()
-    progress = None if args.quiet else reproduce.text_progress(err)
-    result = reproduce.run(
+    methods = experiments.check_methods(args.methods or available_methods())
+    cache = experiments.Cache(args.cache) if args.cache else experiments.Cache()
+    progress = None if args.quiet else experiments.text_progress(err)
+    result = experiments.run(
         args.datasets, methods, data_dir=args.data_dir, cache=cache,
         postprocessing=tuple(args.postprocessing), progress=progress, random_state=args.seed,
         views=not args.no_figures, sensitivity=not args.no_figures,
@@ -140,8 +140,8 @@ def cmd_reproduce(args, out, err):
         fig_dir = Path(args.figures) if args.figures else (
             report_path.parent / "figures" if report_path else None)
         if fig_dir is not None:
-            for name, fig in reproduce.figures_of(result).items():
-                figure_files[name] = reproduce.save_figure(fig, fig_dir, name,
+            for name, fig in experiments.figures_of(result).items():
+                figure_files[name] = experiments.save_figure(fig, fig_dir, name,
                                                            png=not args.no_png)
             failed = {f["png_error"] for f in figure_files.values() if f["png_error"]}
             if failed:
@@ -149,7 +149,7 @@ def cmd_reproduce(args, out, err):
                       "install kaleido for PNG.", file=err)
     notes = Path(args.notes).read_text() if args.notes else None
     command = args.command_line or "rmsc reproduce " + " ".join(args.argv)
-    text = reproduce.report(result, command=command, figure_files=figure_files, notes=notes,
+    text = experiments.report(result, command=command, figure_files=figure_files, notes=notes,
                             relative_to=report_path.parent if report_path else None)
     if report_path:
         report_path.parent.mkdir(parents=True, exist_ok=True)
@@ -159,7 +159,7 @@ def cmd_reproduce(args, out, err):
         print(text, file=out)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(reproduce.to_json(result), indent=1))
+        Path(args.json).write_text(json.dumps(experiments.to_json(result), indent=1))
         print(f"JSON written to {args.json}", file=err)
     return 0
 
@@ -207,14 +207,14 @@ def build_parser():
     r.add_argument("--no-figures", action="store_true",
                    help="skip the views and sensitivity runs and the figures")
     r.add_argument("--no-png", action="store_true", help="figures as HTML only")
-    r.add_argument("--lams", nargs="+", type=float, default=list(reproduce.SENSITIVITY_LAMS),
+    r.add_argument("--lams", nargs="+", type=float, default=list(experiments.SENSITIVITY_LAMS),
         help="λ values of the sensitivity grids (Digit, 3-Sources)")
-    r.add_argument("--betas", nargs="+", type=float, default=list(reproduce.SENSITIVITY_BETAS),
+    r.add_argument("--betas", nargs="+", type=float, default=list(experiments.SENSITIVITY_BETAS),
         help="β values of the sensitivity grids (Digit, 3-Sources)")
     r.add_argument("--budget", nargs="*", metavar="DATASET=N",
                    help="settings per method on a dataset, the same for every method, evenly "
                         "spaced over each grid (default: "
-                        + (" ".join(f"{k}={v}" for k, v in reproduce.DATASET_BUDGET.items())
+                        + (" ".join(f"{k}={v}" for k, v in experiments.DATASET_BUDGET.items())
                            or "the whole grid") + "; no value: every dataset's whole grid)")
     r.add_argument("--exclude", nargs="*", metavar="DATASET:METHOD",
                    help="methods not run on a dataset (say why in --notes); Table 1 shows "

@@ -4,6 +4,11 @@ Nothing here imports streamlit or fits a model; the dashboard's pages and the
 ``rmsc reproduce`` command call these with numbers they already have. Large
 matrices are pooled or rendered as images before they are put in a figure, so
 no figure carries more than about 600 x 600 cells as JSON.
+
+Why one module of ~900 lines: the guide keeps every figure in one place
+(DEVELOPERS.md, "Figures are pure functions ... in one module"), so that the
+colours, pooling and layout conventions the figures share are defined once and
+a reader finds any chart by name here. Each function is short and independent.
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ functions derived from it by convex conjugacy (Lemma 1, Figure 2):
 * ``psi(p) = gamma * p + 1/p - 2``               — regulariser on a weight
 * ``latent_loss(l) = 2 * (sqrt(gamma + l) - 1)`` — phi(l) = min_p p*l + psi(p)
 * ``minimizer(l) = 1 / sqrt(gamma + l)``         — sigma(l) = argmin_p, the P-step
+
+Why one module of ~800 lines: it is the paper's Section 4 in code, in the
+paper's order (factorisation, Z^v-step, losses, P-step, Z*-step, objective,
+Algorithm 1, beta_max); the block updates share the implicit representation of
+Z^v defined here, and splitting them would scatter one derivation across files.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ def tiny_reproduction(monkeypatch):
     import numpy as np
 
     from conftest import union_of_subspaces
-    from rmsc import reproduce
+    from rmsc import experiments
     from rmsc.datasets import MultiViewDataset
 
     views, y = union_of_subspaces(n_per=15, dims=(8, 12, 10))
@@ -65,18 +65,18 @@ def tiny_reproduction(monkeypatch):
             raise ValueError(f"Reuter: {path} does not exist.")
         return MultiViewDataset(name=name, views=views, labels=y, view_names=("A", "B", "C"))
 
-    monkeypatch.setattr(reproduce, "load_for_reproduction", fake_load)
-    for method, grid in list(reproduce.SEARCH.items()):
-        monkeypatch.setitem(reproduce.SEARCH, method, {k: v[:1] for k, v in grid.items()})
-    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02, 1e4]})
-    monkeypatch.setitem(reproduce.SEARCH, "SSC-AVG", {"beta": [0.01]})
+    monkeypatch.setattr(experiments.reproduce, "load_for_reproduction", fake_load)
+    for method, grid in list(experiments.SEARCH.items()):
+        monkeypatch.setitem(experiments.SEARCH, method, {k: v[:1] for k, v in grid.items()})
+    monkeypatch.setitem(experiments.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02, 1e4]})
+    monkeypatch.setitem(experiments.SEARCH, "SSC-AVG", {"beta": [0.01]})
     return np, y
 
 
 def test_reproduce_writes_table_json_and_figures(tiny_reproduction, tmp_path, monkeypatch):
     import json
 
-    from rmsc import reproduce
+    from rmsc import experiments
 
     np, y = tiny_reproduction
     report, js, cache = tmp_path / "docs" / "results.md", tmp_path / "r.json", tmp_path / "c.json"
@@ -113,7 +113,7 @@ def test_reproduce_writes_table_json_and_figures(tiny_reproduction, tmp_path, mo
     assert "[views digit (interactive HTML)](figures/views_digit.html)" in text
     assert len(got["sensitivity"]["Digit"]) == 2 and len(got["accuracy_vs_views"]["Digit"]) == 6
     # A second run finds every fit in the cache.
-    monkeypatch.setattr(reproduce, "run_one", lambda *a, **k: pytest.fail("refitted"))
+    monkeypatch.setattr(experiments.protocol, "run_one", lambda *a, **k: pytest.fail("refitted"))
     code, _, err2 = run("reproduce", "--datasets", "Digit", "--methods", "RMSC", "SSC-AVG",
                         "Co-Pairwise", "--cache", str(cache), "--no-figures", "--quiet")
     assert code == 0 and err2 == ""

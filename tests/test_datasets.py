@@ -752,13 +752,14 @@ def test_regressions_found_by_fuzzing():
     assert raw[192] == 6 and raw[193] == 0  # array flags of X{1}: class double, no flags
     flagged = bytearray(raw)
     flagged[193] |= 0x08  # "complex", but no imaginary part follows: scipy segfaulted
-    with pytest.raises(DataLoadError, match=r"^c.mat is not a valid MATLAB v5 file"):
+    # Read in a child process (rmsc.datasets._isolate): scipy's crash ends only the child.
+    with pytest.raises(DataLoadError, match=r"^c.mat could not be read.* corrupt"):
         load(named(bytes(flagged), "c.mat"))
     assert raw[464 + 8] == 5  # X{3}: class sparse; its row indices follow the empty name
     assert struct.unpack_from("<II", raw, 504) == (5, 64)
     bad_rows = bytearray(raw)
     struct.pack_into("<i", bad_rows, 512, 1000)  # a row index beyond the 6 rows
-    with pytest.raises(DataLoadError, match=r"sparse row indices .* out of range"):
+    with pytest.raises(DataLoadError, match=r"^s.mat.* (corrupt|malformed)"):
         load(named(bytes(bad_rows), "s.mat"))
     # a zip member with an empty name (zipfile's is_dir() raised IndexError)
     buf = io.BytesIO()
@@ -766,6 +767,49 @@ def test_regressions_found_by_fuzzing():
         zf.writestr("a.csv", csv_text(np.eye(3)))
         zf.writestr(zipfile.ZipInfo(""), "x")
     assert load(named(buf.getvalue(), "e.zip")).n_samples == 3
+
+
+def _segfault(raw, fname):
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _sleep(raw, fname):
+    import time
+
+    time.sleep(30)
+
+
+def _refuse(raw, fname):
+    raise DataLoadError(f"{fname}: refused ({len(raw)} bytes)")
+
+
+def test_isolated_reading_turns_crashes_and_hangs_into_load_errors():
+    from rmsc.datasets._isolate import run_isolated
+
+    with pytest.raises(DataLoadError, match=r"^x.mat could not be read: the MATLAB v5 reader "
+                                            r"crashed \(SIGSEGV\)"):
+        run_isolated(_segfault, b"abc", "x.mat", what="MATLAB v5")
+    with pytest.raises(DataLoadError, match=r"^x.mat: reading it as a MATLAB v5 file took more "
+                                            r"than 1 s and was stopped"):
+        run_isolated(_sleep, b"abc", "x.mat", what="MATLAB v5", timeout=1)
+    with pytest.raises(DataLoadError, match=r"^y.mat: refused \(3 bytes\)$"):
+        run_isolated(_refuse, b"abc", "y.mat")
+    assert run_isolated(_nbytes, b"abcd", "z.mat") == 4
+
+
+def _nbytes(raw, fname):
+    return len(raw)
+
+
+def test_isolated_and_in_process_reading_agree(small):
+    A, B, _, y = small
+    raw = mat5_bytes({"X": cell(A, B), "Y": y})
+    d1 = load(named(raw, "same.mat"))
+    d2 = load(named(raw, "same.mat"), isolate=False)
+    assert d1.fingerprint == d2.fingerprint and d1.description == d2.description
 
 
 def test_mat_labels_as_a_cell_of_class_names(tmp_path, small):

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rmsc import evaluate_runs, experiments, get_method, reproduce
+from rmsc import evaluate_runs, experiments, get_method
 from rmsc.datasets import MultiViewDataset
-from rmsc.reproduce import Cache
+from rmsc.experiments import Cache
 
 from conftest import union_of_subspaces
 
@@ -127,7 +127,7 @@ def test_sensitivity_grid_covers_the_grid_and_records_failures(toy):
 def test_experiments_share_the_cache_and_do_not_refit(toy, monkeypatch, tmp_path):
     cache = Cache(tmp_path / "runs.json")
     first = experiments.sensitivity_grid(toy, [1.0], [0.02], cache=cache)
-    monkeypatch.setattr(reproduce, "run_one", lambda *a, **k: pytest.fail("refitted"))
+    monkeypatch.setattr(experiments.protocol, "run_one", lambda *a, **k: pytest.fail("refitted"))
     again = experiments.sensitivity_grid(toy, [1.0], [0.02], cache=Cache(tmp_path / "runs.json"))
     pd.testing.assert_frame_equal(first, again)
     # compare with the same parameters finds the same cached fit.

@@ -5,28 +5,28 @@ import json
 import numpy as np
 import pytest
 
-from rmsc import reproduce
-from rmsc.reproduce import Cache, Record
+from rmsc import experiments
+from rmsc.experiments import Cache, Record
 
 
 def test_every_paper_method_has_a_grid_within_the_same_budget():
-    assert set(reproduce.SEARCH) == set(reproduce.PAPER_TABLE1)
-    for method in reproduce.SEARCH:
-        n = len(reproduce.settings(method))
-        assert n == reproduce.SEARCH_BUDGET, (method, n)
+    assert set(experiments.SEARCH) == set(experiments.PAPER_TABLE1)
+    for method in experiments.SEARCH:
+        n = len(experiments.settings(method))
+        assert n == experiments.SEARCH_BUDGET, (method, n)
     # The grid is the Cartesian product of the declared values.
-    rmsc_grid = reproduce.settings("RMSC")
-    assert len(rmsc_grid) == len(reproduce.SEARCH["RMSC"]["lam"]) * len(reproduce.SEARCH["RMSC"]["beta"])
+    rmsc_grid = experiments.settings("RMSC")
+    assert len(rmsc_grid) == len(experiments.SEARCH["RMSC"]["lam"]) * len(experiments.SEARCH["RMSC"]["beta"])
     assert {"lam": 0.3, "beta": 0.1} in rmsc_grid
 
 
 def test_paper_table_is_transcribed_for_the_four_datasets():
-    for method, rows in reproduce.PAPER_TABLE1.items():
-        assert set(rows) == set(reproduce.DATASETS)
+    for method, rows in experiments.PAPER_TABLE1.items():
+        assert set(rows) == set(experiments.DATASETS)
         for acc, acc_sd, nmi, nmi_sd in rows.values():
             assert 0 < acc < 100 and 0 < nmi < 100 and acc_sd >= 0 and nmi_sd >= 0
-    assert reproduce.PAPER_TABLE1["RMSC"]["Digit"] == (97.91, 0.03, 94.98, 0.08)
-    assert reproduce.PAPER_TABLE1["SSC-AVG"]["3-Sources"][0] == 69.82
+    assert experiments.PAPER_TABLE1["RMSC"]["Digit"] == (97.91, 0.03, 94.98, 0.08)
+    assert experiments.PAPER_TABLE1["SSC-AVG"]["3-Sources"][0] == 69.82
 
 
 def test_cache_round_trip_and_resume(tmp_path):
@@ -45,26 +45,26 @@ def test_cache_round_trip_and_resume(tmp_path):
 
 def test_search_runs_each_setting_once_and_picks_the_best(subspaces, monkeypatch):
     views, y = subspaces
-    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02, 1e3]})
+    monkeypatch.setitem(experiments.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02, 1e3]})
     cache = Cache()
     seen = []
-    recs = reproduce.search("toy", views, y, ["RMSC"], cache,
+    recs = experiments.search("toy", views, y, ["RMSC"], cache,
                             progress=lambda i, n, msg: seen.append((i, n)))
     assert len(recs) == 2
     good, empty = recs
     assert good.acc_mean >= 0.95 and good.error is None
     # beta = 1000 empties Z*: recorded as a failure with the estimator's explanation.
     assert empty.acc_mean is None and "beta" in empty.error
-    assert reproduce.best(recs)["RMSC"] is good
+    assert experiments.best(recs)["RMSC"] is good
     # A second search finds everything in the cache and fits nothing.
-    monkeypatch.setattr(reproduce, "run_one", lambda *a, **k: pytest.fail("refitted"))
-    assert reproduce.search("toy", views, y, ["RMSC"], cache) == recs
+    monkeypatch.setattr(experiments.protocol, "run_one", lambda *a, **k: pytest.fail("refitted"))
+    assert experiments.search("toy", views, y, ["RMSC"], cache) == recs
     assert seen[-1] == (2, 2)
 
 
 def test_table1_puts_ours_beside_the_paper_with_the_difference():
     rec = Record("Digit", "RMSC", {}, 0.9791 + 0.01, 0.001, 0.9498 - 0.02, 0.002, 3.0)
-    md = reproduce.table1({"Digit": {"RMSC": rec}}, ["RMSC", "MSC"])
+    md = experiments.table1({"Digit": {"RMSC": rec}}, ["RMSC", "MSC"])
     acc_row = [l for l in md.splitlines() if l.startswith("| RMSC |")][0]
     assert "98.91 ± 0.10 (97.91; +1.00)" in acc_row
     assert "n/a: data unavailable (paper 33.14 ± 1.01)" in acc_row  # Animal is not available
@@ -79,17 +79,17 @@ def test_sensitivity_and_search_table():
             Record("D", "A", {"x": 2}, 0.9, 0, 0.8, 0, 1.0),
             Record("D", "A", {"x": 3}, error="beta too large"),
             Record("D", "A", {"x": 4}, 0.7, 0, 0.6, 0, 1.0)]
-    s = reproduce.sensitivity(recs)["A"]
+    s = experiments.sensitivity(recs)["A"]
     assert s == {"best": 0.9, "median": 0.7, "worst": 0.5, "settings": 4, "failed": 1}
-    md = reproduce.search_table(recs)
+    md = experiments.search_table(recs)
     assert "| D | A | x=3 | failed: beta too large |" in md
     assert "| D | A | x=2 | 90.00 ± 0.00 | 80.00 ± 0.00 | 1.0 |  |" in md
 
 
 def test_unknown_method_is_refused_with_the_list():
     with pytest.raises(ValueError, match="Unknown method 'Kmeans'; available methods: .*RMSC"):
-        reproduce.check_methods(["RMSC", "Kmeans"])
-    assert reproduce.check_methods(["rmsc", "ssc-avg"]) == ["SSC-AVG", "RMSC"]
+        experiments.check_methods(["RMSC", "Kmeans"])
+    assert experiments.check_methods(["rmsc", "ssc-avg"]) == ["SSC-AVG", "RMSC"]
 
 
 def test_best_single_view_methods_are_scored_like_the_paper(subspaces):
@@ -97,7 +97,7 @@ def test_best_single_view_methods_are_scored_like_the_paper(subspaces):
     from rmsc.metrics import best_view
     views, y = subspaces
     views = [views[0], np.random.default_rng(0).standard_normal(views[1].shape)]  # view 1 is noise
-    scores, est = reproduce.run_one("SSC-BSV", {"beta": 0.01}, views, y)
+    scores, est = experiments.run_one("SSC-BSV", {"beta": 0.01}, views, y)
     v, per_view = best_view(y, est.view_label_runs_)
     assert v == 0 and scores["note"] == "best view 0 (chosen with labels); without labels view 0"
     assert scores["acc_mean"] == per_view[0]["acc_mean"] >= 0.9
@@ -111,10 +111,10 @@ def test_shared_solves_give_identical_scores_and_solve_once(subspaces):
     jobs = [("SSC-BSV", {"beta": 0.01}), ("SSC-AVG", {"beta": 0.01}),
             ("RMSC", {"lam": 1.0, "beta": 0.02}),
             ("RMSC", {"lam": 1.0, "beta": 0.02, "top_k": 5, "scale_columns": True})]
-    plain = [reproduce.run_one(m, p, views, y)[0] for m, p in jobs]
+    plain = [experiments.run_one(m, p, views, y)[0] for m, p in jobs]
     originals = (ssc.ssc_admm, solver.solve)
-    with reproduce.SharedSolves() as shared:
-        memo = [reproduce.run_one(m, p, views, y)[0] for m, p in jobs]
+    with experiments.SharedSolves() as shared:
+        memo = [experiments.run_one(m, p, views, y)[0] for m, p in jobs]
         assert ssc.ssc_admm is not originals[0]
     assert (ssc.ssc_admm, solver.solve) == originals  # restored
     # 2 views solved by SSC once (SSC-AVG hits both), RMSC solved once (the variant hits).
@@ -127,27 +127,27 @@ def test_shared_solves_give_identical_scores_and_solve_once(subspaces):
 
 
 def test_postprocessing_variants_apply_to_every_self_representation_method_alike(subspaces):
-    for method in reproduce.SEARCH:
-        plain, ssc = reproduce.settings(method, "none"), reproduce.settings(method, "ssc")
-        assert len(plain) == len(ssc) == reproduce.SEARCH_BUDGET
-        if method in reproduce.SELF_REPRESENTATION:
+    for method in experiments.SEARCH:
+        plain, ssc = experiments.settings(method, "none"), experiments.settings(method, "ssc")
+        assert len(plain) == len(ssc) == experiments.SEARCH_BUDGET
+        if method in experiments.SELF_REPRESENTATION:
             assert all(s == {**p, "top_k": 10, "scale_columns": True} for p, s in zip(plain, ssc))
         else:
             assert plain == ssc
     with pytest.raises(ValueError, match="Unknown post-processing 'x'"):
-        reproduce.settings("RMSC", "x")
-    assert reproduce.count_jobs(["MSC", "RMSC"], ("none", "ssc")) == 12 + 24
+        experiments.settings("RMSC", "x")
+    assert experiments.count_jobs(["MSC", "RMSC"], ("none", "ssc")) == 12 + 24
 
 
 def test_search_with_two_variants_fits_graph_methods_once(subspaces, monkeypatch):
     views, y = subspaces
-    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
-    monkeypatch.setitem(reproduce.SEARCH, "MSC", {"r": [3.0]})
+    monkeypatch.setitem(experiments.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
+    monkeypatch.setitem(experiments.SEARCH, "MSC", {"r": [3.0]})
     calls = []
-    real = reproduce.run_one
-    monkeypatch.setattr(reproduce, "run_one",
+    real = experiments.run_one
+    monkeypatch.setattr(experiments.protocol, "run_one",
                         lambda m, p, *a, **k: calls.append((m, dict(p))) or real(m, p, *a, **k))
-    recs = reproduce.search("toy", views, y, ["MSC", "RMSC"], Cache(),
+    recs = experiments.search("toy", views, y, ["MSC", "RMSC"], Cache(),
                             postprocessing=("none", "ssc"))
     assert calls == [("MSC", {"r": 3.0}), ("RMSC", {"lam": 1.0, "beta": 0.02}),
                      ("RMSC", {"lam": 1.0, "beta": 0.02, "top_k": 10, "scale_columns": True})]
@@ -157,47 +157,47 @@ def test_search_with_two_variants_fits_graph_methods_once(subspaces, monkeypatch
 
 def test_thin_keeps_evenly_spaced_settings_first_and_last():
     items = list(range(12))
-    assert reproduce.thin(items, 4) == [0, 4, 7, 11]
-    assert reproduce.thin(items, 2) == [0, 11]
-    assert reproduce.thin(items, 1) == [0]
-    assert reproduce.thin(items, None) == items and reproduce.thin(items, 12) == items
-    assert reproduce.thin(items, 30) == items
-    assert reproduce.thin(items, 6) == [0, 2, 4, 7, 9, 11]
+    assert experiments.thin(items, 4) == [0, 4, 7, 11]
+    assert experiments.thin(items, 2) == [0, 11]
+    assert experiments.thin(items, 1) == [0]
+    assert experiments.thin(items, None) == items and experiments.thin(items, 12) == items
+    assert experiments.thin(items, 30) == items
+    assert experiments.thin(items, 6) == [0, 2, 4, 7, 9, 11]
     with pytest.raises(ValueError, match="positive whole number"):
-        reproduce.thin(items, 0)
+        experiments.thin(items, 0)
 
 
 def test_reduced_budget_is_the_same_for_every_method():
-    for method in reproduce.SEARCH:
-        full = reproduce.settings(method)
+    for method in experiments.SEARCH:
+        full = experiments.settings(method)
         for budget in (1, 3, 4, 12):
-            got = reproduce.settings(method, budget=budget)
+            got = experiments.settings(method, budget=budget)
             assert len(got) == min(budget, len(full))
             assert got == [full[i] for i in np.round(np.linspace(0, len(full) - 1, budget))
                            .astype(int)] if budget > 1 else got == full[:1]
         # Variants add the same post-processing to the same thinned settings.
-        plain = reproduce.settings(method, "none", 4)
-        ssc = reproduce.settings(method, "ssc", 4)
+        plain = experiments.settings(method, "none", 4)
+        ssc = experiments.settings(method, "ssc", 4)
         assert [{k: v for k, v in s.items() if k not in ("top_k", "scale_columns")}
                 for s in ssc] == plain
     # The thinned RMSC grid spans both parameters' ranges.
-    rmsc4 = reproduce.settings("RMSC", budget=4)
+    rmsc4 = experiments.settings("RMSC", budget=4)
     assert rmsc4[0] == {"lam": 0.1, "beta": 0.03} and rmsc4[-1] == {"lam": 3.0, "beta": 0.3}
-    assert reproduce.count_jobs(["MSC", "RMSC"], ("none", "ssc"), budget=4) == 4 + 8
-    assert reproduce.check_budgets({"Reuter": 4}) == {"Reuter": 4}
+    assert experiments.count_jobs(["MSC", "RMSC"], ("none", "ssc"), budget=4) == 4 + 8
+    assert experiments.check_budgets({"Reuter": 4}) == {"Reuter": 4}
     for bad in (0, -1, 2.5, "x"):
         with pytest.raises(ValueError, match="budget of Reuter must be a positive whole"):
-            reproduce.check_budgets({"Reuter": bad})
+            experiments.check_budgets({"Reuter": bad})
 
 
 def test_search_with_a_budget_fits_only_the_thinned_settings(subspaces, monkeypatch):
     views, y = subspaces
-    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [0.3, 1.0, 3.0], "beta": [0.01, 0.02]})
+    monkeypatch.setitem(experiments.SEARCH, "RMSC", {"lam": [0.3, 1.0, 3.0], "beta": [0.01, 0.02]})
     calls = []
-    real = reproduce.run_one
-    monkeypatch.setattr(reproduce, "run_one",
+    real = experiments.run_one
+    monkeypatch.setattr(experiments.protocol, "run_one",
                         lambda m, p, *a, **k: calls.append(dict(p)) or real(m, p, *a, **k))
-    recs = reproduce.search("toy", views, y, ["RMSC"], Cache(), budget=2)
+    recs = experiments.search("toy", views, y, ["RMSC"], Cache(), budget=2)
     assert calls == [{"lam": 0.3, "beta": 0.01}, {"lam": 3.0, "beta": 0.02}]
     assert [r.params for r in recs] == calls
 
@@ -206,11 +206,11 @@ def test_run_applies_dataset_budgets_case_insensitively(subspaces, monkeypatch):
     from rmsc.datasets import MultiViewDataset
 
     views, y = subspaces
-    monkeypatch.setattr(reproduce, "load_for_reproduction",
+    monkeypatch.setattr(experiments.reproduce, "load_for_reproduction",
                         lambda name, path: MultiViewDataset(name=name, views=views, labels=y))
-    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [0.3, 1.0, 3.0], "beta": [0.02]})
-    monkeypatch.setitem(reproduce.SEARCH, "MSC", {"r": [2, 3, 5]})
-    result = reproduce.run(["Digit", "3-Sources"], ["MSC", "RMSC"], postprocessing=("none",),
+    monkeypatch.setitem(experiments.SEARCH, "RMSC", {"lam": [0.3, 1.0, 3.0], "beta": [0.02]})
+    monkeypatch.setitem(experiments.SEARCH, "MSC", {"r": [2, 3, 5]})
+    result = experiments.run(["Digit", "3-Sources"], ["MSC", "RMSC"], postprocessing=("none",),
                            views=False, sensitivity=False, budgets={"digit": 2})
     digit, three = result.datasets
     assert digit.budget == 2 and three.budget is None
@@ -220,16 +220,16 @@ def test_run_applies_dataset_budgets_case_insensitively(subspaces, monkeypatch):
     # The document's compute total: every distinct fit's recorded time, counted once.
     fits = {r.key: r.fit_time for ds in (digit, three) for r in ds.records["none"]}
     assert len(fits) == 10 and result.fit_seconds == pytest.approx(sum(fits.values()))
-    text = reproduce.report(result, command="rmsc reproduce")
+    text = experiments.report(result, command="rmsc reproduce")
     assert "**Reduced search** — Digit: 2 settings per method, for every method alike" in text
-    assert reproduce.to_json(result)["protocol"]["dataset_budget"] == {"Digit": 2}
+    assert experiments.to_json(result)["protocol"]["dataset_budget"] == {"Digit": 2}
     # Hand-written notes come right after the Table 1 they discuss, before the search.
-    text = reproduce.report(result, command="rmsc reproduce", notes="## Discussion\n\nwhy")
+    text = experiments.report(result, command="rmsc reproduce", notes="## Discussion\n\nwhy")
     assert text.rindex("## Table 1") < text.index("## Discussion") < text.index("## The search")
     # Without a reduction the document does not claim one.
-    full = reproduce.run(["Digit"], ["MSC"], postprocessing=("none",), views=False,
+    full = experiments.run(["Digit"], ["MSC"], postprocessing=("none",), views=False,
                          sensitivity=False, budgets={})
-    assert "Reduced search" not in reproduce.report(full, command="rmsc reproduce")
+    assert "Reduced search" not in experiments.report(full, command="rmsc reproduce")
 
 
 def test_cli_budget_option_is_checked():
@@ -245,17 +245,17 @@ def test_cli_budget_option_is_checked():
 
 def test_search_fits_cheap_methods_first_and_reports_in_table_order(subspaces, monkeypatch):
     views, y = subspaces
-    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
-    monkeypatch.setitem(reproduce.SEARCH, "SSC-AVG", {"beta": [0.01]})
-    monkeypatch.setitem(reproduce.SEARCH, "MSC", {"r": [3.0]})
-    assert set(reproduce.RUN_ORDER) == set(reproduce.PAPER_TABLE1)
+    monkeypatch.setitem(experiments.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
+    monkeypatch.setitem(experiments.SEARCH, "SSC-AVG", {"beta": [0.01]})
+    monkeypatch.setitem(experiments.SEARCH, "MSC", {"r": [3.0]})
+    assert set(experiments.RUN_ORDER) == set(experiments.PAPER_TABLE1)
     calls = []
-    real = reproduce.run_one
-    monkeypatch.setattr(reproduce, "run_one",
+    real = experiments.run_one
+    monkeypatch.setattr(experiments.protocol, "run_one",
                         lambda m, p, *a, **k: calls.append(m) or real(m, p, *a, **k))
-    methods = reproduce.check_methods(["RMSC", "SSC-AVG", "MSC"])
+    methods = experiments.check_methods(["RMSC", "SSC-AVG", "MSC"])
     assert methods == ["MSC", "SSC-AVG", "RMSC"]  # Table 1's order
-    recs = reproduce.search("toy", views, y, methods, Cache())
+    recs = experiments.search("toy", views, y, methods, Cache())
     assert calls == ["MSC", "RMSC", "SSC-AVG"]     # SSC-family last
     assert [r.method for r in recs] == methods
 
@@ -264,24 +264,24 @@ def test_excluded_methods_are_not_fitted_and_the_report_says_so(subspaces, monke
     from rmsc.datasets import MultiViewDataset
 
     views, y = subspaces
-    monkeypatch.setattr(reproduce, "load_for_reproduction",
+    monkeypatch.setattr(experiments.reproduce, "load_for_reproduction",
                         lambda name, path: MultiViewDataset(name=name, views=views, labels=y))
-    monkeypatch.setitem(reproduce.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
-    monkeypatch.setitem(reproduce.SEARCH, "MSC", {"r": [3.0]})
-    result = reproduce.run(["Digit", "3-Sources"], ["MSC", "RMSC"], postprocessing=("none",),
+    monkeypatch.setitem(experiments.SEARCH, "RMSC", {"lam": [1.0], "beta": [0.02]})
+    monkeypatch.setitem(experiments.SEARCH, "MSC", {"r": [3.0]})
+    result = experiments.run(["Digit", "3-Sources"], ["MSC", "RMSC"], postprocessing=("none",),
                            views=False, sensitivity=False, budgets={},
                            exclude=[("digit", "msc")])
     digit, three = result.datasets
     assert digit.excluded == ("MSC",) and three.excluded == ()
     assert [r.method for r in digit.records["none"]] == ["RMSC"]
     assert [r.method for r in three.records["none"]] == ["MSC", "RMSC"]
-    text = reproduce.report(result, command="rmsc reproduce")
+    text = experiments.report(result, command="rmsc reproduce")
     assert "- **Not run** — MSC on Digit (`--exclude`)" in text
     msc_acc = [l for l in text.splitlines() if l.startswith("| MSC |")][0]
     assert msc_acc.split(" | ")[1] == "not run (paper 94.68)"
-    assert reproduce.to_json(result)["datasets"]["Digit"]["excluded"] == ["MSC"]
+    assert experiments.to_json(result)["datasets"]["Digit"]["excluded"] == ["MSC"]
     with pytest.raises(ValueError, match="Unknown method 'Nope'"):
-        reproduce.run(["Digit"], ["MSC"], exclude=[("Digit", "Nope")], views=False,
+        experiments.run(["Digit"], ["MSC"], exclude=[("Digit", "Nope")], views=False,
                       sensitivity=False)
 
 
@@ -302,9 +302,9 @@ def test_shared_solves_reuse_dimsc_steps_exactly(subspaces):
     jobs = [("DiMSC", {"beta": 0.01, "lam": 1e3, "outer_iter": 2}),
             ("DiMSC", {"beta": 0.01, "lam": 1e3, "outer_iter": 2, "top_k": 5,
                        "scale_columns": True})]
-    plain = [reproduce.run_one(m, p, views, y)[0] for m, p in jobs]
-    with reproduce.SharedSolves() as shared:
-        memo = [reproduce.run_one(m, p, views, y)[0] for m, p in jobs]
+    plain = [experiments.run_one(m, p, views, y)[0] for m, p in jobs]
+    with experiments.SharedSolves() as shared:
+        memo = [experiments.run_one(m, p, views, y)[0] for m, p in jobs]
     assert shared.misses > 0 and shared.hits == shared.misses
     for a, b in zip(plain, memo):
         for k in ("acc_mean", "acc_std", "nmi_mean", "nmi_std", "objective"):

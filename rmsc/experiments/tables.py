@@ -5,8 +5,8 @@
   (the paper's Figure 1);
 * :func:`sensitivity_grid` — ACC/NMI over a (lambda, beta) grid (the paper's Figure 4).
 
-Every fit goes through :func:`rmsc.reproduce.run_one` (via
-:func:`rmsc.reproduce.evaluate_setting`), the one implementation of the
+Every fit goes through :func:`rmsc.experiments.protocol.run_one` (via
+:func:`rmsc.experiments.protocol.evaluate_setting`), the one implementation of the
 paper's protocol: raw views in, unit-L2 scaling inside each estimator,
 spectral clustering with k-means 20 times, ACC/NMI/ARI/purity as mean ± std
 over those runs. Best-single-view methods (SC-BSV, SSC-BSV) are scored like
@@ -18,7 +18,7 @@ that empties the representation, or a multi-view method given one view) does
 not stop the others: its row has NaN scores and the reason in ``error``.
 
 ``progress(done, total, message)`` is called before each fit and once at the
-end with ``done == total``. ``cache`` (a :class:`rmsc.reproduce.Cache`, optional)
+end with ``done == total``. ``cache`` (a :class:`rmsc.experiments.Cache`, optional)
 makes a run resumable: fits already in it are not repeated.
 """
 
@@ -27,16 +27,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .reproduce import check_methods, evaluate_setting
+from .grid import check_methods
+from .protocol import evaluate_setting
 
 #: Scores every experiment reports (fractions).
 SCORE_COLUMNS = ("acc_mean", "acc_std", "nmi_mean", "nmi_std")
 
+
 COMPARE_COLUMNS = ("method", "acc_mean", "acc_std", "nmi_mean", "nmi_std", "ari_mean",
                    "purity_mean", "fit_time", "error", "params", "note", "view",
                    "nolabel_acc_mean", "nolabel_acc_std", "nolabel_nmi_mean", "nolabel_nmi_std")
+
+
 VIEWS_COLUMNS = ("method", "n_views", "views", "acc_mean", "acc_std", "nmi_mean", "nmi_std",
                  "fit_time", "error")
+
+
 SENSITIVITY_COLUMNS = ("lam", "beta", "acc_mean", "acc_std", "nmi_mean", "nmi_std",
                        "fit_time", "error")
 
@@ -100,7 +106,7 @@ def compare(dataset, methods, params=None, random_state=0, progress=None, *, cac
         ``{method: {parameter: value}}``; methods not named keep their defaults.
     random_state : int
     progress : callable(done, total, message) or None
-    cache : rmsc.reproduce.Cache, optional
+    cache : rmsc.experiments.Cache, optional
 
     Returns
     -------
@@ -146,7 +152,7 @@ def accuracy_vs_views(dataset, methods, params=None, random_state=0, progress=No
         ``{method: {parameter: value}}``, used for every number of views.
     random_state : int
     progress : callable(done, total, message) or None
-    cache : rmsc.reproduce.Cache, optional
+    cache : rmsc.experiments.Cache, optional
 
     Returns
     -------
@@ -188,7 +194,7 @@ def sensitivity_grid(dataset, lams, betas, method="RMSC", params=None, random_st
         the same for every cell.
     random_state : int
     progress : callable(done, total, message) or None
-    cache : rmsc.reproduce.Cache, optional
+    cache : rmsc.experiments.Cache, optional
 
     Returns
     -------

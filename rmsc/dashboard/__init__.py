@@ -1,0 +1,102 @@
+"""The dashboard's logic that is not a figure: everything a page computes, tested without a browser.
+
+The pages (``app.py``, ``ui.py``, ``pages/``) only compose widgets, session state
+and calls into this package and :mod:`rmsc.figures`. Nothing here imports
+streamlit: background work receives plain objects and reports through
+:class:`Job`, which a page reads from a ``st.fragment(run_every=...)``.
+
+==============  ===================================================================
+``params``      :class:`Params` (RMSC's parameters as a page shows them: defaults,
+                slider grids, URL round trip, cache key), :class:`OutlierSpec`
+``jobs``        :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
+                with progress, stop and cancel; :func:`describe_error`
+``cache``       :class:`ResultCache`, an LRU bounded by entries and bytes
+``fitting``     :func:`fit_rmsc`, :class:`FitResult`, :class:`FitFailure`, :func:`diagnose`
+``tables``      summaries, orderings, projections, weight tables; the large-data plan
+``downloads``   labels, weights, affinity and configuration files of a fit
+``runs``        Compare / Sensitivity / views experiments with a job's progress
+==============  ===================================================================
+
+Every public name is re-exported here (``from rmsc import dashboard as dash; dash.Params``).
+"""
+
+from .cache import (  # noqa: F401
+    ResultCache,
+    nbytes,
+)
+from .downloads import (  # noqa: F401
+    affinity_npz,
+    config_json,
+    labels_csv,
+    weights_csv,
+)
+from .fitting import (  # noqa: F401
+    FitFailure,
+    FitResult,
+    diagnose,
+    fit_rmsc,
+)
+from .jobs import (  # noqa: F401
+    ACTIVE_STATES,
+    CANCELLED,
+    DONE,
+    FAILED,
+    PENDING,
+    RUNNING,
+    STOPPED,
+    Cancelled,
+    Job,
+    JobRegistry,
+    JobSlot,
+    JobSnapshot,
+    describe_error,
+)
+from .params import (  # noqa: F401
+    BETA_GRID,
+    DEFAULT_TOP_K,
+    GAMMA_GRID,
+    LAM_GRID,
+    MAX_ITER_RANGE,
+    POSTPROCESSING,
+    OutlierSpec,
+    Params,
+    log_grid,
+    method_default_beta,
+    nearest,
+    options_with,
+)
+from .runs import (  # noqa: F401
+    DEFAULT_COMPARE,
+    DEFAULT_SENSITIVITY_BETAS,
+    DEFAULT_SENSITIVITY_LAMS,
+    DEFAULT_VIEWS_METHODS,
+    compare_display,
+    estimate_seconds,
+    rmsc_method_params,
+    robustness_table,
+    run_compare,
+    run_sensitivity,
+    run_views,
+)
+from .tables import (  # noqa: F401
+    MAX_DENSE_VIEW_SAMPLES,
+    MAX_HEATMAP_SIDE,
+    MAX_SCATTER_POINTS,
+    MAX_WEIGHT_COLUMNS,
+    ScalePlan,
+    align_clusters,
+    class_examples,
+    dataset_summary,
+    image_tiles,
+    least_trusted,
+    mistakes,
+    order_by,
+    project_2d,
+    sample_weights,
+    scale_plan,
+    subsample,
+    view_affinity,
+    view_representation_affinities,
+    weight_losses,
+    within_group_mass,
+)

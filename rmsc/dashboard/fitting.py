@@ -1,0 +1,179 @@
+"""Fitting RMSC for a page: the result every page reads, and plain-words diagnostics."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from ..methods import get_method
+from ..metrics import evaluate, evaluate_runs
+from .params import Params
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """Everything the pages show about one RMSC fit (plain arrays, and the small estimator)."""
+
+    key: tuple
+    params: Params
+    dataset_name: str
+    n_clusters: int
+    labels: np.ndarray
+    label_runs: np.ndarray
+    weights: np.ndarray
+    consensus: sp.csr_matrix
+    affinity: sp.csr_matrix
+    embedding: np.ndarray
+    objective: np.ndarray
+    terms: dict
+    objective_init: float
+    n_iter: int
+    converged: bool
+    stopped_early: bool
+    fit_time: float
+    spectral_time: float
+    beta_max: float
+    scores: dict | None
+    chosen_scores: dict | None
+    diagnostics: tuple
+    #: The fitted estimator (its callback removed), for what is formed on demand only:
+    #: every view's dense Z^v (:func:`view_representation_affinities`). None in made-up results.
+    model: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def weights_(self):
+        """P under the estimator's attribute name, so ``rmsc.outliers.scores(result)`` works."""
+        return self.weights
+
+    @property
+    def gamma(self):
+        """The fit's gamma (with ``weights_``, what ``rmsc.outliers.scores`` reads)."""
+        return self.params.gamma
+
+    @property
+    def density(self):
+        """Fraction of nonzero entries of Z*."""
+        n = self.consensus.shape[0]
+        return self.consensus.nnz / float(n * n)
+
+    def metrics_table(self):
+        """ACC/NMI/ARI/purity as mean ± std over the k-means runs (paper protocol)."""
+        if self.scores is None:
+            return None
+        rows = []
+        for name in ("acc", "nmi", "ari", "purity"):
+            rows.append({"metric": name.upper(),
+                         "mean %": 100 * self.scores[f"{name}_mean"],
+                         "std %": 100 * self.scores[f"{name}_std"],
+                         "chosen run %": 100 * self.chosen_scores[name]})
+        return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class FitFailure:
+    """A fit that ran and failed with a message the user can act on."""
+
+    key: tuple
+    params: Params
+    message: str
+    degenerate: bool
+
+
+def fit_rmsc(dataset, params, job=None):
+    """Fit RMSC (or RMSC-WV) to ``dataset`` with ``params``, reporting to ``job``.
+
+    Every iteration records ``(iteration, objective)`` on the job's live curve,
+    with the mean weight of every view as its latest state; a stop request
+    finishes the iterations early (the clustering still runs), a cancel
+    abandons the fit.
+
+    Returns
+    -------
+    FitResult, or FitFailure when the estimator raises
+    :class:`rmsc.DegenerateSolutionError` (its message says what to change).
+    Other errors propagate (a :class:`Job` turns them into messages).
+    """
+    from ..rmsc import DegenerateSolutionError
+
+    kwargs = params.estimator_params(dataset)
+    key = params.key(dataset)
+    stopped = {"early": False}
+
+    def callback(iteration, objective, weights):
+        if job is None:
+            return False
+        job.check()
+        job.record((int(iteration), float(objective)), latest=np.asarray(weights).mean(axis=1))
+        job.report(iteration, params.max_iter, f"iteration {iteration} of at most {params.max_iter}")
+        if job.stop_requested:
+            stopped["early"] = iteration < params.max_iter
+            return True
+        return False
+
+    est = get_method(params.method, callback=callback, **kwargs)
+    try:
+        est.fit(list(dataset.views))
+    except DegenerateSolutionError as exc:
+        return FitFailure(key=key, params=params, message=str(exc), degenerate=True)
+    scores = chosen = None
+    if dataset.labels is not None:
+        scores = evaluate_runs(dataset.labels, est.label_runs_)
+        chosen = evaluate(dataset.labels, est.labels_)
+    result = FitResult(
+        key=key, params=params, dataset_name=dataset.name, n_clusters=kwargs["n_clusters"],
+        labels=np.asarray(est.labels_), label_runs=np.asarray(est.label_runs_),
+        weights=np.asarray(est.weights_), consensus=sp.csr_matrix(est.consensus_),
+        affinity=sp.csr_matrix(est.affinity_matrix_), embedding=np.asarray(est.embedding_),
+        objective=np.asarray(est.objective_), terms=dict(est.objective_terms_),
+        objective_init=float(est.objective_init_), n_iter=int(est.n_iter_),
+        converged=bool(est.converged_), stopped_early=stopped["early"],
+        fit_time=float(est.fit_time_), spectral_time=float(est.spectral_time_),
+        beta_max=float(est.beta_max_), scores=scores, chosen_scores=chosen, diagnostics=(),
+        model=est.set_params(callback=None),
+    )
+    return dataclasses.replace(result, diagnostics=tuple(diagnose(result)))
+
+
+def diagnose(result):
+    """Plain-words remarks about a fit that ran: ``(level, message)`` pairs.
+
+    ``level`` is "warning" when the clustering may not mean much (isolated
+    samples, more graph pieces than clusters, nearly one cluster) and "info"
+    for facts worth knowing (stopped early, not converged).
+    """
+    out = []
+    n = result.affinity.shape[0]
+    isolated = int(np.count_nonzero(result.affinity.getnnz(axis=1) == 0))
+    if isolated:
+        out.append(("warning",
+            f"{isolated} sample(s) have no link to any other sample in Z*, so their cluster "
+            "is arbitrary. A smaller β keeps more coefficients."
+        ))
+    pieces = connected_components(result.affinity, directed=False)[0]
+    if pieces > result.n_clusters:
+        out.append(("warning",
+            f"The consensus graph falls into {pieces} disconnected pieces, more than the "
+            f"{result.n_clusters} clusters asked for, so spectral clustering merges pieces "
+            f"arbitrarily. A smaller β (now {result.params.beta:g}; Z* empties at "
+            f"β ≈ {result.beta_max:.3g}) links more samples."
+        ))
+    sizes = np.bincount(result.labels, minlength=result.n_clusters)
+    if sizes.max() > 0.9 * n and result.n_clusters > 1:
+        out.append(("warning",
+            f"One cluster holds {sizes.max()} of {n} samples: the result is close to "
+            "a single cluster. Try a smaller β or a larger λ."
+        ))
+    if result.stopped_early:
+        out.append(("info", f"The run was stopped after {result.n_iter} iteration(s); the "
+                             "clustering uses Z* as it was then."))
+    elif not result.converged:
+        out.append(("info",
+            f"Not converged within {result.n_iter} iterations (relative decrease still above "
+            f"tol = {result.params.tol:g}); more iterations may change the result slightly."
+        ))
+    return out

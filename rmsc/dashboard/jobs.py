@@ -1,0 +1,412 @@
+"""Background work of a session: a task in a worker thread, observable and stoppable.
+
+:class:`Job` runs one task (a fit, a comparison) with progress, a live curve,
+stop (finish early) and cancel (abandon); :class:`JobSlot` runs one kind of
+work per session, newest request first; :class:`JobRegistry` lets equal
+requests of different sessions share one run.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+#: Timeline of the dashboard's background work (job start, end), at DEBUG level; the
+#: dashboard's speed benchmark switches it on (``RMSC_DASHBOARD_TRACE``) to see where time goes.
+log = logging.getLogger("rmsc.dashboard")
+
+
+class Cancelled(Exception):
+    """Raised inside a job's task when the job has been cancelled."""
+
+
+#: Job states. "stopped": finished early on request (result kept); "cancelled":
+#: abandoned (no result).
+PENDING, RUNNING, DONE, STOPPED, FAILED, CANCELLED = (
+    "pending", "running", "done", "stopped", "failed", "cancelled")
+
+
+ACTIVE_STATES = (PENDING, RUNNING)
+
+
+@dataclass(frozen=True)
+class JobSnapshot:
+    """A consistent copy of a job's progress, safe to read in the page's thread."""
+
+    key: object
+    label: str
+    state: str
+    done: int
+    total: int
+    message: str
+    history: tuple
+    latest: object
+    result: object
+    error: str | None
+    elapsed: float
+
+    @property
+    def active(self):
+        return self.state in ACTIVE_STATES
+
+    @property
+    def fraction(self):
+        return min(1.0, self.done / self.total) if self.total else 0.0
+
+
+class Job:
+    """A task run in a daemon worker thread, observable from other threads.
+
+    ``task(job)`` does the work and returns the result. With ``delay`` the
+    worker first waits that long, or until :meth:`hurry` but at least
+    ``min_delay``; cancelling during the wait means the task never runs. It reports with
+    :meth:`report` (progress) and :meth:`record` (one point of a live curve),
+    and polls :attr:`stop_requested` (finish early, keep what you have) or
+    :meth:`check` (raises :class:`Cancelled` once :meth:`cancel` was called).
+    Exceptions become ``state="failed"`` with a readable :attr:`error`, never
+    a traceback.
+    """
+
+    def __init__(self, key, task, *, label="", delay=0.0, min_delay=0.0):
+        self.key = key
+        self.label = label
+        self._task = task
+        self._delay = float(delay)
+        self._min_delay = min(float(min_delay), self._delay)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._cancel = threading.Event()
+        self._hurry = threading.Event()
+        self._finished = threading.Event()
+        self._state = PENDING
+        self._done, self._total, self._message = 0, 0, ""
+        self._history = []
+        self._latest = None
+        self._result = None
+        self._error = None
+        self._t0 = None
+        self._t1 = None
+        self._thread = None
+        self._on_finish = []
+        self._watchers = 0
+
+    # -- control (page side) -----------------------------------------------------------
+
+    def start(self):
+        with self._lock:
+            if self._thread is not None or self._state != PENDING:
+                return self
+            self._t0 = time.perf_counter()
+            self._thread = threading.Thread(target=self._run, name=f"rmsc-job-{self.label}",
+                                            daemon=True)
+            if self._cancel.is_set():
+                self._state = CANCELLED
+                self._t1 = self._t0
+                self._finished.set()
+                callbacks = list(self._on_finish)
+            else:
+                self._state = RUNNING
+                callbacks = None
+        if callbacks is not None:
+            for cb in callbacks:
+                cb(self)
+            return self
+        self._thread.start()
+        return self
+
+    def acquire(self):
+        """One more watcher (a session's slot) of this job."""
+        with self._lock:
+            self._watchers += 1
+
+    def release(self):
+        """One watcher fewer; with none left an unfinished job is cancelled."""
+        with self._lock:
+            self._watchers -= 1
+            orphaned = self._watchers <= 0 and self._state in ACTIVE_STATES
+        if orphaned:
+            self.cancel()
+
+    @property
+    def watchers(self):
+        return self._watchers
+
+    def hurry(self):
+        """Skip what is left of the start delay (someone is waiting for the result)."""
+        self._hurry.set()
+
+    def request_stop(self):
+        """Ask the task to finish early and keep its partial result."""
+        self._stop.set()
+        self._hurry.set()
+
+    def cancel(self):
+        """Ask the task to abandon its work (its result is discarded).
+
+        A job that was never started is finished at once, as cancelled.
+        """
+        self._cancel.set()
+        self._stop.set()
+        self._hurry.set()
+        with self._lock:
+            if self._thread is not None or self._state != PENDING:
+                return
+            self._state = CANCELLED
+            self._t0 = self._t1 = time.perf_counter()
+            self._finished.set()
+            callbacks = list(self._on_finish)
+        for cb in callbacks:
+            cb(self)
+
+    def wait(self, timeout=None):
+        """Block until the job has finished; True if it has."""
+        return self._finished.wait(timeout)
+
+    def add_done_callback(self, fn, *, call_if_done=True):
+        """Call ``fn(job)`` when the job finishes (in the thread that finishes it).
+
+        On a job that has already finished ``fn`` is called at once, unless
+        ``call_if_done`` is False. Returns True when ``fn`` was registered.
+        """
+        with self._lock:
+            if not self._finished.is_set():
+                self._on_finish.append(fn)
+                return True
+        if call_if_done:
+            fn(self)
+        return False
+
+    # -- state (any thread) ------------------------------------------------------------
+
+    @property
+    def state(self):
+        return self._state
+
+    @property
+    def active(self):
+        return self._state in ACTIVE_STATES
+
+    @property
+    def cancelled(self):
+        return self._cancel.is_set()
+
+    @property
+    def stop_requested(self):
+        return self._stop.is_set()
+
+    @property
+    def result(self):
+        return self._result
+
+    @property
+    def error(self):
+        return self._error
+
+    def snapshot(self):
+        with self._lock:
+            t_end = self._t1 if self._t1 is not None else time.perf_counter()
+            return JobSnapshot(
+                key=self.key, label=self.label, state=self._state, done=self._done,
+                total=self._total, message=self._message, history=tuple(self._history),
+                latest=self._latest, result=self._result, error=self._error,
+                elapsed=0.0 if self._t0 is None else t_end - self._t0,
+            )
+
+    # -- reporting (task side) ---------------------------------------------------------
+
+    def check(self):
+        """Raise :class:`Cancelled` if the job was cancelled."""
+        if self._cancel.is_set():
+            raise Cancelled(self.label)
+
+    def report(self, done, total, message=""):
+        """Progress callback ``(done, total, message)``; raises Cancelled when cancelled."""
+        with self._lock:
+            self._done, self._total, self._message = int(done), int(total), str(message)
+        self.check()
+
+    def record(self, point, latest=None):
+        """Append one point to the live curve (and keep ``latest`` as the newest state)."""
+        with self._lock:
+            self._history.append(point)
+            if latest is not None:
+                self._latest = latest
+
+    # -- the thread ----------------------------------------------------------------------
+
+    def _run(self):
+        result, error = None, None
+        try:
+            if self._delay > 0:
+                # A wait before heavy work: a page being drawn is not slowed down by a
+                # fit nobody looks at yet (hurry() ends the wait), and quick successive
+                # requests (a slider moved several steps) replace each other without
+                # starting (min_delay is waited even when hurried).
+                t0 = time.perf_counter()
+                self._hurry.wait(self._delay)
+                rest = self._min_delay - (time.perf_counter() - t0)
+                if rest > 0 and not self._stop.is_set():
+                    self._cancel.wait(rest)
+            self.check()
+            log.debug("job %s started %r", self.label, self.key)
+            result = self._task(self)
+            state = STOPPED if self._stop.is_set() else DONE
+            if self._cancel.is_set():
+                state, result = CANCELLED, None
+        except Cancelled:
+            state = CANCELLED
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a message
+            state, error = FAILED, describe_error(exc)
+        with self._lock:
+            self._state, self._result, self._error = state, result, error
+            self._t1 = time.perf_counter()
+            self._finished.set()
+            callbacks = list(self._on_finish)
+        log.debug("job %s %s after %.3f s %r", self.label, state, self._t1 - self._t0, self.key)
+        for cb in callbacks:
+            cb(self)
+
+
+class JobRegistry:
+    """The unfinished jobs of every session by key, so that equal requests share one run.
+
+    A browser tab that opens while a fit is under way (or a second user asking
+    for the same thing) watches the running job instead of starting another.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._jobs = {}
+
+    def find(self, key):
+        """The unfinished, not cancelled job for ``key``, or None."""
+        with self._lock:
+            job = self._jobs.get(key)
+        if job is not None and job.active and not job.cancelled:
+            return job
+        return None
+
+    def add(self, job):
+        with self._lock:
+            self._jobs[job.key] = job
+        job.add_done_callback(self._remove)
+
+    def _remove(self, job):
+        with self._lock:
+            if self._jobs.get(job.key) is job:
+                del self._jobs[job.key]
+
+    def __len__(self):
+        with self._lock:
+            return len(self._jobs)
+
+
+class JobSlot:
+    """One kind of background work of one session (e.g. "the fit"): its newest job.
+
+    A new request supersedes the running job: the slot releases it (it is
+    cancelled unless another session still watches it) and, while it winds
+    down, queues the new job; only the newest request is queued, so moving a
+    slider quickly never builds up a backlog. With a :class:`JobRegistry`,
+    a request for a key some session is already running joins that run.
+    """
+
+    def __init__(self, registry=None):
+        # Re-entrant: releasing a job may finish it at once and call back into the slot.
+        self._lock = threading.RLock()
+        self.registry = registry
+        self.current = None
+        self.queued = None
+
+    @property
+    def latest(self):
+        """The job that will (or did) produce the slot's newest result."""
+        return self.queued or self.current
+
+    @property
+    def latest_key(self):
+        job = self.latest
+        return None if job is None else job.key
+
+    def submit(self, key, task, *, label="", force=False, delay=0.0, min_delay=0.0):
+        """Run ``task`` for ``key`` unless it is already running or queued.
+
+        With ``force`` a finished job of the same key is run again; ``delay`` and
+        ``min_delay`` (seconds) postpone the start of a new job (see :class:`Job`).
+        Returns the job that will produce the result for ``key``.
+        """
+        with self._lock:
+            cur, queued = self.current, self.queued
+            if queued is not None and queued.key == key:
+                return queued
+            if cur is not None and cur.key == key and cur.active and not cur.cancelled:
+                if queued is not None:
+                    queued.release()
+                    self.queued = None
+                return cur
+            if (not force and queued is None and cur is not None and cur.key == key
+                    and not cur.active and cur.state != CANCELLED):
+                return cur
+            job = self.registry.find(key) if self.registry is not None else None
+            adopted = job is not None
+            if not adopted:
+                job = Job(key, task, label=label, delay=delay, min_delay=min_delay)
+                if self.registry is not None:
+                    self.registry.add(job)
+            job.acquire()
+            job.add_done_callback(self._finished)
+            if queued is not None:
+                queued.release()
+                self.queued = None
+            wait = False
+            if cur is not None and cur.active:
+                cur.release()
+                # Wait for a run we just cancelled to wind down (one fit at a time);
+                # a run other sessions still watch keeps going, so do not wait for it.
+                wait = cur.cancelled and not adopted
+            if wait:
+                self.queued = job
+                return job
+            self.current = job
+        if not adopted:
+            job.start()
+        return job
+
+    def stop(self):
+        """Finish the running job early (keeping its partial result); drop the queue."""
+        with self._lock:
+            if self.queued is not None:
+                self.queued.release()
+                self.queued = None
+            if self.current is not None:
+                self.current.request_stop()
+
+    def cancel(self):
+        """Stop watching the running and queued jobs (cancelled unless others watch them)."""
+        with self._lock:
+            for job in (self.current, self.queued):
+                if job is not None:
+                    job.release()
+            self.queued = None
+
+    def _finished(self, job):
+        start = None
+        with self._lock:
+            if job is self.current and self.queued is not None:
+                self.current, self.queued = self.queued, None
+                start = self.current
+        if start is not None:
+            start.start()
+
+
+def describe_error(exc):
+    """One readable sentence for any exception (no traceback)."""
+    if isinstance(exc, MemoryError):
+        return ("Not enough memory for this computation. Subsample the data (fewer samples) "
+                "or use fewer views.")
+    if isinstance(exc, ValueError):
+        return str(exc)
+    return (f"Unexpected {type(exc).__name__}: {exc}. This is a bug in rmsc; please report it "
+            "with the configuration JSON from the Solve page.")

