@@ -229,7 +229,7 @@ class RMSC(ClusterMixin, BaseEstimator):
                          alternative="use fewer features per view (e.g. PCA)")
         if self.normalize:
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
-        factors = [solver.gram_factor(X) for X in views]
+        factors = solver.gram_factors(views)
         _check_lambda(lam, factors, n)
 
         t0 = time.perf_counter()

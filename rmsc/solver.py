@@ -8,10 +8,19 @@ functions derived from it by convex conjugacy (Lemma 1, Figure 2):
 * ``latent_loss(l) = 2 * (sqrt(gamma + l) - 1)`` — phi(l) = min_p p*l + psi(p)
 * ``minimizer(l) = 1 / sqrt(gamma + l)``         — sigma(l) = argmin_p, the P-step
 
-Why one module of ~800 lines: it is the paper's Section 4 in code, in the
+Why one module of ~1300 lines: it is the paper's Section 4 in code, in the
 paper's order (factorisation, Z^v-step, losses, P-step, Z*-step, objective,
 Algorithm 1, beta_max); the block updates share the implicit representation of
 Z^v defined here, and splitting them would scatter one derivation across files.
+The kernel form (text views, r_v = n) is the same derivation with H_v = R_v^T
+M_v R_v in place of the factors, and shares the Z*-step's thresholding.
+
+Speed (issue 14; ``benchmarks/bench_solver.py --settings``, ``bench_fit.py``):
+the Z*-step's products run in float32 in the factor form (:data:`PRECISION`);
+a consensus denser than :data:`DENSE_ZSTAR_DENSITY` is held dense; views with
+about as many factor rows as samples use the kernel form (:data:`KERNEL_ROWS`),
+whose products H_v Z* are sparse when Z* is. The stopping rule is
+:func:`converged` (:data:`TOL`, :data:`MAX_ITER`).
 """
 
 from __future__ import annotations
@@ -131,6 +140,27 @@ def gram_factor(X):
     w, V = scipy.linalg.eigh(G)
     keep = w > w.max() * n * np.finfo(float).eps
     return np.ascontiguousarray((V[:, keep] * np.sqrt(w[keep])).T)
+
+
+def gram_factors(views, runner=None):
+    """:func:`gram_factor` of every view, the views on the runner's threads.
+
+    A text view's factor is an n x n eigendecomposition (LAPACK, which releases
+    the GIL), so several views factor at once on a machine with several cores.
+
+    Parameters
+    ----------
+    views : list of ndarray or sparse matrix, each (n_samples, n_features_v)
+    runner : rmsc.backends.LocalBlocks or None
+        None: a :class:`LocalBlocks` for the call.
+
+    Returns
+    -------
+    list of ndarray, each (r_v, n_samples)
+    """
+    runner = LocalBlocks() if runner is None else runner
+    with runner:
+        return runner.map(lambda _, X: gram_factor(X), None, [(X,) for X in views])
 
 
 #: K = R R^T counts as diagonal when its off-diagonal entries are at most this
