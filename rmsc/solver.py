@@ -1281,7 +1281,11 @@ class FactorForm:
         return recon, coupling
 
     def zv_step(self):
-        self.reps = [zv_step(view, T) for view, T in zip(self.views, self.Ts)]
+        pairs = list(zip(self.views, self.Ts))
+        if isinstance(self.runner, LocalBlocks):  # the views side by side on the threads
+            self.reps = self.runner.map(lambda _, view, T: zv_step(view, T), None, pairs)
+        else:
+            self.reps = [zv_step(view, T) for view, T in pairs]
 
 
 class KernelForm:
