@@ -3,12 +3,14 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8501
+# localhost: this machine only; `make run ADDRESS=0.0.0.0` serves the network.
+ADDRESS ?= localhost
 CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: run test test-fast bench venv browser clean
 
 # The virtual environment is rebuilt only when pyproject.toml changes.
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,dask]"
@@ -23,8 +25,9 @@ browser:
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
+# The same entry as an installed package's `rmsc dashboard` (it runs app.py).
 run: venv
-	$(PY) app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(PY) -m rmsc dashboard --port $(PORT) --address $(ADDRESS)
 
 test: venv browser
 	$(PY) -m pytest -q
@@ -37,4 +40,4 @@ bench: venv
 	$(PY) benchmarks/bench_solver.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build dist *.egg-info

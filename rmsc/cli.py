@@ -2,19 +2,29 @@
 
     rmsc fit                          # RMSC on the bundled Digit data, paper protocol
     rmsc fit --method RMSC-WV --beta 0.005
-    rmsc fit --data path/to/views.mat --n-clusters 6
+    rmsc fit --data path/to/views.mat --n-clusters 6 --labels labels.csv
     rmsc methods                      # every registered method
     rmsc reproduce                    # the paper's Table 1 and figures (see docs/results.md)
     rmsc reproduce --datasets Digit --methods RMSC SSC-AVG --report out.md
+    rmsc dashboard                    # the Streamlit dashboard (as `make run`) on localhost:8501
+
+Every command has ``--help`` with examples. Exit status: 0 when the command did what was
+asked, 2 for bad input (a one-line ``rmsc: error: ...`` on stderr says what and what to
+do), 1 for anything else that stopped it, 130 when interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import inspect
+import os
+import socket
 import sys
 import time
 import warnings
+
+import numpy as np
 
 from . import datasets, experiments
 from .methods import available_methods, describe_method, get_method
@@ -36,7 +46,34 @@ def _progress(stream):
     return callback
 
 
+def _output(path, what):
+    """Check before the fit that ``path`` (a file, or ``-`` for stdout) can be written."""
+    if path is None or path == "-":
+        return path
+    from pathlib import Path
+
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"cannot write {what} to {path}: the folder {folder} does not exist.")
+    return path
+
+
+def _write_csv(frame, path, stdout):
+    frame.to_csv(stdout if path == "-" else path, index=False, lineterminator="\n")
+
+
 def cmd_fit(args, out, err):
+    import pandas as pd
+
+    from .rmsc import RMSC
+
+    if args.labels == "-" and args.weights == "-":
+        raise ValueError("--labels and --weights cannot both go to stdout ('-'); "
+                         "write one of them to a file.")
+    labels_to, weights_to = _output(args.labels, "labels"), _output(args.weights, "weights")
+    stdout = out
+    if "-" in (labels_to, weights_to):
+        out = err  # stdout carries the CSV only; the report goes to stderr
     data = _load_data(args.data)
     n_clusters = args.n_clusters
     if n_clusters is None:
@@ -61,6 +98,9 @@ def cmd_fit(args, out, err):
             f"{args.method} does not take {', '.join('--' + u.replace('_', '-') for u in unknown)}."
         )
     est.set_params(**params)
+    if weights_to is not None and not isinstance(est, RMSC):
+        raise ValueError(f"--weights needs a method with sample weights (RMSC or RMSC-WV); "
+                         f"{args.method} has none.")
     if "callback" in accepted and not args.quiet:
         est.set_params(callback=_progress(err))
     print(f"{args.method} on {data.name}: n={data.n_samples}, views={data.n_views}, "
@@ -71,9 +111,22 @@ def cmd_fit(args, out, err):
     shown = {k: v for k, v in est.get_params().items() if k not in ("callback",)}
     print(f"parameters: {', '.join(f'{k}={v}' for k, v in sorted(shown.items()))}", file=out)
     print(f"fit time: {elapsed:.2f} s", file=out)
+    if labels_to is not None:
+        _write_csv(pd.DataFrame({"sample": range(data.n_samples), "label": est.labels_}),
+                   labels_to, stdout)
+        if labels_to != "-":
+            print(f"labels (best k-means run) written to {labels_to}", file=out)
+    if weights_to is not None:
+        table = pd.DataFrame(np.asarray(est.weights_).T, columns=list(data.view_names))
+        table.insert(0, "sample", range(data.n_samples))
+        _write_csv(table, weights_to, stdout)
+        if weights_to != "-":
+            print(f"weights P (one column per view) written to {weights_to}", file=out)
     if data.labels is None:
-        print("The dataset has no labels: no scores; labels of the best k-means run:", file=out)
-        print(" ".join(map(str, est.labels_)), file=out)
+        print("The dataset has no labels: no scores.", file=out)
+        if labels_to is None:
+            print("Labels of the best k-means run (--labels FILE writes them as CSV):", file=out)
+            print(" ".join(map(str, est.labels_)), file=out)
         return 0
     scores = evaluate_runs(data.labels, est.label_runs_)
     print(f"over {scores['n_runs']} k-means runs (mean ± std):", file=out)
@@ -130,10 +183,7 @@ def cmd_reproduce(args, out, err):
         postprocessing=tuple(args.postprocessing), progress=progress, random_state=args.seed,
         views=not args.no_figures, sensitivity=not args.no_figures,
         lams=args.lams, betas=args.betas, budgets=_budgets(args.budget),
-        exclude=_exclusions(args.exclude))
-    for ds in result.datasets:
-        if ds.error:
-            print(f"rmsc: warning: {ds.name} not run: {ds.error}", file=err)
+        exclude=_exclusions(args.exclude), require_all=True)
     report_path = Path(args.report) if args.report else None
     figure_files = {}
     if not args.no_figures:
@@ -164,13 +214,107 @@ def cmd_reproduce(args, out, err):
     return 0
 
 
+def _check_port(address, port):
+    """Fail with a one-line reason when ``address:port`` cannot be listened on (e.g. in use)."""
+    if not 0 < port < 65536:
+        raise ValueError(f"--port takes a number from 1 to 65535; got {port}.")
+    try:
+        infos = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ValueError(f"cannot serve on {address!r}: {exc.strerror}; pass --address "
+                         "localhost, an address of this machine, or 0.0.0.0.") from None
+    for family, kind, proto, _, sockaddr in infos:
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+            try:
+                s.bind(sockaddr)
+            except OSError as exc:
+                if exc.errno == errno.EADDRNOTAVAIL and family == socket.AF_INET6:
+                    continue  # no IPv6 here: the server skips it too
+                reason = ("is in use (another dashboard?)" if exc.errno == errno.EADDRINUSE
+                          else f"cannot be used ({exc.strerror})")
+                raise ValueError(f"port {port} on {address} {reason}; choose another with "
+                                 "--port.") from None
+
+
+def cmd_dashboard(args, out, err):
+    """Serve the dashboard: ``python app.py`` (what ``make run`` does) from the installed files."""
+    import runpy
+
+    from . import _resources
+
+    app = _resources.app_script()
+    if not app.is_file():
+        raise ValueError(f"the dashboard's files are not in this installation ({app} is "
+                         "missing); reinstall rmsc.")
+    _check_port(args.address, args.port)
+    flags = ["--server.port", str(args.port), "--server.address", args.address,
+             "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    # Streamlit reads .streamlit/config.toml from the working folder: the app's own.
+    os.chdir(app.parent)
+    sys.argv = [str(app), *flags]
+    print(f"rmsc dashboard: http://{args.address}:{args.port} (Ctrl-C stops it)", file=err,
+          flush=True)
+    runpy.run_path(str(app), run_name="__main__")  # app.py starts the server and exits
+    return 0
+
+
+FIT_EXAMPLES = """examples:
+  rmsc fit                                   RMSC on the bundled Digit data, paper protocol
+  rmsc fit --data Digit-small --quiet        a 300-sample set: about a second
+  rmsc fit --method RMSC-WV --beta 0.005     another method or parameters
+  rmsc fit --data views.mat --n-clusters 6   your own .mat/.npz/.zip file
+  rmsc fit --labels labels.csv --weights P.csv
+                                             cluster labels and sample weights as CSV
+  rmsc fit --data Subspaces --labels - > labels.csv
+                                             labels on stdout (the report goes to stderr)
+"""
+
+REPRODUCE_EXAMPLES = """examples:
+  rmsc reproduce --report docs/results.md --json docs/results.json
+                                             everything, as docs/results.md was made
+  rmsc reproduce --datasets 3-Sources --methods RMSC SSC-AVG --no-figures
+                                             a quick look on one dataset
+  rmsc reproduce --datasets my_views.mat --budget my_views=4
+                                             the protocol on your own file
+  rmsc reproduce --data-dir ../shared/datasets
+                                             the paper's .mat files instead of the bundled copies
+
+When a dataset cannot be loaded the command stops before any fit, with exit status 2 and a
+one-line reason.
+"""
+
+METHODS_EXAMPLES = """examples:
+  rmsc methods                               every method with a one-line description
+"""
+
+DASHBOARD_EXAMPLES = """examples:
+  rmsc dashboard                             http://localhost:8501 (this machine only)
+  rmsc dashboard --port 8600                 another port
+  rmsc dashboard --address 0.0.0.0           serve every network interface (a class)
+
+The dashboard is the same app as `make run` in a repository checkout. It listens on
+localhost unless --address says otherwise; Ctrl-C stops it.
+"""
+
+
+def _command(sub, name, help, examples, description=None):
+    return sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:]
+                          + ".", epilog=examples,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def build_parser():
-    p = argparse.ArgumentParser(prog="rmsc", description="Robust localized multi-view subspace clustering.")
-    sub = p.add_subparsers(dest="command", required=True)
-    f = sub.add_parser("fit", help="cluster a dataset with one method and score it (paper protocol)")
+    p = argparse.ArgumentParser(
+        prog="rmsc", description="Robust localized multi-view subspace clustering.",
+        epilog="'rmsc COMMAND --help' shows a command's options and examples.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    f = _command(sub, "fit", "cluster a dataset with one method and score it (paper protocol)",
+                 FIT_EXAMPLES)
     f.add_argument("--data", default="Digit",
-                   help="a bundled dataset (Digit, Digit-small, Subspaces) or a .mat/.npz/.zip "
-                        "file")
+                   help="a bundled dataset (" + ", ".join(datasets.bundled_names())
+                        + ") or a .mat/.npz/.zip file")
     f.add_argument("--method", default="RMSC", help="a name from 'rmsc methods' (default RMSC)")
     f.add_argument("--n-clusters", type=int, help="default: the number of classes in the labels")
     f.add_argument("--lam", type=float, help="lambda (RMSC); default: the method's own")
@@ -181,10 +325,17 @@ def build_parser():
     f.add_argument("--scale-columns", action="store_true",
                    help="affinity post-processing: scale columns by their maximum")
     f.add_argument("--seed", type=int, default=0, help="random_state (default 0)")
+    f.add_argument("--labels", metavar="FILE",
+                   help="write the cluster labels (best k-means run) as CSV: sample,label; "
+                        "'-' for stdout")
+    f.add_argument("--weights", metavar="FILE",
+                   help="write the sample weights P as CSV: sample and one column per view "
+                        "(RMSC, RMSC-WV); '-' for stdout")
     f.add_argument("--quiet", action="store_true", help="no per-iteration progress")
     f.set_defaults(func=cmd_fit)
-    r = sub.add_parser(
-        "reproduce", help="the paper's Table 1 and figures: search, score, report",
+    r = _command(
+        sub, "reproduce", "the paper's Table 1 and figures: search, score, report",
+        REPRODUCE_EXAMPLES,
         description="Run the paper's protocol (unit-L2 samples, 20 k-means restarts, mean ± std "
         "of ACC and NMI) for the chosen methods on the chosen datasets, each method searched "
         "over the same number of settings, and write Table 1 beside the paper's numbers, the "
@@ -193,8 +344,8 @@ def build_parser():
                    help="paper names (Digit, Reuter, 3-Sources; Animal is unavailable) or paths "
                    "to .mat/.npz/.zip files (default: the three available)")
     r.add_argument("--methods", nargs="+", help="default: every method of Table 1")
-    r.add_argument("--data-dir", help="folder of the paper's .mat files (default "
-                   "../shared/datasets beside the repository)")
+    r.add_argument("--data-dir", help="folder of the paper's .mat files (digit_handwritten.mat, "
+                   "reuters_1200.mat, 3sources.mat); default: the copies bundled with rmsc")
     r.add_argument("--postprocessing", nargs="+", default=["none", "ssc"],
                    choices=["none", "ssc"], help="affinity variants, each its own Table 1, "
                    "applied to every self-representation method alike (figures use the first)")
@@ -223,12 +374,27 @@ def build_parser():
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--command-line", help=argparse.SUPPRESS)
     r.set_defaults(func=cmd_reproduce)
-    m = sub.add_parser("methods", help="list the registered methods")
+    m = _command(sub, "methods", "list the registered methods", METHODS_EXAMPLES)
     m.set_defaults(func=cmd_methods)
+    d = _command(sub, "dashboard", "serve the Streamlit dashboard (the app of 'make run')",
+                 DASHBOARD_EXAMPLES)
+    d.add_argument("--port", type=int, default=8501, help="port to listen on (default 8501)")
+    d.add_argument("--address", default="localhost",
+                   help="address to listen on (default localhost: this machine only; "
+                        "0.0.0.0: every network interface)")
+    # -- The serving issue (#18) adds its option here: --scheduler ADDRESS, a Dask scheduler
+    # -- for the fits (default: a LocalCluster started with the app).
+    d.set_defaults(func=cmd_dashboard)
     return p
 
 
+def _one_line(exc):
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
 def main(argv=None, out=None, err=None):
+    """Run one command; return its exit status (0 done, 2 bad input, 1 other failure)."""
     out = out or sys.stdout
     err = err or sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -241,8 +407,17 @@ def main(argv=None, out=None, err=None):
                 f"rmsc: warning: {message}", file=err)
             return args.func(args, out, err)
     except (ValueError, OSError) as exc:
-        print(f"rmsc: error: {exc}", file=err)
+        print(f"rmsc: error: {_one_line(exc)}", file=err)
         return 2
+    except KeyboardInterrupt:
+        print("rmsc: interrupted", file=err)
+        return 130
+    except MemoryError:
+        print("rmsc: error: out of memory; try a smaller dataset or fewer views.", file=err)
+        return 1
+    except Exception as exc:  # anything unforeseen: one line, never a traceback
+        print(f"rmsc: error: {type(exc).__name__}: {_one_line(exc)}", file=err)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

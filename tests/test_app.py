@@ -19,7 +19,6 @@ from rmsc import datasets
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-from conftest import shared_file  # noqa: E402
 PAGES = ["data", "solve", "weights", "affinity", "compare", "sensitivity", "theory"]
 
 
@@ -435,10 +434,10 @@ def test_a_failed_upload_keeps_the_dataset():
         cancel_jobs(at)
 
 
-def test_uploading_a_shared_mat_file_loads_it():
+def test_uploading_a_paper_mat_file_loads_it(paper_mats):
     at = open_app({"data": "Subspaces"})
     try:
-        raw = shared_file("3sources.mat").read_bytes()
+        raw = (paper_mats / "3sources.mat").read_bytes()
         at.file_uploader(key="w_upload").set_value(("3sources.mat", raw, "application/octet-stream"))
         at.selectbox(key="w_upload_pre").set_value("tfidf")
         at.button(key="w_load_upload").click().run()
@@ -505,6 +504,29 @@ def test_the_synthetic_generator_and_bundled_switch():
         assert at.query_params["data"] == "Digit-small"
     finally:
         cancel_jobs(at)
+
+
+def test_data_page_offers_every_bundled_set_and_loads_the_paper_text_sets():
+    at = open_app({"data": "Subspaces"})
+    try:
+        assert at.selectbox(key="w_bundled").options == datasets.bundled_names()
+        for name, n, views in (("3-Sources", 169, 3), ("Reuter", 1200, 5)):
+            at.selectbox(key="w_bundled").set_value(name)
+            at.button(key="w_load_bundled").click().run()
+            no_trouble(at)
+            data = at.session_state["clean"]
+            assert data.name == name and (data.n_samples, data.n_views) == (n, views)
+            assert at.query_params["data"] == name
+            assert find_table(at, "view", "features", "storage").shape[0] == views
+            cancel_jobs(at)
+    finally:
+        cancel_jobs(at)
+    shared = open_app({"data": "3-Sources"})  # and by a shared link
+    try:
+        no_trouble(shared)
+        assert shared.session_state["clean"].name == "3-Sources"
+    finally:
+        cancel_jobs(shared)
 
 
 # ---------------------------------------------------------------------------

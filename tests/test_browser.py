@@ -21,7 +21,6 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / "screenshots"
-from conftest import shared_file  # noqa: E402
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -248,12 +247,12 @@ def test_a_slider_change_updates_the_result(page, server):
     shot(page, "solve_after_slider")
 
 
-def test_uploading_a_shared_mat_file(page, server):
+def test_uploading_a_paper_mat_file(page, server, paper_mats):
     open_app(page, server, "?data=Subspaces")
     page.get_by_text("Choose a dataset").click()
     page.get_by_role("tab", name="Upload").click()
     page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(
-        str(shared_file("3sources.mat")))
+        str(paper_mats / "3sources.mat"))
     page.wait_for_selector("text=3sources.mat", timeout=30_000)
     page.get_by_role("button", name="Load file").click()
     page.wait_for_function(

@@ -80,15 +80,15 @@ def test_reproduce_writes_table_json_and_figures(tiny_reproduction, tmp_path, mo
 
     np, y = tiny_reproduction
     report, js, cache = tmp_path / "docs" / "results.md", tmp_path / "r.json", tmp_path / "c.json"
-    code, out, err = run("reproduce", "--datasets", "Digit", "Reuter", "--methods", "RMSC",
+    code, out, err = run("reproduce", "--datasets", "Digit", "--methods", "RMSC",
                          "SSC-AVG", "Co-Pairwise", "--report", str(report), "--json", str(js),
                          "--cache", str(cache), "--lams", "0.3", "1", "--betas", "0.02",
                          "--no-png")
     assert code == 0, err
-    # A progress bar on stderr that ends full, and the dataset that could not load named.
-    assert "[########################]" in err and "Reuter not run" in err
+    # A progress bar on stderr that ends full.
+    assert "[########################]" in err
     text = report.read_text()
-    assert "rmsc reproduce --datasets Digit Reuter" in text.split("## Protocol")[0]
+    assert "rmsc reproduce --datasets Digit --methods" in text.split("## Protocol")[0]
     acc_rmsc = [l for l in text.splitlines() if l.startswith("| RMSC |")][0]
     got = json.loads(js.read_text())
     ours = got["datasets"]["Digit"]["results"]["none"]["RMSC"]
@@ -102,8 +102,6 @@ def test_reproduce_writes_table_json_and_figures(tiny_reproduction, tmp_path, mo
         "lam": 1.0, "beta": 0.02, "top_k": 10, "scale_columns": True}
     assert got["datasets"]["Digit"]["results"]["ssc"]["Co-Pairwise"]["params"] == \
         got["datasets"]["Digit"]["results"]["none"]["Co-Pairwise"]["params"]
-    assert got["datasets"]["Reuter"]["error"].startswith("Reuter:")
-    assert "| Reuter | — | — | — | not run: Reuter:" in text
     # The failed setting is reported in the search, not hidden.
     assert "beta=10000.0 | failed: beta=10000 is so large" in text
     # Figures: HTML files linked relative to the report; the sensitivity grid has its cells.
@@ -119,6 +117,33 @@ def test_reproduce_writes_table_json_and_figures(tiny_reproduction, tmp_path, mo
     assert code == 0 and err2 == ""
 
 
+def test_reproduce_stops_before_any_fit_when_a_dataset_cannot_be_had(tiny_reproduction,
+                                                                    tmp_path, monkeypatch):
+    from rmsc import experiments
+
+    monkeypatch.setattr(experiments.protocol, "run_one", lambda *a, **k: pytest.fail("fitted"))
+    report = tmp_path / "results.md"
+    code, out, err = run("reproduce", "--datasets", "Digit", "Reuter", "--methods", "RMSC",
+                         "--report", str(report), "--json", str(tmp_path / "r.json"))
+    assert code == 2 and out == ""
+    assert err == "rmsc: error: Reuter: None does not exist. (nothing was run)\n"
+    assert not report.exists() and not (tmp_path / "r.json").exists()
+
+
+def test_a_reproduction_from_python_reports_the_dataset_it_could_not_load(tiny_reproduction):
+    """The library's run() (not the CLI) keeps going and says which dataset did not run."""
+    from rmsc import experiments
+
+    result = experiments.run(["Digit", "Reuter"], ["RMSC"], postprocessing=("none",),
+                             views=False, sensitivity=False)
+    text = experiments.report(result, command="rmsc reproduce --datasets Digit Reuter")
+    got = experiments.to_json(result)
+    assert got["datasets"]["Reuter"]["error"].startswith("Reuter:")
+    assert "| Reuter | — | — | — | not run: Reuter:" in text
+    acc_rmsc = [l for l in text.splitlines() if l.startswith("| RMSC |")][0]
+    assert "n/a: data unavailable (paper 33.14 ± 1.01)" in acc_rmsc
+
+
 def test_reproduce_bad_input_is_a_message(tiny_reproduction, tmp_path):
     code, _, err = run("reproduce", "--methods", "Kmeans")
     assert code == 2 and "Unknown method 'Kmeans'" in err and "Traceback" not in err
@@ -128,3 +153,118 @@ def test_reproduce_bad_input_is_a_message(tiny_reproduction, tmp_path):
     bad.write_text("{oops")
     code, _, err = run("reproduce", "--datasets", "Digit", "--cache", str(bad))
     assert code == 2 and "cannot be read" in err
+
+
+# ---------------------------------------------------------------------------
+# conventions: --help with examples everywhere, outputs as files or stdout, exit codes
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [[], ["fit"], ["reproduce"], ["methods"], ["dashboard"]])
+def test_every_command_has_help_with_examples(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: rmsc")
+    if command:
+        assert "examples:\n  rmsc " + command[0] in text
+    else:
+        for name in ("fit", "reproduce", "methods", "dashboard"):
+            assert name in text
+
+
+def test_fit_writes_labels_and_weights_files(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    from rmsc import RMSC, datasets
+
+    labels, weights = tmp_path / "labels.csv", tmp_path / "P.csv"
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--labels", str(labels),
+                         "--weights", str(weights))
+    assert code == 0, err
+    assert f"labels (best k-means run) written to {labels}" in out
+    assert f"weights P (one column per view) written to {weights}" in out and "ACC" in out
+    data = datasets.load_bundled("Subspaces")
+    model = RMSC(n_clusters=3, random_state=0).fit(data.views)
+    got = pd.read_csv(labels)
+    assert list(got.columns) == ["sample", "label"]
+    assert np.array_equal(got["sample"], np.arange(150))
+    assert np.array_equal(got["label"], model.labels_)
+    P = pd.read_csv(weights)
+    assert list(P.columns) == ["sample", *data.view_names]
+    np.testing.assert_allclose(P[list(data.view_names)].to_numpy().T, model.weights_, rtol=1e-15)
+
+
+def test_fit_labels_to_stdout_keep_the_report_on_stderr():
+    import pandas as pd
+
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--labels", "-")
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out))  # stdout is the CSV and nothing else
+    assert list(table.columns) == ["sample", "label"] and len(table) == 150
+    assert "ACC     100.00" in err and "RMSC on Subspaces" in err
+
+
+def test_fit_output_errors_come_before_the_fit(tmp_path, monkeypatch):
+    from rmsc import RMSC, SSCAVG
+
+    for cls in (RMSC, SSCAVG):
+        monkeypatch.setattr(cls, "fit", lambda *a, **k: pytest.fail("fitted"))
+    code, _, err = run("fit", "--labels", "-", "--weights", "-")
+    assert code == 2 and "cannot both go to stdout" in err
+    code, _, err = run("fit", "--labels", str(tmp_path / "no" / "labels.csv"))
+    assert code == 2 and "the folder" in err and "does not exist" in err
+    code, _, err = run("fit", "--data", "Subspaces", "--method", "SSC-AVG", "--weights", "P.csv")
+    assert code == 2 and err == ("rmsc: error: --weights needs a method with sample weights "
+                                 "(RMSC or RMSC-WV); SSC-AVG has none.\n")
+
+
+def test_unexpected_failures_are_one_line_with_status_1(monkeypatch):
+    from rmsc import cli
+
+    def broken(*a, **k):
+        raise RuntimeError("something\nbroke")
+
+    monkeypatch.setattr(cli, "get_method", broken)
+    code, _, err = run("fit", "--data", "Subspaces")
+    assert code == 1 and err == "rmsc: error: RuntimeError: something broke\n"
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "get_method", interrupted)
+    code, _, err = run("fit", "--data", "Subspaces")
+    assert code == 130 and err == "rmsc: interrupted\n"
+
+
+# ---------------------------------------------------------------------------
+# rmsc dashboard (starting a real server: tests/test_wheel.py)
+# ---------------------------------------------------------------------------
+
+
+def test_dashboard_refuses_a_port_in_use():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        code, _, err = run("dashboard", "--port", str(port), "--address", "127.0.0.1")
+    assert code == 2
+    assert err == (f"rmsc: error: port {port} on 127.0.0.1 is in use (another dashboard?); "
+                   "choose another with --port.\n")
+
+
+def test_dashboard_bad_port_address_or_missing_files(monkeypatch, tmp_path):
+    from rmsc import _resources
+
+    code, _, err = run("dashboard", "--port", "70000")
+    assert code == 2 and "--port takes a number from 1 to 65535; got 70000" in err
+    code, _, err = run("dashboard", "--address", "no-such-host.invalid")
+    assert code == 2 and "cannot serve on 'no-such-host.invalid'" in err
+    monkeypatch.setattr(_resources, "app_script", lambda: tmp_path / "app.py")
+    code, _, err = run("dashboard")
+    assert code == 2 and "the dashboard's files are not in this installation" in err
+    assert "reinstall rmsc" in err

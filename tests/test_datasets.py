@@ -14,21 +14,13 @@ import scipy.sparse as sp
 from rmsc import datasets
 from rmsc.datasets import DataLoadError, MultiViewDataset, load
 
-#: The paper's .mat files (../shared/datasets beside the repository; see its README).
-from conftest import SHARED  # noqa: E402
+#: The paper's .mat files' conventions, written from the bundled copies (conftest).
+from conftest import PAPER_MATS, cell, paper_mat_variables  # noqa: E402
 
 
 # ---------------------------------------------------------------------------
 # helpers: writing files in the conventions users have
 # ---------------------------------------------------------------------------
-
-
-def cell(*items, column=False):
-    """A MATLAB cell array (object ndarray) of 1 x m, or m x 1 with column=True."""
-    out = np.empty((len(items), 1) if column else (1, len(items)), dtype=object)
-    for k, item in enumerate(items):
-        out.flat[k] = item
-    return out
 
 
 def mat5_bytes(variables):
@@ -124,12 +116,14 @@ def small():
 
 
 # ---------------------------------------------------------------------------
-# the three real files of ../shared/datasets, to the shapes in its README
+# the paper's three .mat files, to the shapes in their README: written by the
+# conftest.paper_mats fixture in the files' own conventions (keys, 1xm / mx1
+# cells, sparse CSC cells, dense uint8/uint16, labels 1..c) from the bundled copies
 # ---------------------------------------------------------------------------
 
 
-def test_shared_digit_loads_as_in_readme_and_matches_the_bundled_copy():
-    d = load(SHARED / "digit_handwritten.mat", name="Digit")
+def test_paper_digit_loads_as_in_readme_and_matches_the_bundled_copy(paper_mats):
+    d = load(paper_mats / "digit_handwritten.mat", name="Digit")
     assert d.name == "Digit"
     assert d.n_samples == 2000 and d.n_features == (240, 76, 216, 47, 64, 6)
     assert all(isinstance(X, np.ndarray) and X.dtype == np.float64 for X in d.views)
@@ -145,8 +139,8 @@ def test_shared_digit_loads_as_in_readme_and_matches_the_bundled_copy():
     assert np.array_equal(d.labels, bundled.labels)
 
 
-def test_shared_reuters_stays_sparse():
-    d = load(SHARED / "reuters_1200.mat")
+def test_paper_reuters_stays_sparse(paper_mats):
+    d = load(paper_mats / "reuters_1200.mat")
     assert d.name == "reuters_1200"
     assert d.n_samples == 1200 and d.n_features == (2000,) * 5
     assert all(sp.issparse(X) and X.format == "csr" for X in d.views)
@@ -159,8 +153,8 @@ def test_shared_reuters_stays_sparse():
     assert "fea" in d.description and "gt" in d.description
 
 
-def test_shared_3sources_column_cell_of_dense_counts():
-    d = load(SHARED / "3sources.mat")
+def test_paper_3sources_column_cell_of_dense_counts(paper_mats):
+    d = load(paper_mats / "3sources.mat")
     assert d.n_samples == 169 and d.n_features == (3560, 3631, 3068)
     for X in d.views:
         assert isinstance(X, np.ndarray)
@@ -173,8 +167,8 @@ def test_shared_3sources_column_cell_of_dense_counts():
     assert "uint8" in d.description
 
 
-def test_file_objects_give_the_same_dataset_as_the_path():
-    path = SHARED / "3sources.mat"
+def test_file_objects_give_the_same_dataset_as_the_path(paper_mats):
+    path = paper_mats / "3sources.mat"
     from_path = load(path)
     upload = named(path.read_bytes(), "3sources.mat")
     upload.read(100)  # a half-read upload is read from the start
@@ -182,6 +176,29 @@ def test_file_objects_give_the_same_dataset_as_the_path():
     with open(path, "rb") as fh:
         assert load(fh).fingerprint == from_path.fingerprint
     assert load(str(path)).fingerprint == from_path.fingerprint
+
+
+@pytest.mark.parametrize("file, name", [("reuters_1200.mat", "Reuter"),
+                                        ("3sources.mat", "3-Sources")])
+def test_bundled_text_sets_equal_their_mat_files(paper_mats, tmp_path, file, name):
+    """load_bundled gives what load(.mat) gives, from v5 and from v7.3 (h5py) alike."""
+    bundled = datasets.load_bundled(name)
+    path73 = tmp_path / file
+    write_mat73(path73, paper_mat_variables(file))
+    for path in (paper_mats / file, path73):
+        d = load(path, name=name)  # the .mat files store no view names: the bundle's
+        assert d.replace(view_names=bundled.view_names).fingerprint == bundled.fingerprint
+        for X, Y in zip(d.views, bundled.views):
+            assert type(X) is type(Y) and X.dtype == Y.dtype == np.float64
+        notes = [x.description.split("Loaded from ", 1)[1].split("; ", 1)[1] for x in (d, bundled)]
+        assert notes[0] == notes[1]  # the same conventions read, the same notes
+    view_key, label_key, column = PAPER_MATS[file]
+    assert f"{'x'.join(map(str, paper_mat_variables(file)[view_key].shape))} cell array " \
+           f"{view_key}" in bundled.description and f"labels from {label_key}" in bundled.description
+    assert bundled.name == name and bundled.description.startswith(
+        {"Reuter": "Reuters RCV1/RCV2", "3-Sources": "3-Sources (Greene"}[name])
+    assert "Loaded from " + {"Reuter": "reuter.npz", "3-Sources": "3sources.npz"}[name] + \
+           f" (bundled copy of {file})" in bundled.description
 
 
 # ---------------------------------------------------------------------------
@@ -519,9 +536,9 @@ def test_sources_that_are_not_files(tmp_path):
         load(io.StringIO("a,b"))
 
 
-def test_errors_are_value_errors():
+def test_errors_are_value_errors(paper_mats):
     assert issubclass(DataLoadError, ValueError)
-    assert isinstance(load(SHARED / "3sources.mat"), MultiViewDataset)
+    assert isinstance(load(paper_mats / "3sources.mat"), MultiViewDataset)
 
 
 # ---------------------------------------------------------------------------
@@ -531,12 +548,12 @@ def test_errors_are_value_errors():
 
 def test_bundled_names_and_loading():
     names = datasets.bundled_names()
-    assert names[0] == "Digit" and "Digit-small" in names and "Subspaces" in names
+    assert names == ["Digit", "Digit-small", "Subspaces", "Reuter", "3-Sources"]
     for name in names:
         d = datasets.load_bundled(name.upper())  # case-insensitive
         assert d.name == name and d.labels is not None and d.description
     with pytest.raises(ValueError, match=r"No bundled dataset called 'Iris'; choose one of "
-                                         r"Digit, Digit-small, Subspaces"):
+                                         r"Digit, Digit-small, Subspaces, Reuter, 3-Sources"):
         datasets.load_bundled("Iris")
 
 
@@ -596,10 +613,10 @@ def test_make_multiview_subspaces_bad_arguments(kwargs, message):
         datasets.make_multiview_subspaces(**kwargs)
 
 
-def test_preprocess_methods():
+def test_preprocess_methods(paper_mats):
     from sklearn.feature_extraction.text import TfidfTransformer
 
-    d = load(SHARED / "3sources.mat")
+    d = load(paper_mats / "3sources.mat")
     d = d.replace(outlier_mask=np.zeros((3, 169), bool))
     u = datasets.preprocess(d, "unit_l2")
     for X in u.views:
@@ -623,8 +640,8 @@ def test_preprocess_methods():
         datasets.preprocess(neg, "tfidf")
 
 
-def test_preprocess_keeps_sparse_views_sparse():
-    d = load(SHARED / "reuters_1200.mat")
+def test_preprocess_keeps_sparse_views_sparse(paper_mats):
+    d = load(paper_mats / "reuters_1200.mat")
     with pytest.warns(UserWarning, match="all zero"):  # the README's one empty document
         u = datasets.preprocess(d, "unit_l2")
     assert all(sp.issparse(X) for X in u.views)

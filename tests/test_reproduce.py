@@ -309,3 +309,59 @@ def test_shared_solves_reuse_dimsc_steps_exactly(subspaces):
     for a, b in zip(plain, memo):
         for k in ("acc_mean", "acc_std", "nmi_mean", "nmi_std", "objective"):
             assert a[k] == b[k], k
+
+
+# ---------------------------------------------------------------------------
+# where the data come from: the bundled copies by default, --data-dir overrides
+# ---------------------------------------------------------------------------
+
+
+def test_paper_datasets_default_to_the_bundled_copies(paper_mats):
+    from rmsc import datasets
+
+    assert experiments.resolve_datasets(["digit", "Reuter", "3-Sources", "Animal"]) == [
+        ("Digit", None), ("Reuter", None), ("3-Sources", None), ("Animal", None)]
+    for name in ("Reuter", "3-Sources"):
+        bundled = experiments.load_for_reproduction(name, None)
+        assert bundled.fingerprint == datasets.load_bundled(name).fingerprint
+        # --data-dir: the .mat file, named like the bundled copy, holds the same dataset
+        ((_, path),) = experiments.resolve_datasets([name], data_dir=paper_mats)
+        assert path == paper_mats / experiments.DATASETS[name]
+        from_file = experiments.load_for_reproduction(name, path)
+        assert from_file.view_names == bundled.view_names
+        assert from_file.fingerprint == bundled.fingerprint
+        assert "Loaded from " + path.name in from_file.description
+    with pytest.raises(ValueError, match="The Animal dataset is not available here"):
+        experiments.load_for_reproduction("Animal", None)
+
+
+def test_cli_reproduce_without_the_data_exits_2_before_any_fit(tmp_path, monkeypatch):
+    import io
+
+    from rmsc.cli import main
+
+    monkeypatch.setattr(experiments.protocol, "run_one", lambda *a, **k: pytest.fail("fitted"))
+    for argv, message in (
+            (["--data-dir", str(tmp_path)],
+             f"rmsc: error: Digit: {tmp_path / 'digit_handwritten.mat'} does not exist. Point "
+             "--data-dir at the folder holding the paper's .mat files, or leave --data-dir out "
+             "to use the copies bundled with rmsc. (nothing was run)\n"),
+            (["--datasets", "3-Sources", "Animal"],
+             "rmsc: error: The Animal dataset is not available here (see the results "
+             "document). (nothing was run)\n")):
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["reproduce", *argv, "--quiet"], out=out, err=err)
+        assert code == 2 and out.getvalue() == "" and err.getvalue() == message
+
+
+def test_results_json_records_file_names_not_machine_paths(paper_mats, monkeypatch):
+    monkeypatch.setitem(experiments.SEARCH, "MSC", {"r": [3.0]})
+    spec = str(paper_mats / "3sources.mat")
+    result = experiments.run([spec, "3-Sources"], ["MSC"], postprocessing=("none",),
+                             views=False, sensitivity=False, budgets={})
+    got = experiments.to_json(result)["datasets"]
+    assert got["3sources"]["path"] == "3sources.mat"  # a file: its name only
+    assert got["3-Sources"]["path"] is None          # the bundled copy
+    assert str(paper_mats) not in json.dumps(experiments.to_json(result))
+    text = experiments.report(result, command="rmsc reproduce")
+    assert "| `3sources.mat` |" in text and "| `bundled` |" in text

@@ -5,7 +5,9 @@ Where things live (one small module each, public names re-exported here):
 ======================  ===============================================================
 ``_dataset``            :class:`MultiViewDataset`, the immutable type every loader returns
 ``_bundled``            the data shipped in ``sample_data/``: :func:`load_bundled`,
-                        :func:`bundled_names`, :func:`load_digit`, :func:`load_digit_small`
+                        :func:`bundled_names`, :func:`load_digit`, :func:`load_digit_small`,
+                        :func:`load_reuter`, :func:`load_3sources`
+``_bundle_io``          the bundled .npz layout (views exactly as the source .mat holds them)
 ``_synthetic``          :func:`make_multiview_subspaces` (a known answer, for teaching/tests)
 ``_preprocess``         :func:`preprocess` a whole dataset (the per-view transforms are
                         :mod:`rmsc.preprocessing`, which the estimators use too)
@@ -19,16 +21,18 @@ Where things live (one small module each, public names re-exported here):
 ======================  ===============================================================
 
 Add a file format: a reader module returning ``(views, view_names, labels, notes)``
-through the helpers of ``_conventions``, and one branch in ``_load._load_parts``.
+through the helpers of ``_conventions``, and one entry in ``_load._PARSERS``.
 """
 
 from ._bundled import (
     DIGIT_SMALL_PER_CLASS,
     SAMPLE_DATA,
     bundled_names,
+    load_3sources,
     load_bundled,
     load_digit,
     load_digit_small,
+    load_reuter,
 )
 from ._conventions import LABEL_KEYS, VIEW_KEYS
 from ._dataset import MultiViewDataset
@@ -48,9 +52,11 @@ __all__ = [
     "bundled_names",
     "inject",
     "load",
+    "load_3sources",
     "load_bundled",
     "load_digit",
     "load_digit_small",
+    "load_reuter",
     "make_multiview_subspaces",
     "preprocess",
 ]

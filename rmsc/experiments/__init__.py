@@ -40,7 +40,6 @@ from .paper import (
     CONVERGENCE_DATASETS,
     DATASETS,
     PAPER_TABLE1,
-    PAPER_VIEW_NAMES,
     SENSITIVITY_BETAS,
     SENSITIVITY_DATASETS,
     SENSITIVITY_LAMS,
@@ -64,7 +63,6 @@ from .report import (
 )
 from .report_figures import comparison_frame, figures_of, save_figure
 from .reproduce import (
-    DEFAULT_DATA_DIR,
     DatasetRun,
     Reproduction,
     load_for_reproduction,
@@ -91,12 +89,10 @@ __all__ = [
     "Cache",
     "DATASETS",
     "DATASET_BUDGET",
-    "DEFAULT_DATA_DIR",
     "DatasetRun",
     "FIT_FAILURES",
     "NOLABEL_SUFFIX",
     "PAPER_TABLE1",
-    "PAPER_VIEW_NAMES",
     "POSTPROCESSING",
     "POSTPROCESSING_TITLE",
     "RUN_ORDER",

@@ -30,20 +30,13 @@ PAPER_TABLE1 = {
 }
 
 
-#: The paper's datasets: name -> file in the shared datasets folder (None: not available).
+#: The paper's datasets: name -> its .mat file, read from ``--data-dir`` when one is given
+#: (otherwise the copy bundled with rmsc is used); None: not available at all.
 DATASETS = {
     "Digit": "digit_handwritten.mat",
     "Reuter": "reuters_1200.mat",
     "Animal": None,  # AwA features: not available anywhere reachable (see the results doc)
     "3-Sources": "3sources.mat",
-}
-
-
-#: View names of the paper's datasets, in the paper's order (the .mat files store none).
-PAPER_VIEW_NAMES = {
-    "Digit": ("PIX", "FOU", "FAC", "ZER", "KAR", "MOR"),
-    "Reuter": ("English", "French", "German", "Spanish", "Italian"),
-    "3-Sources": ("BBC", "Guardian", "Reuters"),
 }
 
 

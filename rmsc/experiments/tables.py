@@ -141,7 +141,7 @@ def accuracy_vs_views(dataset, methods, params=None, random_state=0, progress=No
     """ACC and NMI of each method on the first 1, 2, ..., m views (the paper's Figure 1).
 
     Views are added in the dataset's order (Digit: PIX, FOU, FAC, ZER, KAR, MOR;
-    Reuter: English, French, German, Spanish, Italian — the paper's order).
+    Reuter: EN, FR, DE, ES, IT — the paper's order).
 
     Parameters
     ----------

@@ -1,0 +1,123 @@
+"""The package as a user gets it: build the wheel, install it into a fresh venv, use it elsewhere.
+
+One slow test (about a minute and a half, most of it pip fetching the dependencies into the
+new venv): the wheel holds the library, the dashboard and the bundled data and nothing else;
+installing it prints no deprecation warning; from a folder outside the repository every
+bundled dataset loads, the installed app renders its first page (AppTest), and
+``rmsc dashboard`` serves until its health endpoint answers.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Left out of the copy the wheel is built from (caches, environments, build leftovers).
+NOT_SOURCE = (".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
+              ".hypothesis", "screenshots", "out", ".reproduce-cache.json")
+
+CHECK_INSTALLED = r"""
+import sys
+from pathlib import Path
+
+import rmsc
+from rmsc import _resources, datasets
+
+here = Path(rmsc.__file__).resolve()
+assert here.is_relative_to(Path(sys.prefix).resolve()), here  # the wheel, not the repository
+assert _resources.app_dir() == here.parent / "_app", _resources.app_dir()
+for name in datasets.bundled_names():
+    d = datasets.load_bundled(name)
+    print(name, d.n_samples, d.n_views, len(set(d.labels.tolist())))
+
+from streamlit.testing.v1 import AppTest
+
+at = AppTest.from_file(str(_resources.app_script()), default_timeout=120)
+at.run()
+assert not at.exception, [e.message for e in at.exception]
+print("app:", [t.value for t in at.title])
+"""
+
+
+def _run(cmd, **kw):
+    """Run a command that must succeed; return (stdout, stdout + stderr)."""
+    done = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    assert done.returncode == 0, f"{cmd}\n{done.stdout}\n{done.stderr}"
+    return done.stdout, done.stdout + done.stderr
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_wheel_installs_data_and_dashboard_into_a_fresh_venv(tmp_path):
+    src, dist, venv, elsewhere = (tmp_path / p for p in ("src", "dist", "venv", "elsewhere"))
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*NOT_SOURCE))
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+    # Build: the backend says nothing deprecated (the licence is an SPDX string).
+    _, log = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(src)],
+               env=env)
+    assert "deprecat" not in log.lower(), log
+    (wheel,) = dist.glob("rmsc-*.whl")
+
+    # Contents: the library, the dashboard and the bundled data, nothing else.
+    with zipfile.ZipFile(wheel) as zf:
+        names = {n for n in zf.namelist() if not n.startswith("rmsc-")}
+    library = {p.relative_to(ROOT).as_posix() for p in (ROOT / "rmsc").rglob("*.py")}
+    app = {f"rmsc/_app/{p.relative_to(ROOT).as_posix()}" for p in
+           [ROOT / "app.py", ROOT / "ui.py", ROOT / ".streamlit" / "config.toml",
+            ROOT / "sample_data" / "README.md", *(ROOT / "pages").glob("*.py"),
+            *(ROOT / "sample_data").glob("*.npz")]}
+    assert {"rmsc/_app/sample_data/digit.npz", "rmsc/_app/sample_data/reuter.npz",
+            "rmsc/_app/sample_data/3sources.npz", "rmsc/_app/pages/data.py"} <= app
+    assert names == library | app
+
+    # A fresh venv; pip fetches the dependencies (from its cache or the index).
+    _run([sys.executable, "-m", "venv", str(venv)], env=env)
+    python, rmsc_cmd = venv / "bin" / "python", venv / "bin" / "rmsc"
+    _, log = _run([str(python), "-m", "pip", "install", str(wheel)], env=env, cwd=elsewhere)
+    assert "deprecat" not in log.lower(), log
+
+    # From another folder: every bundled dataset loads, the app renders its first page.
+    out, _ = _run([str(python), "-c", CHECK_INSTALLED], env=env, cwd=elsewhere, timeout=300)
+    loaded = {line.split()[0]: line.split()[1:] for line in out.splitlines()
+              if line and not line.startswith("app:")}
+    assert loaded["Digit"] == ["2000", "6", "10"]
+    assert loaded["Reuter"] == ["1200", "5", "6"]
+    assert loaded["3-Sources"] == ["169", "3", "6"]
+    assert "app: ['Data']" in out
+
+    # rmsc dashboard serves until its health endpoint answers, then stops on SIGTERM.
+    port = _free_port()
+    server = subprocess.Popen([str(rmsc_cmd), "dashboard", "--port", str(port)], env=env,
+                              cwd=elsewhere, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+    try:
+        deadline, health = time.monotonic() + 90, None
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://localhost:{port}/_stcore/health",
+                                            timeout=2) as r:
+                    health = r.read().decode()
+                break
+            except OSError:
+                time.sleep(0.5)
+        assert health == "ok", server.stdout.read() if server.poll() is not None else health
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=30)[0]
+    assert f"rmsc dashboard: http://localhost:{port}" in output
+    assert "Traceback" not in output
