@@ -12,8 +12,8 @@ runs); ACC and NMI are the mean over the 20 k-means runs (%); the last column
 compares the two consensus matrices Z* (the same algorithm: equal to round-off, or
 to the float32 rule of rmsc.solver.PRECISION).
 
-Datasets: Digit (bundled), Reuter and 3-Sources (the paper's .mat files in
-``--data-dir``, default ../shared/datasets beside the repository). Default settings
+Datasets: Digit, Reuter and 3-Sources, bundled (``--data-dir DIR``: the paper's .mat
+files instead, the same data). Default settings
 for Reuter: the estimator's default and the three the reproduction ran there
 (``rmsc reproduce``'s thinned grid).
 """
@@ -29,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import _baseline  # noqa: E402
 from rmsc import RMSC, datasets, evaluate_runs  # noqa: E402
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 FILES = {"Reuter": "reuters_1200.mat", "3-Sources": "3sources.mat"}
 SETTINGS = {
     "Reuter": [(0.3, 0.3), (0.1, 0.03), (1.0, 0.03), (3.0, 0.3)],
@@ -38,16 +37,18 @@ SETTINGS = {
 }
 
 
-def load(name, data_dir):
-    if name == "Digit":
-        return datasets.load_digit()
+def load(name, data_dir=None):
+    """The bundled copy, or the paper's .mat file in ``data_dir`` (the same data)."""
+    if data_dir is None or name == "Digit":
+        return datasets.load_bundled(name)
     return datasets.load(Path(data_dir) / FILES[name])
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="Reuter", choices=list(SETTINGS))
-    ap.add_argument("--data-dir", default=str(DATA_DIR))
+    ap.add_argument("--data-dir", default=None,
+                    help="read the paper's .mat files from here instead of the bundled copies")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--settings", nargs="+", default=None, help="lam,beta pairs")
     _baseline.add_argument(ap)

@@ -3,8 +3,8 @@
     python benchmarks/bench_stopping.py [--datasets Digit Reuter 3-Sources] [--data-dir DIR]
                                         [--max-iter 300]
 
-For every dataset (Digit bundled; Reuter and 3-Sources from the paper's .mat files in
-``--data-dir``, default ../shared/datasets beside the repository) and a few settings
+For every dataset (Digit, Reuter and 3-Sources, bundled; ``--data-dir DIR``: the paper's
+.mat files instead, the same data) and a few settings
 (the estimator's default, and settings of the reproduction's grid from a sparse to a
 dense Z*), one run of ``rmsc.solver.solve`` (the estimator's preprocessing) with
 tol = 0 up to ``--max-iter`` iterations. Along the way the stopping rule
@@ -29,7 +29,6 @@ from rmsc import RMSC, datasets, evaluate_runs, solver  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
 from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noqa: E402
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 FILES = {"Reuter": "reuters_1200.mat", "3-Sources": "3sources.mat"}
 
 #: (lam, beta) per dataset: the default first, then settings of the reproduction grid
@@ -45,9 +44,10 @@ TOLS = (1e-3, 1e-4, 1e-5)
 REFERENCE = 1e-6
 
 
-def load(name, data_dir):
-    if name == "Digit":
-        return datasets.load_digit()
+def load(name, data_dir=None):
+    """The bundled copy, or the paper's .mat file in ``data_dir`` (the same data)."""
+    if data_dir is None or name == "Digit":
+        return datasets.load_bundled(name)
     return datasets.load(Path(data_dir) / FILES[name])
 
 
@@ -91,7 +91,8 @@ def trace(data, lam, beta, gamma, max_iter):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", nargs="+", default=list(SETTINGS))
-    ap.add_argument("--data-dir", default=str(DATA_DIR))
+    ap.add_argument("--data-dir", default=None,
+                    help="read the paper's .mat files from here instead of the bundled copies")
     ap.add_argument("--max-iter", type=int, default=300)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
