@@ -16,7 +16,7 @@ The kernel form (text views, r_v = n) is the same derivation with H_v = R_v^T
 M_v R_v in place of the factors, and shares the Z*-step's thresholding.
 
 Speed (issue 14; ``benchmarks/bench_solver.py --settings``, ``bench_fit.py``):
-the Z*-step's products run in float32 in the factor form (:data:`PRECISION`);
+the Z*-step's products run in float32 while Z* is dense (:data:`PRECISION`);
 a consensus denser than :data:`DENSE_ZSTAR_DENSITY` is held dense; views with
 about as many factor rows as samples use the kernel form (:data:`KERNEL_ROWS`),
 whose products H_v Z* are sparse when Z* is. The stopping rule is
@@ -1071,19 +1071,23 @@ class RMSCSolution:
     beta_max: float | None = None
 
 
-#: Floating-point types the Z*-step's products may use.
-PRECISIONS = ("float32", "float64")
+#: Precisions of the Z*-step's products (factor form): always float32, always float64, or
+#: "auto" (float32 while Z* is held dense, see :data:`DENSE_ZSTAR_DENSITY`; float64 otherwise).
+PRECISIONS = ("auto", "float32", "float64")
 
-#: Default precision of the Z*-step's two products (A = Zref + R^T QW and R Z*) and
-#: of its thresholding; everything else (Q, T, D, P, the objective) is float64.
+#: Default precision of the factor form's Z*-step: its two products (A = Zref + R^T QW and
+#: R Z*) and its thresholding; everything else (Q, T, D, P, the objective) is float64.
 #: float32 halves the time of those products, which are all but the whole cost of an
-#: iteration at a dense Z*. Measured (``python benchmarks/bench_precision.py``) on
-#: Digit, Reuter and 3-Sources at the defaults and the reproduction's settings: the
-#: same ACC and NMI to 0.01 points, Z* within ~1e-6 of its largest entry, P within
-#: ~1e-5 relative, the objective within ~1e-8 relative and still non-increasing
-#: (its per-iteration decrease stays orders of magnitude above that round-off).
-#: ``precision="float64"`` gives the paper form to ~1e-12 (the exactness tests).
-PRECISION = "float32"
+#: iteration at a dense Z*. Measured (``python benchmarks/bench_precision.py``) on Digit:
+#: at every dense-Z* setting (30-99 %) float32 gives the same ACC and NMI to 0.01 points,
+#: Z* within ~1e-6 of its largest entry, P within ~1e-5, the objective within ~1e-9
+#: relative and still falling every iteration, in half the time; but at a fragmented
+#: 0.5 %-dense Z* (lam=3, beta=1) the same 2e-7 change of Z* moved ACC by 0.7 points (the
+#: spectral step of a graph in pieces amplifies any perturbation). Hence "auto": float32
+#: where it pays and the graph is well connected, float64 where Z* is sparse (there the
+#: one product is all the cost, and the iterate is the paper form's to round-off).
+#: ``precision="float64"`` gives the paper form to ~1e-12 everywhere (exactness tests).
+PRECISION = "auto"
 
 #: Most iterations of Algorithm 1, by default.
 MAX_ITER = 30
@@ -1136,7 +1140,7 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
         Also compute :func:`beta_max` (``RMSCSolution.beta_max``) from the
         same factorisation: its first candidate is a by-product of the first
         Z*-step, the second costs one more product.
-    precision : {"float32", "float64"}
+    precision : {"auto", "float32", "float64"}
         Of the Z*-step's products and thresholding (see :data:`PRECISION`).
         The kernel form always runs in float64.
     kernel : bool or None
@@ -1156,7 +1160,14 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
 
 
 def _check_precision(precision):
-    if str(np.dtype(precision)) not in PRECISIONS:
+    """"auto", or the numpy type of a fixed precision."""
+    if isinstance(precision, str) and precision == "auto":
+        return "auto"
+    try:
+        name = str(np.dtype(precision))
+    except TypeError:
+        name = None
+    if name not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}; "
                          f"got {precision!r}.")
     return np.dtype(precision).type
@@ -1241,35 +1252,47 @@ class FactorForm:
         self.views = views
         self.block_size = block_size
         self.runner = runner
-        self.stack = stack_factors(views, precision)
-        self.shared = runner.share(self.stack)
+        self.precision = precision
+        self._stacks = {}
         self.reps = [zv_step(v, v.R.copy()) for v in views]
         self.Ts = None
+
+    def stack(self, dense):
+        """The stacked factors (and the runner's handle) in the precision for this step."""
+        if self.precision == "auto":
+            dtype = np.float32 if dense else np.float64
+        else:
+            dtype = self.precision
+        if dtype not in self._stacks:
+            stack = stack_factors(self.views, dtype)
+            self._stacks[dtype] = (stack, self.runner.share(stack))
+        return self._stacks[dtype]
 
     def colmax_at_zero(self, P):
         """max_i |A_ij| of the Z*-step with weights P at Zref = 0 (for beta_max)."""
         n = self.views[0].R.shape[1]
-        out = threshold_columns(self.stack.R, self._weighted_Q(P), sp.csc_matrix((n, n)),
-                                np.full(n, np.inf, dtype=self.stack.R.dtype),
+        stack, shared = self.stack(dense=False)
+        out = threshold_columns(stack.R, self._weighted_Q(P, stack), sp.csc_matrix((n, n)),
+                                np.full(n, np.inf, dtype=stack.R.dtype),
                                 block_size=self.block_size, with_colmax=True,
-                                runner=self.runner, shared=self.shared)
+                                runner=self.runner, shared=shared)
         return out.colmax
 
-    def _weighted_Q(self, P):
+    def _weighted_Q(self, P, stack):
         W = P / P.sum(axis=0)[None, :]
-        QW = np.empty_like(self.stack.R)
-        for part, rep, w in zip(np.split(QW, self.stack.splits, axis=0), self.reps, W):
+        QW = np.empty_like(stack.R)
+        for part, rep, w in zip(np.split(QW, stack.splits, axis=0), self.reps, W):
             np.multiply(rep.Q, w[None, :], out=part, casting="same_kind")
         return QW
 
     def zstar_step(self, Zref, P, lam, beta, dense, with_colmax):
+        stack, shared = self.stack(dense)
         s = P.sum(axis=0)
-        tau = (beta / (2.0 * lam * s)).astype(self.stack.R.dtype)
-        out = threshold_columns(self.stack.R, self._weighted_Q(P), Zref, tau,
+        tau = (beta / (2.0 * lam * s)).astype(stack.R.dtype)
+        out = threshold_columns(stack.R, self._weighted_Q(P, stack), Zref, tau,
                                 block_size=self.block_size, with_colmax=with_colmax,
-                                RT=self.stack.RT, runner=self.runner, shared=self.shared,
-                                dense=dense)
-        RZ = np.split(out.RZ, self.stack.splits, axis=0)
+                                RT=stack.RT, runner=self.runner, shared=shared, dense=dense)
+        RZ = np.split(out.RZ, stack.splits, axis=0)
         self.Ts = [v.R - rz for v, rz in zip(self.views, RZ)]
         return out.Z, out.colmax, out.delta_sq
 

@@ -21,6 +21,7 @@ TOLERANCE = {
     "float64": {"zstar": 1e-8, "p": 1e-8, "objective": 1e-8, "increase": 1e-10},
     "float32": {"zstar": 2e-6, "p": 1e-4, "objective": 1e-6, "increase": 1e-6},
 }
+TOLERANCE["auto"] = TOLERANCE["float32"]  # float32 while Z* is dense
 
 
 # --- the formulas of the psi discussion -------------------------------------------------
@@ -145,6 +146,8 @@ def test_fast_solver_equals_paper_form(weighting, seed, precision):
                        max_iter=6, tol=0, block_size=7, precision=precision)
     assert sol.Zstar.nnz > 0
     scale = 1.0 if precision == "float64" else np.abs(ref["Zstar"]).max()
+    if precision == "auto" and sol.Zstar.nnz <= 0.1 * n * n:  # sparse Z*: float64 throughout
+        assert np.abs(sol.Zstar.toarray() - ref["Zstar"]).max() < 1e-8
     assert np.abs(sol.Zstar.toarray() - ref["Zstar"]).max() < tol["zstar"] * scale
     assert np.abs(sol.P - ref["P"]).max() < tol["p"] * np.abs(ref["P"]).max()
     assert np.allclose(sol.objective, ref["objective"], rtol=tol["objective"],
@@ -384,3 +387,21 @@ def test_kernel_form_equals_paper_form_and_is_chosen_for_text_like_views():
     assert np.abs(sol.Zstar.toarray() - ref["Zstar"]).max() < 1e-8
     assert np.abs(sol.P - ref["P"]).max() < 1e-8 * np.abs(ref["P"]).max()
     assert np.allclose(sol.objective, ref["objective"], rtol=1e-8, atol=1e-8)
+
+
+def test_auto_precision_is_float64_for_a_sparse_consensus_and_float32_for_a_dense_one():
+    rng = np.random.default_rng(18)
+    factors = _factors(random_views(rng, 40, (5, 9)))
+    for beta in (0.5, 0.005):  # a sparse and a dense Z*
+        exact = solver.solve(factors, 1.0, beta, 1e-5, max_iter=5, tol=0, precision="float64")
+        auto = solver.solve(factors, 1.0, beta, 1e-5, max_iter=5, tol=0, precision="auto")
+        single = solver.solve(factors, 1.0, beta, 1e-5, max_iter=5, tol=0, precision="float32")
+        diff_auto = abs(auto.Zstar - exact.Zstar).max()
+        diff_single = abs(single.Zstar - exact.Zstar).max()
+        if exact.Zstar.nnz < 0.05 * 40 * 40:
+            assert diff_auto < 1e-12 < diff_single
+        else:
+            assert exact.Zstar.nnz > 0.2 * 40 * 40 and diff_auto > 1e-12
+            assert diff_auto < 2e-6 * abs(exact.Zstar).max()
+    with pytest.raises(ValueError, match="precision must be one of"):
+        solver.solve(factors, 1.0, 0.5, 1e-5, precision="half")
