@@ -142,8 +142,12 @@ class RMSC(ClusterMixin, BaseEstimator):
 
     The solver never forms the paper's n x n inverses: each Z^v is kept as
     Z* - diag(D) + X^T Q (Woodbury), so an iteration costs one dense
-    (n x d)(d x n) product plus sparse work, and Z* is stored sparse. Results
-    equal the literal paper form (see :mod:`rmsc._reference`) to round-off.
+    (n x d)(d x n) product plus sparse work, and Z* is stored sparse (dense
+    when it is over 10 % dense). Views with more features than samples run
+    the equivalent kernel form (:mod:`rmsc.solver`). Results equal the literal
+    paper form (see :mod:`rmsc._reference`) to round-off, except that while Z*
+    is dense the Z*-step's products run in float32 (:data:`rmsc.solver.PRECISION`:
+    Z* then within ~1e-6 of its largest entry, the same clustering measured).
     """
 
     def __init__(
