@@ -4,6 +4,7 @@ Prints one table; every ratio is taken between timings of this same run (the
 machine is shared and noisy, so compare within a run, not across runs).
 
     python benchmarks/bench_solver.py [--iters 15] [--repeat 3] [--skip-reference] [--busy 1]
+    python benchmarks/bench_solver.py --settings [--baseline REV] [--iters 8] [--repeat 3]
 
 Rows:
 * floor — ITERS dense (n x d)(d x n) products with d = 649 (distinct operands,
@@ -17,6 +18,14 @@ Rows:
 * spectral step — NJW embedding + 20 k-means restarts on RMSC's affinity;
 * paper form — the literal O(m n^3) implementation of rmsc._reference, same
   iterations (the reference the fast solver is checked against).
+
+``--settings`` prints instead one row per (lambda, beta) of the dashboard's
+slider range (lambda 1e-3..100, beta 1e-4..10, from an empty to a 99 % dense
+Z*): seconds per iteration of ``rmsc.solver.solve`` (tol = 0, ``--iters``
+iterations, as RMSC.fit runs it) over the seconds of one floor product, for
+this checkout and, side by side in the same process, for ``--baseline REV``
+(default: the code before the speed work, see benchmarks/_baseline.py).
+Floor, now and before are interleaved ``--repeat`` times; fastest kept.
 
 Peak memory is the peak of traced (numpy) allocations during that row. Every
 fast row is timed ``--repeat`` times, interleaved with the floor, and the
@@ -38,6 +47,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import _baseline  # noqa: E402
 from rmsc import RMSC, datasets, evaluate_runs, get_method, solver  # noqa: E402
 from rmsc._reference import solve_paper_form  # noqa: E402
 from rmsc.backends import LocalBlocks  # noqa: E402
@@ -58,6 +68,56 @@ def measure(fn, repeat=1):
     return out, best, peak / 2**20
 
 
+#: (lambda, beta) of the --settings table: the dashboard's slider range, sparse to dense Z*.
+SETTINGS = [(0.3, 0.3), (1e-3, 1e-4), (0.01, 0.001), (0.3, 0.03), (1.0, 0.01), (10.0, 0.2),
+            (3.0, 1.0), (100.0, 10.0)]
+
+
+def settings_table(args, factors, baseline):
+    """Seconds per iteration over the floor product at every setting, now and before."""
+    n, d = factors[0].shape[1], sum(R.shape[0] for R in factors)
+    it = args.iters
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((d, n)), rng.standard_normal((d, n))
+
+    def floor():
+        for _ in range(it):
+            (A.T @ B)[0, 0]
+
+    solvers = {"now": solver.solve}
+    if baseline is not None:
+        solvers["before"] = baseline.solver.solve
+    print(f"Digit: n={n}, d={d}, gamma=1e-5, {it} iterations (tol=0), fastest of "
+          f"{args.repeat}; floor = one (n x {d})({d} x n) float64 product, BLAS on all threads; "
+          f"before = {args.baseline}\n")
+    head = "| λ | β | Z* density | floor s | now s/iter | now / floor |"
+    rule = "|---:|---:|---:|---:|---:|---:|"
+    if baseline is not None:
+        head += " before s/iter | before / floor | speed-up |"
+        rule += "---:|---:|---:|"
+    print(head)
+    print(rule, flush=True)
+    for lam, beta in SETTINGS:
+        best = {"floor": np.inf, **{k: np.inf for k in solvers}}
+        density = None
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            floor()
+            best["floor"] = min(best["floor"], (time.perf_counter() - t0) / it)
+            for name, solve in solvers.items():
+                t0 = time.perf_counter()
+                sol = solve(factors, lam, beta, 1e-5, max_iter=it, tol=0)
+                best[name] = min(best[name], (time.perf_counter() - t0) / it)
+                if name == "now":
+                    density = sol.Zstar.nnz / n / n
+        row = (f"| {lam:g} | {beta:g} | {density:.2%} | {best['floor']:.3f} | {best['now']:.3f} | "
+               f"{best['now'] / best['floor']:.2f} |")
+        if baseline is not None:
+            row += (f" {best['before']:.3f} | {best['before'] / best['floor']:.2f} | "
+                    f"{best['before'] / best['now']:.2f}x |")
+        print(row, flush=True)
+
+
 def spin():
     while True:
         pass
@@ -69,6 +129,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="runs per fast row (fastest reported)")
     ap.add_argument("--skip-reference", action="store_true", help="omit the slow paper-form row")
     ap.add_argument("--busy", type=int, default=0, help="CPU-spinning processes during the run")
+    ap.add_argument("--settings", action="store_true",
+                    help="per-iteration time over the floor at every slider setting, before/after")
+    _baseline.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     spinners = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.busy)]
@@ -78,6 +141,9 @@ def main():
     data = datasets.load_digit()
     views = [normalize_l2(X) for X in data.views]
     factors = [solver.gram_factor(X) for X in views]
+    if args.settings:
+        settings_table(args, factors, _baseline.load(args.baseline))
+        return
     n, d = views[0].shape[0], sum(X.shape[1] for X in views)
     defaults = RMSC().get_params()
     lam, beta, gamma = defaults["lam"], defaults["beta"], defaults["gamma"]

@@ -127,7 +127,8 @@ class RMSC(ClusterMixin, BaseEstimator):
     converged_ : bool
     beta_max_ : float
         The smallest beta for which Algorithm 1 keeps Z* = 0 from the start
-        (:func:`rmsc.solver.beta_max`; not part of ``fit_time_``). Useful
+        (:func:`rmsc.solver.beta_max`, computed within the solve from the same
+        factorisation: one extra product, part of ``fit_time_``). Useful
         values of beta lie well below it.
     fit_time_ : float
         Seconds spent in Algorithm 1.
@@ -141,8 +142,12 @@ class RMSC(ClusterMixin, BaseEstimator):
 
     The solver never forms the paper's n x n inverses: each Z^v is kept as
     Z* - diag(D) + X^T Q (Woodbury), so an iteration costs one dense
-    (n x d)(d x n) product plus sparse work, and Z* is stored sparse. Results
-    equal the literal paper form (see :mod:`rmsc._reference`) to round-off.
+    (n x d)(d x n) product plus sparse work, and Z* is stored sparse (dense
+    when it is over 10 % dense). Views with more features than samples run
+    the equivalent kernel form (:mod:`rmsc.solver`). Results equal the literal
+    paper form (see :mod:`rmsc._reference`) to round-off, except that while Z*
+    is dense the Z*-step's products run in float32 (:data:`rmsc.solver.PRECISION`:
+    Z* then within ~1e-6 of its largest entry, the same clustering measured).
     """
 
     def __init__(
@@ -228,7 +233,7 @@ class RMSC(ClusterMixin, BaseEstimator):
                          alternative="use fewer features per view (e.g. PCA)")
         if self.normalize:
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
-        factors = [solver.gram_factor(X) for X in views]
+        factors = solver.gram_factors(views)
         _check_lambda(lam, factors, n)
 
         t0 = time.perf_counter()
@@ -236,7 +241,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             factors, lam, beta, gamma,
             weighting=self.weighting, max_iter=self.max_iter, tol=self.tol,
             callback=self.callback, block_size=self.block_size,
-            runner=runner,
+            runner=runner, with_beta_max=True,
         )
         self.fit_time_ = time.perf_counter() - t0
         self.consensus_ = sol.Zstar.tocsr()
@@ -247,8 +252,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.objective_init_ = sol.objective_init
         self.n_iter_ = sol.n_iter
         self.converged_ = sol.converged
-        self.beta_max_ = solver.beta_max(factors, lam, gamma, weighting=self.weighting,
-                                         block_size=self.block_size, runner=runner)
+        self.beta_max_ = sol.beta_max
         if self.consensus_.nnz == 0:
             raise DegenerateSolutionError(
                 f"beta={beta:g} is so large that the consensus Z* is all zero, so there is "

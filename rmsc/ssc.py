@@ -20,7 +20,8 @@ reference) iterations; ``n_iter_`` and ``converged_`` say which.
 
 The default ``beta="auto"`` follows the SSC reference's rule for its weight
 (lambda = alpha / mu with alpha = 20 in min lambda/2 ||X - XZ||^2 + ||Z||_1,
-where mu = min_j max_{i != j} |x_i^T x_j| is the data's coherence): in the
+where mu = min_j max_{i != j} |x_i^T x_j| is the data's coherence, taken over the
+non-empty samples j): in the
 form above that is beta = 2 mu / alpha, computed per view (:func:`auto_beta`).
 SSC-BSV clusters every view with SSC and reports the views; SSC-AVG clusters
 the average of the views' affinities (paper, Section 5.2).
@@ -51,7 +52,14 @@ SSC_ALPHA = 20.0
 
 
 def coherence(R, block_size=None):
-    """mu = min_j max_{i != j} |x_i^T x_j|, the coherence the SSC reference scales by.
+    """mu = min_j max_{i != j} |x_i^T x_j| over the non-empty samples j, as the SSC reference.
+
+    An all-zero sample (e.g. an empty document) has no inner product with any
+    other sample; counting it would make mu zero, or, when the factor holds it
+    as round-off, some 1e-18 that turns ``auto_beta`` into nonsense. Elhamifar &
+    Vidal's rule is about the samples to be represented, so empty ones are left
+    out: a sample is empty when its squared norm is at most ``n * eps`` times
+    the largest one (the rank cut of :func:`rmsc.solver.gram_factor`).
 
     Parameters
     ----------
@@ -63,8 +71,9 @@ def coherence(R, block_size=None):
     Returns
     -------
     float
-        For every sample, the largest |inner product| with another sample;
-        the smallest of those. For unit-norm samples it lies in [0, 1].
+        For every non-empty sample, the largest |inner product| with another
+        sample; the smallest of those. For unit-norm samples it lies in [0, 1].
+        0.0 when no sample is non-empty.
     """
     n = R.shape[1]
     b = solver.block_columns(n, block_size)
@@ -75,7 +84,9 @@ def coherence(R, block_size=None):
         G = np.abs(RT @ R[:, start:stop])
         G[np.arange(start, stop), np.arange(stop - start)] = 0.0
         best[start:stop] = G.max(axis=0)
-    return float(best.min())
+    sq = np.einsum("ij,ij->j", R, R)
+    nonempty = sq > n * np.finfo(float).eps * (sq.max() if n else 0.0)
+    return float(best[nonempty].min()) if nonempty.any() else 0.0
 
 
 def auto_beta(R, alpha=SSC_ALPHA):
@@ -89,8 +100,9 @@ def auto_beta(R, alpha=SSC_ALPHA):
     mu = coherence(R)
     if mu <= 0:
         raise ValueError(
-            "Every sample of this view is orthogonal to every other sample, so no sample can "
-            "be represented by the others and SSC has nothing to find; drop the view."
+            "Every non-empty sample of this view is orthogonal to every other sample (or the "
+            "view is all zero), so no sample can be represented by the others and SSC has "
+            "nothing to find; drop the view."
         )
     return 2.0 * mu / alpha
 

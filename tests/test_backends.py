@@ -35,9 +35,10 @@ def test_dask_blocks_give_identical_solutions(client):
     factors = [solver.gram_factor(X) for X in random_views(rng, 60, (5, 12, 70))]
     for weighting in ("sample", "view"):
         here = solver.solve(factors, 0.5, 0.05, 1e-5, weighting=weighting, max_iter=5, tol=0,
-                            block_size=16)
+                            block_size=16, precision="float64")
         there = solver.solve(factors, 0.5, 0.05, 1e-5, weighting=weighting, max_iter=5, tol=0,
-                             block_size=16, runner=backends.DaskBlocks(client))
+                             block_size=16, runner=backends.DaskBlocks(client),
+                             precision="float64")
         # Equal up to the summation order of BLAS (the workers run one thread each).
         assert there.Zstar.nnz == here.Zstar.nnz > 0
         assert abs(there.Zstar - here.Zstar).max() < 1e-12
@@ -52,3 +53,17 @@ def test_estimator_with_dask_backend_matches_local(client):
     assert np.array_equal(dask.labels_, local.labels_)
     assert np.allclose(dask.objective_, local.objective_, rtol=1e-12, atol=0)
     assert rmsc.evaluate(labels, dask.labels_)["acc"] == 1.0
+
+
+def test_dask_equals_local_on_text_like_views(client):
+    # Locally, views with more features than samples run the kernel form (float64); on a
+    # cluster the factor form runs in float64 too, so the two agree to round-off.
+    rng = np.random.default_rng(3)
+    factors = [solver.gram_factor(X) for X in random_views(rng, 40, (50, 60, 45))]
+    assert solver.use_kernel_form(factors)
+    here = solver.solve(factors, 0.5, 0.05, 1e-5, max_iter=5, tol=0, block_size=16)
+    there = solver.solve(factors, 0.5, 0.05, 1e-5, max_iter=5, tol=0, block_size=16,
+                         runner=backends.DaskBlocks(client))
+    assert here.Zstar.nnz > 0
+    assert abs(there.Zstar - here.Zstar).max() < 1e-10
+    assert np.allclose(there.objective, here.objective, rtol=1e-10, atol=0)

@@ -110,3 +110,25 @@ def test_residual_balancing_rule():
     assert residual_balancing(10.0, 1.0) == 1.0
     assert residual_balancing(1.0, 10.0) == 1.0
     assert residual_balancing(3.0, 1.0, mu=2.0, tau=3.0) == 3.0
+
+
+@pytest.mark.parametrize("d", [6, 40])  # X^T itself and the eigen-factor (d > n): round-off differs
+def test_auto_beta_ignores_an_all_zero_sample(d):
+    # Elhamifar & Vidal's mu is over the samples to represent: an empty one (a document with no
+    # words, Reuter view 3) has no inner product with anything and must not pull mu to ~0.
+    from rmsc.ssc import SSC_ALPHA, auto_beta, coherence
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((25, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    G = np.abs(X @ X.T)
+    np.fill_diagonal(G, 0.0)
+    mu = G.max(axis=0).min()
+    X_empty = np.vstack([X[:12], np.zeros((1, d)), X[12:]])
+    R = solver.gram_factor(X_empty)
+    assert coherence(R) == pytest.approx(mu, rel=1e-10)
+    assert auto_beta(R) == pytest.approx(2 * mu / SSC_ALPHA, rel=1e-10)
+    # DiMSC resolves "auto" with the same rule.
+    est = rmsc.DiMSC(2, lam=0.0, max_iter=5, random_state=0).fit([X_empty])
+    assert est.betas_[0] == pytest.approx(2 * mu / SSC_ALPHA, rel=1e-10)
+    with pytest.raises(ValueError, match="all zero"):
+        auto_beta(solver.gram_factor(np.zeros((5, 3))))

@@ -1,0 +1,45 @@
+"""An earlier revision of the library beside this checkout's, in the same process.
+
+``load(rev)`` extracts ``rmsc/`` and ``sample_data/`` at git revision ``rev`` of
+this repository into a temporary folder, under the package name
+``rmsc_baseline`` (every import inside rmsc is relative, so the copy runs as
+it did then), and imports it. A benchmark can then time the same call with
+both, interleaved, so that the before/after ratios come from one run on the
+same (shared, noisy) machine.
+
+:data:`BEFORE` is the revision the speed work of issue 14 started from.
+"""
+
+import importlib
+import io
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: main before the speed work (issue 14): "today" in the benchmarks' before/after columns.
+BEFORE = "40e5f8f"
+
+
+def add_argument(parser):
+    """``--baseline REV`` (default :data:`BEFORE`; ``none`` skips the comparison)."""
+    parser.add_argument("--baseline", default=BEFORE,
+                        help=f"git revision to compare with (default {BEFORE}, the code before "
+                             "the speed work); 'none' skips it")
+
+
+def load(rev):
+    """The ``rmsc`` package as it was at ``rev``, imported as ``rmsc_baseline`` (or None)."""
+    if rev is None or str(rev).lower() == "none":
+        return None
+    tmp = Path(tempfile.mkdtemp(prefix="rmsc-baseline-"))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "rmsc", "sample_data"],
+                             capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(tmp, filter="data")
+    (tmp / "rmsc").rename(tmp / "rmsc_baseline")
+    sys.path.insert(0, str(tmp))
+    return importlib.import_module("rmsc_baseline")
