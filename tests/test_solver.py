@@ -288,7 +288,7 @@ def test_dense_and_sparse_consensus_storage_give_the_same_iterates(monkeypatch):
     factors = _factors(random_views(rng, n, (5, 13, n + 3)))
     runs = {}
     for name, threshold in (("sparse", 2.0), ("dense", -1.0), ("auto", 0.1)):
-        monkeypatch.setattr(solver, "DENSE_ZSTAR_DENSITY", threshold)
+        monkeypatch.setattr(solver._zstar_step, "DENSE_ZSTAR_DENSITY", threshold)
         runs[name] = [solver.solve(factors, lam, beta, 1e-5, max_iter=7, tol=0, block_size=9,
                                    with_beta_max=True, precision="float64")
                       for lam, beta in ((0.3, 0.01), (2.0, 0.2), (0.5, 0.05))]

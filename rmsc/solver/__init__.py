@@ -1,0 +1,96 @@
+"""The RMSC block coordinate descent (Fan et al., IJCAI 2017, Algorithm 1).
+
+The paper's Section 4 in code, one small module per part, in the paper's order
+(every public name is re-exported here, so ``rmsc.solver.solve`` etc.):
+
+================  ===============================================================
+``_weights``      psi, its latent loss and minimizer (Lemma 1, Figure 2); the P-step
+``_factors``      each view's Gram factor R (R^T R = X^T X) and its Woodbury quantities
+``_zv_step``      the Z^v-step (eq. update_z_v), Z^v held implicitly; per-sample losses
+``_zstar_step``   the Z*-step (eq. update_z_*): soft-thresholding, one column block at
+                  a time, sparse or dense
+``_kernel``       the same iteration on n x n hat matrices, for text views (r_v = n)
+``_objective``    the objective's four terms (eq. proposed_model / rmsc_mv)
+``_algorithm``    Algorithm 1 (:func:`solve`), the stopping rule (:func:`converged`),
+                  :func:`beta_max`
+``_linalg``       dense-factor times sparse-consensus products within a memory budget
+================  ===============================================================
+
+Speed (issue 14; ``benchmarks/bench_solver.py --settings``, ``bench_fit.py``):
+the Z*-step's products run in float32 while Z* is dense (:data:`PRECISION`);
+a consensus denser than :data:`DENSE_ZSTAR_DENSITY` is held dense; views with
+about as many factor rows as samples use the kernel form (:data:`KERNEL_ROWS`),
+whose products H_v Z* are sparse when Z* is. The stopping rule is
+:func:`converged` (:data:`TOL`, :data:`MAX_ITER`).
+"""
+
+from ._weights import (  # noqa: F401
+    latent_loss,
+    loss_of_weight,
+    minimizer,
+    p_step,
+    psi,
+)
+from ._factors import (  # noqa: F401
+    ViewFactor,
+    factorize_view,
+    gram_factor,
+    gram_factors,
+)
+from ._linalg import (  # noqa: F401
+    BLOCK_BYTES,
+    sparse_right_product,
+)
+from ._zv_step import (  # noqa: F401
+    ViewRepresentation,
+    residual_operator,
+    sample_losses,
+    view_representation,
+    zv_step,
+)
+from ._zstar_step import (  # noqa: F401
+    CACHE_BLOCK_BYTES,
+    ColumnBlock,
+    DENSE_ZSTAR_BYTES,
+    DENSE_ZSTAR_DENSITY,
+    MIN_BLOCK_COLUMNS,
+    StackedFactors,
+    Thresholded,
+    assemble_blocks,
+    block_columns,
+    keep_dense,
+    soft_threshold_columns,
+    stack_factors,
+    threshold_block,
+    threshold_columns,
+    threshold_rows,
+    zstar_step,
+)
+from ._kernel import (  # noqa: F401
+    KERNEL_BYTES,
+    KERNEL_ROWS,
+    KernelState,
+    kernel_block,
+    kernel_colmax,
+    kernel_state,
+    use_kernel_form,
+)
+from ._objective import (  # noqa: F401
+    OBJECTIVE_TERMS,
+    l1_norm,
+    objective_terms,
+    terms_from_losses,
+)
+from ._algorithm import (  # noqa: F401
+    FactorForm,
+    KernelForm,
+    MAX_ITER,
+    PRECISION,
+    PRECISIONS,
+    RMSCSolution,
+    STOPPING,
+    TOL,
+    beta_max,
+    converged,
+    solve,
+)

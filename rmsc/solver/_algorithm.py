@@ -1,0 +1,389 @@
+"""Algorithm 1: Z*-step, P-step, Z^v-steps until the stopping rule; and beta_max.
+
+:class:`FactorForm` runs the steps on the views' factors, :class:`KernelForm`
+on the views' n x n hat matrices (text views); both behind the same loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..backends import LocalBlocks
+from ._factors import factorize_view
+from ._kernel import kernel_block, kernel_colmax, kernel_state, use_kernel_form
+from ._objective import OBJECTIVE_TERMS, terms_from_losses
+from ._weights import p_step
+from ._zstar_step import (
+    assemble_blocks,
+    block_columns,
+    keep_dense,
+    stack_factors,
+    threshold_columns,
+)
+from ._zv_step import sample_losses, zv_step
+
+
+@dataclass
+class RMSCSolution:
+    """What :func:`solve` returns.
+
+    Attributes
+    ----------
+    Zstar : scipy.sparse.csc_matrix of shape (n, n)
+    P : ndarray of shape (n_views, n)
+    objective : ndarray of shape (n_iter,)
+        Whole objective after every iteration.
+    terms : dict of ndarray of shape (n_iter,)
+    objective_init : float
+        Objective at the initialisation (P = 1, Z* = 0, Z^v solved for Z* = 0).
+    n_iter : int
+    converged : bool
+    beta_max : float or None
+        :func:`beta_max` for these data, lam and gamma, when asked for.
+    """
+
+    Zstar: object
+    P: np.ndarray
+    objective: np.ndarray
+    terms: dict
+    objective_init: float
+    n_iter: int
+    converged: bool
+    beta_max: float | None = None
+
+
+#: Precisions of the Z*-step's products (factor form): always float32, always float64, or
+#: "auto" (float32 while Z* is held dense, see :data:`DENSE_ZSTAR_DENSITY`; float64 otherwise).
+PRECISIONS = ("auto", "float32", "float64")
+
+
+#: Default precision of the factor form's Z*-step: its two products (A = Zref + R^T QW and
+#: R Z*) and its thresholding; everything else (Q, T, D, P, the objective) is float64.
+#: float32 halves the time of those products, which are all but the whole cost of an
+#: iteration at a dense Z*. Measured (``python benchmarks/bench_precision.py``) on Digit:
+#: at every dense-Z* setting (30-99 %) float32 gives the same ACC and NMI to 0.01 points,
+#: Z* within ~1e-6 of its largest entry, P within ~1e-5, the objective within ~1e-9
+#: relative and still falling every iteration, in half the time; but at a fragmented
+#: 0.5 %-dense Z* (lam=3, beta=1) the same 2e-7 change of Z* moved ACC by 0.7 points (the
+#: spectral step of a graph in pieces amplifies any perturbation). Hence "auto": float32
+#: where it pays and the graph is well connected, float64 where Z* is sparse (there the
+#: one product is all the cost, and the iterate is the paper form's to round-off).
+#: ``precision="float64"`` gives the paper form to ~1e-12 everywhere (exactness tests).
+PRECISION = "auto"
+
+
+#: Most iterations of Algorithm 1, by default.
+MAX_ITER = 30
+
+
+#: Default stopping tolerance: the objective's relative decrease in one iteration.
+#: On Digit the objective falls by 86 % in the first iteration and by about 1e-4
+#: per iteration after that, so 1e-4 stops after 8 iterations (the paper: "the
+#: convergence can be reached within 5 iterations"); 3-Sources stops after 9,
+#: Reuter after 16. The labels hardly move after that (Digit ACC 96.3 % at 8
+#: iterations, 96.7 % at 30).
+TOL = 1e-4
+
+
+#: The stopping rule in words (see :func:`converged`).
+STOPPING = "stop when (f_prev - f) <= tol * |f_prev|, or after max_iter iterations"
+
+
+def converged(f_prev, f, tol):
+    """The stopping rule of Algorithm 1: the objective's relative decrease is at most ``tol``.
+
+    ``tol = 0`` never stops (the iterations run to ``max_iter``).
+    """
+    return tol > 0 and abs(f_prev - f) <= tol * max(abs(f_prev), np.finfo(float).tiny)
+
+
+def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
+          callback=None, block_size=None, runner=None, with_beta_max=False,
+          precision=PRECISION, kernel=None):
+    """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
+
+    Initialisation (the paper leaves it open): P = 1 and every Z^v the exact
+    Z^v-step for Z* = 0, i.e. the ridge self-representation of its view.
+    Stops when the objective's relative decrease falls below ``tol`` (never,
+    for ``tol=0``), at ``max_iter``, or when ``callback`` returns True.
+
+    Parameters
+    ----------
+    factors : list of ndarray, each (r_v, n)
+        Per-view data factors (see :func:`gram_factor`).
+    lam, beta, gamma : float
+    weighting : {"sample", "view"}
+    max_iter : int
+    tol : float
+    callback : callable(iteration, objective, weights) -> bool or None
+    block_size : int or None
+        Columns per block of the Z*-step (see :func:`block_columns`).
+    runner : rmsc.backends.LocalBlocks, rmsc.backends.DaskBlocks or None
+        Where the Z*-step's column blocks run (None: here). The P- and
+        Z^v-steps cost O(r^2 n) and run here.
+    with_beta_max : bool
+        Also compute :func:`beta_max` (``RMSCSolution.beta_max``) from the
+        same factorisation: its first candidate is a by-product of the first
+        Z*-step, the second costs one more product.
+    precision : {"auto", "float32", "float64"}
+        Of the Z*-step's products and thresholding (see :data:`PRECISION`).
+        The kernel form always runs in float64.
+    kernel : bool or None
+        Run the kernel form (n x n H_v per view, see :data:`KERNEL_ROWS`)
+        instead of the factor form; None decides by :func:`use_kernel_form`.
+        Both give the same iterates.
+
+    Returns
+    -------
+    RMSCSolution
+    """
+    precision = _check_precision(precision)
+    runner = LocalBlocks() if runner is None else runner
+    with runner:
+        return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,
+                           block_size, runner, with_beta_max, precision, kernel)
+
+
+def _check_precision(precision):
+    """"auto", or the numpy type of a fixed precision."""
+    if isinstance(precision, str) and precision == "auto":
+        return "auto"
+    try:
+        name = str(np.dtype(precision))
+    except TypeError:
+        name = None
+    if name not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}; "
+                         f"got {precision!r}.")
+    return np.dtype(precision).type
+
+
+def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, block_size,
+                runner, with_beta_max, precision, kernel):
+    views = [factorize_view(R, lam) for R in factors]
+    if kernel is None:
+        kernel = use_kernel_form(factors, runner)
+        if not kernel and use_kernel_form(factors):
+            # Text views on a cluster: the factor form, in the kernel form's float64,
+            # so that a Dask fit gives what a local one does.
+            precision = np.float64
+    # The kernel form runs in float64: in float32 its P moved by up to 2e-4 on Reuter and
+    # a fragmented (0.6 % dense) consensus clustered 1 NMI point differently, while its
+    # sparse products gain nothing from float32.
+    form = (KernelForm(views, block_size, runner, np.float64) if kernel
+            else FactorForm(views, block_size, runner, precision))
+    n = views[0].R.shape[1]
+    m = len(views)
+    Zstar = sp.csc_matrix((n, n))
+    P = np.ones((m, n))
+    recon, coupling = form.losses()
+    f_prev = sum(terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma,
+                                   weighting).values())
+    f_init = f_prev
+    b_max = None
+    if with_beta_max:
+        P1 = p_step(recon + lam * coupling, gamma, weighting)
+        b_max = float(np.max(2.0 * lam * P1.sum(axis=0) * form.colmax_at_zero(P1)))
+    history = {k: [] for k in OBJECTIVE_TERMS}
+    objective = []
+    done = False
+    for it in range(1, max_iter + 1):
+        # Z*-step (eq. update_z_*); the first one also gives beta_max's first candidate
+        Zref = Zstar
+        first = with_beta_max and it == 1
+        Zstar, colmax, delta_sq = form.zstar_step(Zref, P, lam, beta, dense=keep_dense(Zref),
+                                                  with_colmax=first)
+        if first:
+            b_max = max(b_max, float(np.max(2.0 * lam * P.sum(axis=0) * colmax)))
+        # P-step (eq. update_p), with the Z^v of the previous iteration
+        recon, coupling = form.losses(delta_sq)
+        P = p_step(recon + lam * coupling, gamma, weighting)
+        # Z^v-steps (eq. update_z_v)
+        form.zv_step()
+        recon, coupling = form.losses()
+        terms = terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting)
+        f = sum(terms.values())
+        for k in OBJECTIVE_TERMS:
+            history[k].append(terms[k])
+        objective.append(f)
+        stop = bool(callback(it, f, P)) if callback is not None else False
+        if converged(f_prev, f, tol):
+            done = True
+            break
+        f_prev = f
+        if stop:
+            break
+    return RMSCSolution(
+        Zstar=sp.csc_matrix(Zstar, dtype=np.float64),
+        P=P,
+        objective=np.asarray(objective),
+        terms={k: np.asarray(v) for k, v in history.items()},
+        objective_init=float(f_init),
+        n_iter=len(objective),
+        converged=done,
+        beta_max=b_max,
+    )
+
+
+class FactorForm:
+    """Algorithm 1's steps on the views' factors (each Z^v = Zref - diag(D) + R^T Q).
+
+    ``zstar_step`` is :func:`zstar_step` (one stacked product per column block,
+    plus R Z*), ``losses`` is :func:`sample_losses` and ``zv_step`` is
+    :func:`zv_step` for every view.
+    """
+
+    def __init__(self, views, block_size, runner, precision):
+        self.views = views
+        self.block_size = block_size
+        self.runner = runner
+        self.precision = precision
+        self._stacks = {}
+        self.reps = [zv_step(v, v.R.copy()) for v in views]
+        self.Ts = None
+
+    def stack(self, dense):
+        """The stacked factors (and the runner's handle) in the precision for this step."""
+        if self.precision == "auto":
+            dtype = np.float32 if dense else np.float64
+        else:
+            dtype = self.precision
+        if dtype not in self._stacks:
+            stack = stack_factors(self.views, dtype)
+            self._stacks[dtype] = (stack, self.runner.share(stack))
+        return self._stacks[dtype]
+
+    def colmax_at_zero(self, P):
+        """max_i |A_ij| of the Z*-step with weights P at Zref = 0 (for beta_max)."""
+        n = self.views[0].R.shape[1]
+        stack, shared = self.stack(dense=False)
+        out = threshold_columns(stack.R, self._weighted_Q(P, stack), sp.csc_matrix((n, n)),
+                                np.full(n, np.inf, dtype=stack.R.dtype),
+                                block_size=self.block_size, with_colmax=True,
+                                runner=self.runner, shared=shared)
+        return out.colmax
+
+    def _weighted_Q(self, P, stack):
+        W = P / P.sum(axis=0)[None, :]
+        QW = np.empty_like(stack.R)
+        for part, rep, w in zip(np.split(QW, stack.splits, axis=0), self.reps, W):
+            np.multiply(rep.Q, w[None, :], out=part, casting="same_kind")
+        return QW
+
+    def zstar_step(self, Zref, P, lam, beta, dense, with_colmax):
+        stack, shared = self.stack(dense)
+        s = P.sum(axis=0)
+        tau = (beta / (2.0 * lam * s)).astype(stack.R.dtype)
+        out = threshold_columns(stack.R, self._weighted_Q(P, stack), Zref, tau,
+                                block_size=self.block_size, with_colmax=with_colmax,
+                                RT=stack.RT, runner=self.runner, shared=shared, dense=dense)
+        RZ = np.split(out.RZ, stack.splits, axis=0)
+        self.Ts = [v.R - rz for v, rz in zip(self.views, RZ)]
+        return out.Z, out.colmax, out.delta_sq
+
+    def losses(self, delta_sq=None):
+        """Per-sample losses of the current Z^v: against their Zref, or the new Z* (delta_sq)."""
+        m, n = len(self.views), self.views[0].R.shape[1]
+        recon, coupling = np.empty((m, n)), np.empty((m, n))
+        for v, (view, rep) in enumerate(zip(self.views, self.reps)):
+            if delta_sq is None:
+                recon[v], coupling[v] = sample_losses(view, rep)
+            else:
+                recon[v], coupling[v] = sample_losses(view, rep, self.Ts[v], delta_sq)
+        return recon, coupling
+
+    def zv_step(self):
+        pairs = list(zip(self.views, self.Ts))
+        if isinstance(self.runner, LocalBlocks):  # the views side by side on the threads
+            self.reps = self.runner.map(lambda _, view, T: zv_step(view, T), None, pairs)
+        else:
+            self.reps = [zv_step(view, T) for view, T in pairs]
+
+
+class KernelForm:
+    """Algorithm 1's steps in the kernel form (see :data:`KERNEL_ROWS`).
+
+    One pass over the column blocks (:func:`kernel_block`) does the Z*-step and
+    the Z^v-step's heavy part; ``losses`` and ``zv_step`` read its by-products.
+    """
+
+    def __init__(self, views, block_size, runner, precision=np.float64):
+        self.state, self.D, self.recon, self.coupling = kernel_state(views, precision)
+        self.block_size = block_size
+        self.runner = runner
+        self.pending = None
+
+    def colmax_at_zero(self, P):
+        return kernel_colmax(self.state, P / P.sum(axis=0)[None, :], self.block_size)
+
+    def zstar_step(self, Zref, P, lam, beta, dense, with_colmax):
+        n = self.D.shape[1]
+        s = P.sum(axis=0)
+        W = P / s[None, :]
+        tau = beta / (2.0 * lam * s)
+        b = block_columns(n, self.block_size, getattr(self.runner, "n_threads", 1))
+        starts = range(0, n, b)
+        if sp.issparse(Zref):
+            Zref = sp.csc_matrix(Zref)
+            ref_block = lambda a, c: Zref[:, a:c]  # noqa: E731
+        else:
+            Zref = np.asfortranarray(Zref, dtype=np.float64)
+            ref_block = lambda a, c: Zref[:, a:c].T  # noqa: E731
+        arguments = [(W[:, a:min(a + b, n)], ref_block(a, min(a + b, n)), tau[a:min(a + b, n)],
+                      a, with_colmax, dense, self.D[:, a:min(a + b, n)]) for a in starts]
+        blocks = self.runner.map(kernel_block, self.state, arguments)
+        Z, colmax, delta_sq = assemble_blocks(blocks, starts, n, dense, np.float64, with_colmax)
+        extra = {k: np.concatenate([blk.extra[k] for blk in blocks], axis=1)
+                 for k in ("dy", "D", "recon", "coupling")}
+        self.delta_sq, self.pending = delta_sq, extra
+        return Z, colmax, delta_sq
+
+    def losses(self, delta_sq=None):
+        if delta_sq is None:
+            return self.recon, self.coupling
+        coupling = np.maximum(self.coupling + delta_sq[None, :] + 2.0 * self.pending["dy"], 0.0)
+        return self.recon, coupling
+
+    def zv_step(self):
+        self.D = self.pending["D"]
+        self.recon, self.coupling = self.pending["recon"], self.pending["coupling"]
+        self.pending = None
+
+
+def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None,
+             precision=PRECISION):
+    """The smallest beta for which Algorithm 1 keeps Z* = 0 from the start.
+
+    If the first Z*-step (P = 1) leaves Z* = 0, which happens for beta >= b0,
+    the P-step then weighs the initial losses (P1 = sigma(l) of the ridge
+    self-representations) and the Z^v-step returns the same Z^v, so the second
+    Z*-step is zero for beta >= b1 (computed with P1) and the iterates stay
+    there for good. For beta >= max(b0, b1) the consensus is therefore empty;
+    any smaller beta gives a nonzero Z* at the first or second iteration.
+    (P1 is usually much larger than 1, so b1 is the larger one.)
+
+    Parameters
+    ----------
+    factors : list of ndarray, each (r_v, n)
+    lam, gamma : float
+    weighting : {"sample", "view"}
+    block_size, runner, precision : as for :func:`solve`
+
+    Returns
+    -------
+    float
+    """
+    precision = _check_precision(precision)
+    runner = LocalBlocks() if runner is None else runner
+    with runner:
+        views = [factorize_view(R, lam) for R in factors]
+        form = FactorForm(views, block_size, runner, precision)
+        n = views[0].R.shape[1]
+        out = 0.0
+        recon, coupling = form.losses()
+        for P in (np.ones((len(views), n)), p_step(recon + lam * coupling, gamma, weighting)):
+            out = max(out, float(np.max(2.0 * lam * P.sum(axis=0) * form.colmax_at_zero(P))))
+        return out

@@ -1,0 +1,85 @@
+"""The weight regulariser psi and the P-step (paper Section 3.3, eq. l1_l2_regularizer, update_p).
+
+By convex conjugacy (Lemma 1, Figure 2):
+
+* ``psi(p) = gamma * p + 1/p - 2``               — regulariser on a weight
+* ``latent_loss(l) = 2 * (sqrt(gamma + l) - 1)`` — phi(l) = min_p p*l + psi(p)
+* ``minimizer(l) = 1 / sqrt(gamma + l)``         — sigma(l) = argmin_p, the P-step
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def psi(p, gamma):
+    """Weight regulariser psi(p) = gamma*p + 1/p - 2 (paper eq. l1_l2_regularizer).
+
+    Parameters
+    ----------
+    p : array-like, positive
+    gamma : float >= 0
+    """
+    p = np.asarray(p, dtype=np.float64)
+    return gamma * p + 1.0 / p - 2.0
+
+
+def latent_loss(loss, gamma):
+    """Latent loss phi(l) = min_{p>=0} p*l + psi(p) = 2(sqrt(gamma + l) - 1) (Lemma 1)."""
+    return 2.0 * (np.sqrt(gamma + np.asarray(loss, dtype=np.float64)) - 1.0)
+
+
+def minimizer(loss, gamma):
+    """Minimizer function sigma(l) = 1/sqrt(gamma + l): the optimal weight for loss l."""
+    return 1.0 / np.sqrt(gamma + np.asarray(loss, dtype=np.float64))
+
+
+def loss_of_weight(p, gamma):
+    """The inverse of :func:`minimizer`: the loss l >= 0 whose optimal weight is p.
+
+    l = 1/p^2 - gamma (clipped at 0 against round-off; infinite for p = 0).
+    """
+    p = np.asarray(p, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.maximum(1.0 / (p * p) - gamma, 0.0)
+
+
+def p_step(losses, gamma, weighting="sample"):
+    """P-step: the optimal weights for fixed losses.
+
+    Paper eq. (update_p): P_vj = 1 / sqrt(gamma + l_vj). With
+    ``weighting="view"`` (RMSC-WV, appendix) one weight per view,
+    p_v = 1 / sqrt(gamma + sum_j l_vj), broadcast over the samples.
+
+    Parameters
+    ----------
+    losses : ndarray of shape (n_views, n_samples)
+    gamma : float >= 0
+    weighting : {"sample", "view"}
+
+    Returns
+    -------
+    P : ndarray of shape (n_views, n_samples)
+    """
+    losses = np.maximum(losses, 0.0)
+    if weighting == "view":
+        total = losses.sum(axis=1, keepdims=True)
+        P = np.broadcast_to(minimizer(total, gamma), losses.shape).copy()
+        where = total.ravel()
+    else:
+        P = minimizer(losses, gamma) if gamma > 0 else _safe_minimizer(losses)
+        where = losses
+    if not np.all(np.isfinite(P)):
+        v, j = np.argwhere(~np.isfinite(P))[0]
+        what = f"sample {j} in view {v}" if weighting == "sample" else f"view {v}"
+        raise ValueError(
+            f"gamma = 0 and {what} is reconstructed exactly (loss {float(np.ravel(where)[0] if weighting == 'view' else where[v, j]):.3g}), "
+            "so its weight 1/sqrt(gamma + loss) is infinite. Use gamma > 0 "
+            "(the paper uses 1e-5)."
+        )
+    return P
+
+
+def _safe_minimizer(losses):
+    with np.errstate(divide="ignore"):
+        return 1.0 / np.sqrt(losses)
