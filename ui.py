@@ -105,7 +105,7 @@ def init_session():
             f"({', '.join(bundled_names())}) can be opened from a link; showing {DEFAULT_DATASET}.")
         name = DEFAULT_DATASET
     try:
-        set_dataset(load_bundled(name))
+        set_dataset(load_bundled(name), keep_clusters=True)
     except ValueError as exc:
         ss.messages.append(str(exc))
         set_dataset(None)
@@ -116,13 +116,25 @@ def init_session():
             ss.messages.append(f"Ignored outliers={query['outliers']!r} from the URL: {exc}")
 
 
-def set_dataset(data):
-    """Make ``data`` the current (clean) dataset; forget injected outliers."""
+#: Widgets whose choices depend on the dataset (its views, its labels): they start again from
+#: their defaults when the dataset changes, instead of keeping a choice the new data lack.
+DATASET_WIDGETS = ("w_clusters", "w_out_views", "w_aff_view", "w_aff_order", "w_aff_kind",
+                   "w_weights_order")
+
+
+def set_dataset(data, keep_clusters=False):
+    """Make ``data`` the current (clean) dataset; forget injected outliers.
+
+    The number of clusters chosen for the previous data is forgotten too, unless
+    ``keep_clusters`` (the first dataset of a session, whose c may come from the URL).
+    """
     ss.clean = data
     ss.data = data
     ss.outliers = None
-    if "params" in ss and ss.params.n_clusters is not None:
+    if not keep_clusters and "params" in ss and ss.params.n_clusters is not None:
         ss.params = ss.params.replace(n_clusters=None)
+    for key in DATASET_WIDGETS:
+        ss.pop(key, None)
 
 
 def inject(spec):
@@ -168,6 +180,30 @@ def fit_key():
         return ss.params.key(d)
     except ValueError:
         return None
+
+
+def fit_blocker():
+    """Why no fit can start with the current data and parameters (e.g. c unknown), or None."""
+    d = data()
+    if d is None:
+        return None
+    try:
+        ss.params.key(d)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def not_fitted_message():
+    """What to do when the current parameters have no result and no run under way."""
+    blocker = fit_blocker()
+    if blocker:
+        return blocker
+    if ss.get("autorun", True):
+        return ("Not fitted with these parameters: the automatic run was cancelled or has not "
+                "started. Press **Run** on the *Solve* page.")
+    return ("Not fitted with these parameters yet: press **Run** on the *Solve* page (or "
+            "switch on 'run automatically' there).")
 
 
 def _fit_task(data, params, cache):
@@ -352,8 +388,7 @@ def require_result(what="This page"):
     if job is not None and job.active:
         _fit_wait(what)
         return None
-    st.info(f"{what} shows a fitted model. Run RMSC on the **Solve** page "
-            "(or switch on 'run automatically' there).")
+    st.info(f"{what} shows a fitted model. {not_fitted_message()}")
     return None
 
 
@@ -413,6 +448,8 @@ def _fit_status_body():
         st.error("Fit failed (see Solve).")
     elif failed_job_message(job):
         st.error("Fit failed (see Solve).")
+    elif fit_blocker():
+        st.caption(fit_blocker())
     elif data() is not None:
         st.caption("Not fitted yet with these parameters.")
 
@@ -511,6 +548,11 @@ def intro(text):
 def projection(fingerprint, view, _data):
     coords, explained = dash.project_2d(_data.views[view])
     return coords.astype(np.float32), explained
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def data_notes(fingerprint, _data):
+    return dash.data_notes(_data)
 
 
 @st.cache_resource(max_entries=24, show_spinner=False)

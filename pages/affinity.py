@@ -28,9 +28,9 @@ r = ui.require_result("The affinity page")
 if r is None:
     st.stop()
 
-labelled = data.labels is not None
+labelled = dash.scoring_labels(data) is not None
 if not labelled:
-    st.info("This dataset has no labels: matrices are ordered by predicted cluster and no "
+    st.info(f"{dash.labels_problem(data)}: matrices are ordered by predicted cluster and no "
             "mistakes can be marked.")
 plan = dash.scale_plan(data.n_samples)
 choices = ["class", "cluster"] if labelled else ["cluster"]
@@ -106,15 +106,18 @@ if labelled:
     if zv is not None:
         rows += [{"affinity": f"{name}: Zᵛ of this fit", "within-class share": share}
                  for name, share in zip(data.view_names, zv[2])]
+    missing = []
     for v, name in enumerate(data.view_names):
         try:
             rows.append({"affinity": f"{name}: k-NN graph",
                          "within-class share": dash.within_group_mass(_knn(v), data.labels)})
-        except ValueError:
-            pass
+        except ValueError as exc:  # e.g. fewer samples than neighbours, a constant view
+            missing.append(f"{name}: {exc}")
     st.dataframe(pd.DataFrame(rows), hide_index=True, key="within_class",
                  column_config={"within-class share": st.column_config.ProgressColumn(
                      format="percent", min_value=0.0, max_value=1.0)})
+    if missing:
+        st.caption("No k-NN graph for " + "; ".join(missing))
 
 st.subheader("Spectral embedding")
 coords = ui.embedding_2d(r.key, r.embedding)

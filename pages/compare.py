@@ -24,9 +24,10 @@ ui.intro(
 )
 
 data = ui.require_data()
-if data.labels is None:
-    st.info("Comparing methods needs labels (ACC and NMI are computed against them); this "
-            "dataset has none. The *Solve*, *Weights* and *Affinity* pages work without labels.")
+if dash.labels_problem(data):
+    st.info(f"{dash.labels_problem(data)}. Comparing methods needs labels with two classes or "
+            "more (ACC and NMI are computed against them). The *Solve*, *Weights* and "
+            "*Affinity* pages work without: choose the number of clusters on *Solve*.")
     st.stop()
 
 methods_all = rmsc.available_methods()

@@ -120,11 +120,15 @@ with c1:
     st.dataframe(views_df, hide_index=True, key="views_table",
                  column_config={"density": st.column_config.NumberColumn(format="%.3f")})
 with c2:
-    if classes is None:
-        st.info("This dataset has no labels: pages that score a clustering (ACC, NMI, "
-                "mistakes, Compare, Sensitivity) say so and show the rest.")
-    else:
+    if classes is not None:
         st.plotly_chart(figures.class_counts_figure(classes), key="class_counts")
+    if dash.labels_problem(data):
+        st.info(f"{dash.labels_problem(data)}: choose the number of clusters c on the *Solve* "
+                "page. Pages that score a clustering (ACC, NMI, mistakes, Compare, "
+                "Sensitivity) say so and show the rest.")
+
+for note in ui.data_notes(data.fingerprint, data):
+    st.warning(note)
 
 plan = dash.scale_plan(data.n_samples)
 
@@ -200,7 +204,7 @@ with st.form("inject"):
     default_views = list(ss.outliers.views) if ss.outliers else [clean.view_names[0]]
     c1.multiselect("views to corrupt", list(clean.view_names), default=default_views,
                    key="w_out_views")
-    c1.checkbox("same samples in every chosen view", value=True, key="w_out_same")
+    c1.checkbox("same samples in every chosen view", value=True, key="w_out_same", wrap=True)
     c2.slider("fraction of samples", 0.01, 0.5, 0.1, 0.01, key="w_out_fraction")
     c2.selectbox("kind", KINDS, key="w_out_kind")
     c3.slider("severity", 0.1, 5.0, 1.0, 0.1, key="w_out_severity")

@@ -22,8 +22,9 @@ ui.intro(
 )
 
 data = ui.require_data()
-if data.labels is None:
-    st.info("These experiments score clusterings against labels, and this dataset has none.")
+if dash.labels_problem(data):
+    st.info(f"{dash.labels_problem(data)}. These experiments score clusterings against labels "
+            "with two classes or more; the *Solve*, *Weights* and *Affinity* pages work without.")
     st.stop()
 
 est = ui.last_fit_seconds()
@@ -31,13 +32,31 @@ tab_grid, tab_views = st.tabs(["λ × β grid", "number of views"])
 
 with tab_grid:
     c1, c2, c3 = st.columns(3)
-    lams = c1.multiselect("λ values", dash.LAM_GRID, default=list(dash.DEFAULT_SENSITIVITY_LAMS),
-                          key="w_sens_lams", format_func=lambda v: f"{v:g}")
-    betas = c2.multiselect("β values", dash.BETA_GRID,
-                           default=list(dash.DEFAULT_SENSITIVITY_BETAS), key="w_sens_betas",
-                           format_func=lambda v: f"{v:g}")
     method = c3.radio("method", ["RMSC", "RMSC-WV"], key="w_sens_method")
     p = ss.params
+    # The default grid follows the data: β across the range where Z* is neither empty nor
+    # dense (from the current fit's β_max when it is for this method), λ around Solve's.
+    out, _ = ui.fit_outcome()
+    beta_max = getattr(out, "beta_max", None) if p.method == method else None
+    beta = p.beta if p.method == method else dash.method_default_beta(
+        "view" if method == "RMSC-WV" else "sample")
+    default_lams, default_betas = dash.sensitivity_axes(p.lam, beta_max, beta)
+    basis = (data.fingerprint, method, default_lams, default_betas)
+    if ss.get("_sens_basis") != basis:  # new data or parameters: the selection starts again
+        ss._sens_basis = basis
+        ss.pop("w_sens_lams", None)
+        ss.pop("w_sens_betas", None)
+    lams = c1.multiselect("λ values", dash.LAM_GRID, default=list(default_lams),
+                          key="w_sens_lams", format_func=lambda v: f"{v:g}")
+    betas = c2.multiselect("β values", dash.BETA_GRID, default=list(default_betas),
+                           key="w_sens_betas", format_func=lambda v: f"{v:g}")
+    if beta_max is not None:
+        fr = dash.SENSITIVITY_BETA_FRACTIONS
+        c2.caption(f"Default: from β_max/{1 / fr[0]:g} to β_max/{1 / fr[-1]:g}; Z* is empty "
+                   f"from β_max ≈ {beta_max:.3g} on (these data, λ = {p.lam:g}).")
+    else:
+        c2.caption(f"Default: around β = {beta:g}; it follows these data once {method} has "
+                   "been fitted on *Solve*.")
     base = {"gamma": p.gamma, "max_iter": p.max_iter, "top_k": p.postprocessing[0],
             "scale_columns": p.postprocessing[1]}
     c3.caption(f"γ = {p.gamma:g}, max {p.max_iter} iterations and post-processing from *Solve*.")

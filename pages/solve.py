@@ -38,8 +38,10 @@ def _apply():
         if "w_weighting" in ss:
             changes["weighting"] = ss.w_weighting
         if "w_clusters" in ss:
-            clusters = int(ss.w_clusters)
-            changes["n_clusters"] = None if clusters == data.n_clusters else clusters
+            clusters = ss.w_clusters
+            follows_labels = clusters is not None and dash.labels_problem(data) is None and \
+                int(clusters) == data.n_clusters
+            changes["n_clusters"] = None if clusters is None or follows_labels else int(clusters)
         ss.params = ss.params.replace(**changes)
         ss.param_error = None
     except ValueError as exc:
@@ -93,15 +95,22 @@ with left:
     if p.post.startswith("top_k"):
         st.number_input("top-k", 1, 500, value=p.top_k, key="w_top_k", on_change=_apply)
     c1, c2 = st.columns(2)
-    c1.number_input("clusters c", 2, 500, value=p.n_clusters or data.n_clusters or 2,
-                    key="w_clusters", on_change=_apply,
-                    help="Defaults to the number of classes in the labels.")
+    labels_problem = dash.labels_problem(data)
+    clusters = p.n_clusters or (data.n_clusters if labels_problem is None else None)
+    # at most one cluster per sample (a larger c from a URL stays, and the fit explains it)
+    c1.number_input("clusters c", 2, max(2, data.n_samples, clusters or 0), value=clusters,
+                    key="w_clusters", on_change=_apply, placeholder="choose",
+                    help="Defaults to the number of classes in the labels; without labels "
+                         "(or with one class) choose it here.")
     c2.number_input("seed", 0, 2**31 - 1, value=p.seed, key="w_seed", on_change=_apply)
-    st.toggle("run automatically when something changes", key="autorun")
-    b1, b2, b3 = st.columns(3)
-    b1.button("Run", type="primary", on_click=_run, key="w_run")
-    b2.button("Stop", on_click=_stop, key="w_stop")
-    b3.button("Defaults", on_click=_reset, key="w_defaults")
+    st.toggle("run automatically", key="autorun", wrap=True,
+              help="Fit again whenever the data or a parameter changes.")
+    blocker = ui.fit_blocker()
+    with st.container(horizontal=True):  # wraps on narrow screens: no label is cut
+        st.button("Run", type="primary", on_click=_run, key="w_run", disabled=bool(blocker),
+                  help=blocker)
+        st.button("Stop", on_click=_stop, key="w_stop")
+        st.button("Defaults", on_click=_reset, key="w_defaults")
     if ss.get("param_error"):
         st.error(ss.param_error)
 
@@ -144,26 +153,32 @@ with right:
         st.caption("Nothing else changed: the dataset and earlier results are kept.")
     elif ui.failed_job_message(job):
         st.error(f"The fit failed: {ui.failed_job_message(job)}")
+    elif out is None and labels_problem and p.n_clusters is None:
+        st.info(f"{labels_problem}, so the number of clusters is not known: choose "
+                "**clusters c** (left). RMSC then runs "
+                + ("on its own." if ss.autorun else "when you press **Run**."))
     elif out is None:
-        st.info("Not fitted with these parameters yet: press **Run** "
-                "(or switch on 'run automatically').")
+        st.info(ui.not_fitted_message())
     else:
         r = out
-        cols = st.columns(5)
+        # A row that wraps instead of cutting values ("96.…") on narrow screens.
+        metrics = st.container(horizontal=True, gap="medium")
         if r.scores is not None:
-            cols[0].metric("ACC", f"{100 * r.scores['acc_mean']:.2f}%",
+            metrics.metric("ACC", f"{100 * r.scores['acc_mean']:.2f}%", width="content",
                            help=f"mean ± std over {r.scores['n_runs']} k-means runs: "
                                 f"± {100 * r.scores['acc_std']:.2f}")
-            cols[1].metric("NMI", f"{100 * r.scores['nmi_mean']:.2f}%",
+            metrics.metric("NMI", f"{100 * r.scores['nmi_mean']:.2f}%", width="content",
                            help=f"± {100 * r.scores['nmi_std']:.2f}")
         else:
-            cols[0].metric("ACC", "no labels")
-            cols[1].metric("NMI", "no labels")
-        cols[2].metric("iterations", f"{r.n_iter}" + ("" if r.converged else "+"),
+            unscored = "no labels" if data.labels is None else "one class"
+            metrics.metric("ACC", unscored, width="content", help=labels_problem)
+            metrics.metric("NMI", unscored, width="content", help=labels_problem)
+        metrics.metric("iterations", f"{r.n_iter}" + ("" if r.converged else "+"),
+                       width="content",
                        help="converged" if r.converged else "stopped at the limit")
-        cols[3].metric("time", f"{r.fit_time + r.spectral_time:.1f} s",
+        metrics.metric("time", f"{r.fit_time + r.spectral_time:.1f} s", width="content",
                        help=f"solver {r.fit_time:.2f} s, spectral step {r.spectral_time:.2f} s")
-        cols[4].metric("density of Z*", f"{100 * r.density:.2f}%",
+        metrics.metric("density of Z*", f"{100 * r.density:.2f}%", width="content",
                        help=f"Z* becomes empty at β ≈ {r.beta_max:.3g}")
         for level, msg in r.diagnostics:
             (st.warning if level == "warning" else st.caption)(msg)
@@ -184,14 +199,17 @@ with right:
         st.markdown("**Downloads**")
         st.caption("Files are made when you click.")
         labels, names, outliers = data.labels, data.view_names, ss.outliers
-        d1, d2, d3, d4 = st.columns(4)
         # Deferred (callables): nothing is serialised on reruns that download nothing.
-        d1.download_button("labels (CSV)", lambda: dash.labels_csv(r, labels),
-                           "rmsc_labels.csv", "text/csv", key="dl_labels", on_click="ignore")
-        d2.download_button("weights P (CSV)", lambda: dash.weights_csv(r, names),
-                           "rmsc_weights.csv", "text/csv", key="dl_weights", on_click="ignore")
-        d3.download_button("affinity (.npz)", lambda: dash.affinity_npz(r), "rmsc_affinity.npz",
-                           "application/octet-stream", key="dl_affinity", on_click="ignore")
-        d4.download_button("configuration (JSON)", lambda: dash.config_json(r, data, outliers),
-                           "rmsc_config.json", "application/json", key="dl_config",
-                           on_click="ignore")
+        with st.container(horizontal=True):  # wraps: labels stay whole
+            st.download_button("labels (CSV)", lambda: dash.labels_csv(r, labels),
+                               "rmsc_labels.csv", "text/csv", key="dl_labels",
+                               on_click="ignore")
+            st.download_button("weights P (CSV)", lambda: dash.weights_csv(r, names),
+                               "rmsc_weights.csv", "text/csv", key="dl_weights",
+                               on_click="ignore")
+            st.download_button("affinity (.npz)", lambda: dash.affinity_npz(r),
+                               "rmsc_affinity.npz", "application/octet-stream",
+                               key="dl_affinity", on_click="ignore")
+            st.download_button("configuration (JSON)",
+                               lambda: dash.config_json(r, data, outliers), "rmsc_config.json",
+                               "application/json", key="dl_config", on_click="ignore")

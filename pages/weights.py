@@ -15,9 +15,10 @@ ui.intro(
     "RMSC gives every sample a weight in every view, P = 1/√(γ + loss): a sample its view "
     "reconstructs badly from the others (an outlier, a noisy measurement) gets a low weight, "
     "so that view counts less for it when the views are fused into Z*. The heatmap shows P "
-    "with samples grouped by class; red crosses are the outliers you injected (*Data* page). "
-    "**Try:** inject 10% 'replace' outliers into one view and check that exactly that row "
-    "turns dark at the crosses, and that the ROC curve of that view hugs the top-left corner."
+    "with samples grouped by class; a red mark just above a row points at an outlier you "
+    "injected into that view (*Data* page). **Try:** inject 10% 'replace' outliers into one "
+    "view and check that exactly that row turns dark under the marks, and that the ROC curve "
+    "of that view hugs the top-left corner."
 )
 
 data = ui.require_data()
@@ -29,10 +30,12 @@ P = r.weights
 mask = data.outlier_mask
 plan = dash.scale_plan(data.n_samples)
 
-choices = ["class", "cluster", "as stored"] if data.labels is not None else ["cluster", "as stored"]
+choices = ["cluster", "as stored"]
+if dash.scoring_labels(data) is not None:
+    choices.insert(0, "class")
 c1, c2 = st.columns([2, 3])
 order_mode = c1.radio("order samples by", choices, horizontal=True, key="w_weights_order")
-relative = c2.toggle("divide each view's weights by its median", value=True,
+relative = c2.toggle("divide each view's weights by its median", value=True, wrap=True,
                      key="w_weights_relative",
                      help="Views differ in scale (a view with few features is reconstructed "
                           "better, so all its weights are higher); relative weights show which "

@@ -34,8 +34,80 @@ CLASS_COLORS = px.colors.qualitative.Plotly + px.colors.qualitative.Alphabet
 OUTLIER_COLOR = "black"
 
 
+#: Many classes (e.g. 100 leaf species) must stay legible: above these counts a legend lists
+#: ranges of classes ("classes 0–9") instead of each, bars lose their value labels, the
+#: lines between groups on a matrix get thin and then are left out (the diagonal blocks
+#: show the groups), and an axis names every k-th group only.
+MAX_LEGEND_ENTRIES = 12
+MAX_BAR_LABELS = 30
+THIN_BOUNDARIES = 12
+MAX_BOUNDARIES = 30
+MAX_GROUP_TICKS = 20
+
+
 def _class_color(i):
     return CLASS_COLORS[int(i) % len(CLASS_COLORS)]
+
+
+def legend_groups(values, noun="class"):
+    """How a legend lists ``values`` (classes or clusters, in order): one entry each, or ranges.
+
+    Returns
+    -------
+    list of (name, list of (index, value))
+        ``index`` is the value's position in ``values`` (its colour). At most
+        :data:`MAX_LEGEND_ENTRIES` entries by value; beyond that, about ten entries
+        of consecutive values, named by their range ("classes 0–9").
+    """
+    values = list(values)
+    if len(values) <= MAX_LEGEND_ENTRIES:
+        return [(f"{noun} {v}", [(k, v)]) for k, v in enumerate(values)]
+    size = -(-len(values) // 10)
+    out = []
+    for start in range(0, len(values), size):
+        chunk = list(enumerate(values))[start:start + size]
+        first, last = chunk[0][1], chunk[-1][1]
+        plural = "classes" if noun == "class" else f"{noun}s"
+        out.append((f"{plural} {first}–{last}" if len(chunk) > 1 else f"{noun} {first}", chunk))
+    return out
+
+
+def _group_scatter(x, y, groups, members, ids, noun, **trace):
+    """One scatter trace for a legend entry: its members' points, each in its value's colour."""
+    sel = np.isin(groups, [v for _, v in members])
+    colours = {v: _class_color(k) for k, v in members}
+    if len(members) == 1:
+        colour = colours[members[0][1]]
+        hover = f"<extra>{noun} {members[0][1]}</extra>"
+        text = None
+    else:
+        colour = [colours[g] for g in groups[sel]]
+        hover = "<extra>%{text}</extra>"
+        text = [f"{noun} {g}" for g in groups[sel]]
+    marker = dict(trace.pop("marker", {}), color=colour)
+    return go.Scattergl(x=x[sel], y=y[sel], mode="markers", marker=marker, customdata=ids[sel],
+                        text=text, hovertemplate="sample %{customdata}" + hover, **trace)
+
+
+def _boundary_line(n_groups, color):
+    """The line between groups of a matrix, or None when there are too many to draw."""
+    if n_groups > MAX_BOUNDARIES:
+        return None
+    if n_groups > THIN_BOUNDARIES:
+        return dict(color=color.replace("0.45", "0.25"), width=0.5)
+    return dict(color=color, width=1)
+
+
+#: At most this many group names on an axis of a small panel (:func:`view_affinities_figure`).
+MAX_PANEL_TICKS = 8
+
+
+def _group_ticks(centres, groups, max_ticks=MAX_GROUP_TICKS):
+    """Tick positions and names for ``groups``: every k-th beyond ``max_ticks`` (k = 1, 2, 5,
+    10, 20, 50, ...: the names of the usual 0..c-1 classes read 0, 5, 10, ...)."""
+    need = len(groups) / max_ticks
+    step = next(m * 10 ** e for e in range(12) for m in (1, 2, 5) if m * 10 ** e >= need)
+    return list(np.asarray(centres)[::step]), [str(g) for g in list(groups)[::step]]
 
 
 def class_counts_figure(counts):
@@ -47,9 +119,11 @@ def class_counts_figure(counts):
         Samples per class, indexed by class label (``MultiViewDataset.describe()[1]``).
     """
     labels = [str(c) for c in counts.index]
+    shown = len(labels) <= MAX_BAR_LABELS  # many classes: the hover gives the numbers
     fig = go.Figure(go.Bar(x=labels, y=counts.to_numpy(), marker_color=[
-        _class_color(i) for i in range(len(labels))], text=counts.to_numpy(),
-        textposition="outside", hovertemplate="class %{x}: %{y} samples<extra></extra>"))
+        _class_color(i) for i in range(len(labels))], text=counts.to_numpy() if shown else None,
+        textposition="outside" if shown else None,
+        hovertemplate="class %{x}: %{y} samples<extra></extra>"))
     fig.update_layout(title="Samples per class", xaxis_title="class", yaxis_title="samples",
                       xaxis_type="category", height=300, margin=dict(t=40, b=40, l=50, r=10))
     return fig
@@ -88,20 +162,21 @@ def views_scatter_figure(coords, view_names, labels=None, outlier_mask=None, *, 
     n_shown = coords[0].shape[0]
     idx = np.arange(n_shown) if indices is None else np.asarray(indices)
     y = None if labels is None else np.asarray(labels)[idx]
-    classes = [None] if y is None else list(np.unique(y))
+    entries = None if y is None else legend_groups(np.unique(y))
     for v in range(m):
         r, c = v // cols + 1, v % cols + 1
         xy = np.asarray(coords[v], dtype=np.float32)
-        for k, cls in enumerate(classes):
-            sel = np.ones(n_shown, bool) if cls is None else (y == cls)
+        if entries is None:
             fig.add_trace(go.Scattergl(
-                x=xy[sel, 0], y=xy[sel, 1], mode="markers",
-                marker=dict(size=4, color=_class_color(k) if cls is not None else "#1f77b4",
-                            opacity=0.7),
-                name="samples" if cls is None else f"class {cls}", legendgroup=str(cls),
-                showlegend=(v == 0), customdata=idx[sel],
-                hovertemplate="sample %{customdata}<extra>" + (
-                    "" if cls is None else f"class {cls}") + "</extra>"), row=r, col=c)
+                x=xy[:, 0], y=xy[:, 1], mode="markers",
+                marker=dict(size=4, color="#1f77b4", opacity=0.7), name="samples",
+                legendgroup="samples", showlegend=(v == 0), customdata=idx,
+                hovertemplate="sample %{customdata}<extra></extra>"), row=r, col=c)
+            continue
+        for name, members in entries:
+            fig.add_trace(_group_scatter(
+                xy[:, 0], xy[:, 1], y, members, idx, "class", name=name, legendgroup=name,
+                showlegend=(v == 0), marker=dict(size=4, opacity=0.7)), row=r, col=c)
         if outlier_mask is not None:
             out = np.asarray(outlier_mask, bool)[v][idx]
             if out.any():
@@ -187,9 +262,13 @@ def _bin_columns(A, n_bins):
     return sums / counts[None, :], edges[:-1]
 
 
+#: Gap between the rows of the weights heatmap (px): the outlier marks sit in it.
+WEIGHT_ROW_GAP = 10
+
+
 def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, groups=None,
                            outlier_mask=None, max_columns=2000, relative=False):
-    """Heatmap of P (views x samples), samples in ``order``, injected pairs marked.
+    """Heatmap of P (views x samples), samples in ``order``, injected pairs marked beside their row.
 
     Parameters
     ----------
@@ -200,11 +279,16 @@ def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, 
     boundaries, groups : from :func:`rmsc.dashboard.order_by`
         Group starts (drawn as lines) and group labels (tick text).
     outlier_mask : ndarray of bool, shape (n_views, n_samples), or None
+        Each injected (view, sample) pair gets a small red triangle in the gap just above
+        its cell, pointing at it, so the cell itself stays visible (does it turn dark?).
     max_columns : int
         Wider matrices are averaged in adjacent bins (the marks stay exact).
     relative : bool
         Colour P divided by its view's median (views' weights differ in scale; this
         shows which samples each view trusts less than usual).
+
+    Rows are at y = 0..n_views-1 (top to bottom, named by ``view_names``), separated by
+    :data:`WEIGHT_ROW_GAP` pixels; a mark for view v is at y = v - 0.5.
     """
     P = np.asarray(weights, dtype=float)
     m, n = P.shape
@@ -215,36 +299,45 @@ def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, 
     Po = P[:, order]
     Z, starts = _bin_columns(Po, max_columns)
     scale = Z.shape[1] / n
+    names = [str(v) for v in view_names]
     fig = go.Figure(go.Heatmap(
-        z=Z.astype(np.float32), y=list(view_names), colorscale="Viridis",
+        z=Z.astype(np.float32), y=list(range(m)), ygap=WEIGHT_ROW_GAP, colorscale="Viridis",
         colorbar=dict(title="P / median" if relative else "P"),
         zmin=0 if relative else None, zmax=2 if relative else None,
         customdata=np.broadcast_to(order[starts], Z.shape),
-        hovertemplate="view %{y}<br>sample %{customdata}<br>" + (
+        text=np.broadcast_to(np.asarray(names, dtype=object)[:, None], Z.shape),
+        hovertemplate="view %{text}<br>sample %{customdata}<br>" + (
             "P / median" if relative else "P") + " = %{z:.4g}<extra></extra>"))
+    marked = False
     if outlier_mask is not None:
         mask = np.asarray(outlier_mask, bool)[:, order]
         vv, jj = np.nonzero(mask)
         if vv.size:
+            marked = True
             fig.add_trace(go.Scattergl(
-                x=(jj + 0.5) * scale - 0.5, y=[view_names[v] for v in vv], mode="markers",
-                marker=dict(symbol="x-thin", size=9, line=dict(width=2, color="red")),
-                name="injected outlier", customdata=order[jj],
-                hovertemplate="sample %{customdata} (injected in %{y})<extra></extra>"))
-    if boundaries is not None:
+                x=(jj + 0.5) * scale - 0.5, y=vv - 0.5, mode="markers",
+                marker=dict(symbol="triangle-down", size=7, color="red"),
+                name="injected outlier (mark above its row)", customdata=order[jj],
+                text=[names[v] for v in vv],
+                hovertemplate="sample %{customdata} (injected in %{text})<extra></extra>"))
+    line = None if boundaries is None else _boundary_line(len(boundaries) + 1,
+                                                          "rgba(255,255,255,0.45)")
+    if line is not None:
         for b in np.asarray(boundaries):
-            fig.add_vline(x=b * scale - 0.5, line=dict(color="white", width=1))
+            fig.add_vline(x=b * scale - 0.5, line=dict(line, color="white"))
     if groups is not None and boundaries is not None:
         starts_g = np.concatenate([[0], np.asarray(boundaries), [n]])
-        centres = (starts_g[:-1] + starts_g[1:]) / 2 * scale - 0.5
-        fig.update_xaxes(tickvals=centres, ticktext=[str(g) for g in groups],
-                         title="samples grouped by class")
+        vals, text = _group_ticks((starts_g[:-1] + starts_g[1:]) / 2 * scale - 0.5, groups)
+        fig.update_xaxes(tickvals=vals, ticktext=text, title="samples grouped by class")
     else:
         fig.update_xaxes(title="sample")
-    fig.update_yaxes(autorange="reversed")
+    # the top row's marks need room above it: the axis starts a little before -0.5
+    fig.update_yaxes(tickvals=list(range(m)), ticktext=names, range=[m - 0.5, -0.75],
+                     zeroline=False, showgrid=False)
     fig.update_layout(title="Weights P (one per sample per view)" + (
-        ", each view divided by its median" if relative else ""), height=140 + 40 * m,
-                      margin=dict(t=60, b=40, l=60, r=10), showlegend=outlier_mask is not None,
+        ", each view divided by its median" if relative else ""), height=140 + 44 * m,
+                      margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
+                      plot_bgcolor="white",
                       legend=dict(orientation="h", x=1, xanchor="right", y=1.02,
                                   yanchor="bottom"))
     return fig
@@ -385,20 +478,23 @@ def _affinity_rgb(pooled):
     return _colormap(np.sqrt(np.clip(pooled / (top or 1.0), 0, 1)))
 
 
-def _group_lines(fig, boundaries, groups, n, f, s, **where):
-    """Class/cluster boundaries as thin lines and group names as ticks (pooled coordinates)."""
-    if boundaries is not None:
+def _group_lines(fig, boundaries, groups, n, f, s, max_ticks=MAX_GROUP_TICKS, **where):
+    """Class/cluster boundaries as thin lines and group names as ticks (pooled coordinates).
+
+    Many groups: thinner lines, then none (:data:`MAX_BOUNDARIES`), and every k-th name.
+    """
+    line = None if boundaries is None else _boundary_line(len(boundaries) + 1,
+                                                          "rgba(228,87,86,0.45)")
+    if line is not None:
         for b in np.asarray(boundaries):
             x = b / f - 0.5
-            fig.add_shape(type="line", x0=x, x1=x, y0=-0.5, y1=s - 0.5,
-                          line=dict(color="rgba(228,87,86,0.45)", width=1), **where)
-            fig.add_shape(type="line", y0=x, y1=x, x0=-0.5, x1=s - 0.5,
-                          line=dict(color="rgba(228,87,86,0.45)", width=1), **where)
+            fig.add_shape(type="line", x0=x, x1=x, y0=-0.5, y1=s - 0.5, line=line, **where)
+            fig.add_shape(type="line", y0=x, y1=x, x0=-0.5, x1=s - 0.5, line=line, **where)
     if groups is not None and boundaries is not None:
         st = np.concatenate([[0], np.asarray(boundaries), [n]])
-        centres = ((st[:-1] + st[1:]) / 2) / f - 0.5
-        fig.update_xaxes(tickvals=centres, ticktext=[str(g) for g in groups], **where)
-        fig.update_yaxes(tickvals=centres, ticktext=[str(g) for g in groups], **where)
+        vals, text = _group_ticks(((st[:-1] + st[1:]) / 2) / f - 0.5, groups, max_ticks)
+        fig.update_xaxes(tickvals=vals, ticktext=text, **where)
+        fig.update_yaxes(tickvals=vals, ticktext=text, **where)
     else:
         fig.update_xaxes(showticklabels=False, **where)
         fig.update_yaxes(showticklabels=False, **where)
@@ -481,7 +577,9 @@ def view_affinities_figure(pooled, view_names, *, pool=1, n_samples=None, bounda
         trace = px.imshow(_affinity_rgb(np.asarray(P, dtype=float)), binary_string=True).data[0]
         trace.hovertemplate = f"{view_names[i]}: block (%{{y}}, %{{x}})<extra></extra>"
         fig.add_trace(trace, row=r, col=c)
-        _group_lines(fig, boundaries, groups, n, int(pool), s, row=r, col=c)
+        _group_lines(fig, boundaries, groups, n, int(pool), s, MAX_PANEL_TICKS, row=r, col=c)
+        if c > 1:  # the same order in every panel: names on the first column only
+            fig.update_yaxes(showticklabels=False, row=r, col=c)
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i + 1 if i else ''}",
                          row=r, col=c)
     sub = f" — pooled {pool}×{pool}" if pool > 1 else ""
@@ -508,13 +606,9 @@ def embedding_figure(coords, clusters, *, wrong=None, sample_ids=None,
     cl = np.asarray(clusters)
     ids = np.arange(cl.size) if sample_ids is None else np.asarray(sample_ids)
     fig = go.Figure()
-    for k, c in enumerate(np.unique(cl)):
-        sel = cl == c
-        fig.add_trace(go.Scattergl(x=xy[sel, 0], y=xy[sel, 1], mode="markers",
-                                   marker=dict(size=5, color=_class_color(k), opacity=0.75),
-                                   name=f"cluster {c}", customdata=ids[sel],
-                                   hovertemplate="sample %{customdata}<extra>cluster " + str(c)
-                                   + "</extra>"))
+    for name, members in legend_groups(np.unique(cl), "cluster"):
+        fig.add_trace(_group_scatter(xy[:, 0], xy[:, 1], cl, members, ids, "cluster", name=name,
+                                     marker=dict(size=5, opacity=0.75)))
     if wrong is not None:
         w = np.asarray(wrong, bool)
         fig.add_trace(go.Scattergl(x=xy[w, 0], y=xy[w, 1], mode="markers",

@@ -143,12 +143,14 @@ def metric(page, label):
 
 
 def shot(page, name):
-    """A screenshot of the whole page (the app scrolls inside its main block)."""
+    """A screenshot of the whole page at the current width (the app scrolls inside its main
+    block)."""
+    size = page.viewport_size
     h = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], h + 40)})
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], h + 40)})
     page.wait_for_timeout(800)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
-    page.set_viewport_size(VIEWPORT)
+    page.set_viewport_size(size)
 
 
 def no_exception(page):
@@ -311,3 +313,92 @@ def test_stop_ends_a_long_run_early(page, server):
     iterations = metric(page, "iterations")
     assert iterations.endswith("+") and int(iterations[:-1]) < 200
     no_exception(page)
+
+
+# ---------------------------------------------------------------------------
+# Readable at any size, on any dataset the loader accepts (issue 17)
+# ---------------------------------------------------------------------------
+
+#: Elements whose text the browser cuts with an ellipsis ("96.…") because it does not fit.
+CUT_TEXT = """() => [...document.querySelectorAll('[data-testid=stMain] *')].filter(e =>
+    getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1
+    && e.innerText.trim()).map(e => e.innerText.slice(0, 60))"""
+
+
+def test_no_text_is_cut_at_projector_widths(page, server):
+    open_app(page, server, "?data=Subspaces")
+    wait_fitted(page)
+    for width in (1280, 1400):
+        page.set_viewport_size({"width": width, "height": 900})
+        for title, n_charts in PAGES:
+            nav(page, title)
+            if n_charts:
+                wait_charts(page, min(n_charts, 2))
+            page.wait_for_timeout(500)  # the layout after the charts
+            assert page.evaluate(CUT_TEXT) == [], (width, title)
+        no_exception(page)
+
+
+def upload_file(page, path):
+    details = page.locator("[data-testid=stExpander] details").first
+    if not details.evaluate("d => d.open"):  # the expander stays open after a load
+        page.get_by_text("Choose a dataset").click()
+    page.get_by_role("tab", name="Upload").click()
+    page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(str(path))
+    page.wait_for_selector(f"text={path.name}", timeout=30_000)
+    page.wait_for_timeout(1000)  # replacing a file: the new one reaches the server, a rerun
+    settle(page)
+    page.get_by_role("button", name="Load file").click()
+    settle(page)
+
+
+def test_edge_datasets_in_the_browser(page, server, tmp_path):
+    """A refused file, an unlabelled one (c chosen in the page) and 100 classes, uploaded
+    through the real browser; every page drawn without an exception; Solve and Affinity
+    of the 100-class set photographed at 1280 px."""
+    from test_dataset_grid import _hundred_classes, _no_labels, _one_sample
+
+    files = {}
+    for make in (_one_sample, _no_labels, _hundred_classes):
+        name, raw = make()
+        files[name] = tmp_path / name
+        files[name].write_bytes(raw)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_app(page, server, "?data=Subspaces")
+    upload_file(page, files["one_sample.npz"])
+    page.wait_for_selector("[data-testid=stAlertContentError] >> text=clustering needs at least 2",
+                           timeout=60_000)
+    assert "Subspaces" in sidebar(page)
+    no_exception(page)
+
+    upload_file(page, files["no_labels.npz"])
+    page.wait_for_function(
+        "document.querySelector('[data-testid=stSidebar]').innerText.includes('no_labels')",
+        timeout=60_000)
+    nav(page, "Solve")
+    page.wait_for_selector("text=choose clusters c (left)", timeout=60_000)
+    assert page.get_by_role("button", name="Run", exact=True).is_disabled()
+    box = page.locator("[data-testid=stNumberInput]", has_text="clusters c").locator("input")
+    box.fill("3")
+    box.press("Enter")
+    wait_fitted(page)
+    assert metric(page, "ACC") == "no labels"
+    no_exception(page)
+
+    nav(page, "Data")
+    upload_file(page, files["hundred_classes.npz"])
+    page.wait_for_function(
+        "document.querySelector('[data-testid=stSidebar]').innerText.includes('1,600')",
+        timeout=60_000)
+    wait_fitted(page)
+    for title, _ in PAGES:
+        nav(page, title)
+        no_exception(page)
+    nav(page, "Solve")
+    assert re.match(r"\d+\.\d\d%", metric(page, "ACC"))
+    assert page.evaluate(CUT_TEXT) == []
+    shot(page, "hundred_classes_solve_1280")
+    nav(page, "Affinity")
+    wait_charts(page, 4)
+    assert page.evaluate(CUT_TEXT) == []
+    shot(page, "hundred_classes_affinity_1280")

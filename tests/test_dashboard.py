@@ -102,6 +102,22 @@ def test_clusters_come_from_labels_or_must_be_given(small):
     with pytest.raises(ValueError, match="no labels"):
         dash.Params().resolved_clusters(unlabelled)
     assert dash.Params(n_clusters=4).resolved_clusters(unlabelled) == 4
+    # one class cannot be the number of clusters (a clustering needs two): the user chooses
+    one_class = small.replace(labels=np.zeros(45, int))
+    with pytest.raises(ValueError, match="one class only.*choose 'clusters c'"):
+        dash.Params().resolved_clusters(one_class)
+    assert dash.Params(n_clusters=2).resolved_clusters(one_class) == 2
+
+
+def test_labels_score_a_clustering_only_with_two_classes_or_more(small):
+    assert dash.labels_problem(small) is None and dash.scoring_labels(small) is small.labels
+    assert dash.labels_problem(small.replace(labels=None)) == "This dataset has no labels"
+    one_class = small.replace(labels=np.zeros(45, int))
+    assert "one class only" in dash.labels_problem(one_class)
+    assert dash.scoring_labels(one_class) is None
+    r = dash.fit_rmsc(one_class, dash.Params(n_clusters=3, max_iter=5, beta=0.01))
+    assert r.scores is None and r.metrics_table() is None  # ACC against one class means nothing
+    assert dict(dash.dataset_summary(one_class))["classes"] == "1 (cannot score a clustering)"
 
 
 def test_cache_key_changes_with_every_parameter_and_the_data(small):
@@ -475,6 +491,11 @@ def test_fit_rmsc_too_large_beta_is_a_failure_with_the_estimators_message(small)
     out = dash.fit_rmsc(small, dash.Params(beta=1e4, max_iter=3))
     assert isinstance(out, dash.FitFailure) and out.degenerate
     assert "beta" in out.message and "all zero" in out.message
+    # where Z* empties, for the Sensitivity page's grid: the estimator's own beta_max_
+    est = rmsc.RMSC(n_clusters=3, beta=1e4, max_iter=3)
+    with pytest.raises(ValueError):
+        est.fit(list(small.views))
+    assert out.beta_max == pytest.approx(est.beta_max_)
 
 
 def test_fit_rmsc_without_labels_has_no_scores(small):
@@ -772,6 +793,24 @@ def test_compare_display_marks_failed_methods():
     assert shown["ACC %"].iloc[0] == "—" and shown["note"].iloc[0] == "beta too large"
 
 
+def test_sensitivity_axes_are_centred_on_where_z_star_empties():
+    lams, betas = dash.sensitivity_axes(0.3, beta_max=1.0)
+    assert lams == (0.03, 0.1, 0.3, 1.0, 3.0)
+    assert betas == (0.01, 0.02, 0.05, 0.1, 0.2)  # beta_max / 100 .. / 5 on the slider grid
+    assert set(lams) <= set(dash.LAM_GRID) and set(betas) <= set(dash.BETA_GRID)
+    # it follows the data: ten times smaller beta_max, ten times smaller betas
+    assert dash.sensitivity_axes(0.3, beta_max=0.1)[1] == (0.001, 0.002, 0.005, 0.01, 0.02)
+    assert max(dash.sensitivity_axes(1.0, beta_max=0.05)[1]) < 0.05
+    # and lambda: around the current value
+    assert dash.sensitivity_axes(2.0, beta_max=1.0)[0] == (0.2, 0.5, 2.0, 5.0, 20.0)
+    # no fit yet: the current beta (assumed to work) in the fourth place
+    assert dash.sensitivity_axes(0.3, beta=0.3)[1] == (0.03, 0.05, 0.2, 0.3, 0.5)
+    assert dash.sensitivity_axes(0.3) == (dash.DEFAULT_SENSITIVITY_LAMS,
+                                          dash.DEFAULT_SENSITIVITY_BETAS)
+    # the grid's ends: values collapse rather than leave the sliders' range
+    assert dash.sensitivity_axes(0.3, beta_max=1e-6)[1] == (min(dash.BETA_GRID),)
+
+
 def test_estimate_seconds():
     assert dash.estimate_seconds(3, 5.0) == "about 15 s"
     assert dash.estimate_seconds(25, 10.0) == "about 4 min"
@@ -785,3 +824,27 @@ def test_the_page_logic_never_imports_streamlit():
             "sys.exit(int(any(m == 'streamlit' or m.startswith('streamlit.') "
             "for m in sys.modules)))")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_data_notes_name_views_and_samples_without_information(small):
+    A, B = small.views
+    assert dash.data_notes(small) == []
+
+    def notes(*views):
+        return dash.data_notes(small.replace(views=views))
+
+    assert notes(A, np.zeros_like(B)) == [
+        "View B is zero for every sample: it carries no information."]
+    assert notes(A, np.full_like(B, 7.0)) == [
+        "View B is the same for every sample: it cannot tell samples apart."]
+    assert notes(sp.csr_matrix(np.ones((45, 3))), B)[0].startswith("View A is the same")
+    A0 = A.copy()
+    A0[[3, 9]] = 0
+    assert notes(A0, sp.csr_matrix(B))[0].startswith("2 sample(s) are all zero in view A")
+    # a sample equal to another in every view (not in one view only) is a repeat
+    A2, B2 = A.copy(), B.copy()
+    A2[5], B2[5] = A2[0], B2[0]
+    A2[6] = A2[1]
+    assert notes(A2, sp.csr_matrix(B2)) == [
+        "1 sample(s) repeat another sample exactly in every view: RMSC cannot tell them apart "
+        "(each is represented by its copies)."]

@@ -838,3 +838,66 @@ def test_mat_labels_as_a_cell_of_class_names(tmp_path, small):
     path = tmp_path / "n73.mat"
     write_mat73(path, {"X": cell(A, B), "labels": cell(*names)})
     np.testing.assert_array_equal(load(path).labels, y - 1)
+
+
+# ---------------------------------------------------------------------------
+# the edges the loader refuses or reinterprets (issue 17; the pages' side is
+# tests/test_dataset_grid.py)
+# ---------------------------------------------------------------------------
+
+
+def find_triplets(X):
+    """A sparse view as MATLAB's ``[i, j, v] = find(X)`` gives it: 1-based, column by column."""
+    C = sp.coo_matrix(X)
+    order = np.lexsort((C.row, C.col))
+    return np.column_stack([C.row[order] + 1, C.col[order] + 1, C.data[order]])
+
+
+def sparse_views(n=30, dims=(500, 200), seed=0):
+    rng = np.random.default_rng(seed)
+    views = [sp.random(n, d, density=0.05, random_state=rng, format="csr") for d in dims]
+    for X in views:
+        X.data[:] = rng.integers(1, 5, X.nnz)  # word counts
+    return views, np.repeat([1, 2, 3], n // 3)
+
+
+@pytest.mark.parametrize("raw", [
+    npz_bytes(a=np.ones((1, 5)), b=np.arange(4.0)[None], labels=np.array([1])),
+    npz_bytes(a=np.ones((1, 5)), b=np.arange(4.0)[None]),
+    mat5_bytes({"X": cell(np.ones((1, 5))), "Y": np.array([[3.0]])}),
+], ids=["labelled npz", "unlabelled npz", "mat"])
+def test_fewer_samples_than_a_clustering_needs_are_refused(raw):
+    fname = "one.mat" if raw[:6] == b"MATLAB" else "one.npz"
+    with pytest.raises(DataLoadError, match=r"^one\.\w+ holds 1 sample\(s\); clustering needs at "
+                                            r"least 2.*1 x n row"):
+        load(named(raw, fname))
+    two = load(named(npz_bytes(a=np.ones((2, 5)), labels=np.array([1, 2])), "two.npz"))
+    assert two.n_samples == 2  # enough for two clusters: loaded
+
+
+def test_triplet_views_are_read_as_the_sparse_matrices_they_encode():
+    views, y = sparse_views()
+    d = load(named(mat5_bytes({"X": cell(*map(find_triplets, views)), "Y": y}), "t.mat"))
+    assert d.n_samples == 30 and d.n_clusters == 3
+    for X, Y in zip(views, d.views):
+        assert sp.issparse(Y) and Y.shape[0] == 30
+        assert Y.shape[1] <= X.shape[1]  # find() keeps no trailing all-zero column
+        np.testing.assert_array_equal(Y.toarray(), X[:, :Y.shape[1]].toarray())
+    assert "(row, column, value) triplets" in d.description and "find(X)" in d.description
+    # without labels: as many samples as the largest row index
+    d = load(named(mat5_bytes({"X": cell(*map(find_triplets, views))}), "t.mat"))
+    assert d.n_samples == 30 and "no labels" in d.description
+    # stored features x samples, with labels: turned to samples as rows
+    d = load(named(mat5_bytes({"X": cell(*(find_triplets(X.T) for X in views)), "Y": y}),
+                   "t.mat"))
+    for X, Y in zip(views, d.views):
+        np.testing.assert_array_equal(Y.toarray(), X[:, :Y.shape[1]].toarray())
+
+
+def test_an_ordinary_three_column_view_is_not_read_as_triplets():
+    rng = np.random.default_rng(0)
+    A = rng.permutation(24).reshape(8, 3) + 1.0  # whole numbers >= 1, distinct pairs
+    d = load(named(mat5_bytes({"X": cell(A, rng.standard_normal((8, 4))),
+                               "Y": np.arange(8) % 2}), "a.mat"))
+    np.testing.assert_array_equal(d.views[0], A)
+    assert "triplets" not in d.description

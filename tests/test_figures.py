@@ -77,20 +77,27 @@ def test_view_weights_figure_bars():
     assert list(fig.data[0].x) == ["a", "b"] and list(fig.data[0].y) == [1.5, 20.0]
 
 
-def test_weights_heatmap_orders_columns_and_marks_outliers():
+def test_weights_heatmap_orders_columns_and_marks_outliers_beside_their_row():
     P = np.array([[1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0]])
     order = np.array([3, 1, 0, 2])
     mask = np.zeros((2, 4), bool)
     mask[1, 0] = True
+    mask[0, 3] = True
     fig = figures.weights_heatmap_figure(P, ["a", "b"], order=order, boundaries=np.array([2]),
                                          groups=np.array(["g0", "g1"]), outlier_mask=mask)
-    np.testing.assert_allclose(np.asarray(fig.data[0].z), P[:, order])
-    marks = fig.data[1]
-    # sample 0 sits at position 2 of the order, in view b
-    assert list(marks.x) == [2.0] and list(marks.y) == ["b"] and list(marks.customdata) == [0]
+    heat, marks = fig.data
+    np.testing.assert_allclose(np.asarray(heat.z), P[:, order])
+    assert list(heat.y) == [0, 1] and fig.layout.yaxis.ticktext == ("a", "b")
+    # sample 3 (position 0) in view a, sample 0 (position 2) in view b; each mark sits half a
+    # row above its row's centre: in the gap between rows, never over a cell
+    assert list(marks.x) == [0.0, 2.0] and list(marks.customdata) == [3, 0]
+    assert list(marks.y) == [-0.5, 0.5] and list(marks.text) == ["a", "b"]
+    assert heat.ygap >= marks.marker.size  # the gap holds the whole mark
+    top, bottom = sorted(fig.layout.yaxis.range)
+    assert top < min(marks.y) - 0.1 and bottom == 1.5  # room above the first row; reversed
+    assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]
     assert fig.layout.xaxis.ticktext == ("g0", "g1")
     assert [s.x0 for s in fig.layout.shapes] == [1.5]
-    assert fig.layout.yaxis.autorange == "reversed"
 
 
 def test_weights_heatmap_relative_and_binned():
@@ -289,3 +296,82 @@ def test_robustness_figure_groups_variants_in_percent():
     np.testing.assert_allclose(fig.data[1].y, [80.0, 40.0])
     np.testing.assert_allclose(fig.data[0].error_y.array, [1.0, 0.0])
     assert fig.layout.barmode == "group"
+
+
+# ---------------------------------------------------------------------------
+# Many classes (issue 17: 100 leaf species) stay legible
+# ---------------------------------------------------------------------------
+
+
+def hundred_classes(n_per=4, c=100):
+    labels = np.repeat(np.arange(c), n_per)
+    S = sp.csr_matrix((labels[:, None] == labels[None]).astype(float))
+    bounds = np.arange(1, c) * n_per
+    return labels, S, bounds
+
+
+def test_legend_groups_lists_few_values_each_and_many_by_range():
+    few = figures.legend_groups([3, 5, 9])
+    assert few == [("class 3", [(0, 3)]), ("class 5", [(1, 5)]), ("class 9", [(2, 9)])]
+    many = figures.legend_groups(range(100), "cluster")
+    assert len(many) == 10 and many[0][0] == "clusters 0–9" and many[-1][0] == "clusters 90–99"
+    assert [v for _, members in many for _, v in members] == list(range(100))
+    odd = figures.legend_groups(range(13))
+    assert len(odd) <= figures.MAX_LEGEND_ENTRIES
+    assert sum(len(m) for _, m in odd) == 13
+
+
+def test_affinity_figure_with_a_hundred_classes_has_no_gridlines_and_few_names():
+    labels, S, bounds = hundred_classes()
+    fig = figures.affinity_figure(S, boundaries=bounds, groups=np.arange(100))
+    assert len(fig.layout.shapes) == 0  # 99 x 2 lines would tint the picture
+    names = list(fig.layout.xaxis.ticktext)
+    assert len(names) <= figures.MAX_GROUP_TICKS and names[:2] == ["0", "5"]
+    assert list(fig.layout.yaxis.ticktext) == names
+    # the picture itself is exactly the block diagonal (no line drawn into it)
+    img = png_of(fig)
+    dark = img.sum(axis=2) < 3 * 200
+    np.testing.assert_array_equal(dark, labels[:, None] == labels[None])
+    grid = figures.view_affinities_figure([figures.pool_matrix(S)[0]] * 2, ["a", "b"],
+                                          boundaries=bounds, groups=np.arange(100))
+    assert len(grid.layout.shapes) == 0
+    assert len(grid.layout.xaxis.ticktext) <= figures.MAX_PANEL_TICKS  # small panels: fewer
+
+
+def test_group_lines_get_thin_then_go():
+    def lines(c):
+        _, S, bounds = hundred_classes(n_per=3, c=c)
+        return figures.affinity_figure(S, boundaries=bounds, groups=np.arange(c)).layout.shapes
+    assert len(lines(5)) == 8 and lines(5)[0].line.width == 1
+    assert len(lines(20)) == 38 and lines(20)[0].line.width < 1
+    assert len(lines(figures.MAX_BOUNDARIES + 1)) == 0
+
+
+def test_embedding_and_views_scatter_legends_group_a_hundred_classes():
+    labels, _, _ = hundred_classes()
+    rng = np.random.default_rng(0)
+    coords = rng.standard_normal((labels.size, 2))
+    fig = figures.embedding_figure(coords, labels, wrong=labels % 7 == 0)
+    groups = [t for t in fig.data if t.name.startswith("clusters")]
+    assert len(fig.data) <= figures.MAX_LEGEND_ENTRIES and len(groups) == 10
+    # every sample drawn once, in its own cluster's colour, its cluster in the hover text
+    ids = np.concatenate([t.customdata for t in groups])
+    assert sorted(ids) == list(range(labels.size))
+    t = groups[1]
+    assert list(t.marker.color) == [figures._class_color(c) for c in labels[t.customdata]]
+    assert list(t.text) == [f"cluster {c}" for c in labels[t.customdata]]
+    scatter = figures.views_scatter_figure([coords, coords], ["a", "b"], labels)
+    shown = [t for t in scatter.data if t.showlegend]
+    assert len(shown) == 10 and shown[0].name == "classes 0–9"
+    assert sum(len(t.x) for t in scatter.data) == 2 * labels.size
+
+
+def test_class_counts_and_weights_heatmap_with_a_hundred_classes():
+    counts = pd.Series(np.full(100, 16), index=pd.Index(np.arange(100), name="class"))
+    assert figures.class_counts_figure(counts).data[0].text is None  # no 100 overprinted numbers
+    assert list(figures.class_counts_figure(counts[:5]).data[0].text) == [16] * 5
+    labels, _, bounds = hundred_classes()
+    P = np.ones((2, labels.size))
+    fig = figures.weights_heatmap_figure(P, ["a", "b"], boundaries=bounds, groups=np.arange(100))
+    assert len(fig.layout.shapes) == 0
+    assert len(fig.layout.xaxis.ticktext) <= figures.MAX_GROUP_TICKS

@@ -13,6 +13,7 @@ from scipy.sparse.csgraph import connected_components
 from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
 from .params import Params
+from .tables import scoring_labels
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,8 @@ class FitFailure:
     params: Params
     message: str
     degenerate: bool
+    #: Where Z* empties for these data (``rmsc.RMSC.beta_max_``), when the fit got that far.
+    beta_max: float | None = None
 
 
 def fit_rmsc(dataset, params, job=None):
@@ -119,11 +122,14 @@ def fit_rmsc(dataset, params, job=None):
     try:
         est.fit(list(dataset.views))
     except DegenerateSolutionError as exc:
-        return FitFailure(key=key, params=params, message=str(exc), degenerate=True)
+        beta_max = getattr(est, "beta_max_", None)
+        return FitFailure(key=key, params=params, message=str(exc), degenerate=True,
+                          beta_max=None if beta_max is None else float(beta_max))
     scores = chosen = None
-    if dataset.labels is not None:
-        scores = evaluate_runs(dataset.labels, est.label_runs_)
-        chosen = evaluate(dataset.labels, est.labels_)
+    labels = scoring_labels(dataset)
+    if labels is not None:
+        scores = evaluate_runs(labels, est.label_runs_)
+        chosen = evaluate(labels, est.labels_)
     result = FitResult(
         key=key, params=params, dataset_name=dataset.name, n_clusters=kwargs["n_clusters"],
         labels=np.asarray(est.labels_), label_runs=np.asarray(est.label_runs_),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..methods import get_method
 from ..rmsc import RMSC, WEIGHTINGS
+from .tables import labels_problem
 
 
 def log_grid(low, high, mantissas=(1, 2, 3, 5)):
@@ -82,7 +83,8 @@ class Params:
 
     Defaults are the estimator's own (``rmsc.RMSC()``), so the dashboard and
     the library can never disagree. ``weighting="view"`` is RMSC-WV.
-    ``n_clusters=None`` means "the number of classes in the labels".
+    ``n_clusters=None`` means "the number of classes in the labels" (when they hold two
+    classes or more; otherwise the user must choose it).
     """
 
     lam: float = field(default_factory=lambda: _estimator_defaults()["lam"])
@@ -145,11 +147,12 @@ class Params:
         """The number of clusters to ask for: explicit, else the number of classes."""
         if self.n_clusters is not None:
             return self.n_clusters
-        if dataset is not None and dataset.n_clusters is not None:
+        problem = labels_problem(dataset)
+        if problem is None:
             return dataset.n_clusters
         raise ValueError(
-            "This dataset has no labels, so the number of clusters is unknown; "
-            "set 'clusters' on the Solve page."
+            f"{problem}, so the number of clusters is not known: choose 'clusters c' on the "
+            "Solve page."
         )
 
     def estimator_params(self, dataset):

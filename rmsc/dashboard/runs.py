@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .params import BETA_GRID, LAM_GRID, nearest
+
 #: The Compare page's default selection (issue 5): RMSC against its ablation and the average.
 DEFAULT_COMPARE = ("RMSC", "RMSC-WV", "SSC-AVG")
 
@@ -13,11 +15,61 @@ DEFAULT_COMPARE = ("RMSC", "RMSC-WV", "SSC-AVG")
 DEFAULT_VIEWS_METHODS = ("RMSC", "RMSC-WV", "SSC-AVG")
 
 
-#: Default (lambda, beta) grid of the sensitivity page (around the defaults; 5 x 5 fits).
+#: The sensitivity page's lambda axis: the current lambda times these (5 x 5 fits with beta).
+SENSITIVITY_LAM_FACTORS = (0.1, 0.3, 1.0, 3.0, 10.0)
+
+
+#: Its beta axis, as fractions of beta_max (Z* is empty from beta_max on): the range
+#: rmsc.RMSC's own advice names (beta_max/100 to beta_max/5). beta_max grows with lambda
+#: (about as lambda^0.4 on Digit and Subspaces), so the grid's smallest lambda sees the
+#: last column at about beta_max/2 of its own. On Digit 1 of the 25 cells gives no
+#: clustering (the former fixed grid: 11; fractions up to 1/2: 5); on the text sets, whose
+#: samples lose their last links well below beta_max at small lambda, 7
+#: (benchmarks/bench_sensitivity_grid.py).
+SENSITIVITY_BETA_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2)
+
+
+#: The axes when beta_max is not known yet (no fit of the current data): around the defaults.
 DEFAULT_SENSITIVITY_LAMS = (0.03, 0.1, 0.3, 1.0, 3.0)
 
 
 DEFAULT_SENSITIVITY_BETAS = (0.03, 0.1, 0.3, 1.0, 3.0)
+
+
+def sensitivity_axes(lam, beta_max=None, beta=None):
+    """The default (lambda, beta) grid of the sensitivity page, centred on the data.
+
+    Parameters
+    ----------
+    lam : float
+        The current lambda; the axis is ``lam * SENSITIVITY_LAM_FACTORS``.
+    beta_max : float or None
+        Where Z* empties for the data at ``lam`` (``rmsc.RMSC.beta_max_`` of the current
+        fit). The beta axis is ``beta_max * SENSITIVITY_BETA_FRACTIONS``.
+    beta : float or None
+        Without ``beta_max`` (no fit yet): the current beta, assumed to work, takes the
+        place of the fourth fraction (:data:`DEFAULT_SENSITIVITY_BETAS` when neither is
+        given).
+
+    Returns
+    -------
+    lams, betas : tuple of float
+        Ascending values of the sliders' grids (:data:`LAM_GRID`, :data:`BETA_GRID`),
+        duplicates dropped (at the grids' ends).
+    """
+    lams = _on_grid(LAM_GRID, [lam * f for f in SENSITIVITY_LAM_FACTORS])
+    if beta_max is not None and beta_max > 0:
+        betas = _on_grid(BETA_GRID, [beta_max * f for f in SENSITIVITY_BETA_FRACTIONS])
+    elif beta is not None and beta > 0:
+        scale = beta / SENSITIVITY_BETA_FRACTIONS[3]
+        betas = _on_grid(BETA_GRID, [scale * f for f in SENSITIVITY_BETA_FRACTIONS])
+    else:
+        betas = DEFAULT_SENSITIVITY_BETAS
+    return lams, betas
+
+
+def _on_grid(grid, values):
+    return tuple(sorted({nearest(grid, v) for v in values}))
 
 
 def rmsc_method_params(params, dataset):

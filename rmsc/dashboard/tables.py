@@ -24,7 +24,8 @@ def dataset_summary(dataset):
         ("dataset", dataset.name),
         ("samples n", f"{dataset.n_samples:,}"),
         ("views", f"{dataset.n_views} ({', '.join(dataset.view_names)})"),
-        ("classes", "unlabelled" if dataset.labels is None else str(dataset.n_clusters)),
+        ("classes", "unlabelled" if dataset.labels is None else str(dataset.n_clusters)
+         + (" (cannot score a clustering)" if dataset.n_clusters < 2 else "")),
     ]
     if dataset.outlier_mask is not None and dataset.outlier_mask.any():
         per_view = dataset.outlier_mask.sum(axis=1)
@@ -34,6 +35,70 @@ def dataset_summary(dataset):
     else:
         rows.append(("injected outliers", "none"))
     return rows
+
+
+def labels_problem(dataset):
+    """Why ``dataset``'s labels cannot score a clustering, in words; None when they can.
+
+    Scoring (ACC, NMI, Compare, Sensitivity) and "the number of classes" as the
+    default number of clusters need at least two classes.
+    """
+    if dataset is None or dataset.labels is None:
+        return "This dataset has no labels"
+    if dataset.n_clusters < 2:
+        return "The labels of this dataset hold one class only"
+    return None
+
+
+def scoring_labels(dataset):
+    """The labels a clustering is scored against (two classes or more), else None."""
+    return None if labels_problem(dataset) else dataset.labels
+
+
+def data_notes(dataset):
+    """Plain-words remarks about views and samples that carry little or no information.
+
+    A view that is all zero or the same for every sample cannot tell samples apart;
+    all-zero samples stay zero after the unit-length scaling RMSC applies (the
+    estimator warns about them); samples repeated in every view are
+    indistinguishable. None of these stops a fit; the Data page says them.
+
+    Returns
+    -------
+    list of str
+    """
+    out = []
+    n = dataset.n_samples
+    keys = []
+    for name, X in zip(dataset.view_names, dataset.views):
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            zero_rows = int(np.count_nonzero(X.getnnz(axis=1) == 0))
+            X.sort_indices()
+            rows = [hash((X.indices[a:b].tobytes(), X.data[a:b].tobytes()))
+                    for a, b in zip(X.indptr[:-1], X.indptr[1:])]
+            same = len(set(rows)) == 1
+        else:
+            A = np.asarray(X)
+            zero_rows = int(np.count_nonzero(~A.any(axis=1)))
+            rows = [hash(r.tobytes()) for r in np.ascontiguousarray(A)]
+            same = bool((A == A[0]).all())
+        keys.append(rows)
+        if zero_rows == n:
+            out.append(f"View {name} is zero for every sample: it carries no information.")
+        elif same:
+            out.append(f"View {name} is the same for every sample: it cannot tell samples "
+                       "apart.")
+        elif zero_rows:
+            out.append(f"{zero_rows} sample(s) are all zero in view {name}: they carry no "
+                       "information there (RMSC scales samples to unit length, which leaves "
+                       "them zero).")
+    if n > 1:
+        repeats = n - len(set(zip(*keys)))  # samples equal to an earlier one in every view
+        if repeats:
+            out.append(f"{repeats} sample(s) repeat another sample exactly in every view: "
+                       "RMSC cannot tell them apart (each is represented by its copies).")
+    return out
 
 
 @dataclass(frozen=True)

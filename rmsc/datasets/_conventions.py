@@ -93,6 +93,8 @@ def _storage_notes(views, wheres):
         which = ", ".join(where)
         if stored == "sparse":
             notes.append(f"sparse views ({which}) kept sparse (CSR, float64)")
+        elif stored == "triplets":
+            continue  # described by _triplet_views
         elif stored == "bool":
             notes.append(f"logical views ({which}) stored as float64 0/1")
         else:
@@ -231,6 +233,87 @@ def _orient(views, labels, wheres, label_key, fname):
         "view to hold the same samples, all as rows (n_samples x n_features_v) or all as "
         "columns."
     )
+
+
+#: Fewest samples a loaded dataset may have: a clustering needs at least two clusters, and
+#: RMSC and spectral clustering at least as many samples as clusters.
+MIN_SAMPLES = 2
+
+
+def _check_sample_count(n, fname):
+    """Refuse a dataset no clustering can use (fewer than :data:`MIN_SAMPLES` samples)."""
+    if n >= MIN_SAMPLES:
+        return
+    raise DataLoadError(
+        f"{fname} holds {n} sample(s); clustering needs at least {MIN_SAMPLES} (and at least "
+        "as many samples as clusters). If each view is one feature stored as a 1 x n row, "
+        "store it as an n x 1 column (or add the labels, which decide the orientation)."
+    )
+
+
+def _looks_like_triplets(X):
+    """Whether a dense matrix reads as MATLAB's ``[i, j, v] = find(A)``: an nnz x 3 array of
+    whole-number 1-based row and column indices, no (row, column) pair twice, then values."""
+    if sp.issparse(X) or X.ndim != 2 or X.shape[1] != 3 or X.shape[0] < 1:
+        return False
+    idx = X[:, :2]
+    if not np.isfinite(idx).all() or (idx < 1).any() or (idx != np.round(idx)).any():
+        return False
+    pairs = idx.astype(np.int64)
+    return np.unique(pairs, axis=0).shape[0] == pairs.shape[0]
+
+
+def _triplet_views(views, wheres, labels, fname):
+    """Views stored as (row, column, value) triplets made sparse; None when none looks so.
+
+    Used only when the views as stored cannot hold the same samples: their row counts
+    differ, or some view matches the labels in neither dimension (an ordinary n x 3
+    view is never reinterpreted). MATLAB's ``find`` keeps no trailing all-zero
+    rows or columns, so the shape is completed from the labels: with n labels a
+    view whose row indices stay within n is n x (largest column index), samples as
+    rows; one whose column indices stay within n is (largest row index) x n,
+    samples as columns (turned by :func:`_orient`). Without labels the samples are
+    assumed to be the rows, as many as the largest row index of any view (or the
+    row count of the views stored as matrices).
+
+    Returns
+    -------
+    (views, note) or None
+    """
+    which = [k for k, v in enumerate(views) if _looks_like_triplets(v.X)]
+    rows = {v.X.shape[0] for v in views}
+    if labels is not None and all(labels.shape[0] in v.X.shape for v in views):
+        return None  # every view matches the labels as stored
+    if not which or (labels is None and len(rows) == 1):
+        return None
+    if labels is not None:
+        n = labels.shape[0]
+        how = f"completed to the {n} labels"
+    else:
+        others = {views[k].X.shape[0] for k in range(len(views)) if k not in which}
+        n = max([int(views[k].X[:, 0].max()) for k in which] + sorted(others)[-1:])
+        how = (f"samples assumed to be the rows ({n}, the largest row index, since there are "
+               "no labels)")
+    out = list(views)
+    for k in which:
+        T = views[k].X
+        i, j = T[:, 0].astype(np.int64) - 1, T[:, 1].astype(np.int64) - 1
+        rows, cols = int(i.max()) + 1, int(j.max()) + 1
+        if rows <= n:
+            shape = (n, cols)
+        elif labels is not None and cols <= n:
+            shape = (rows, n)
+        else:
+            shape = (rows, cols)
+        _guard(max(shape) + 1, 2, fname, f"indexing the sparse matrix {wheres[k]}")
+        X = sp.csr_matrix((T[:, 2], (i, j)), shape=shape, dtype=np.float64)
+        X.eliminate_zeros()
+        out[k] = _View(X, "triplets")
+    names = ", ".join(f"{wheres[k]} ({views[k].X.shape[0]:,} nonzeros -> "
+                      f"{_shape_str(out[k].X.shape)})" for k in which)
+    note = (f"{names} stored as (row, column, value) triplets, as MATLAB's [i, j, v] = find(X) "
+            f"gives them: read as sparse matrices, {how}")
+    return out, note
 
 
 def _matrix_locator(r, c):

@@ -11,7 +11,7 @@ import io
 import zipfile
 from pathlib import Path
 
-from ._conventions import _FORMATS_HINT
+from ._conventions import _FORMATS_HINT, _check_sample_count
 from ._csvzip import _read_csv_zip
 from ._dataset import MultiViewDataset
 from ._errors import DataLoadError
@@ -41,7 +41,10 @@ def load(source, *, name=None, isolate=True):
           as rows or as columns), labels under ``Y``, ``y``, ``gt``,
           ``truelabel``, ``labels`` or ``gnd`` (any coding, row or column
           vector). If none of the view keys exists but the file holds exactly
-          one cell array, that cell array is used.
+          one cell array, that cell array is used. A view kept as (row, column,
+          value) triplets, as MATLAB's ``[i, j, v] = find(X)`` gives them (an
+          nnz x 3 matrix of 1-based indices and values), is read as the sparse
+          matrix it encodes when the views as stored cannot hold the same samples.
         * ``.npz``: 2-D view arrays and a label array under one of the label
           keys; an optional ``view_names`` array lists which arrays are views
           (and their order), otherwise every other array is a view, in the
@@ -68,7 +71,8 @@ def load(source, *, name=None, isolate=True):
     Raises
     ------
     DataLoadError
-        On anything that is not a well-formed multi-view dataset; the message
+        On anything that is not a well-formed multi-view dataset (including
+        one with fewer than 2 samples, which no clustering can use); the message
         names the file, the key or column, what was found and what was expected.
     """
     fname, raw = _read_source(source)
@@ -90,6 +94,7 @@ def load(source, *, name=None, isolate=True):
             f"{fname} needs more memory than is available: it is too large, or corrupt and "
             "declares absurd sizes."
         ) from None
+    _check_sample_count(views[0].shape[0], fname)
     return MultiViewDataset(
         name=name,
         views=views,

@@ -20,6 +20,7 @@ from ._conventions import (
     _orient,
     _shape_str,
     _storage_notes,
+    _triplet_views,
     _Unsupported,
     _valid_sparse,
 )
@@ -77,9 +78,14 @@ def _interpret_mat(variables, fname, fmt):
     labels_raw = None
     if label_key is not None:
         labels_raw = _mat_label_vector(variables[label_key], label_key, fname)
-    views, orient_note = _orient(views, labels_raw, [f"{view_key}{{{k + 1}}}"
-                                                     for k in range(len(views))],
-                                 label_key, fname)
+    wheres = [f"{view_key}{{{k + 1}}}" for k in range(len(views))]
+    # Views kept as MATLAB's [i, j, v] = find(X) (an nnz x 3 matrix each) do not hold the same
+    # samples as stored: read them as the sparse matrices they encode.
+    triplets = _triplet_views(views, wheres, labels_raw, fname)
+    if triplets is not None:
+        views, triplet_note = triplets
+        notes.append(triplet_note)
+    views, orient_note = _orient(views, labels_raw, wheres, label_key, fname)
     notes.append(orient_note)
     notes.extend(_storage_notes(views, [f"{view_key}{{{k + 1}}}" for k in range(len(views))]))
     out_views = [v.X for v in views]
