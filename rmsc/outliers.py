@@ -31,9 +31,9 @@ from .datasets._outliers import FEATURE_FRACTION, FEATURE_SHIFT, KINDS, inject
 from .preprocessing import normalize_l2
 from .solver import loss_of_weight
 
-__all__ = ["FEATURE_FRACTION", "FEATURE_SHIFT", "KINDS", "N_NEIGHBORS", "evaluate",
-           "inconsistency_scores", "inject", "knn_distance_scores", "roc_curves", "scores",
-           "view_neighbors"]
+__all__ = ["FEATURE_FRACTION", "FEATURE_SHIFT", "KINDS", "N_NEIGHBORS", "SCORES", "all_scores",
+           "compare", "evaluate", "inconsistency_scores", "inject", "knn_distance_scores",
+           "roc_curves", "scores", "view_neighbors"]
 
 #: Neighbours per view behind :func:`inconsistency_scores` and :func:`knn_distance_scores`.
 N_NEIGHBORS = 10
@@ -200,6 +200,64 @@ def inconsistency_scores(Xs, labels, n_neighbors=N_NEIGHBORS, *, normalize=True)
                                              * np.linalg.norm(other, axis=1))
         out[v] = 1.0 - cos
     return np.clip(out, 0.0, 1.0)
+
+
+#: The scores :func:`all_scores` computes: key -> name shown to people.
+SCORES = {
+    "weights": "RMSC weights P",
+    "inconsistency": "view inconsistency",
+    "knn": f"distance to {N_NEIGHBORS}th neighbour",
+}
+
+
+def all_scores(Xs, model, labels, n_neighbors=N_NEIGHBORS, *, normalize=True):
+    """The three outlier scores of a fit, keyed as :data:`SCORES`.
+
+    Parameters
+    ----------
+    Xs : list of array-like or sparse matrices
+        The views the model was fitted on, each (n_samples, n_features_v).
+    model : fitted RMSC
+        Anything :func:`scores` accepts (``weights_``, ``gamma``).
+    labels : array-like of shape (n_samples,)
+        The model's clusters (``labels_``), for :func:`inconsistency_scores`.
+    n_neighbors : int, default=10
+    normalize : bool, default=True
+
+    Returns
+    -------
+    dict of str -> ndarray of shape (n_views, n_samples)
+        ``"inconsistency"`` is absent for a single view (nothing to compare).
+    """
+    out = {"weights": scores(model)}
+    if len(Xs) > 1:
+        out["inconsistency"] = inconsistency_scores(Xs, labels, n_neighbors, normalize=normalize)
+    out["knn"] = knn_distance_scores(Xs, n_neighbors, normalize=normalize)
+    return out
+
+
+def compare(scores_by_name, mask, view_names=None):
+    """:func:`evaluate` for several scores, in one table with a ``score`` column first.
+
+    Parameters
+    ----------
+    scores_by_name : dict of str -> array of shape (n_views, n_samples)
+        E.g. from :func:`all_scores`; keys of :data:`SCORES` are shown by their names.
+    mask : bool array of shape (n_views, n_samples)
+    view_names : sequence of str, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``score``, ``view``, ``outliers``, ``roc_auc``, ``average_precision``:
+        one row per score and view.
+    """
+    tables = []
+    for key, S in scores_by_name.items():
+        t = evaluate(S, mask, view_names)
+        t.insert(0, "score", SCORES.get(key, key))
+        tables.append(t)
+    return pd.concat(tables, ignore_index=True)
 
 
 def _check_scores_mask(scores_, mask):

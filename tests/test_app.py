@@ -408,9 +408,18 @@ def test_injecting_outliers_changes_the_mask_and_reset_restores(fitted_app):
     wait_fit(at)
     goto(at, "weights")
     no_trouble(at)
-    auc = find_table(at, "view", "roc_auc")
-    assert auc["view"].tolist() == list(clean.view_names)
-    assert np.isnan(auc["roc_auc"].iloc[0]) and 0 <= auc["roc_auc"].iloc[1] <= 1
+    auc = find_table(at, "score", "view", "roc_auc")
+    from rmsc import outliers
+
+    out = at.session_state["slots"]["fit"].latest.result
+    expect = outliers.compare(outliers.all_scores(list(data.views), out, out.labels),
+                              data.outlier_mask, data.view_names)
+    expect = expect[expect["outliers"] > 0]
+    # P, view inconsistency and the k-NN baseline, for the one corrupted view
+    assert auc["score"].tolist() == expect["score"].tolist() == list(outliers.SCORES.values())
+    assert auc["view"].tolist() == [view] * 3
+    np.testing.assert_allclose(auc["roc_auc"], expect["roc_auc"])
+    assert all(0 <= a <= 1 for a in auc["roc_auc"])
     goto(at, "data")
     at.button(key="w_reset_outliers").click().run()
     assert at.session_state["data"] is at.session_state["clean"]

@@ -516,6 +516,22 @@ def test_diagnose_names_isolated_samples_pieces_and_one_big_cluster(small):
     assert any(f"One cluster holds {n} of {n}" in m for m in text)
 
 
+def test_placed_samples_are_reported_not_called_arbitrary(small):
+    import types
+
+    r = dash.fit_rmsc(small, dash.Params(max_iter=5, beta=0.01))
+    np.testing.assert_array_equal(r.placed, r.model.placed_)
+    n = small.n_samples
+    S = sp.csr_matrix(([1.0] * 4, ([0, 1, 2, 3], [1, 0, 3, 2])), shape=(n, n))
+    placed = dataclasses_replace(r, affinity=S,
+                                 model=types.SimpleNamespace(placed_=np.arange(4, n)))
+    notes = dash.diagnose(placed)
+    assert not any("have no link" in m for level, m in notes if level == "warning")
+    assert any(f"{n - 4} sample(s) have no link" in m and "placed by their nearest neighbours"
+               in m for level, m in notes if level == "info")
+    assert dataclasses_replace(r, model=None).placed.size == 0  # made-up results
+
+
 def dataclasses_replace(obj, **kw):
     import dataclasses
 

@@ -468,3 +468,29 @@ def test_inconsistent_outliers_found_on_digit():
     assert table.loc["FOU", "roc_auc"] >= 0.9
     weights_auc = evaluate(scores(model), c.outlier_mask, c.view_names).set_index("view")
     assert weights_auc.loc["PIX", "roc_auc"] < 0.9  # what the new score adds
+
+
+def test_all_scores_and_compare():
+    views, y = swapped_blobs()
+    P = np.ones((3, 60))
+    P[0, 7] = 0.1  # the weights single out sample 7 in view 0
+    model = types.SimpleNamespace(weights_=P, gamma=0.0)
+    got = outliers.all_scores(views, model, y, 5, normalize=False)
+    assert list(got) == list(outliers.SCORES) == ["weights", "inconsistency", "knn"]
+    np.testing.assert_allclose(got["weights"], scores(model))
+    np.testing.assert_allclose(got["inconsistency"],
+                               inconsistency_scores(views, y, 5, normalize=False))
+    np.testing.assert_allclose(got["knn"], knn_distance_scores(views, 5, normalize=False))
+    assert list(outliers.all_scores(views[:1], types.SimpleNamespace(weights_=P[:1], gamma=0.0),
+                                    y, 5)) == ["weights", "knn"]
+    mask = np.zeros((3, 60), bool)
+    mask[0, [0, 25]] = True
+    table = outliers.compare(got, mask, ["u", "v", "w"])
+    assert list(table.columns) == ["score", "view", "outliers", "roc_auc", "average_precision"]
+    assert table["score"].tolist() == [n for n in outliers.SCORES.values() for _ in range(3)]
+    assert table["view"].tolist() == ["u", "v", "w"] * 3
+    by = table.set_index(["score", "view"])["roc_auc"]
+    assert by[(outliers.SCORES["inconsistency"], "u")] == 1.0
+    assert by[(outliers.SCORES["weights"], "u")] == pytest.approx(
+        roc_auc_score(mask[0], got["weights"][0]))
+    assert np.isnan(by[(outliers.SCORES["knn"], "v")])
