@@ -827,6 +827,34 @@ def robustness_figure(tables, metric="acc"):
     return fig
 
 
+def robustness_cases_figure(tables, metric="acc"):
+    """One line per method across dataset variants (clean, then every injection case).
+
+    Parameters
+    ----------
+    tables : dict of str -> pandas.DataFrame
+        Variant name -> compare table (columns method, ``{metric}_mean``,
+        ``{metric}_std`` in [0, 1]), e.g. from the Compare page's robustness preset.
+    metric : str
+    """
+    names = list(tables)
+    methods = list(dict.fromkeys(m for df in tables.values() for m in df["method"]))
+    fig = go.Figure()
+    for i, method in enumerate(methods):
+        y, err = [], []
+        for name in names:
+            row = tables[name][tables[name]["method"] == method]
+            y.append(100 * float(row[f"{metric}_mean"].iloc[0]) if len(row) else np.nan)
+            err.append(100 * float(row[f"{metric}_std"].fillna(0).iloc[0]) if len(row) else 0)
+        fig.add_trace(go.Scatter(
+            x=names, y=y, error_y=dict(type="data", array=err), mode="lines+markers",
+            name=method, line=dict(color=_class_color(i)),
+            hovertemplate="%{x}: %{y:.2f}%<extra>" + method + "</extra>"))
+    fig.update_layout(title=f"{metric.upper()} (%) on the clean data and under every injection",
+                      yaxis_title=f"{metric.upper()} %", height=400,
+                      margin=dict(t=40, b=80, l=60, r=10))
+    return fig
+
 
 # ---------------------------------------------------------------------------
 # Reproduction figures (the paper's Figures 1, 3 and 4)

@@ -569,6 +569,30 @@ def test_compare_runs_in_the_background_and_fills_the_table(fitted_app):
     assert len(at.get("plotly_chart")) == 3
 
 
+def test_compare_robustness_preset(fitted_app):
+    at = goto(fitted_app, "compare")
+    clean = at.session_state["clean"]
+    at.radio(key="w_cmp_preset").set_value("robustness preset").run()
+    no_trouble(at)
+    assert at.multiselect(key="w_cmp_rob_views").value == list(clean.view_names[:2])
+    at.multiselect(key="w_cmp_rob_views").set_value([clean.view_names[1]])
+    at.multiselect(key="w_cmp_methods").set_value(["RMSC"]).run()
+    assert "Run 9 fits" in at.button(key="w_cmp_run").label
+    at.button(key="w_cmp_run").click().run()
+    job = at.session_state["slots"]["compare"].latest
+    assert job.wait(300)
+    at.run()
+    no_trouble(at)
+    table = find_table(at, "method", "clean %")
+    expect = dash.robustness_variants(clean, [clean.view_names[1]], random_state=0)
+    assert list(job.result) == list(expect)
+    assert table.columns.tolist() == ["method"] + [f"{name} %" for name in expect]
+    assert table["method"].tolist() == ["RMSC"]
+    assert table["clean %"].iloc[0] == pytest.approx(
+        100 * job.result["clean"]["acc_mean"].iloc[0])
+    assert len(at.get("plotly_chart")) == 1
+
+
 def test_sensitivity_grid_and_views_on_demand(fitted_app):
     at = goto(fitted_app, "sensitivity")
     no_trouble(at)

@@ -783,6 +783,24 @@ def test_run_compare_reports_one_bar_over_all_variants(small):
         dash.run_compare({"x": small}, [])
 
 
+def test_robustness_variants_every_kind_and_fraction(small):
+    out = dash.robustness_variants(small, ["B"], random_state=4)
+    kinds = rmsc.outliers.KINDS
+    assert list(out) == ["clean"] + [f"{k} {p}%" for k in kinds for p in (10, 20)]
+    assert out["clean"] is small
+    for k in kinds:
+        for f in dash.ROBUSTNESS_FRACTIONS:
+            d = out[f"{k} {100 * f:g}%"]
+            ref = rmsc.outliers.inject(small, ["B"], f, kind=k, random_state=4)
+            assert d.fingerprint == ref.fingerprint
+            assert d.outlier_mask[0].sum() == 0 and d.outlier_mask[1].sum() == round(f * 45)
+    two = dash.robustness_variants(small, ["A", "B"], kinds=["noise"], fractions=[0.2])
+    assert list(two) == ["clean", "noise 20%"]
+    assert (two["noise 20%"].outlier_mask.sum(axis=1) == 9).all()
+    with pytest.raises(ValueError, match="at least one view"):
+        dash.robustness_variants(small, [])
+
+
 def test_run_compare_cancelled_between_fits(small):
     job = dash.Job("k", lambda j: None)
     job.cancel()

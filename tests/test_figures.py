@@ -159,6 +159,23 @@ def test_score_roc_figure_one_panel_per_corrupted_view():
     assert fig.data[0].line.color == fig.data[3].line.color  # a score keeps its colour
 
 
+def test_robustness_cases_figure_one_line_per_method_across_cases():
+    tables = {
+        "clean": pd.DataFrame({"method": ["RMSC", "SSC-AVG"], "acc_mean": [0.9, 0.8],
+                               "acc_std": [0.01, 0.02]}),
+        "replace 10%": pd.DataFrame({"method": ["RMSC", "SSC-AVG"], "acc_mean": [0.85, np.nan],
+                                     "acc_std": [0.0, np.nan]}),
+        "noise 10%": pd.DataFrame({"method": ["RMSC"], "acc_mean": [0.7], "acc_std": [0.1]}),
+    }
+    fig = figures.robustness_cases_figure(tables)
+    assert [t.name for t in fig.data] == ["RMSC", "SSC-AVG"]
+    assert list(fig.data[0].x) == ["clean", "replace 10%", "noise 10%"]
+    np.testing.assert_allclose(fig.data[0].y, [90, 85, 70])
+    np.testing.assert_allclose(fig.data[0].error_y.array, [1, 0, 10])
+    assert fig.data[1].y[0] == pytest.approx(80) and np.isnan(fig.data[1].y[1])
+    assert np.isnan(fig.data[1].y[2])  # a method missing from a case: a gap, not a zero
+
+
 def test_sample_weights_figure():
     table = pd.DataFrame({"view": ["a", "b"], "weight": [1.0, 2.0], "view median": [3.0, 4.0]})
     fig = figures.sample_weights_figure(table)
