@@ -5,7 +5,7 @@ import streamlit as st
 
 import ui
 from rmsc import dashboard as dash
-from rmsc import figures
+from rmsc import figures, outliers, placement
 
 ss = st.session_state
 
@@ -29,8 +29,6 @@ ui.intro(
 
 @st.cache_data(max_entries=4, show_spinner="Scoring outliers…")
 def _outlier_scores(key, _views, _result, _labels):
-    from rmsc import outliers
-
     return outliers.all_scores(list(_views), _result, _labels)
 
 data = ui.require_data()
@@ -68,7 +66,7 @@ if plan.weight_columns < data.n_samples:
 if r.placed.size:
     st.caption(f"{r.placed.size} sample(s) were placed by their neighbours in the views rather "
                "than by the spectral embedding: the consensus Z* nearly cut them off (affinity "
-               "degree below 0.3 × the median).")
+               f"degree below {placement.WEAK_DEGREE:g} × the median).")
 
 c1, c2 = st.columns(2)
 with c1:
@@ -81,8 +79,6 @@ with c2:
                 "weights find them (ROC curves and AUC per view).")
     else:
         try:
-            from rmsc import outliers
-
             scores = outliers.scores(r)
             table = outliers.evaluate(scores, mask, view_names=data.view_names)
             curves = outliers.roc_curves(scores, mask)
@@ -96,11 +92,10 @@ if mask is not None and mask.any():
     st.markdown("RMSC's weights P beside two scores that need no weights: **view "
                 "inconsistency** (a view puts the sample among other clusters than the other "
                 "views do; finds samples whose views disagree, which P misses) and the "
-                "**distance to the 10th nearest neighbour** in the view (the baseline P must "
+                f"**distance to the {outliers.N_NEIGHBORS}th nearest neighbour** in the view "
+                "(the baseline P must "
                 "beat to have learnt anything).")
     try:
-        from rmsc import outliers
-
         by_key = _outlier_scores(r.key, tuple(data.views), r, r.labels)
         named = {outliers.SCORES[k]: S for k, S in by_key.items()}
         table = outliers.compare(by_key, mask, view_names=data.view_names)
