@@ -2,7 +2,7 @@
 
     python benchmarks/bench_robustness.py [--kinds replace noise inconsistent features]
         [--fractions 0.1 0.2] [--seeds 0 1 2] [--methods RMSC RMSC-WV SSC-AVG]
-        [--views PIX FOU] [--json out.json]
+        [--views PIX FOU] [--no-clean] [--json out.json]
     python benchmarks/bench_robustness.py --summarize a.json b.txt ...
 
 For every injection kind x fraction x seed (plus the clean data for every seed),
@@ -65,7 +65,7 @@ def row_text(r):
 def run(args):
     data = datasets.load_digit()
     view_idx = [data.view_names.index(v) for v in args.views]
-    cases = [("clean", 0.0, s) for s in args.seeds] + [
+    cases = [("clean", 0.0, s) for s in args.seeds if not args.no_clean] + [
         (k, f, s) for k in args.kinds for f in args.fractions for s in args.seeds]
     rows = []
     print(HEADER, flush=True)
@@ -159,6 +159,7 @@ def main():
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument("--methods", nargs="+", default=["RMSC", "RMSC-WV", "SSC-AVG"])
     ap.add_argument("--views", nargs="+", default=["PIX", "FOU"])
+    ap.add_argument("--no-clean", action="store_true", help="skip the clean data")
     ap.add_argument("--json", help="also write the rows to this JSON file")
     ap.add_argument("--summarize", nargs="+", metavar="JSON",
                     help="print the summary of rows written by earlier runs")
