@@ -5,7 +5,7 @@ import streamlit as st
 
 import ui
 from rmsc import dashboard as dash
-from rmsc import figures
+from rmsc import figures, outliers, placement
 
 ss = st.session_state
 
@@ -18,8 +18,18 @@ ui.intro(
     "with samples grouped by class; a red mark just above a row points at an outlier you "
     "injected into that view (*Data* page). **Try:** inject 10% 'replace' outliers into one "
     "view and check that exactly that row turns dark under the marks, and that the ROC curve "
-    "of that view hugs the top-left corner."
+    "of that view hugs the top-left corner. Low weights do **not** find view-inconsistent "
+    "samples (clean-looking in every view, but the views disagree about their class: their "
+    "view still reconstructs them well); the *view inconsistency* score below does, and the "
+    "*k-NN distance* baseline shows whether P found more than plain distance. Samples the "
+    "consensus nearly cut off (mostly outliers) are placed by their neighbours in the views "
+    "that still trust them; a black mark below the rows points at each."
 )
+
+
+@st.cache_data(max_entries=4, show_spinner="Scoring outliers…")
+def _outlier_scores(key, _views, _result, _labels):
+    return outliers.all_scores(list(_views), _result, _labels)
 
 data = ui.require_data()
 r = ui.require_result("The weights page")
@@ -49,10 +59,14 @@ else:
 st.plotly_chart(figures.weights_heatmap_figure(P, data.view_names, order=order, boundaries=bounds,
                                                groups=groups, outlier_mask=mask,
                                                max_columns=plan.weight_columns,
-                                               relative=relative),
+                                               relative=relative, placed=r.placed),
                 key="weights_heatmap")
 if plan.weight_columns < data.n_samples:
     st.caption(plan.notices[-1])
+if r.placed.size:
+    st.caption(f"{r.placed.size} sample(s) were placed by their neighbours in the views rather "
+               "than by the spectral embedding: the consensus Z* nearly cut them off (affinity "
+               f"degree below {placement.WEAK_DEGREE:g} × the median).")
 
 c1, c2 = st.columns(2)
 with c1:
@@ -65,20 +79,35 @@ with c2:
                 "weights find them (ROC curves and AUC per view).")
     else:
         try:
-            from rmsc import outliers
-
             scores = outliers.scores(r)
             table = outliers.evaluate(scores, mask, view_names=data.view_names)
             curves = outliers.roc_curves(scores, mask)
             st.plotly_chart(figures.roc_figure(curves, data.view_names,
                                                aucs=list(table["roc_auc"])), key="roc")
-            st.dataframe(table, hide_index=True, key="auc_table",
-                         column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                        for c in ("roc_auc", "average_precision")})
-        except ImportError:
-            st.info("ROC curves need rmsc.outliers (arrives with the data layer).")
         except ValueError as exc:
             st.error(str(exc))
+
+if mask is not None and mask.any():
+    st.subheader("Which score finds the outliers")
+    st.markdown("RMSC's weights P beside two scores that need no weights: **view "
+                "inconsistency** (a view puts the sample among other clusters than the other "
+                "views do; finds samples whose views disagree, which P misses) and the "
+                f"**distance to the {outliers.N_NEIGHBORS}th nearest neighbour** in the view "
+                "(the baseline P must "
+                "beat to have learnt anything).")
+    try:
+        by_key = _outlier_scores(r.key, tuple(data.views), r, r.labels)
+        named = {outliers.SCORES[k]: S for k, S in by_key.items()}
+        table = outliers.compare(by_key, mask, view_names=data.view_names)
+        aucs = {name: list(table.loc[table["score"] == name, "roc_auc"]) for name in named}
+        st.plotly_chart(figures.score_roc_figure(
+            {name: outliers.roc_curves(S, mask) for name, S in named.items()},
+            data.view_names, aucs), key="score_roc")
+        st.dataframe(table[table["outliers"] > 0], hide_index=True, key="auc_table",
+                     column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                    for c in ("roc_auc", "average_precision")})
+    except ValueError as exc:
+        st.error(str(exc))
 
 st.subheader("Least-trusted samples")
 st.markdown("Samples whose weight is lowest relative to their view's median. "

@@ -267,7 +267,7 @@ WEIGHT_ROW_GAP = 10
 
 
 def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, groups=None,
-                           outlier_mask=None, max_columns=2000, relative=False):
+                           outlier_mask=None, max_columns=2000, relative=False, placed=None):
     """Heatmap of P (views x samples), samples in ``order``, injected pairs marked beside their row.
 
     Parameters
@@ -286,6 +286,9 @@ def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, 
     relative : bool
         Colour P divided by its view's median (views' weights differ in scale; this
         shows which samples each view trusts less than usual).
+    placed : array of int or None
+        Samples RMSC placed by their neighbours (``RMSC.placed_``): each gets a small
+        black triangle below the last row, pointing up.
 
     Rows are at y = 0..n_views-1 (top to bottom, named by ``view_names``), separated by
     :data:`WEIGHT_ROW_GAP` pixels; a mark for view v is at y = v - 0.5.
@@ -320,6 +323,17 @@ def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, 
                 name="injected outlier (mark above its row)", customdata=order[jj],
                 text=[names[v] for v in vv],
                 hovertemplate="sample %{customdata} (injected in %{text})<extra></extra>"))
+    has_placed = placed is not None and len(placed) > 0
+    if has_placed:
+        where = np.empty(n, dtype=np.int64)
+        where[order] = np.arange(n)
+        jj = where[np.asarray(placed, dtype=np.int64)]
+        marked = True
+        fig.add_trace(go.Scattergl(
+            x=(jj + 0.5) * scale - 0.5, y=np.full(jj.size, m - 0.5), mode="markers",
+            marker=dict(symbol="triangle-up", size=7, color="black"),
+            name="placed by its neighbours (mark below the rows)", customdata=order[jj],
+            hovertemplate="sample %{customdata}: placed by its neighbours<extra></extra>"))
     line = None if boundaries is None else _boundary_line(len(boundaries) + 1,
                                                           "rgba(255,255,255,0.45)")
     if line is not None:
@@ -332,7 +346,8 @@ def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, 
     else:
         fig.update_xaxes(title="sample")
     # the top row's marks need room above it: the axis starts a little before -0.5
-    fig.update_yaxes(tickvals=list(range(m)), ticktext=names, range=[m - 0.5, -0.75],
+    fig.update_yaxes(tickvals=list(range(m)), ticktext=names,
+                     range=[m - 0.25 if has_placed else m - 0.5, -0.75],
                      zeroline=False, showgrid=False)
     fig.update_layout(title="Weights P (one per sample per view)" + (
         ", each view divided by its median" if relative else ""), height=140 + 44 * m,
@@ -395,6 +410,48 @@ def roc_figure(curves, view_names, aucs=None):
                       xaxis_title="false positive rate", yaxis_title="true positive rate",
                       xaxis_range=[0, 1], yaxis_range=[0, 1.02], height=380,
                       margin=dict(t=40, b=40, l=60, r=10))
+    return fig
+
+
+def score_roc_figure(curves_by_score, view_names, aucs_by_score=None):
+    """ROC of several outlier scores, one panel per view that has outliers.
+
+    Parameters
+    ----------
+    curves_by_score : dict of str -> list of (fpr, tpr) or None per view
+        Score name -> ``rmsc.outliers.roc_curves(score, mask)``.
+    view_names : list of str
+    aucs_by_score : dict of str -> list of float, optional
+        Score name -> ROC-AUC per view; shown in the legend (first panel) and on hover.
+
+    Every score keeps its colour in every panel; a dotted diagonal is chance.
+    """
+    names = list(curves_by_score)
+    shown = [v for v in range(len(view_names))
+             if any(curves_by_score[k][v] is not None for k in names)]
+    fig = make_subplots(rows=1, cols=max(len(shown), 1),
+                        subplot_titles=[str(view_names[v]) for v in shown] or ["no outliers"])
+    for col, v in enumerate(shown, start=1):
+        for i, key in enumerate(names):
+            cur = curves_by_score[key][v]
+            if cur is None:
+                continue
+            auc = None if aucs_by_score is None else aucs_by_score[key][v]
+            label = key if auc is None or np.isnan(auc) else f"{key} (AUC {auc:.3f})"
+            fig.add_trace(go.Scatter(
+                x=np.asarray(cur[0]), y=np.asarray(cur[1]), mode="lines",
+                name=key, legendgroup=key, showlegend=col == 1,
+                line=dict(color=_class_color(i)), hovertemplate=f"{view_names[v]}: {label}"
+                "<br>FPR %{x:.3f}, TPR %{y:.3f}<extra></extra>"), row=1, col=col)
+        fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
+                                 legendgroup="chance", showlegend=col == 1,
+                                 line=dict(dash="dot", color="grey")), row=1, col=col)
+        fig.update_xaxes(range=[0, 1], title="false positive rate", row=1, col=col)
+        fig.update_yaxes(range=[0, 1.02], row=1, col=col)
+    fig.update_yaxes(title="true positive rate", row=1, col=1)
+    fig.update_layout(title="Which score finds the injected outliers (ROC per corrupted view)",
+                      height=380, margin=dict(t=60, b=40, l=60, r=10),
+                      legend=dict(orientation="h", y=-0.25))
     return fig
 
 
@@ -769,6 +826,34 @@ def robustness_figure(tables, metric="acc"):
                       margin=dict(t=40, b=40, l=60, r=10))
     return fig
 
+
+def robustness_cases_figure(tables, metric="acc"):
+    """One line per method across dataset variants (clean, then every injection case).
+
+    Parameters
+    ----------
+    tables : dict of str -> pandas.DataFrame
+        Variant name -> compare table (columns method, ``{metric}_mean``,
+        ``{metric}_std`` in [0, 1]), e.g. from the Compare page's robustness preset.
+    metric : str
+    """
+    names = list(tables)
+    methods = list(dict.fromkeys(m for df in tables.values() for m in df["method"]))
+    fig = go.Figure()
+    for i, method in enumerate(methods):
+        y, err = [], []
+        for name in names:
+            row = tables[name][tables[name]["method"] == method]
+            y.append(100 * float(row[f"{metric}_mean"].iloc[0]) if len(row) else np.nan)
+            err.append(100 * float(row[f"{metric}_std"].fillna(0).iloc[0]) if len(row) else 0)
+        fig.add_trace(go.Scatter(
+            x=names, y=y, error_y=dict(type="data", array=err), mode="lines+markers",
+            name=method, line=dict(color=_class_color(i)),
+            hovertemplate="%{x}: %{y:.2f}%<extra>" + method + "</extra>"))
+    fig.update_layout(title=f"{metric.upper()} (%) on the clean data and under every injection",
+                      yaxis_title=f"{metric.upper()} %", height=400,
+                      margin=dict(t=40, b=80, l=60, r=10))
+    return fig
 
 
 # ---------------------------------------------------------------------------

@@ -21,8 +21,9 @@ from ._validation import (
     check_positive_int,
     check_views,
 )
+from .placement import PLACEMENTS, place_weak_samples
 from .preprocessing import normalize_l2
-from .spectral import N_KMEANS_RUNS, affinity_from_coefficients, spectral_clustering
+from .spectral import N_KMEANS_RUNS, affinity_from_coefficients, kmeans_runs, spectral_clustering
 
 WEIGHTINGS = ("sample", "view")
 
@@ -82,6 +83,18 @@ class RMSC(ClusterMixin, BaseEstimator):
         Affinity post-processing (SSC's): divide each column of |Z*| by its
         maximum before symmetrising. See
         :func:`rmsc.spectral.affinity_from_coefficients`.
+    placement : {"neighbors", None}, default="neighbors"
+        What to do with the samples the consensus (nearly) isolates - mostly
+        outliers, whose columns of Z* the weights shrink. ``"neighbors"``: the
+        spectral embedding is computed without them, and each is placed at
+        the embedding of its nearest neighbours in every view, the views
+        weighted by how much they still trust it (P relative to the view's
+        median; :mod:`rmsc.placement`). ``None``: the paper's plain spectral
+        clustering of S, which leaves such samples to take eigenvectors and
+        land in arbitrary clusters. On Digit the default gains 1-12 ACC
+        points (4-16 NMI) under replaced or view-inconsistent samples, costs 0.5-1.5
+        ACC under noise or corrupted features, and leaves clean data as they were
+        (docs/robustness.md).
     n_init : int, default=20
         k-means restarts on the spectral embedding (the paper uses 20).
     random_state : int, RandomState instance or None, default=None
@@ -116,7 +129,11 @@ class RMSC(ClusterMixin, BaseEstimator):
         Z*, column j the representation of sample j; zero diagonal.
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
     embedding_ : ndarray of shape (n_samples, n_clusters)
-        Row-normalised spectral embedding.
+        Row-normalised spectral embedding (with the placed samples' rows).
+    placed_ : ndarray of int
+        Indices of the samples placed by evidence rather than by the spectral
+        embedding (empty with ``placement=None``): their affinity degree is
+        below :data:`rmsc.placement.WEAK_DEGREE` times the median.
     objective_ : ndarray of shape (n_iter_,)
         The whole objective after every iteration (non-increasing).
     objective_terms_ : dict of ndarray of shape (n_iter_,)
@@ -163,6 +180,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         normalize=True,
         top_k=None,
         scale_columns=False,
+        placement="neighbors",
         n_init=N_KMEANS_RUNS,
         random_state=None,
         callback=None,
@@ -179,6 +197,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.normalize = normalize
         self.top_k = top_k
         self.scale_columns = scale_columns
+        self.placement = placement
         self.n_init = n_init
         self.random_state = random_state
         self.callback = callback
@@ -205,6 +224,11 @@ class RMSC(ClusterMixin, BaseEstimator):
             )
         if self.top_k is not None:
             check_positive_int("top_k", self.top_k)
+        if self.placement not in PLACEMENTS:
+            raise ValueError(
+                f"placement must be 'neighbors' (place isolated samples by their neighbours in "
+                f"the views) or None (plain spectral clustering); got {self.placement!r}."
+            )
         return lam, beta, gamma
 
     @one_thread_per_call
@@ -270,7 +294,14 @@ class RMSC(ClusterMixin, BaseEstimator):
                 "sample in Z*, so spectral clustering cannot place them and the labels would "
                 f"be arbitrary. {_beta_advice(lam, self.beta_max_)}"
             )
-        n_pieces = connected_components(self.affinity_matrix_, directed=False)[0]
+        rng = check_random_state(self.random_state)
+        if self.placement == "neighbors":
+            self.embedding_, self.placed_ = place_weak_samples(
+                self.affinity_matrix_, views, self.weights_, self.n_clusters, random_state=rng)
+        else:
+            self.placed_ = np.array([], dtype=np.int64)
+        kept = np.setdiff1d(np.arange(n), self.placed_)
+        n_pieces = connected_components(self.affinity_matrix_[kept][:, kept], directed=False)[0]
         if n_pieces > self.n_clusters:
             warnings.warn(
                 f"The consensus graph falls into {n_pieces} disconnected pieces, more than the "
@@ -280,10 +311,13 @@ class RMSC(ClusterMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        rng = check_random_state(self.random_state)
-        runs, self.embedding_ = spectral_clustering(
-            self.affinity_matrix_, self.n_clusters, n_runs=self.n_init, random_state=rng
-        )
+        if self.placement == "neighbors":
+            runs = kmeans_runs(self.embedding_, self.n_clusters, n_runs=self.n_init,
+                               random_state=rng)
+        else:
+            runs, self.embedding_ = spectral_clustering(
+                self.affinity_matrix_, self.n_clusters, n_runs=self.n_init, random_state=rng
+            )
         self.spectral_time_ = time.perf_counter() - t0
         self.labels_ = runs.labels
         self.label_runs_ = runs.runs

@@ -408,9 +408,18 @@ def test_injecting_outliers_changes_the_mask_and_reset_restores(fitted_app):
     wait_fit(at)
     goto(at, "weights")
     no_trouble(at)
-    auc = find_table(at, "view", "roc_auc")
-    assert auc["view"].tolist() == list(clean.view_names)
-    assert np.isnan(auc["roc_auc"].iloc[0]) and 0 <= auc["roc_auc"].iloc[1] <= 1
+    auc = find_table(at, "score", "view", "roc_auc")
+    from rmsc import outliers
+
+    out = at.session_state["slots"]["fit"].latest.result
+    expect = outliers.compare(outliers.all_scores(list(data.views), out, out.labels),
+                              data.outlier_mask, data.view_names)
+    expect = expect[expect["outliers"] > 0]
+    # P, view inconsistency and the k-NN baseline, for the one corrupted view
+    assert auc["score"].tolist() == expect["score"].tolist() == list(outliers.SCORES.values())
+    assert auc["view"].tolist() == [view] * 3
+    np.testing.assert_allclose(auc["roc_auc"], expect["roc_auc"])
+    assert all(0 <= a <= 1 for a in auc["roc_auc"])
     goto(at, "data")
     at.button(key="w_reset_outliers").click().run()
     assert at.session_state["data"] is at.session_state["clean"]
@@ -558,6 +567,30 @@ def test_compare_runs_in_the_background_and_fills_the_table(fitted_app):
                                       f"{100 * tables['clean']['acc_std'].iloc[1]:.2f}")
     assert "change (points)" in find_table(at, "method", "change (points)").columns
     assert len(at.get("plotly_chart")) == 3
+
+
+def test_compare_robustness_preset(fitted_app):
+    at = goto(fitted_app, "compare")
+    clean = at.session_state["clean"]
+    at.radio(key="w_cmp_preset").set_value("robustness preset").run()
+    no_trouble(at)
+    assert at.multiselect(key="w_cmp_rob_views").value == list(clean.view_names[:2])
+    at.multiselect(key="w_cmp_rob_views").set_value([clean.view_names[1]])
+    at.multiselect(key="w_cmp_methods").set_value(["RMSC"]).run()
+    assert "Run 9 fits" in at.button(key="w_cmp_run").label
+    at.button(key="w_cmp_run").click().run()
+    job = at.session_state["slots"]["compare"].latest
+    assert job.wait(300)
+    at.run()
+    no_trouble(at)
+    table = find_table(at, "method", "clean %")
+    expect = dash.robustness_variants(clean, [clean.view_names[1]], random_state=0)
+    assert list(job.result) == list(expect)
+    assert table.columns.tolist() == ["method"] + [f"{name} %" for name in expect]
+    assert table["method"].tolist() == ["RMSC"]
+    assert table["clean %"].iloc[0] == pytest.approx(
+        100 * job.result["clean"]["acc_mean"].iloc[0])
+    assert len(at.get("plotly_chart")) == 1
 
 
 def test_sensitivity_grid_and_views_on_demand(fitted_app):

@@ -516,6 +516,22 @@ def test_diagnose_names_isolated_samples_pieces_and_one_big_cluster(small):
     assert any(f"One cluster holds {n} of {n}" in m for m in text)
 
 
+def test_placed_samples_are_reported_not_called_arbitrary(small):
+    import types
+
+    r = dash.fit_rmsc(small, dash.Params(max_iter=5, beta=0.01))
+    np.testing.assert_array_equal(r.placed, r.model.placed_)
+    n = small.n_samples
+    S = sp.csr_matrix(([1.0] * 4, ([0, 1, 2, 3], [1, 0, 3, 2])), shape=(n, n))
+    placed = dataclasses_replace(r, affinity=S,
+                                 model=types.SimpleNamespace(placed_=np.arange(4, n)))
+    notes = dash.diagnose(placed)
+    assert not any("have no link" in m for level, m in notes if level == "warning")
+    assert any(f"{n - 4} sample(s) have no link" in m and "placed by their nearest neighbours"
+               in m for level, m in notes if level == "info")
+    assert dataclasses_replace(r, model=None).placed.size == 0  # made-up results
+
+
 def dataclasses_replace(obj, **kw):
     import dataclasses
 
@@ -765,6 +781,24 @@ def test_run_compare_reports_one_bar_over_all_variants(small):
                                       f"{100 * out['clean']['acc_std'].iloc[0]:.2f}")
     with pytest.raises(ValueError, match="at least one method"):
         dash.run_compare({"x": small}, [])
+
+
+def test_robustness_variants_every_kind_and_fraction(small):
+    out = dash.robustness_variants(small, ["B"], random_state=4)
+    kinds = rmsc.outliers.KINDS
+    assert list(out) == ["clean"] + [f"{k} {p}%" for k in kinds for p in (10, 20)]
+    assert out["clean"] is small
+    for k in kinds:
+        for f in dash.ROBUSTNESS_FRACTIONS:
+            d = out[f"{k} {100 * f:g}%"]
+            ref = rmsc.outliers.inject(small, ["B"], f, kind=k, random_state=4)
+            assert d.fingerprint == ref.fingerprint
+            assert d.outlier_mask[0].sum() == 0 and d.outlier_mask[1].sum() == round(f * 45)
+    two = dash.robustness_variants(small, ["A", "B"], kinds=["noise"], fractions=[0.2])
+    assert list(two) == ["clean", "noise 20%"]
+    assert (two["noise 20%"].outlier_mask.sum(axis=1) == 9).all()
+    with pytest.raises(ValueError, match="at least one view"):
+        dash.robustness_variants(small, [])
 
 
 def test_run_compare_cancelled_between_fits(small):

@@ -131,6 +131,51 @@ def test_roc_figure_skips_views_without_curves():
     assert list(fig.data[0].y) == [0, 1, 1]
 
 
+def test_weights_heatmap_marks_placed_samples_below_the_rows():
+    P = np.arange(8, dtype=float).reshape(2, 4)
+    order = np.array([3, 1, 0, 2])
+    fig = figures.weights_heatmap_figure(P, ["a", "b"], order=order, placed=np.array([0, 3]))
+    heat, placed = fig.data
+    # sample 3 is at position 0, sample 0 at position 2; marks in the gap below row "b"
+    assert sorted(zip(placed.x, placed.customdata)) == [(0.0, 3), (2.0, 0)]
+    assert list(placed.y) == [1.5, 1.5] and placed.marker.symbol == "triangle-up"
+    assert max(fig.layout.yaxis.range) > 1.5  # room below the last row
+    assert fig.layout.showlegend
+    plain = figures.weights_heatmap_figure(P, ["a", "b"], placed=np.array([], int))
+    assert len(plain.data) == 1 and max(plain.layout.yaxis.range) == 1.5
+
+
+def test_score_roc_figure_one_panel_per_corrupted_view():
+    curves = {"P": [None, ([0, 0.5, 1], [0, 0.2, 1]), ([0, 1], [0, 1])],
+              "incons.": [None, ([0, 0, 1], [0, 1, 1]), None]}
+    aucs = {"P": [float("nan"), 0.35, 0.5], "incons.": [float("nan"), 1.0, float("nan")]}
+    fig = figures.score_roc_figure(curves, ["a", "b", "c"], aucs)
+    assert [a.text for a in fig.layout.annotations] == ["b", "c"]  # view a has no outliers
+    lines = [(t.name, t.xaxis, t.showlegend) for t in fig.data]
+    assert lines == [("P", "x", True), ("incons.", "x", True), ("chance", "x", True),
+                     ("P", "x2", False), ("chance", "x2", False)]
+    assert list(fig.data[1].y) == [0, 1, 1]
+    assert "AUC 1.000" in fig.data[1].hovertemplate and "AUC 0.350" in fig.data[0].hovertemplate
+    assert fig.data[0].line.color == fig.data[3].line.color  # a score keeps its colour
+
+
+def test_robustness_cases_figure_one_line_per_method_across_cases():
+    tables = {
+        "clean": pd.DataFrame({"method": ["RMSC", "SSC-AVG"], "acc_mean": [0.9, 0.8],
+                               "acc_std": [0.01, 0.02]}),
+        "replace 10%": pd.DataFrame({"method": ["RMSC", "SSC-AVG"], "acc_mean": [0.85, np.nan],
+                                     "acc_std": [0.0, np.nan]}),
+        "noise 10%": pd.DataFrame({"method": ["RMSC"], "acc_mean": [0.7], "acc_std": [0.1]}),
+    }
+    fig = figures.robustness_cases_figure(tables)
+    assert [t.name for t in fig.data] == ["RMSC", "SSC-AVG"]
+    assert list(fig.data[0].x) == ["clean", "replace 10%", "noise 10%"]
+    np.testing.assert_allclose(fig.data[0].y, [90, 85, 70])
+    np.testing.assert_allclose(fig.data[0].error_y.array, [1, 0, 10])
+    assert fig.data[1].y[0] == pytest.approx(80) and np.isnan(fig.data[1].y[1])
+    assert np.isnan(fig.data[1].y[2])  # a method missing from a case: a gap, not a zero
+
+
 def test_sample_weights_figure():
     table = pd.DataFrame({"view": ["a", "b"], "weight": [1.0, 2.0], "view median": [3.0, 4.0]})
     fig = figures.sample_weights_figure(table)

@@ -376,3 +376,121 @@ def test_noise_moves_every_sample_of_a_mostly_zero_view():
     moved = np.abs(out.views[0] - X).ravel()
     assert out.outlier_mask[0].all()
     assert np.all(moved > 1e-3)
+
+
+# ---------------------------------------------------------------------------
+# the k-NN distance baseline and the view-inconsistency score
+# ---------------------------------------------------------------------------
+
+from rmsc.outliers import inconsistency_scores, knn_distance_scores, view_neighbors  # noqa: E402
+
+
+def test_knn_distance_hand_worked():
+    X = np.array([[0.0], [1.0], [3.0], [10.0]])
+    # k = 1: nearest other point; k = 2: the second nearest
+    np.testing.assert_allclose(knn_distance_scores([X], 1, normalize=False), [[1, 1, 2, 7]])
+    np.testing.assert_allclose(knn_distance_scores([X, 2 * X], 2, normalize=False),
+                               [[3, 2, 3, 9], [6, 4, 6, 18]])
+    # unit-L2 first: (1, 0) and (0, 2) become orthogonal unit vectors, sqrt(2) apart
+    Y = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]])
+    np.testing.assert_allclose(knn_distance_scores([Y], 1), [[0, np.sqrt(2), 0]], atol=1e-12)
+    assert knn_distance_scores([sp.csr_matrix(Y)], 2).shape == (1, 3)
+
+
+def test_view_neighbors_exclude_the_sample_itself_even_among_duplicates():
+    X = np.array([[0.0], [0.0], [0.0], [5.0]])
+    N = view_neighbors([X], 2, normalize=False)
+    assert N.shape == (1, 4, 2)
+    for j in range(4):
+        assert j not in N[0, j]
+    assert set(N[0, 3]) <= {0, 1, 2}
+    with pytest.raises(ValueError, match="n_neighbors=4 needs at least 5 samples"):
+        view_neighbors([X], 4)
+
+
+def swapped_blobs(n_per=20, seed=0):
+    """Three views of three well separated blobs; samples 0 and 25 swapped in view 0."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1, 2], n_per)
+    centers = np.eye(3) * 10
+    views = [centers[y] + rng.normal(0, 0.3, (3 * n_per, 3)) for _ in range(3)]
+    views[0][0] = views[0][45]  # sample 0 (class 0) looks like class 2 in view 0
+    views[0][25] = views[0][5]  # sample 25 (class 1) looks like class 0 in view 0
+    return views, y
+
+
+def test_inconsistency_score_known_answer():
+    views, y = swapped_blobs()
+    S = inconsistency_scores(views, y, n_neighbors=5, normalize=False)
+    assert S.shape == (3, 60) and S.min() >= 0 and S.max() <= 1
+    # view 0 puts samples 0 and 25 among another class only
+    np.testing.assert_allclose(S[0, [0, 25]], 1.0)
+    # a clean sample has at most one swapped sample among its 5 neighbours in view 0:
+    # h = (0.8, 0.2, 0) against (1, 0, 0) at worst
+    clean = np.setdiff1d(np.arange(60), [0, 5, 25, 45])
+    assert np.all(S[0, clean] <= 1 - 0.8 / np.hypot(0.8, 0.2) + 1e-12)
+    assert np.sum(S[0, clean] < 1e-12) > 40
+    # in views 1 and 2, sample 0 disagrees with one of the two other views: h = (1, 0, 0)
+    # against the mean of (1, 0, 0) and (0, 0, 1), cosine 1/sqrt(2)
+    np.testing.assert_allclose(S[1:, 0], 1 - 1 / np.sqrt(2))
+    mask = np.zeros((3, 60), bool)
+    mask[0, [0, 25]] = True
+    assert evaluate(S, mask)["roc_auc"][0] == 1.0
+    # labels may be any coding
+    np.testing.assert_allclose(inconsistency_scores(views, np.array(list("abc"))[y], 5,
+                                                    normalize=False), S)
+    # the weights and the k-NN distance do not see it: the swapped samples look normal
+    knn = knn_distance_scores(views, 5, normalize=False)
+    assert evaluate(knn, mask)["roc_auc"][0] < 0.9
+
+
+def test_inconsistency_score_bad_input():
+    views, y = swapped_blobs()
+    with pytest.raises(ValueError, match="needs at least two views"):
+        inconsistency_scores(views[:1], y)
+    with pytest.raises(ValueError, match="labels has 59 entries for 60 samples"):
+        inconsistency_scores(views, y[:-1])
+    with pytest.raises(ValueError, match="n_neighbors must be a positive integer"):
+        inconsistency_scores(views, y, 0)
+
+
+@pytest.mark.slow
+def test_inconsistent_outliers_found_on_digit():
+    """Issue 15's target: ROC-AUC >= 0.9 in each corrupted view (PIX, FOU), 10 % inconsistent."""
+    d = datasets.load_digit()
+    c = inject(d, ["PIX", "FOU"], 0.10, kind="inconsistent", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RMSC(n_clusters=10, random_state=0).fit(c.views)
+    S = inconsistency_scores(c.views, model.labels_)
+    table = evaluate(S, c.outlier_mask, c.view_names).set_index("view")
+    assert table.loc["PIX", "roc_auc"] >= 0.9
+    assert table.loc["FOU", "roc_auc"] >= 0.9
+    weights_auc = evaluate(scores(model), c.outlier_mask, c.view_names).set_index("view")
+    assert weights_auc.loc["PIX", "roc_auc"] < 0.9  # what the new score adds
+
+
+def test_all_scores_and_compare():
+    views, y = swapped_blobs()
+    P = np.ones((3, 60))
+    P[0, 7] = 0.1  # the weights single out sample 7 in view 0
+    model = types.SimpleNamespace(weights_=P, gamma=0.0)
+    got = outliers.all_scores(views, model, y, 5, normalize=False)
+    assert list(got) == list(outliers.SCORES) == ["weights", "inconsistency", "knn"]
+    np.testing.assert_allclose(got["weights"], scores(model))
+    np.testing.assert_allclose(got["inconsistency"],
+                               inconsistency_scores(views, y, 5, normalize=False))
+    np.testing.assert_allclose(got["knn"], knn_distance_scores(views, 5, normalize=False))
+    assert list(outliers.all_scores(views[:1], types.SimpleNamespace(weights_=P[:1], gamma=0.0),
+                                    y, 5)) == ["weights", "knn"]
+    mask = np.zeros((3, 60), bool)
+    mask[0, [0, 25]] = True
+    table = outliers.compare(got, mask, ["u", "v", "w"])
+    assert list(table.columns) == ["score", "view", "outliers", "roc_auc", "average_precision"]
+    assert table["score"].tolist() == [n for n in outliers.SCORES.values() for _ in range(3)]
+    assert table["view"].tolist() == ["u", "v", "w"] * 3
+    by = table.set_index(["score", "view"])["roc_auc"]
+    assert by[(outliers.SCORES["inconsistency"], "u")] == 1.0
+    assert by[(outliers.SCORES["weights"], "u")] == pytest.approx(
+        roc_auc_score(mask[0], got["weights"][0]))
+    assert np.isnan(by[(outliers.SCORES["knn"], "v")])

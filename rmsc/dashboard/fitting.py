@@ -57,6 +57,11 @@ class FitResult:
         return self.params.gamma
 
     @property
+    def placed(self):
+        """Samples placed by their neighbours in the views (``RMSC.placed_``); empty if none."""
+        return np.asarray(getattr(self.model, "placed_", ()), dtype=np.int64)
+
+    @property
     def density(self):
         """Fraction of nonzero entries of Z*."""
         n = self.consensus.shape[0]
@@ -155,7 +160,15 @@ def diagnose(result):
     out = []
     n = result.affinity.shape[0]
     isolated = int(np.count_nonzero(result.affinity.getnnz(axis=1) == 0))
-    if isolated:
+    if isolated and np.isin(np.flatnonzero(result.affinity.getnnz(axis=1) == 0),
+                            result.placed).all():
+        out.append(("info",
+            f"{isolated} sample(s) have no link to any other sample in Z* (typically outliers, "
+            f"whose columns the weights shrink); they and {result.placed.size - isolated} "
+            "weakly linked one(s) were placed by their nearest neighbours in the views that "
+            "still trust them (placement='neighbors')."
+        ))
+    elif isolated:
         out.append(("warning",
             f"{isolated} sample(s) have no link to any other sample in Z*, so their cluster "
             "is arbitrary. A smaller β keeps more coefficients."

@@ -11,6 +11,11 @@ from .params import BETA_GRID, LAM_GRID, nearest
 DEFAULT_COMPARE = ("RMSC", "RMSC-WV", "SSC-AVG")
 
 
+#: The Compare page's robustness preset: every injection kind at these fractions (issue 15;
+#: the full study with three seeds is benchmarks/bench_robustness.py, docs/robustness.md).
+ROBUSTNESS_FRACTIONS = (0.1, 0.2)
+
+
 #: The paper's Figure 1 compares these as views are added.
 DEFAULT_VIEWS_METHODS = ("RMSC", "RMSC-WV", "SSC-AVG")
 
@@ -120,6 +125,39 @@ def run_compare(variants, methods, params=None, random_state=0, job=None):
         out[name] = experiments.compare(
             data, list(methods), params=params, random_state=random_state,
             progress=_progress_into(job, k * len(methods), total, prefix))
+    return out
+
+
+def robustness_variants(clean, views, kinds=None, fractions=ROBUSTNESS_FRACTIONS,
+                        random_state=0):
+    """The Compare page's robustness preset: the clean data and one corrupted copy per case.
+
+    Parameters
+    ----------
+    clean : MultiViewDataset
+    views : list of str or int
+        The views to corrupt (the same samples in each).
+    kinds : sequence of str or None
+        Injection kinds; None = every kind of :data:`rmsc.outliers.KINDS`.
+    fractions : sequence of float
+    random_state : int
+        The injections' seed.
+
+    Returns
+    -------
+    dict of str -> MultiViewDataset
+        ``"clean"`` first, then ``"<kind> <percent>%"`` for every kind and fraction, in
+        that order: the ``variants`` of :func:`run_compare`.
+    """
+    from .. import outliers
+
+    if not list(views):
+        raise ValueError("Choose at least one view to corrupt for the robustness preset.")
+    out = {"clean": clean}
+    for kind in (outliers.KINDS if kinds is None else kinds):
+        for f in fractions:
+            out[f"{kind} {100 * f:g}%"] = outliers.inject(clean, list(views), f, kind=kind,
+                                                          random_state=random_state)
     return out
 
 
