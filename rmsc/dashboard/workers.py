@@ -195,7 +195,7 @@ class Backend:
                                   "distributed.worker.daemon": True}):
                 self.cluster = LocalCluster(
                     n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=None, memory_limit=memory_limit,
+                    dashboard_address=":0", memory_limit=memory_limit,
                     silence_logs=logging.ERROR)
             self.client = Client(self.cluster, set_as_default=False)
         self._lock = threading.Lock()
