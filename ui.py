@@ -543,10 +543,22 @@ def page_setup():
     ``pages/`` on its own when it takes the legacy pages-directory path (the
     first run of a server opened on a page's URL, and AppTest's reruns); then
     the page registers the real navigation and draws the frame itself.
+
+    The first such run of a session is rerun at once, before the page draws a widget:
+    Streamlit derives a widget's id from the script that draws it, so a button drawn by
+    the page file alone has another id than the same button drawn through ``app.py``'s
+    navigation. A click on it that arrives after the navigation took over (a click in the
+    first second or two of a visit opened on the page's URL) was dropped: no run started
+    and nothing said so (issue 18; ``tests/test_browser.py`` clicks Compare's and
+    Sensitivity's Run at once after load).
     """
     if "_frame_count" not in ss or ss._frame_count == ss.get("_frame_seen"):
         st.set_page_config(**PAGE_CONFIG)
         frame(st.navigation(pages()).title)
+        if not ss.get("_legacy_rerun"):
+            ss._legacy_rerun = True
+            ss._frame_seen = ss._frame_count
+            st.rerun()  # draw the page through the navigation: its widgets keep their ids
     ss._frame_seen = ss._frame_count
 
 
