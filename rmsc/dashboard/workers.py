@@ -226,9 +226,10 @@ class Backend:
             return value
         with self._lock:
             fut = self._scattered.get(fp)
-            if fut is not None:
+            if fut is not None and fut.status == "finished":
                 self._scattered.move_to_end(fp)
                 return fut
+            # not sent yet, or lost with a worker that died: (re)send it
         fut = self.client.scatter(value, hash=False)
         with self._lock:
             self._scattered[fp] = fut
