@@ -207,16 +207,24 @@ class Backend:
 
     # -- limits --------------------------------------------------------------------------
 
+    #: Seconds :meth:`limits` reuses its answer (every page draw shows it).
+    LIMITS_TTL = 10.0
+
     def limits(self):
         """``{"workers", "threads", "memory_per_worker", "address"}`` of the cluster now."""
+        cached = getattr(self, "_limits", None)
+        if cached is not None and time.monotonic() - cached[0] < self.LIMITS_TTL:
+            return cached[1]
         info = self.client.scheduler_info(n_workers=-1) if _takes_n_workers(self.client) \
             else self.client.scheduler_info()
         workers = info.get("workers", {})
         mems = [w.get("memory_limit") or 0 for w in workers.values()]
-        return {"workers": len(workers),
-                "threads": sum(w.get("nthreads", 0) for w in workers.values()),
-                "memory_per_worker": min(mems) if mems else 0,
-                "address": self.address or "LocalCluster"}
+        out = {"workers": len(workers),
+               "threads": sum(w.get("nthreads", 0) for w in workers.values()),
+               "memory_per_worker": min(mems) if mems else 0,
+               "address": self.address or "LocalCluster"}
+        self._limits = (time.monotonic(), out)
+        return out
 
     # -- jobs ----------------------------------------------------------------------------
 
@@ -291,7 +299,11 @@ class Backend:
         if self.closed:
             return
         self.closed = True
+        with self._lock:
+            scattered, self._scattered = list(self._scattered.values()), OrderedDict()
         try:
+            for fut in scattered:
+                fut.release()
             self.client.close(timeout=10)
         finally:
             if self.cluster is not None:
