@@ -187,3 +187,21 @@ def test_limits_name_the_workers_and_their_memory(backend):
     line = workers.describe_limits(backend, 1 << 30, 500)
     assert "2 worker process(es)" in line and "1.0 GB of results" in line
     assert "uploads up to 500 MB" in line
+
+
+def test_an_unreachable_scheduler_is_a_message_that_says_what_to_do(monkeypatch):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    monkeypatch.setenv(workers.SCHEDULER_ENV, address)
+    monkeypatch.setattr(workers, "_default", None)
+    monkeypatch.setattr(dash.Backend, "CONNECT_TIMEOUT", "2s")
+    job = dash.Job("k", dash.Remote(count_until_stopped, 3), label="fit").start()
+    assert job.wait(WAIT)
+    assert job.state == dash.FAILED
+    assert f"Cannot reach the Dask scheduler at {address}" in job.error
+    assert "dask scheduler" in job.error and "unset RMSC_SCHEDULER" in job.error
+    assert workers.running_backend() is None

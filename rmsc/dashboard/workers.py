@@ -181,6 +181,9 @@ class Backend:
         among the workers).
     """
 
+    #: How long connecting to a scheduler may take before it counts as unreachable.
+    CONNECT_TIMEOUT = "20s"
+
     def __init__(self, address=None, n_workers=None, memory_limit="auto"):
         import dask
         from distributed import Client, LocalCluster
@@ -188,7 +191,7 @@ class Backend:
         self.address = address
         self.cluster = None
         if address:
-            self.client = Client(address, set_as_default=False, timeout="20s")
+            self.client = Client(address, set_as_default=False, timeout=self.CONNECT_TIMEOUT)
         else:
             n = n_workers or max(1, os.cpu_count() or 1)
             with dask.config.set({"distributed.scheduler.allowed-failures": 0,
@@ -348,7 +351,16 @@ def default_backend():
         if _default is None or _default.closed:
             address = os.environ.get(SCHEDULER_ENV) or None
             log.info("starting the dashboard's Dask backend (%s)", address or "LocalCluster")
-            _default = Backend(address)
+            try:
+                _default = Backend(address)
+            except (OSError, TimeoutError) as exc:
+                if address is None:
+                    raise
+                raise ValueError(
+                    f"Cannot reach the Dask scheduler at {address} ({SCHEDULER_ENV} or "
+                    f"rmsc dashboard --scheduler): {exc}. Start it (`dask scheduler`) and its "
+                    f"workers (`dask worker {address}`), or unset {SCHEDULER_ENV} to run the "
+                    "fits on this machine.") from None
         return _default
 
 
