@@ -64,10 +64,24 @@ def load_bundled(name):
 # ---------------------------------------------------------------------------
 
 
+#: What the server keeps of results for all sessions together (bounded LRU).
+RESULT_CACHE_ENTRIES = 24
+RESULT_CACHE_BYTES = 1 << 30
+
+
 @st.cache_resource(show_spinner=False)
 def result_cache():
     """Fit results of every session, keyed on small values (bounded LRU)."""
-    return dash.ResultCache(max_entries=24, max_bytes=1 << 30)
+    return dash.ResultCache(max_entries=RESULT_CACHE_ENTRIES, max_bytes=RESULT_CACHE_BYTES)
+
+
+def server_limits():
+    """The server's limits in one line (workers, memory, results kept, upload size)."""
+    try:
+        return dash.workers.describe_limits(dash.running_backend(), RESULT_CACHE_BYTES,
+                                            st.get_option("server.maxUploadSize"))
+    except Exception:  # noqa: BLE001 - the cluster is unreachable: the jobs will say so
+        return "The worker processes cannot be reached."
 
 
 @st.cache_resource(show_spinner=False)
@@ -85,6 +99,7 @@ def init_session():
     if ss.get("_initialised"):
         return
     ss._initialised = True
+    dash.workers.start_in_background()  # fits run on worker processes (rmsc.dashboard.workers)
     ss.setdefault("slots", {name: dash.JobSlot(job_registry())
                             for name in ("fit", "compare", "sensitivity", "views")})
     ss.setdefault("autorun", True)
@@ -207,12 +222,12 @@ def not_fitted_message():
 
 
 def _fit_task(data, params, cache):
-    def task(job):
-        out = dash.fit_rmsc(data, params, job)
+    """The fit as a task for a Dask worker; its result is cached here, in the server."""
+    def keep(out):
         if not (isinstance(out, dash.FitResult) and out.stopped_early):
             cache.put(out.key, out)
         return out
-    return task
+    return dash.Remote(dash.fit_rmsc, data, params, after=keep)
 
 
 #: Seconds an automatic fit waits before it starts: on a session's first page the page is
@@ -424,6 +439,7 @@ def sidebar():
             lines = [str(exc)]
         st.markdown("\n".join(f"- {line}" for line in lines))
         fit_status()
+        st.caption(server_limits())
 
 
 def _fit_status_body():
@@ -527,10 +543,22 @@ def page_setup():
     ``pages/`` on its own when it takes the legacy pages-directory path (the
     first run of a server opened on a page's URL, and AppTest's reruns); then
     the page registers the real navigation and draws the frame itself.
+
+    The first such run of a session is rerun at once, before the page draws a widget:
+    Streamlit derives a widget's id from the script that draws it, so a button drawn by
+    the page file alone has another id than the same button drawn through ``app.py``'s
+    navigation. A click on it that arrives after the navigation took over (a click in the
+    first second or two of a visit opened on the page's URL) was dropped: no run started
+    and nothing said so (issue 18; ``tests/test_browser.py`` clicks Compare's and
+    Sensitivity's Run at once after load).
     """
     if "_frame_count" not in ss or ss._frame_count == ss.get("_frame_seen"):
         st.set_page_config(**PAGE_CONFIG)
         frame(st.navigation(pages()).title)
+        if not ss.get("_legacy_rerun"):
+            ss._legacy_rerun = True
+            ss._frame_seen = ss._frame_count
+            st.rerun()  # draw the page through the navigation: its widgets keep their ids
     ss._frame_seen = ss._frame_count
 
 
@@ -589,14 +617,11 @@ def experiment_state(slot_name, key):
     return result_cache().get(key), job
 
 
-def start_experiment(slot_name, key, run, label):
-    """Run ``run(job)`` in the background and cache its result under ``key``."""
+def start_experiment(slot_name, key, remote, label):
+    """Run ``remote`` (a :class:`rmsc.dashboard.Remote`) on a worker; cache its result."""
     cache = result_cache()
-
-    def task(job):
-        return cache.put(key, run(job))
-
-    job = slot(slot_name).submit(key, task, label=label, force=True)
+    remote.after = lambda result: cache.put(key, result)
+    job = slot(slot_name).submit(key, remote, label=label, force=True)
     redraw_when_done(job, slot_name)
     return job
 

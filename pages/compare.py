@@ -86,7 +86,7 @@ if st.button(f"Run {n_fits} fits{hint}", type="primary", key="w_cmp_run",
              disabled=not methods):
     ui.start_experiment(
         "compare", key,
-        lambda job: dash.run_compare(variants, methods, params, int(seed), job),
+        dash.Remote(dash.run_compare, variants, list(methods), params, int(seed)),
         label="compare")
 
 tables = ui.experiment_panel("compare", key)

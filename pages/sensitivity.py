@@ -68,7 +68,7 @@ with tab_grid:
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_sens_run", disabled=n == 0):
         ui.start_experiment(
             "sensitivity", key,
-            lambda job: dash.run_sensitivity(data, lams, betas, method, base, p.seed, job),
+            dash.Remote(dash.run_sensitivity, data, lams, betas, method, base, p.seed),
             label="sensitivity")
     df = ui.experiment_panel("sensitivity", key)
     if df is not None:
@@ -93,9 +93,9 @@ with tab_views:
     n = len(methods) * data.n_views
     hint = "" if est is None else f" (at most {dash.estimate_seconds(n, est)})"
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_views_run", disabled=n == 0):
-        seed = ss.params.seed  # plain values only: the task runs in a worker thread
         ui.start_experiment("views", key,
-                            lambda job: dash.run_views(data, methods, params, seed, job),
+                            dash.Remote(dash.run_views, data, list(methods), params,
+                                        ss.params.seed),
                             label="views")
     df = ui.experiment_panel("views", key)
     if df is not None:

@@ -248,6 +248,10 @@ def cmd_dashboard(args, out, err):
         raise ValueError(f"the dashboard's files are not in this installation ({app} is "
                          "missing); reinstall rmsc.")
     _check_port(args.address, args.port)
+    if args.scheduler:
+        from .dashboard.workers import SCHEDULER_ENV
+
+        os.environ[SCHEDULER_ENV] = args.scheduler  # read by the app's first job
     flags = ["--server.port", str(args.port), "--server.address", args.address,
              "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     # Streamlit reads .streamlit/config.toml from the working folder: the app's own.
@@ -292,9 +296,12 @@ DASHBOARD_EXAMPLES = """examples:
   rmsc dashboard                             http://localhost:8501 (this machine only)
   rmsc dashboard --port 8600                 another port
   rmsc dashboard --address 0.0.0.0           serve every network interface (a class)
+  rmsc dashboard --scheduler tcp://HOST:8786 fits on a running Dask cluster
 
 The dashboard is the same app as `make run` in a repository checkout. It listens on
-localhost unless --address says otherwise; Ctrl-C stops it.
+localhost unless --address says otherwise; Ctrl-C stops it. Fits run in worker
+processes: a Dask LocalCluster on this machine (one worker per core), or the cluster
+of --scheduler (or the RMSC_SCHEDULER environment variable).
 """
 
 
@@ -382,8 +389,9 @@ def build_parser():
     d.add_argument("--address", default="localhost",
                    help="address to listen on (default localhost: this machine only; "
                         "0.0.0.0: every network interface)")
-    # -- The serving issue (#18) adds its option here: --scheduler ADDRESS, a Dask scheduler
-    # -- for the fits (default: a LocalCluster started with the app).
+    d.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="a running Dask scheduler for the fits (e.g. tcp://10.0.0.5:8786; "
+                        "same as RMSC_SCHEDULER); default: worker processes on this machine")
     d.set_defaults(func=cmd_dashboard)
     return p
 

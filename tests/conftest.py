@@ -80,3 +80,13 @@ def random_views(rng, n, dims):
     """Random unit-norm views (samples as rows)."""
     views = [rng.standard_normal((n, d)) for d in dims]
     return [X / np.linalg.norm(X, axis=1, keepdims=True) for X in views]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _dashboard_workers_end_with_the_tests():
+    """The dashboard's worker processes (a LocalCluster started by the first job) end with
+    the test session: no test leaves a cluster running."""
+    yield
+    from rmsc.dashboard import workers
+
+    workers.shutdown()

@@ -6,6 +6,7 @@ local port. Every page is opened, its charts must be drawn (plotly's
 ``tests/screenshots/`` (git-ignored) for a person to look at.
 """
 
+import contextlib
 import os
 import re
 import socket
@@ -35,11 +36,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
+@contextlib.contextmanager
+def serve(log_name="server.log"):
+    """``streamlit run app.py`` on a free local port; yields its URL, stops it on exit."""
     port = free_port()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    log = open(SHOTS / "server.log", "w")
+    log = open(SHOTS / log_name, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
@@ -56,16 +58,22 @@ def server():
             except OSError:
                 pass
             if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError("streamlit did not start; see tests/screenshots/server.log")
+                raise RuntimeError(f"streamlit did not start; see tests/screenshots/{log_name}")
             time.sleep(0.3)
         yield url
     finally:
         proc.terminate()
         try:
-            proc.wait(20)
+            proc.wait(30)
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serve() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -402,3 +410,33 @@ def test_edge_datasets_in_the_browser(page, server, tmp_path):
     wait_charts(page, 4)
     assert page.evaluate(CUT_TEXT) == []
     shot(page, "hundred_classes_affinity_1280")
+
+
+# ---------------------------------------------------------------------------
+# A click right after the page loads (issue 18): each on a server of its own, opened on
+# the page's URL, as a student following a link does; the first visit of a server is the
+# one whose first run Streamlit makes without the app's navigation.
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path, run_label, progress", [
+    ("compare", r"^Run 3 fits", "of 3 fits"),
+    ("sensitivity", r"^Run 25 fits", "of 25 fits"),
+])
+def test_run_clicked_at_once_after_load_starts_the_run(browser, path, run_label, progress):
+    with serve(f"server_{path}_click.log") as url:
+        context = browser.new_context(viewport=VIEWPORT)
+        page = context.new_page()
+        try:
+            page.goto(f"{url}/{path}?data=Digit-small")
+            button = page.get_by_role("button", name=re.compile(run_label)).first
+            button.click(timeout=120_000)  # as soon as it is there and enabled
+            # The run started: its progress bar (with its Cancel button) or its result.
+            page.wait_for_function(
+                "p => document.body.innerText.includes(p)"
+                " || document.querySelectorAll('.js-plotly-plot').length > 0",
+                arg=progress, timeout=FIT_TIMEOUT)
+            no_exception(page)
+        finally:
+            page.screenshot(path=str(SHOTS / f"last_click_{path}.png"))
+            context.close()

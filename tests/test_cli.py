@@ -1,4 +1,5 @@
 import io
+import os
 
 import pytest
 
@@ -268,3 +269,32 @@ def test_dashboard_bad_port_address_or_missing_files(monkeypatch, tmp_path):
     code, _, err = run("dashboard")
     assert code == 2 and "the dashboard's files are not in this installation" in err
     assert "reinstall rmsc" in err
+
+
+def test_dashboard_listens_on_localhost_and_passes_the_scheduler(monkeypatch, tmp_path):
+    import runpy
+    import sys
+
+    from rmsc.dashboard import workers
+
+    seen = {}
+
+    def fake_run_path(path, run_name):  # what app.py would be started with
+        seen.update(argv=list(sys.argv), scheduler=os.environ.get(workers.SCHEDULER_ENV))
+
+    monkeypatch.setattr(runpy, "run_path", fake_run_path)
+    monkeypatch.delenv(workers.SCHEDULER_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)  # cmd_dashboard changes the folder to the app's
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    code, _, err = run("dashboard", "--port", port)
+    assert code == 0 and seen["scheduler"] is None
+    argv = seen["argv"]
+    assert argv[argv.index("--server.address") + 1] == "localhost"
+    assert f"http://localhost:{port}" in err
+    code, _, _ = run("dashboard", "--port", port, "--scheduler", "tcp://10.1.2.3:8786")
+    assert code == 0 and seen["scheduler"] == "tcp://10.1.2.3:8786"
+    os.environ.pop(workers.SCHEDULER_ENV, None)  # set by the command itself, in this process

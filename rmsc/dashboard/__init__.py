@@ -15,6 +15,8 @@ streamlit: background work receives plain objects and reports through
 ``tables``      summaries, orderings, projections, weight tables; the large-data plan
 ``downloads``   labels, weights, affinity and configuration files of a fit
 ``runs``        Compare / Sensitivity / views experiments with a job's progress
+``workers``     :class:`Remote`, :class:`Backend`: jobs on dask.distributed worker
+                processes (a LocalCluster, or ``RMSC_SCHEDULER``)
 ==============  ===================================================================
 
 Every public name is re-exported here (``from rmsc import dashboard as dash; dash.Params``).
@@ -49,7 +51,17 @@ from .jobs import (  # noqa: F401
     JobRegistry,
     JobSlot,
     JobSnapshot,
+    WorkerDied,
     describe_error,
+)
+from .workers import (  # noqa: F401
+    SCHEDULER_ENV,
+    Backend,
+    Remote,
+    WorkerJob,
+    default_backend,
+    running_backend,
+    shutdown,
 )
 from .params import (  # noqa: F401
     BETA_GRID,

@@ -1,9 +1,14 @@
-"""Background work of a session: a task in a worker thread, observable and stoppable.
+"""Background work of a session: a task on a Dask worker (or in a thread), observable and stoppable.
 
 :class:`Job` runs one task (a fit, a comparison) with progress, a live curve,
 stop (finish early) and cancel (abandon); :class:`JobSlot` runs one kind of
 work per session, newest request first; :class:`JobRegistry` lets equal
 requests of different sessions share one run.
+
+A job's task is either a :class:`rmsc.dashboard.workers.Remote` (the dashboard's
+fits and experiments: run on a dask.distributed worker process, see
+:mod:`rmsc.dashboard.workers`; the job's thread in the server only waits and relays)
+or a plain callable ``task(job)`` run in the job's own thread (light work, tests).
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ class JobSnapshot:
     result: object
     error: str | None
     elapsed: float
+    #: Place in the cluster's queue (1 = next) while the task waits for a worker, else None.
+    place: int | None = None
 
     @property
     def active(self):
@@ -69,8 +76,12 @@ class Job:
     a traceback.
     """
 
-    def __init__(self, key, task, *, label="", delay=0.0, min_delay=0.0):
+    def __init__(self, key, task, *, label="", delay=0.0, min_delay=0.0, backend=None):
         self.key = key
+        self.backend = backend
+        self._remote_id = None
+        self._remote_backend = None
+        self._started_remote = False
         self.label = label
         self._task = task
         self._delay = float(delay)
@@ -205,13 +216,20 @@ class Job:
         return self._error
 
     def snapshot(self):
+        place = None
+        backend, remote_id = self._remote_backend, self._remote_id
+        if backend is not None and not self._started_remote and self.active:
+            place = backend.place(remote_id)
         with self._lock:
             t_end = self._t1 if self._t1 is not None else time.perf_counter()
+            message = self._message
+            if place is not None:
+                message = f"waiting for a free worker ({_ordinal(place)} in the queue)"
             return JobSnapshot(
                 key=self.key, label=self.label, state=self._state, done=self._done,
-                total=self._total, message=self._message, history=tuple(self._history),
+                total=self._total, message=message, history=tuple(self._history),
                 latest=self._latest, result=self._result, error=self._error,
-                elapsed=0.0 if self._t0 is None else t_end - self._t0,
+                elapsed=0.0 if self._t0 is None else t_end - self._t0, place=place,
             )
 
     # -- reporting (task side) ---------------------------------------------------------
@@ -251,7 +269,12 @@ class Job:
                     self._cancel.wait(rest)
             self.check()
             log.debug("job %s started %r", self.label, self.key)
-            result = self._task(self)
+            from .workers import Remote
+
+            if isinstance(self._task, Remote):
+                result = self._run_remote(self._task)
+            else:
+                result = self._task(self)
             state = STOPPED if self._stop.is_set() else DONE
             if self._cancel.is_set():
                 state, result = CANCELLED, None
@@ -267,6 +290,80 @@ class Job:
         log.debug("job %s %s after %.3f s %r", self.label, state, self._t1 - self._t0, self.key)
         for cb in callbacks:
             cb(self)
+
+    # -- on a Dask worker --------------------------------------------------------------------
+
+    def _run_remote(self, remote):
+        """Submit ``remote`` to the backend and relay until it finishes (in the job's thread)."""
+        from . import workers
+
+        backend = self.backend or workers.default_backend()
+        job_id, fut, (stop_event, cancel_event) = backend.submit(self, remote)
+        self._remote_id, self._remote_backend = job_id, backend
+        try:
+            sent_stop = False
+            while not fut.done():
+                if self._cancel.is_set():
+                    cancel_event.set()  # a running task ends at its next check
+                    fut.cancel()        # a waiting one never starts
+                    raise Cancelled(self.label)
+                if self._stop.is_set() and not sent_stop:
+                    stop_event.set()
+                    sent_stop = True
+                (self._cancel if sent_stop else self._stop).wait(0.1)
+            try:
+                result = fut.result()
+            except Cancelled:
+                raise
+            except Exception as exc:  # noqa: BLE001 - classified below
+                raise _remote_failure(exc, self.label) from exc
+        finally:
+            backend.forget(job_id)
+            workers.clear_control_later(backend, stop_event, cancel_event)
+        return remote.after(result) if remote.after is not None else result
+
+    def _remote_event(self, msg):
+        """An event from the worker running this job's task (the backend's client thread)."""
+        kind = msg.get("kind")
+        with self._lock:
+            if kind == "start":
+                self._started_remote = True
+            elif kind == "report":
+                self._started_remote = True
+                self._done, self._total = int(msg["done"]), int(msg["total"])
+                self._message = str(msg["message"])
+            elif kind == "record":
+                self._started_remote = True
+                self._history.append(tuple(msg["point"]))
+                if msg.get("latest") is not None:
+                    import numpy as np
+
+                    self._latest = np.asarray(msg["latest"], dtype=float)
+
+
+class WorkerDied(RuntimeError):
+    """The worker process running a job's task died (killed, out of memory)."""
+
+
+def _remote_failure(exc, label):
+    """The exception a job reports for ``exc`` raised by its remote task or by Dask."""
+    try:
+        from distributed.scheduler import KilledWorker
+    except ImportError:  # pragma: no cover - distributed is a dependency
+        KilledWorker = ()
+    from concurrent.futures import CancelledError
+
+    from .workers import worker_died_message
+
+    if isinstance(exc, (KilledWorker, CancelledError)) or type(exc).__name__ in (
+            "KilledWorker", "FutureCancelledError", "CommClosedError"):
+        return WorkerDied(worker_died_message(label))
+    return exc
+
+
+def _ordinal(n):
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 class JobRegistry:
@@ -313,10 +410,12 @@ class JobSlot:
     a request for a key some session is already running joins that run.
     """
 
-    def __init__(self, registry=None):
+    def __init__(self, registry=None, backend=None):
         # Re-entrant: releasing a job may finish it at once and call back into the slot.
         self._lock = threading.RLock()
         self.registry = registry
+        #: Where remote tasks run (None: :func:`rmsc.dashboard.workers.default_backend`).
+        self.backend = backend
         self.current = None
         self.queued = None
 
@@ -352,7 +451,8 @@ class JobSlot:
             job = self.registry.find(key) if self.registry is not None else None
             adopted = job is not None
             if not adopted:
-                job = Job(key, task, label=label, delay=delay, min_delay=min_delay)
+                job = Job(key, task, label=label, delay=delay, min_delay=min_delay,
+                          backend=self.backend)
                 if self.registry is not None:
                     self.registry.add(job)
             job.acquire()
@@ -403,6 +503,8 @@ class JobSlot:
 
 def describe_error(exc):
     """One readable sentence for any exception (no traceback)."""
+    if isinstance(exc, WorkerDied):
+        return str(exc)
     if isinstance(exc, MemoryError):
         return ("Not enough memory for this computation. Subsample the data (fewer samples) "
                 "or use fewer views.")

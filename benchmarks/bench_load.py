@@ -1,0 +1,340 @@
+"""A class at once: N browser sessions moving the β slider on Digit, printed as a table.
+
+    python benchmarks/bench_load.py [--sessions 1,4,8,16] [--moves 2] [--cluster local|cli]
+                                    [--check 4]
+
+Starts the dashboard (``streamlit run app.py`` on a free loopback port), opens N
+browser contexts of Debian's Chromium at once (Playwright), each on the Solve page
+with parameters of its own in the URL (λ and a starting β, all sessions different, so
+no two sessions ask for the same fit), waits for its first result, then moves the β
+slider ``--moves`` times (one arrow key, then the result), as students following a
+teacher do. Measured per N:
+
+* latency per result: from the key press to the new result's numbers on screen
+  (median, max), and results per minute over the slider phase;
+* memory: peak RSS of the server process (Streamlit, and the LocalCluster's scheduler
+  and nannies, which run in it) and of the worker processes (sum), and their total;
+* the health check (``/_stcore/health``, probed every 0.5 s from a thread): max latency
+  and how many probes took over 1 s;
+* errors: sessions that timed out, exceptions on a page, and results that differ from an
+  in-process fit of the same parameters (``--check`` results per N, drawn at random, are
+  fitted again here after the browser part, and compared number for number as shown) or
+  that show another session's parameters.
+
+``--cluster cli`` serves against a Dask cluster started from the command line instead of
+the app's own LocalCluster: ``dask scheduler`` and two ``dask worker`` processes on
+loopback (``RMSC_SCHEDULER``), with their memory counted as the workers'.
+
+Targets (issue 18) on the 2-core machine: median latency at N ≤ 1.3 × max(1, N/cores) ×
+the N = 1 median; no wrong, lost or mixed-up result; total memory ≤ 2 GB at N = 8; the
+health check answers within 1 s throughout.
+"""
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+TIMEOUT = 300_000  # ms, any one wait of a session (bounded: a stuck session is an error)
+
+#: Every session's λ and starting β (the β slider then moves down): 16 distinct starts
+#: whose paths do not meet with 2 moves (β 0.3 -> 0.2 -> 0.1 and 0.05 -> 0.03 -> 0.02).
+#: λ from the default up: Z* empties at a β_max that grows with λ, and β = 0.3 is below it
+#: at the default λ = 0.3 (a smaller λ may give no clustering, which is a result too).
+LAMS = (0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0)
+BETA_STARTS = (0.3, 0.05)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_health(url, proc, seconds=120):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("the dashboard did not start")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError("the dashboard did not answer its health check")
+
+
+class Sampler(threading.Thread):
+    """Health probes every 0.5 s and memory every 0.5 s, until stopped (bounded by it)."""
+
+    def __init__(self, url, server_pid, cluster_pids=()):
+        super().__init__(daemon=True)
+        self.url, self.server = url, psutil.Process(server_pid)
+        self.cluster = [psutil.Process(p) for p in cluster_pids]
+        self.stop = threading.Event()
+        self.health = []
+        self.server_peak = self.worker_peak = self.total_peak = 0
+
+    def _rss(self, proc):
+        try:
+            return proc.memory_info().rss
+        except psutil.Error:
+            return 0
+
+    def _tree(self, proc):
+        try:
+            return [proc, *proc.children(recursive=True)]
+        except psutil.Error:
+            return []
+
+    def run(self):
+        while not self.stop.is_set():
+            t0 = time.perf_counter()
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=10):
+                    pass
+                self.health.append(time.perf_counter() - t0)
+            except OSError:
+                self.health.append(float("inf"))
+            server = self._rss(self.server)
+            workers = sum(self._rss(p) for p in self._tree(self.server)[1:])
+            workers += sum(self._rss(p) for c in self.cluster for p in self._tree(c))
+            self.server_peak = max(self.server_peak, server)
+            self.worker_peak = max(self.worker_peak, workers)
+            self.total_peak = max(self.total_peak, server + workers)
+            self.stop.wait(0.5)
+
+
+def session_plan(i, moves):
+    from rmsc import dashboard as dash
+
+    lam = LAMS[i % len(LAMS)]
+    start = BETA_STARTS[(i // len(LAMS)) % len(BETA_STARTS)]
+    grid = list(dash.BETA_GRID)
+    k = grid.index(start)
+    return lam, [grid[k - m] for m in range(moves + 1)]
+
+
+SHOWN = """() => {
+  const v = l => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]
+      .find(e => e.innerText.includes(l));
+      return m ? m.querySelector('[data-testid=stMetricValue]').innerText : null; };
+  return {acc: v('ACC'), nmi: v('NMI'), iterations: v('iterations'), density: v('density of Z*'),
+          sidebar: document.querySelector('[data-testid=stSidebar]').innerText};
+}"""
+
+
+async def run_session(browser, url, i, moves, out, errors):
+    lam, betas = session_plan(i, moves)
+    context = await browser.new_context(viewport={"width": 1400, "height": 900})
+    page = await context.new_page()
+    page.on("pageerror", lambda e: errors.append(f"session {i}: page error {e}"))
+
+    async def result_for(beta):
+        # the new β is on the page (sidebar) and its fit has finished (sidebar "Fitted:")
+        await page.wait_for_function(
+            "b => { const s = document.querySelector('[data-testid=stSidebar]');"
+            " const t = s ? s.innerText : '';"
+            " return t.includes('β = ' + b + ',') && ((t.includes('Fitted:') &&"
+            " [...document.querySelectorAll('[data-testid=stMetric]')]"
+            ".some(e => e.innerText.includes('iterations'))) || t.includes('Fit failed')); }",
+            arg=f"{beta:g}", timeout=TIMEOUT)
+        shown = await page.evaluate(SHOWN)
+        if f"λ = {lam:g}, β = {beta:g}," not in shown["sidebar"]:
+            errors.append(f"session {i}: sidebar shows other parameters than λ = {lam:g}")
+        if await page.locator("[data-testid=stException]").count():
+            errors.append(f"session {i}: an exception on the page")
+        return shown
+
+    try:
+        await page.goto(f"{url}/solve?lam={lam:g}&beta={betas[0]:g}", timeout=TIMEOUT)
+        shown = await result_for(betas[0])
+        out.append({"session": i, "lam": lam, "beta": betas[0], "latency": None, **shown})
+        thumb = page.locator("[data-testid=stSlider]", has_text="β (sparsity").get_by_role(
+            "slider")
+        for beta in betas[1:]:
+            await thumb.focus()
+            t0 = time.perf_counter()
+            await thumb.press("ArrowLeft")
+            shown = await result_for(beta)
+            out.append({"session": i, "lam": lam, "beta": beta,
+                        "latency": time.perf_counter() - t0, "t_end": time.time(), **shown})
+    except Exception as exc:  # noqa: BLE001 - a stuck or broken session is counted
+        errors.append(f"session {i}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+    finally:
+        await context.close()
+
+
+async def drive(url, n, moves):
+    from playwright.async_api import async_playwright
+
+    out, errors = [], []
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            await asyncio.gather(*(run_session(browser, url, i, moves, out, errors)
+                                   for i in range(n)))
+        finally:
+            await browser.close()
+    return out, errors
+
+
+def check_results(results, k, seed):
+    """Fit ``k`` of the shown results again in this process; the mismatches, as text."""
+    from rmsc import dashboard as dash
+    from rmsc import datasets
+
+    data = datasets.load_bundled("Digit")
+    rng = random.Random(seed)
+    bad = []
+    for r in rng.sample(results, min(k, len(results))):
+        ref = dash.fit_rmsc(data, dash.Params(lam=r["lam"], beta=r["beta"]))
+        if not isinstance(ref, dash.FitResult):  # no clustering: the page must say so
+            if "Fit failed" not in r["sidebar"]:
+                bad.append(f"λ={r['lam']:g} β={r['beta']:g}: shown {r['acc']}, in-process "
+                           f"no clustering ({ref.message})")
+            continue
+        expect = {"acc": f"{100 * ref.scores['acc_mean']:.2f}%",
+                  "nmi": f"{100 * ref.scores['nmi_mean']:.2f}%",
+                  "iterations": f"{ref.n_iter}" + ("" if ref.converged else "+"),
+                  "density": f"{100 * ref.density:.2f}%"}
+        got = {name: r[name] for name in expect}
+        if got != expect:
+            bad.append(f"λ={r['lam']:g} β={r['beta']:g}: shown {got}, in-process {expect}")
+    return min(k, len(results)), bad
+
+
+def start_cli_cluster(log):
+    """``dask scheduler`` and two ``dask worker`` processes on loopback; (address, procs)."""
+    dask = str(Path(sys.executable).parent / "dask")
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--no-dashboard"], stdout=log, stderr=subprocess.STDOUT,
+                              cwd=ROOT)]
+    time.sleep(3)
+    for _ in range(2):
+        procs.append(subprocess.Popen(
+            [dask, "worker", address, "--nthreads", "1", "--nworkers", "1",
+             "--host", "127.0.0.1", "--no-dashboard"],
+            stdout=log, stderr=subprocess.STDOUT, cwd=ROOT))
+    from distributed import Client
+
+    with Client(address, timeout="60s") as c:
+        c.wait_for_workers(2, timeout=120)
+    return address, procs
+
+
+def stop(procs):
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def one_run(n, moves, cluster, log):
+    env = dict(os.environ)
+    cluster_procs = []
+    if cluster == "cli":
+        address, cluster_procs = start_cli_cluster(log)
+        env["RMSC_SCHEDULER"] = address
+    else:
+        env.pop("RMSC_SCHEDULER", None)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port),
+         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_health(url, server)
+        sampler = Sampler(url, server.pid, [p.pid for p in cluster_procs])
+        sampler.start()
+        t0 = time.time()
+        results, errors = asyncio.run(drive(url, n, moves))
+        sampler.stop.set()
+        sampler.join(10)
+    finally:
+        stop([server])
+        stop(cluster_procs)
+    moved = [r for r in results if r["latency"] is not None]
+    lat = [r["latency"] for r in moved]
+    span = (max(r["t_end"] for r in moved) - t0) if moved else float("nan")
+    return {"n": n, "results": results, "errors": errors, "lat": lat,
+            "per_min": 60 * len(results) / span if moved else 0.0,
+            "expected": n * (moves + 1), "sampler": sampler}
+
+
+def mb(b):
+    return f"{b / 2**20:.0f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", default="1,4,8,16")
+    ap.add_argument("--moves", type=int, default=2)
+    ap.add_argument("--cluster", choices=["local", "cli"], default="local")
+    ap.add_argument("--check", type=int, default=3,
+                    help="results per N fitted again in-process and compared")
+    args = ap.parse_args()
+    ns = [int(x) for x in args.sessions.split(",")]
+    cores = os.cpu_count() or 1
+    log = open(ROOT / "benchmarks" / "bench_load.log", "w")
+    print(f"# bench_load: Digit, {args.moves} β moves per session, cluster={args.cluster}, "
+          f"{cores} cores, load average {os.getloadavg()[0]:.2f}", flush=True)
+    runs = []
+    for n in ns:
+        run = one_run(n, args.moves, args.cluster, log)
+        checked, bad = check_results(run["results"], args.check, seed=n)
+        run["checked"], run["bad"] = checked, bad
+        runs.append(run)
+        print(f"  N={n}: {len(run['results'])}/{run['expected']} results, "
+              f"{len(run['errors'])} errors, {len(bad)} mismatches of {checked} checked",
+              flush=True)
+    base = statistics.median(runs[0]["lat"]) if runs[0]["lat"] else float("nan")
+    print()
+    print("| N | results | latency median s | max s | median / N=1 | target ≤ | results/min "
+          "| server MB | workers MB | total MB | health max s | health > 1 s | errors |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for run in runs:
+        s, lat = run["sampler"], run["lat"]
+        med = statistics.median(lat) if lat else float("nan")
+        target = 1.3 * max(1.0, run["n"] / cores)
+        health = [h for h in s.health]
+        errors = len(run["errors"]) + len(run["bad"]) + (run["expected"] - len(run["results"]))
+        print(f"| {run['n']} | {len(run['results'])}/{run['expected']} | {med:.1f} | "
+              f"{max(lat) if lat else float('nan'):.1f} | {med / base:.2f} | {target:.2f} | "
+              f"{run['per_min']:.1f} | {mb(s.server_peak)} | {mb(s.worker_peak)} | "
+              f"{mb(s.total_peak)} | {max(health) if health else float('nan'):.2f} | "
+              f"{sum(h > 1 for h in health)}/{len(health)} | {errors} |")
+    print()
+    for run in runs:
+        for line in run["errors"] + run["bad"]:
+            print(f"N={run['n']}: {line}")
+        print(f"N={run['n']}: {run['checked']} results fitted again in-process: "
+              f"{run['checked'] - len(run['bad'])} equal as shown")
+    print(f"# load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,417 @@
+"""The dashboard's heavy work on dask.distributed workers (processes), not in the server.
+
+A :class:`Job` whose task is a :class:`Remote` runs that function on a worker of a
+:class:`Backend`: a ``LocalCluster`` of worker processes started with the app (one
+single-threaded worker per core), or an existing scheduler when ``RMSC_SCHEDULER``
+(or ``rmsc dashboard --scheduler``) names one. The page's side does not change: the
+job's progress, live curve, stop and cancel work as for a job in a thread.
+
+How the two sides talk:
+
+* worker -> server: the task's ``job`` argument is a :class:`WorkerJob`, whose
+  ``report`` and ``record`` send events (``Worker.log_event``) on one topic that the
+  server's client subscribes to (``Client.subscribe_topic``); the backend hands each
+  event to its job.
+* server -> worker: stop and cancel set a ``distributed.Event`` named after the job,
+  which the task reads at most every :data:`CONTROL_POLL_SECONDS` (once per solver
+  iteration or experiment step); a job still waiting for a worker is simply cancelled
+  (``Future.cancel``), so it never starts.
+* datasets are scattered once per fingerprint and shared by every job that uses them.
+
+A worker that dies mid-task (killed, out of memory) fails the job with a message that
+says so (the scheduler does not retry: ``allowed-failures`` is 0 in the LocalCluster);
+the page offers to run it again. Nothing here imports streamlit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+import time
+import uuid
+from collections import OrderedDict
+
+log = logging.getLogger("rmsc.dashboard")
+
+#: Environment variable naming an existing Dask scheduler (e.g. ``tcp://10.0.0.5:8786``).
+SCHEDULER_ENV = "RMSC_SCHEDULER"
+#: The event topic of every job's progress.
+TOPIC = "rmsc-dashboard-job"
+#: How often (at most) a running task asks whether it should stop.
+CONTROL_POLL_SECONDS = 0.2
+#: Datasets kept scattered on the workers (least recently used dropped first).
+MAX_SCATTERED = 8
+
+
+class Remote:
+    """A task for a worker: ``fn(*args, job=<WorkerJob>, **kwargs)``.
+
+    ``fn`` and its arguments are pickled to the worker (``fn`` must be importable
+    there, e.g. a function of :mod:`rmsc.dashboard`). Datasets among the arguments
+    (objects with a ``fingerprint``, directly or as values of a dict) are scattered once
+    and shared. ``after(result)`` runs in the server when the result has arrived (e.g.
+    to cache it) and returns what the job keeps.
+    """
+
+    def __init__(self, fn, *args, after=None, **kwargs):
+        self.fn, self.args, self.kwargs, self.after = fn, args, kwargs, after
+
+
+class WorkerJob:
+    """The ``job`` a remote task receives: the reporting half of :class:`Job`, on a worker."""
+
+    def __init__(self, job_id, stop_name, cancel_name):
+        self.id = job_id
+        self._stop_name, self._cancel_name = stop_name, cancel_name
+        self._stop = self._cancel = False
+        self._polled = 0.0
+
+    def _worker(self):
+        from distributed import get_worker
+
+        return get_worker()
+
+    def send(self, kind, **msg):
+        self._worker().log_event(TOPIC, {"id": self.id, "kind": kind, **msg})
+
+    def _poll(self, force=False):
+        now = time.monotonic()
+        if self._cancel or (not force and now - self._polled < CONTROL_POLL_SECONDS):
+            return
+        self._polled = now
+        from distributed import Event
+
+        try:
+            self._cancel = Event(self._cancel_name).is_set()
+            self._stop = self._cancel or Event(self._stop_name).is_set()
+        except Exception:  # noqa: BLE001 - the scheduler is unreachable: keep working
+            log.debug("could not read the control of job %s", self.id, exc_info=True)
+
+    @property
+    def stop_requested(self):
+        self._poll()
+        return self._stop
+
+    @property
+    def cancelled(self):
+        self._poll()
+        return self._cancel
+
+    def check(self):
+        from .jobs import Cancelled
+
+        self._poll()
+        if self._cancel:
+            raise Cancelled(self.id)
+
+    def report(self, done, total, message=""):
+        self.send("report", done=int(done), total=int(total), message=str(message))
+        self.check()
+
+    def record(self, point, latest=None):
+        import numpy as np
+
+        self.send("record", point=[float(v) for v in point],
+                  latest=None if latest is None else np.asarray(latest, float).tolist())
+
+
+def _memory_room():
+    """Bytes this worker may still allocate: its memory limit minus what it holds."""
+    try:
+        import psutil
+
+        worker = _get_worker()
+        limit = worker.memory_manager.memory_limit
+        if not limit:
+            return None
+        return max(int(limit - psutil.Process().memory_info().rss), 0)
+    except Exception:  # noqa: BLE001 - no limit known: the machine's memory applies
+        return None
+
+
+def _get_worker():
+    from distributed import get_worker
+
+    return get_worker()
+
+
+def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
+    """What a worker runs for a :class:`Remote` (a module-level function: it pickles)."""
+    from ..memory import BUDGET_ENV, available_bytes
+
+    job = WorkerJob(job_id, stop_name, cancel_name)
+    job.send("start", pid=os.getpid())
+    job.check()
+    # The memory guards of rmsc (rmsc.memory.check_dense_fits) refuse before allocating,
+    # with a message; on a worker they count against the worker's own memory limit (the
+    # nanny kills a worker that exceeds it), unless the user set a budget.
+    room = _memory_room()
+    user_budget = os.environ.get(BUDGET_ENV)
+    set_budget = room is not None and not user_budget
+    if set_budget:
+        have = available_bytes()
+        os.environ[BUDGET_ENV] = str(room if have is None else min(room, have))
+    try:
+        return fn(*args, job=job, **kwargs)
+    finally:
+        if set_budget:
+            os.environ.pop(BUDGET_ENV, None)
+
+
+def worker_died_message(label):
+    return (f"The worker process running this {label or 'task'} stopped before it finished "
+            "(it was killed or ran out of memory). The server and other sessions are not "
+            "affected: press Run to try again, or subsample the data if it happens again.")
+
+
+class Backend:
+    """A Dask client for the dashboard's jobs: a LocalCluster, or an existing scheduler.
+
+    Parameters
+    ----------
+    address : str or None
+        A scheduler's address (``tcp://host:8786``); None starts a LocalCluster of
+        processes on this machine (loopback only).
+    n_workers : int or None
+        LocalCluster only: worker processes (default: one per core, at least 1).
+    memory_limit : str or int
+        LocalCluster only: per worker (default "auto": the machine's memory divided
+        among the workers).
+    """
+
+    #: How long connecting to a scheduler may take before it counts as unreachable.
+    CONNECT_TIMEOUT = "20s"
+
+    def __init__(self, address=None, n_workers=None, memory_limit="auto"):
+        import dask
+        from distributed import Client, LocalCluster
+
+        self.address = address
+        self.cluster = None
+        if address:
+            self.client = Client(address, set_as_default=False, timeout=self.CONNECT_TIMEOUT)
+        else:
+            n = n_workers or max(1, os.cpu_count() or 1)
+            with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                                  "distributed.worker.daemon": True}):
+                self.cluster = LocalCluster(
+                    n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                    dashboard_address=":0", memory_limit=memory_limit,
+                    silence_logs=logging.ERROR)
+            self.client = Client(self.cluster, set_as_default=False)
+        self._lock = threading.Lock()
+        self._jobs = {}          # job id -> Job (unfinished)
+        self._waiting = OrderedDict()  # job id -> None, submitted and not started, in order
+        self._scattered = OrderedDict()  # dataset fingerprint -> Future
+        self.client.subscribe_topic(TOPIC, self._on_event)
+        self.closed = False
+
+    # -- limits --------------------------------------------------------------------------
+
+    #: Seconds :meth:`limits` reuses its answer (every page draw shows it).
+    LIMITS_TTL = 10.0
+
+    def limits(self):
+        """``{"workers", "threads", "memory_per_worker", "address"}`` of the cluster now."""
+        cached = getattr(self, "_limits", None)
+        if cached is not None and time.monotonic() - cached[0] < self.LIMITS_TTL:
+            return cached[1]
+        info = self.client.scheduler_info(n_workers=-1) if _takes_n_workers(self.client) \
+            else self.client.scheduler_info()
+        workers = info.get("workers", {})
+        mems = [w.get("memory_limit") or 0 for w in workers.values()]
+        out = {"workers": len(workers),
+               "threads": sum(w.get("nthreads", 0) for w in workers.values()),
+               "memory_per_worker": min(mems) if mems else 0,
+               "address": self.address or "LocalCluster"}
+        self._limits = (time.monotonic(), out)
+        return out
+
+    # -- jobs ----------------------------------------------------------------------------
+
+    def _scatter(self, value):
+        fp = getattr(value, "fingerprint", None)
+        if fp is None or not hasattr(value, "views"):
+            return value
+        with self._lock:
+            fut = self._scattered.get(fp)
+            if fut is not None and fut.status == "finished":
+                self._scattered.move_to_end(fp)
+                return fut
+            # not sent yet, or lost with a worker that died: (re)send it
+        fut = self.client.scatter(value, hash=False)
+        with self._lock:
+            self._scattered[fp] = fut
+            while len(self._scattered) > MAX_SCATTERED:
+                self._scattered.popitem(last=False)[1].release()
+        return fut
+
+    def _pack(self, value):
+        if isinstance(value, dict):
+            return {k: self._scatter(v) for k, v in value.items()}
+        return self._scatter(value)
+
+    def submit(self, job, remote):
+        """Send ``remote`` to the cluster for ``job``.
+
+        Returns ``(job_id, future, (stop_event, cancel_event))``: the id the worker's
+        events carry, the Dask future of the result, and the two ``distributed.Event``s
+        the task reads.
+        """
+        from distributed import Event
+
+        job_id = uuid.uuid4().hex
+        stop_name, cancel_name = f"rmsc-stop-{job_id}", f"rmsc-cancel-{job_id}"
+        args = tuple(self._pack(a) for a in remote.args)
+        kwargs = {k: self._pack(v) for k, v in remote.kwargs.items()}
+        with self._lock:
+            self._jobs[job_id] = job
+            self._waiting[job_id] = None
+        fut = self.client.submit(run_remote, remote.fn, args, kwargs, job_id, stop_name,
+                                 cancel_name, key=f"rmsc-{job.label or 'job'}-{job_id}",
+                                 pure=False, retries=0)
+        control = (Event(stop_name, client=self.client), Event(cancel_name, client=self.client))
+        return job_id, fut, control
+
+    def forget(self, job_id):
+        with self._lock:
+            self._jobs.pop(job_id, None)
+            self._waiting.pop(job_id, None)
+
+    def place(self, job_id):
+        """Place (1 = next) among this server's jobs waiting for a worker, or None if started."""
+        with self._lock:
+            if job_id not in self._waiting:
+                return None
+            place = list(self._waiting).index(job_id) + 1
+        return place
+
+    def _on_event(self, event):
+        _, msg = event
+        job_id = msg.get("id") if isinstance(msg, dict) else None
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if msg.get("kind") == "start":
+                self._waiting.pop(job_id, None)
+        if job is not None:
+            job._remote_event(msg)
+
+    def close(self):
+        if self.closed:
+            return
+        self.closed = True
+        with self._lock:
+            scattered, self._scattered = list(self._scattered.values()), OrderedDict()
+        try:
+            for fut in scattered:
+                fut.release()
+            self.client.close(timeout=10)
+        finally:
+            if self.cluster is not None:
+                self.cluster.close(timeout=20)
+
+
+#: Seconds a finished job's stop and cancel events stay set on the scheduler (a cancelled
+#: task may still be running until its next check), then they are cleared (freed).
+CONTROL_LINGER_SECONDS = 30.0
+
+
+def clear_control_later(backend, *events):
+    """Clear (free on the scheduler) a finished job's control events, a little later."""
+    def clear():
+        if backend.closed:
+            return
+        for ev in events:
+            try:
+                ev.clear()
+            except Exception:  # noqa: BLE001 - the cluster is gone: nothing to free
+                pass
+
+    timer = threading.Timer(CONTROL_LINGER_SECONDS, clear)
+    timer.daemon = True
+    timer.start()
+
+
+def _takes_n_workers(client):
+    import inspect
+
+    return "n_workers" in inspect.signature(client.scheduler_info).parameters
+
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def default_backend():
+    """The process's backend, started on first use (``RMSC_SCHEDULER`` or a LocalCluster)."""
+    global _default
+    with _default_lock:
+        if _default is None or _default.closed:
+            address = os.environ.get(SCHEDULER_ENV) or None
+            log.info("starting the dashboard's Dask backend (%s)", address or "LocalCluster")
+            try:
+                _default = Backend(address)
+            except (OSError, TimeoutError) as exc:
+                if address is None:
+                    raise
+                raise ValueError(
+                    f"Cannot reach the Dask scheduler at {address} ({SCHEDULER_ENV} or "
+                    f"rmsc dashboard --scheduler): {exc}. Start it (`dask scheduler`) and its "
+                    f"workers (`dask worker {address}`), or unset {SCHEDULER_ENV} to run the "
+                    "fits on this machine.") from None
+        return _default
+
+
+_starting = threading.Event()
+
+
+def start_in_background():
+    """Start the default backend in a thread (the first fit then finds it ready)."""
+    if _default is not None or _starting.is_set():
+        return
+    _starting.set()
+
+    def start():
+        try:
+            default_backend()
+        except Exception:  # noqa: BLE001 - the first job reports the reason
+            log.warning("the dashboard's Dask backend did not start", exc_info=True)
+        finally:
+            _starting.clear()
+
+    threading.Thread(target=start, name="rmsc-backend-start", daemon=True).start()
+
+
+def describe_limits(backend, results_bytes, upload_mb):
+    """One line for the page: where fits run and what the server keeps."""
+    from ..memory import format_bytes
+
+    if backend is None:
+        return "Worker processes are starting…"
+    lim = backend.limits()
+    where = ("on this machine" if backend.address is None
+             else f"on the cluster at {backend.address}")
+    mem = (f" × {format_bytes(lim['memory_per_worker'])}" if lim["memory_per_worker"] else "")
+    return (f"Fits run in {lim['workers']} worker process(es){mem} {where}, one at a time "
+            f"per worker, queued in order. The server keeps at most "
+            f"{format_bytes(results_bytes)} of results for all sessions; uploads up to "
+            f"{upload_mb} MB.")
+
+
+def running_backend():
+    """The default backend if it was started, else None (no cluster is started)."""
+    return None if _default is None or _default.closed else _default
+
+
+def shutdown():
+    """Close the default backend (its LocalCluster's processes end)."""
+    global _default
+    with _default_lock:
+        backend, _default = _default, None
+    if backend is not None:
+        backend.close()
+
+
+atexit.register(shutdown)

@@ -1,0 +1,207 @@
+"""The dashboard's jobs on dask.distributed worker processes (a small LocalCluster).
+
+Every test here runs real tasks in real worker processes: results equal the in-process
+ones exactly, progress streams back, stop and cancel reach the running task, a session
+waiting for a worker sees its place, a worker that dies gives a message (and the next job
+runs), and a fit too large for a worker's memory is refused before it starts.
+"""
+
+import os
+import sys
+import time
+
+import cloudpickle
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from rmsc import dashboard as dash
+from rmsc import datasets
+from rmsc.dashboard import workers
+
+# The tasks below are defined in this test module, which the workers cannot import.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+#: Upper bound of every wait (the machine is shared; nothing here is timed).
+WAIT = 180
+
+
+@pytest.fixture(scope="module")
+def backend():
+    b = workers.Backend(n_workers=2, memory_limit="1.5GB")
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="module")
+def small():
+    return datasets.load_bundled("Digit-small")
+
+
+def run(backend, task, key="k", label="t", **kw):
+    return dash.Job(key, task, label=label, backend=backend, **kw).start()
+
+
+def wait_until(cond, what):
+    deadline = time.monotonic() + WAIT
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def count_until_stopped(n, job):
+    """A task that reports n steps, 50 ms apart, and ends early when asked to stop."""
+    for i in range(n):
+        job.report(i, n, f"step {i}")
+        job.record((i, float(n - i)), latest=[i, 2 * i])
+        if job.stop_requested:
+            return ("stopped", i)
+        time.sleep(0.05)
+    return ("done", n)
+
+
+def die(job):
+    job.report(1, 2, "about to die")
+    os._exit(1)
+
+
+def executing(backend):
+    return sum(backend.client.run(lambda dask_worker: dask_worker.state.executing_count)
+               .values())
+
+
+def test_a_remote_fit_equals_the_in_process_fit_exactly(backend, small):
+    params = dash.Params(max_iter=8, tol=0.0)
+    kept = []
+    job = run(backend, dash.Remote(dash.fit_rmsc, small, params,
+                                   after=lambda out: kept.append(out) or out), label="fit")
+    assert job.wait(WAIT)
+    assert job.state == dash.DONE, job.error
+    remote = job.result
+    assert kept == [remote]  # after() ran in this process, on the result
+    local = dash.fit_rmsc(small, params)
+    assert remote.key == local.key
+    for name in ("labels", "label_runs", "weights", "embedding", "objective"):
+        np.testing.assert_array_equal(getattr(remote, name), getattr(local, name))
+    for name in ("consensus", "affinity"):
+        assert (getattr(remote, name) != getattr(local, name)).nnz == 0
+    assert remote.scores == local.scores and remote.chosen_scores == local.chosen_scores
+    assert remote.diagnostics == local.diagnostics
+    # the live curve came back from the worker, point by point
+    snap = job.snapshot()
+    assert [h[0] for h in snap.history] == list(range(1, 9))
+    np.testing.assert_array_equal([h[1] for h in snap.history], local.objective)
+    np.testing.assert_array_equal(snap.latest, local.weights.mean(axis=1))
+
+
+def test_experiments_run_on_a_worker_with_progress_and_equal_results(backend, small):
+    methods = ["RMSC-WV", "SSC-AVG"]
+    job = run(backend, dash.Remote(dash.run_compare, {"data": small}, methods, None, 0),
+              label="compare")
+    assert job.wait(WAIT) and job.state == dash.DONE, job.error
+    local = dash.run_compare({"data": small}, methods, None, 0)
+    cols = ["method", "acc_mean", "acc_std", "nmi_mean", "ari_mean", "purity_mean"]
+    assert job.result["data"][cols].equals(local["data"][cols])
+    snap = job.snapshot()
+    assert (snap.done, snap.total) == (2, 2)
+
+
+def test_stop_reaches_the_running_task_which_keeps_its_partial_result(backend):
+    job = run(backend, dash.Remote(count_until_stopped, 100_000))
+    wait_until(lambda: len(job.snapshot().history) >= 3, "three steps")
+    snap = job.snapshot()
+    assert snap.message.startswith("step ") and snap.total == 100_000 and snap.place is None
+    job.request_stop()
+    assert job.wait(WAIT)
+    assert job.state == dash.STOPPED
+    kind, steps = job.result
+    assert kind == "stopped" and 3 <= steps < 100_000
+
+
+def test_cancel_ends_the_running_task_on_its_worker(backend):
+    job = run(backend, dash.Remote(count_until_stopped, 100_000))
+    wait_until(lambda: job.snapshot().history, "the first step")
+    assert executing(backend) == 1
+    job.cancel()
+    assert job.wait(WAIT) and job.state == dash.CANCELLED and job.result is None
+    wait_until(lambda: executing(backend) == 0, "the worker to be free")
+
+
+def test_a_job_waiting_for_a_worker_sees_its_place_and_never_runs_when_cancelled(backend):
+    busy = [run(backend, dash.Remote(count_until_stopped, 100_000), key=i) for i in range(2)]
+    wait_until(lambda: all(j.snapshot().history for j in busy), "both workers busy")
+    waiting = [run(backend, dash.Remote(count_until_stopped, 100_000), key=i)
+               for i in (2, 3)]
+    wait_until(lambda: all(j.snapshot().place for j in waiting), "the queue")
+    assert [j.snapshot().place for j in waiting] == [1, 2]
+    assert waiting[1].snapshot().message == "waiting for a free worker (2nd in the queue)"
+    waiting[1].cancel()
+    busy[0].request_stop()  # frees a worker: the first in the queue starts
+    wait_until(lambda: waiting[0].snapshot().history, "the first in the queue to start")
+    assert waiting[0].snapshot().place is None
+    assert waiting[1].state == dash.CANCELLED and not waiting[1].snapshot().history
+    for j in (busy[1], waiting[0]):
+        j.cancel()
+    for j in busy + waiting:
+        assert j.wait(WAIT)
+    wait_until(lambda: executing(backend) == 0, "the workers to be free")
+
+
+def test_equal_requests_of_two_sessions_share_one_remote_run(backend):
+    registry = dash.JobRegistry()
+    s1, s2 = dash.JobSlot(registry, backend), dash.JobSlot(registry, backend)
+    j1 = s1.submit("same", dash.Remote(count_until_stopped, 5))
+    j2 = s2.submit("same", dash.Remote(count_until_stopped, 5))
+    assert j1 is j2
+    assert j1.wait(WAIT) and j1.result == ("done", 5)
+
+
+def test_a_worker_that_dies_gives_a_message_and_the_next_job_runs(backend, small):
+    job = run(backend, dash.Remote(die), label="fit")
+    assert job.wait(WAIT)
+    assert job.state == dash.FAILED
+    assert "worker process running this fit stopped" in job.error
+    assert "press Run to try again" in job.error
+    again = run(backend, dash.Remote(count_until_stopped, 3))
+    assert again.wait(WAIT) and again.result == ("done", 3)
+    backend.client.wait_for_workers(2, timeout=WAIT)  # the nanny restarted the dead worker
+
+
+def test_a_fit_too_large_for_a_workers_memory_is_refused_before_it_starts(backend):
+    n = 4000  # RMSC keeps about 8 dense (8000 x 4000) arrays: 2 GB > the 1.5 GB worker
+    rng = np.random.default_rng(0)
+    views = tuple(sp.random(n, n, density=2e-4, format="csr", random_state=rng) +
+                  sp.eye(n, format="csr") for _ in range(2))
+    data = datasets.MultiViewDataset("big", views, labels=np.arange(n) % 3)
+    job = run(backend, dash.Remote(dash.fit_rmsc, data, dash.Params()), label="fit")
+    assert job.wait(WAIT)
+    assert job.state == dash.FAILED
+    assert "RMSC on 4000 samples" in job.error and "Subsample" in job.error
+    assert not job.snapshot().history  # refused before the first iteration
+
+
+def test_limits_name_the_workers_and_their_memory(backend):
+    lim = backend.limits()
+    assert lim["workers"] == 2 and lim["threads"] == 2
+    assert lim["memory_per_worker"] == pytest.approx(1.5e9, rel=0.01)
+    line = workers.describe_limits(backend, 1 << 30, 500)
+    assert "2 worker process(es)" in line and "1.0 GB of results" in line
+    assert "uploads up to 500 MB" in line
+
+
+def test_an_unreachable_scheduler_is_a_message_that_says_what_to_do(monkeypatch):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    monkeypatch.setenv(workers.SCHEDULER_ENV, address)
+    monkeypatch.setattr(workers, "_default", None)
+    monkeypatch.setattr(dash.Backend, "CONNECT_TIMEOUT", "2s")
+    job = dash.Job("k", dash.Remote(count_until_stopped, 3), label="fit").start()
+    assert job.wait(WAIT)
+    assert job.state == dash.FAILED
+    assert f"Cannot reach the Dask scheduler at {address}" in job.error
+    assert "dask scheduler" in job.error and "unset RMSC_SCHEDULER" in job.error
+    assert workers.running_backend() is None
