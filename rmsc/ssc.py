@@ -206,12 +206,15 @@ def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype):
     RC = np.zeros_like(R)
     S, RS = None, np.zeros_like(R)  # U = S + R^T QU, RS = R S
     QU = np.zeros_like(R)
+    KQU = np.zeros_like(R)  # K QU
     hist = {"objective": [], "primal": [], "dual": []}
     converged = False
     for it in range(1, max_iter + 1):
         # Z-step with V = C - U: T = R (I - V) = R - R C + R S + K QU.
-        T = R - RC + RS + view.K @ QU
+        T = R - RC + RS + KQU
         rep = solver.zv_step(view, T)
+        # K Q without a product: K M = I - rho M, so K Q = T + R diag(D) - rho Q.
+        KQ = T + R * rep.D[None, :] - rho * rep.Q
         # C-step: Z + U = C_prev - diag(D) + R^T Q, soft-thresholded off the diagonal.
         C_prev, RC_prev = C, RC
         out = solver.threshold_columns(
@@ -228,12 +231,13 @@ def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype):
         check = it % check_every == 0 or it == max_iter
         if check:
             # Primal residual Z - C = U_new - U_old, dual 2 rho (C - C_prev).
-            primal = _sparse_plus_lowrank_norm(S_new.minus(S), RS_new - RS, rep.Q - QU, view)
+            primal = _sparse_plus_lowrank_norm(S_new.minus(S), RS_new - RS, rep.Q - QU,
+                                               KQ - KQU)
             dual = 2.0 * rho * _fro(C - C_prev)
             scale = max(1.0, _fro(C))
             hist["primal"].append(float(primal))
             hist["dual"].append(float(dual))
-        S, RS, QU = S_new, RS_new, rep.Q
+        S, RS, QU, KQU = S_new, RS_new, rep.Q, KQ
         if not check:
             continue
         if primal <= tol * scale and dual <= tol * scale:
@@ -246,6 +250,7 @@ def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype):
             S.scale /= factor
             RS = RS / factor
             QU = QU / factor
+            KQU = KQU / factor
             view = solver.factorize_view(R, rho)
     C = sp.csc_matrix(C, dtype=np.float64)
     return C, {"n_iter": it, "converged": converged, "rho": rho, **hist}
@@ -264,10 +269,10 @@ def residual_balancing(primal, dual, mu=10.0, tau=2.0):
     return tau if primal > mu * dual else 1.0 / tau if dual > mu * primal else 1.0
 
 
-def _sparse_plus_lowrank_norm(S, RS, Q, view):
-    """||S + R^T Q||_F for S (n x n, sparse or dense) with RS = R S, and dense Q (r x n)."""
+def _sparse_plus_lowrank_norm(S, RS, Q, KQ):
+    """||S + R^T Q||_F for S (n x n, sparse or dense) with RS = R S, dense Q (r x n), KQ = K Q."""
     sq = _fro(S) ** 2 + 2.0 * float(np.einsum("ij,ij->", RS, Q))
-    sq += float(np.einsum("ij,ij->", Q, view.K @ Q))
+    sq += float(np.einsum("ij,ij->", Q, KQ))
     return float(np.sqrt(max(sq, 0.0)))
 
 
