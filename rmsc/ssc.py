@@ -11,9 +11,15 @@ by ADMM on the split Z = C (scaled form, penalty rho ||Z - C + U||^2):
 * C-step: C = S_{beta / (2 rho)}(Z + U), entry-wise soft-thresholding;
 * U-step: U += Z - C.
 
-U is kept as a sparse matrix plus R^T Q_U (Z = V - diag(D) + R^T Q from the
+U is kept as a sparse part plus R^T Q_U (Z = V - diag(D) + R^T Q from the
 Z-step makes it so), so an iteration costs one dense (n x d)(d x n) product,
-done a column block at a time. rho is adapted by residual balancing (Boyd et
+done a column block at a time (see :func:`ssc_admm` for what else was cut,
+issue 14). On Digit every view stops at ``max_iter`` (residuals 0.01-0.1);
+tuning rho or over-relaxing still needed ~150 iterations to come within 1e-3
+of the 200th iterate's objective, so a further 10x needs another solver
+(an exact active-set one: each column's lasso has d_v observations, hence at
+most d_v nonzeros), which would also change the result (the optimum is
+sparser than the 200th iterate). rho is adapted by residual balancing (Boyd et
 al. 2011, Sec. 3.4.1). Stops when the primal and dual residuals are at most
 ``tol * max(1, ||C||_F)``, or after ``max_iter`` (200, as the SSC-ADMM
 reference) iterations; ``n_iter_`` and ``converged_`` say which.
