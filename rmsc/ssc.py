@@ -11,9 +11,15 @@ by ADMM on the split Z = C (scaled form, penalty rho ||Z - C + U||^2):
 * C-step: C = S_{beta / (2 rho)}(Z + U), entry-wise soft-thresholding;
 * U-step: U += Z - C.
 
-U is kept as a sparse matrix plus R^T Q_U (Z = V - diag(D) + R^T Q from the
+U is kept as a sparse part plus R^T Q_U (Z = V - diag(D) + R^T Q from the
 Z-step makes it so), so an iteration costs one dense (n x d)(d x n) product,
-done a column block at a time. rho is adapted by residual balancing (Boyd et
+done a column block at a time (see :func:`ssc_admm` for what else was cut,
+issue 14). On Digit every view stops at ``max_iter`` (residuals 0.01-0.1);
+tuning rho or over-relaxing still needed ~150 iterations to come within 1e-3
+of the 200th iterate's objective, so a further 10x needs another solver
+(an exact active-set one: each column's lasso has d_v observations, hence at
+most d_v nonzeros), which would also change the result (the optimum is
+sparser than the 200th iterate). rho is adapted by residual balancing (Boyd et
 al. 2011, Sec. 3.4.1). Stops when the primal and dual residuals are at most
 ``tol * max(1, ||C||_F)``, or after ``max_iter`` (200, as the SSC-ADMM
 reference) iterations; ``n_iter_`` and ``converged_`` say which.
@@ -107,7 +113,18 @@ def auto_beta(R, alpha=SSC_ALPHA):
     return 2.0 * mu / alpha
 
 
-def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check_every=5):
+#: Precision of the C-step's products (R^T Q and R C): ``"auto"`` is float32 (half
+#: their time) when ``tol`` is at least :data:`FLOAT32_MIN_TOL`, else float64, since
+#: float32 round-off (~1e-7 relative) keeps the residuals from reaching a tighter tol.
+#: The effect on Digit's objective and scores: ``benchmarks/bench_baselines.py``.
+PRECISION = "auto"
+
+#: Smallest ``tol`` run with float32 products under ``precision="auto"``.
+FLOAT32_MIN_TOL = 1e-5
+
+
+def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check_every=5,
+             precision=None):
     """Solve single-view SSC by ADMM.
 
     Parameters
@@ -125,6 +142,10 @@ def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check
     block_size : int or None
     check_every : int
         Residuals are computed (and rho adapted) every this many iterations.
+    precision : {"auto", "float32", "float64"} or None
+        Of the C-step's two dense products (R^T Q and R C) and of C while it is
+        thresholded; everything else, the Z-step included, is float64. None:
+        :data:`PRECISION`; ``"auto"``: float32 when ``tol >= FLOAT32_MIN_TOL``.
 
     Returns
     -------
@@ -133,43 +154,96 @@ def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check
     info : dict
         ``n_iter``, ``converged``, ``rho``, ``objective`` (||X - XC||^2 +
         beta ||C||_1 per iteration), ``primal``, ``dual`` (residuals where checked).
+
+    Notes
+    -----
+    Cost per iteration (issue 14, profiled with cProfile on Digit): one dense
+    (n x r)(r x n) product for Z + U, thresholded a column block at a time,
+    and R C from the same pass; R U is tracked as an r x n array (U's sparse
+    part is C_prev - C - diag(D), so R U needs no product of its own), and C
+    is held dense once it is denser than
+    :data:`rmsc.solver.DENSE_ZSTAR_DENSITY` (Digit's 6-feature view ends 40 %
+    dense, where CSC bookkeeping cost 20 times the arithmetic).
     """
+    precision = PRECISION if precision is None else precision
+    if precision == "auto":
+        precision = "float32" if tol >= FLOAT32_MIN_TOL else "float64"
+    if precision not in ("float32", "float64"):
+        raise ValueError(f"precision must be 'auto', 'float32' or 'float64'; got {precision!r}.")
+    dtype = np.dtype(precision)
     with LocalBlocks() as runner:
-        return _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner)
+        return _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype)
 
 
-def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner):
+class _SparsePart:
+    """U's sparse part, s (A - B - diag(D)), formed only when a residual needs it."""
+
+    def __init__(self, A, B, D, scale=1.0):
+        self.A, self.B, self.D, self.scale = A, B, D, scale
+
+    def minus(self, other):
+        """self - other, as a sparse matrix or a dense array."""
+        parts = [(self.scale, self.A), (-self.scale, self.B)]
+        if other is not None:
+            parts += [(-other.scale, other.A), (other.scale, other.B)]
+        dense = any(not sp.issparse(M) for _, M in parts)
+        n = self.A.shape[0]
+        out = np.zeros((n, n)) if dense else sp.csr_matrix((n, n))
+        for c, M in parts:
+            if dense:
+                out += c * (M.toarray() if sp.issparse(M) else M)
+            else:
+                out = out + c * M
+        diag = -self.scale * self.D + (other.scale * other.D if other is not None else 0.0)
+        if dense:
+            out[np.diag_indices(n)] += diag
+            return out
+        return (out + sp.diags(diag)).tocsr()
+
+
+def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype):
     n = R.shape[1]
     rho = float(rho)
     view = solver.factorize_view(R, rho)
-    RT = np.ascontiguousarray(R.T)
+    Rp = R.astype(dtype, copy=False)
+    RTp = np.ascontiguousarray(Rp.T)
+    shared = runner.share(solver.StackedFactors(R=Rp, RT=RTp, splits=np.array([], dtype=int)))
     C = sp.csc_matrix((n, n))
-    S = sp.csc_matrix((n, n))  # U = S + R^T QU
+    RC = np.zeros_like(R)
+    S, RS = None, np.zeros_like(R)  # U = S + R^T QU, RS = R S
     QU = np.zeros_like(R)
+    KQU = np.zeros_like(R)  # K QU
     hist = {"objective": [], "primal": [], "dual": []}
     converged = False
     for it in range(1, max_iter + 1):
-        # Z-step with V = C - U: T = R (I - V) = R - R (C - S) + K QU.
-        T = R - solver.sparse_right_product(R, C - S, RT) + view.K @ QU
+        # Z-step with V = C - U: T = R (I - V) = R - R C + R S + K QU.
+        T = R - RC + RS + KQU
         rep = solver.zv_step(view, T)
+        # K Q without a product: K M = I - rho M, so K Q = T + R diag(D) - rho Q.
+        KQ = T + R * rep.D[None, :] - rho * rep.Q
         # C-step: Z + U = C_prev - diag(D) + R^T Q, soft-thresholded off the diagonal.
-        C_prev = C
-        C, RC, _ = solver.soft_threshold_columns(
-            R, rep.Q, C_prev, np.full(n, beta / (2.0 * rho)), block_size=block_size, RT=RT,
-            runner=runner)
+        C_prev, RC_prev = C, RC
+        out = solver.threshold_columns(
+            Rp, rep.Q.astype(dtype, copy=False), C_prev, np.full(n, beta / (2.0 * rho), dtype=dtype),
+            block_size=block_size, runner=runner, shared=shared, dense=solver.keep_dense(C_prev))
+        C = out.Z
+        RC = np.asarray(out.RZ, dtype=np.float64)
         # U-step: U_new = U + Z - C = (C_prev - C - diag(D)) + R^T Q.
-        S_new = (C_prev - C - sp.diags(rep.D)).tocsc()
+        S_new = _SparsePart(C_prev, C, rep.D)
+        RS_new = RC_prev - RC - R * rep.D[None, :]
         resid = R - RC
-        hist["objective"].append(float(np.sum(resid * resid) + beta * np.abs(C.data).sum()))
+        l1 = np.abs(C.data).sum() if sp.issparse(C) else np.abs(C).sum()
+        hist["objective"].append(float(np.sum(resid * resid) + beta * l1))
         check = it % check_every == 0 or it == max_iter
         if check:
             # Primal residual Z - C = U_new - U_old, dual 2 rho (C - C_prev).
-            primal = _sparse_plus_lowrank_norm(S_new - S, rep.Q - QU, view, RT)
-            dual = 2.0 * rho * (sp.linalg.norm(C - C_prev) if (C - C_prev).nnz else 0.0)
-            scale = max(1.0, sp.linalg.norm(C) if C.nnz else 0.0)
+            primal = _sparse_plus_lowrank_norm(S_new.minus(S), RS_new - RS, rep.Q - QU,
+                                               KQ - KQU)
+            dual = 2.0 * rho * _fro(C - C_prev)
+            scale = max(1.0, _fro(C))
             hist["primal"].append(float(primal))
             hist["dual"].append(float(dual))
-        S, QU = S_new, rep.Q
+        S, RS, QU, KQU = S_new, RS_new, rep.Q, KQ
         if not check:
             continue
         if primal <= tol * scale and dual <= tol * scale:
@@ -179,10 +253,20 @@ def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner):
         factor = residual_balancing(primal, dual)
         if factor != 1.0:
             rho *= factor
-            S = S / factor
+            S.scale /= factor
+            RS = RS / factor
             QU = QU / factor
+            KQU = KQU / factor
             view = solver.factorize_view(R, rho)
+    C = sp.csc_matrix(C, dtype=np.float64)
     return C, {"n_iter": it, "converged": converged, "rho": rho, **hist}
+
+
+def _fro(A):
+    """Frobenius norm of a sparse matrix or a dense array."""
+    if sp.issparse(A):
+        return float(np.sqrt(A.multiply(A).sum())) if A.nnz else 0.0
+    return float(np.linalg.norm(A))
 
 
 def residual_balancing(primal, dual, mu=10.0, tau=2.0):
@@ -191,10 +275,10 @@ def residual_balancing(primal, dual, mu=10.0, tau=2.0):
     return tau if primal > mu * dual else 1.0 / tau if dual > mu * primal else 1.0
 
 
-def _sparse_plus_lowrank_norm(S, Q, view, RT):
-    """||S + R^T Q||_F for sparse S (n x n) and dense Q (r x n)."""
-    cross = float(np.einsum("ij,ij->", solver.sparse_right_product(view.R, S, RT), Q)) if S.nnz else 0.0
-    sq = float(S.multiply(S).sum()) + 2.0 * cross + float(np.einsum("ij,ij->", Q, view.K @ Q))
+def _sparse_plus_lowrank_norm(S, RS, Q, KQ):
+    """||S + R^T Q||_F for S (n x n, sparse or dense) with RS = R S, dense Q (r x n), KQ = K Q."""
+    sq = _fro(S) ** 2 + 2.0 * float(np.einsum("ij,ij->", RS, Q))
+    sq += float(np.einsum("ij,ij->", Q, KQ))
     return float(np.sqrt(max(sq, 0.0)))
 
 

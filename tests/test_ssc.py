@@ -132,3 +132,26 @@ def test_auto_beta_ignores_an_all_zero_sample(d):
     assert est.betas_[0] == pytest.approx(2 * mu / SSC_ALPHA, rel=1e-10)
     with pytest.raises(ValueError, match="all zero"):
         auto_beta(solver.gram_factor(np.zeros((5, 3))))
+
+
+def test_admm_dense_and_sparse_storage_and_float32_agree(monkeypatch):
+    # C is held dense once it is denser than DENSE_ZSTAR_DENSITY (issue 14): the same iterates
+    # either way in float64; float32 products move the objective by round-off only.
+    from rmsc.solver import _zstar_step
+    rng = np.random.default_rng(3)
+    R = solver.gram_factor(random_views(rng, 60, (5,))[0])
+    runs = {}
+    for name, density in (("sparse", 2.0), ("dense", 0.0)):
+        monkeypatch.setattr(_zstar_step, "DENSE_ZSTAR_DENSITY", density)
+        runs[name] = ssc_admm(R, 0.05, max_iter=40, tol=1e-4, precision="float64")
+    (Cs, infos), (Cd, infod) = runs["sparse"], runs["dense"]
+    assert Cs.nnz > 0.1 * 60 * 60  # the dense path was taken in the second run
+    assert abs(Cs - Cd).max() < 1e-12
+    assert infos["n_iter"] == infod["n_iter"] and infos["rho"] == infod["rho"]
+    monkeypatch.undo()
+    C32, info32 = ssc_admm(R, 0.05, max_iter=40, tol=1e-4, precision="float32")
+    assert info32["objective"][-1] == pytest.approx(infos["objective"][-1], rel=1e-5)
+    assert abs(C32 - Cs).max() < 1e-4
+    assert C32.dtype == np.float64 and np.all(C32.diagonal() == 0)
+    with pytest.raises(ValueError, match="precision must be"):
+        ssc_admm(R, 0.05, precision="half")
