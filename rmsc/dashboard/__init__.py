@@ -52,6 +52,7 @@ from .jobs import (  # noqa: F401
     describe_error,
 )
 from .params import (  # noqa: F401
+    AUTO,
     BETA_GRID,
     DEFAULT_TOP_K,
     GAMMA_GRID,
@@ -60,6 +61,8 @@ from .params import (  # noqa: F401
     POSTPROCESSING,
     OutlierSpec,
     Params,
+    beta_options,
+    format_beta,
     log_grid,
     method_default_beta,
     nearest,
