@@ -226,6 +226,62 @@ def print_tables(cache):
                   + " | ".join(f"{regrets[n]:.1f}" for n in names) + " |")
 
 
+def suggestion_table(cache, method):
+    """The label-free choice (rmsc.suggest_parameters' criterion) against the labelled best.
+
+    Over the settings ``suggest_parameters`` tries (lam in SUGGEST_LAMS x beta_rel in
+    SUGGEST_BETA_RELS, beta in units of the data's scale, raw input, the default
+    affinity), per dataset: the setting the criterion picks, its ACC/NMI, the best of
+    the same settings chosen with the labels, and the distance in points.
+    """
+    from rmsc.rmsc import SCALE_COLUMNS
+    from rmsc.selection import SUGGEST_BETA_RELS, SUGGEST_LAMS, GraphCriterion
+
+    aff = "colmax" if SCALE_COLUMNS else "raw"
+    rows = []
+    names = sorted({k.split("|")[0] for k in cache})
+    for name in names:
+        cands = []
+        for lam in SUGGEST_LAMS:
+            for rel in SUGGEST_BETA_RELS:
+                e = cache.get(f"{name}|raw|{method}|{lam:g}|q|{rel:g}")
+                if e is None or "scores" not in e:
+                    continue
+                sc = e["scores"][aff]
+                crit = GraphCriterion(sc["eigengap"], sc["isolated"], sc["pieces"],
+                                      n_clusters=_classes(name))
+                cands.append((crit.rank_key(), lam, rel, sc))
+        if not cands:
+            continue
+        pick = min(cands, key=lambda t: t[0])
+        best_acc = max(cands, key=lambda t: t[3]["acc"])
+        best_nmi = max(t[3]["nmi"] for t in cands)
+        rows.append((name, len(cands), pick, best_acc, best_nmi))
+    print(f"\n## {method}: label-free suggestion (eigengap at c, connectivity) vs labelled best")
+    print("| dataset | settings | suggested λ, β_rel | ACC % | NMI % | labelled best λ, β_rel "
+          "| best ACC % | best NMI % | ACC distance | NMI distance |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, k, pick, best, best_nmi in rows:
+        _, lam, rel, sc = pick
+        _, blam, brel, bsc = best
+        print(f"| {name} | {k} | {lam:g}, {rel:g} | {100 * sc['acc']:.1f} | {100 * sc['nmi']:.1f} "
+              f"| {blam:g}, {brel:g} | {100 * bsc['acc']:.1f} | {100 * best_nmi:.1f} | "
+              f"{100 * (bsc['acc'] - sc['acc']):.1f} | {100 * (best_nmi - sc['nmi']):.1f} |")
+
+
+_CLASSES = {}
+
+
+def _classes(name):
+    if name not in _CLASSES:
+        key = datasets().get(name)
+        if key is None:
+            key = name
+        _, labels, _ = load(key)
+        _CLASSES[name] = int(np.unique(labels).size)
+    return _CLASSES[name]
+
+
 def main():
     warnings.simplefilter("ignore")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -246,6 +302,8 @@ def main():
     for path in sorted(OUT.parent.glob("study_defaults*.json")):
         merged.update(json.loads(path.read_text()))
     print_tables(merged)
+    for method in METHODS:
+        suggestion_table(merged, method)
 
 
 if __name__ == "__main__":
