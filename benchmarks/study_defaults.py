@@ -132,7 +132,7 @@ def fit_one(views, labels, method, lam, beta):
             "links": Z.nnz / Z.shape[0], "seconds": time.perf_counter() - t0}
 
 
-def run(cache, names, skip_reuter):
+def run(cache, names, skip_reuter, done=()):
     for name, key in datasets(skip_reuter).items():
         if names and name not in names:
             continue
@@ -149,7 +149,7 @@ def run(cache, names, skip_reuter):
                 grid = [(OLD_DEFAULT[method][0], "abs", OLD_DEFAULT[method][1])] + settings(name)
                 for lam, kind, r in grid:
                     k = f"{name}|{inp}|{method}|{lam:g}|{kind}|{r:g}"
-                    if k in cache:
+                    if k in cache or k in done:
                         continue
                     if kind == "abs":
                         beta = r
@@ -234,17 +234,18 @@ def suggestion_table(cache, method):
     affinity), per dataset: the setting the criterion picks, its ACC/NMI, the best of
     the same settings chosen with the labels, and the distance in points.
     """
-    from rmsc.rmsc import SCALE_COLUMNS
+    from rmsc.rmsc import BETA_QUANTILE, SCALE_COLUMNS
     from rmsc.selection import SUGGEST_BETA_RELS, SUGGEST_LAMS, GraphCriterion
 
     aff = "colmax" if SCALE_COLUMNS else "raw"
+    unit = "max" if BETA_QUANTILE >= 1 else "q"
     rows = []
     names = sorted({k.split("|")[0] for k in cache})
     for name in names:
         cands = []
         for lam in SUGGEST_LAMS:
             for rel in SUGGEST_BETA_RELS:
-                e = cache.get(f"{name}|raw|{method}|{lam:g}|q|{rel:g}")
+                e = cache.get(f"{name}|raw|{method}|{lam:g}|{unit}|{rel:g}")
                 if e is None or "scores" not in e:
                     continue
                 sc = e["scores"][aff]
@@ -296,11 +297,16 @@ def main():
         OUT = OUT.with_name(f"study_defaults-{'-'.join(args.only)}.json")
     OUT.parent.mkdir(parents=True, exist_ok=True)
     cache = json.loads(OUT.read_text()) if OUT.exists() else {}
+
+    def merged_caches():
+        merged = {}
+        for path in sorted(OUT.parent.glob("study_defaults*.json")):
+            merged.update(json.loads(path.read_text()))
+        return merged
+
     if not args.table:
-        run(cache, args.only, args.skip_reuter)
-    merged = {}
-    for path in sorted(OUT.parent.glob("study_defaults*.json")):
-        merged.update(json.loads(path.read_text()))
+        run(cache, args.only, args.skip_reuter, done=set(merged_caches()))
+    merged = merged_caches()
     print_tables(merged)
     for method in METHODS:
         suggestion_table(merged, method)

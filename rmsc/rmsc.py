@@ -30,30 +30,31 @@ WEIGHTINGS = ("sample", "view")
 #: Default lambda (the coupling of each view's Z^v to the consensus Z*). Chosen by the
 #: study in benchmarks/study_defaults.py (docs/defaults.md): the setting of least worst
 #: regret over every dataset of the repository, not the best on Digit.
-LAM = 3.0
+LAM = 1.0
 
 
-#: Share of samples whose column of Z* the ``beta="auto"`` scale leaves empty at the
-#: start: beta's unit is the BETA_QUANTILE quantile of the per-sample emptying betas
-#: (:func:`rmsc.solver.column_betas`), which follows n and the data where beta_max,
-#: the largest of them, is set by the one most isolated sample.
-BETA_QUANTILE = 0.05
+#: beta's unit for ``beta="auto"``: this quantile of the per-sample emptying betas
+#: (:func:`rmsc.solver.column_betas`). 1.0 is their maximum, beta_max (Z* is empty
+#: from there on). The study compared it with the 5 % quantile (the beta above which
+#: 5 % of the samples start unlinked), which suits Digit and Reuter better but
+#: fragments the graph of synthetic subspaces from n = 1000 on (docs/defaults.md).
+BETA_QUANTILE = 1.0
 
 
 #: Default ``beta_rel`` for each weighting: ``beta="auto"`` uses
 #: beta = beta_rel x the BETA_QUANTILE quantile of the emptying betas (docs/defaults.md).
-BETA_REL = {"sample": 0.5, "view": 0.5}
+BETA_REL = {"sample": 0.03, "view": 0.03}
 
 
 #: Default affinity post-processing: divide each column of |Z*| by its maximum ("colmax")
-#: before symmetrising (docs/defaults.md: it lowers the worst regret on every dataset).
+#: before symmetrising (docs/defaults.md: every setting of least worst regret uses it).
 SCALE_COLUMNS = True
 
 
 def beta_scale(column_betas):
     """beta's unit for ``beta="auto"``: the :data:`BETA_QUANTILE` quantile of
     :func:`rmsc.solver.column_betas` (the beta above which that share of samples starts
-    with an empty column of Z*)."""
+    with an empty column of Z*; for 1.0, beta_max)."""
     return float(np.quantile(np.asarray(column_betas, dtype=float), BETA_QUANTILE))
 
 
@@ -79,22 +80,22 @@ class RMSC(ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int, default=8
         Number of clusters c.
-    lam : float, default=LAM (3.0)
+    lam : float, default=LAM (1.0)
         lambda > 0, weight of the coupling ||Z^v - Z*||^2 between each view's
         representation and the consensus (of unit-L2 samples, so it needs no
         rescaling with the data). The paper's lam, exactly.
     beta : float or "auto", default="auto"
         beta >= 0, weight of the sparsity ||Z*||_1 of the consensus, exactly as
         in the paper; or ``"auto"``: ``beta_rel`` times the data's own scale of
-        beta (``beta_scale_``, the beta above which 5 % of the samples start
-        with an empty column of Z*; see :func:`rmsc.solver.column_betas`). The
-        useful absolute beta moves by orders of magnitude with n and the data;
-        the relative one does not (docs/defaults.md). Too large a beta empties
-        Z*; the error then says, from the measured emptying betas, which
-        values keep the samples linked.
+        beta (``beta_scale_``: beta_max, the beta that empties Z*, measured
+        within the fit; see :data:`BETA_QUANTILE` and
+        :func:`rmsc.solver.column_betas`). The useful absolute beta moves by
+        orders of magnitude with n and the data; the relative one much less
+        (docs/defaults.md). Too large a beta empties Z*; the error then says,
+        from the measured emptying betas, which values keep the samples linked.
     beta_rel : float or None, default=None
         beta in units of ``beta_scale_`` when ``beta="auto"``; None takes
-        :data:`BETA_REL` for the weighting (0.5). Ignored for a numeric beta.
+        :data:`BETA_REL` for the weighting (0.03). Ignored for a numeric beta.
     gamma : float, default=1e-5
         gamma >= 0 of the weight regulariser psi (the paper's value). Larger
         gamma flattens the weights towards equal; gamma = 0 fails if a sample
@@ -168,8 +169,9 @@ class RMSC(ClusterMixin, BaseEstimator):
         The absolute beta of the fit (the paper's beta): ``beta`` when it is a
         number, ``beta_rel * beta_scale_`` for ``"auto"``.
     beta_scale_ : float
-        This data's unit of beta: the beta above which 5 % of the samples
-        (:data:`BETA_QUANTILE`) start with an empty column of Z*.
+        This data's unit of beta: the :data:`BETA_QUANTILE` quantile of
+        ``column_betas_`` (their maximum: beta_max's second candidate, all but
+        always ``beta_max_`` itself).
     beta_rel_ : float
         ``beta_ / beta_scale_``: the fit's beta in relative units (pass it as
         ``beta_rel`` to reuse the setting on other data).
@@ -406,8 +408,9 @@ def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None):
     give, for every beta, the share of samples that start with an empty column of
     Z*. The advice names that share at the failed beta, the largest betas that
     keep all but 5 % and 1 % of the samples linked, and one value to try, always
-    below the failed one: ``beta_rel`` (default :data:`BETA_REL`) x the 5 % value
-    when that is below it, else a step down from the failed beta (said so).
+    below the failed one: the ``beta="auto"`` value (``beta_rel``, default
+    :data:`BETA_REL`, times :func:`beta_scale`) when that is below it, else a step
+    down from the failed beta (said so).
 
     Returns
     -------
@@ -418,19 +421,18 @@ def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None):
     cb = np.asarray(column_betas, dtype=float)
     rel = BETA_REL["sample"] if beta_rel is None else beta_rel
     share = float(np.mean(cb <= beta))
-    q5, q1 = np.quantile(cb, [BETA_QUANTILE, 0.01])
-    suggested = rel * q5
+    q5, q1 = np.quantile(cb, [0.05, 0.01])
+    suggested = rel * beta_scale(cb)
     text = (f"Measured on these data with lam={lam:g}: at beta={beta:.4g}, {share:.0%} of the "
             f"samples start with an empty column of Z*; beta <= {q5:.4g} keeps all but 5 % "
-            f"of them linked, beta <= {q1:.3g} all but 1 %, and beta >= "
+            f"of them linked, beta <= {q1:.4g} all but 1 %, and beta >= "
             f"{cb.max() if beta_max is None else beta_max:.4g} (beta_max_) empties Z*. ")
     if suggested < beta:
         text += f"Try beta={suggested:.3g} (beta='auto' with beta_rel={rel:g})."
     else:
         suggested = beta / 3.0
-        text += (f"The start does not explain this failure (the iterations unlinked the "
-                 f"samples later), so no measured value is below it: try a step down, "
-                 f"beta={suggested:.3g}, or a larger lam.")
+        text += (f"beta='auto' (beta_rel={rel:g}) would not be below the failed beta here, so "
+                 f"step down: try beta={suggested:.3g}, or a larger lam.")
     return text, float(suggested)
 
 

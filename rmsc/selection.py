@@ -30,8 +30,9 @@ from .spectral import spectral_embedding
 SUGGEST_LAMS = (0.3, 1.0, 3.0, 10.0)
 
 
-#: The ``beta_rel`` values it tries (beta in units of the data's scale, rmsc.RMSC).
-SUGGEST_BETA_RELS = (0.5, 1.0)
+#: The ``beta_rel`` values it tries (beta in units of the data's scale, rmsc.RMSC; the
+#: study's grid for that unit).
+SUGGEST_BETA_RELS = (0.03, 0.1)
 
 
 @dataclass(frozen=True)

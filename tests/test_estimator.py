@@ -164,13 +164,16 @@ def test_isolating_beta_gets_advice_below_it_that_links_the_samples(subspaces):
 def test_advice_never_names_the_failed_beta():
     from rmsc.rmsc import beta_advice
 
-    column_betas = np.linspace(1.0, 2.0, 101)  # 5 % quantile 1.05: auto would be 0.525
-    for failed in (10.0, 1.5, 0.6, 0.5, 0.1):
+    column_betas = np.linspace(1.0, 2.0, 101)
+    auto = 0.5 * rmsc.rmsc.beta_scale(column_betas)
+    for failed in (10.0, 1.5, 0.6, 0.5, 0.1, auto, 1.01 * auto):
         text, advised = beta_advice(1.0, failed, column_betas, beta_rel=0.5)
         assert advised < failed and f"beta={advised:.3g}" in text
-    # Below the measured 5 % value the start does not explain the failure, and says so.
-    text, advised = beta_advice(1.0, 0.5, column_betas, beta_rel=0.5)
-    assert "does not explain" in text and advised == pytest.approx(0.5 / 3)
+    # A failed beta at or below the auto value: a step down, said to be one.
+    text, advised = beta_advice(1.0, auto, column_betas, beta_rel=0.5)
+    assert "step down" in text and advised == pytest.approx(auto / 3)
+    text, _ = beta_advice(1.0, 1.25, column_betas, beta_rel=0.5)
+    assert "at beta=1.25, 26% of the samples start with an empty column" in text
 
 
 def test_beta_auto_reports_absolute_and_relative(subspaces):
@@ -230,7 +233,11 @@ def test_digit_at_the_defaults():
     data = rmsc.datasets.load_digit()
     m = RMSC(10, random_state=0).fit(data.views)
     scores = rmsc.evaluate_runs(data.labels, m.label_runs_)
-    assert scores["acc_mean"] >= 0.95 and scores["nmi_mean"] >= 0.90
+    # The defaults are chosen for the worst case over every dataset, not for Digit: here they
+    # give 90.5 % / 88.2 % (docs/defaults.md; the former Digit-tuned lam = beta = 0.3 gave
+    # 96.3 % but failed on text and on large n).
+    assert scores["acc_mean"] >= 0.90 and scores["nmi_mean"] >= 0.87
+    assert m.beta == "auto" and m.beta_ == pytest.approx(0.03 * m.beta_scale_)
     f = np.concatenate([[m.objective_init_], m.objective_])
     assert np.all(np.diff(f) <= 1e-9 * np.abs(f).max())
     # Weights: one per sample and view, all positive and finite.
