@@ -34,16 +34,17 @@ LAM = 1.0
 
 
 #: beta's unit for ``beta="auto"``: this quantile of the per-sample emptying betas
-#: (:func:`rmsc.solver.column_betas`). 1.0 is their maximum, beta_max (Z* is empty
-#: from there on). The study compared it with the 5 % quantile (the beta above which
-#: 5 % of the samples start unlinked), which suits Digit and Reuter better but
-#: fragments the graph of synthetic subspaces from n = 1000 on (docs/defaults.md).
-BETA_QUANTILE = 1.0
+#: (:func:`rmsc.solver.column_betas`), i.e. the beta above which that share of the samples
+#: starts with an empty column of Z*. The 5 % quantile follows the bulk of the samples;
+#: beta_max (1.0, their maximum) is set by the few most isolated ones, which on text is 10x
+#: the bulk, and a fraction of it leaves Z* dense (61 % on Digit at 0.03 beta_max, over
+#: 4 GB at n = 20,000). docs/defaults.md compares the two.
+BETA_QUANTILE = 0.05
 
 
 #: Default ``beta_rel`` for each weighting: ``beta="auto"`` uses
 #: beta = beta_rel x the BETA_QUANTILE quantile of the emptying betas (docs/defaults.md).
-BETA_REL = {"sample": 0.03, "view": 0.03}
+BETA_REL = {"sample": 0.25, "view": 0.25}
 
 
 #: Default affinity post-processing: divide each column of |Z*| by its maximum ("colmax")
@@ -87,15 +88,15 @@ class RMSC(ClusterMixin, BaseEstimator):
     beta : float or "auto", default="auto"
         beta >= 0, weight of the sparsity ||Z*||_1 of the consensus, exactly as
         in the paper; or ``"auto"``: ``beta_rel`` times the data's own scale of
-        beta (``beta_scale_``: beta_max, the beta that empties Z*, measured
-        within the fit; see :data:`BETA_QUANTILE` and
-        :func:`rmsc.solver.column_betas`). The useful absolute beta moves by
+        beta (``beta_scale_``: the beta above which 5 % of the samples start
+        with an empty column of Z*, measured within the fit; see
+        :data:`BETA_QUANTILE` and :func:`rmsc.solver.column_betas`). The useful absolute beta moves by
         orders of magnitude with n and the data; the relative one much less
         (docs/defaults.md). Too large a beta empties Z*; the error then says,
         from the measured emptying betas, which values keep the samples linked.
     beta_rel : float or None, default=None
         beta in units of ``beta_scale_`` when ``beta="auto"``; None takes
-        :data:`BETA_REL` for the weighting (0.03). Ignored for a numeric beta.
+        :data:`BETA_REL` for the weighting (0.25). Ignored for a numeric beta.
     gamma : float, default=1e-5
         gamma >= 0 of the weight regulariser psi (the paper's value). Larger
         gamma flattens the weights towards equal; gamma = 0 fails if a sample
@@ -170,8 +171,8 @@ class RMSC(ClusterMixin, BaseEstimator):
         number, ``beta_rel * beta_scale_`` for ``"auto"``.
     beta_scale_ : float
         This data's unit of beta: the :data:`BETA_QUANTILE` quantile of
-        ``column_betas_`` (their maximum: beta_max's second candidate, all but
-        always ``beta_max_`` itself).
+        ``column_betas_`` (the beta above which 5 % of the samples start with
+        an empty column of Z*).
     beta_rel_ : float
         ``beta_ / beta_scale_``: the fit's beta in relative units (pass it as
         ``beta_rel`` to reuse the setting on other data).

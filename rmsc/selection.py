@@ -32,7 +32,7 @@ SUGGEST_LAMS = (0.3, 1.0, 3.0, 10.0)
 
 #: The ``beta_rel`` values it tries (beta in units of the data's scale, rmsc.RMSC; the
 #: study's grid for that unit).
-SUGGEST_BETA_RELS = (0.03, 0.1)
+SUGGEST_BETA_RELS = (0.25, 0.5)
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ def test_isolated_samples_and_excess_pieces_rank_below_a_connected_graph():
 
 def test_suggest_parameters_picks_the_best_connected_setting(subspaces):
     views, y = subspaces
-    out = suggest_parameters(views, 3, lams=(0.3, 3.0), beta_rels=(0.03, 0.3), max_iter=10)
+    out = suggest_parameters(views, 3, lams=(0.3, 3.0), beta_rels=(0.25, 1.0), max_iter=10)
     assert len(out.table) == 4
     ok = [r for r in out.table if "error" not in r]
     chosen = out.table[out.best]
