@@ -180,15 +180,15 @@ def test_every_page_without_a_dataset_says_what_to_do():
 
 
 def test_url_parameters_set_the_state_and_bad_ones_are_reported():
-    at = open_app({"data": "Subspaces", "lam": "1", "beta": "0.01", "weighting": "view",
+    at = open_app({"data": "Subspaces", "lam": "2", "beta": "0.01", "weighting": "view",
                    "max_iter": "oops"})
     try:
         no_trouble(at)
         p = at.session_state["params"]
-        assert (p.lam, p.beta, p.weighting, p.max_iter) == (1.0, 0.01, "view", 30)
+        assert (p.lam, p.beta, p.weighting, p.max_iter) == (2.0, 0.01, "view", 30)
         assert any("max_iter" in w for w in texts(at, "warning"))
-        assert "RMSC-WV: λ = 1, β = 0.01" in sidebar_text(at)
-        assert at.query_params["lam"] == "1" and at.query_params["data"] == "Subspaces"
+        assert "RMSC-WV: λ = 2, β = 0.01" in sidebar_text(at)
+        assert at.query_params["lam"] == "2" and at.query_params["data"] == "Subspaces"
     finally:
         cancel_jobs(at)
     at = open_app({"data": "NoSuchSet"})
