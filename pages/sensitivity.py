@@ -55,7 +55,7 @@ with tab_grid:
         c2.caption(f"Default: from β_max/{1 / fr[0]:g} to β_max/{1 / fr[-1]:g}; Z* is empty "
                    f"from β_max ≈ {beta_max:.3g} on (these data, λ = {p.lam:g}).")
     else:
-        c2.caption(f"Default: around β = {beta:g}; it follows these data once {method} has "
+        c2.caption(f"Default: around β = {dash.format_beta(beta)}; it follows these data once {method} has "
                    "been fitted on *Solve*.")
     base = {"gamma": p.gamma, "max_iter": p.max_iter, "top_k": p.postprocessing[0],
             "scale_columns": p.postprocessing[1]}

@@ -80,8 +80,8 @@ with left:
     st.markdown("**Parameters**")
     st.select_slider("λ (coupling to the consensus)", dash.options_with(dash.LAM_GRID, p.lam),
                      value=p.lam, key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
-    st.select_slider("β (sparsity of Z*)", dash.options_with(dash.BETA_GRID, p.beta),
-                     value=p.beta, key="w_beta", on_change=_apply, format_func=lambda v: f"{v:g}")
+    st.select_slider("β (sparsity of Z*)", dash.beta_options(p.beta), value=p.beta, key="w_beta",
+                     on_change=_apply, format_func=dash.format_beta)
     st.select_slider("γ (weight regulariser)", dash.options_with(dash.GAMMA_GRID, p.gamma),
                      value=p.gamma, key="w_gamma", on_change=_apply,
                      format_func=lambda v: f"{v:g}")

@@ -9,6 +9,7 @@ from .metrics import evaluate, evaluate_runs
 from .dimsc import DiMSC
 from .multiview_spectral import MSC, SCBSV, CoRegCentroid, CoRegPairwise, CoTraining
 from .rmsc import RMSC, DegenerateSolutionError
+from .selection import suggest_parameters
 from .ssc import SSC, SSCAVG, SSCBSV
 
 __all__ = [
@@ -31,5 +32,6 @@ __all__ = [
     "evaluate",
     "evaluate_runs",
     "get_method",
+    "suggest_parameters",
 ]
 __version__ = "0.1.0"

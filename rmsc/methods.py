@@ -28,7 +28,7 @@ _REGISTRY = {
     "SSC-AVG": (SSCAVG, {}, "Spectral clustering on the average of per-view SSC affinities"),
     "DiMSC": (DiMSC, {},
               "Diversity-induced multi-view subspace clustering, sparse form (Cao et al. 2015)"),
-    "RMSC-WV": (RMSC, {"weighting": "view", "beta": 0.005},
+    "RMSC-WV": (RMSC, {"weighting": "view"},
                 "RMSC with one weight per view (paper appendix)"),
     "RMSC": (RMSC, {"weighting": "sample"},
              "Robust localized multi-view subspace clustering (per-sample, per-view weights)"),

@@ -28,6 +28,38 @@ from .spectral import N_KMEANS_RUNS, affinity_from_coefficients, kmeans_runs, sp
 WEIGHTINGS = ("sample", "view")
 
 
+#: Default lambda (the coupling of each view's Z^v to the consensus Z*). Chosen by the
+#: study in benchmarks/study_defaults.py (docs/defaults.md): the setting of least worst
+#: regret over every dataset of the repository, not the best on Digit.
+LAM = 1.0
+
+
+#: beta's unit for ``beta="auto"``: this quantile of the per-sample emptying betas
+#: (:func:`rmsc.solver.column_betas`), i.e. the beta above which that share of the samples
+#: starts with an empty column of Z*. The 5 % quantile follows the bulk of the samples;
+#: beta_max (1.0, their maximum) is set by the few most isolated ones, which on text is 10x
+#: the bulk, and a fraction of it leaves Z* dense (61 % on Digit at 0.03 beta_max, over
+#: 4 GB at n = 20,000). docs/defaults.md compares the two.
+BETA_QUANTILE = 0.05
+
+
+#: Default ``beta_rel`` for each weighting: ``beta="auto"`` uses
+#: beta = beta_rel x the BETA_QUANTILE quantile of the emptying betas (docs/defaults.md).
+BETA_REL = {"sample": 0.25, "view": 0.25}
+
+
+#: Default affinity post-processing: divide each column of |Z*| by its maximum ("colmax")
+#: before symmetrising (docs/defaults.md: every setting of least worst regret uses it).
+SCALE_COLUMNS = True
+
+
+def beta_scale(column_betas):
+    """beta's unit for ``beta="auto"``: the :data:`BETA_QUANTILE` quantile of
+    :func:`rmsc.solver.column_betas` (the beta above which that share of samples starts
+    with an empty column of Z*; for 1.0, beta_max)."""
+    return float(np.quantile(np.asarray(column_betas, dtype=float), BETA_QUANTILE))
+
+
 class DegenerateSolutionError(ValueError):
     """The fit ran, but its result cannot support a clustering (e.g. Z* = 0)."""
 
@@ -50,16 +82,22 @@ class RMSC(ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int, default=8
         Number of clusters c.
-    lam : float, default=0.3
+    lam : float, default=LAM (1.0)
         lambda > 0, weight of the coupling ||Z^v - Z*||^2 between each view's
-        representation and the consensus.
-    beta : float, default=0.3
-        beta >= 0, weight of the sparsity ||Z*||_1 of the consensus. Too large
-        a beta empties Z*; the error then names the largest useful value
-        (``beta_max_``). The defaults come from a search on Digit
-        (benchmarks/). With ``weighting="view"`` the weights are per view and
-        much smaller, so the useful beta is lower (``get_method("RMSC-WV")``
-        sets 0.005).
+        representation and the consensus (of unit-L2 samples, so it needs no
+        rescaling with the data). The paper's lam, exactly.
+    beta : float or "auto", default="auto"
+        beta >= 0, weight of the sparsity ||Z*||_1 of the consensus, exactly as
+        in the paper; or ``"auto"``: ``beta_rel`` times the data's own scale of
+        beta (``beta_scale_``: the beta above which 5 % of the samples start
+        with an empty column of Z*, measured within the fit; see
+        :data:`BETA_QUANTILE` and :func:`rmsc.solver.column_betas`). The useful absolute beta moves by
+        orders of magnitude with n and the data; the relative one much less
+        (docs/defaults.md). Too large a beta empties Z*; the error then says,
+        from the measured emptying betas, which values keep the samples linked.
+    beta_rel : float or None, default=None
+        beta in units of ``beta_scale_`` when ``beta="auto"``; None takes
+        :data:`BETA_REL` for the weighting (0.25). Ignored for a numeric beta.
     gamma : float, default=1e-5
         gamma >= 0 of the weight regulariser psi (the paper's value). Larger
         gamma flattens the weights towards equal; gamma = 0 fails if a sample
@@ -79,10 +117,11 @@ class RMSC(ClusterMixin, BaseEstimator):
     top_k : int or None, default=None
         Affinity post-processing (SSC's): keep the ``top_k`` largest
         coefficients of each column of Z*. None is the paper's affinity.
-    scale_columns : bool, default=False
-        Affinity post-processing (SSC's): divide each column of |Z*| by its
-        maximum before symmetrising. See
-        :func:`rmsc.spectral.affinity_from_coefficients`.
+    scale_columns : bool, default=SCALE_COLUMNS (True)
+        Affinity post-processing: divide each column of |Z*| by its maximum
+        before symmetrising ("colmax"; see
+        :func:`rmsc.spectral.affinity_from_coefficients`). False is the paper's
+        affinity (|Z*| + |Z*^T|)/2. The default comes from docs/defaults.md.
     placement : {"neighbors", None}, default="neighbors"
         What to do with the samples the consensus (nearly) isolates - mostly
         outliers, whose columns of Z* the weights shrink. ``"neighbors"``: the
@@ -142,6 +181,22 @@ class RMSC(ClusterMixin, BaseEstimator):
         The objective at the initialisation.
     n_iter_ : int
     converged_ : bool
+    lam_ : float
+        The lambda of the fit.
+    beta_ : float
+        The absolute beta of the fit (the paper's beta): ``beta`` when it is a
+        number, ``beta_rel * beta_scale_`` for ``"auto"``.
+    beta_scale_ : float
+        This data's unit of beta: the :data:`BETA_QUANTILE` quantile of
+        ``column_betas_`` (the beta above which 5 % of the samples start with
+        an empty column of Z*).
+    beta_rel_ : float
+        ``beta_ / beta_scale_``: the fit's beta in relative units (pass it as
+        ``beta_rel`` to reuse the setting on other data).
+    column_betas_ : ndarray of shape (n_samples,)
+        For each sample, the beta above which its column of Z* starts empty
+        (:func:`rmsc.solver.column_betas`): the measurement behind
+        ``beta_scale_`` and the degenerate-beta advice.
     beta_max_ : float
         The smallest beta for which Algorithm 1 keeps Z* = 0 from the start
         (:func:`rmsc.solver.beta_max`, computed within the solve from the same
@@ -171,15 +226,16 @@ class RMSC(ClusterMixin, BaseEstimator):
         self,
         n_clusters=8,
         *,
-        lam=0.3,
-        beta=0.3,
+        lam=LAM,
+        beta="auto",
+        beta_rel=None,
         gamma=1e-5,
         weighting="sample",
         max_iter=solver.MAX_ITER,
         tol=solver.TOL,
         normalize=True,
         top_k=None,
-        scale_columns=False,
+        scale_columns=SCALE_COLUMNS,
         placement="neighbors",
         n_init=N_KMEANS_RUNS,
         random_state=None,
@@ -190,6 +246,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.n_clusters = n_clusters
         self.lam = lam
         self.beta = beta
+        self.beta_rel = beta_rel
         self.gamma = gamma
         self.weighting = weighting
         self.max_iter = max_iter
@@ -207,7 +264,15 @@ class RMSC(ClusterMixin, BaseEstimator):
     def _check_params(self, n_samples):
         check_n_clusters(self.n_clusters, n_samples)
         lam = check_nonnegative("lam", self.lam)
-        beta = check_nonnegative("beta", self.beta)
+        if isinstance(self.beta, str):
+            if self.beta != "auto":
+                raise ValueError(f"beta must be a number >= 0 or 'auto'; got {self.beta!r}.")
+            rel = (BETA_REL.get(self.weighting, BETA_REL["sample"]) if self.beta_rel is None
+                   else self.beta_rel)
+            rel = check_nonnegative("beta_rel", rel)
+            beta = lambda column_betas: rel * beta_scale(column_betas)  # noqa: E731
+        else:
+            beta = check_nonnegative("beta", self.beta)
         gamma = check_nonnegative("gamma", self.gamma)
         check_nonnegative("tol", self.tol)
         check_positive_int("max_iter", self.max_iter)
@@ -277,10 +342,15 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.n_iter_ = sol.n_iter
         self.converged_ = sol.converged
         self.beta_max_ = sol.beta_max
+        self.lam_ = float(lam)
+        self.beta_ = beta = sol.beta
+        self.beta_scale_ = beta_scale(sol.column_betas)
+        self.beta_rel_ = beta / self.beta_scale_ if self.beta_scale_ > 0 else float("inf")
+        self.column_betas_ = sol.column_betas
         if self.consensus_.nnz == 0:
             raise DegenerateSolutionError(
                 f"beta={beta:g} is so large that the consensus Z* is all zero, so there is "
-                f"nothing to cluster (every labelling would be arbitrary). {_beta_advice(lam, self.beta_max_)}"
+                f"nothing to cluster (every labelling would be arbitrary). {self._advice(lam, beta)}"
             )
 
         t0 = time.perf_counter()
@@ -292,7 +362,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             raise DegenerateSolutionError(
                 f"beta={beta:g} leaves {isolated} of {n} samples with no link to any other "
                 "sample in Z*, so spectral clustering cannot place them and the labels would "
-                f"be arbitrary. {_beta_advice(lam, self.beta_max_)}"
+                f"be arbitrary. {self._advice(lam, beta)}"
             )
         rng = check_random_state(self.random_state)
         if self.placement == "neighbors":
@@ -307,7 +377,7 @@ class RMSC(ClusterMixin, BaseEstimator):
                 f"The consensus graph falls into {n_pieces} disconnected pieces, more than the "
                 f"{self.n_clusters} clusters asked for, so spectral clustering has to merge "
                 f"pieces arbitrarily. A smaller beta (now {beta:g}) links more samples: "
-                f"{_beta_advice(lam, self.beta_max_)}",
+                f"{self._advice(lam, beta)}",
                 UserWarning,
                 stacklevel=2,
             )
@@ -327,9 +397,13 @@ class RMSC(ClusterMixin, BaseEstimator):
                 f"Spectral clustering found only {n_found} distinct cluster(s) of the "
                 f"{self.n_clusters} asked for: Z* links too few samples (density "
                 f"{self.consensus_.nnz / n / n:.2%}). Lower beta or raise lam. "
-                f"{_beta_advice(lam, self.beta_max_)}"
+                f"{self._advice(lam, beta)}"
             )
         return self
+
+    def _advice(self, lam, beta):
+        rel = self.beta_rel if self.beta_rel is not None else BETA_REL.get(self.weighting)
+        return beta_advice(lam, beta, self.column_betas_, rel, self.beta_max_)[0]
 
     def view_representations(self, Xs):
         """Each view's self-representation Z^v at the fitted consensus.
@@ -362,13 +436,39 @@ class RMSC(ClusterMixin, BaseEstimator):
                 for X in views]
 
 
-def _beta_advice(lam, beta_max):
-    """Where useful betas lie, in words, from :func:`rmsc.solver.beta_max`."""
-    return (
-        f"With these data and lam={lam:g}, Z* stays empty for any beta >= {beta_max:.3g} "
-        f"(beta_max_); useful values lie well below: try beta between {beta_max / 100:.3g} "
-        f"and {beta_max / 5:.3g}."
-    )
+def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None):
+    """What to try after ``beta`` failed, in words, from the measured emptying betas.
+
+    ``column_betas`` (:func:`rmsc.solver.column_betas`, measured within the fit)
+    give, for every beta, the share of samples that start with an empty column of
+    Z*. The advice names that share at the failed beta, the largest betas that
+    keep all but 5 % and 1 % of the samples linked, and one value to try, always
+    below the failed one: the ``beta="auto"`` value (``beta_rel``, default
+    :data:`BETA_REL`, times :func:`beta_scale`) when that is below it, else a step
+    down from the failed beta (said so).
+
+    Returns
+    -------
+    advice : str
+    suggested : float
+        The beta the advice names (strictly below ``beta``; 0 only when beta is 0).
+    """
+    cb = np.asarray(column_betas, dtype=float)
+    rel = BETA_REL["sample"] if beta_rel is None else beta_rel
+    share = float(np.mean(cb <= beta))
+    q5, q1 = np.quantile(cb, [0.05, 0.01])
+    suggested = rel * beta_scale(cb)
+    text = (f"Measured on these data with lam={lam:g}: at beta={beta:.4g}, {share:.0%} of the "
+            f"samples start with an empty column of Z*; beta <= {q5:.4g} keeps all but 5 % "
+            f"of them linked, beta <= {q1:.4g} all but 1 %, and beta >= "
+            f"{cb.max() if beta_max is None else beta_max:.4g} (beta_max_) empties Z*. ")
+    if suggested < beta:
+        text += f"Try beta={suggested:.3g} (beta='auto' with beta_rel={rel:g})."
+    else:
+        suggested = beta / 3.0
+        text += (f"beta='auto' (beta_rel={rel:g}) would not be below the failed beta here, so "
+                 f"step down: try beta={suggested:.3g}, or a larger lam.")
+    return text, float(suggested)
 
 
 def _check_lambda(lam, factors, n):

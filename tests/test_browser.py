@@ -239,7 +239,7 @@ def test_sensitivity_grid_runs_with_a_progress_bar(page, server):
 
 
 def test_a_slider_change_updates_the_result(page, server):
-    open_app(page, server, "?data=Subspaces")
+    open_app(page, server, "?data=Subspaces&beta=0.3")  # an absolute β (default: auto)
     nav(page, "Solve")
     wait_fitted(page)
     density = metric(page, "density of Z*")

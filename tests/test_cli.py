@@ -3,6 +3,7 @@ import os
 
 import pytest
 
+import rmsc
 from rmsc.cli import main
 
 
@@ -42,7 +43,7 @@ def test_fit_digit_prints_scores_and_progress():
     assert "iteration   5" in err
     acc = float(out.split("ACC")[1].split("±")[0])
     assert acc > 80.0
-    assert "NMI" in out and "lam=0.3" in out
+    assert "NMI" in out and f"lam={rmsc.RMSC().lam!r}," in out and "beta=auto" in out
 
 
 # ---------------------------------------------------------------------------

@@ -43,9 +43,14 @@ def test_log_grid_holds_the_defaults_in_order_and_in_range():
 def test_slider_grids_contain_the_estimators_defaults():
     defaults = rmsc.RMSC().get_params()
     assert defaults["lam"] in dash.LAM_GRID
-    assert defaults["beta"] in dash.BETA_GRID
+    # beta's default is relative ("auto"): the slider's first option, before absolute values.
+    assert defaults["beta"] == dash.AUTO == dash.beta_options(defaults["beta"])[0]
+    assert dash.beta_options(defaults["beta"])[1:] == dash.BETA_GRID
+    assert dash.beta_options(0.3)[1:] == dash.BETA_GRID
+    assert dash.beta_options(0.0123) == [dash.AUTO, *dash.options_with(dash.BETA_GRID, 0.0123)]
     assert defaults["gamma"] in dash.GAMMA_GRID
-    assert dash.method_default_beta("view") in dash.BETA_GRID
+    assert dash.method_default_beta("view") == dash.AUTO
+    assert dash.format_beta(0.3) == "0.3" and "auto" in dash.format_beta(dash.AUTO)
 
 
 def test_options_with_inserts_a_foreign_value_in_order():
@@ -61,7 +66,11 @@ def test_params_defaults_are_the_estimators():
     est = rmsc.RMSC().get_params()
     for name in ("lam", "beta", "gamma", "weighting", "max_iter", "tol"):
         assert getattr(p, name) == est[name]
-    assert p.method == "RMSC" and p.postprocessing == (None, False)
+    est_obj = rmsc.RMSC()
+    assert p.method == "RMSC" and p.postprocessing == (est_obj.top_k, est_obj.scale_columns)
+    # "auto" travels in the URL and back.
+    assert dash.Params.from_query({"beta": "auto"})[0].beta == dash.AUTO
+    assert dash.Params(beta=0.3).replace(beta="auto").beta_text == "auto"
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -123,8 +132,8 @@ def test_labels_score_a_clustering_only_with_two_classes_or_more(small):
 def test_cache_key_changes_with_every_parameter_and_the_data(small):
     base = dash.Params()
     keys = {base.key(small)}
-    for change in ({"lam": 1.0}, {"beta": 0.1}, {"gamma": 1e-3}, {"weighting": "view"},
-                   {"max_iter": 5}, {"post": "scale"}, {"seed": 1}, {"n_clusters": 4},
+    for change in ({"lam": 2.0}, {"beta": 0.1}, {"gamma": 1e-3}, {"weighting": "view"},
+                   {"max_iter": 5}, {"post": "top_k"}, {"seed": 1}, {"n_clusters": 4},
                    {"tol": 0.0}):
         keys.add(base.replace(**change).key(small))
     other = small.replace(views=[small.views[0] * 2, small.views[1]])
@@ -136,10 +145,10 @@ def test_cache_key_changes_with_every_parameter_and_the_data(small):
 
 def test_query_round_trip_and_only_non_defaults():
     assert dash.Params().to_query() == {}
-    p = dash.Params(lam=1.0, beta=0.005, weighting="view", post="top_k", top_k=12, seed=4,
+    p = dash.Params(lam=2.0, beta=0.005, weighting="view", post="top_k", top_k=12, seed=4,
                     n_clusters=6, max_iter=50)
     q = p.to_query()
-    assert q["lam"] == "1" and q["beta"] == "0.005" and q["weighting"] == "view"
+    assert q["lam"] == "2" and q["beta"] == "0.005" and q["weighting"] == "view"
     back, problems = dash.Params.from_query(q)
     assert back == p and problems == []
 

@@ -64,6 +64,7 @@ from .workers import (  # noqa: F401
     shutdown,
 )
 from .params import (  # noqa: F401
+    AUTO,
     BETA_GRID,
     DEFAULT_TOP_K,
     GAMMA_GRID,
@@ -72,6 +73,8 @@ from .params import (  # noqa: F401
     POSTPROCESSING,
     OutlierSpec,
     Params,
+    beta_options,
+    format_beta,
     log_grid,
     method_default_beta,
     nearest,

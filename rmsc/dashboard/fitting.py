@@ -45,6 +45,8 @@ class FitResult:
     #: The fitted estimator (its callback removed), for what is formed on demand only:
     #: every view's dense Z^v (:func:`view_representation_affinities`). None in made-up results.
     model: object = field(default=None, repr=False, compare=False)
+    #: The absolute β of the fit (``rmsc.RMSC.beta_``; differs from ``params.beta`` for "auto").
+    beta: float | None = None
 
     @property
     def weights_(self):
@@ -145,7 +147,7 @@ def fit_rmsc(dataset, params, job=None):
         converged=bool(est.converged_), stopped_early=stopped["early"],
         fit_time=float(est.fit_time_), spectral_time=float(est.spectral_time_),
         beta_max=float(est.beta_max_), scores=scores, chosen_scores=chosen, diagnostics=(),
-        model=est.set_params(callback=None),
+        model=est.set_params(callback=None), beta=float(est.beta_),
     )
     return dataclasses.replace(result, diagnostics=tuple(diagnose(result)))
 
@@ -178,7 +180,7 @@ def diagnose(result):
         out.append(("warning",
             f"The consensus graph falls into {pieces} disconnected pieces, more than the "
             f"{result.n_clusters} clusters asked for, so spectral clustering merges pieces "
-            f"arbitrarily. A smaller β (now {result.params.beta:g}; Z* empties at "
+            f"arbitrarily. A smaller β (now {_beta_of(result):g}; Z* empties at "
             f"β ≈ {result.beta_max:.3g}) links more samples."
         ))
     sizes = np.bincount(result.labels, minlength=result.n_clusters)
@@ -196,3 +198,8 @@ def diagnose(result):
             f"tol = {result.params.tol:g}); more iterations may change the result slightly."
         ))
     return out
+
+
+def _beta_of(result):
+    """The absolute β of a fit (the params' own when the result does not record it)."""
+    return result.beta if result.beta is not None else result.params.beta

@@ -59,6 +59,21 @@ POSTPROCESSING = {
 DEFAULT_TOP_K = 10
 
 
+#: The β slider's options: the estimator's relative default ("auto": β follows the data,
+#: see ``rmsc.RMSC``) first, then absolute values.
+AUTO = "auto"
+
+
+def beta_options(value):
+    """The β slider's options: "auto", then :data:`BETA_GRID` (with ``value`` if absolute)."""
+    return [AUTO, *options_with(BETA_GRID, None if value == AUTO else value)]
+
+
+def format_beta(value):
+    """β as the dashboard shows it: ``auto`` or the number."""
+    return "auto (follows the data)" if value == AUTO else f"{value:g}"
+
+
 def options_with(grid, value):
     """``grid`` with ``value`` inserted in order (so a value from a URL stays selectable)."""
     if value is None:
@@ -77,6 +92,15 @@ def _estimator_defaults():
     return RMSC().get_params()
 
 
+def _default_post():
+    """The estimator's default affinity post-processing, as a :data:`POSTPROCESSING` key."""
+    d = _estimator_defaults()
+    top = d["top_k"] is not None
+    if d["scale_columns"]:
+        return "top_k+scale" if top else "scale"
+    return "top_k" if top else "none"
+
+
 @dataclass(frozen=True)
 class Params:
     """The parameters of one RMSC run as the dashboard shows them.
@@ -88,12 +112,13 @@ class Params:
     """
 
     lam: float = field(default_factory=lambda: _estimator_defaults()["lam"])
-    beta: float = field(default_factory=lambda: _estimator_defaults()["beta"])
+    #: A number (the paper's absolute β) or "auto" (the estimator's relative default).
+    beta: float | str = field(default_factory=lambda: _estimator_defaults()["beta"])
     gamma: float = field(default_factory=lambda: _estimator_defaults()["gamma"])
     weighting: str = field(default_factory=lambda: _estimator_defaults()["weighting"])
     max_iter: int = field(default_factory=lambda: _estimator_defaults()["max_iter"])
     tol: float = field(default_factory=lambda: _estimator_defaults()["tol"])
-    post: str = "none"
+    post: str = field(default_factory=lambda: _default_post())
     top_k: int = DEFAULT_TOP_K
     n_clusters: int | None = None
     seed: int = 0
@@ -101,6 +126,9 @@ class Params:
     def __post_init__(self):
         for name in ("lam", "beta", "gamma", "tol"):
             value = getattr(self, name)
+            if name == "beta" and isinstance(value, str) and value.strip().lower() == AUTO:
+                object.__setattr__(self, name, AUTO)
+                continue
             try:
                 value = float(value)
             except (TypeError, ValueError):
@@ -140,6 +168,11 @@ class Params:
         top_k = self.top_k if self.post.startswith("top_k") else None
         return top_k, self.post in ("scale", "top_k+scale")
 
+    @property
+    def beta_text(self):
+        """β in words: the number, or "auto" (the estimator sets it from the data)."""
+        return "auto" if self.beta == AUTO else f"{self.beta:g}"
+
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
 
@@ -167,6 +200,10 @@ class Params:
             "tol": self.tol,
             "top_k": top_k,
             "scale_columns": scale,
+            # The estimator's placement of isolated samples (no widget; said explicitly so
+            # that rmsc.experiments, which otherwise scores the paper's spectral step, runs
+            # the model the Solve page shows).
+            "placement": _estimator_defaults()["placement"],
             "random_state": self.seed,
         }
 
@@ -181,7 +218,7 @@ class Params:
         post = self.post if not self.post.startswith("top_k") else self.post.replace(
             "top_k", f"top-{self.top_k}")
         return [
-            f"{self.method}: λ = {self.lam:g}, β = {self.beta:g}, γ = {self.gamma:g}",
+            f"{self.method}: λ = {self.lam:g}, β = {self.beta_text}, γ = {self.gamma:g}",
             f"max {self.max_iter} iterations, tol {self.tol:g}, seed {self.seed}",
             f"affinity post-processing: {post}",
         ]
@@ -247,6 +284,8 @@ def _fmt(value):
 def _parse_field(name, raw):
     if name in ("weighting", "post"):
         return str(raw)
+    if name == "beta" and str(raw).strip().lower() == AUTO:
+        return AUTO
     if name in ("max_iter", "top_k", "seed", "n_clusters"):
         return _as_int(name, raw, 0)
     try:
@@ -256,9 +295,11 @@ def _parse_field(name, raw):
 
 
 def method_default_beta(weighting):
-    """The registry's default beta for RMSC (per sample) or RMSC-WV (per view)."""
+    """The registry's default beta for RMSC (per sample) or RMSC-WV (per view):
+    "auto" or a number."""
     name = "RMSC" if weighting == "sample" else "RMSC-WV"
-    return float(get_method(name).get_params()["beta"])
+    beta = get_method(name).get_params()["beta"]
+    return AUTO if beta == AUTO else float(beta)
 
 
 @dataclass(frozen=True)

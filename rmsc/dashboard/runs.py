@@ -51,8 +51,8 @@ def sensitivity_axes(lam, beta_max=None, beta=None):
     beta_max : float or None
         Where Z* empties for the data at ``lam`` (``rmsc.RMSC.beta_max_`` of the current
         fit). The beta axis is ``beta_max * SENSITIVITY_BETA_FRACTIONS``.
-    beta : float or None
-        Without ``beta_max`` (no fit yet): the current beta, assumed to work, takes the
+    beta : float, "auto" or None
+        Without ``beta_max`` (no fit yet): the current (numeric) beta, assumed to work, takes the
         place of the fourth fraction (:data:`DEFAULT_SENSITIVITY_BETAS` when neither is
         given).
 
@@ -65,7 +65,7 @@ def sensitivity_axes(lam, beta_max=None, beta=None):
     lams = _on_grid(LAM_GRID, [lam * f for f in SENSITIVITY_LAM_FACTORS])
     if beta_max is not None and beta_max > 0:
         betas = _on_grid(BETA_GRID, [beta_max * f for f in SENSITIVITY_BETA_FRACTIONS])
-    elif beta is not None and beta > 0:
+    elif isinstance(beta, (int, float)) and beta > 0:  # not "auto": its value is the fit's
         scale = beta / SENSITIVITY_BETA_FRACTIONS[3]
         betas = _on_grid(BETA_GRID, [scale * f for f in SENSITIVITY_BETA_FRACTIONS])
     else:

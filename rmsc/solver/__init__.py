@@ -91,6 +91,7 @@ from ._algorithm import (  # noqa: F401
     STOPPING,
     TOL,
     beta_max,
+    column_betas,
     converged,
     solve,
 )

@@ -43,6 +43,10 @@ class RMSCSolution:
     converged : bool
     beta_max : float or None
         :func:`beta_max` for these data, lam and gamma, when asked for.
+    beta : float
+        The beta of the run (the rule's value when beta was a rule).
+    column_betas : ndarray of shape (n,) or None
+        :func:`column_betas`, when beta_max or a beta rule asked for them.
     """
 
     Zstar: object
@@ -53,6 +57,8 @@ class RMSCSolution:
     n_iter: int
     converged: bool
     beta_max: float | None = None
+    beta: float | None = None
+    column_betas: np.ndarray | None = None
 
 
 #: Precisions of the Z*-step's products (factor form): always float32, always float64, or
@@ -114,7 +120,12 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     ----------
     factors : list of ndarray, each (r_v, n)
         Per-view data factors (see :func:`gram_factor`).
-    lam, beta, gamma : float
+    lam, gamma : float
+    beta : float or callable
+        The weight of ||Z*||_1, or a rule ``beta(column_betas) -> float`` that
+        sets it from the per-sample emptying betas of these data (see
+        :func:`column_betas`; computed here from the same factorisation, one
+        more product). The beta used is ``RMSCSolution.beta``.
     weighting : {"sample", "view"}
     max_iter : int
     tol : float
@@ -180,13 +191,19 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
     Zstar = sp.csc_matrix((n, n))
     P = np.ones((m, n))
     recon, coupling = form.losses()
+    b_max = cbetas = None
+    if with_beta_max or callable(beta):
+        # per-sample emptying betas at the second Z*-step (see column_betas)
+        P1 = p_step(recon + lam * coupling, gamma, weighting)
+        cbetas = 2.0 * lam * P1.sum(axis=0) * form.colmax_at_zero(P1)
+        b_max = float(np.max(cbetas))
+    if callable(beta):
+        beta = float(beta(cbetas))
+        if not (np.isfinite(beta) and beta >= 0):
+            raise ValueError(f"The beta rule gave {beta!r}; it must give a finite beta >= 0.")
     f_prev = sum(terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma,
                                    weighting).values())
     f_init = f_prev
-    b_max = None
-    if with_beta_max:
-        P1 = p_step(recon + lam * coupling, gamma, weighting)
-        b_max = float(np.max(2.0 * lam * P1.sum(axis=0) * form.colmax_at_zero(P1)))
     history = {k: [] for k in OBJECTIVE_TERMS}
     objective = []
     done = False
@@ -225,6 +242,8 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         n_iter=len(objective),
         converged=done,
         beta_max=b_max,
+        beta=float(beta),
+        column_betas=cbetas,
     )
 
 
@@ -351,6 +370,38 @@ class KernelForm:
         self.D = self.pending["D"]
         self.recon, self.coupling = self.pending["recon"], self.pending["coupling"]
         self.pending = None
+
+
+def column_betas(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None,
+                 precision=PRECISION):
+    """For every sample j, the smallest beta that empties column j of Z* at the start.
+
+    The second Z*-step (weights P1 of the initial losses, Z^v the ridge
+    self-representations) keeps column j nonzero exactly when
+    beta < 2 lam s_j max_i |A_ij| (s_j = sum_v P1_vj, A the weighted average of the
+    Z^v), so these values say, sample by sample, how large a beta each tolerates:
+    their maximum is (all but always) :func:`beta_max`, and their quantiles give a
+    beta that leaves a chosen share of samples unlinked at the start (the scale
+    the defaults use, :data:`rmsc.rmsc.BETA_QUANTILE`).
+
+    Parameters
+    ----------
+    factors : list of ndarray, each (r_v, n)
+    lam, gamma : float
+    weighting, block_size, runner, precision : as for :func:`solve`
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    precision = _check_precision(precision)
+    runner = LocalBlocks() if runner is None else runner
+    with runner:
+        views = [factorize_view(R, lam) for R in factors]
+        form = FactorForm(views, block_size, runner, precision)
+        recon, coupling = form.losses()
+        P1 = p_step(recon + lam * coupling, gamma, weighting)
+        return 2.0 * lam * P1.sum(axis=0) * form.colmax_at_zero(P1)
 
 
 def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None,

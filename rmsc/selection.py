@@ -1,0 +1,168 @@
+"""Parameters suggested without labels: RMSC's lambda and beta from the graph it builds.
+
+Users clustering their own data have no labels to tune with. :func:`suggest_parameters`
+fits RMSC over a small grid (lambda x ``beta_rel``, beta in the data's own unit, see
+:class:`rmsc.RMSC`) and keeps the setting whose consensus graph looks most like
+``n_clusters`` clusters (:func:`graph_criterion`):
+
+1. connectivity first: the fewest isolated samples (no link in Z*), then no more
+   connected pieces than clusters;
+2. then the largest eigengap of the normalised Laplacian at c: lambda_{c+1} - lambda_c
+   of I - D^{-1/2} S D^{-1/2} (large when the graph has c well separated groups and is
+   connected within each; Ng, Jordan & Weiss 2002, von Luxburg 2007).
+
+How far this lands from the labelled best on every dataset of the repository:
+docs/defaults.md (``python benchmarks/study_defaults.py --table``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+
+from ._validation import check_n_clusters, check_views
+from .spectral import spectral_embedding
+
+#: The lambdas :func:`suggest_parameters` tries (the study's grid, docs/defaults.md).
+SUGGEST_LAMS = (0.3, 1.0, 3.0, 10.0)
+
+
+#: The ``beta_rel`` values it tries (beta in units of the data's scale, rmsc.RMSC; the
+#: study's grid for that unit).
+SUGGEST_BETA_RELS = (0.25, 0.5)
+
+
+@dataclass(frozen=True)
+class GraphCriterion:
+    """How well an affinity graph supports ``n_clusters`` clusters, without labels.
+
+    Attributes
+    ----------
+    eigengap : float
+        lambda_{c+1} - lambda_c of the normalised Laplacian (0 to 1; larger is better).
+    isolated : int
+        Samples with no link to any other.
+    pieces : int
+        Connected components of the graph.
+    n_clusters : int
+    """
+
+    eigengap: float
+    isolated: int
+    pieces: int
+    n_clusters: int
+
+    def rank_key(self):
+        """Sort key, best first: fewest isolated samples, no excess pieces, largest gap."""
+        return (self.isolated, max(0, self.pieces - self.n_clusters), -self.eigengap)
+
+
+def graph_criterion(S, n_clusters, *, random_state=0):
+    """:class:`GraphCriterion` of a symmetric affinity ``S`` (n x n, sparse or dense)."""
+    n = S.shape[0]
+    check_n_clusters(n_clusters, n)
+    isolated = int(np.count_nonzero(np.asarray(abs(S).sum(axis=1)).ravel() <= 0))
+    pieces = int(connected_components(S, directed=False)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # isolated samples: counted above
+        _, w = spectral_embedding(S, n_clusters, random_state=random_state,
+                                  return_eigenvalues=True)
+    # w: the c + 1 largest eigenvalues of D^-1/2 S D^-1/2, ascending; the Laplacian's
+    # lambda_c = 1 - w[1] and lambda_{c+1} = 1 - w[0].
+    gap = float(w[1] - w[0]) if w.size >= 2 else 0.0
+    return GraphCriterion(eigengap=max(gap, 0.0), isolated=isolated, pieces=pieces,
+                          n_clusters=int(n_clusters))
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """What :func:`suggest_parameters` returns.
+
+    Attributes
+    ----------
+    params : dict
+        The chosen ``lam``, ``beta`` ("auto") and ``beta_rel``: pass them to
+        ``rmsc.RMSC`` (or ``get_method``) with the same ``weighting``.
+    beta : float
+        The chosen setting's absolute beta on these data (``RMSC.beta_``).
+    table : list of dict
+        One row per setting tried: lam, beta_rel, beta, eigengap, isolated, pieces
+        (or error), in the order tried.
+    best : int
+        Index of the chosen row in ``table``.
+    model : rmsc.RMSC
+        The chosen setting's fitted estimator.
+    """
+
+    params: dict
+    beta: float
+    table: list = field(default_factory=list)
+    best: int = 0
+    model: object = None
+
+
+def suggest_parameters(Xs, n_clusters, *, weighting="sample", lams=SUGGEST_LAMS,
+                       beta_rels=SUGGEST_BETA_RELS, random_state=0, **params):
+    """Choose RMSC's lambda and beta without labels (see the module docstring).
+
+    Parameters
+    ----------
+    Xs : list of array-like or sparse matrices
+        One per view, each of shape (n_samples, n_features_v).
+    n_clusters : int
+    weighting : {"sample", "view"}, default="sample"
+        RMSC or RMSC-WV.
+    lams : sequence of float, default=SUGGEST_LAMS
+    beta_rels : sequence of float, default=SUGGEST_BETA_RELS
+        beta in units of the data's own scale (``RMSC.beta_scale_``).
+    random_state : int, default=0
+    **params
+        Other ``rmsc.RMSC`` parameters (e.g. ``max_iter``, ``scale_columns``), the same
+        for every setting.
+
+    Returns
+    -------
+    Suggestion
+
+    Raises
+    ------
+    rmsc.DegenerateSolutionError
+        When no setting of the grid gives a usable clustering.
+    """
+    from .rmsc import RMSC, DegenerateSolutionError
+
+    views = check_views(Xs)
+    check_n_clusters(n_clusters, views[0].shape[0])
+    table, models, keys = [], [], []
+    for lam in lams:
+        for rel in beta_rels:
+            est = RMSC(n_clusters=n_clusters, lam=lam, beta="auto", beta_rel=rel,
+                       weighting=weighting, random_state=random_state, **params)
+            row = {"lam": float(lam), "beta_rel": float(rel)}
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    est.fit(views)
+            except DegenerateSolutionError as exc:
+                row.update(beta=getattr(est, "beta_", float("nan")), error=str(exc))
+                table.append(row)
+                continue
+            crit = graph_criterion(est.affinity_matrix_, n_clusters, random_state=random_state)
+            row.update(beta=float(est.beta_), eigengap=crit.eigengap, isolated=crit.isolated,
+                       pieces=crit.pieces)
+            table.append(row)
+            models.append((len(table) - 1, est))
+            keys.append(crit.rank_key())
+    if not models:
+        raise DegenerateSolutionError(
+            f"None of the {len(table)} settings (lam in {list(lams)}, beta_rel in "
+            f"{list(beta_rels)}) gave a usable clustering; try smaller beta_rels or larger lams."
+        )
+    pick = min(range(len(models)), key=lambda i: keys[i])
+    index, est = models[pick]
+    row = table[index]
+    return Suggestion(params={"lam": row["lam"], "beta": "auto", "beta_rel": row["beta_rel"]},
+                      beta=row["beta"], table=table, best=index, model=est)
