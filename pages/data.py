@@ -181,8 +181,8 @@ st.markdown(
     "per-view weights are built for. *replace*: the sample becomes a random vector on the "
     "view's scale (near no cluster); *noise*: heavy Gaussian noise (severity 1 = as large as "
     "the signal); *inconsistent*: the view is taken from a sample of another class, so it "
-    "looks normal but wrong (RMSC's weights do not single these out; the *Weights* page's "
-    "view-inconsistency score does); *features*: a fifth of the features get extreme values. The "
+    "looks normal but wrong (RMSC's weights single these out only partly; the *Weights* "
+    "page's view-inconsistency score does); *features*: a fifth of the features get extreme values. The "
     "clean data are kept: reset any time."
 )
 
