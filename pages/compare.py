@@ -97,14 +97,21 @@ if tables is None:
         st.caption("Results appear here when the run finishes; you can switch pages meanwhile.")
     st.stop()
 
+
+def robustness_dataframe(tables):
+    table = dash.robustness_table(tables)
+    st.dataframe(table, hide_index=True, key="robustness_table",
+                 column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                for c in table.columns if c != "method"})
+
+
 if len(tables) > 2:  # the robustness preset: one table and one figure across the cases
     st.subheader("Every injection against the clean data")
     st.plotly_chart(figures.robustness_cases_figure(tables), key="robustness_cases")
-    st.dataframe(dash.robustness_table(tables), hide_index=True, key="robustness_table",
-                 column_config={c: st.column_config.NumberColumn(format="%.2f")
-                                for c in dash.robustness_table(tables).columns if c != "method"})
+    robustness_dataframe(tables)
     st.caption("ACC % (mean over the 20 k-means runs) per case; one seed. RMSC places the "
-               "samples its consensus nearly isolates by their neighbours (placement).")
+               "samples its consensus nearly isolates by their neighbours (placement; at "
+               "the default relative β it rarely finds any).")
     st.stop()
 
 cols = st.columns(len(tables))
@@ -120,8 +127,6 @@ for col, (name, df) in zip(cols, tables.items()):
 if len(tables) == 2:
     st.subheader("What the outliers cost")
     st.plotly_chart(figures.robustness_figure(tables), key="robustness")
-    st.dataframe(dash.robustness_table(tables), hide_index=True, key="robustness_table",
-                 column_config={c: st.column_config.NumberColumn(format="%.2f")
-                                for c in dash.robustness_table(tables).columns if c != "method"})
+    robustness_dataframe(tables)
 st.caption("SC-BSV and SSC-BSV report the best single view chosen with the labels, as the "
            "paper does (an oracle choice).")
