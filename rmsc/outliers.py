@@ -184,12 +184,21 @@ def inconsistency_scores(Xs, labels, n_neighbors=N_NEIGHBORS, *, normalize=True)
     if len(views) < 2:
         raise ValueError("inconsistency_scores compares views with each other: it needs at "
                          f"least two views; got {len(views)}.")
+    _check_labels(labels, views[0].shape[0])
+    return _inconsistency(view_neighbors(views, n_neighbors, normalize=normalize), labels)
+
+
+def _check_labels(labels, n):
     y = np.asarray(labels).ravel()
-    if y.shape[0] != views[0].shape[0]:
-        raise ValueError(f"labels has {y.shape[0]} entries for {views[0].shape[0]} samples; "
+    if y.shape[0] != n:
+        raise ValueError(f"labels has {y.shape[0]} entries for {n} samples; "
                          "pass one cluster label per sample.")
-    _, codes = np.unique(y, return_inverse=True)
-    N = view_neighbors(views, n_neighbors, normalize=normalize)
+    return y
+
+
+def _inconsistency(N, labels):
+    """:func:`inconsistency_scores` from the views' neighbour indices ``N`` (n_views, n, k)."""
+    _, codes = np.unique(_check_labels(labels, N.shape[1]), return_inverse=True)
     onehot = np.eye(codes.max() + 1)[codes]
     H = onehot[N].mean(axis=2)  # (n_views, n_samples, n_clusters)
     total = H.sum(axis=0)
@@ -230,9 +239,11 @@ def all_scores(Xs, model, labels, n_neighbors=N_NEIGHBORS, *, normalize=True):
         ``"inconsistency"`` is absent for a single view (nothing to compare).
     """
     out = {"weights": scores(model)}
-    if len(Xs) > 1:
-        out["inconsistency"] = inconsistency_scores(Xs, labels, n_neighbors, normalize=normalize)
-    out["knn"] = knn_distance_scores(Xs, n_neighbors, normalize=normalize)
+    # One neighbour search per view serves both neighbour-based scores.
+    N, dist = view_neighbors(Xs, n_neighbors, normalize=normalize, return_distance=True)
+    if len(N) > 1:
+        out["inconsistency"] = _inconsistency(N, labels)
+    out["knn"] = dist[:, :, -1]
     return out
 
 

@@ -270,9 +270,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         if isinstance(self.beta, str):
             if self.beta != "auto":
                 raise ValueError(f"beta must be a number >= 0 or 'auto'; got {self.beta!r}.")
-            rel = (BETA_REL.get(self.weighting, BETA_REL["sample"]) if self.beta_rel is None
-                   else self.beta_rel)
-            rel = check_nonnegative("beta_rel", rel)
+            rel = check_nonnegative("beta_rel", self._beta_rel())
             beta = lambda column_betas: rel * beta_scale(column_betas)  # noqa: E731
         else:
             beta = check_nonnegative("beta", self.beta)
@@ -373,8 +371,11 @@ class RMSC(ClusterMixin, BaseEstimator):
                 self.affinity_matrix_, views, self.weights_, self.n_clusters, random_state=rng)
         else:
             self.placed_ = np.array([], dtype=np.int64)
-        kept = np.setdiff1d(np.arange(n), self.placed_)
-        n_pieces = connected_components(self.affinity_matrix_[kept][:, kept], directed=False)[0]
+        graph = self.affinity_matrix_
+        if self.placed_.size:  # pieces among the samples the embedding was computed on
+            kept = np.setdiff1d(np.arange(n), self.placed_)
+            graph = graph[kept][:, kept]
+        n_pieces = connected_components(graph, directed=False)[0]
         if n_pieces > self.n_clusters:
             warnings.warn(
                 f"The consensus graph falls into {n_pieces} disconnected pieces, more than the "
@@ -404,9 +405,14 @@ class RMSC(ClusterMixin, BaseEstimator):
             )
         return self
 
+    def _beta_rel(self):
+        """``beta_rel``, or the weighting's default from :data:`BETA_REL`."""
+        if self.beta_rel is not None:
+            return self.beta_rel
+        return BETA_REL.get(self.weighting, BETA_REL["sample"])
+
     def _advice(self, lam, beta):
-        rel = self.beta_rel if self.beta_rel is not None else BETA_REL.get(self.weighting)
-        return beta_advice(lam, beta, self.column_betas_, rel, self.beta_max_)[0]
+        return beta_advice(lam, beta, self.column_betas_, self._beta_rel(), self.beta_max_)[0]
 
     def view_representations(self, Xs):
         """Each view's self-representation Z^v at the fitted consensus.
