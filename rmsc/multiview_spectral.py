@@ -33,7 +33,13 @@ from ._validation import check_n_clusters, check_nonnegative, check_positive_int
 from .memory import check_dense_fits
 from .graphs import N_NEIGHBORS, knn_affinity, normalize_rows, normalized_affinity
 from .preprocessing import normalize_l2
-from .spectral import _DENSE_EIGH_MAX, N_KMEANS_RUNS, kmeans_runs, spectral_embedding
+from .spectral import (
+    _DENSE_EIGH_MAX,
+    N_KMEANS_RUNS,
+    eigengap,
+    kmeans_runs,
+    spectral_embedding,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -246,7 +252,7 @@ class SCBSV(_GraphMethod):
         for W in graphs:
             emb, evals = spectral_embedding(W, c, random_state=rng, return_eigenvalues=True)
             runs.append(kmeans_runs(emb, c, n_runs=self.n_init, random_state=rng))
-            gaps.append(evals[-c] - evals[-c - 1] if evals.size > c else 0.0)
+            gaps.append(eigengap(evals, c))
             embs.append(emb)
         self.view_label_runs_ = np.stack([r.runs for r in runs])
         self.view_eigengaps_ = np.asarray(gaps)

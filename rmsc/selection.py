@@ -24,7 +24,7 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components
 
 from ._validation import check_n_clusters, check_views
-from .spectral import spectral_embedding
+from .spectral import eigengap, spectral_embedding
 
 #: The lambdas :func:`suggest_parameters` tries (the study's grid, docs/defaults.md).
 SUGGEST_LAMS = (0.3, 1.0, 3.0, 10.0)
@@ -70,10 +70,7 @@ def graph_criterion(S, n_clusters, *, random_state=0):
         warnings.simplefilter("ignore", UserWarning)  # isolated samples: counted above
         _, w = spectral_embedding(S, n_clusters, random_state=random_state,
                                   return_eigenvalues=True)
-    # w: the c + 1 largest eigenvalues of D^-1/2 S D^-1/2, ascending; the Laplacian's
-    # lambda_c = 1 - w[1] and lambda_{c+1} = 1 - w[0].
-    gap = float(w[1] - w[0]) if w.size >= 2 else 0.0
-    return GraphCriterion(eigengap=max(gap, 0.0), isolated=isolated, pieces=pieces,
+    return GraphCriterion(eigengap=max(eigengap(w, n_clusters), 0.0), isolated=isolated, pieces=pieces,
                           n_clusters=int(n_clusters))
 
 

@@ -97,6 +97,15 @@ def _keep_top_k_per_column(A, k):
     return out
 
 
+def eigengap(eigenvalues, n_clusters):
+    """lambda_{c+1} - lambda_c of the normalised Laplacian, from the eigenvalues
+    :func:`spectral_embedding` returns (the largest of D^-1/2 S D^-1/2, ascending: the
+    Laplacian's lambda_c is 1 - w[-c]). Larger = a clearer c-cluster structure; 0 when
+    fewer than c + 1 eigenvalues exist."""
+    w = np.asarray(eigenvalues, dtype=float)
+    return float(w[-n_clusters] - w[-n_clusters - 1]) if w.size > n_clusters else 0.0
+
+
 def spectral_embedding(S, n_components, *, random_state=None, return_eigenvalues=False):
     """Normalised spectral embedding of Ng, Jordan & Weiss (2002).
 

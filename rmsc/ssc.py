@@ -47,6 +47,7 @@ from .preprocessing import normalize_l2
 from .spectral import (
     N_KMEANS_RUNS,
     affinity_from_coefficients,
+    eigengap,
     kmeans_runs,
     spectral_clustering,
     spectral_embedding,
@@ -456,7 +457,7 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
             emb, evals = spectral_embedding(S, self.n_clusters, random_state=rng,
                                             return_eigenvalues=True)
             runs.append(kmeans_runs(emb, self.n_clusters, n_runs=self.n_init, random_state=rng))
-            gaps.append(evals[-self.n_clusters] - evals[-self.n_clusters - 1])
+            gaps.append(eigengap(evals, self.n_clusters))
             self.view_coefs_.append(C)
             self.view_affinities_.append(S)
         self.view_label_runs_ = np.stack([r.runs for r in runs])

@@ -126,3 +126,16 @@ def test_isolated_samples_warn():
     with pytest.warns(UserWarning, match="zero affinity"):
         emb = spectral_embedding(S, 2)
     assert np.all(emb[0] == 0)
+
+
+def test_eigengap_of_disjoint_cliques_is_hand_worked():
+    # Three disjoint 4-cliques (no self-loops): D^-1/2 S D^-1/2 has eigenvalue 1 three times
+    # and -1/3 for the rest, so lambda_4 - lambda_3 of the Laplacian is (1 + 1/3) - 0.
+    from rmsc.spectral import eigengap, spectral_embedding
+
+    block = np.ones((4, 4)) - np.eye(4)
+    S = sp.csr_matrix(sp.block_diag([block] * 3))
+    _, w = spectral_embedding(S, 3, random_state=0, return_eigenvalues=True)
+    assert eigengap(w, 3) == pytest.approx(4 / 3, abs=1e-8)
+    assert eigengap([0.2, 0.9, 1.0, 1.0], 3) == pytest.approx(0.7)
+    assert eigengap([0.9, 1.0], 3) == 0.0  # fewer than c + 1 eigenvalues
