@@ -85,6 +85,43 @@ def server_limits():
 
 
 @st.cache_resource(show_spinner=False)
+def session_book():
+    """Every session's job slots, swept every few seconds (rmsc.dashboard.sessions).
+
+    A session disconnected for ``GRACE_SECONDS`` has its running work cancelled; when the
+    last one has gone, the shared result cache is emptied, the workers drop the datasets
+    they were sent and every process returns freed memory to the OS.
+    """
+    book = dash.SessionBook()
+    try:
+        from streamlit.runtime import Runtime
+
+        runtime = Runtime.instance()
+    except Exception:  # noqa: BLE001 - no runtime (AppTest): nothing to sweep
+        return book
+
+    def on_idle():
+        result_cache().clear()
+        fitted_view_affinities.clear()
+        backend = dash.running_backend()
+        if backend is not None:
+            backend.release_data()
+        dash.trim_memory()
+
+    dash.Sweeper(book, runtime.is_active_session, on_idle).start()
+    return book
+
+
+def track_session():
+    """Record this session's job slots with the server's :func:`session_book` (every run)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is not None:
+        session_book().register(ctx.session_id, ss.slots.values())
+
+
+@st.cache_resource(show_spinner=False)
 def job_registry():
     """Unfinished background jobs of every session, so equal requests share one run."""
     return dash.JobRegistry()
@@ -529,6 +566,7 @@ def frame(title=None):
     """
     ss._page_title = title
     init_session()
+    track_session()
     ensure_fit()
     sidebar()
     show_messages()
@@ -590,9 +628,18 @@ def view_affinity(fingerprint, view, _data):
 
 @st.cache_resource(max_entries=4, show_spinner="Forming every view's Zᵛ at the fitted consensus…")
 def fitted_view_affinities(key, _result, _data, _orders):
-    """Every view's pooled (|Zᵛ|+|Zᵛᵀ|)/2 for the fit ``key`` (both orders at once)."""
-    return dash.view_representation_affinities(_result.model, _data.views, _orders,
-                                               labels=_data.labels)
+    """Every view's pooled (|Zᵛ|+|Zᵛᵀ|)/2 for the fit ``key`` (both orders at once).
+
+    Formed on a worker (n x n per view), the page waits for it; a failure (the memory
+    guard, a worker that died) is a ValueError with the job's message.
+    """
+    job = dash.Job(("views-zv", key), dash.Remote(dash.dataset_view_affinities, _result.model,
+                                                  _data, _orders),
+                   label="views' Zᵛ").start()
+    job.wait()
+    if job.state != dash.DONE:
+        raise ValueError(job.error or "the computation was cancelled; reload the page.")
+    return job.result
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

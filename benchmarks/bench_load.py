@@ -1,7 +1,7 @@
 """A class at once: N browser sessions moving the β slider on Digit, printed as a table.
 
     python benchmarks/bench_load.py [--sessions 1,4,8,16] [--moves 2] [--cluster local|cli]
-                                    [--check 4]
+                                    [--check 4] [--browser-nice 19] [--idle-wait 60]
 
 Starts the dashboard (``streamlit run app.py`` on a free loopback port), opens N
 browser contexts of Debian's Chromium at once (Playwright), each on the Solve page
@@ -10,12 +10,18 @@ no two sessions ask for the same fit), waits for its first result, then moves th
 slider ``--moves`` times (one arrow key, then the result), as students following a
 teacher do. Measured per N:
 
-* latency per result: from the key press to the new result's numbers on screen
-  (median, max), and results per minute over the slider phase;
+* latency per result: from the key press to the new result's numbers on screen, the
+  page's script run finished (median, max), and results per minute over the slider phase;
 * memory: peak RSS of the server process (Streamlit, and the LocalCluster's scheduler
   and nannies, which run in it) and of the worker processes (sum), and their total;
 * the health check (``/_stcore/health``, probed every 0.5 s from a thread): max latency
   and how many probes took over 1 s;
+* memory again ``--idle-wait`` seconds after every session closed (the server cancels a
+  gone session's work and, when none is left, returns to its idle footprint:
+  ``rmsc.dashboard.sessions``), against the server's at start;
+* CPU seconds of the server, the workers and the browsers: the browsers share the
+  server's two cores here (in a class they run on the students' machines), so they start
+  at the lowest priority (``--browser-nice``, 0 to share equally);
 * errors: sessions that timed out, exceptions on a page, and results that differ from an
   in-process fit of the same parameters (``--check`` results per N, drawn at random, are
   fitted again here after the browser part, and compared number for number as shown) or
@@ -55,8 +61,8 @@ TIMEOUT = 300_000  # ms, any one wait of a session (bounded: a stuck session is 
 
 #: Every session's λ and starting β (the β slider then moves down): 16 distinct starts
 #: whose paths do not meet with 2 moves (β 0.3 -> 0.2 -> 0.1 and 0.05 -> 0.03 -> 0.02).
-#: λ from the default up: Z* empties at a β_max that grows with λ, and β = 0.3 is below it
-#: at the default λ = 0.3 (a smaller λ may give no clustering, which is a result too).
+#: λ from the former default 0.3 up: Z* empties at a β_max that grows with λ, and β = 0.3 is
+#: below it from λ = 0.3 on (a smaller λ may give no clustering, which is a result too).
 LAMS = (0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0)
 BETA_STARTS = (0.3, 0.05)
 
@@ -90,6 +96,8 @@ class Sampler(threading.Thread):
         self.stop = threading.Event()
         self.health = []
         self.server_peak = self.worker_peak = self.total_peak = 0
+        self.server_now = self.workers_now = 0
+        self.cpu = {}  # pid -> (group, cpu seconds so far): server, workers, browser
 
     def _rss(self, proc):
         try:
@@ -103,6 +111,27 @@ class Sampler(threading.Thread):
         except psutil.Error:
             return []
 
+    def _account(self):
+        groups = [("server", [self.server]),
+                  ("workers", self._tree(self.server)[1:]
+                   + [p for c in self.cluster for p in self._tree(c)]),
+                  ("browser", [p for p in psutil.process_iter(["name"])
+                               if (p.info["name"] or "").startswith("chrom")])]
+        for group, procs in groups:
+            for p in procs:
+                try:
+                    t = p.cpu_times()
+                    self.cpu[p.pid] = (group, t.user + t.system)
+                except psutil.Error:
+                    pass
+
+    def cpu_share(self):
+        """CPU seconds used per group (server, workers, browser) while sampled."""
+        out = {"server": 0.0, "workers": 0.0, "browser": 0.0}
+        for group, secs in self.cpu.values():
+            out[group] += secs
+        return out
+
     def run(self):
         while not self.stop.is_set():
             t0 = time.perf_counter()
@@ -115,6 +144,8 @@ class Sampler(threading.Thread):
             server = self._rss(self.server)
             workers = sum(self._rss(p) for p in self._tree(self.server)[1:])
             workers += sum(self._rss(p) for c in self.cluster for p in self._tree(c))
+            self.server_now, self.workers_now = server, workers
+            self._account()
             self.server_peak = max(self.server_peak, server)
             self.worker_peak = max(self.worker_peak, workers)
             self.total_peak = max(self.total_peak, server + workers)
@@ -140,6 +171,13 @@ SHOWN = """() => {
 }"""
 
 
+def fit_seconds(sidebar):
+    """The fit's own duration on its worker, as the sidebar states it ("Fitted: 30
+    iterations, 9.8 s"), or NaN."""
+    m = re.search(r"Fitted: \d+ iterations, ([0-9.]+) s", sidebar)
+    return float(m.group(1)) if m else float("nan")
+
+
 async def run_session(browser, url, i, moves, out, errors):
     lam, betas = session_plan(i, moves)
     context = await browser.new_context(viewport={"width": 1400, "height": 900})
@@ -151,7 +189,8 @@ async def run_session(browser, url, i, moves, out, errors):
         await page.wait_for_function(
             "b => { const s = document.querySelector('[data-testid=stSidebar]');"
             " const t = s ? s.innerText : '';"
-            " return t.includes('β = ' + b + ',') && ((t.includes('Fitted:') &&"
+            " const idle = document.querySelector(\"[data-test-script-state='notRunning']\");"
+            " return idle && t.includes('β = ' + b + ',') && ((t.includes('Fitted:') &&"
             " [...document.querySelectorAll('[data-testid=stMetric]')]"
             ".some(e => e.innerText.includes('iterations'))) || t.includes('Fit failed')); }",
             arg=f"{beta:g}", timeout=TIMEOUT)
@@ -174,19 +213,33 @@ async def run_session(browser, url, i, moves, out, errors):
             await thumb.press("ArrowLeft")
             shown = await result_for(beta)
             out.append({"session": i, "lam": lam, "beta": beta,
-                        "latency": time.perf_counter() - t0, "t_end": time.time(), **shown})
+                        "latency": time.perf_counter() - t0, "t_end": time.time(),
+                        "fit_s": fit_seconds(shown["sidebar"]), **shown})
     except Exception as exc:  # noqa: BLE001 - a stuck or broken session is counted
         errors.append(f"session {i}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
     finally:
         await context.close()
 
 
-async def drive(url, n, moves):
+def browser_executable(nice):
+    """Chromium, or a wrapper that starts it at ``nice`` (students' browsers run on their
+    own machines; here they share the server's cores, at the lowest priority)."""
+    if not nice:
+        return CHROMIUM
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="bench_load_")) / "chromium"
+    path.write_text(f'#!/bin/sh\nexec nice -n {int(nice)} "{CHROMIUM}" "$@"\n')
+    path.chmod(0o755)
+    return str(path)
+
+
+async def drive(url, n, moves, nice=0):
     from playwright.async_api import async_playwright
 
     out, errors = [], []
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = await p.chromium.launch(executable_path=browser_executable(nice), args=ARGS)
         try:
             await asyncio.gather(*(run_session(browser, url, i, moves, out, errors)
                                    for i in range(n)))
@@ -251,7 +304,7 @@ def stop(procs):
             p.kill()
 
 
-def one_run(n, moves, cluster, log):
+def one_run(n, moves, cluster, log, idle_wait, nice):
     env = dict(os.environ)
     cluster_procs = []
     if cluster == "cli":
@@ -271,7 +324,13 @@ def one_run(n, moves, cluster, log):
         sampler = Sampler(url, server.pid, [p.pid for p in cluster_procs])
         sampler.start()
         t0 = time.time()
-        results, errors = asyncio.run(drive(url, n, moves))
+        time.sleep(1.0)
+        start_mb = sampler.server_now
+        results, errors = asyncio.run(drive(url, n, moves, nice))
+        # every browser context has closed: the server sweeps gone sessions (after their
+        # grace) and, when none is left, returns to its idle footprint
+        time.sleep(idle_wait)
+        after = (sampler.server_now, sampler.workers_now)
         sampler.stop.set()
         sampler.join(10)
     finally:
@@ -282,7 +341,8 @@ def one_run(n, moves, cluster, log):
     span = (max(r["t_end"] for r in moved) - t0) if moved else float("nan")
     return {"n": n, "results": results, "errors": errors, "lat": lat,
             "per_min": 60 * len(results) / span if moved else 0.0,
-            "expected": n * (moves + 1), "sampler": sampler}
+            "expected": n * (moves + 1), "sampler": sampler, "start": start_mb,
+            "after": after}
 
 
 def mb(b):
@@ -296,15 +356,23 @@ def main():
     ap.add_argument("--cluster", choices=["local", "cli"], default="local")
     ap.add_argument("--check", type=int, default=3,
                     help="results per N fitted again in-process and compared")
+    ap.add_argument("--idle-wait", type=float, default=60.0,
+                    help="seconds after the last session closed before memory is read again "
+                         "(the server releases a gone session's work after "
+                         "rmsc.dashboard.GRACE_SECONDS, sweeping every SWEEP_SECONDS)")
+    ap.add_argument("--browser-nice", type=int, default=19,
+                    help="niceness of the browsers (0: same priority as the server). In a "
+                         "class they run on the students' machines, not on the server's cores")
     args = ap.parse_args()
     ns = [int(x) for x in args.sessions.split(",")]
     cores = os.cpu_count() or 1
     log = open(ROOT / "benchmarks" / "bench_load.log", "w")
     print(f"# bench_load: Digit, {args.moves} β moves per session, cluster={args.cluster}, "
-          f"{cores} cores, load average {os.getloadavg()[0]:.2f}", flush=True)
+          f"{cores} cores, browsers at nice {args.browser_nice}, load average "
+          f"{os.getloadavg()[0]:.2f}", flush=True)
     runs = []
     for n in ns:
-        run = one_run(n, args.moves, args.cluster, log)
+        run = one_run(n, args.moves, args.cluster, log, args.idle_wait, args.browser_nice)
         checked, bad = check_results(run["results"], args.check, seed=n)
         run["checked"], run["bad"] = checked, bad
         runs.append(run)
@@ -313,9 +381,26 @@ def main():
               flush=True)
     base = statistics.median(runs[0]["lat"]) if runs[0]["lat"] else float("nan")
     print()
+    print("Latency against the fits' own time: each result's fit takes `fit s` on its worker "
+          "(as the page states it); with N sessions sharing the workers, the ideal latency is "
+          "max(1, N / workers) × that; `× ideal` is the median latency over it.")
+    print()
+    print("| N | fit s median | ideal s | latency / ideal |")
+    print("|---|---|---|---|")
+    for run in runs:
+        fits = [r["fit_s"] for r in run["results"] if r.get("fit_s") == r.get("fit_s")
+                and r.get("fit_s") is not None]
+        lat = run["lat"]
+        if fits and lat:
+            fit = statistics.median(fits)
+            ideal = max(1.0, run["n"] / cores) * fit
+            print(f"| {run['n']} | {fit:.1f} | {ideal:.1f} | "
+                  f"{statistics.median(lat) / ideal:.2f} |")
+    print()
     print("| N | results | latency median s | max s | median / N=1 | target ≤ | results/min "
-          "| server MB | workers MB | total MB | health max s | health > 1 s | errors |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| server MB | workers MB | total MB | health max s | health > 1 s | errors "
+          f"| server MB at start / {args.idle_wait:g} s after | workers MB after |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for run in runs:
         s, lat = run["sampler"], run["lat"]
         med = statistics.median(lat) if lat else float("nan")
@@ -326,7 +411,16 @@ def main():
               f"{max(lat) if lat else float('nan'):.1f} | {med / base:.2f} | {target:.2f} | "
               f"{run['per_min']:.1f} | {mb(s.server_peak)} | {mb(s.worker_peak)} | "
               f"{mb(s.total_peak)} | {max(health) if health else float('nan'):.2f} | "
-              f"{sum(h > 1 for h in health)}/{len(health)} | {errors} |")
+              f"{sum(h > 1 for h in health)}/{len(health)} | {errors} | "
+              f"{mb(run['start'])} / {mb(run['after'][0])} | {mb(run['after'][1])} |")
+    print()
+    print("CPU seconds used during each run (where the 2 cores went):")
+    print()
+    print("| N | server | workers | browsers |")
+    print("|---|---|---|---|")
+    for run in runs:
+        c = run["sampler"].cpu_share()
+        print(f"| {run['n']} | {c['server']:.0f} | {c['workers']:.0f} | {c['browser']:.0f} |")
     print()
     for run in runs:
         for line in run["errors"] + run["bad"]:

@@ -27,7 +27,7 @@ data = ui.require_data()
 # ---------------------------------------------------------------------------
 
 WIDGETS = {"w_lam": "lam", "w_beta": "beta", "w_gamma": "gamma", "w_max_iter": "max_iter",
-           "w_post": "post", "w_top_k": "top_k", "w_seed": "seed"}
+           "w_post": "post", "w_top_k": "top_k", "w_placement": "placement", "w_seed": "seed"}
 WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
                     "view": "RMSC-WV — one weight per view"}
 
@@ -94,6 +94,12 @@ with left:
                  format_func=lambda k: f"{k}: {dash.POSTPROCESSING[k]}", on_change=_apply)
     if p.post.startswith("top_k"):
         st.number_input("top-k", 1, 500, value=p.top_k, key="w_top_k", on_change=_apply)
+    st.checkbox("place isolated samples by their neighbours", value=p.placement,
+                key="w_placement", on_change=_apply,
+                help="Samples the consensus Z* (nearly) cuts off get their cluster from "
+                     "their neighbours in the views they are trusted in (weighted by P), "
+                     "instead of wherever k-means puts them (rmsc.placement). Off: the "
+                     "paper's plain spectral step. The Weights page marks placed samples.")
     c1, c2 = st.columns(2)
     labels_problem = dash.labels_problem(data)
     clusters = p.n_clusters or (data.n_clusters if labels_problem is None else None)

@@ -246,6 +246,19 @@ def test_a_slider_change_refits_and_updates_url_sidebar_and_result(fitted_app):
     assert {m.label: m.value for m in at.metric}["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
 
 
+def test_the_placement_checkbox_refits_without_placement(fitted_app):
+    at = fitted_app
+    at.checkbox(key="w_placement").uncheck().run()
+    p = at.session_state["params"]
+    assert p.placement is False and at.query_params["placement"] == "0"
+    assert "no placement" in sidebar_text(at)
+    wait_fit(at)
+    no_trouble(at)
+    est, scores = expected_fit(p, at.session_state["data"])
+    assert est.placement is None
+    assert {m.label: m.value for m in at.metric}["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
+
+
 def test_switching_to_rmsc_wv_uses_its_registry_beta(fitted_app):
     at = fitted_app
     at.radio(key="w_weighting").set_value("view").run()

@@ -104,6 +104,24 @@ def test_estimator_params_build_the_same_estimator(small):
     assert est.top_k == 5 and est.scale_columns is False and est.random_state == 3
 
 
+def test_placement_is_the_estimators_rule_or_none_and_travels_in_the_url(small):
+    assert dash.Params().placement is True
+    assert dash.Params().estimator_params(small)["placement"] == rmsc.RMSC().placement
+    off = dash.Params(placement=False)
+    assert off.estimator_params(small)["placement"] is None
+    assert off.to_query() == {"placement": "0"}
+    assert dash.Params.from_query(off.to_query()) == (off, [])
+    assert "no placement" in " ".join(off.summary())
+    assert "placement" not in " ".join(dash.Params().summary())
+    p, problems = dash.Params.from_query({"placement": "maybe"})
+    assert p.placement is True and problems == ["Ignored placement='maybe' from the URL: "
+                                                "placement must be 1 or 0."]
+    with pytest.raises(ValueError, match="placement must be True or False"):
+        dash.Params(placement="neighbors")
+    est = rmsc.get_method("RMSC", **off.estimator_params(small))
+    assert est.placement is None
+
+
 def test_clusters_come_from_labels_or_must_be_given(small):
     assert dash.Params().resolved_clusters(small) == 3
     assert dash.Params(n_clusters=5).resolved_clusters(small) == 5
@@ -134,11 +152,11 @@ def test_cache_key_changes_with_every_parameter_and_the_data(small):
     keys = {base.key(small)}
     for change in ({"lam": 2.0}, {"beta": 0.1}, {"gamma": 1e-3}, {"weighting": "view"},
                    {"max_iter": 5}, {"post": "top_k"}, {"seed": 1}, {"n_clusters": 4},
-                   {"tol": 0.0}):
+                   {"tol": 0.0}, {"placement": False}):
         keys.add(base.replace(**change).key(small))
     other = small.replace(views=[small.views[0] * 2, small.views[1]])
     keys.add(base.key(other))
-    assert len(keys) == 11
+    assert len(keys) == 12
     assert base.key(small) == dash.Params().key(small)  # equal inputs, equal keys
     hash(base.key(small))
 

@@ -205,3 +205,18 @@ def test_an_unreachable_scheduler_is_a_message_that_says_what_to_do(monkeypatch)
     assert f"Cannot reach the Dask scheduler at {address}" in job.error
     assert "dask scheduler" in job.error and "unset RMSC_SCHEDULER" in job.error
     assert workers.running_backend() is None
+
+
+def test_release_data_drops_the_scattered_datasets_and_jobs_still_run(backend, small):
+    job = run(backend, dash.Remote(dash.fit_rmsc, small, dash.Params(max_iter=2, tol=0.0)),
+              key="before-release")
+    assert job.wait(WAIT) and job.state == dash.DONE, job.error
+    assert small.fingerprint in backend._scattered
+    assert backend.release_data() >= 1
+    assert len(backend._scattered) == 0
+    wait_until(lambda: not any(backend.client.run(
+        lambda dask_worker: len(dask_worker.data)).values()), "the workers to drop the data")
+    again = run(backend, dash.Remote(dash.fit_rmsc, small, dash.Params(max_iter=2, tol=0.0)),
+                key="after-release")
+    assert again.wait(WAIT) and again.state == dash.DONE, again.error
+    assert np.array_equal(again.result.labels, job.result.labels)

@@ -17,6 +17,8 @@ streamlit: background work receives plain objects and reports through
 ``runs``        Compare / Sensitivity / views experiments with a job's progress
 ``workers``     :class:`Remote`, :class:`Backend`: jobs on dask.distributed worker
                 processes (a LocalCluster, or ``RMSC_SCHEDULER``)
+``sessions``    :class:`SessionBook`, :class:`Sweeper`: a gone session's work cancelled,
+                the server back to its idle footprint (:func:`trim_memory`)
 ==============  ===================================================================
 
 Every public name is re-exported here (``from rmsc import dashboard as dash; dash.Params``).
@@ -53,6 +55,15 @@ from .jobs import (  # noqa: F401
     JobSnapshot,
     WorkerDied,
     describe_error,
+)
+from .sessions import (  # noqa: F401
+    GRACE_SECONDS,
+    SWEEP_SECONDS,
+    SessionBook,
+    Sweep,
+    Sweeper,
+    release_slot,
+    trim_memory,
 )
 from .workers import (  # noqa: F401
     SCHEDULER_ENV,
@@ -108,6 +119,7 @@ from .tables import (  # noqa: F401
     class_examples,
     data_notes,
     dataset_summary,
+    dataset_view_affinities,
     image_tiles,
     labels_problem,
     least_trusted,

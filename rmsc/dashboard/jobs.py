@@ -491,6 +491,16 @@ class JobSlot:
                     job.release()
             self.queued = None
 
+    def clear(self):
+        """Cancel (as :meth:`cancel`) and drop the slot's jobs with their results.
+
+        For a session that has gone: what it held is freed; if it comes back, its
+        slot is empty and the page runs what it needs again.
+        """
+        with self._lock:
+            self.cancel()
+            self.current = None
+
     def _finished(self, job):
         start = None
         with self._lock:

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..methods import get_method
+from ..placement import PLACEMENTS
 from ..rmsc import RMSC, WEIGHTINGS
 from .tables import labels_problem
 
@@ -92,6 +93,10 @@ def _estimator_defaults():
     return RMSC().get_params()
 
 
+#: The estimator's placement rule, used when the dashboard's placement is on.
+PLACEMENT = next(rule for rule in PLACEMENTS if rule is not None)
+
+
 def _default_post():
     """The estimator's default affinity post-processing, as a :data:`POSTPROCESSING` key."""
     d = _estimator_defaults()
@@ -120,6 +125,9 @@ class Params:
     tol: float = field(default_factory=lambda: _estimator_defaults()["tol"])
     post: str = field(default_factory=lambda: _default_post())
     top_k: int = DEFAULT_TOP_K
+    #: Place the samples the consensus (nearly) isolates by their neighbours in the views
+    #: (``rmsc.RMSC(placement=...)``); False is the paper's plain spectral step.
+    placement: bool = field(default_factory=lambda: _estimator_defaults()["placement"] is not None)
     n_clusters: int | None = None
     seed: int = 0
 
@@ -150,6 +158,8 @@ class Params:
                 f"Unknown affinity post-processing {self.post!r}; choose one of "
                 f"{', '.join(POSTPROCESSING)}."
             )
+        if not isinstance(self.placement, bool):
+            raise ValueError(f"placement must be True or False; got {self.placement!r}.")
         for name, lo in (("max_iter", 1), ("top_k", 1), ("seed", 0)):
             object.__setattr__(self, name, _as_int(name, getattr(self, name), lo))
         if self.n_clusters is not None:
@@ -200,10 +210,9 @@ class Params:
             "tol": self.tol,
             "top_k": top_k,
             "scale_columns": scale,
-            # The estimator's placement of isolated samples (no widget; said explicitly so
-            # that rmsc.experiments, which otherwise scores the paper's spectral step, runs
-            # the model the Solve page shows).
-            "placement": _estimator_defaults()["placement"],
+            # Said explicitly either way, so that rmsc.experiments (which otherwise scores
+            # the paper's spectral step) runs the model the Solve page shows.
+            "placement": PLACEMENT if self.placement else None,
             "random_state": self.seed,
         }
 
@@ -211,7 +220,7 @@ class Params:
         """A small hashable cache key: dataset fingerprint plus every parameter."""
         return ("fit", dataset.fingerprint, self.resolved_clusters(dataset), self.lam,
                 self.beta, self.gamma, self.weighting, self.max_iter, self.tol,
-                *self.postprocessing, self.seed)
+                *self.postprocessing, self.placement, self.seed)
 
     def summary(self):
         """Short text lines for the sidebar."""
@@ -220,7 +229,8 @@ class Params:
         return [
             f"{self.method}: λ = {self.lam:g}, β = {self.beta_text}, γ = {self.gamma:g}",
             f"max {self.max_iter} iterations, tol {self.tol:g}, seed {self.seed}",
-            f"affinity post-processing: {post}",
+            f"affinity post-processing: {post}"
+            + ("" if self.placement else "; no placement of isolated samples"),
         ]
 
     def as_dict(self):
@@ -276,6 +286,8 @@ def _as_int(name, value, lo):
 
 
 def _fmt(value):
+    if isinstance(value, bool):
+        return str(int(value))
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
@@ -284,6 +296,13 @@ def _fmt(value):
 def _parse_field(name, raw):
     if name in ("weighting", "post"):
         return str(raw)
+    if name == "placement":
+        text = str(raw).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise ValueError("placement must be 1 or 0.")
     if name == "beta" and str(raw).strip().lower() == AUTO:
         return AUTO
     if name in ("max_iter", "top_k", "seed", "n_clusters"):

@@ -347,6 +347,17 @@ def view_representation_affinities(model, views, orders, *, labels=None,
     return pooled, pool, shares
 
 
+def dataset_view_affinities(model, dataset, orders, *, job=None):
+    """:func:`view_representation_affinities` of ``dataset`` (its views and labels).
+
+    The form a :class:`rmsc.dashboard.Remote` task takes (``job`` is the worker's
+    job handle, unused: the views' Zᵛ are one closed-form step), so the Affinity page
+    forms the n x n matrices on a worker, not in the server.
+    """
+    return view_representation_affinities(model, dataset.views, orders,
+                                          labels=dataset.labels)
+
+
 def least_trusted(weights, view_names, *, labels=None, outlier_mask=None, top=20):
     """The samples with the lowest weight in any view, lowest first.
 

@@ -298,6 +298,18 @@ class Backend:
         if job is not None:
             job._remote_event(msg)
 
+    def release_data(self):
+        """Drop the datasets sent to the workers (when no session is left); how many.
+
+        The workers hand freed memory back to the OS themselves: Dask's nanny starts
+        them with ``MALLOC_TRIM_THRESHOLD_`` set (``distributed.nanny.pre-spawn-environ``).
+        """
+        with self._lock:
+            scattered, self._scattered = list(self._scattered.values()), OrderedDict()
+        for fut in scattered:
+            fut.release()
+        return len(scattered)
+
     def close(self):
         if self.closed:
             return

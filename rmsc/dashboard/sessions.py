@@ -1,0 +1,160 @@
+"""What sessions leave behind: their running work cancelled, the server back to idle.
+
+A browser tab that closes leaves its session's jobs running (a fit, a sensitivity
+grid) and the results it asked for in the server's shared cache. :class:`SessionBook`
+keeps, for every session of the server, the job slots it owns; :meth:`SessionBook.sweep`
+(called every few seconds by the app with the runtime's "is this session still
+connected?" test) cancels the work of a session that has been gone for
+``grace`` seconds and drops the results its slots hold (Streamlit itself keeps a
+disconnected session's state for ``server.disconnectedSessionTTL``, 2 minutes; a network
+blip shorter than the grace cancels nothing; a session that comes back later simply
+runs its fit again), and when the last session has gone,
+calls ``on_idle`` once: the app empties the shared result cache, releases the datasets
+sent to the workers and hands the server's freed memory back to the operating system
+(:func:`trim_memory`), so a long-running server returns to its idle footprint.
+
+Nothing here imports streamlit; the clock is injectable for tests.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+log = logging.getLogger("rmsc.dashboard")
+
+#: Seconds a session may stay disconnected before its running work is cancelled.
+GRACE_SECONDS = 30.0
+#: How often the app sweeps (seconds).
+SWEEP_SECONDS = 10.0
+
+
+@dataclass
+class Sweep:
+    """What one :meth:`SessionBook.sweep` did."""
+
+    gone: list = field(default_factory=list)      #: session ids dropped in this sweep
+    cancelled: int = 0                             #: jobs released (cancelled unless shared)
+    idle: bool = False                             #: True when this sweep found the last one gone
+
+
+class SessionBook:
+    """The server's sessions and the job slots each owns (thread-safe).
+
+    Parameters
+    ----------
+    grace : float
+        Seconds a session may be disconnected before its work is cancelled.
+    clock : callable
+        Monotonic seconds (injectable for tests).
+    """
+
+    def __init__(self, grace=GRACE_SECONDS, clock=time.monotonic):
+        self.grace = float(grace)
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._slots = {}       # session id -> iterable of JobSlot
+        self._last_seen = {}   # session id -> clock() when last seen connected
+        self._busy = False     # something was registered since the last idle
+
+    def register(self, session_id, slots):
+        """Record (or refresh) the job slots of ``session_id``."""
+        with self._lock:
+            self._slots[session_id] = list(slots)
+            self._last_seen[session_id] = self.clock()
+            self._busy = True
+
+    def __len__(self):
+        with self._lock:
+            return len(self._slots)
+
+    def __contains__(self, session_id):
+        with self._lock:
+            return session_id in self._slots
+
+    def sweep(self, is_active, on_idle=None):
+        """Cancel the work of sessions gone for ``grace`` seconds; ``on_idle`` when none is left.
+
+        ``is_active(session_id) -> bool`` says whether a session is connected now.
+        ``on_idle()`` is called once each time the last session goes (not again until a
+        session registers). Returns a :class:`Sweep`.
+        """
+        now = self.clock()
+        out = Sweep()
+        with self._lock:
+            ids = list(self._slots)
+        for sid in ids:
+            try:
+                active = bool(is_active(sid))
+            except Exception:  # noqa: BLE001 - cannot tell: keep the session
+                active = True
+            with self._lock:
+                if active:
+                    self._last_seen[sid] = now
+                    continue
+                if now - self._last_seen.get(sid, now) < self.grace:
+                    continue
+                slots = self._slots.pop(sid, [])
+                self._last_seen.pop(sid, None)
+            out.gone.append(sid)
+            for slot in slots:
+                out.cancelled += release_slot(slot)
+        with self._lock:
+            out.idle = self._busy and not self._slots
+            if out.idle:
+                self._busy = False
+        if out.gone:
+            log.info("sessions gone: %d (%d jobs released)", len(out.gone), out.cancelled)
+        if out.idle and on_idle is not None:
+            try:
+                on_idle()
+            except Exception:  # noqa: BLE001 - housekeeping must not stop the sweeps
+                log.warning("releasing idle memory failed", exc_info=True)
+        return out
+
+
+def release_slot(slot):
+    """Stop watching a slot's running and queued jobs and drop its results; how many ran."""
+    jobs = [j for j in (slot.current, slot.queued) if j is not None and j.active]
+    slot.clear()
+    return len(jobs)
+
+
+_libc = None
+
+
+def trim_memory():
+    """Collect garbage and return freed heap pages to the OS (glibc ``malloc_trim``).
+
+    Python frees the arrays of a dropped result, but glibc keeps the pages for reuse,
+    so a process's resident size stays at its peak; ``malloc_trim(0)`` gives them
+    back. Returns True when the trim ran (False off glibc). (Dask's workers need no
+    call: their nanny starts them with ``MALLOC_TRIM_THRESHOLD_`` set.)
+    """
+    global _libc
+    gc.collect()
+    try:
+        if _libc is None:
+            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return bool(_libc.malloc_trim(0))
+    except (OSError, AttributeError):
+        return False
+
+
+class Sweeper(threading.Thread):
+    """A daemon thread calling ``book.sweep(is_active, on_idle)`` every ``period`` seconds."""
+
+    def __init__(self, book, is_active, on_idle=None, period=SWEEP_SECONDS):
+        super().__init__(name="rmsc-session-sweeper", daemon=True)
+        self.book, self.is_active, self.on_idle = book, is_active, on_idle
+        self.period = float(period)
+        self.halt = threading.Event()
+
+    def run(self):
+        while not self.halt.wait(self.period):
+            self.book.sweep(self.is_active, self.on_idle)

@@ -1,0 +1,164 @@
+"""A session that leaves: its work is cancelled after a grace period; the last one out
+empties what the server keeps (rmsc.dashboard.sessions), with an injected clock."""
+
+import threading
+import time
+
+from rmsc import dashboard as dash
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+def waiting_task(job):
+    """Runs until cancelled (checks every 10 ms), at most 20 s."""
+    for _ in range(2000):
+        job.check()
+        time.sleep(0.01)
+    return "finished"
+
+
+def wait_for(job, seconds=20):
+    assert job.wait(seconds), "the job did not end"
+    return job.state
+
+
+def test_a_session_gone_past_the_grace_has_its_work_cancelled_others_keep_theirs():
+    clock, registry = Clock(), dash.JobRegistry()
+    book = dash.SessionBook(grace=30, clock=clock)
+    slots = {s: dash.JobSlot(registry) for s in ("a", "b", "c")}
+    jobs = {s: slots[s].submit(f"fit-{s}", waiting_task) for s in "ab"}
+    shared = slots["c"].submit("fit-a", waiting_task)  # c watches a's fit (same key)
+    assert shared is jobs["a"]
+    for s, slot in slots.items():
+        book.register(s, [slot])
+    connected = {"a": True, "b": True, "c": True}
+
+    def is_active(s):
+        return connected[s]
+
+    connected["a"] = connected["b"] = False
+    clock.t = 29.0  # within the grace: nothing is cancelled
+    out = book.sweep(is_active)
+    assert out.gone == [] and out.cancelled == 0 and len(book) == 3
+    assert jobs["a"].active and not jobs["a"].cancelled and jobs["b"].active
+
+    connected["a"] = True  # a came back (a network blip) ...
+    book.sweep(is_active)
+    connected["a"] = False  # ... and leaves again at t = 29
+    clock.t = 31.0  # b has been gone 31 s, a only 2 s
+    out = book.sweep(is_active)
+    assert out.gone == ["b"] and out.cancelled == 1 and not out.idle
+    assert wait_for(jobs["b"]) == dash.CANCELLED
+    assert "b" not in book and "a" in book and jobs["a"].active
+    assert slots["b"].current is None and slots["b"].queued is None  # results dropped
+
+    clock.t = 60.0  # a gone 31 s: released, but c still watches the same run
+    out = book.sweep(is_active)
+    assert out.gone == ["a"] and out.cancelled == 1 and not out.idle
+    time.sleep(0.1)
+    assert jobs["a"].active and not jobs["a"].cancelled
+    slots["c"].cancel()
+    assert wait_for(jobs["a"]) == dash.CANCELLED
+
+
+def test_a_gone_sessions_finished_results_are_dropped_and_it_can_fit_again():
+    clock = Clock()
+    book = dash.SessionBook(grace=5, clock=clock)
+    slot = dash.JobSlot()
+    done = slot.submit("fit", lambda job: "result")
+    assert wait_for(done) == dash.DONE and slot.current.result == "result"
+    book.register("s", [slot])
+    clock.t = 6
+    out = book.sweep(lambda s: False)
+    assert out.gone == ["s"] and out.cancelled == 0 and slot.current is None
+    again = slot.submit("fit", lambda job: "again")  # the session came back
+    assert wait_for(again) == dash.DONE and again.result == "again"
+
+
+def test_the_last_session_out_calls_on_idle_once_until_another_arrives():
+    clock = Clock()
+    book = dash.SessionBook(grace=5, clock=clock)
+    calls = []
+    connected = {}
+    assert not book.sweep(connected.get, lambda: calls.append(1)).idle  # never busy: not idle
+    for s in ("x", "y"):
+        connected[s] = True
+        book.register(s, [dash.JobSlot()])
+    connected["x"] = False
+    clock.t = 10
+    out = book.sweep(connected.get, lambda: calls.append(clock.t))
+    assert out.gone == ["x"] and not out.idle and calls == []
+    connected["y"] = False
+    clock.t = 20
+    out = book.sweep(connected.get, lambda: calls.append(clock.t))
+    assert out.gone == ["y"] and out.idle and calls == [20]
+    clock.t = 30
+    assert not book.sweep(connected.get, lambda: calls.append(clock.t)).idle
+    assert calls == [20]
+    connected["z"] = True
+    book.register("z", [dash.JobSlot()])
+    connected["z"] = False
+    clock.t = 40
+    assert book.sweep(connected.get, lambda: calls.append(clock.t)).idle
+    assert calls == [20, 40]
+
+
+def test_a_failing_check_or_on_idle_does_not_stop_the_sweeps():
+    clock = Clock()
+    book = dash.SessionBook(grace=0, clock=clock)
+    book.register("s", [dash.JobSlot()])
+
+    def broken(_):
+        raise RuntimeError("runtime gone")
+
+    assert book.sweep(broken).gone == [] and "s" in book  # cannot tell: kept
+
+    def bad_idle():
+        raise OSError("cluster gone")
+
+    clock.t = 1
+    assert book.sweep(lambda s: False, bad_idle).idle  # the failure is logged, not raised
+
+
+def test_the_sweeper_thread_sweeps_until_halted():
+    book = dash.SessionBook(grace=0)
+    book.register("s", [dash.JobSlot()])
+    idle = threading.Event()
+    sweeper = dash.Sweeper(book, lambda s: False, idle.set, period=0.01)
+    sweeper.start()
+    assert idle.wait(10) and len(book) == 0
+    sweeper.halt.set()
+    sweeper.join(5)
+    assert not sweeper.is_alive()
+
+
+def test_trim_memory_returns_freed_heap_to_the_os():
+    import gc
+
+    import psutil
+
+    proc = psutil.Process()
+    assert dash.trim_memory()  # glibc: malloc_trim ran
+    before = proc.memory_info().rss
+    # 400 MB of heap blocks, each followed by a small survivor: once the blocks are freed
+    # the heap cannot shrink from its top, so free() alone keeps every page resident
+    blocks, survivors = [], []
+    for _ in range(6400):
+        blocks.append(bytearray(64 * 1024))
+        survivors.append(bytearray(2000))
+    grown = proc.memory_info().rss
+    del blocks
+    gc.collect()
+    freed = proc.memory_info().rss
+    assert dash.trim_memory()
+    after = proc.memory_info().rss
+    assert grown - before > 300 * 2**20
+    assert freed - before > 0.75 * (grown - before)  # freed, but still resident
+    assert after - before < 0.25 * (grown - before)  # handed back to the OS
+    assert len(survivors) == 6400
