@@ -39,6 +39,8 @@ DEFAULT_DATASET = "Digit"
 POLL_SECONDS = 1.0
 #: The sidebar's fit status is a summary: asked less often.
 STATUS_POLL_SECONDS = 1.0
+#: How often the Solve page looks at a fit still waiting for a free worker (its place).
+QUEUE_POLL_SECONDS = 3.0
 
 ss = st.session_state
 

@@ -125,12 +125,14 @@ with left:
 # ---------------------------------------------------------------------------
 
 
-def _live_body():
+def _live_body(queued=False):
     ui.log.debug("fragment live")
     out, job = ui.fit_outcome(hurry=True)
     if job is None or not job.active:
         st.rerun()  # finished: redraw the whole page with the result
     snap = job.snapshot()
+    if queued and snap.place is None:
+        st.rerun()  # a worker took it: the page switches to the faster poll of the live curve
     st.progress(snap.fraction, text=f"Running {ss.params.method}: {snap.message or 'starting'} "
                                     f"— {snap.elapsed:.1f} s")
     if snap.history:
@@ -149,10 +151,15 @@ def _live_body():
 
 
 _live = st.fragment(run_every=ui.POLL_SECONDS)(_live_body)
+# While the fit waits for a worker only its place changes: a slower poll spares the server
+# and the browser (with a class on one server most sessions wait most of the time).
+_queued = st.fragment(run_every=ui.QUEUE_POLL_SECONDS)(_live_body)
 
 with right:
     out, job = ui.fit_outcome(hurry=True)
-    if job is not None and job.active:
+    if job is not None and job.active and job.snapshot().place is not None:
+        _queued(queued=True)
+    elif job is not None and job.active:
         _live()
     elif isinstance(out, dash.FitFailure):
         st.error(f"**The fit did not give a usable clustering.** {out.message}")
