@@ -134,8 +134,8 @@ def summarize(rows):
               f"{mean_auc('auc_p')} | {mean_auc('auc_incons')} | {mean_auc('auc_knn')} |")
     print()
     print("| kind | % | RMSC − RMSC-WV ACC per seed | RMSC − best RMSC-WV (with or without "
-          "placement) per seed | RMSC ≥ both on every seed |")
-    print("|---|---:|---|---|---|")
+          "placement) per seed | RMSC ≥ both on every seed | RMSC − SSC-AVG ACC per seed |")
+    print("|---|---:|---|---|---|---|")
     acc = {(r["kind"], r["fraction"], r["method"], r["seed"]): r["acc"] for r in rows}
     for kind, frac in dict.fromkeys((r["kind"], r["fraction"]) for r in rows):
         seeds = sorted({r["seed"] for r in rows if r["kind"] == kind and r["fraction"] == frac
@@ -147,9 +147,11 @@ def summarize(rows):
         best = [acc[(kind, frac, "RMSC", s)] - max(
             acc[(kind, frac, "RMSC-WV", s)],
             acc.get((kind, frac, "RMSC-WV no placement", s), -np.inf)) for s in seeds]
+        ssc = [f"{acc[(kind, frac, 'RMSC', s)] - acc[(kind, frac, 'SSC-AVG', s)]:+.2f}"
+               for s in seeds if (kind, frac, "SSC-AVG", s) in acc]
         print(f"| {kind} | {100 * frac:.0f} | {', '.join(f'{x:+.2f}' for x in diffs)} | "
               f"{', '.join(f'{x:+.2f}' for x in best)} | "
-              f"{'yes' if min(best) >= 0 else 'no'} |")
+              f"{'yes' if min(best) >= 0 else 'no'} | {', '.join(ssc) or '—'} |")
 
 
 def main():
