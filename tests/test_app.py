@@ -6,7 +6,11 @@ with no URL at all and checks that it comes up on Digit.
 """
 
 import io
+import sys
+import time
 from pathlib import Path
+
+import cloudpickle
 
 import numpy as np
 import pytest
@@ -257,6 +261,44 @@ def test_the_placement_checkbox_refits_without_placement(fitted_app):
     est, scores = expected_fit(p, at.session_state["data"])
     assert est.placement is None
     assert {m.label: m.value for m in at.metric}["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
+
+
+def occupy_worker(job):
+    """A task that holds its worker until cancelled (at most 5 minutes)."""
+    job.report(0, 1, "holding a worker")
+    for _ in range(3000):
+        job.check()
+        time.sleep(0.1)
+
+
+def test_a_fit_waiting_for_a_free_worker_shows_its_place_on_solve():
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests
+    backend = dash.default_backend()
+    n = backend.limits()["workers"]
+    holders = [dash.Job(("hold", i), dash.Remote(occupy_worker), label="hold",
+                        backend=backend).start() for i in range(n)]
+    deadline = 120
+    try:
+        t0 = time.monotonic()
+        while any(h.snapshot().place is not None or not h.snapshot().message for h in holders):
+            assert time.monotonic() - t0 < deadline, "the holders did not start"
+            time.sleep(0.1)
+        at = open_app({"data": "Subspaces", "beta": "0.01"}, page="solve")
+        job = at.session_state["slots"]["fit"].latest
+        t0 = time.monotonic()
+        while job.snapshot().place is None:  # submitted after its start delay
+            assert time.monotonic() - t0 < deadline, "the fit was not queued"
+            time.sleep(0.1)
+        at.run()
+        no_trouble(at)
+        shown = " ".join(p.proto.text for p in at.get("progress"))
+        assert "waiting for a free worker (1st in the queue)" in shown
+    finally:
+        for h in holders:
+            h.cancel()
+    wait_fit(at)
+    no_trouble(at)
+    assert "ACC" in {m.label for m in at.metric}
 
 
 def test_switching_to_rmsc_wv_uses_its_registry_beta(fitted_app):
