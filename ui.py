@@ -410,6 +410,11 @@ def fit_outcome(hurry=False):
     out = result_cache().get(key)
     if out is None and job is not None and not job.active and job.result is not None:
         out = job.result  # a stopped run: shown, not cached
+    if out is not None and ss.get("_sidebar_running") == key:
+        # The sidebar of this run said "running" (drawn before the page), and the fit has
+        # finished since: nothing else would redraw it, so the page runs once more.
+        ss["_sidebar_running"] = None
+        st.rerun()
     return out, job
 
 
@@ -519,12 +524,15 @@ def fit_status():
     _, job = fit_outcome()
     redraw_when_done(job, "fit")  # e.g. a run adopted from another session
     if job is not None and job.active and not page_polls():
+        ss["_sidebar_running"] = None  # its own fragment polls and redraws
         _fit_status_live()
     elif job is not None and job.active:
         # The page's own fragment polls: one poller per page, since every fragment run
         # costs the browser a redraw that the fit's CPU time pays for.
         st.caption("RMSC running — its progress is shown on this page.")
+        ss["_sidebar_running"] = job.key  # see fit_outcome: redrawn if it ends meanwhile
     else:
+        ss["_sidebar_running"] = None
         _fit_status_static()
 
 
