@@ -664,6 +664,32 @@ def test_suggest_then_apply_moves_the_sliders_and_fits_the_suggestion(fitted_app
     assert metrics["ACC"] == f"{100 * run.scores['acc_mean']:.2f}%"
 
 
+def test_a_suggestion_with_no_usable_setting_is_a_message_and_loses_nothing():
+    from rmsc.datasets import MultiViewDataset
+
+    # all-zero views: no setting links any sample (rmsc.DegenerateSolutionError in every one)
+    data = MultiViewDataset(name="Zeros", views=[np.zeros((30, 5)), np.zeros((30, 4))],
+                            labels=np.repeat([0, 1, 2], 10), view_names=("A", "B"))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["clean"] = data
+    at.session_state["autorun"] = False
+    at.run()
+    goto(at, "solve")
+    try:
+        before = at.session_state["params"]
+        at.button(key="w_suggest").click().run()
+        assert at.session_state["slots"]["suggest"].latest.wait(300)
+        at.run()
+        no_trouble(at)
+        assert any(e.startswith("None of the 8 settings") for e in texts(at, "error"))
+        assert any("Nothing changed" in c for c in texts(at, "caption"))
+        assert at.session_state["params"] == before
+        assert at.session_state["data"].fingerprint == data.fingerprint
+        assert not [b for b in at.button if b.key == "w_suggest_apply"]
+    finally:
+        cancel_jobs(at)
+
+
 # ---------------------------------------------------------------------------
 # At scale (issue 6): subsampled scatter, pooled images, binned weights, notices
 # ---------------------------------------------------------------------------
