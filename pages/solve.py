@@ -133,6 +133,9 @@ with left:
                   f"{len(dash.SUGGEST_BETA_RELS)} β values with these other "
                   "settings and picks the one whose graph looks most like c clusters, without "
                   "the labels. The result appears below the fit."))
+    if not blocker and any(x is not None for x in ui.experiment_state(
+            "suggest", dash.suggestion_key(p, data))):
+        st.caption("The suggestion is shown below the fit.")
     if ss.get("param_error"):
         st.error(ss.param_error)
 
@@ -271,11 +274,14 @@ def _suggestion_section(key):
     else:
         st.button("Apply: move the λ and β sliders there", type="primary", key="w_suggest_apply",
                   on_click=_apply_suggestion, args=(run,))
-    c1, c2 = st.columns([3, 2])
+    c1, c2 = st.columns(2)
     c1.plotly_chart(figures.suggestion_figure(s.table, s.best, n_clusters=run.n_clusters,
                                               title=f"{data.name}: criterion per setting"),
                     key="suggest_fig")
-    c2.dataframe(dash.suggestion_table(s), hide_index=True, key="suggest_table",
+    table = dash.suggestion_table(s)
+    if not table["note"].any():
+        table = table.drop(columns="note")  # every setting gave a clustering
+    c2.dataframe(table, hide_index=True, key="suggest_table",
                  column_config={"β": st.column_config.NumberColumn(format="%.4g"),
                                 "eigengap": st.column_config.NumberColumn(format="%.4f")})
     c2.caption("β_rel is β in units of the data's own scale (β = auto uses β_rel = "

@@ -935,8 +935,9 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
     fig.update_xaxes(**ticks, title_text="λ", row=2, col=1)
     fig.update_yaxes(title_text="eigengap", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="samples", rangemode="tozero", row=2, col=1)
-    fig.update_layout(title=title or "Label-free criterion against λ and β_rel", height=480,
-                      margin=dict(t=60, b=40, l=60, r=10), legend_title_text="")
+    fig.update_layout(title=title or "Label-free criterion against λ and β_rel", height=520,
+                      margin=dict(t=60, b=40, l=60, r=10), legend_title_text="",
+                      legend=dict(orientation="h", yanchor="top", y=-0.16, x=0))
     return fig
 
 
