@@ -12,7 +12,8 @@ fits RMSC over a small grid (lambda x ``beta_rel``, beta in the data's own unit,
    connected within each; Ng, Jordan & Weiss 2002, von Luxburg 2007).
 
 How far this lands from the labelled best on every dataset of the repository:
-docs/defaults.md (``python benchmarks/study_defaults.py --table``).
+docs/defaults.md (``python benchmarks/study_defaults.py --table``). On the dashboard:
+the Solve page's "Suggest λ and β (no labels)" (:mod:`rmsc.dashboard.suggest`).
 """
 
 from __future__ import annotations
