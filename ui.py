@@ -141,7 +141,8 @@ def init_session():
     ss._initialised = True
     dash.workers.start_in_background()  # fits run on worker processes (rmsc.dashboard.workers)
     ss.setdefault("slots", {name: dash.JobSlot(job_registry())
-                            for name in ("fit", "compare", "sensitivity", "views")})
+                            for name in ("fit", "compare", "sensitivity", "views",
+                                         "suggest")})
     ss.setdefault("autorun", True)
     ss.setdefault("messages", [])
     query = st.query_params.to_dict()

@@ -69,6 +69,22 @@ def _run():
     ui.ensure_fit(force=True)
 
 
+def _suggest():
+    d = ui.data()
+    ui.start_experiment("suggest", dash.suggestion_key(ss.params, d),
+                        dash.Remote(dash.run_suggestion, d, ss.params), label="suggest")
+
+
+def _apply_suggestion(run):
+    """Move λ and β (and the method it was run for) to the suggestion; the fit follows."""
+    ss.params = dash.apply_suggestion(ss.params, run)
+    ss.param_error = None
+    for key in ("w_lam", "w_beta", "w_weighting"):
+        ss.pop(key, None)  # the sliders start again from the new values
+    if not ss.autorun and ui.fit_key() not in ui.result_cache():
+        ui.ensure_fit(force=True)  # with "run automatically" the frame starts it
+
+
 def _stop():
     ui.slot("fit").stop()
 
@@ -117,6 +133,19 @@ with left:
                   help=blocker)
         st.button("Stop", on_click=_stop, key="w_stop")
         st.button("Defaults", on_click=_reset, key="w_defaults")
+    n_settings = len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS)
+    fit_s = ui.last_fit_seconds()
+    st.button("Suggest λ and β (no labels)", on_click=_suggest, key="w_suggest",
+              disabled=bool(blocker), help=blocker or (
+                  f"Fits {ss.params.method} at {len(dash.SUGGEST_LAMS)} λ × "
+                  f"{len(dash.SUGGEST_BETA_RELS)} β values with these other settings"
+                  + ("" if fit_s is None else
+                     f" ({dash.estimate_seconds(n_settings, fit_s)})")
+                  + " and picks the one whose graph looks most like c clusters, without "
+                  "the labels. The result appears below the fit."))
+    if not blocker and any(x is not None for x in ui.experiment_state(
+            "suggest", dash.suggestion_key(p, data))):
+        st.caption("The suggestion is shown below the fit.")
     if ss.get("param_error"):
         st.error(ss.param_error)
 
@@ -226,3 +255,60 @@ with right:
             st.download_button("configuration (JSON)",
                                lambda: dash.config_json(r, data, outliers), "rmsc_config.json",
                                "application/json", key="dl_config", on_click="ignore")
+
+
+# ---------------------------------------------------------------------------
+# The label-free suggestion of λ and β (issue 13 §3): shown once asked for
+# ---------------------------------------------------------------------------
+
+
+def _suggestion_section(key):
+    st.divider()
+    st.subheader("Suggested λ and β (no labels)")
+    st.markdown(dash.CRITERION_TEXT)
+    run = ui.experiment_panel("suggest", key)
+    _, job = ui.experiment_state("suggest", key)
+    if run is None:
+        if job is not None and job.state == dash.FAILED:
+            st.caption("Nothing changed: the sliders, the dataset and the current fit are kept. "
+                       "Try another number of clusters c or another affinity post-processing, "
+                       "or set λ and β by hand.")
+        return
+    s = run.suggestion
+    chosen = s.table[s.best]
+    target = dash.apply_suggestion(ss.params, run)
+    beta_words = ("auto" if target.beta == dash.AUTO else f"{target.beta:.4g}")
+    st.markdown(f"**Suggested for {'RMSC' if run.weighting == 'sample' else 'RMSC-WV'}:** "
+                f"λ = {chosen['lam']:g}, β = {beta_words} (β_rel = {chosen['beta_rel']:g}, "
+                f"β = {s.beta:.4g} on these data) — eigengap {chosen['eigengap']:.4f}, "
+                f"{chosen['isolated']} isolated sample(s), {chosen['pieces']} piece(s).")
+    if run.scores is not None:
+        st.caption(f"With the labels (not used to choose): ACC "
+                   f"{100 * run.scores['acc_mean']:.2f}%, NMI {100 * run.scores['nmi_mean']:.2f}% "
+                   "at the suggested setting.")
+    if target == ss.params:
+        st.success("The sliders are at the suggestion.")
+    else:
+        st.button("Apply: move the λ and β sliders there", type="primary", key="w_suggest_apply",
+                  on_click=_apply_suggestion, args=(run,))
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(figures.suggestion_figure(s.table, s.best, n_clusters=run.n_clusters,
+                                              title=f"{data.name}: criterion per setting"),
+                    key="suggest_fig")
+    table = dash.suggestion_table(s)
+    if not table["note"].any():
+        table = table.drop(columns="note")  # every setting gave a clustering
+    c2.dataframe(table, hide_index=True, key="suggest_table",
+                 column_config={"β": st.column_config.NumberColumn(format="%.4g"),
+                                "eigengap": st.column_config.NumberColumn(format="%.4f")})
+    c2.caption("β_rel is β in units of the data's own scale (β = auto uses β_rel = "
+               f"{dash.auto_beta_rel(run.weighting):g}); β is the absolute value it gave here. "
+               "How far this criterion lands from the best setting chosen with labels, on every "
+               "dataset of the repository: docs/defaults.md.")
+
+
+if not blocker:
+    _skey = dash.suggestion_key(ss.params, data)
+    _sresult, _sjob = ui.experiment_state("suggest", _skey)
+    if _sresult is not None or _sjob is not None:
+        _suggestion_section(_skey)

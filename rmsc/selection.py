@@ -12,7 +12,8 @@ fits RMSC over a small grid (lambda x ``beta_rel``, beta in the data's own unit,
    connected within each; Ng, Jordan & Weiss 2002, von Luxburg 2007).
 
 How far this lands from the labelled best on every dataset of the repository:
-docs/defaults.md (``python benchmarks/study_defaults.py --table``).
+docs/defaults.md (``python benchmarks/study_defaults.py --table``). On the dashboard:
+the Solve page's "Suggest λ and β (no labels)" (:mod:`rmsc.dashboard.suggest`).
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ class Suggestion:
 
 
 def suggest_parameters(Xs, n_clusters, *, weighting="sample", lams=SUGGEST_LAMS,
-                       beta_rels=SUGGEST_BETA_RELS, random_state=0, **params):
+                       beta_rels=SUGGEST_BETA_RELS, random_state=0, progress=None, **params):
     """Choose RMSC's lambda and beta without labels (see the module docstring).
 
     Parameters
@@ -116,6 +117,10 @@ def suggest_parameters(Xs, n_clusters, *, weighting="sample", lams=SUGGEST_LAMS,
     beta_rels : sequence of float, default=SUGGEST_BETA_RELS
         beta in units of the data's own scale (``RMSC.beta_scale_``).
     random_state : int, default=0
+    progress : callable(done, total, message) or None
+        Called before each setting (``done`` settings finished, ``total`` in the grid,
+        e.g. "setting 3 of 8: lam=1, beta_rel=0.25") and once at the end. It may raise
+        to stop between settings (the dashboard's job does when it is cancelled).
     **params
         Other ``rmsc.RMSC`` parameters (e.g. ``max_iter``, ``scale_columns``), the same
         for every setting.
@@ -133,33 +138,39 @@ def suggest_parameters(Xs, n_clusters, *, weighting="sample", lams=SUGGEST_LAMS,
 
     views = check_views(Xs)
     check_n_clusters(n_clusters, views[0].shape[0])
-    table, models, keys = [], [], []
-    for lam in lams:
-        for rel in beta_rels:
-            est = RMSC(n_clusters=n_clusters, lam=lam, beta="auto", beta_rel=rel,
-                       weighting=weighting, random_state=random_state, **params)
-            row = {"lam": float(lam), "beta_rel": float(rel)}
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", UserWarning)
-                    est.fit(views)
-            except DegenerateSolutionError as exc:
-                row.update(beta=getattr(est, "beta_", float("nan")), error=str(exc))
-                table.append(row)
-                continue
-            crit = graph_criterion(est.affinity_matrix_, n_clusters, random_state=random_state)
-            row.update(beta=float(est.beta_), eigengap=crit.eigengap, isolated=crit.isolated,
-                       pieces=crit.pieces)
+    table = []
+    best = None  # (rank key, row of the table, fitted estimator) of the best setting so far
+    grid = [(lam, rel) for lam in lams for rel in beta_rels]
+    for k, (lam, rel) in enumerate(grid):
+        if progress is not None:
+            progress(k, len(grid), f"setting {k + 1} of {len(grid)}: lam={lam:g}, "
+                                   f"beta_rel={rel:g}")
+        est = RMSC(n_clusters=n_clusters, lam=lam, beta="auto", beta_rel=rel,
+                   weighting=weighting, random_state=random_state, **params)
+        row = {"lam": float(lam), "beta_rel": float(rel)}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                est.fit(views)
+        except DegenerateSolutionError as exc:
+            row.update(beta=getattr(est, "beta_", float("nan")), error=str(exc))
             table.append(row)
-            models.append((len(table) - 1, est))
-            keys.append(crit.rank_key())
-    if not models:
+            continue
+        crit = graph_criterion(est.affinity_matrix_, n_clusters, random_state=random_state)
+        row.update(beta=float(est.beta_), eigengap=crit.eigengap, isolated=crit.isolated,
+                   pieces=crit.pieces)
+        table.append(row)
+        key = crit.rank_key()
+        if best is None or key < best[0]:  # ties: the first setting tried
+            best = (key, len(table) - 1, est)
+    if progress is not None:
+        progress(len(grid), len(grid), "done")
+    if best is None:
         raise DegenerateSolutionError(
             f"None of the {len(table)} settings (lam in {list(lams)}, beta_rel in "
             f"{list(beta_rels)}) gave a usable clustering; try smaller beta_rels or larger lams."
         )
-    pick = min(range(len(models)), key=lambda i: keys[i])
-    index, est = models[pick]
+    _, index, est = best
     row = table[index]
     return Suggestion(params={"lam": row["lam"], "beta": "auto", "beta_rel": row["beta_rel"]},
                       beta=row["beta"], table=table, best=index, model=est)

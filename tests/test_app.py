@@ -672,6 +672,80 @@ def test_sensitivity_grid_and_views_on_demand(fitted_app):
 
 
 # ---------------------------------------------------------------------------
+# Solve: the label-free suggestion of λ and β (issue 13 §3)
+# ---------------------------------------------------------------------------
+
+
+def test_suggest_then_apply_moves_the_sliders_and_fits_the_suggestion(fitted_app):
+    import pandas as pd
+
+    at = fitted_app
+    data = at.session_state["data"]
+    before = at.session_state["params"]
+    at.button(key="w_suggest").click().run()
+    job = at.session_state["slots"]["suggest"].latest
+    assert job is not None and job.wait(300)
+    at.run()
+    no_trouble(at)
+    run = job.result
+    # the worker's run is the library's, with the Solve page's settings
+    ref = dash.run_suggestion(data, before)
+    pd.testing.assert_frame_equal(pd.DataFrame(run.suggestion.table),
+                                  pd.DataFrame(ref.suggestion.table))
+    assert run.suggestion.best == ref.suggestion.best and run.scores == ref.scores
+    table = find_table(at, "λ", "β_rel", "eigengap", "suggested")
+    assert len(table) == len(run.suggestion.table)
+    assert table["suggested"].tolist() == [i == run.suggestion.best
+                                           for i in range(len(table))]
+    chosen = run.suggestion.table[run.suggestion.best]
+    words = " ".join(m.value for m in at.markdown)
+    assert f"λ = {chosen['lam']:g}" in words and "eigengap" in words
+    assert any(f"ACC {100 * run.scores['acc_mean']:.2f}%" in c for c in texts(at, "caption"))
+    assert at.session_state["params"] == before  # nothing moves before "apply"
+    at.button(key="w_suggest_apply").click().run()
+    no_trouble(at)
+    p = at.session_state["params"]
+    assert p == dash.apply_suggestion(before, run)
+    assert p.lam == chosen["lam"] and p.beta == dash.suggested_beta(run.suggestion, p.weighting)
+    assert at.select_slider(key="w_lam").value == chosen["lam"]
+    assert at.select_slider(key="w_beta").value == p.beta
+    assert (at.query_params.get("lam") or None) == p.to_query().get("lam")  # none at default
+    assert any("sliders are at the suggestion" in s for s in texts(at, "success"))
+    # the normal fit of the new parameters runs, and it is the suggested setting
+    assert at.session_state["slots"]["fit"].latest.key == p.key(data)
+    wait_fit(at)
+    no_trouble(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ACC"] == f"{100 * run.scores['acc_mean']:.2f}%"
+
+
+def test_a_suggestion_with_no_usable_setting_is_a_message_and_loses_nothing():
+    from rmsc.datasets import MultiViewDataset
+
+    # all-zero views: no setting links any sample (rmsc.DegenerateSolutionError in every one)
+    data = MultiViewDataset(name="Zeros", views=[np.zeros((30, 5)), np.zeros((30, 4))],
+                            labels=np.repeat([0, 1, 2], 10), view_names=("A", "B"))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["clean"] = data
+    at.session_state["autorun"] = False
+    at.run()
+    goto(at, "solve")
+    try:
+        before = at.session_state["params"]
+        at.button(key="w_suggest").click().run()
+        assert at.session_state["slots"]["suggest"].latest.wait(300)
+        at.run()
+        no_trouble(at)
+        assert any(e.startswith("None of the 8 settings") for e in texts(at, "error"))
+        assert any("Nothing changed" in c for c in texts(at, "caption"))
+        assert at.session_state["params"] == before
+        assert at.session_state["data"].fingerprint == data.fingerprint
+        assert not [b for b in at.button if b.key == "w_suggest_apply"]
+    finally:
+        cancel_jobs(at)
+
+
+# ---------------------------------------------------------------------------
 # At scale (issue 6): subsampled scatter, pooled images, binned weights, notices
 # ---------------------------------------------------------------------------
 

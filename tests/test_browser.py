@@ -257,6 +257,25 @@ def test_a_slider_change_updates_the_result(page, server):
     shot(page, "solve_after_slider")
 
 
+def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page, server):
+    open_app(page, server, "?data=Subspaces&lam=0.1")  # λ = 0.1 is not in the suggestion's grid
+    nav(page, "Solve")
+    wait_fitted(page)
+    page.get_by_role("button", name="Suggest λ and β (no labels)").click()
+    page.locator("text=/Suggested for RMSC/").first.wait_for(timeout=FIT_TIMEOUT)
+    settle(page)
+    wait_charts(page, 3)  # objective, view weights, the criterion against λ
+    assert page.locator(".js-plotly-plot", has_text="Eigengap at c").count() == 1
+    no_exception(page)
+    shot(page, "solve_suggestion")
+    page.get_by_role("button", name=re.compile("^Apply: move")).click()
+    page.locator("text=The sliders are at the suggestion.").wait_for(timeout=60_000)
+    page.wait_for_function("!location.search.includes('lam=0.1')", timeout=30_000)
+    wait_fitted(page)
+    assert "λ = 0.1," not in sidebar(page)
+    no_exception(page)
+
+
 def test_uploading_a_paper_mat_file(page, server, paper_mats):
     open_app(page, server, "?data=Subspaces")
     page.get_by_text("Choose a dataset").click()

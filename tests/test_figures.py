@@ -420,3 +420,31 @@ def test_class_counts_and_weights_heatmap_with_a_hundred_classes():
     fig = figures.weights_heatmap_figure(P, ["a", "b"], boundaries=bounds, groups=np.arange(100))
     assert len(fig.layout.shapes) == 0
     assert len(fig.layout.xaxis.ticktext) <= figures.MAX_GROUP_TICKS
+
+
+def test_suggestion_figure_one_line_per_beta_rel_and_the_suggestion_starred():
+    table = [
+        {"lam": 0.3, "beta_rel": 0.25, "beta": 0.1, "eigengap": 0.05, "isolated": 4, "pieces": 6},
+        {"lam": 0.3, "beta_rel": 0.5, "beta": 0.2, "error": "Z* is all zero"},
+        {"lam": 3.0, "beta_rel": 0.25, "beta": 0.3, "eigengap": 0.40, "isolated": 0, "pieces": 3},
+        {"lam": 3.0, "beta_rel": 0.5, "beta": 0.6, "eigengap": 0.55, "isolated": 0, "pieces": 5},
+    ]
+    fig = figures.suggestion_figure(table, 2, n_clusters=3)
+    top = {t.name: t for t in fig.data if t.yaxis == "y"}
+    bottom = [t for t in fig.data if t.yaxis == "y2"]
+    a, b = top["β_rel = 0.25"], top["β_rel = 0.5"]
+    assert list(a.x) == [0.3, 3.0] and list(a.y) == [0.05, 0.40]
+    assert list(b.x) == [0.3, 3.0] and list(b.y) == [None, 0.55]  # a gap where it failed
+    assert list(a.text) == ["4 isolated", ""]
+    # isolated samples or more pieces than c: open markers
+    assert list(a.marker.symbol) == ["circle-open", "circle"]
+    assert list(b.marker.symbol) == ["circle", "circle-open"]
+    assert [list(t.y) for t in bottom] == [[4, 0], [None, 0]]
+    failed = top["no clustering"]
+    assert list(failed.x) == [0.3] and list(failed.y) == [0.0]
+    star = [t for name, t in top.items() if name.startswith("suggested")]
+    assert len(star) == 1 and star[0].name == "suggested: λ = 3, β_rel = 0.25"
+    assert list(star[0].x) == [3.0] and list(star[0].y) == [0.40]
+    assert fig.layout.xaxis2.type == "log" and list(fig.layout.xaxis2.ticktext) == ["0.3", "3"]
+    with pytest.raises(ValueError, match="not a row"):
+        figures.suggestion_figure(table, 4)

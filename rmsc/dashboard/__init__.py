@@ -15,6 +15,8 @@ streamlit: background work receives plain objects and reports through
 ``tables``      summaries, orderings, projections, weight tables; the large-data plan
 ``downloads``   labels, weights, affinity and configuration files of a fit
 ``runs``        Compare / Sensitivity / views experiments with a job's progress
+``suggest``     Solve's label-free suggestion of λ and β as a job (:func:`run_suggestion`),
+                mapped back onto :class:`Params` (:func:`apply_suggestion`)
 ``workers``     :class:`Remote`, :class:`Backend`: jobs on dask.distributed worker
                 processes (a LocalCluster, or ``RMSC_SCHEDULER``)
 ``sessions``    :class:`SessionBook`, :class:`Sweeper`: a gone session's work cancelled,
@@ -108,6 +110,19 @@ from .runs import (  # noqa: F401
     run_sensitivity,
     run_views,
     sensitivity_axes,
+)
+from .suggest import (  # noqa: F401
+    CRITERION_TEXT,
+    SUGGEST_BETA_RELS,
+    SUGGEST_LAMS,
+    SuggestionRun,
+    apply_suggestion,
+    auto_beta_rel,
+    run_suggestion,
+    suggested_beta,
+    suggestion_key,
+    suggestion_settings,
+    suggestion_table,
 )
 from .tables import (  # noqa: F401
     MAX_DENSE_VIEW_SAMPLES,

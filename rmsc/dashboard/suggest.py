@@ -1,0 +1,185 @@
+"""The Solve page's "suggest λ and β (no labels)" action (issue 13 §3), as a job.
+
+The criterion and its ranking have one implementation,
+:func:`rmsc.selection.suggest_parameters`; this module only
+
+* runs it with the Solve page's other settings (method, γ, iterations, tolerance,
+  affinity post-processing, seed, number of clusters) and a job's progress, one step
+  per setting, cancelled between settings (:func:`run_suggestion`);
+* scores the suggested setting against the labels when the data have usable ones
+  (shown after the run, never used to choose);
+* maps the answer back onto the page's :class:`~rmsc.dashboard.params.Params`
+  (:func:`apply_suggestion`) and into a table (:func:`suggestion_table`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..rmsc import RMSC
+from ..selection import SUGGEST_BETA_RELS, SUGGEST_LAMS, Suggestion, suggest_parameters
+from .params import AUTO
+from .tables import scoring_labels
+
+#: What the criterion is, in words a student follows (the page shows it beside the figure).
+CRITERION_TEXT = (
+    "Without labels, a good consensus graph should link every sample to others and fall "
+    "apart into exactly c groups. Each setting is fitted once; the suggestion is the setting "
+    "with the fewest isolated samples (no link in Z*), then no more connected pieces than "
+    "clusters, then the largest **eigengap**: the jump between the c-th and (c+1)-th "
+    "smallest eigenvalues of the graph's normalised Laplacian, which is large when the graph "
+    "has c well-separated groups."
+)
+
+
+@dataclass(frozen=True)
+class SuggestionRun:
+    """What :func:`run_suggestion` returns.
+
+    Attributes
+    ----------
+    suggestion : rmsc.selection.Suggestion
+        As :func:`rmsc.selection.suggest_parameters` returns it, without the fitted
+        model (``model=None``: the page needs its numbers only, and the server keeps less).
+    weighting : str
+        "sample" (RMSC) or "view" (RMSC-WV): the method the settings were fitted with.
+    n_clusters : int
+    scores : dict or None
+        :func:`rmsc.evaluate_runs` of the suggested setting against the labels (acc_mean,
+        nmi_mean, ...), or None when the data have no usable labels.
+    """
+
+    suggestion: Suggestion
+    weighting: str
+    n_clusters: int
+    scores: dict | None = None
+
+
+def suggestion_settings(params, dataset):
+    """The fixed keyword arguments of a suggestion: every Solve setting but λ and β.
+
+    Returns
+    -------
+    dict
+        ``n_clusters``, ``random_state`` (the seed), ``gamma``, ``max_iter``, ``tol``,
+        ``top_k``, ``scale_columns``, ``placement``; raises ValueError (with the reason)
+        when the number of clusters is not known.
+    """
+    est = params.estimator_params(dataset)
+    for name in ("lam", "beta"):
+        est.pop(name)
+    return est
+
+
+def suggestion_key(params, dataset):
+    """A small cache key of a suggestion run: the data and every setting it depends on
+    (not λ and β, which it chooses)."""
+    settings = suggestion_settings(params, dataset)
+    return ("suggest", dataset.fingerprint, params.weighting,
+            json.dumps(settings, sort_keys=True, default=str),
+            tuple(SUGGEST_LAMS), tuple(SUGGEST_BETA_RELS))
+
+
+def run_suggestion(dataset, params, job=None, *, lams=SUGGEST_LAMS,
+                   beta_rels=SUGGEST_BETA_RELS):
+    """:func:`rmsc.selection.suggest_parameters` on ``dataset`` with the Solve page's settings.
+
+    Parameters
+    ----------
+    dataset : MultiViewDataset
+    params : Params
+        The page's parameters: their method (weighting), γ, iterations, tolerance,
+        post-processing, seed and number of clusters are used; λ and β are chosen.
+    job : Job or None
+        Receives "setting k of K" progress; cancelling it stops the run at the next
+        iteration or setting (:class:`rmsc.dashboard.Cancelled`).
+    lams, beta_rels : sequence of float
+        The grid (default: the library's).
+
+    Returns
+    -------
+    SuggestionRun
+
+    Raises
+    ------
+    rmsc.DegenerateSolutionError
+        When no setting gives a usable clustering (a ValueError: a job shows its message).
+    """
+    from ..metrics import evaluate_runs
+
+    settings = suggestion_settings(params, dataset)
+    n_clusters = settings.pop("n_clusters")
+    seed = settings.pop("random_state")
+    progress = callback = None
+    if job is not None:
+        progress = job.report
+
+        def callback(iteration, objective, weights):
+            job.check()  # a cancel also ends the setting being fitted (at its next iteration)
+            return False
+
+    out = suggest_parameters(list(dataset.views), n_clusters, weighting=params.weighting,
+                             lams=lams, beta_rels=beta_rels, random_state=seed,
+                             progress=progress, callback=callback, **settings)
+    labels = scoring_labels(dataset)
+    scores = None if labels is None else evaluate_runs(labels, out.model.label_runs_)
+    return SuggestionRun(suggestion=dataclasses.replace(out, model=None),
+                         weighting=params.weighting, n_clusters=int(n_clusters), scores=scores)
+
+
+def auto_beta_rel(weighting):
+    """The ``beta_rel`` that β = "auto" uses for ``weighting`` (the estimator's own lookup
+    of :data:`rmsc.rmsc.BETA_REL`)."""
+    return float(RMSC(weighting=weighting)._beta_rel())
+
+
+def suggested_beta(suggestion, weighting):
+    """The β slider's value for a suggestion: "auto" when its ``beta_rel`` is the one "auto"
+    uses for this weighting (:func:`auto_beta_rel`; the slider has no other relative value),
+    else the absolute β it gave on these data (the same fit: "auto" fixes β once, from the
+    data, before the iterations)."""
+    rel = suggestion.params["beta_rel"]
+    if math.isclose(rel, auto_beta_rel(weighting), rel_tol=1e-12):
+        return AUTO
+    return float(suggestion.beta)
+
+
+def apply_suggestion(params, run):
+    """``params`` with λ and β of a :class:`SuggestionRun` (and its method), the rest kept."""
+    s = run.suggestion
+    return params.replace(lam=float(s.params["lam"]), beta=suggested_beta(s, run.weighting),
+                          weighting=run.weighting)
+
+
+def suggestion_table(suggestion):
+    """Every setting tried, as the page shows it: one row each, the suggested one marked.
+
+    Columns: "λ", "β_rel", "β" (absolute, on these data), "eigengap", "isolated",
+    "pieces", "suggested" (bool), "note" (why a setting gave no clustering).
+    """
+    rows = []
+    for i, r in enumerate(suggestion.table):
+        failed = "error" in r
+        rows.append({
+            "λ": r["lam"], "β_rel": r["beta_rel"], "β": r.get("beta", float("nan")),
+            "eigengap": float("nan") if failed else r["eigengap"],
+            "isolated": pd.NA if failed else int(r["isolated"]),
+            "pieces": pd.NA if failed else int(r["pieces"]),
+            "suggested": i == suggestion.best,
+            "note": _first_sentence(r["error"]) if failed else "",
+        })
+    df = pd.DataFrame(rows)
+    for col in ("isolated", "pieces"):
+        df[col] = df[col].astype("Int64")
+    return df
+
+
+def _first_sentence(text):
+    """The failure's reason without the advice that follows it (the grid is fixed here)."""
+    head, sep, _ = str(text).partition(". ")
+    return head + ("." if sep else "")
