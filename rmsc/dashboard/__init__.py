@@ -15,6 +15,7 @@ streamlit: background work receives plain objects and reports through
 ``tables``      summaries, orderings, projections, weight tables; the large-data plan
 ``downloads``   labels, weights, affinity and configuration files of a fit
 ``runs``        Compare / Sensitivity / views experiments with a job's progress
+``estimates``   how long those runs take: a cost model per method, measured durations
 ``workers``     :class:`Remote`, :class:`Backend`: jobs on dask.distributed worker
                 processes (a LocalCluster, or ``RMSC_SCHEDULER``)
 ==============  ===================================================================
@@ -89,7 +90,6 @@ from .runs import (  # noqa: F401
     SENSITIVITY_BETA_FRACTIONS,
     SENSITIVITY_LAM_FACTORS,
     compare_display,
-    estimate_seconds,
     rmsc_method_params,
     robustness_table,
     robustness_variants,
@@ -97,6 +97,23 @@ from .runs import (  # noqa: F401
     run_sensitivity,
     run_views,
     sensitivity_axes,
+)
+from .estimates import (  # noqa: F401
+    CostBook,
+    DataShape,
+    Estimate,
+    data_shape,
+    estimate_compare,
+    estimate_fit,
+    estimate_sensitivity,
+    estimate_views,
+    format_duration,
+    predict,
+    probe_seconds,
+    record_compare,
+    record_sensitivity,
+    record_solve_fit,
+    record_views,
 )
 from .tables import (  # noqa: F401
     MAX_DENSE_VIEW_SAMPLES,
