@@ -1,20 +1,54 @@
-"""Constants of the cost model (:mod:`rmsc.dashboard.estimates`), in multiply-adds at the
-probe's speed. Placeholder values until ``benchmarks/calibrate_costs.py --write`` rewrites
-this file."""
+"""Constants of the cost model (:mod:`rmsc.dashboard.estimates`), in multiply-adds at
+the speed probe's rate, fitted on synthetic data.
 
-COSTS = {
-    "spectral": {"const": 1e6, "eigh": 1.0, "lanczos": 5.0, "kmeans": 50.0},
-    "gram": {"eigh": 2.0, "cov": 1.0},
-    "rmsc_iter": {"const": 1e5, "product": 1.0, "passes": 20.0, "views": 5.0},
-    "rmsc_typical_iters": 15,
-    "rmsc_min_iters": 5,
-    "rmsc_extra_iters": 1.0,
-    "ssc_iter": {"const": 1e5, "product": 1.0, "passes": 20.0},
-    "ssc_extra_iters": 2.0,
-    "ssc_low_fraction": 0.25,
-    "dimsc_sweep": {"const": 1e6, "product": 20.0, "passes": 300.0},
-    "dimsc_typical_sweeps": 3,
-    "graph": {name: {"const": 1e6, "knn": 1.0, "eigh": 2.0, "sparse_eig": 50.0}
-              for name in ("SC-BSV", "MSC", "CO-PAIRWISE", "CO-CENTROID", "CO-TRAINING")},
-    "graph_spread": 1.5,
-}
+Written by ``python benchmarks/calibrate_costs.py --write`` (do not edit by hand).
+"""
+
+COSTS = {'dimsc_sweep': {'passes': 12223.042233015942, 'product': 0.0},
+ 'fit': {'CO-CENTROID': {'offset': 1258818434.647662, 'scale': 1.3678946462461807},
+         'CO-PAIRWISE': {'offset': 0.0, 'scale': 1.2592969429196619},
+         'CO-TRAINING': {'offset': 0.0, 'scale': 1.2637971958106171},
+         'MSC': {'offset': 0.0, 'scale': 1.51550831090897},
+         'RMSC': {'offset': 0.0, 'scale': 1.654778996512376},
+         'RMSC-WV': {'offset': 1110898941.0604684, 'scale': 1.278666233686535},
+         'SC-BSV': {'offset': 1237130525.232374, 'scale': 1.0589332880394375},
+         'SSC-AVG': {'offset': 0.0, 'scale': 1.4837511277248858},
+         'SSC-BSV': {'offset': 0.0, 'scale': 1.6279506777027648}},
+ 'gram': {'cov': 0.0, 'eigh': 25.326850543214828},
+ 'graph': {'CO-CENTROID': {'const': 0.0,
+                           'eigh': 6.250000042128794e-08,
+                           'knn': 0.0,
+                           'sparse_eig': 988.063326980777},
+           'CO-PAIRWISE': {'const': 696174110.4491618,
+                           'eigh': 5.879152282013153,
+                           'knn': 0.0,
+                           'sparse_eig': 908.9338678907},
+           'CO-TRAINING': {'const': 249628529.11050925,
+                           'eigh': 2.438835197874654,
+                           'knn': 0.0,
+                           'sparse_eig': 826.5581453762923},
+           'MSC': {'const': 1101635467.8015769,
+                   'eigh': 8.850276773416882,
+                   'knn': 0.0,
+                   'sparse_eig': 3248.6252258722125},
+           'SC-BSV': {'const': 0.0,
+                      'eigh': 0.0,
+                      'knn': 2.500000321202515e-07,
+                      'sparse_eig': 243.43121687989694}},
+ 'graph_spread': 1.5,
+ 'rmsc_extra_iters': 1.0,
+ 'rmsc_iter': {'const': 0.0,
+               'passes': 101.19526159987336,
+               'product': 1.3380767408856384,
+               'views': 635.8940935320904},
+ 'rmsc_min_iters': 13,
+ 'rmsc_typical_iters': 30,
+ 'spectral': {'const': 1140888334.4123406,
+              'eigh': 2.4465867713822886,
+              'kmeans': 0.0,
+              'lanczos': 72.87645335864245},
+ 'ssc_extra_iters': 2.0,
+ 'ssc_iter': {'const': 32098986.026720412,
+              'passes': 82.94377543554715,
+              'product': 2.702468181190917},
+ 'ssc_low_fraction': 0.15}

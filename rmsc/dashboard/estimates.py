@@ -19,14 +19,18 @@ A button that starts many fits says how long they will take. Two sources, the be
      consensus isolates, left out);
    * SSC-AVG / SSC-BSV: per view, ADMM iterations (``max_iter``: on Digit every view runs
      them all) x n^2 (r_v + const);
-   * DiMSC: the SSC start plus its diversity sweeps (dense n x n ADMMs per view);
+   * DiMSC: the SSC start plus its diversity sweeps (dense n x n ADMMs per view; between one
+     and ``outer_iter`` sweeps, the geometric mean of the two in the middle);
    * the graph methods (SC-BSV, MSC, Co-*): k-NN graphs (n^2 sum_v d_v) and their
      eigensolvers (n^3 below 600 samples, else Lanczos);
    * every method: the spectral step (eigenvectors plus k-means 20 times).
 
    The constants multiplying those counts live in :mod:`rmsc.dashboard._costs`, written by
    ``benchmarks/calibrate_costs.py`` (on synthetic data, so that the bundled sets check the
-   model out of sample: ``benchmarks/bench_estimates.py``). Iteration counts the model
+   model out of sample: ``benchmarks/bench_estimates.py``): first each kernel alone (one
+   iteration, the spectral step, ...), then one scale and offset per method so that the
+   sum matches whole fits as the Compare page runs them (validation, scaling, the
+   protocol's scoring). Iteration counts the model
    cannot know (RMSC stops on a tolerance) give a range: from typical to ``max_iter``.
 
 :class:`Estimate` carries a low / middle / high number of seconds and whether all of it
@@ -274,18 +278,22 @@ def model_parts(method, shape, params=None):
     parts = {}
     if name in ("RMSC", "RMSC-WV"):
         max_iter = int(_param(params, "max_iter", 30))
-        typical = min(max_iter, c["rmsc_typical_iters"])
+        if float(_param(params, "tol", 1e-4)) > 0:
+            low, typical = min(max_iter, c["rmsc_min_iters"]), min(max_iter,
+                                                                    c["rmsc_typical_iters"])
+        else:  # no tolerance stop: every iteration runs
+            low = typical = max_iter
         per_iter = _dot(c["rmsc_iter"], rmsc_iteration_terms(shape))
         extra = c["rmsc_extra_iters"]  # the initialisation and beta_max's product
-        parts["iterations"] = tuple(per_iter * (i + extra) for i in
-                                    (min(max_iter, c["rmsc_min_iters"]), typical, max_iter))
+        parts["iterations"] = tuple(per_iter * (i + extra) for i in (low, typical, max_iter))
         parts["setup"] = (gram,) * 3
         parts["spectral"] = (spectral,) * 3
     elif name in ("SSC-AVG", "SSC-BSV", "DIMSC"):
         max_iter = int(_param(params, "max_iter", 200))
         per_iter = sum(_dot(c["ssc_iter"], ssc_iteration_terms(n, r)) for r in shape.ranks)
         extra = c["ssc_extra_iters"]  # coherence (auto beta) and the factorisations
-        parts["ssc"] = (per_iter * (max_iter * c["ssc_low_fraction"] + extra),
+        low = c["ssc_low_fraction"] if float(_param(params, "tol", 1e-4)) > 0 else 1.0
+        parts["ssc"] = (per_iter * (max_iter * low + extra),
                         per_iter * (max_iter + extra), per_iter * (max_iter + extra))
         parts["setup"] = (gram,) * 3
         n_spectral = shape.n_views if name == "SSC-BSV" else 1
@@ -296,8 +304,8 @@ def model_parts(method, shape, params=None):
                 sweeps = int(_param(params, "outer_iter", 10))
                 per_sweep = sum(_dot(c["dimsc_sweep"], ssc_iteration_terms(n, r))
                                 for r in shape.ranks) * max_iter / 200.0
-                parts["diversity"] = tuple(per_sweep * s for s in
-                                           (1, min(sweeps, c["dimsc_typical_sweeps"]), sweeps))
+                # sweeps: between one and outer_iter; the middle is their geometric mean
+                parts["diversity"] = tuple(per_sweep * s for s in (1, np.sqrt(sweeps), sweeps))
     elif name in ("SC-BSV", "MSC", "CO-PAIRWISE", "CO-CENTROID", "CO-TRAINING"):
         coefs = c["graph"][name]
         work = _dot(coefs, graph_terms(shape))
@@ -329,9 +337,13 @@ def predict(method, shape, params=None, probe=None):
     """
     unit = unit_seconds(probe)
     parts = model_parts(method, shape, params)
-    low = sum(p[0] for p in parts.values()) * unit
-    mid = sum(p[1] for p in parts.values()) * unit
-    high = sum(p[2] for p in parts.values()) * unit
+    name = str(method).upper()
+    # DiMSC's SSC start is SSC-AVG's fit without its clustering: SSC-AVG's whole-fit terms
+    fit = _costs.COSTS.get("fit", {}).get("SSC-AVG" if name == "DIMSC" else name, {})
+    scale, offset = fit.get("scale", 1.0), fit.get("offset", 0.0)
+    diversity = parts.pop("diversity", (0.0, 0.0, 0.0))
+    low, mid, high = (unit * (offset + scale * sum(p[i] for p in parts.values())
+                              + diversity[i]) for i in range(3))
     return Estimate(low, mid, high, False)
 
 
@@ -395,16 +407,27 @@ class CostBook:
             return sum(len(v) for v in self._items.values())
 
 
+#: Methods that run the same solves, so that one's measured duration on some data stands
+#: for the other's until that one is measured too: RMSC and RMSC-WV (the same block
+#: descent; the weighting changes the P-step only), SSC-AVG and SSC-BSV (the same per-view
+#: SSC solves; BSV clusters each view).
+SAME_COST = {"RMSC": "RMSC-WV", "RMSC-WV": "RMSC", "SSC-AVG": "SSC-BSV", "SSC-BSV": "SSC-AVG"}
+
+
 def estimate_fit(method, shape, params=None, book=None, probe=None):
     """One fit's :class:`Estimate`: measured when ``book`` has this method on these data, else
     the model's.
 
     A duration with the same parameters counts as measured. One with other parameters
-    (another λ, β or seed) is the middle of a range that also spans the model's, since
-    iteration counts move with the parameters.
+    (another λ, β or seed), or of a method that runs the same solves (:data:`SAME_COST`),
+    is the middle of a range that also spans the model's, since iteration counts move with
+    the parameters.
     """
     if book is not None and shape.fingerprint:
         seconds, exact = book.lookup(shape.fingerprint, method, params)
+        if seconds is None and str(method).upper() in SAME_COST:
+            seconds, _ = book.lookup(shape.fingerprint, SAME_COST[str(method).upper()])
+            exact = False
         if seconds is not None:
             if exact:
                 return Estimate.exact(seconds)
