@@ -212,9 +212,12 @@ def _dot(coefs, terms):
     return sum(float(coefs.get(k, 0.0)) * float(v) for k, v in terms.items())
 
 
-def _param(params, name, default):
-    value = (params or {}).get(name, default)
-    return default if value is None else value
+def _param(params, name, method):
+    """``params[name]``, else the method's registry default (one source for defaults)."""
+    from ..methods import get_method
+
+    value = (params or {}).get(name)
+    return get_method(method).get_params()[name] if value is None else value
 
 
 @dataclass(frozen=True)
@@ -277,8 +280,8 @@ def model_parts(method, shape, params=None):
     gram = _dot(c["gram"], gram_terms(shape))
     parts = {}
     if name in ("RMSC", "RMSC-WV"):
-        max_iter = int(_param(params, "max_iter", 30))
-        if float(_param(params, "tol", 1e-4)) > 0:
+        max_iter = int(_param(params, "max_iter", name))
+        if float(_param(params, "tol", name)) > 0:
             low, typical = min(max_iter, c["rmsc_min_iters"]), min(max_iter,
                                                                     c["rmsc_typical_iters"])
         else:  # no tolerance stop: every iteration runs
@@ -289,19 +292,19 @@ def model_parts(method, shape, params=None):
         parts["setup"] = (gram,) * 3
         parts["spectral"] = (spectral,) * 3
     elif name in ("SSC-AVG", "SSC-BSV", "DIMSC"):
-        max_iter = int(_param(params, "max_iter", 200))
+        max_iter = int(_param(params, "max_iter", name))
         per_iter = sum(_dot(c["ssc_iter"], ssc_iteration_terms(n, r)) for r in shape.ranks)
         extra = c["ssc_extra_iters"]  # coherence (auto beta) and the factorisations
-        low = c["ssc_low_fraction"] if float(_param(params, "tol", 1e-4)) > 0 else 1.0
+        low = c["ssc_low_fraction"] if float(_param(params, "tol", name)) > 0 else 1.0
         parts["ssc"] = (per_iter * (max_iter * low + extra),
                         per_iter * (max_iter + extra), per_iter * (max_iter + extra))
         parts["setup"] = (gram,) * 3
         n_spectral = shape.n_views if name == "SSC-BSV" else 1
         parts["spectral"] = (spectral * n_spectral,) * 3
         if name == "DIMSC":
-            lam = float(_param(params, "lam", 0.01))
+            lam = float(_param(params, "lam", name))
             if lam > 0 and shape.n_views > 1:
-                sweeps = int(_param(params, "outer_iter", 10))
+                sweeps = int(_param(params, "outer_iter", name))
                 per_sweep = sum(_dot(c["dimsc_sweep"], ssc_iteration_terms(n, r))
                                 for r in shape.ranks) * max_iter / 200.0
                 # sweeps: between one and outer_iter; the middle is their geometric mean
@@ -310,8 +313,8 @@ def model_parts(method, shape, params=None):
         coefs = c["graph"][name]
         work = _dot(coefs, graph_terms(shape))
         if name in ("MSC", "CO-PAIRWISE", "CO-CENTROID", "CO-TRAINING"):
-            default = 30 if name == "MSC" else 10
-            ratio = int(_param(params, "max_iter", default)) / default
+            default = _param(None, "max_iter", name)  # the constants are for the default
+            ratio = int(_param(params, "max_iter", name)) / default
             work = coefs.get("const", 0.0) + (work - coefs.get("const", 0.0)) * ratio
         spread = c["graph_spread"]
         parts["graph"] = (work / spread, work, work * spread)
