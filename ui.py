@@ -676,10 +676,24 @@ def experiment_state(slot_name, key):
     return result_cache().get(key), job
 
 
-def start_experiment(slot_name, key, remote, label):
-    """Run ``remote`` (a :class:`rmsc.dashboard.Remote`) on a worker; cache its result."""
-    cache = result_cache()
-    remote.after = lambda result: cache.put(key, result)
+@st.cache_resource(show_spinner=False)
+def cost_book():
+    """Measured durations of the server's fits, for the time estimates on the buttons."""
+    return dash.CostBook()
+
+
+def start_experiment(slot_name, key, remote, label, record=None):
+    """Run ``remote`` (a :class:`rmsc.dashboard.Remote`) on a worker; cache its result.
+
+    ``record(book, result)`` stores the run's fit durations in :func:`cost_book`."""
+    cache, book = result_cache(), cost_book()
+
+    def after(result):
+        if record is not None:
+            record(book, result)
+        return cache.put(key, result)
+
+    remote.after = after
     job = slot(slot_name).submit(key, remote, label=label, force=True)
     redraw_when_done(job, slot_name)
     return job
@@ -710,12 +724,4 @@ def experiment_panel(slot_name, key):
         st.error(job.error)
     elif job is not None and job.state == dash.CANCELLED:
         st.info("Cancelled.")
-    return None
-
-
-def last_fit_seconds():
-    """Duration of the current fit (for time estimates), or None."""
-    out, _ = fit_outcome()
-    if isinstance(out, dash.FitResult):
-        return out.fit_time + out.spectral_time
     return None

@@ -80,14 +80,17 @@ key = ("compare", tuple(d.fingerprint for d in variants.values()), tuple(variant
        tuple(methods), json.dumps(params, sort_keys=True, default=str), int(seed))
 
 n_fits = len(methods) * len(variants)
-est = ui.last_fit_seconds()
-hint = "" if est is None else f" ({dash.estimate_seconds(n_fits, est)} on this machine)"
+book = ui.cost_book()
+dash.record_solve_fit(book, ui.fit_outcome()[0], data)
+hint = (f" ({dash.estimate_compare(variants, methods, params, book).text()} on this machine)"
+        if methods else "")
 if st.button(f"Run {n_fits} fits{hint}", type="primary", key="w_cmp_run",
              disabled=not methods):
     ui.start_experiment(
         "compare", key,
         dash.Remote(dash.run_compare, variants, list(methods), params, int(seed)),
-        label="compare")
+        label="compare",
+        record=lambda b, tables, variants=variants: dash.record_compare(b, variants, tables))
 
 tables = ui.experiment_panel("compare", key)
 if tables is None:

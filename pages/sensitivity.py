@@ -27,7 +27,8 @@ if dash.labels_problem(data):
             "with two classes or more; the *Solve*, *Weights* and *Affinity* pages work without.")
     st.stop()
 
-est = ui.last_fit_seconds()
+book = ui.cost_book()
+dash.record_solve_fit(book, ui.fit_outcome()[0], data)
 tab_grid, tab_views = st.tabs(["λ × β grid", "number of views"])
 
 with tab_grid:
@@ -64,12 +65,15 @@ with tab_grid:
     key = ("sensitivity", data.fingerprint, method, tuple(lams), tuple(betas),
            json.dumps(base, sort_keys=True, default=str), p.seed)
     n = len(lams) * len(betas)
-    hint = "" if est is None else f" ({dash.estimate_seconds(n, est)})"
+    hint = (f" ({dash.estimate_sensitivity(data, lams, betas, method, base, book).text()})"
+            if n else "")
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_sens_run", disabled=n == 0):
         ui.start_experiment(
             "sensitivity", key,
             dash.Remote(dash.run_sensitivity, data, lams, betas, method, base, p.seed),
-            label="sensitivity")
+            label="sensitivity",
+            record=lambda b, df, method=method, base=base: dash.record_sensitivity(
+                b, data, method, base, df))
     df = ui.experiment_panel("sensitivity", key)
     if df is not None:
         st.plotly_chart(figures.sensitivity_figure(df, title=f"{method} on {data.name}"),
@@ -91,12 +95,14 @@ with tab_views:
     key = ("views", data.fingerprint, tuple(methods), json.dumps(params, sort_keys=True,
                                                                  default=str), ss.params.seed)
     n = len(methods) * data.n_views
-    hint = "" if est is None else f" (at most {dash.estimate_seconds(n, est)})"
+    hint = f" ({dash.estimate_views(data, methods, params, book).text()})" if n else ""
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_views_run", disabled=n == 0):
         ui.start_experiment("views", key,
                             dash.Remote(dash.run_views, data, list(methods), params,
                                         ss.params.seed),
-                            label="views")
+                            label="views",
+                            record=lambda b, df, params=params: dash.record_views(
+                                b, data, params, df))
     df = ui.experiment_panel("views", key)
     if df is not None:
         st.plotly_chart(figures.accuracy_vs_views_figure(df, title=f"{data.name}: adding views"),

@@ -133,15 +133,15 @@ with left:
                   help=blocker)
         st.button("Stop", on_click=_stop, key="w_stop")
         st.button("Defaults", on_click=_reset, key="w_defaults")
-    n_settings = len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS)
-    fit_s = ui.last_fit_seconds()
+    if not blocker:
+        book = ui.cost_book()
+        dash.record_solve_fit(book, ui.fit_outcome()[0], data)
+        took = f" ({dash.estimate_suggestion(data, ss.params, book).text()})"
     st.button("Suggest λ and β (no labels)", on_click=_suggest, key="w_suggest",
               disabled=bool(blocker), help=blocker or (
                   f"Fits {ss.params.method} at {len(dash.SUGGEST_LAMS)} λ × "
                   f"{len(dash.SUGGEST_BETA_RELS)} β values with these other settings"
-                  + ("" if fit_s is None else
-                     f" ({dash.estimate_seconds(n_settings, fit_s)})")
-                  + " and picks the one whose graph looks most like c clusters, without "
+                  + took + " and picks the one whose graph looks most like c clusters, without "
                   "the labels. The result appears below the fit."))
     if not blocker and any(x is not None for x in ui.experiment_state(
             "suggest", dash.suggestion_key(p, data))):

@@ -872,11 +872,6 @@ def test_sensitivity_axes_are_centred_on_where_z_star_empties():
     assert dash.sensitivity_axes(0.3, beta_max=1e-6)[1] == (min(dash.BETA_GRID),)
 
 
-def test_estimate_seconds():
-    assert dash.estimate_seconds(3, 5.0) == "about 15 s"
-    assert dash.estimate_seconds(25, 10.0) == "about 4 min"
-
-
 def test_the_page_logic_never_imports_streamlit():
     import subprocess
     import sys

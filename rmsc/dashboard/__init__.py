@@ -17,6 +17,7 @@ streamlit: background work receives plain objects and reports through
 ``runs``        Compare / Sensitivity / views experiments with a job's progress
 ``suggest``     Solve's label-free suggestion of λ and β as a job (:func:`run_suggestion`),
                 mapped back onto :class:`Params` (:func:`apply_suggestion`)
+``estimates``   how long those runs take: a cost model per method, measured durations
 ``workers``     :class:`Remote`, :class:`Backend`: jobs on dask.distributed worker
                 processes (a LocalCluster, or ``RMSC_SCHEDULER``)
 ``sessions``    :class:`SessionBook`, :class:`Sweeper`: a gone session's work cancelled,
@@ -102,7 +103,6 @@ from .runs import (  # noqa: F401
     SENSITIVITY_BETA_FRACTIONS,
     SENSITIVITY_LAM_FACTORS,
     compare_display,
-    estimate_seconds,
     rmsc_method_params,
     robustness_table,
     robustness_variants,
@@ -123,6 +123,24 @@ from .suggest import (  # noqa: F401
     suggestion_key,
     suggestion_settings,
     suggestion_table,
+)
+from .estimates import (  # noqa: F401
+    CostBook,
+    DataShape,
+    Estimate,
+    data_shape,
+    estimate_compare,
+    estimate_fit,
+    estimate_sensitivity,
+    estimate_suggestion,
+    estimate_views,
+    format_duration,
+    predict,
+    probe_seconds,
+    record_compare,
+    record_sensitivity,
+    record_solve_fit,
+    record_views,
 )
 from .tables import (  # noqa: F401
     MAX_DENSE_VIEW_SAMPLES,

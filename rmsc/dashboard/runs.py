@@ -218,11 +218,3 @@ def robustness_table(tables, metric="acc"):
     if len(names) == 2:
         merged["change (points)"] = merged[f"{names[1]} %"] - merged[f"{names[0]} %"]
     return merged
-
-
-def estimate_seconds(n_fits, fit_seconds):
-    """A rough duration for ``n_fits`` fits, each about ``fit_seconds`` long, as text."""
-    total = n_fits * max(float(fit_seconds), 0.1)
-    if total < 90:
-        return f"about {total:.0f} s"
-    return f"about {total / 60:.0f} min"

@@ -1,0 +1,236 @@
+"""Calibrate the Compare / Sensitivity time estimates' cost model (rmsc.dashboard.estimates).
+
+    python benchmarks/calibrate_costs.py [--write] [--quick]
+
+Times the model's kernels on synthetic data (rmsc.datasets.make_multiview_subspaces, so
+that the bundled datasets check the model out of sample: benchmarks/bench_estimates.py):
+
+* the spectral step (rmsc.spectral.spectral_clustering) on RMSC's affinities;
+* the Gram factors of wide sparse views (eigendecompositions);
+* one RMSC iteration (``fit_time_ / (n_iter_ + 1)``: the iterations and beta_max's product);
+* one SSC-ADMM iteration per view (rmsc.ssc.ssc_admm with the auto beta);
+* one DiMSC diversity sweep (the fit minus its SSC start and spectral step, per sweep);
+* every graph method's fit beyond its spectral step.
+
+Every time is divided by the seconds of a multiply-add measured by the speed probe
+(rmsc.dashboard.estimates.probe_seconds, taken before and after each timing), so the
+constants are in multiply-adds and scale with the machine. The coefficients of each
+kernel's work terms are fitted by non-negative least squares on relative error
+(scipy.optimize.nnls). ``--write`` rewrites rmsc/dashboard/_costs.py.
+"""
+
+import argparse
+import os
+import pprint
+import sys
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+from scipy.optimize import nnls  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+import rmsc  # noqa: E402
+from rmsc import experiments, solver  # noqa: E402
+from rmsc.dashboard import estimates as E  # noqa: E402
+from rmsc.datasets import MultiViewDataset, make_multiview_subspaces  # noqa: E402
+from rmsc.preprocessing import normalize_l2  # noqa: E402
+from rmsc.spectral import spectral_clustering  # noqa: E402
+from rmsc.ssc import auto_beta, ssc_admm  # noqa: E402
+
+GRAPH_METHODS = ("SC-BSV", "MSC", "Co-Pairwise", "Co-Centroid", "Co-Training")
+
+
+def timed(fn):
+    """(result, multiply-add units, seconds): the time over the probe's unit, before and after."""
+    p0 = E.probe_seconds(refresh=True)
+    t0 = time.perf_counter()
+    out = fn()
+    t = time.perf_counter() - t0
+    p1 = E.probe_seconds(refresh=True)
+    return out, t / E.unit_seconds((p0 + p1) / 2), t
+
+
+def wide_sparse(X, d, density, rng):
+    """A wide sparse view carrying X's structure: X times a sparse random map, small entries cut."""
+    M = sp.random(X.shape[1], d, density=0.2, random_state=rng)
+    W = np.asarray(X @ M)
+    cut = np.quantile(np.abs(W), 1 - density)
+    W[np.abs(W) < cut] = 0.0
+    return sp.csr_matrix(np.abs(W))
+
+
+def configs(quick):
+    """Synthetic datasets: (name, MultiViewDataset, what to time on it)."""
+    out = []
+    for n_per, dims, what in ((30, (6, 60, 240), "all"), (80, (6, 60, 240), "all"),
+                              (60, (20, 120), "all"), (120, (100, 300, 500), "fast"),
+                              (100, (10, 40), "fast"), (160, (6, 60, 240), "all"),
+                              (200, (8, 30, 120, 200), "fast")):
+        if quick and n_per != 30:
+            continue
+        d = make_multiview_subspaces(n_clusters=10, n_per_cluster=n_per, n_views=len(dims),
+                                     view_dims=dims, subspace_dim=4, noise=0.3, random_state=0)
+        out.append((f"dense n={d.n_samples}", d, what))
+    rng = np.random.RandomState(0)
+    base = make_multiview_subspaces(n_clusters=5, n_per_cluster=40, n_views=2, view_dims=(60, 80),
+                                    subspace_dim=4, noise=0.3, random_state=1)
+    wide = MultiViewDataset(name="wide", views=tuple(wide_sparse(X, 2000 + 1000 * v, 0.02, rng)
+                                                     for v, X in enumerate(base.views)),
+                            labels=base.labels)
+    out.append((f"wide sparse n={wide.n_samples}", wide, "all"))
+    return out
+
+
+def fit_nnls(rows, keys):
+    """Coefficients (>= 0) of ``keys`` minimising the relative error of sum_k c_k f_k = units."""
+    A = np.array([[f.get(k, 0.0) / u for k in keys] for f, u in rows])
+    scale = A.max(axis=0)
+    scale[scale == 0] = 1.0
+    coef, _ = nnls(A / scale, np.ones(len(rows)))
+    return {k: float(c / s) for k, c, s in zip(keys, coef, scale)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true", help="rewrite rmsc/dashboard/_costs.py")
+    ap.add_argument("--quick", action="store_true", help="the smallest dataset only (a check)")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    rows = {k: [] for k in ("spectral", "gram", "rmsc_iter", "ssc_iter")}
+    rmsc_iters, ssc_fractions, dimsc_rows, dimsc_sweeps = [], [], [], []
+    graph_rows = {m.upper(): [] for m in GRAPH_METHODS}
+    log = []
+    print(f"probe: {E.probe_seconds(refresh=True) * 1e3:.2f} ms "
+          f"(load average {os.getloadavg()[0]:.1f})")
+    for name, data, what in configs(args.quick):
+        shape = E.data_shape(data)
+        n, c = shape.n_samples, shape.n_clusters
+        views = [normalize_l2(X) for X in data.views]
+        with threadpool_limits(limits=1):
+            _, u, t = timed(lambda: solver.gram_factors(views))
+        if any(d > n for d in shape.n_features):
+            rows["gram"].append((E.gram_terms(shape), u))
+        log.append((name, "gram", t))
+        for weighting in ("sample", "view"):
+            est = rmsc.get_method("RMSC", n_clusters=c, weighting=weighting, random_state=0,
+                                  placement=None)
+            try:
+                _, u, t = timed(lambda: est.fit(list(data.views)))
+            except ValueError as exc:
+                print(f"  {name} RMSC {weighting}: {exc}")
+                continue
+            unit = u / t
+            rows["rmsc_iter"].append((E.rmsc_iteration_terms(shape),
+                                      est.fit_time_ * unit / (est.n_iter_ + 1)))
+            rmsc_iters.append(est.n_iter_)
+            log.append((name, f"RMSC {weighting} ({est.n_iter_} it)", t))
+            S = est.affinity_matrix_
+            for k in sorted({c, 3}):
+                with threadpool_limits(limits=1):  # as inside every estimator's fit
+                    _, u, t = timed(lambda: spectral_clustering(S, k, random_state=0))
+                rows["spectral"].append((E.spectral_terms(n, k), u))
+                log.append((name, f"spectral c={k}", t))
+        for m in GRAPH_METHODS:
+            est = rmsc.get_method(m, n_clusters=c, random_state=0)
+            _, u, t = timed(lambda: est.fit(list(data.views)))
+            graph_rows[m.upper()].append((shape, u))
+            log.append((name, m, t))
+        if what != "all":
+            continue
+        ssc_units = 0.0
+        for v, X in enumerate(views):
+            R = solver.gram_factor(X)
+            with threadpool_limits(limits=1):
+                (C, info), u, t = timed(lambda: ssc_admm(R, auto_beta(R)))
+            # per iteration; coherence and factorisations count as two more
+            rows["ssc_iter"].append((E.ssc_iteration_terms(n, R.shape[0]), u / (info["n_iter"] + 2)))
+            ssc_fractions.append(info["n_iter"] / 200.0)
+            ssc_units += u
+            log.append((name, f"SSC view {v} (r={R.shape[0]}, {info['n_iter']} it)", t))
+        if n <= 300:
+            est = rmsc.get_method("DiMSC", n_clusters=c, random_state=0)
+            _, u, t = timed(lambda: est.fit(list(data.views)))
+            dimsc_rows.append((shape, u, ssc_units, max(est.n_iter_, 1)))
+            dimsc_sweeps.append(est.n_iter_)
+            log.append((name, f"DiMSC ({est.n_iter_} sweeps)", t))
+
+    costs = {}
+    costs["spectral"] = fit_nnls(rows["spectral"], ("const", "eigh", "lanczos", "kmeans"))
+    costs["gram"] = (fit_nnls(rows["gram"], ("eigh", "cov")) if rows["gram"]
+                     else {"eigh": 2.0, "cov": 1.0})
+    costs["rmsc_iter"] = fit_nnls(rows["rmsc_iter"], ("const", "product", "passes", "views"))
+    costs["rmsc_typical_iters"] = int(np.median(rmsc_iters))
+    costs["rmsc_min_iters"] = int(min(rmsc_iters))
+    costs["rmsc_extra_iters"] = 1.0
+    costs["ssc_iter"] = fit_nnls(rows["ssc_iter"], ("const", "product", "passes"))
+    costs["ssc_extra_iters"] = 2.0
+    costs["ssc_low_fraction"] = float(min(ssc_fractions))
+
+    def spectral_units(shape, k=1):
+        return k * E._dot(costs["spectral"], E.spectral_terms(shape.n_samples, shape.n_clusters))
+
+    sweep_rows = []
+    for shape, u, ssc_units, sweeps in dimsc_rows:
+        rest = max(u - ssc_units - spectral_units(shape), 0.0) / sweeps
+        terms = {}
+        for r in shape.ranks:
+            for k, v in E.ssc_iteration_terms(shape.n_samples, r).items():
+                terms[k] = terms.get(k, 0.0) + v
+        sweep_rows.append((terms, max(rest, 1.0)))
+    costs["dimsc_sweep"] = (fit_nnls(sweep_rows, ("product", "passes")) if sweep_rows
+                            else {"product": 20.0, "passes": 300.0})
+    costs["graph"] = {}
+    for m, items in graph_rows.items():
+        fit_rows = [(E.graph_terms(s), max(u - spectral_units(s, s.n_views if m == "SC-BSV" else 1),
+                                           1.0)) for s, u in items]
+        costs["graph"][m] = fit_nnls(fit_rows, ("const", "knn", "eigh", "sparse_eig"))
+    costs["graph_spread"] = 1.5
+
+    # Whole fits as the Compare page runs them (rmsc.experiments.compare): one scale and
+    # offset per method on top of the kernels, for what they leave out (validation,
+    # scaling, Python overhead) and how far the iteration counts fall from the model's.
+    E._costs.COSTS = costs
+    whole = {}
+    for name, data, what in configs(args.quick):
+        shape = E.data_shape(data)
+        for m in rmsc.available_methods():
+            if m == "DiMSC" or (what != "all" and m in ("SSC-AVG", "SSC-BSV")):
+                continue  # DiMSC: its kernels only (its sweeps vary too much to calibrate)
+            # Iterative self-representations without a tolerance stop (tol = 0 runs every
+            # iteration, as SSC does on Digit): the scale then measures overhead, not how
+            # early synthetic data happen to converge.
+            p = {"tol": 0.0} if m in ("RMSC", "RMSC-WV", "SSC-AVG", "SSC-BSV") else {}
+            table, u, t = timed(lambda: experiments.compare(data, [m], params={m: p}))
+            if isinstance(table["error"].iloc[0], str):
+                continue
+            u *= float(table["fit_time"].iloc[0]) / t
+            model = E.predict(m, shape, p, probe=float(E.PROBE_SIZE) ** 3).mid  # in units
+            whole.setdefault(m.upper(), []).append(({"scale": model, "offset": 1.0}, u))
+            log.append((name, f"whole fit {m}", float(table["fit_time"].iloc[0])))
+    costs["fit"] = {m: fit_nnls(rows_m, ("scale", "offset")) for m, rows_m in whole.items()}
+
+    print("\n| data | what | seconds |\n|---|---|---:|")
+    for name, what, t in log:
+        print(f"| {name} | {what} | {t:.2f} |")
+    print()
+    text = pprint.pformat(costs, sort_dicts=True, width=96)
+    print(text)
+    if args.write:
+        path = ROOT / "rmsc" / "dashboard" / "_costs.py"
+        path.write_text(
+            '"""Constants of the cost model (:mod:`rmsc.dashboard.estimates`), in multiply-adds at\n'
+            "the speed probe's rate, fitted on synthetic data.\n\n"
+            "Written by ``python benchmarks/calibrate_costs.py --write`` (do not edit by hand).\n"
+            '"""\n\n'
+            f"COSTS = {text}\n")
+        print(f"wrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""Time estimates of the Compare / Sensitivity buttons (rmsc.dashboard.estimates), no browser."""
+
+import pytest
+
+from rmsc import dashboard as dash
+from rmsc import experiments
+from rmsc.dashboard import estimates as E
+from rmsc.datasets import make_multiview_subspaces
+
+PROBE = 2e-3  # a fixed speed probe (s per 256^3 multiply-adds): deterministic predictions
+
+
+def shape(n, dims=(50, 100), c=5, fp=""):
+    return E.DataShape(n_samples=n, n_features=tuple(dims), nnz=tuple(n * d for d in dims),
+                       n_clusters=c, fingerprint=fp)
+
+
+def part(method, s, name, params=None, which=1):
+    return E.model_parts(method, s, params)[name][which]
+
+
+# -- the model's scaling, worked by hand from the algorithms --------------------------------
+
+
+def test_work_terms_by_hand():
+    # one SSC-ADMM iteration on a view of rank 40, n = 100: (100 x 40)(40 x 100) and 100^2 passes
+    assert E.ssc_iteration_terms(100, 40) == {"const": 1.0, "product": 400_000.0,
+                                              "passes": 10_000.0}
+    # RMSC: ranks min(d_v, n) = (50, 80) at n = 80
+    t = E.rmsc_iteration_terms(shape(80, dims=(50, 200)))
+    assert t["product"] == 80 * 80 * 130 and t["passes"] == 6400
+    # spectral: dense eigh below 600 samples, Lanczos above; k-means 20 x n c^2
+    assert E.spectral_terms(500, 4)["eigh"] == 500 ** 3
+    assert E.spectral_terms(500, 4)["lanczos"] == 0
+    assert E.spectral_terms(1000, 4)["lanczos"] == 1000 ** 2 * 5
+    assert E.spectral_terms(1000, 4)["kmeans"] == 20 * 1000 * 16
+    # a wide view's Gram factor is an n^3 eigendecomposition; a narrow one costs nothing here
+    assert E.gram_terms(shape(100, dims=(50, 300)))["eigh"] == 100 ** 3
+
+
+def test_doubling_n_multiplies_ssc_by_about_four():
+    small, large = shape(2000), shape(4000)  # large enough for the per-iteration constant
+    ratio = part("SSC-AVG", large, "ssc") / part("SSC-AVG", small, "ssc")
+    assert 3.8 < ratio <= 4.0
+    # the whole prediction too: the ADMM dominates, the spectral step grows slower
+    r_total = (E.predict("SSC-AVG", large, probe=PROBE).mid
+               / E.predict("SSC-AVG", small, probe=PROBE).mid)
+    assert 3.0 < r_total <= 4.0
+
+
+def test_ssc_scales_with_iterations_and_views_and_bsv_clusters_every_view():
+    s = shape(800)
+    twice = part("SSC-AVG", s, "ssc", {"max_iter": 400}) / part("SSC-AVG", s, "ssc")
+    assert twice == pytest.approx(2.0, rel=0.02)
+    one_view = part("SSC-AVG", shape(800, dims=(100,)), "ssc")
+    two_views = part("SSC-AVG", shape(800, dims=(100, 100)), "ssc")
+    assert two_views == pytest.approx(2 * one_view)
+    assert (part("SSC-BSV", s, "spectral") == pytest.approx(2 * part("SSC-AVG", s, "spectral")))
+
+
+def test_rmsc_grows_with_features_and_has_a_range_of_iterations():
+    low, mid, high = E.model_parts("RMSC", shape(1000, dims=(100, 100)))["iterations"]
+    assert low <= mid <= high
+    bigger = part("RMSC", shape(1000, dims=(200, 200)), "iterations")
+    assert 1.5 < bigger / mid <= 2.0  # the product doubles, the n^2 passes do not
+    est = E.predict("RMSC", shape(1000), {"max_iter": 30}, probe=PROBE)
+    assert est.low < est.mid <= est.high and not est.measured
+    # fewer allowed iterations, a shorter worst case
+    assert E.predict("RMSC", shape(1000), {"max_iter": 5}, probe=PROBE).high < est.high
+
+
+def test_the_prediction_scales_with_the_machine_speed():
+    s = shape(700)
+    for m in ("RMSC", "SSC-AVG", "MSC", "DiMSC", "Co-Training"):
+        slow = E.predict(m, s, probe=2 * PROBE)
+        fast = E.predict(m, s, probe=PROBE)
+        assert slow.mid == pytest.approx(2 * fast.mid)
+        assert fast.mid > 0
+    assert 0 < E.probe_seconds() < 1.0
+
+
+def test_ssc_avg_costs_more_than_rmsc_on_digit_like_data():
+    digit = E.DataShape(2000, (240, 76, 216, 47, 64, 6), tuple(2000 * d for d in
+                                                          (240, 76, 216, 47, 64, 6)), 10)
+    assert (E.predict("SSC-AVG", digit, probe=PROBE).mid
+            > 3 * E.predict("RMSC", digit, probe=PROBE).mid)
+
+
+def test_unknown_method_is_refused():
+    with pytest.raises(ValueError, match="No cost model"):
+        E.predict("K-means", shape(100), probe=PROBE)
+
+
+# -- measured durations come first -----------------------------------------------------------
+
+
+def test_a_measured_duration_of_the_same_setting_is_the_estimate():
+    book = dash.CostBook()
+    s = shape(500, fp="abc")
+    book.record("abc", "SSC-AVG", {"max_iter": 100}, 7.0)
+    est = dash.estimate_fit("SSC-AVG", s, {"max_iter": 100}, book, PROBE)
+    assert est == dash.Estimate(7.0, 7.0, 7.0, True)
+    assert est.text() == "about 7 s"
+    # another setting of the same method on the same data: the measured value in the middle
+    # of a range that also spans the model's
+    other = dash.estimate_fit("SSC-AVG", s, {"max_iter": 300}, book, PROBE)
+    model = dash.predict("SSC-AVG", s, {"max_iter": 300}, PROBE)
+    assert other.mid == 7.0 and not other.measured
+    assert other.low == min(7.0, model.low) and other.high == max(7.0, model.high)
+    # other data, or another method: the model
+    assert dash.estimate_fit("SSC-AVG", shape(500, fp="xyz"), {"max_iter": 100}, book,
+                             PROBE) == dash.predict("SSC-AVG", s, {"max_iter": 100}, PROBE)
+    assert dash.estimate_fit("RMSC", s, {}, book, PROBE) == dash.predict("RMSC", s, {}, PROBE)
+
+
+def test_the_book_keeps_the_newest_duration_per_setting_and_takes_medians_over_settings():
+    book = dash.CostBook()
+    for beta, t in ((0.1, 1.0), (0.2, 2.0), (0.3, 9.0)):
+        book.record("fp", "RMSC", {"lam": 1.0, "beta": beta}, t)
+    book.record("fp", "RMSC", {"lam": 1.0, "beta": 0.3}, 3.0)  # measured again: replaces 9.0
+    book.record("fp", "RMSC", {"lam": 1.0, "beta": 0.4}, float("nan"))  # ignored
+    book.record("", "RMSC", {}, 1.0)  # no fingerprint: ignored
+    assert len(book) == 3
+    assert book.lookup("fp", "rmsc", {"beta": 0.3, "lam": 1.0}) == (3.0, True)
+    assert book.lookup("fp", "RMSC", {"lam": 5.0, "beta": 0.3}) == (2.0, False)
+    assert book.lookup("other", "RMSC", {}) == (None, False)
+
+
+def test_compare_run_is_recorded_and_then_predicted_by_its_own_durations():
+    data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
+    params = {"RMSC": {"lam": 1.0, "max_iter": 5}}
+    methods = ["RMSC", "Co-Training"]
+    book = dash.CostBook()
+    before = dash.estimate_compare({"data": data}, methods, params, book, PROBE)
+    assert not before.measured
+    tables = dash.run_compare({"data": data}, methods, params)
+    dash.record_compare(book, {"data": data}, tables)
+    after = dash.estimate_compare({"data": data}, methods, params, book, PROBE)
+    assert after.measured
+    assert after.mid == pytest.approx(tables["data"]["fit_time"].sum())
+
+
+def test_sensitivity_and_views_sum_their_fits():
+    data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
+    book = dash.CostBook()
+    one = dash.estimate_fit("RMSC", dash.data_shape(data), {"lam": 1.0, "beta": 0.1}, book, PROBE)
+    grid = dash.estimate_sensitivity(data, [0.3, 1.0], [0.1, 0.2, 0.3], "RMSC", {}, book, PROBE)
+    assert grid.mid == pytest.approx(6 * one.mid)
+    df = dash.run_sensitivity(data, [1.0], [0.01, 0.02], "RMSC", {"max_iter": 5})
+    dash.record_sensitivity(book, data, "RMSC", {"max_iter": 5}, df)
+    again = dash.estimate_sensitivity(data, [1.0], [0.01, 0.02], "RMSC", {"max_iter": 5}, book,
+                                      PROBE)
+    assert again.measured and again.mid == pytest.approx(df["fit_time"].sum())
+    # views: 1, 2 and 3 views; co-training refuses one view at once, so it is not counted there
+    views = dash.estimate_views(data, ["RMSC", "Co-Training"], None, None, PROBE)
+    expect = sum(dash.predict("RMSC", dash.data_shape(data, n_views=k), {}, PROBE).mid
+                 for k in (1, 2, 3))
+    expect += sum(dash.predict("Co-Training", dash.data_shape(data, n_views=k), {}, PROBE).mid
+                  for k in (2, 3))
+    assert views.mid == pytest.approx(expect)
+    assert dash.data_shape(data, n_views=2).fingerprint == f"{data.fingerprint}[2]"
+    assert dash.data_shape(data).fingerprint == data.fingerprint
+
+
+def test_the_solve_fit_counts_as_a_measurement_of_the_same_setting():
+    data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
+    p = dash.Params(max_iter=5)
+    result = dash.fit_rmsc(data, p)
+    book = dash.CostBook()
+    dash.record_solve_fit(book, result, data)
+    params = dash.rmsc_method_params(p, data)
+    est = dash.estimate_compare({"data": data}, [p.method], params, book, PROBE)
+    assert est == dash.Estimate.exact(result.fit_time + result.spectral_time)
+    # a fit of other data, or no fit, records nothing
+    other = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=1)
+    fresh = dash.CostBook()
+    dash.record_solve_fit(fresh, result, other)
+    dash.record_solve_fit(fresh, None, data)
+    assert len(fresh) == 0
+
+
+def test_the_suggestion_sums_its_settings_and_a_solve_fit_centres_them():
+    data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
+    p = dash.Params(max_iter=5)
+    n = len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS)
+    model = dash.estimate_suggestion(data, p, None, PROBE)
+    one = dash.predict(p.method, dash.data_shape(data), {"max_iter": 5}, PROBE)
+    assert not model.measured and model.mid == pytest.approx(n * one.mid)
+    book = dash.CostBook()
+    result = dash.fit_rmsc(data, p)
+    dash.record_solve_fit(book, result, data)
+    seen = dash.estimate_suggestion(data, p, book, PROBE)
+    took = result.fit_time + result.spectral_time
+    assert not seen.measured  # other λ, β than the measured fit: a range around it
+    assert seen.mid == pytest.approx(n * took)
+    assert seen.low <= seen.mid <= seen.high
+
+
+# -- words -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seconds, text", [
+    (0.2, "1 s"), (4.4, "4 s"), (15, "15 s"), (33, "35 s"), (89, "90 s"), (150, "2 min"),
+    (1800, "30 min"), (3 * 3600, "3.0 h")])
+def test_durations_in_words(seconds, text):
+    assert dash.format_duration(seconds) == text
+
+
+def test_estimate_text_gives_a_range_only_when_unsure():
+    assert dash.Estimate.exact(15).text() == "about 15 s"
+    assert dash.Estimate(60, 70, 80).text() == "about 70 s"  # within 1.5x: one number
+    assert dash.Estimate(30, 40, 120).text() == "about 30 s–2 min"
+    assert dash.Estimate(100, 200, 600).text() == "about 2–10 min"
+    total = dash.Estimate.exact(10) + dash.Estimate(5, 10, 40)
+    assert total == dash.Estimate(15, 20, 50, False)
+    assert (dash.Estimate.exact(3) + dash.Estimate.exact(4)).measured
