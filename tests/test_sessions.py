@@ -162,3 +162,22 @@ def test_trim_memory_returns_freed_heap_to_the_os():
     assert freed - before > 0.75 * (grown - before)  # freed, but still resident
     assert after - before < 0.25 * (grown - before)  # handed back to the OS
     assert len(survivors) == 6400
+
+
+def test_while_no_session_is_left_the_heap_is_trimmed_every_quiet_period():
+    clock = Clock()
+    book = dash.SessionBook(grace=0, clock=clock)
+    quiet = []
+    sweeper = dash.Sweeper(book, lambda s: s == "here", on_quiet=lambda: quiet.append(clock.t),
+                           quiet_period=60, clock=clock)
+    book.register("here", [dash.JobSlot()])
+    for t in (0, 70, 140):  # a session is connected: never
+        clock.t = t
+        sweeper.tick()
+    assert quiet == []
+    book.register("gone", [dash.JobSlot()])
+    sweeper.is_active = lambda s: False
+    for t in (150, 160, 200, 209, 210, 260, 270):
+        clock.t = t
+        sweeper.tick()
+    assert len(book) == 0 and quiet == [210, 270]  # first due 60 s after the book emptied

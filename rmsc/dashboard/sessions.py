@@ -11,7 +11,9 @@ blip shorter than the grace cancels nothing; a session that comes back later sim
 runs its fit again), and when the last session has gone,
 calls ``on_idle`` once: the app empties the shared result cache, releases the datasets
 sent to the workers and hands the server's freed memory back to the operating system
-(:func:`trim_memory`), so a long-running server returns to its idle footprint.
+(:func:`trim_memory`), and trims it again every minute while no session is left (Streamlit
+frees a disconnected session's state only after its own 2-minute TTL), so a long-running
+server returns to its idle footprint.
 
 Nothing here imports streamlit; the clock is injectable for tests.
 """
@@ -146,15 +148,43 @@ def trim_memory():
         return False
 
 
-class Sweeper(threading.Thread):
-    """A daemon thread calling ``book.sweep(is_active, on_idle)`` every ``period`` seconds."""
+#: While no session is left, how often the server trims its heap again: Streamlit drops a
+#: disconnected session's state only after ``server.disconnectedSessionTTL`` (2 minutes), so
+#: what it held is freed after the idle moment itself.
+IDLE_TRIM_SECONDS = 60.0
 
-    def __init__(self, book, is_active, on_idle=None, period=SWEEP_SECONDS):
+
+class Sweeper(threading.Thread):
+    """A daemon thread calling ``book.sweep(is_active, on_idle)`` every ``period`` seconds,
+    and ``on_quiet()`` (default :func:`trim_memory`) every ``quiet_period`` seconds while no
+    session is registered."""
+
+    def __init__(self, book, is_active, on_idle=None, period=SWEEP_SECONDS, on_quiet=None,
+                 quiet_period=IDLE_TRIM_SECONDS, clock=time.monotonic):
         super().__init__(name="rmsc-session-sweeper", daemon=True)
         self.book, self.is_active, self.on_idle = book, is_active, on_idle
-        self.period = float(period)
+        self.on_quiet = trim_memory if on_quiet is None else on_quiet
+        self.period, self.quiet_period = float(period), float(quiet_period)
+        self.clock = clock
         self.halt = threading.Event()
+        self._quiet_at = None
+
+    def tick(self):
+        """One sweep, and the quiet-time call when it is due."""
+        self.book.sweep(self.is_active, self.on_idle)
+        if len(self.book):
+            self._quiet_at = None
+            return
+        now = self.clock()
+        if self._quiet_at is None:
+            self._quiet_at = now + self.quiet_period
+        elif now >= self._quiet_at:
+            self._quiet_at = now + self.quiet_period
+            try:
+                self.on_quiet()
+            except Exception:  # noqa: BLE001 - housekeeping must not stop the sweeps
+                log.debug("quiet-time call failed", exc_info=True)
 
     def run(self):
         while not self.halt.wait(self.period):
-            self.book.sweep(self.is_active, self.on_idle)
+            self.tick()
