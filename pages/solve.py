@@ -110,7 +110,7 @@ with left:
                  format_func=lambda k: f"{k}: {dash.POSTPROCESSING[k]}", on_change=_apply)
     if p.post.startswith("top_k"):
         st.number_input("top-k", 1, 500, value=p.top_k, key="w_top_k", on_change=_apply)
-    st.checkbox("place isolated samples by their neighbours", value=p.placement,
+    st.checkbox("place isolated samples", value=p.placement,
                 key="w_placement", on_change=_apply,
                 help="Samples the consensus Z* (nearly) cuts off get their cluster from "
                      "their neighbours in the views they are trusted in (weighted by P), "
