@@ -103,8 +103,10 @@ def session_book():
     except Exception:  # noqa: BLE001 - no runtime (AppTest): nothing to sweep
         return book
 
+    cache = result_cache()  # taken here, in a script run: on_idle runs in the sweeper's thread
+
     def on_idle():
-        result_cache().clear()
+        cache.clear()
         fitted_view_affinities.clear()
         backend = dash.running_backend()
         if backend is not None:
