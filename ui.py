@@ -93,7 +93,7 @@ def session_book():
 
     A session disconnected for ``GRACE_SECONDS`` has its running work cancelled; when the
     last one has gone, the shared result cache is emptied, the workers drop the datasets
-    they were sent and every process returns freed memory to the OS.
+    they were sent and the server returns its freed heap to the OS.
     """
     book = dash.SessionBook()
     try:
@@ -264,11 +264,13 @@ def not_fitted_message():
             "switch on 'run automatically' there).")
 
 
-def _fit_task(data, params, cache):
-    """The fit as a task for a Dask worker; its result is cached here, in the server."""
+def _fit_task(data, params, cache, book):
+    """The fit as a task for a Dask worker; its result is cached here, in the server, and
+    its duration recorded for the time estimates (:func:`cost_book`)."""
     def keep(out):
         if not (isinstance(out, dash.FitResult) and out.stopped_early):
             cache.put(out.key, out)
+            dash.record_solve_fit(book, out, data)
         return out
     return dash.Remote(dash.fit_rmsc, data, params, after=keep)
 
@@ -392,7 +394,8 @@ def ensure_fit(force=False):
             return s.latest
     delay = 0.0 if force else (CHANGE_FIT_DELAY if ss.get("_fitted_once") else FIRST_FIT_DELAY)
     ss._fitted_once = True
-    job = s.submit(key, _fit_task(data(), ss.params, cache), label="fit", force=True,
+    task = _fit_task(data(), ss.params, cache, cost_book())
+    job = s.submit(key, task, label="fit", force=True,
                    delay=delay, min_delay=0.0 if force else CHANGE_FIT_DELAY)
     redraw_when_done(job, "fit")
     return job

@@ -81,7 +81,6 @@ key = ("compare", tuple(d.fingerprint for d in variants.values()), tuple(variant
 
 n_fits = len(methods) * len(variants)
 book = ui.cost_book()
-dash.record_solve_fit(book, ui.fit_outcome()[0], data)
 hint = (f" ({dash.estimate_compare(variants, methods, params, book).text()} on this machine)"
         if methods else "")
 if st.button(f"Run {n_fits} fits{hint}", type="primary", key="w_cmp_run",

@@ -28,7 +28,6 @@ if dash.labels_problem(data):
     st.stop()
 
 book = ui.cost_book()
-dash.record_solve_fit(book, ui.fit_outcome()[0], data)
 tab_grid, tab_views = st.tabs(["λ × β grid", "number of views"])
 
 with tab_grid:

@@ -134,9 +134,7 @@ with left:
         st.button("Stop", on_click=_stop, key="w_stop")
         st.button("Defaults", on_click=_reset, key="w_defaults")
     if not blocker:
-        book = ui.cost_book()
-        dash.record_solve_fit(book, ui.fit_outcome()[0], data)
-        took = f" ({dash.estimate_suggestion(data, ss.params, book).text()})"
+        took = f" ({dash.estimate_suggestion(data, ss.params, ui.cost_book()).text()})"
     st.button("Suggest λ and β (no labels)", on_click=_suggest, key="w_suggest",
               disabled=bool(blocker), help=blocker or (
                   f"Fits {ss.params.method} at {len(dash.SUGGEST_LAMS)} λ × "

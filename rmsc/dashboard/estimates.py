@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ..spectral import _DENSE_EIGH_MAX  # where the spectral step switches eigensolvers
 from . import _costs
 
 #: Side of the square matrices of the speed probe (one product: PROBE_SIZE^3 multiply-adds).
@@ -56,8 +57,6 @@ PROBE_SIZE = 256
 #: A probe result is reused this long (s); the probe itself takes a few milliseconds.
 PROBE_TTL = 30.0
 
-#: Samples up to which the spectral step uses a dense eigensolver (rmsc.spectral).
-_DENSE_EIGH_MAX = 600
 
 _probe_lock = threading.Lock()
 _probe_cache = {"t": -1e9, "seconds": None}

@@ -194,8 +194,7 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
     b_max = cbetas = None
     if with_beta_max or callable(beta):
         # per-sample emptying betas at the second Z*-step (see column_betas)
-        P1 = p_step(recon + lam * coupling, gamma, weighting)
-        cbetas = 2.0 * lam * P1.sum(axis=0) * form.colmax_at_zero(P1)
+        cbetas = _emptying_betas(form, lam, p_step(recon + lam * coupling, gamma, weighting))
         b_max = float(np.max(cbetas))
     if callable(beta):
         beta = float(beta(cbetas))
@@ -400,8 +399,13 @@ def column_betas(factors, lam, gamma, *, weighting="sample", block_size=None, ru
         views = [factorize_view(R, lam) for R in factors]
         form = FactorForm(views, block_size, runner, precision)
         recon, coupling = form.losses()
-        P1 = p_step(recon + lam * coupling, gamma, weighting)
-        return 2.0 * lam * P1.sum(axis=0) * form.colmax_at_zero(P1)
+        return _emptying_betas(form, lam, p_step(recon + lam * coupling, gamma, weighting))
+
+
+def _emptying_betas(form, lam, P):
+    """Per sample j, the beta from which the Z*-step with weights ``P`` (m, n) leaves
+    column j empty: 2 lam sum_v P_vj max_i |A_ij| (A the P-weighted average of the Z^v)."""
+    return 2.0 * lam * P.sum(axis=0) * form.colmax_at_zero(P)
 
 
 def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None,
@@ -436,5 +440,5 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
         out = 0.0
         recon, coupling = form.losses()
         for P in (np.ones((len(views), n)), p_step(recon + lam * coupling, gamma, weighting)):
-            out = max(out, float(np.max(2.0 * lam * P.sum(axis=0) * form.colmax_at_zero(P))))
+            out = max(out, float(np.max(_emptying_betas(form, lam, P))))
         return out
