@@ -113,7 +113,8 @@ def session_book():
             backend.release_data()
         dash.trim_memory()
 
-    dash.Sweeper(book, runtime.is_active_session, on_idle).start()
+    dash.Sweeper(book, runtime.is_active_session, on_idle,
+                 on_tick=lambda: dash.release_expired_sessions(runtime)).start()
     return book
 
 

@@ -181,3 +181,103 @@ def test_while_no_session_is_left_the_heap_is_trimmed_every_quiet_period():
         clock.t = t
         sweeper.tick()
     assert len(book) == 0 and quiet == [210, 270]  # first due 60 s after the book emptied
+
+
+def test_what_streamlit_keeps_of_expired_sessions_is_released_with_what_it_holds(monkeypatch):
+    # Streamlit stores a disconnected session for its reconnection TTL and then never shuts it
+    # down: the session stays in the store until the store's next write, and its download
+    # buttons' callables (closures over the page's variables, a whole fit) and uploads stay
+    # registered. Here with Streamlit's own session store, media and upload managers.
+    import gc
+    import weakref
+
+    from streamlit.runtime import media_file_manager as mfm
+    from streamlit.runtime.caching.ttl_cache import TTLCache
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.session_manager import SessionInfo
+    from streamlit.runtime.uploaded_file_manager import UploadedFileRec
+
+    class Fit:  # what a page's download callable and a session's state hold
+        pass
+
+    class Session:
+        def __init__(self, sid):
+            self.id, self.state = sid, Fit()
+
+    media = mfm.MediaFileManager(MemoryMediaFileStorage("/media"))
+    uploads = MemoryUploadedFileManager("/upload")
+    fits = {}
+    for sid in ("active", "stored", "expired"):
+        fit = fits[sid] = Fit()
+        monkeypatch.setattr(mfm, "_get_session_id", lambda sid=sid: sid)
+        media.add_deferred(lambda fit=fit: b"labels", "text/csv", f"{sid}-button", "labels.csv")
+        media.add(b"png bytes", "image/png", f"{sid}-image")
+        uploads.add_file(sid, UploadedFileRec(f"{sid}-file", "views.mat", "application/x-matlab",
+                                              b"uploaded"))
+    refs = {sid: weakref.ref(fit) for sid, fit in fits.items()}
+    del fits, fit
+
+    clock = Clock()
+
+    class SessionManager:
+        _storage_lock = threading.Lock()
+        _session_storage = MemorySessionStorage(ttl_seconds=120)
+        active = {"active": Session("active")}
+
+    store = SessionManager._session_storage
+    store._cache = TTLCache(maxsize=128, ttl=120, timer=clock)  # Streamlit's store, our clock
+    expired = Session("expired")
+    state = weakref.ref(expired.state)
+    store.save(SessionInfo(client=None, session=expired, script_run_count=1))  # at 0
+    del expired
+    clock.t = 60
+    store.save(SessionInfo(client=None, session=Session("stored"), script_run_count=1))
+    clock.t = 150  # "expired" is past its TTL, "stored" within it; no write since:
+    assert "expired" in store._cache._data and store.get("expired") is None  # still held
+
+    class Runtime:
+        _session_mgr = SessionManager
+        media_file_mgr = media
+        uploaded_file_mgr = uploads
+
+        @staticmethod
+        def get_app_session(sid):
+            if sid in SessionManager.active:
+                return SessionManager.active[sid]
+            info = store.get(sid)
+            return None if info is None else info.session
+
+    assert dash.release_expired_sessions(Runtime) == 1
+    gc.collect()
+    assert state() is None and "expired" not in store._cache._data  # the session is freed
+    assert refs["expired"]() is None  # and the fit its download callable held
+    assert refs["active"]() is not None and refs["stored"]() is not None
+    assert sorted(media._files_by_session_and_coord) == ["active", "stored"]
+    assert sorted(uploads.file_storage) == ["active", "stored"]
+    assert dash.release_expired_sessions(Runtime) == 0  # nothing left to release
+
+    class Other:  # a Streamlit without these indexes: nothing to do, no error
+        media_file_mgr = object()
+
+        @staticmethod
+        def get_app_session(sid):
+            return None
+
+    assert dash.release_expired_sessions(Other) == 0
+
+
+def test_the_sweeper_calls_on_tick_every_sweep_and_survives_its_failure():
+    book = dash.SessionBook(grace=0)
+    calls = []
+
+    def tick():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the runtime is shutting down")
+
+    sweeper = dash.Sweeper(book, lambda s: True, on_tick=tick)
+    sweeper.tick()
+    sweeper.tick()
+    assert calls == [1, 1]

@@ -21,7 +21,8 @@ streamlit: background work receives plain objects and reports through
 ``workers``     :class:`Remote`, :class:`Backend`: jobs on dask.distributed worker
                 processes (a LocalCluster, or ``RMSC_SCHEDULER``)
 ``sessions``    :class:`SessionBook`, :class:`Sweeper`: a gone session's work cancelled,
-                the server back to its idle footprint (:func:`trim_memory`)
+                the server back to its idle footprint (:func:`trim_memory`), what Streamlit
+                keeps of expired sessions released (:func:`release_expired_sessions`)
 ==============  ===================================================================
 
 Every public name is re-exported here (``from rmsc import dashboard as dash; dash.Params``).
@@ -65,6 +66,7 @@ from .sessions import (  # noqa: F401
     SessionBook,
     Sweep,
     Sweeper,
+    release_expired_sessions,
     release_slot,
     trim_memory,
 )

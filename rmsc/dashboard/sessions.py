@@ -12,15 +12,24 @@ runs its fit again), and when the last session has gone,
 calls ``on_idle`` once: the app empties the shared result cache, releases the datasets
 sent to the workers and hands the server's freed memory back to the operating system
 (:func:`trim_memory`), and trims it again every minute while no session is left (Streamlit
-frees a disconnected session's state only after its own 2-minute TTL). (Measured by
-``benchmarks/bench_load.py``: after 8 sessions the server still held about 1 GB 200 s later,
-so something beyond these is kept; see issue 18.)
+frees a disconnected session's state only after its own 2-minute TTL).
+
+Streamlit itself keeps something of every session that leaves: a disconnected session is
+stored for reconnection and, when its TTL runs out, never shut down. The expired session,
+with its whole state, stays in Streamlit's session store until the store's next write, and
+its media files and its download buttons' data callables (closures over the page's
+variables, that is a whole fit: Z* and its affinity, ~25 MB on Digit) stay registered with
+the runtime's media file manager for good. Measured with ``benchmarks/bench_load.py``, this
+was the ~1 GB the server still held after 8 sessions had left. :func:`release_expired_sessions`
+releases both (every sweep), so what they hold is freed and the next trim returns it to the
+OS.
 
 Nothing here imports streamlit; the clock is injectable for tests.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import gc
@@ -149,6 +158,50 @@ def trim_memory():
         return False
 
 
+def release_expired_sessions(runtime):
+    """Free what Streamlit keeps of sessions whose reconnection time has run out.
+
+    ``runtime`` is ``streamlit.runtime.Runtime.instance()`` (duck-typed, so this module
+    needs no streamlit). Streamlit (1.67) stores a disconnected session for
+    ``server.disconnectedSessionTTL`` so that it can reconnect, but when that time runs
+    out it never shuts the session down:
+
+    * the stored session (its whole session state: the page's variables, a fit of
+      ~25 MB on Digit) stays in the session manager's TTL cache, which reaps expired
+      entries only on its next write; here it is reaped (``expire()``, under the
+      manager's own lock);
+    * its media files and download buttons' data callables (closures over the page's
+      variables) stay registered with the media file manager, and its uploads with the
+      uploaded-file manager; here they are released with the managers' own
+      ``clear_session_refs`` / ``remove_orphaned_files`` and ``remove_session_files``,
+      what ``AppSession.shutdown`` calls, for every session the runtime no longer knows.
+
+    Sessions that are connected, or disconnected but still resumable, are untouched.
+    Where a piece is missing (another Streamlit version) that step does nothing.
+    Returns how many sessions' files were released.
+    """
+    mgr = getattr(runtime, "_session_mgr", None)
+    stored = getattr(getattr(mgr, "_session_storage", None), "_cache", None)
+    if callable(getattr(stored, "expire", None)):
+        with getattr(mgr, "_storage_lock", None) or contextlib.nullcontext():
+            stored.expire()
+    media = runtime.media_file_mgr
+    uploads = getattr(runtime, "uploaded_file_mgr", None)
+    ids = set(getattr(media, "_files_by_session_and_coord", None) or ())
+    ids |= set(getattr(uploads, "file_storage", None) or ())
+    gone = [sid for sid in ids if runtime.get_app_session(sid) is None]
+    for sid in gone:
+        if hasattr(media, "clear_session_refs"):
+            media.clear_session_refs(sid)
+        if hasattr(uploads, "remove_session_files"):
+            uploads.remove_session_files(sid)
+    if gone and hasattr(media, "remove_orphaned_files"):
+        media.remove_orphaned_files()
+    if gone:
+        log.info("files of %d expired sessions released", len(gone))
+    return len(gone)
+
+
 #: While no session is left, how often the server trims its heap again: Streamlit drops a
 #: disconnected session's state only after ``server.disconnectedSessionTTL`` (2 minutes), so
 #: what it held is freed after the idle moment itself.
@@ -156,14 +209,15 @@ IDLE_TRIM_SECONDS = 60.0
 
 
 class Sweeper(threading.Thread):
-    """A daemon thread calling ``book.sweep(is_active, on_idle)`` every ``period`` seconds,
-    and ``on_quiet()`` (default :func:`trim_memory`) every ``quiet_period`` seconds while no
-    session is registered."""
+    """A daemon thread calling ``book.sweep(is_active, on_idle)`` and ``on_tick()`` (e.g.
+    :func:`release_expired_sessions`) every ``period`` seconds, and ``on_quiet()`` (default
+    :func:`trim_memory`) every ``quiet_period`` seconds while no session is registered."""
 
     def __init__(self, book, is_active, on_idle=None, period=SWEEP_SECONDS, on_quiet=None,
-                 quiet_period=IDLE_TRIM_SECONDS, clock=time.monotonic):
+                 quiet_period=IDLE_TRIM_SECONDS, clock=time.monotonic, on_tick=None):
         super().__init__(name="rmsc-session-sweeper", daemon=True)
         self.book, self.is_active, self.on_idle = book, is_active, on_idle
+        self.on_tick = on_tick
         self.on_quiet = trim_memory if on_quiet is None else on_quiet
         self.period, self.quiet_period = float(period), float(quiet_period)
         self.clock = clock
@@ -171,8 +225,13 @@ class Sweeper(threading.Thread):
         self._quiet_at = None
 
     def tick(self):
-        """One sweep, and the quiet-time call when it is due."""
+        """One sweep, ``on_tick()``, and the quiet-time call when it is due."""
         self.book.sweep(self.is_active, self.on_idle)
+        if self.on_tick is not None:
+            try:
+                self.on_tick()
+            except Exception:  # noqa: BLE001 - housekeeping must not stop the sweeps
+                log.debug("sweep-time call failed", exc_info=True)
         if len(self.book):
             self._quiet_at = None
             return
