@@ -66,10 +66,12 @@ def load_bundled(name):
 # ---------------------------------------------------------------------------
 
 
-#: What the server keeps of results for all sessions together (bounded LRU). With 1 GB the
-#: server reached 1.55 GB at 8 sessions (benchmarks/bench_load.py), over the 2 GB total.
+#: What the server keeps of results for all sessions together (bounded LRU). Measured with
+#: benchmarks/bench_load.py at 8 sessions: with 1 GB the server reached 1.55 GB; with 512 MB
+#: the total (server and workers) peaked at 2,033 MB, over the 2 GB target; with 256 MB at
+#: 1,832 MB (about ten Digit results are kept for going back).
 RESULT_CACHE_ENTRIES = 24
-RESULT_CACHE_BYTES = 512 << 20
+RESULT_CACHE_BYTES = 256 << 20
 
 
 @st.cache_resource(show_spinner=False)
