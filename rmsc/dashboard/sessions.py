@@ -14,15 +14,10 @@ sent to the workers and hands the server's freed memory back to the operating sy
 (:func:`trim_memory`), and trims it again every minute while no session is left (Streamlit
 frees a disconnected session's state only after its own 2-minute TTL).
 
-Streamlit itself keeps something of every session that leaves: a disconnected session is
-stored for reconnection and, when its TTL runs out, never shut down. The expired session,
-with its whole state, stays in Streamlit's session store until the store's next write, and
-its media files and its download buttons' data callables (closures over the page's
-variables, that is a whole fit: Z* and its affinity, ~25 MB on Digit) stay registered with
-the runtime's media file manager for good. Measured with ``benchmarks/bench_load.py``, this
-was the ~1 GB the server still held after 8 sessions had left. :func:`release_expired_sessions`
-releases both (every sweep), so what they hold is freed and the next trim returns it to the
-OS.
+Streamlit itself never shuts down a disconnected session whose reconnection TTL ran out,
+so everything its pages held (a whole fit per session) stayed: the ~1 GB the server still
+held after 8 sessions had left (``benchmarks/bench_load.py``). :func:`release_expired_sessions`
+releases it every sweep; its docstring says what is kept and how it is released.
 
 Nothing here imports streamlit; the clock is injectable for tests.
 """
@@ -191,13 +186,11 @@ def release_expired_sessions(runtime):
     ids |= set(getattr(uploads, "file_storage", None) or ())
     gone = [sid for sid in ids if runtime.get_app_session(sid) is None]
     for sid in gone:
-        if hasattr(media, "clear_session_refs"):
-            media.clear_session_refs(sid)
-        if hasattr(uploads, "remove_session_files"):
+        media.clear_session_refs(sid)
+        if uploads is not None:
             uploads.remove_session_files(sid)
-    if gone and hasattr(media, "remove_orphaned_files"):
-        media.remove_orphaned_files()
     if gone:
+        media.remove_orphaned_files()
         log.info("files of %d expired sessions released", len(gone))
     return len(gone)
 
