@@ -278,12 +278,7 @@ def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page
 
 def test_uploading_a_paper_mat_file(page, server, paper_mats):
     open_app(page, server, "?data=Subspaces")
-    page.get_by_text("Choose a dataset").click()
-    page.get_by_role("tab", name="Upload").click()
-    page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(
-        str(paper_mats / "3sources.mat"))
-    page.wait_for_selector("text=3sources.mat", timeout=30_000)
-    page.get_by_role("button", name="Load file").click()
+    upload_file(page, paper_mats / "3sources.mat")
     page.wait_for_function(
         "document.querySelector('[data-testid=stSidebar]').innerText.includes('169')",
         timeout=60_000)
@@ -299,11 +294,7 @@ def test_a_broken_upload_is_a_message_and_keeps_the_data(page, server, tmp_path)
     bad = tmp_path / "broken.mat"
     bad.write_bytes(b"this is not a MATLAB file")
     open_app(page, server, "?data=Subspaces")
-    page.get_by_text("Choose a dataset").click()
-    page.get_by_role("tab", name="Upload").click()
-    page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(str(bad))
-    page.wait_for_selector("text=broken.mat", timeout=30_000)
-    page.get_by_role("button", name="Load file").click()
+    upload_file(page, bad)
     page.wait_for_selector("[data-testid=stAlertContentError] >> text=Could not load broken.mat",
                            timeout=60_000)
     assert "Subspaces" in sidebar(page)
@@ -372,8 +363,10 @@ def upload_file(page, path):
         page.get_by_text("Choose a dataset").click()
     page.get_by_role("tab", name="Upload").click()
     page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(str(path))
-    page.wait_for_selector(f"text={path.name}", timeout=30_000)
-    page.wait_for_timeout(1000)  # replacing a file: the new one reaches the server, a rerun
+    # the file's chip offers "Remove" (not "Cancel upload") once the server has the file; a
+    # click on Load before that would find no file
+    page.wait_for_selector(f"[data-testid=stFileChip] button[aria-label='Remove {path.name}']",
+                           timeout=30_000)
     settle(page)
     page.get_by_role("button", name="Load file").click()
     settle(page)

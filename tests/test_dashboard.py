@@ -294,6 +294,21 @@ def test_stop_keeps_the_partial_result_cancel_discards_it():
     assert job.state == dash.CANCELLED and job.result is None
 
 
+def test_a_stop_after_the_task_ran_to_its_end_leaves_it_done():
+    class Complete:
+        stopped_early = False
+
+    def task(job):
+        job.request_stop()  # arrives while the task finishes on its own
+        return Complete()
+
+    job = dash.Job("k", task).start()
+    assert job.wait(5) and job.state == dash.DONE
+    Complete.stopped_early = True
+    job = dash.Job("k", task).start()
+    assert job.wait(5) and job.state == dash.STOPPED
+
+
 def test_done_callbacks_run_once_when_the_job_finishes():
     gate = Gate(steps=1)
     job = dash.Job("k", gate).start()

@@ -275,7 +275,10 @@ class Job:
                 result = self._run_remote(self._task)
             else:
                 result = self._task(self)
-            state = STOPPED if self._stop.is_set() else DONE
+            # a stop that came after the task had run to its end changes nothing: a result
+            # that says it is complete (stopped_early False) is DONE, not STOPPED
+            stopped = self._stop.is_set() and getattr(result, "stopped_early", True)
+            state = STOPPED if stopped else DONE
             if self._cancel.is_set():
                 state, result = CANCELLED, None
         except Cancelled:
