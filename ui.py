@@ -116,7 +116,7 @@ def session_book():
         dash.trim_memory()
 
     dash.Sweeper(book, runtime.is_active_session, on_idle,
-                 on_tick=lambda: dash.release_expired_sessions(runtime)).start()
+                 on_tick=lambda: dash.release_expired_sessions(runtime, dash.trim_memory)).start()
     return book
 
 

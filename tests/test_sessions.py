@@ -231,6 +231,7 @@ def test_what_streamlit_keeps_of_expired_sessions_is_released_with_what_it_holds
     expired = Session("expired")
     state = weakref.ref(expired.state)
     store.save(SessionInfo(client=None, session=expired, script_run_count=1))  # at 0
+    store.save(SessionInfo(client=None, session=Session("bare"), script_run_count=1))  # no files
     del expired
     clock.t = 60
     store.save(SessionInfo(client=None, session=Session("stored"), script_run_count=1))
@@ -249,14 +250,18 @@ def test_what_streamlit_keeps_of_expired_sessions_is_released_with_what_it_holds
             info = store.get(sid)
             return None if info is None else info.session
 
-    assert dash.release_expired_sessions(Runtime) == 1
+    trims = []
+    assert dash.release_expired_sessions(Runtime, lambda: trims.append(1)) == 2  # and "bare"
+    assert trims == [1]  # what they held is handed back once
     gc.collect()
     assert state() is None and "expired" not in store._cache._data  # the session is freed
+    assert "bare" not in store._cache._data
     assert refs["expired"]() is None  # and the fit its download callable held
     assert refs["active"]() is not None and refs["stored"]() is not None
     assert sorted(media._files_by_session_and_coord) == ["active", "stored"]
     assert sorted(uploads.file_storage) == ["active", "stored"]
-    assert dash.release_expired_sessions(Runtime) == 0  # nothing left to release
+    assert dash.release_expired_sessions(Runtime, lambda: trims.append(1)) == 0  # none left
+    assert trims == [1]
 
     class Other:  # a Streamlit without these indexes: nothing to do, no error
         media_file_mgr = object()

@@ -17,7 +17,8 @@ frees a disconnected session's state only after its own 2-minute TTL).
 Streamlit itself never shuts down a disconnected session whose reconnection TTL ran out,
 so everything its pages held (a whole fit per session) stayed: the ~1 GB the server still
 held after 8 sessions had left (``benchmarks/bench_load.py``). :func:`release_expired_sessions`
-releases it every sweep; its docstring says what is kept and how it is released.
+releases it every sweep and trims the heap when it has released something; its docstring
+says what is kept and how it is released.
 
 Nothing here imports streamlit; the clock is injectable for tests.
 """
@@ -153,7 +154,7 @@ def trim_memory():
         return False
 
 
-def release_expired_sessions(runtime):
+def release_expired_sessions(runtime, on_release=None):
     """Free what Streamlit keeps of sessions whose reconnection time has run out.
 
     ``runtime`` is ``streamlit.runtime.Runtime.instance()`` (duck-typed, so this module
@@ -173,13 +174,17 @@ def release_expired_sessions(runtime):
 
     Sessions that are connected, or disconnected but still resumable, are untouched.
     Where a piece is missing (another Streamlit version) that step does nothing.
-    Returns how many sessions' files were released.
+    When any session was released, ``on_release()`` is called (the dashboard passes
+    :func:`trim_memory`, so that what they held goes back to the OS at once, not at the
+    next quiet-time trim). Returns how many sessions were released (reaped from the store
+    or their files freed).
     """
     mgr = getattr(runtime, "_session_mgr", None)
     stored = getattr(getattr(mgr, "_session_storage", None), "_cache", None)
+    reaped = set()
     if callable(getattr(stored, "expire", None)):
         with getattr(mgr, "_storage_lock", None) or contextlib.nullcontext():
-            stored.expire()
+            reaped = {key for key, _ in stored.expire() or ()}  # the removed (key, value)s
     media = runtime.media_file_mgr
     uploads = getattr(runtime, "uploaded_file_mgr", None)
     ids = set(getattr(media, "_files_by_session_and_coord", None) or ())
@@ -191,8 +196,12 @@ def release_expired_sessions(runtime):
             uploads.remove_session_files(sid)
     if gone:
         media.remove_orphaned_files()
-        log.info("files of %d expired sessions released", len(gone))
-    return len(gone)
+    released = reaped | set(gone)
+    if released:
+        log.info("%d expired sessions released", len(released))
+        if on_release is not None:
+            on_release()
+    return len(released)
 
 
 #: While no session is left, how often the server trims its heap again: Streamlit drops a
