@@ -167,6 +167,19 @@ def test_a_worker_that_dies_gives_a_message_and_the_next_job_runs(backend, small
     backend.client.wait_for_workers(2, timeout=WAIT)  # the nanny restarted the dead worker
 
 
+def _niceness():
+    import os
+
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_the_workers_run_below_the_servers_priority_restarted_ones_too(backend):
+    # after the test above, one of the two workers is a process the nanny restarted
+    backend.client.wait_for_workers(2, timeout=WAIT)
+    assert set(backend.client.run(_niceness).values()) == {workers.WORKER_NICENESS} != {0}
+    assert _niceness() == 0  # the server (this process) keeps its priority
+
+
 def test_a_fit_too_large_for_a_workers_memory_is_refused_before_it_starts(backend):
     n = 4000  # RMSC keeps about 8 dense (8000 x 4000) arrays: 2 GB > the 1.5 GB worker
     rng = np.random.default_rng(0)

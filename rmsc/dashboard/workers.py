@@ -43,6 +43,10 @@ TOPIC = "rmsc-dashboard-job"
 CONTROL_POLL_SECONDS = 0.2
 #: Datasets kept scattered on the workers (least recently used dropped first).
 MAX_SCATTERED = 8
+#: Niceness of the LocalCluster's worker processes: on a machine that also serves the
+#: pages, drawing a page and answering the health check come before a queued fit. Measured
+#: with benchmarks/bench_load.py (README, "Serving a class").
+WORKER_NICENESS = 5
 
 
 class Remote:
@@ -201,6 +205,9 @@ class Backend:
                     dashboard_address=":0", memory_limit=memory_limit,
                     silence_logs=logging.ERROR)
             self.client = Client(self.cluster, set_as_default=False)
+            from ._worker_setup import Niceness
+
+            self.client.register_plugin(Niceness(WORKER_NICENESS), name="rmsc-niceness")
         self._lock = threading.Lock()
         self._jobs = {}          # job id -> Job (unfinished)
         self._waiting = OrderedDict()  # job id -> None, submitted and not started, in order
