@@ -113,9 +113,9 @@ def session_book():
         backend = dash.running_backend()
         if backend is not None:
             backend.release_data()
-        dash.trim_memory()
+        dash.trim_everywhere()
 
-    dash.Sweeper(book, runtime.is_active_session, on_idle,
+    dash.Sweeper(book, runtime.is_active_session, on_idle, on_quiet=dash.trim_everywhere,
                  on_tick=lambda: dash.release_expired_sessions(runtime, dash.trim_memory)).start()
     return book
 

@@ -180,6 +180,60 @@ def test_the_workers_run_below_the_servers_priority_restarted_ones_too(backend):
     assert _niceness() == 0  # the server (this process) keeps its priority
 
 
+_SURVIVORS = []
+
+
+def fragment_heap(job):
+    """400 MB of heap blocks freed behind small survivors (the heap cannot shrink from its
+    top): free() alone keeps every page resident."""
+    import gc
+
+    blocks = []
+    for _ in range(6400):
+        blocks.append(bytearray(64 * 1024))
+        _SURVIVORS.append(bytearray(2000))
+    del blocks
+    gc.collect()
+    return len(_SURVIVORS)
+
+
+def _rss():
+    import psutil
+
+    return psutil.Process().memory_info().rss
+
+
+def test_a_task_hands_its_freed_memory_back_and_glibcs_adaptive_malloc_stays(monkeypatch):
+    # as after a plain LocalCluster in this process (tests/test_backends.py makes one):
+    # Dask's MALLOC_TRIM_THRESHOLD_ in our environment, which workers would inherit
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    b = workers.Backend(n_workers=1, memory_limit="1.5GB")
+    try:
+        assert set(b.client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_").values()) == {None}
+        b.trim_workers()
+        before = next(iter(b.client.run(_rss).values()))
+        job = run(b, dash.Remote(fragment_heap))
+        assert job.wait(WAIT) and job.result == 6400
+        after = next(iter(b.client.run(_rss).values()))
+        assert after - before < 100 * 2**20  # not the 400 MB the task had freed
+        assert b.trim_workers() == 1
+    finally:
+        b.close()
+
+
+def test_trim_everywhere_trims_this_process_and_the_running_backends_workers(backend,
+                                                                             monkeypatch):
+    calls = []
+    monkeypatch.setattr(workers, "trim_memory", lambda: calls.append("server"))
+    monkeypatch.setattr(backend, "trim_workers", lambda: calls.append("workers"))
+    monkeypatch.setattr(workers, "_default", None)
+    dash.trim_everywhere()  # no backend started: the server alone
+    assert calls == ["server"]
+    monkeypatch.setattr(workers, "_default", backend)
+    dash.trim_everywhere()
+    assert calls == ["server", "server", "workers"]
+
+
 def test_a_fit_too_large_for_a_workers_memory_is_refused_before_it_starts(backend):
     n = 4000  # RMSC keeps about 8 dense (8000 x 4000) arrays: 2 GB > the 1.5 GB worker
     rng = np.random.default_rng(0)

@@ -78,6 +78,7 @@ from .workers import (  # noqa: F401
     default_backend,
     running_backend,
     shutdown,
+    trim_everywhere,
 )
 from .params import (  # noqa: F401
     AUTO,

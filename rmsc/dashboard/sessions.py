@@ -141,8 +141,8 @@ def trim_memory():
 
     Python frees the arrays of a dropped result, but glibc keeps the pages for reuse,
     so a process's resident size stays at its peak; ``malloc_trim(0)`` gives them
-    back. Returns True when the trim ran (False off glibc). (Dask's workers need no
-    call: their nanny starts them with ``MALLOC_TRIM_THRESHOLD_`` set.)
+    back. Returns True when the trim ran (False off glibc). The dashboard's workers call
+    it after every task (:data:`rmsc.dashboard.workers.DROPPED_WORKER_ENV` says why).
     """
     global _libc
     gc.collect()

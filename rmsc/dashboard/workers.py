@@ -33,6 +33,8 @@ import time
 import uuid
 from collections import OrderedDict
 
+from .sessions import trim_memory
+
 log = logging.getLogger("rmsc.dashboard")
 
 #: Environment variable naming an existing Dask scheduler (e.g. ``tcp://10.0.0.5:8786``).
@@ -43,6 +45,12 @@ TOPIC = "rmsc-dashboard-job"
 CONTROL_POLL_SECONDS = 0.2
 #: Datasets kept scattered on the workers (least recently used dropped first).
 MAX_SCATTERED = 8
+#: What the LocalCluster's nanny must not set in its workers' environment: Dask's default
+#: ``MALLOC_TRIM_THRESHOLD_`` turns off glibc's adaptive mmap threshold, so every large
+#: temporary array is a fresh mmap and page faults; a Digit fit took 3.6 s instead of 2.5 s
+#: (tests/test_workers.py; README, "Serving a class"). The workers trim instead after every
+#: task (:func:`run_remote`) and while the server is idle (:func:`trim_everywhere`).
+DROPPED_WORKER_ENV = ("MALLOC_TRIM_THRESHOLD_",)
 #: Niceness of the LocalCluster's worker processes: on a machine that also serves the
 #: pages, drawing a page and answering the health check come before a queued fit. Measured
 #: with benchmarks/bench_load.py (README, "Serving a class").
@@ -162,6 +170,7 @@ def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
     finally:
         if set_budget:
             os.environ.pop(BUDGET_ENV, None)
+        trim_memory()  # the task's temporaries go back to the OS (see DROPPED_WORKER_ENV)
 
 
 def worker_died_message(label):
@@ -198,8 +207,16 @@ class Backend:
             self.client = Client(address, set_as_default=False, timeout=self.CONNECT_TIMEOUT)
         else:
             n = n_workers or max(1, os.cpu_count() or 1)
+            dask_env = dask.config.get("distributed.nanny.pre-spawn-environ", {})
+            env = {k: v for k, v in dask_env.items() if k not in DROPPED_WORKER_ENV}
+            for k in DROPPED_WORKER_ENV:
+                # a nanny started earlier in this process left Dask's value in our own
+                # environment (it sets its pre-spawn variables here), which workers inherit
+                if k in dask_env and os.environ.get(k) == str(dask_env[k]):
+                    del os.environ[k]
             with dask.config.set({"distributed.scheduler.allowed-failures": 0,
-                                  "distributed.worker.daemon": True}):
+                                  "distributed.worker.daemon": True,
+                                  "distributed.nanny.pre-spawn-environ": env}):
                 self.cluster = LocalCluster(
                     n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                     dashboard_address=":0", memory_limit=memory_limit,
@@ -305,11 +322,18 @@ class Backend:
         if job is not None:
             job._remote_event(msg)
 
+    def trim_workers(self):
+        """Every worker returns its freed heap to the OS (:func:`trim_memory`); how many."""
+        try:
+            return len(self.client.run(trim_memory))
+        except Exception:  # noqa: BLE001 - housekeeping: a worker restarting is no error
+            log.debug("trimming the workers failed", exc_info=True)
+            return 0
+
     def release_data(self):
         """Drop the datasets sent to the workers (when no session is left); how many.
 
-        The workers hand freed memory back to the OS themselves: Dask's nanny starts
-        them with ``MALLOC_TRIM_THRESHOLD_`` set (``distributed.nanny.pre-spawn-environ``).
+        The memory they free goes back to the OS at the next :meth:`trim_workers`.
         """
         with self._lock:
             scattered, self._scattered = list(self._scattered.values()), OrderedDict()
@@ -422,6 +446,15 @@ def describe_limits(backend, results_bytes, upload_mb):
 def running_backend():
     """The default backend if it was started, else None (no cluster is started)."""
     return None if _default is None or _default.closed else _default
+
+
+def trim_everywhere():
+    """Hand freed memory back to the OS in this process and in the running backend's
+    workers (the server calls it while no session is left)."""
+    trim_memory()
+    backend = running_backend()
+    if backend is not None:
+        backend.trim_workers()
 
 
 def shutdown():
