@@ -203,13 +203,27 @@ def _rss():
     return psutil.Process().memory_info().rss
 
 
-def test_a_task_hands_its_freed_memory_back_and_glibcs_adaptive_malloc_stays(monkeypatch):
-    # as after a plain LocalCluster in this process (tests/test_backends.py makes one):
-    # Dask's MALLOC_TRIM_THRESHOLD_ in our environment, which workers would inherit
-    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+def page_faults_of_arrays(job=None):
+    """Minor page faults while 100 arrays of 8 MB are made and dropped, one after another."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(100):
+        a = np.ones((1000, 1000))
+        del a
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
+def test_a_task_reuses_its_heap_and_hands_its_freed_memory_back():
     b = workers.Backend(n_workers=1, memory_limit="1.5GB")
     try:
-        assert set(b.client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_").values()) == {None}
+        # Dask's nanny sets MALLOC_TRIM_THRESHOLD_: outside our tasks every array is mapped
+        # and page-faulted afresh
+        assert set(b.client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_").values()) == {"65536"}
+        plain = b.client.submit(page_faults_of_arrays, pure=False).result()
+        job = run(b, dash.Remote(page_faults_of_arrays))
+        assert job.wait(WAIT)
+        assert job.result < 0.1 * plain, (plain, job.result)  # our task reuses the heap
         b.trim_workers()
         before = next(iter(b.client.run(_rss).values()))
         job = run(b, dash.Remote(fragment_heap))

@@ -136,22 +136,53 @@ def release_slot(slot):
 _libc = None
 
 
+def _glibc():
+    """glibc through ctypes, or None (another C library)."""
+    global _libc
+    if _libc is None:
+        try:
+            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            _libc.malloc_trim, _libc.mallopt  # noqa: B018 - glibc has both
+        except (OSError, AttributeError):
+            _libc = False
+    return _libc or None
+
+
+#: glibc's mallopt parameters, and the mmap threshold :func:`reuse_heap` sets: glibc's own
+#: ceiling for its adaptive threshold on 64-bit (32 MiB), so that smaller arrays are reused
+#: from the heap instead of being mapped (and page-faulted) afresh.
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+HEAP_MMAP_THRESHOLD = 32 * 2**20
+
+
+def reuse_heap():
+    """Let this process reuse freed heap memory for its next arrays (glibc ``mallopt``).
+
+    A Dask nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_`` set, which turns off
+    glibc's adaptive thresholds: every array over 128 KiB is then a fresh mmap, and every
+    free shrinks the heap, so the next array page-faults its memory in again. This sets
+    the mmap threshold to :data:`HEAP_MMAP_THRESHOLD` and the trim threshold to twice
+    that; :func:`trim_memory` returns the memory when the work is done. Returns True
+    when both were set (False off glibc).
+    """
+    libc = _glibc()
+    if libc is None:
+        return False
+    return bool(libc.mallopt(M_MMAP_THRESHOLD, HEAP_MMAP_THRESHOLD)) and bool(
+        libc.mallopt(M_TRIM_THRESHOLD, 2 * HEAP_MMAP_THRESHOLD))
+
+
 def trim_memory():
     """Collect garbage and return freed heap pages to the OS (glibc ``malloc_trim``).
 
     Python frees the arrays of a dropped result, but glibc keeps the pages for reuse,
     so a process's resident size stays at its peak; ``malloc_trim(0)`` gives them
     back. Returns True when the trim ran (False off glibc). The dashboard's workers call
-    it after every task (:data:`rmsc.dashboard.workers.DROPPED_WORKER_ENV` says why).
+    it after every task (see :func:`reuse_heap`).
     """
-    global _libc
     gc.collect()
-    try:
-        if _libc is None:
-            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return bool(_libc.malloc_trim(0))
-    except (OSError, AttributeError):
-        return False
+    libc = _glibc()
+    return False if libc is None else bool(libc.malloc_trim(0))
 
 
 def release_expired_sessions(runtime, on_release=None):

@@ -33,7 +33,7 @@ import time
 import uuid
 from collections import OrderedDict
 
-from .sessions import trim_memory
+from .sessions import reuse_heap, trim_memory
 
 log = logging.getLogger("rmsc.dashboard")
 
@@ -45,12 +45,6 @@ TOPIC = "rmsc-dashboard-job"
 CONTROL_POLL_SECONDS = 0.2
 #: Datasets kept scattered on the workers (least recently used dropped first).
 MAX_SCATTERED = 8
-#: What the LocalCluster's nanny must not set in its workers' environment: Dask's default
-#: ``MALLOC_TRIM_THRESHOLD_`` turns off glibc's adaptive mmap threshold, so every large
-#: temporary array is a fresh mmap and page faults; a Digit fit took 3.6 s instead of 2.5 s
-#: (tests/test_workers.py; README, "Serving a class"). The workers trim instead after every
-#: task (:func:`run_remote`) and while the server is idle (:func:`trim_everywhere`).
-DROPPED_WORKER_ENV = ("MALLOC_TRIM_THRESHOLD_",)
 #: Niceness of the LocalCluster's worker processes: on a machine that also serves the
 #: pages, drawing a page and answering the health check come before a queued fit. Measured
 #: with benchmarks/bench_load.py (README, "Serving a class").
@@ -154,6 +148,11 @@ def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
     from ..memory import BUDGET_ENV, available_bytes
 
     job = WorkerJob(job_id, stop_name, cancel_name)
+    # Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_ set, which makes every large
+    # temporary array a fresh mmap (page faults): a Digit fit took 3.8-4.1 s on a worker
+    # against 2.5 s in-process. The heap is kept for reuse during the task and handed back
+    # to the OS after it (and while the server is idle, trim_everywhere).
+    reuse_heap()
     job.send("start", pid=os.getpid())
     job.check()
     # The memory guards of rmsc (rmsc.memory.check_dense_fits) refuse before allocating,
@@ -170,7 +169,7 @@ def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
     finally:
         if set_budget:
             os.environ.pop(BUDGET_ENV, None)
-        trim_memory()  # the task's temporaries go back to the OS (see DROPPED_WORKER_ENV)
+        trim_memory()  # the task's freed temporaries go back to the OS
 
 
 def worker_died_message(label):
@@ -207,16 +206,8 @@ class Backend:
             self.client = Client(address, set_as_default=False, timeout=self.CONNECT_TIMEOUT)
         else:
             n = n_workers or max(1, os.cpu_count() or 1)
-            dask_env = dask.config.get("distributed.nanny.pre-spawn-environ", {})
-            env = {k: v for k, v in dask_env.items() if k not in DROPPED_WORKER_ENV}
-            for k in DROPPED_WORKER_ENV:
-                # a nanny started earlier in this process left Dask's value in our own
-                # environment (it sets its pre-spawn variables here), which workers inherit
-                if k in dask_env and os.environ.get(k) == str(dask_env[k]):
-                    del os.environ[k]
             with dask.config.set({"distributed.scheduler.allowed-failures": 0,
-                                  "distributed.worker.daemon": True,
-                                  "distributed.nanny.pre-spawn-environ": env}):
+                                  "distributed.worker.daemon": True}):
                 self.cluster = LocalCluster(
                     n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                     dashboard_address=":0", memory_limit=memory_limit,
