@@ -52,11 +52,15 @@ with tab_grid:
                            key="w_sens_betas", format_func=lambda v: f"{v:g}")
     if beta_max is not None:
         fr = dash.SENSITIVITY_BETA_FRACTIONS
+        fitted = getattr(out, "beta", None)  # the absolute β of Solve's fit (None if failed)
         c2.caption(f"Default: from β_max/{1 / fr[0]:g} to β_max/{1 / fr[-1]:g}; Z* is empty "
-                   f"from β_max ≈ {beta_max:.3g} on (these data, λ = {p.lam:g}).")
+                   f"from β_max ≈ {beta_max:.3g} on (these data, λ = {p.lam:g})."
+                   + (f" Solve's β = {p.beta_text} is β = {fitted:.3g} here."
+                      if p.beta == dash.AUTO and fitted is not None else ""))
     else:
-        c2.caption(f"Default: around β = {dash.format_beta(beta)}; it follows these data once {method} has "
-                   "been fitted on *Solve*.")
+        c2.caption("Default: around β = "
+                   + (p.beta_text if p.method == method else dash.format_beta(beta))
+                   + f"; it follows these data once {method} has been fitted on *Solve*.")
     base = {"gamma": p.gamma, "max_iter": p.max_iter, "top_k": p.postprocessing[0],
             "scale_columns": p.postprocessing[1]}
     c3.caption(f"γ = {p.gamma:g}, max {p.max_iter} iterations and post-processing from *Solve*.")

@@ -14,9 +14,10 @@ ui.intro(
     "RMSC alternates three closed-form steps (Z*, P, Zᵛ — see *Theory*) and the objective can "
     "only go down; the curve below grows one point per iteration while the fit runs in the "
     "background (you can keep moving sliders or switch pages). **λ** ties each view's "
-    "representation to the consensus Z*, **β** makes Z* sparse (too large and Z* empties), "
-    "**γ** flattens the weights. **Try:** raise β step by step and watch the density of Z* "
-    "and the accuracy; switch to RMSC-WV (one weight per view) and compare."
+    "representation to the consensus Z*, **β** makes Z* sparse (too large and Z* empties; "
+    "β = auto sets it as **β_rel** × the data's own scale), **γ** flattens the weights. "
+    "**Try:** raise β_rel step by step and watch the density of Z* and the accuracy; switch "
+    "to RMSC-WV (one weight per view) and compare."
 )
 
 data = ui.require_data()
@@ -26,8 +27,9 @@ data = ui.require_data()
 # starts the fit), so the sidebar, URL and background fit always agree with the widgets.
 # ---------------------------------------------------------------------------
 
-WIDGETS = {"w_lam": "lam", "w_beta": "beta", "w_gamma": "gamma", "w_max_iter": "max_iter",
-           "w_post": "post", "w_top_k": "top_k", "w_placement": "placement", "w_seed": "seed"}
+WIDGETS = {"w_lam": "lam", "w_beta": "beta", "w_beta_rel": "beta_rel", "w_gamma": "gamma",
+           "w_max_iter": "max_iter", "w_post": "post", "w_top_k": "top_k",
+           "w_placement": "placement", "w_seed": "seed"}
 WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
                     "view": "RMSC-WV — one weight per view"}
 
@@ -55,7 +57,8 @@ def _weighting_changed():
         ss.params = ss.params.replace(beta=dash.method_default_beta(ss.w_weighting))
     except ValueError as exc:
         ss.param_error = str(exc)
-    ss.pop("w_beta", None)  # the β slider starts again from the new value
+    for key in ("w_beta", "w_beta_rel"):
+        ss.pop(key, None)  # the β sliders start again from the new values
 
 
 def _reset():
@@ -79,7 +82,7 @@ def _apply_suggestion(run):
     """Move λ and β (and the method it was run for) to the suggestion; the fit follows."""
     ss.params = dash.apply_suggestion(ss.params, run)
     ss.param_error = None
-    for key in ("w_lam", "w_beta", "w_weighting"):
+    for key in ("w_lam", "w_beta", "w_beta_rel", "w_weighting"):
         ss.pop(key, None)  # the sliders start again from the new values
     if not ss.autorun and ui.fit_key() not in ui.result_cache():
         ui.ensure_fit(force=True)  # with "run automatically" the frame starts it
@@ -98,6 +101,16 @@ with left:
                      value=p.lam, key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
     st.select_slider("β (sparsity of Z*)", dash.beta_options(p.beta), value=p.beta, key="w_beta",
                      on_change=_apply, format_func=dash.format_beta)
+    if p.beta == dash.AUTO:  # an absolute β has no relative part
+        rel = p.resolved_beta_rel
+        st.select_slider("β_rel (β relative to the data)",
+                         dash.options_with(dash.BETA_REL_GRID, rel), value=rel, key="w_beta_rel",
+                         on_change=_apply, format_func=lambda v: f"{v:g}",
+                         help="β = β_rel × the data's own scale of β: the β above which 5% "
+                              "of the samples start with an empty column of the consensus Z* "
+                              "(where Z* begins to empty). As a fraction of that point, β_rel "
+                              "means the same on other data (default "
+                              f"{dash.auto_beta_rel(p.weighting):g}).")
     st.select_slider("γ (weight regulariser)", dash.options_with(dash.GAMMA_GRID, p.gamma),
                      value=p.gamma, key="w_gamma", on_change=_apply,
                      format_func=lambda v: f"{v:g}")
@@ -275,10 +288,9 @@ def _suggestion_section(key):
     s = run.suggestion
     chosen = s.table[s.best]
     target = dash.apply_suggestion(ss.params, run)
-    beta_words = ("auto" if target.beta == dash.AUTO else f"{target.beta:.4g}")
     st.markdown(f"**Suggested for {'RMSC' if run.weighting == 'sample' else 'RMSC-WV'}:** "
-                f"λ = {chosen['lam']:g}, β = {beta_words} (β_rel = {chosen['beta_rel']:g}, "
-                f"β = {s.beta:.4g} on these data) — eigengap {chosen['eigengap']:.4f}, "
+                f"λ = {chosen['lam']:g}, β = {target.beta_text}, which is β = {s.beta:.4g} "
+                f"on these data — eigengap {chosen['eigengap']:.4f}, "
                 f"{chosen['isolated']} isolated sample(s), {chosen['pieces']} piece(s).")
     if run.scores is not None:
         st.caption(f"With the labels (not used to choose): ACC "
@@ -299,10 +311,12 @@ def _suggestion_section(key):
     c2.dataframe(table, hide_index=True, key="suggest_table",
                  column_config={"β": st.column_config.NumberColumn(format="%.4g"),
                                 "eigengap": st.column_config.NumberColumn(format="%.4f")})
-    c2.caption("β_rel is β in units of the data's own scale (β = auto uses β_rel = "
-               f"{dash.auto_beta_rel(run.weighting):g}); β is the absolute value it gave here. "
-               "How far this criterion lands from the best setting chosen with labels, on every "
-               "dataset of the repository: docs/defaults.md.")
+    c2.caption("β_rel is β in units of the data's own scale (the default is "
+               f"{dash.auto_beta_rel(run.weighting):g}); β is the absolute value it gave on these "
+               "data, for reference. Apply sets β = auto with the suggested β_rel, which means "
+               "the same on other data (a shared link keeps it). How far this criterion lands "
+               "from the best setting chosen with labels, on every dataset of the repository: "
+               "docs/defaults.md.")
 
 
 if not blocker:

@@ -250,6 +250,49 @@ def test_a_slider_change_refits_and_updates_url_sidebar_and_result(fitted_app):
     assert {m.label: m.value for m in at.metric}["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
 
 
+def test_solve_with_beta_rel_in_the_url_fits_that_relative_beta():
+    at = open_app({"data": "Subspaces", "beta_rel": "0.5"}, page="solve")
+    try:
+        wait_fit(at)
+        no_trouble(at)
+        data, p = at.session_state["data"], at.session_state["params"]
+        assert p == dash.Params(beta_rel=0.5)  # every other parameter at its default
+        assert at.select_slider(key="w_beta").value == dash.AUTO
+        assert at.select_slider(key="w_beta_rel").value == 0.5
+        assert "β = auto (β_rel 0.5)" in sidebar_text(at)
+        assert at.query_params["beta_rel"] == "0.5"
+        # the same model fitted here, by hand; the default β_rel gives another Z*
+        est, default = (rmsc.RMSC(n_clusters=data.n_clusters, random_state=p.seed, beta="auto",
+                                  **kw).fit(list(data.views)) for kw in ({"beta_rel": 0.5}, {}))
+        assert est.consensus_.nnz != default.consensus_.nnz
+        scores = rmsc.evaluate_runs(data.labels, est.label_runs_)
+        metrics = {m.label: m.value for m in at.metric}
+        assert metrics["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
+        assert metrics["NMI"] == f"{100 * scores['nmi_mean']:.2f}%"
+        assert metrics["density of Z*"] == \
+            f"{100 * est.consensus_.nnz / data.n_samples ** 2:.2f}%"
+        # the β_rel slider moves it, and the URL follows
+        at.select_slider(key="w_beta_rel").set_value(1.0).run()
+        p = at.session_state["params"]
+        assert p.beta_rel == 1.0 and at.query_params["beta_rel"] == "1"
+        assert at.session_state["slots"]["fit"].latest.key == p.key(data)
+        # an absolute β has no relative part: the β_rel slider and the URL's beta_rel go
+        at.select_slider(key="w_beta").set_value(0.03).run()
+        no_trouble(at)
+        p = at.session_state["params"]
+        assert p.beta == 0.03 and p.beta_rel is None
+        assert "w_beta_rel" not in [s.key for s in at.select_slider]
+        assert (at.query_params.get("beta_rel") or None) is None
+        assert "β_rel" not in sidebar_text(at)
+        # and back to auto: β_rel starts at the default
+        at.select_slider(key="w_beta").set_value(dash.AUTO).run()
+        no_trouble(at)
+        assert at.session_state["params"] == dash.Params()
+        assert at.select_slider(key="w_beta_rel").value == dash.auto_beta_rel("sample")
+    finally:
+        cancel_jobs(at)
+
+
 def test_the_placement_checkbox_refits_without_placement(fitted_app):
     at = fitted_app
     at.checkbox(key="w_placement").uncheck().run()
@@ -738,10 +781,16 @@ def test_suggest_then_apply_moves_the_sliders_and_fits_the_suggestion(fitted_app
     no_trouble(at)
     p = at.session_state["params"]
     assert p == dash.apply_suggestion(before, run)
-    assert p.lam == chosen["lam"] and p.beta == dash.suggested_beta(run.suggestion, p.weighting)
+    # β = auto with the suggested β_rel (not the absolute β it gave on these data)
+    assert p.lam == chosen["lam"] and p.beta == dash.AUTO
+    assert p.resolved_beta_rel == chosen["beta_rel"] == run.suggestion.params["beta_rel"]
     assert at.select_slider(key="w_lam").value == chosen["lam"]
-    assert at.select_slider(key="w_beta").value == p.beta
-    assert (at.query_params.get("lam") or None) == p.to_query().get("lam")  # none at default
+    assert at.select_slider(key="w_beta").value == dash.AUTO
+    assert at.select_slider(key="w_beta_rel").value == chosen["beta_rel"]
+    assert f"β = auto (β_rel {chosen['beta_rel']:g})" in sidebar_text(at)
+    for name in ("lam", "beta", "beta_rel"):  # none at the default; the absolute β has gone
+        assert (at.query_params.get(name) or None) == p.to_query().get(name)
+    assert "beta" not in p.to_query()
     assert any("sliders are at the suggestion" in s for s in texts(at, "success"))
     # the normal fit of the new parameters runs, and it is the suggested setting
     assert at.session_state["slots"]["fit"].latest.key == p.key(data)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+import rmsc
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -258,7 +260,8 @@ def test_a_slider_change_updates_the_result(page, server):
 
 
 def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page, server):
-    open_app(page, server, "?data=Subspaces&lam=0.1")  # λ = 0.1 is not in the suggestion's grid
+    # λ = 0.1 is not in the suggestion's grid; the suggestion's β is relative (β = auto)
+    open_app(page, server, "?data=Subspaces&lam=0.1&beta=0.3")
     nav(page, "Solve")
     wait_fitted(page)
     page.get_by_role("button", name="Suggest λ and β (no labels)").click()
@@ -268,11 +271,21 @@ def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page
     assert page.locator(".js-plotly-plot", has_text="Eigengap at c").count() == 1
     no_exception(page)
     shot(page, "solve_suggestion")
+    words = page.locator("[data-testid=stMarkdownContainer]",
+                         has_text="Suggested for RMSC").first.inner_text()
+    lam, rel = re.search(r"λ = ([0-9.]+), β = auto \(β_rel ([0-9.]+)\)", words).groups()
     page.get_by_role("button", name=re.compile("^Apply: move")).click()
     page.locator("text=The sliders are at the suggestion.").wait_for(timeout=60_000)
     page.wait_for_function("!location.search.includes('lam=0.1')", timeout=30_000)
     wait_fitted(page)
     assert "λ = 0.1," not in sidebar(page)
+    assert f"λ = {lam}, β = auto (β_rel {rel})," in sidebar(page)
+    # the URL carries β_rel (the data's units; none at the default), not an absolute β
+    search = page.evaluate("location.search")
+    assert "beta=" not in search
+    assert ("beta_rel=" in search) == (float(rel) != rmsc.RMSC()._beta_rel())
+    assert f"beta_rel={rel}" in search or "beta_rel=" not in search
+    assert page.locator("[data-testid=stSlider]", has_text="β_rel (β relative").count() == 1
     no_exception(page)
 
 

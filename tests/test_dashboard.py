@@ -70,7 +70,8 @@ def test_params_defaults_are_the_estimators():
     assert p.method == "RMSC" and p.postprocessing == (est_obj.top_k, est_obj.scale_columns)
     # "auto" travels in the URL and back.
     assert dash.Params.from_query({"beta": "auto"})[0].beta == dash.AUTO
-    assert dash.Params(beta=0.3).replace(beta="auto").beta_text == "auto"
+    assert dash.Params(beta=0.3).replace(beta="auto").beta_text == (
+        f"auto (β_rel {rmsc.RMSC()._beta_rel():g})")
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -83,6 +84,11 @@ def test_params_defaults_are_the_estimators():
     ({"top_k": 2.5}, "top_k must be an integer"),
     ({"n_clusters": 1}, "n_clusters must be an integer >= 2"),
     ({"lam": "abc"}, "lam must be a number"),
+    ({"beta_rel": 0}, "beta_rel must be a positive number"),
+    ({"beta_rel": -0.5}, "beta_rel must be a positive number"),
+    ({"beta_rel": float("inf")}, "beta_rel must be a positive number"),
+    ({"beta_rel": "half"}, "beta_rel must be a positive number"),
+    ({"beta": 0.3, "beta_rel": float("nan")}, "beta_rel must be a positive number"),
 ])
 def test_params_reject_bad_values_with_a_message(changes, message):
     with pytest.raises(ValueError, match=message):
@@ -152,11 +158,11 @@ def test_cache_key_changes_with_every_parameter_and_the_data(small):
     keys = {base.key(small)}
     for change in ({"lam": 2.0}, {"beta": 0.1}, {"gamma": 1e-3}, {"weighting": "view"},
                    {"max_iter": 5}, {"post": "top_k"}, {"seed": 1}, {"n_clusters": 4},
-                   {"tol": 0.0}, {"placement": False}):
+                   {"tol": 0.0}, {"placement": False}, {"beta_rel": 0.5}, {"beta_rel": 1.0}):
         keys.add(base.replace(**change).key(small))
     other = small.replace(views=[small.views[0] * 2, small.views[1]])
     keys.add(base.key(other))
-    assert len(keys) == 12
+    assert len(keys) == 14
     assert base.key(small) == dash.Params().key(small)  # equal inputs, equal keys
     hash(base.key(small))
 
@@ -169,6 +175,73 @@ def test_query_round_trip_and_only_non_defaults():
     assert q["lam"] == "2" and q["beta"] == "0.005" and q["weighting"] == "view"
     back, problems = dash.Params.from_query(q)
     assert back == p and problems == []
+
+
+def test_beta_rel_is_relative_beta_stored_once_and_ignored_for_an_absolute_beta(small):
+    default = rmsc.RMSC()._beta_rel()  # the estimator's own default ("auto")
+    p = dash.Params(beta_rel=0.5)
+    assert p.beta_rel == 0.5 and p.resolved_beta_rel == 0.5
+    assert dash.Params().beta_rel is None and dash.Params().resolved_beta_rel == default
+    # the default written out is the default: equal settings compare, hash and share equal
+    assert dash.Params(beta_rel=default) == dash.Params()
+    assert dash.Params(beta_rel=default).key(small) == dash.Params().key(small)
+    assert dash.Params(beta_rel=default).to_query() == {}
+    # with an absolute beta, beta_rel plays no part: not kept, not in the key or the fit
+    absolute = dash.Params(beta=0.3, beta_rel=0.5)
+    assert absolute == dash.Params(beta=0.3) and absolute.resolved_beta_rel is None
+    assert absolute.key(small) == dash.Params(beta=0.3).key(small)
+    assert absolute.estimator_params(small)["beta_rel"] is None
+    assert absolute.beta_text == "0.3" and "β_rel" not in " ".join(absolute.summary())
+    # words: the sidebar and the Compare page say which relative beta
+    assert p.beta_text == "auto (β_rel 0.5)"
+    assert "RMSC: λ = 1, β = auto (β_rel 0.5)," in p.summary()[0]
+    assert dash.Params(beta_rel=2).beta_text == "auto (β_rel 2)"
+
+
+def test_estimator_params_pass_beta_rel_to_the_estimator(small):
+    kw = dash.Params(beta_rel=0.5, max_iter=5).estimator_params(small)
+    assert kw["beta"] == dash.AUTO and kw["beta_rel"] == 0.5
+    est = rmsc.get_method("RMSC", **kw).fit(small.views)
+    assert est.beta_rel_ == pytest.approx(0.5)
+    assert est.beta_ == pytest.approx(0.5 * est.beta_scale_)
+    # None is the weighting's default, written out (a configuration file says which)
+    for weighting in ("sample", "view"):
+        p = dash.Params(weighting=weighting)
+        assert p.estimator_params(small)["beta_rel"] == rmsc.get_method(p.method)._beta_rel()
+
+
+def test_beta_rel_travels_in_the_url_and_bad_values_are_ignored_with_a_message(monkeypatch):
+    p = dash.Params(beta_rel=0.5, lam=3.0)
+    assert p.to_query() == {"lam": "3", "beta_rel": "0.5"}
+    assert dash.Params.from_query(p.to_query()) == (p, [])
+    wv = dash.Params(beta_rel=0.1, weighting="view")
+    assert dash.Params.from_query(wv.to_query()) == (wv, [])
+    # were the weightings' defaults to differ, β_rel would still mean the URL's weighting's
+    monkeypatch.setitem(rmsc.rmsc.BETA_REL, "view", 0.1)
+    wv = dash.Params(beta_rel=0.25, weighting="view")
+    assert wv.beta_rel == 0.25 and dash.Params(weighting="view").resolved_beta_rel == 0.1
+    assert wv.to_query() == {"beta_rel": "0.25", "weighting": "view"}
+    assert dash.Params.from_query(wv.to_query()) == (wv, [])
+    monkeypatch.undo()
+    for raw in ("0", "-1", "inf", "half"):
+        back, problems = dash.Params.from_query({"beta_rel": raw, "lam": "3"})
+        assert back == dash.Params(lam=3.0)
+        assert len(problems) == 1 and problems[0].startswith(f"Ignored beta_rel={raw!r} from "
+                                                             "the URL: beta_rel must be")
+    back, problems = dash.Params.from_query({"beta": "0.3", "beta_rel": "0.5"})
+    assert back == dash.Params(beta=0.3)
+    assert problems == ["Ignored beta_rel='0.5' from the URL: β_rel applies to β = auto only, "
+                        "and the URL sets β = 0.3."]
+
+
+def test_beta_rel_grid_holds_the_defaults_and_the_suggested_values():
+    grid = dash.BETA_REL_GRID
+    assert grid == sorted(grid) and len(set(grid)) == len(grid)
+    for weighting in ("sample", "view"):
+        assert dash.auto_beta_rel(weighting) in grid
+    for rel in dash.SUGGEST_BETA_RELS:
+        assert rel in grid
+    assert grid[0] < min(dash.SUGGEST_BETA_RELS) and grid[-1] > 1  # room on both sides
 
 
 def test_query_with_bad_values_keeps_defaults_and_says_so():
@@ -800,6 +873,9 @@ def test_rmsc_method_params_carry_the_solve_settings(small):
     assert list(out) == ["RMSC-WV"]
     assert out["RMSC-WV"]["lam"] == 2.0 and out["RMSC-WV"]["scale_columns"] is True
     assert "n_clusters" not in out["RMSC-WV"] and "random_state" not in out["RMSC-WV"]
+    # Compare and the number-of-views experiment run Solve's relative β as it is
+    rel = dash.rmsc_method_params(dash.Params(beta_rel=0.5), small)["RMSC"]
+    assert rel["beta"] == dash.AUTO and rel["beta_rel"] == 0.5
 
 
 def test_run_compare_reports_one_bar_over_all_variants(small):

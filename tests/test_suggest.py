@@ -70,11 +70,16 @@ def test_the_runner_equals_suggest_parameters_with_the_solve_settings(small, wei
 def test_the_current_lambda_and_beta_do_not_change_the_run_or_its_key(small):
     p = dash.Params(**SOLVE)
     other = p.replace(lam=5.0, beta=0.02)
-    assert dash.suggestion_key(p, small) == dash.suggestion_key(other, small)
+    relative = p.replace(lam=5.0, beta_rel=2.0)  # the page's β_rel is chosen too
+    assert "beta_rel" not in dash.suggestion_settings(relative, small)
+    assert dash.suggestion_key(p, small) == dash.suggestion_key(other, small) == \
+        dash.suggestion_key(relative, small)
     grid = dict(lams=(0.3, 3.0), beta_rels=(0.25,))
     a, b = dash.run_suggestion(small, p, **grid), dash.run_suggestion(small, other, **grid)
-    pd.testing.assert_frame_equal(pd.DataFrame(a.suggestion.table),
-                                  pd.DataFrame(b.suggestion.table))
+    c = dash.run_suggestion(small, relative, **grid)
+    for run in (b, c):
+        pd.testing.assert_frame_equal(pd.DataFrame(a.suggestion.table),
+                                      pd.DataFrame(run.suggestion.table))
     for change in (dict(weighting="view"), dict(gamma=1e-3), dict(seed=3), dict(post="none"),
                    dict(n_clusters=4)):
         assert dash.suggestion_key(p.replace(**change), small) != dash.suggestion_key(p, small)
@@ -143,7 +148,7 @@ def test_no_usable_setting_is_a_message(small):
     assert job.error.startswith("None of the 1 settings") and "Traceback" not in job.error
 
 
-def test_apply_moves_lambda_and_beta_and_keeps_the_rest():
+def test_apply_moves_lambda_and_beta_rel_and_keeps_the_rest():
     base = dash.Params(gamma=1e-4, max_iter=30, post="scale", seed=4, beta=0.01, lam=0.1)
     table = [{"lam": 3.0, "beta_rel": 0.5, "beta": 0.123, "eigengap": 0.4, "isolated": 0,
               "pieces": 3}]
@@ -151,12 +156,15 @@ def test_apply_moves_lambda_and_beta_and_keeps_the_rest():
                                              beta=0.123, table=table, best=0),
                                   weighting="view", n_clusters=3)
     out = dash.apply_suggestion(base, rel_half)
-    # beta_rel 0.5 is not what "auto" uses: the absolute beta it gave
-    assert out == base.replace(lam=3.0, beta=0.123, weighting="view")
+    # beta_rel 0.5 travels as it is (β = auto in the data's units), not as the 0.123 it gave
+    assert out == base.replace(lam=3.0, beta=dash.AUTO, beta_rel=0.5, weighting="view")
+    assert out.to_query()["beta_rel"] == "0.5" and "beta" not in out.to_query()
     at_auto = dash.SuggestionRun(
         Suggestion(params={"lam": 1.0, "beta": "auto", "beta_rel": dash.auto_beta_rel("sample")},
                    beta=0.7, table=table, best=0), weighting="sample", n_clusters=3)
-    assert dash.apply_suggestion(base, at_auto) == base.replace(lam=1.0, beta=dash.AUTO)
+    applied = dash.apply_suggestion(base.replace(beta=dash.AUTO, beta_rel=2.0), at_auto)
+    assert applied == base.replace(lam=1.0, beta=dash.AUTO)  # the default β_rel
+    assert applied.resolved_beta_rel == dash.auto_beta_rel("sample")
     assert dash.auto_beta_rel("view") == rmsc.get_method("RMSC-WV")._beta_rel()
 
 
@@ -165,12 +173,13 @@ def test_the_applied_parameters_fit_the_suggested_model(small, beta_rels):
     p = dash.Params(**SOLVE)
     run = dash.run_suggestion(small, p, lams=(0.3, 3.0), beta_rels=beta_rels)
     applied = dash.apply_suggestion(p, run)
-    assert (applied.beta == dash.AUTO) == (beta_rels[0] == dash.auto_beta_rel("sample"))
+    assert applied.beta == dash.AUTO and applied.resolved_beta_rel == beta_rels[0]
     # what the Solve page then fits (rmsc.dashboard.fit_rmsc) is the suggested setting
     fit = dash.fit_rmsc(small, applied)
     assert fit.beta == run.suggestion.beta
     assert fit.scores["acc_mean"] == run.scores["acc_mean"]
     assert fit.params.lam == run.suggestion.params["lam"]
+    assert fit.model.beta_rel_ == pytest.approx(beta_rels[0])
 
 
 def test_the_table_marks_the_suggestion_and_explains_failures():

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..methods import get_method
 from ..placement import PLACEMENTS
 from ..rmsc import RMSC, WEIGHTINGS
+from ..selection import SUGGEST_BETA_RELS
 from .tables import labels_problem
 
 
@@ -40,6 +41,20 @@ LAM_GRID = log_grid(1e-3, 100)
 
 
 BETA_GRID = log_grid(1e-4, 10)
+
+
+def auto_beta_rel(weighting):
+    """The ``beta_rel`` that β = "auto" uses for ``weighting`` (the estimator's own lookup
+    of :data:`rmsc.rmsc.BETA_REL`)."""
+    return float(RMSC(weighting=weighting)._beta_rel())
+
+
+#: The β_rel slider (β = "auto"): β in units of the data's own scale (``RMSC.beta_scale_``),
+#: log scale from a dense consensus to past the point where Z* empties (β_max is 1.5 to 11
+#: of these units on the bundled data, docs/defaults.md), with every weighting's default
+#: and every value the suggestion tries.
+BETA_REL_GRID = sorted({*log_grid(1e-2, 10), *(auto_beta_rel(w) for w in WEIGHTINGS),
+                        *(float(r) for r in SUGGEST_BETA_RELS)})
 
 
 GAMMA_GRID = log_grid(1e-8, 1)
@@ -113,12 +128,19 @@ class Params:
     Defaults are the estimator's own (``rmsc.RMSC()``), so the dashboard and
     the library can never disagree. ``weighting="view"`` is RMSC-WV.
     ``n_clusters=None`` means "the number of classes in the labels" (when they hold two
-    classes or more; otherwise the user must choose it).
+    classes or more; otherwise the user must choose it). ``beta_rel`` applies to
+    ``beta="auto"`` only; with an absolute β it is ignored (and stored as None).
     """
 
     lam: float = field(default_factory=lambda: _estimator_defaults()["lam"])
-    #: A number (the paper's absolute β) or "auto" (the estimator's relative default).
+    #: A number (the paper's absolute β) or "auto" (β = β_rel × the data's own scale).
     beta: float | str = field(default_factory=lambda: _estimator_defaults()["beta"])
+    #: β in units of the data's own scale when β is "auto" (``rmsc.RMSC(beta_rel=...)``):
+    #: a fraction of the β at which the consensus starts to empty, so it travels between
+    #: datasets. None is the estimator's default for the weighting (:func:`auto_beta_rel`);
+    #: that default, and any value while β is absolute (it plays no part then), are stored
+    #: as None, so that equal settings compare, hash and share equal.
+    beta_rel: float | None = None
     gamma: float = field(default_factory=lambda: _estimator_defaults()["gamma"])
     weighting: str = field(default_factory=lambda: _estimator_defaults()["weighting"])
     max_iter: int = field(default_factory=lambda: _estimator_defaults()["max_iter"])
@@ -144,6 +166,8 @@ class Params:
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"{name} must be a finite number >= 0; got {value!r}.")
             object.__setattr__(self, name, value)
+        if self.beta_rel is not None:
+            object.__setattr__(self, "beta_rel", _as_beta_rel(self.beta_rel))
         if self.lam <= 0:
             raise ValueError(
                 "lam must be positive: lam = 0 cuts every view off from the consensus. "
@@ -164,6 +188,9 @@ class Params:
             object.__setattr__(self, name, _as_int(name, getattr(self, name), lo))
         if self.n_clusters is not None:
             object.__setattr__(self, "n_clusters", _as_int("n_clusters", self.n_clusters, 2))
+        if self.beta != AUTO or (self.beta_rel is not None and math.isclose(
+                self.beta_rel, auto_beta_rel(self.weighting), rel_tol=1e-12)):
+            object.__setattr__(self, "beta_rel", None)
 
     # -- derived ---------------------------------------------------------------------------
 
@@ -179,9 +206,19 @@ class Params:
         return top_k, self.post in ("scale", "top_k+scale")
 
     @property
+    def resolved_beta_rel(self):
+        """The β_rel of the fit: ``beta_rel``, or the weighting's default when None; None
+        when β is absolute (β_rel plays no part)."""
+        if self.beta != AUTO:
+            return None
+        return self.beta_rel if self.beta_rel is not None else auto_beta_rel(self.weighting)
+
+    @property
     def beta_text(self):
-        """β in words: the number, or "auto" (the estimator sets it from the data)."""
-        return "auto" if self.beta == AUTO else f"{self.beta:g}"
+        """β in words: the number, or "auto (β_rel 0.25)" (the estimator sets β from the data)."""
+        if self.beta != AUTO:
+            return f"{self.beta:g}"
+        return f"auto (β_rel {self.resolved_beta_rel:g})"
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
@@ -205,6 +242,7 @@ class Params:
             "n_clusters": self.resolved_clusters(dataset),
             "lam": self.lam,
             "beta": self.beta,
+            "beta_rel": self.resolved_beta_rel,
             "gamma": self.gamma,
             "max_iter": self.max_iter,
             "tol": self.tol,
@@ -219,8 +257,8 @@ class Params:
     def key(self, dataset):
         """A small hashable cache key: dataset fingerprint plus every parameter."""
         return ("fit", dataset.fingerprint, self.resolved_clusters(dataset), self.lam,
-                self.beta, self.gamma, self.weighting, self.max_iter, self.tol,
-                *self.postprocessing, self.placement, self.seed)
+                self.beta, self.resolved_beta_rel, self.gamma, self.weighting, self.max_iter,
+                self.tol, *self.postprocessing, self.placement, self.seed)
 
     def summary(self):
         """Short text lines for the sidebar."""
@@ -259,10 +297,11 @@ class Params:
         problems : list of str
             One message per invalid entry, saying what was ignored.
         """
-        fields = {f.name: f for f in dataclasses.fields(cls)}
         params = cls()
+        accepted, raws = {}, {}
         problems = []
-        for name in fields:
+        for f in dataclasses.fields(cls):
+            name = f.name
             if name not in query:
                 continue
             raw = query[name]
@@ -270,8 +309,15 @@ class Params:
             try:
                 value = _parse_field(name, raw)
                 params = params.replace(**{name: value})
+                accepted[name], raws[name] = value, raw
             except ValueError as exc:
                 problems.append(f"Ignored {name}={raw!r} from the URL: {exc}")
+        # Built once from every accepted value: beta_rel's meaning depends on β and the
+        # weighting, whatever their order in the URL.
+        params = cls(**accepted)
+        if "beta_rel" in accepted and params.beta != AUTO:
+            problems.append(f"Ignored beta_rel={raws['beta_rel']!r} from the URL: β_rel applies "
+                            f"to β = auto only, and the URL sets β = {params.beta:g}.")
         return params, problems
 
 
@@ -283,6 +329,20 @@ def _as_int(name, value, lo):
     if not as_float.is_integer() or as_float < lo:
         raise ValueError(f"{name} must be an integer >= {lo}; got {value!r}.")
     return int(as_float)
+
+
+def _as_beta_rel(value):
+    """``value`` as a β_rel (a positive finite number), else a ValueError that says so."""
+    try:
+        rel = float(value)
+    except (TypeError, ValueError):
+        rel = math.nan
+    if not math.isfinite(rel) or rel <= 0:
+        raise ValueError(
+            f"beta_rel must be a positive number (β in units of the data's own scale, "
+            f"e.g. 0.25 or 0.5); got {value!r}."
+        )
+    return rel
 
 
 def _fmt(value):

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from dataclasses import dataclass
 
 import pandas as pd
 
-from ..rmsc import RMSC
 from ..selection import SUGGEST_BETA_RELS, SUGGEST_LAMS, Suggestion, suggest_parameters
 from .params import AUTO
 from .tables import scoring_labels
@@ -61,7 +59,8 @@ class SuggestionRun:
 
 
 def suggestion_settings(params, dataset):
-    """The fixed keyword arguments of a suggestion: every Solve setting but λ and β.
+    """The fixed keyword arguments of a suggestion: every Solve setting but λ and β
+    (``beta`` and ``beta_rel``).
 
     Returns
     -------
@@ -71,7 +70,7 @@ def suggestion_settings(params, dataset):
         when the number of clusters is not known.
     """
     est = params.estimator_params(dataset)
-    for name in ("lam", "beta"):
+    for name in ("lam", "beta", "beta_rel"):
         est.pop(name)
     return est
 
@@ -132,28 +131,16 @@ def run_suggestion(dataset, params, job=None, *, lams=SUGGEST_LAMS,
                          weighting=params.weighting, n_clusters=int(n_clusters), scores=scores)
 
 
-def auto_beta_rel(weighting):
-    """The ``beta_rel`` that β = "auto" uses for ``weighting`` (the estimator's own lookup
-    of :data:`rmsc.rmsc.BETA_REL`)."""
-    return float(RMSC(weighting=weighting)._beta_rel())
-
-
-def suggested_beta(suggestion, weighting):
-    """The β slider's value for a suggestion: "auto" when its ``beta_rel`` is the one "auto"
-    uses for this weighting (:func:`auto_beta_rel`; the slider has no other relative value),
-    else the absolute β it gave on these data (the same fit: "auto" fixes β once, from the
-    data, before the iterations)."""
-    rel = suggestion.params["beta_rel"]
-    if math.isclose(rel, auto_beta_rel(weighting), rel_tol=1e-12):
-        return AUTO
-    return float(suggestion.beta)
-
-
 def apply_suggestion(params, run):
-    """``params`` with λ and β of a :class:`SuggestionRun` (and its method), the rest kept."""
+    """``params`` with λ and β of a :class:`SuggestionRun` (and its method), the rest kept.
+
+    β becomes "auto" with the suggestion's ``beta_rel`` (in the data's own units), not the
+    absolute β it gave here: the same fit on these data ("auto" fixes β once, from the
+    data, before the iterations), and the setting a shared URL means on other data.
+    """
     s = run.suggestion
-    return params.replace(lam=float(s.params["lam"]), beta=suggested_beta(s, run.weighting),
-                          weighting=run.weighting)
+    return params.replace(lam=float(s.params["lam"]), beta=AUTO,
+                          beta_rel=float(s.params["beta_rel"]), weighting=run.weighting)
 
 
 def suggestion_table(suggestion):
