@@ -10,13 +10,19 @@ from distributed.diagnostics.plugin import WorkerPlugin
 log = logging.getLogger("rmsc.dashboard")
 
 
-class Niceness(WorkerPlugin):
-    """Sets the niceness of every worker process, the ones the nanny restarts included."""
+class WorkerSetup(WorkerPlugin):
+    """Sets up every worker process, the ones the nanny restarts included: its niceness,
+    and the reuse of its heap before any task thread starts
+    (:func:`rmsc.dashboard.sessions.reuse_heap`; the task thread then allocates from
+    glibc's main arena, which trims fully)."""
 
     def __init__(self, niceness):
         self.niceness = int(niceness)
 
     def setup(self, worker):
+        from .sessions import reuse_heap
+
+        reuse_heap()
         try:
             os.setpriority(os.PRIO_PROCESS, 0, self.niceness)
         except (AttributeError, OSError):  # not POSIX, or not allowed: run at the default

@@ -213,9 +213,9 @@ class Backend:
                     dashboard_address=":0", memory_limit=memory_limit,
                     silence_logs=logging.ERROR)
             self.client = Client(self.cluster, set_as_default=False)
-            from ._worker_setup import Niceness
+            from ._worker_setup import WorkerSetup
 
-            self.client.register_plugin(Niceness(WORKER_NICENESS), name="rmsc-niceness")
+            self.client.register_plugin(WorkerSetup(WORKER_NICENESS), name="rmsc-worker-setup")
         self._lock = threading.Lock()
         self._jobs = {}          # job id -> Job (unfinished)
         self._waiting = OrderedDict()  # job id -> None, submitted and not started, in order
