@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-import rmsc
+from rmsc import dashboard as dash
 
 pytestmark = pytest.mark.browser
 
@@ -283,7 +283,7 @@ def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page
     # the URL carries β_rel (the data's units; none at the default), not an absolute β
     search = page.evaluate("location.search")
     assert "beta=" not in search
-    assert ("beta_rel=" in search) == (float(rel) != rmsc.RMSC()._beta_rel())
+    assert ("beta_rel=" in search) == (float(rel) != dash.auto_beta_rel("sample"))
     assert f"beta_rel={rel}" in search or "beta_rel=" not in search
     assert page.locator("[data-testid=stSlider]", has_text="β_rel (β relative").count() == 1
     no_exception(page)

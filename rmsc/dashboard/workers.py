@@ -148,11 +148,7 @@ def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
     from ..memory import BUDGET_ENV, available_bytes
 
     job = WorkerJob(job_id, stop_name, cancel_name)
-    # Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_ set, which makes every large
-    # temporary array a fresh mmap (page faults): a Digit fit took 3.8-4.1 s on a worker
-    # against 2.5 s in-process. The heap is kept for reuse during the task and handed back
-    # to the OS after it (and while the server is idle, trim_everywhere).
-    reuse_heap()
+    reuse_heap()  # undoes what Dask's malloc setting costs a fit (see reuse_heap); on any cluster
     job.send("start", pid=os.getpid())
     job.check()
     # The memory guards of rmsc (rmsc.memory.check_dense_fits) refuse before allocating,
