@@ -1,0 +1,82 @@
+"""A Digit fit on a dashboard worker with and without the heap reuse, printed as a table.
+
+    python benchmarks/bench_worker_heap.py [--fits 3]
+
+"Dask's setting": a plain ``distributed.LocalCluster`` worker (its nanny sets
+``MALLOC_TRIM_THRESHOLD_``) with the dashboard's per-task ``reuse_heap`` turned off there;
+"reuse_heap": the dashboard's own LocalCluster (``rmsc.dashboard.workers.Backend``). Each
+runs the same default Solve fits one after another on one worker, then releases the data
+and trims; resident memory is read on the worker. Both sides in one run.
+"""
+
+import argparse
+import time
+
+
+def _rss_mb():
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def _no_reuse():
+    import rmsc.dashboard.workers as w
+
+    w.reuse_heap = lambda: False
+
+
+def _measure(backend, data, fits):
+    from rmsc import dashboard as dash
+
+    backend.client.run(lambda: __import__("rmsc.dashboard.workers"))
+    times, peak = [], 0.0
+    for k in range(fits):
+        job = dash.Job(("heap", k), dash.Remote(dash.fit_rmsc, data, dash.Params(seed=k)),
+                       label="fit", backend=backend).start()
+        job.wait(600)
+        times.append(job.result.fit_time)
+        peak = max(peak, *backend.client.run(_rss_mb).values())
+    backend.release_data()
+    time.sleep(3)
+    backend.trim_workers()
+    after = max(backend.client.run(_rss_mb).values())
+    return times, peak, after
+
+
+def main():
+    from distributed import LocalCluster
+
+    from rmsc.dashboard import workers
+    from rmsc.datasets import load_bundled
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fits", type=int, default=3)
+    args = ap.parse_args()
+    data = load_bundled("Digit")
+    data.fingerprint
+    rows = []
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        b = workers.Backend(address=cluster.scheduler_address)
+        try:
+            b.client.run(_no_reuse)
+            rows.append(("Dask's setting", *_measure(b, data, args.fits)))
+        finally:
+            b.close()
+    b = workers.Backend(n_workers=1)
+    try:
+        rows.append(("reuse_heap", *_measure(b, data, args.fits)))
+    finally:
+        b.close()
+    from rmsc.dashboard.sessions import HEAP_MMAP_THRESHOLD
+
+    print(f"Digit, default Solve fit, {args.fits} fits on one worker (reuse_heap's mmap "
+          f"threshold {HEAP_MMAP_THRESHOLD / 2**20:g} MiB)\n")
+    print("| worker | fit s (each) | worker MB after the fits (max) | MB after release and trim |")
+    print("|---|---|---:|---:|")
+    for name, times, peak, after in rows:
+        print(f"| {name} | {', '.join(f'{t:.2f}' for t in times)} | {peak:.0f} | {after:.0f} |")
+
+
+if __name__ == "__main__":
+    main()
