@@ -1,6 +1,6 @@
 """A Digit fit on a dashboard worker with and without the heap reuse, printed as a table.
 
-    python benchmarks/bench_worker_heap.py [--fits 3]
+    python benchmarks/bench_worker_heap.py [--fits 3] [--threshold-mib 8 32]
 
 "Dask's setting": a plain ``distributed.LocalCluster`` worker (its nanny sets
 ``MALLOC_TRIM_THRESHOLD_``) with the dashboard's per-task ``reuse_heap`` turned off there;
@@ -23,6 +23,12 @@ def _no_reuse():
     import rmsc.dashboard.workers as w
 
     w.reuse_heap = lambda: False
+
+
+def _set_threshold(mib):
+    import rmsc.dashboard.sessions as s
+
+    s.HEAP_MMAP_THRESHOLD = int(mib * 2**20)  # reuse_heap at the start of every task reads it
 
 
 def _measure(backend, data, fits):
@@ -51,6 +57,8 @@ def main():
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fits", type=int, default=3)
+    ap.add_argument("--threshold-mib", type=float, nargs="+", default=None,
+                    help="reuse_heap's mmap threshold(s) to compare (default: the shipped one)")
     args = ap.parse_args()
     data = load_bundled("Digit")
     data.fingerprint
@@ -63,15 +71,16 @@ def main():
             rows.append(("Dask's setting", *_measure(b, data, args.fits)))
         finally:
             b.close()
-    b = workers.Backend(n_workers=1)
-    try:
-        rows.append(("reuse_heap", *_measure(b, data, args.fits)))
-    finally:
-        b.close()
     from rmsc.dashboard.sessions import HEAP_MMAP_THRESHOLD
 
-    print(f"Digit, default Solve fit, {args.fits} fits on one worker (reuse_heap's mmap "
-          f"threshold {HEAP_MMAP_THRESHOLD / 2**20:g} MiB)\n")
+    for mib in args.threshold_mib or [HEAP_MMAP_THRESHOLD / 2**20]:
+        b = workers.Backend(n_workers=1)  # a fresh worker for each threshold
+        try:
+            b.client.run(_set_threshold, mib)
+            rows.append((f"reuse_heap, {mib:g} MiB", *_measure(b, data, args.fits)))
+        finally:
+            b.close()
+    print(f"Digit, default Solve fit, {args.fits} fits on one worker\n")
     print("| worker | fit s (each) | worker MB after the fits (max) | MB after release and trim |")
     print("|---|---|---:|---:|")
     for name, times, peak, after in rows:

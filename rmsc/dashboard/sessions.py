@@ -153,7 +153,7 @@ def _glibc():
 #: Measured on a worker fitting Digit (``python benchmarks/bench_worker_heap.py``): 8 MiB
 #: gives the whole speed-up (2.5 s a fit, against 3.4-3.7 s with Dask's setting) at about
 #: the memory of Dask's setting (~290 MB after the fits, ~240 MB after a trim); 32 MiB was
-#: as fast but held ~130 MB more.
+#: as fast but held ~70 MB more (``--threshold-mib 8 32``).
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX = -1, -3, -8
 HEAP_MMAP_THRESHOLD = 8 * 2**20
 
