@@ -41,7 +41,7 @@ methods = c1.multiselect("methods", methods_all,
 seed = c2.number_input("seed", 0, 2**31 - 1, ss.params.seed, key="w_cmp_seed")
 use_solve = st.checkbox(
     f"use the Solve page's parameters for {ss.params.method} "
-    f"(λ = {ss.params.lam:g}, β = {ss.params.beta_text}, γ = {ss.params.gamma:g})",
+    f"(λ = {ss.params.resolved_lam:g}, β = {ss.params.beta_text}, γ = {ss.params.gamma:g})",
     value=True, key="w_cmp_use_solve",
     help="Otherwise every method runs with its registry defaults.")
 with st.expander("method descriptions"):

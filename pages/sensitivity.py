@@ -40,7 +40,7 @@ with tab_grid:
     beta_max = getattr(out, "beta_max", None) if p.method == method else None
     beta = p.beta if p.method == method else dash.method_default_beta(
         "view" if method == "RMSC-WV" else "sample")
-    default_lams, default_betas = dash.sensitivity_axes(p.lam, beta_max, beta)
+    default_lams, default_betas = dash.sensitivity_axes(p.resolved_lam, beta_max, beta)
     basis = (data.fingerprint, method, default_lams, default_betas)
     if ss.get("_sens_basis") != basis:  # new data or parameters: the selection starts again
         ss._sens_basis = basis
@@ -54,7 +54,7 @@ with tab_grid:
         fr = dash.SENSITIVITY_BETA_FRACTIONS
         fitted = getattr(out, "beta", None)  # the absolute β of Solve's fit (None if failed)
         c2.caption(f"Default: from β_max/{1 / fr[0]:g} to β_max/{1 / fr[-1]:g}; Z* is empty "
-                   f"from β_max ≈ {beta_max:.3g} on (these data, λ = {p.lam:g})."
+                   f"from β_max ≈ {beta_max:.3g} on (these data, λ = {p.resolved_lam:g})."
                    + (f" Solve's β = {p.beta_text} is β = {fitted:.3g} here."
                       if p.beta == dash.AUTO and fitted is not None else ""))
     else:

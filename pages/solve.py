@@ -51,14 +51,19 @@ def _apply():
 
 
 def _weighting_changed():
-    # The useful beta is much smaller with one weight per view: use the registry's default.
+    # RMSC and RMSC-WV have their own defaults: β from the registry, and λ follows the
+    # weighting unless the user had moved it away from the old weighting's default.
+    lam_was_default = ss.params.lam is None
     _apply()
     try:
-        ss.params = ss.params.replace(beta=dash.method_default_beta(ss.w_weighting))
+        changes = {"beta": dash.method_default_beta(ss.w_weighting)}
+        if lam_was_default:
+            changes["lam"] = None
+        ss.params = ss.params.replace(**changes)
     except ValueError as exc:
         ss.param_error = str(exc)
-    for key in ("w_beta", "w_beta_rel"):
-        ss.pop(key, None)  # the β sliders start again from the new values
+    for key in ("w_lam", "w_beta", "w_beta_rel"):
+        ss.pop(key, None)  # the sliders start again from the new values
 
 
 def _reset():
@@ -97,8 +102,8 @@ p = ss.params
 left, right = st.columns([1, 2], gap="large")
 with left:
     st.markdown("**Parameters**")
-    st.select_slider("λ (coupling to the consensus)", dash.options_with(dash.LAM_GRID, p.lam),
-                     value=p.lam, key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
+    st.select_slider("λ (coupling to the consensus)", dash.options_with(dash.LAM_GRID, p.resolved_lam),
+                     value=p.resolved_lam, key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
     st.select_slider("β (sparsity of Z*)", dash.beta_options(p.beta), value=p.beta, key="w_beta",
                      on_change=_apply, format_func=dash.format_beta)
     if p.beta == dash.AUTO:  # an absolute β has no relative part

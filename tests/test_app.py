@@ -130,7 +130,7 @@ def test_opens_on_digit_with_the_estimators_defaults():
         side = sidebar_text(at)
         assert "2,000" in side and "6 (PIX" in side and "classes**: 10" in side
         defaults = rmsc.RMSC().get_params()
-        assert f"λ = {defaults['lam']:g}, β = {defaults['beta']}" in side  # β = auto
+        assert f"λ = {rmsc.rmsc.LAM['sample']:g}, β = {defaults['beta']}" in side  # β = auto
         # the default fit starts by itself, in the background
         job = at.session_state["slots"]["fit"].latest
         assert job is not None and job.key == dash.Params().key(datasets.load_bundled("Digit"))
@@ -150,7 +150,7 @@ def test_legacy_a_page_run_on_its_own_draws_the_frame():
         no_trouble(at)
         assert at.title[0].value.lower() == page
         assert "Subspaces" in sidebar_text(at) and \
-            f"λ = {rmsc.RMSC().lam:g}, β = auto" in sidebar_text(at)
+            f"λ = {rmsc.rmsc.LAM['sample']:g}, β = auto" in sidebar_text(at)
         at.run()
         no_trouble(at)
         assert "Subspaces" in sidebar_text(at)
@@ -349,9 +349,22 @@ def test_switching_to_rmsc_wv_uses_its_registry_beta(fitted_app):
     at.radio(key="w_weighting").set_value("view").run()
     p = at.session_state["params"]
     assert p.weighting == "view" and p.beta == rmsc.get_method("RMSC-WV").beta
+    # λ was at RMSC's default, so it follows to RMSC-WV's own (the slider too)
+    assert p.lam is None and p.resolved_lam == rmsc.rmsc.LAM["view"] != rmsc.rmsc.LAM["sample"]
+    assert at.select_slider(key="w_lam").value == rmsc.rmsc.LAM["view"]
     wait_fit(at)
     no_trouble(at)
-    assert "RMSC-WV" in sidebar_text(at)
+    assert f"RMSC-WV: λ = {rmsc.rmsc.LAM['view']:g}" in sidebar_text(at)
+    assert at.session_state["slots"]["fit"].latest.result.model.lam_ == rmsc.rmsc.LAM["view"]
+
+
+def test_a_lambda_the_user_chose_stays_when_the_weighting_changes(fitted_app):
+    at = fitted_app
+    at.select_slider(key="w_lam").set_value(0.5).run()
+    at.radio(key="w_weighting").set_value("view").run()
+    p = at.session_state["params"]
+    assert p.weighting == "view" and p.lam == 0.5
+    assert at.select_slider(key="w_lam").value == 0.5
 
 
 def test_too_large_beta_explains_itself_on_every_page(fitted_app):
@@ -782,7 +795,7 @@ def test_suggest_then_apply_moves_the_sliders_and_fits_the_suggestion(fitted_app
     p = at.session_state["params"]
     assert p == dash.apply_suggestion(before, run)
     # β = auto with the suggested β_rel (not the absolute β it gave on these data)
-    assert p.lam == chosen["lam"] and p.beta == dash.AUTO
+    assert p.resolved_lam == chosen["lam"] and p.beta == dash.AUTO
     assert p.resolved_beta_rel == chosen["beta_rel"] == run.suggestion.params["beta_rel"]
     assert at.select_slider(key="w_lam").value == chosen["lam"]
     assert at.select_slider(key="w_beta").value == dash.AUTO

@@ -42,7 +42,7 @@ def test_log_grid_holds_the_defaults_in_order_and_in_range():
 
 def test_slider_grids_contain_the_estimators_defaults():
     defaults = rmsc.RMSC().get_params()
-    assert defaults["lam"] in dash.LAM_GRID
+    assert all(lam in dash.LAM_GRID for lam in rmsc.rmsc.LAM.values())
     # beta's default is relative ("auto"): the slider's first option, before absolute values.
     assert defaults["beta"] == dash.AUTO == dash.beta_options(defaults["beta"])[0]
     assert dash.beta_options(defaults["beta"])[1:] == dash.BETA_GRID
@@ -72,6 +72,24 @@ def test_params_defaults_are_the_estimators():
     assert dash.Params.from_query({"beta": "auto"})[0].beta == dash.AUTO
     assert dash.Params(beta=0.3).replace(beta="auto").beta_text == (
         f"auto (β_rel {rmsc.RMSC()._beta_rel():g})")
+
+
+def test_lambda_follows_the_weighting_until_the_user_sets_it(small):
+    LAM = rmsc.rmsc.LAM
+    p = dash.Params()
+    assert p.lam is None and p.resolved_lam == LAM["sample"]
+    wv = p.replace(weighting="view")
+    assert wv.lam is None and wv.resolved_lam == LAM["view"]
+    assert wv.estimator_params(small)["lam"] == LAM["view"]
+    assert wv.key(small) != p.replace(weighting="view", lam=LAM["sample"]).key(small)
+    # a weighting's default is stored as None: equal settings compare and share equal
+    assert dash.Params(weighting="view", lam=LAM["view"]) == wv
+    assert dash.Params(lam=LAM["sample"]) == p and p.to_query() == {}
+    chosen = dash.Params(weighting="view", lam=LAM["sample"])
+    assert chosen.lam == LAM["sample"] and chosen.to_query()["lam"] == f"{LAM['sample']:g}"
+    back, problems = dash.Params.from_query({"weighting": "view", "lam": f"{LAM['view']:g}"})
+    assert back == wv and not problems
+    assert f"λ = {LAM['view']:g}" in wv.summary()[0]
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -247,7 +265,7 @@ def test_beta_rel_grid_holds_the_defaults_and_the_suggested_values():
 def test_query_with_bad_values_keeps_defaults_and_says_so():
     p, problems = dash.Params.from_query({"lam": "-3", "beta": "x", "gamma": "0.01",
                                           "weighting": ["sample", "view"], "junk": "1"})
-    assert p.lam == dash.Params().lam and p.beta == dash.Params().beta
+    assert p.lam is None and p.beta == dash.Params().beta
     assert p.gamma == 0.01 and p.weighting == "view"
     assert len(problems) == 2
     assert any("lam" in m for m in problems) and any("beta" in m for m in problems)

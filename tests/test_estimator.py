@@ -176,10 +176,24 @@ def test_advice_never_names_the_failed_beta():
     assert "at beta=1.25, 26% of the samples start with an empty column" in text
 
 
+def test_lambda_defaults_to_the_weightings_own(subspaces):
+    views, y = subspaces
+    LAM = rmsc.rmsc.LAM
+    assert LAM["view"] != LAM["sample"]
+    wv = rmsc.get_method("RMSC-WV", n_clusters=3, random_state=0).fit(views)
+    assert wv.lam is None and wv.lam_ == LAM["view"]
+    # None is used, not only reported: the same fit as the explicit value, not as the other
+    same = RMSC(3, weighting="view", lam=LAM["view"], random_state=0).fit(views)
+    other = RMSC(3, weighting="view", lam=LAM["sample"], random_state=0).fit(views)
+    assert np.array_equal(wv.objective_, same.objective_)
+    assert not np.allclose(wv.objective_[-1], other.objective_[-1])
+    assert RMSC(3, weighting="view", lam=0.5, random_state=0).fit(views).lam_ == 0.5
+
+
 def test_beta_auto_reports_absolute_and_relative(subspaces):
     views, y = subspaces
     m = RMSC(3, random_state=0).fit(views)
-    assert m.beta == "auto" and m.lam_ == rmsc.rmsc.LAM
+    assert m.beta == "auto" and m.lam is None and m.lam_ == rmsc.rmsc.LAM["sample"]
     assert m.beta_rel_ == pytest.approx(rmsc.rmsc.BETA_REL["sample"])
     assert m.beta_scale_ == pytest.approx(np.quantile(m.column_betas_, rmsc.rmsc.BETA_QUANTILE))
     assert m.beta_ == pytest.approx(m.beta_rel_ * m.beta_scale_)

@@ -92,6 +92,7 @@ from .params import (  # noqa: F401
     OutlierSpec,
     Params,
     auto_beta_rel,
+    auto_lam,
     beta_options,
     format_beta,
     log_grid,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..methods import get_method
 from ..placement import PLACEMENTS
-from ..rmsc import RMSC, WEIGHTINGS
+from ..rmsc import RMSC, WEIGHTINGS, default_lam
 from ..selection import SUGGEST_BETA_RELS
 from .tables import labels_problem
 
@@ -41,6 +41,12 @@ LAM_GRID = log_grid(1e-3, 100)
 
 
 BETA_GRID = log_grid(1e-4, 10)
+
+
+def auto_lam(weighting):
+    """The λ the estimator uses for ``weighting`` when none is given
+    (:func:`rmsc.rmsc.default_lam`)."""
+    return float(default_lam(weighting))
 
 
 def auto_beta_rel(weighting):
@@ -132,7 +138,10 @@ class Params:
     ``beta="auto"`` only; with an absolute β it is ignored (and stored as None).
     """
 
-    lam: float = field(default_factory=lambda: _estimator_defaults()["lam"])
+    #: λ; None is the estimator's default for the weighting (:func:`auto_lam`: RMSC and
+    #: RMSC-WV differ), and that default is stored as None, so that it follows the
+    #: weighting and equal settings compare, hash and share equal.
+    lam: float | None = field(default_factory=lambda: _estimator_defaults()["lam"])
     #: A number (the paper's absolute β) or "auto" (β = β_rel × the data's own scale).
     beta: float | str = field(default_factory=lambda: _estimator_defaults()["beta"])
     #: β in units of the data's own scale when β is "auto" (``rmsc.RMSC(beta_rel=...)``):
@@ -156,6 +165,8 @@ class Params:
     def __post_init__(self):
         for name in ("lam", "beta", "gamma", "tol"):
             value = getattr(self, name)
+            if name == "lam" and value is None:
+                continue
             if name == "beta" and isinstance(value, str) and value.strip().lower() == AUTO:
                 object.__setattr__(self, name, AUTO)
                 continue
@@ -168,7 +179,7 @@ class Params:
             object.__setattr__(self, name, value)
         if self.beta_rel is not None:
             object.__setattr__(self, "beta_rel", _as_beta_rel(self.beta_rel))
-        if self.lam <= 0:
+        if self.lam is not None and self.lam <= 0:
             raise ValueError(
                 "lam must be positive: lam = 0 cuts every view off from the consensus. "
                 "Typical values are 0.1 to 10."
@@ -188,6 +199,9 @@ class Params:
             object.__setattr__(self, name, _as_int(name, getattr(self, name), lo))
         if self.n_clusters is not None:
             object.__setattr__(self, "n_clusters", _as_int("n_clusters", self.n_clusters, 2))
+        if self.lam is not None and math.isclose(self.lam, auto_lam(self.weighting),
+                                                 rel_tol=1e-12):
+            object.__setattr__(self, "lam", None)
         if self.beta != AUTO or (self.beta_rel is not None and math.isclose(
                 self.beta_rel, auto_beta_rel(self.weighting), rel_tol=1e-12)):
             object.__setattr__(self, "beta_rel", None)
@@ -204,6 +218,11 @@ class Params:
         """``(top_k, scale_columns)`` for the estimator."""
         top_k = self.top_k if self.post.startswith("top_k") else None
         return top_k, self.post in ("scale", "top_k+scale")
+
+    @property
+    def resolved_lam(self):
+        """The λ of the fit: ``lam``, or the weighting's default when None."""
+        return self.lam if self.lam is not None else auto_lam(self.weighting)
 
     @property
     def resolved_beta_rel(self):
@@ -240,7 +259,7 @@ class Params:
         top_k, scale = self.postprocessing
         return {
             "n_clusters": self.resolved_clusters(dataset),
-            "lam": self.lam,
+            "lam": self.resolved_lam,
             "beta": self.beta,
             "beta_rel": self.resolved_beta_rel,
             "gamma": self.gamma,
@@ -256,7 +275,7 @@ class Params:
 
     def key(self, dataset):
         """A small hashable cache key: dataset fingerprint plus every parameter."""
-        return ("fit", dataset.fingerprint, self.resolved_clusters(dataset), self.lam,
+        return ("fit", dataset.fingerprint, self.resolved_clusters(dataset), self.resolved_lam,
                 self.beta, self.resolved_beta_rel, self.gamma, self.weighting, self.max_iter,
                 self.tol, *self.postprocessing, self.placement, self.seed)
 
@@ -265,7 +284,7 @@ class Params:
         post = self.post if not self.post.startswith("top_k") else self.post.replace(
             "top_k", f"top-{self.top_k}")
         return [
-            f"{self.method}: λ = {self.lam:g}, β = {self.beta_text}, γ = {self.gamma:g}",
+            f"{self.method}: λ = {self.resolved_lam:g}, β = {self.beta_text}, γ = {self.gamma:g}",
             f"max {self.max_iter} iterations, tol {self.tol:g}, seed {self.seed}",
             f"affinity post-processing: {post}"
             + ("" if self.placement else "; no placement of isolated samples"),
