@@ -136,3 +136,13 @@ def check_positive_int(name, value):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be a positive integer; got {value!r}.")
     return int(value)
+
+
+def check_fraction(name, value):
+    """Raise unless ``value`` is a real number in (0, 1]; return it as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= 1:
+        raise ValueError(
+            f"{name} must be a number in (0, 1] (a share of the whole, 1 = all), or None to "
+            f"turn it off; got {value!r}."
+        )
+    return float(value)

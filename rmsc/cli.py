@@ -84,7 +84,7 @@ def cmd_fit(args, out, err):
             )
         n_clusters = len(set(data.labels.tolist()))
     params = {"n_clusters": n_clusters, "random_state": args.seed}
-    for name in ("lam", "beta", "gamma", "max_iter", "top_k"):
+    for name in ("lam", "beta", "gamma", "max_iter", "keep_mass", "top_k"):
         value = getattr(args, name)
         if value is not None:
             params[name] = value
@@ -328,6 +328,10 @@ def build_parser():
     f.add_argument("--beta", type=float, help="beta; default: the method's own")
     f.add_argument("--gamma", type=float, help="gamma (RMSC); default 1e-5 as in the paper")
     f.add_argument("--max-iter", type=int)
+    f.add_argument("--keep-mass", type=float, metavar="RHO",
+                   help="affinity post-processing (Elhamifar & Vidal's rho, in (0, 1]): keep the "
+                        "largest coefficients of each column until they hold this share of its "
+                        "l1 norm")
     f.add_argument("--top-k", type=int, help="affinity post-processing: keep k largest per column")
     f.add_argument("--scale-columns", action="store_true",
                    help="affinity post-processing: scale columns by their maximum")

@@ -291,11 +291,11 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
 """)
 
     def __init__(self, n_clusters=8, *, lam=0.01, beta="auto", normalize=True, max_iter=200,
-                 tol=1e-4, outer_iter=10, outer_tol=1e-4, top_k=None, scale_columns=False,
-                 n_init=N_KMEANS_RUNS, random_state=None):
+                 tol=1e-4, outer_iter=10, outer_tol=1e-4, keep_mass=None, top_k=None,
+                 scale_columns=False, n_init=N_KMEANS_RUNS, random_state=None):
         super().__init__(n_clusters, beta=beta, normalize=normalize, max_iter=max_iter, tol=tol,
-                         top_k=top_k, scale_columns=scale_columns, n_init=n_init,
-                         random_state=random_state)
+                         keep_mass=keep_mass, top_k=top_k, scale_columns=scale_columns,
+                         n_init=n_init, random_state=random_state)
         self.lam = lam
         self.outer_iter = outer_iter
         self.outer_tol = outer_tol

@@ -16,6 +16,7 @@ from . import solver
 from .backends import BACKENDS, get_runner, one_thread_per_call
 from .memory import check_dense_fits
 from ._validation import (
+    check_fraction,
     check_n_clusters,
     check_nonnegative,
     check_positive_int,
@@ -123,6 +124,12 @@ class RMSC(ClusterMixin, BaseEstimator):
     normalize : bool, default=True
         Scale every sample to unit L2 norm within each view (the paper's
         preprocessing). All-zero samples stay zero, with a warning.
+    keep_mass : float in (0, 1] or None, default=None
+        Affinity post-processing (Elhamifar & Vidal's rho, applied before
+        ``top_k``): keep the largest coefficients of each column of Z* until
+        their absolute sum reaches this share of the column's l1 norm (see
+        :func:`rmsc.spectral.affinity_from_coefficients`). None (or 1) keeps
+        all, the paper's affinity.
     top_k : int or None, default=None
         Affinity post-processing (SSC's): keep the ``top_k`` largest
         coefficients of each column of Z*. None is the paper's affinity.
@@ -246,6 +253,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         max_iter=solver.MAX_ITER,
         tol=solver.TOL,
         normalize=True,
+        keep_mass=None,
         top_k=None,
         scale_columns=SCALE_COLUMNS,
         placement="neighbors",
@@ -264,6 +272,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.normalize = normalize
+        self.keep_mass = keep_mass
         self.top_k = top_k
         self.scale_columns = scale_columns
         self.placement = placement
@@ -297,6 +306,8 @@ class RMSC(ClusterMixin, BaseEstimator):
             raise ValueError(
                 f"weighting must be 'sample' (RMSC) or 'view' (RMSC-WV); got {self.weighting!r}."
             )
+        if self.keep_mass is not None:
+            check_fraction("keep_mass", self.keep_mass)
         if self.top_k is not None:
             check_positive_int("top_k", self.top_k)
         if self.placement not in PLACEMENTS:
@@ -365,7 +376,8 @@ class RMSC(ClusterMixin, BaseEstimator):
 
         t0 = time.perf_counter()
         self.affinity_matrix_ = affinity_from_coefficients(
-            self.consensus_, top_k=self.top_k, scale_columns=self.scale_columns
+            self.consensus_, keep_mass=self.keep_mass, top_k=self.top_k,
+            scale_columns=self.scale_columns,
         )
         isolated = int(np.count_nonzero(self.affinity_matrix_.getnnz(axis=1) == 0))
         if isolated > n // 2:

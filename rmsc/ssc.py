@@ -42,7 +42,13 @@ from sklearn.utils import check_random_state
 
 from . import solver
 from .backends import LocalBlocks, one_thread_per_call
-from ._validation import check_n_clusters, check_nonnegative, check_positive_int, check_views
+from ._validation import (
+    check_fraction,
+    check_n_clusters,
+    check_nonnegative,
+    check_positive_int,
+    check_views,
+)
 from .preprocessing import normalize_l2
 from .spectral import (
     N_KMEANS_RUNS,
@@ -287,12 +293,14 @@ class _SSCParams:
     """Parameters and checks shared by the SSC estimators."""
 
     def __init__(self, n_clusters=8, *, beta="auto", normalize=True, max_iter=200, tol=1e-4,
-                 top_k=None, scale_columns=False, n_init=N_KMEANS_RUNS, random_state=None):
+                 keep_mass=None, top_k=None, scale_columns=False, n_init=N_KMEANS_RUNS,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.beta = beta
         self.normalize = normalize
         self.max_iter = max_iter
         self.tol = tol
+        self.keep_mass = keep_mass
         self.top_k = top_k
         self.scale_columns = scale_columns
         self.n_init = n_init
@@ -320,6 +328,8 @@ class _SSCParams:
         check_positive_int("max_iter", self.max_iter)
         check_positive_int("n_init", self.n_init)
         check_nonnegative("tol", self.tol)
+        if self.keep_mass is not None:
+            check_fraction("keep_mass", self.keep_mass)
         if self.top_k is not None:
             check_positive_int("top_k", self.top_k)
         if self.normalize:
@@ -340,7 +350,8 @@ class _SSCParams:
         return C.tocsr(), info
 
     def _affinity(self, C):
-        return affinity_from_coefficients(C, top_k=self.top_k, scale_columns=self.scale_columns)
+        return affinity_from_coefficients(C, keep_mass=self.keep_mass, top_k=self.top_k,
+                                          scale_columns=self.scale_columns)
 
 
 _SSC_PARAMS_DOC = """
@@ -355,10 +366,14 @@ _SSC_PARAMS_DOC = """
         ADMM iterations at most.
     tol : float, default=1e-4
         ADMM stopping tolerance (relative primal and dual residuals).
+    keep_mass : float in (0, 1] or None, default=None
+        Elhamifar & Vidal's rho (their code's ``thrC``; not the ADMM penalty
+        ``rho`` of :func:`ssc_admm`): per column keep the largest coefficients
+        until their absolute sum reaches this share of the column's l1 norm.
     top_k : int or None, default=None
     scale_columns : bool, default=False
-        Affinity post-processing, see
-        :func:`rmsc.spectral.affinity_from_coefficients`.
+        Affinity post-processing (keep_mass, then top_k, then scale_columns),
+        see :func:`rmsc.spectral.affinity_from_coefficients`.
     n_init : int, default=20
         k-means restarts (the paper's protocol).
     random_state : int, RandomState instance or None
@@ -435,11 +450,11 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
     )
 
     def __init__(self, n_clusters=8, *, beta="auto", normalize=True, max_iter=200, tol=1e-4,
-                 top_k=None, scale_columns=False, n_init=N_KMEANS_RUNS, random_state=None,
-                 view=None):
+                 keep_mass=None, top_k=None, scale_columns=False, n_init=N_KMEANS_RUNS,
+                 random_state=None, view=None):
         super().__init__(n_clusters, beta=beta, normalize=normalize, max_iter=max_iter, tol=tol,
-                         top_k=top_k, scale_columns=scale_columns, n_init=n_init,
-                         random_state=random_state)
+                         keep_mass=keep_mass, top_k=top_k, scale_columns=scale_columns,
+                         n_init=n_init, random_state=random_state)
         self.view = view
 
     @one_thread_per_call

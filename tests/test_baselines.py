@@ -325,6 +325,19 @@ def test_dimsc_zero_diversity_is_per_view_ssc_and_objective_decreases():
     assert rmsc.evaluate(y, est.labels_)["acc"] >= 0.95
 
 
+def test_dimsc_keep_mass_thresholds_every_view_before_averaging():
+    from rmsc.spectral import affinity_from_coefficients
+
+    views, _ = union_of_subspaces(seed=1)
+    est = DiMSC(3, lam=50.0, beta=0.01, outer_iter=2, keep_mass=0.6, random_state=0).fit(views)
+    S = sum(affinity_from_coefficients(Z, keep_mass=0.6) for Z in est.view_coefs_) / 2
+    np.testing.assert_allclose(est.affinity_matrix_.toarray(), S.toarray(), rtol=1e-15, atol=0)
+    plain = sum(affinity_from_coefficients(Z) for Z in est.view_coefs_) / 2
+    assert est.affinity_matrix_.nnz < plain.nnz
+    with pytest.raises(ValueError, match=r"keep_mass must be a number in \(0, 1\]"):
+        DiMSC(2, keep_mass=0.0).fit([np.eye(4), np.eye(4)])
+
+
 # ---------------------------------------------------------------------------
 # Conventions and registry
 # ---------------------------------------------------------------------------

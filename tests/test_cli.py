@@ -36,6 +36,16 @@ def test_fit_bundled_by_name_and_files_with_clear_errors(tmp_path):
     assert code == 2 and "missing.mat" in err and "Traceback" not in err
 
 
+def test_fit_passes_keep_mass_to_the_methods_that_take_it():
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--keep-mass", "0.7")
+    assert code == 0, err
+    assert "keep_mass=0.7," in out and "ACC" in out
+    code, _, err = run("fit", "--data", "Subspaces", "--keep-mass", "1.5", "--quiet")
+    assert code == 2 and "keep_mass must be a number in (0, 1]" in err and "Traceback" not in err
+    code, _, err = run("fit", "--data", "Subspaces", "--method", "SC-BSV", "--keep-mass", "0.7")
+    assert code == 2 and "does not take --keep-mass" in err
+
+
 @pytest.mark.slow
 def test_fit_digit_prints_scores_and_progress():
     code, out, err = run("fit", "--max-iter", "5")

@@ -35,6 +35,27 @@ def test_recovers_union_of_subspaces(subspaces):
                        (abs(p.consensus_) + abs(p.consensus_.T)).toarray() / 2)
 
 
+def test_keep_mass_thresholds_the_consensus_before_the_affinity(subspaces):
+    from rmsc.spectral import affinity_from_coefficients
+
+    views, _ = subspaces
+    plain = RMSC(3, lam=1.0, beta=0.02, random_state=0).fit(views)
+    m = RMSC(3, lam=1.0, beta=0.02, keep_mass=0.7, random_state=0).fit(views)
+    # The solve is the same; only the affinity built from Z* changes, as the function says
+    # (after keep_mass, the default colmax scaling).
+    assert (m.consensus_ != plain.consensus_).nnz == 0
+    want = affinity_from_coefficients(m.consensus_, keep_mass=0.7, scale_columns=True)
+    assert sp.issparse(m.affinity_matrix_)
+    assert np.array_equal(m.affinity_matrix_.toarray(), want.toarray())
+    assert m.affinity_matrix_.nnz < plain.affinity_matrix_.nnz
+    # RMSC-WV (the registry's RMSC with weighting="view") takes it the same way.
+    wv = rmsc.get_method("RMSC-WV", n_clusters=3, lam=1.0, beta=0.002, keep_mass=0.5,
+                         scale_columns=False, random_state=0).fit(views)
+    assert wv.keep_mass == 0.5 and wv.weighting == "view"
+    assert np.array_equal(wv.affinity_matrix_.toarray(),
+                          affinity_from_coefficients(wv.consensus_, keep_mass=0.5).toarray())
+
+
 def test_view_weighting_gives_one_weight_per_view(subspaces):
     views, y = subspaces
     m = RMSC(3, lam=1.0, beta=0.002, weighting="view", random_state=0).fit(views)
@@ -109,6 +130,8 @@ def test_normalisation_is_the_papers_and_warns_on_zero_samples(subspaces):
         ([np.eye(4)], {"n_clusters": 2, "gamma": -1}, "gamma must be"),
         ([np.ones((6, 2))], {"n_clusters": 2, "lam": 0}, "singular"),
         ([np.eye(4)], {"n_clusters": 2, "weighting": "both"}, "weighting must be"),
+        ([np.eye(4)], {"n_clusters": 2, "keep_mass": 0}, r"keep_mass must be .* \(0, 1\]"),
+        ([np.eye(4)], {"n_clusters": 2, "keep_mass": 1.5}, r"keep_mass must be .* \(0, 1\]"),
         (np.eye(4), {"n_clusters": 2}, "not a single array"),
         ([np.array([["a", "b"], ["c", "d"]])], {"n_clusters": 2}, "not numeric"),
     ],

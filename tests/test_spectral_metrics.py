@@ -82,6 +82,123 @@ def test_affinity_paper_form_and_postprocessing():
         assert np.allclose(Ss.toarray(), affinity_from_coefficients(Z, **kw))
 
 
+def test_keep_mass_hand_worked_columns():
+    # Column 0, |c| = [0.5, 0.3, 0.1, 0.1] in rows 1-4 (l1 norm 1.0). With keep_mass=0.7 the
+    # running sums, largest first, are 0.5 (< 0.7), then 0.8 (>= 0.7): the 0.5 and the -0.3
+    # are kept (the 0.3 crosses 0.7 and is kept with it) and both 0.1s are dropped.
+    # Column 2, |c| = [0.5, 0.25, 0.125, 0.125] in rows 1, 3, 0, 4 (binary fractions, so
+    # every sum is exact): running sums 0.5, 0.75, 0.875, 1.0. Column 4: one coefficient.
+    Z = np.zeros((5, 5))
+    Z[1:, 0] = [0.5, -0.3, 0.1, 0.1]
+    Z[[0, 1, 3, 4], 2] = [-0.125, 0.5, 0.25, 0.125]  # rows 0 and 4 tie at 0.125
+    Z[0, 4] = 2.0
+
+    def affinity_of(kept):
+        K = np.zeros((5, 5))
+        for (i, j), v in kept.items():
+            K[i, j] = v
+        return (K + K.T) / 2
+
+    col0 = {(1, 0): 0.5, (2, 0): 0.3}
+    col4 = {(0, 4): 2.0}
+    # keep_mass=0.7: column 0 as above; column 2 reaches 0.7 at its second entry (0.75).
+    want = affinity_of({**col0, (1, 2): 0.5, (3, 2): 0.25, **col4})
+    assert np.array_equal(affinity_from_coefficients(Z, keep_mass=0.7), want)
+    # keep_mass=0.75: column 2's second running sum equals 0.75 exactly; >= keeps it.
+    assert np.array_equal(affinity_from_coefficients(Z, keep_mass=0.75), want)
+    # keep_mass=0.5: the first entry alone reaches 0.5 in columns 0 and 2.
+    want = affinity_of({(1, 0): 0.5, (1, 2): 0.5, **col4})
+    assert np.array_equal(affinity_from_coefficients(Z, keep_mass=0.5), want)
+    # keep_mass=0.8: column 0 still stops at 0.8; column 2 needs 0.875, i.e. one of the tied
+    # 0.125s: the earlier row (0) is taken, row 4 dropped.
+    want = affinity_of({**col0, (0, 2): 0.125, (1, 2): 0.5, (3, 2): 0.25, **col4})
+    assert np.array_equal(affinity_from_coefficients(Z, keep_mass=0.8), want)
+    # Then top_k and scale_columns act on what is left: top_k=1 leaves each column's
+    # largest (0.5, 0.5, 2.0), which scaling turns into 1.
+    want = affinity_of({(1, 0): 1.0, (1, 2): 1.0, (0, 4): 1.0})
+    got = affinity_from_coefficients(Z, keep_mass=0.8, top_k=1, scale_columns=True)
+    assert np.array_equal(got, want)
+    # Scaling after thresholding: keep_mass=0.7 then colmax divides column 0 by 0.5.
+    got = affinity_from_coefficients(Z, keep_mass=0.7, scale_columns=True)
+    assert np.array_equal(got, affinity_of({(1, 0): 1.0, (2, 0): 0.6, (1, 2): 1.0,
+                                            (3, 2): 0.5, (0, 4): 1.0}))
+
+
+def _thrc_loop(Z, keep_mass):
+    """Elhamifar & Vidal's thrC rule, one column and one coefficient at a time."""
+    A = np.abs(np.asarray(Z, dtype=float))
+    out = np.zeros_like(A)
+    for j in range(A.shape[1]):
+        rows = sorted(range(A.shape[0]), key=lambda i: -A[i, j])  # stable: ties in row order
+        l1 = sum(A[i, j] for i in rows)
+        running = 0.0
+        for i in rows:
+            if l1 == 0:
+                break
+            running += A[i, j]
+            out[i, j] = A[i, j]
+            if running >= keep_mass * l1:
+                break
+    return out
+
+
+def _random_coefficients(rng, n, density, ties=False):
+    Z = rng.standard_normal((n, n)) * (rng.uniform(size=(n, n)) < density)
+    if ties:  # few distinct magnitudes: many ties, sums landing exactly on the threshold
+        Z = np.round(Z * 4) / 4
+    Z[:, rng.integers(n)] = 0.0  # an empty column
+    np.fill_diagonal(Z, 0.0)
+    return Z
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_keep_mass_matches_a_per_column_loop_dense_and_sparse(ties):
+    rng = np.random.default_rng(7)
+    for n, density in ((6, 0.9), (30, 0.3), (80, 0.1), (80, 1.0)):
+        Z = _random_coefficients(rng, n, density, ties)
+        for keep_mass in (0.05, 0.3, 0.5, 0.7, 0.75, 0.9, 0.99):
+            K = _thrc_loop(Z, keep_mass)
+            expected = (K + K.T) / 2
+            dense = affinity_from_coefficients(Z, keep_mass=keep_mass)
+            assert np.array_equal(dense, expected), (n, density, keep_mass)
+            for fmt in (sp.csc_matrix, sp.csr_matrix, sp.coo_matrix):
+                sparse = affinity_from_coefficients(fmt(Z), keep_mass=keep_mass)
+                assert sp.issparse(sparse)
+                assert np.array_equal(sparse.toarray(), expected), (n, density, keep_mass, fmt)
+                # Only kept coefficients are stored: the sparse result is as sparse as K.
+                assert sparse.nnz == np.count_nonzero(expected)
+            # Followed by top_k and scale_columns (top_k's argpartition breaks ties
+            # differently for dense and sparse input, so only on data without ties).
+            if not ties:
+                both = dict(keep_mass=keep_mass, top_k=3, scale_columns=True)
+                assert np.array_equal(
+                    affinity_from_coefficients(sp.csc_matrix(Z), **both).toarray(),
+                    affinity_from_coefficients(Z, **both))
+
+
+def test_keep_mass_one_is_no_thresholding():
+    rng = np.random.default_rng(3)
+    Z = _random_coefficients(rng, 40, 0.4)
+    for kw in ({}, {"top_k": 5}, {"scale_columns": True}):
+        plain = affinity_from_coefficients(Z, **kw)
+        assert np.array_equal(affinity_from_coefficients(Z, keep_mass=1, **kw), plain)
+        assert np.array_equal(affinity_from_coefficients(Z, keep_mass=1.0, **kw), plain)
+        Zs = sp.csc_matrix(Z)
+        assert np.array_equal(affinity_from_coefficients(Zs, keep_mass=1.0, **kw).toarray(),
+                              affinity_from_coefficients(Zs, **kw).toarray())
+    # ... and anything below 1 removes coefficients from these dense columns.
+    assert np.count_nonzero(affinity_from_coefficients(Z, keep_mass=0.9)) < \
+        np.count_nonzero(affinity_from_coefficients(Z))
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, -0.2, 1.5, float("nan"), float("inf"), True, "0.7"])
+def test_keep_mass_outside_zero_one_is_refused(bad):
+    Z = np.array([[0.0, 1.0], [1.0, 0.0]])
+    for M in (Z, sp.csc_matrix(Z)):
+        with pytest.raises(ValueError, match=r"keep_mass must be a number in \(0, 1\]"):
+            affinity_from_coefficients(M, keep_mass=bad)
+
+
 def _block_affinity(sizes, seed=0, leak=0.01):
     rng = np.random.default_rng(seed)
     n = sum(sizes)

@@ -61,6 +61,28 @@ def test_ssc_recovers_subspaces_and_baselines_fit():
     assert forced.view_ == 1 and np.array_equal(forced.label_runs_, forced.view_label_runs_[1])
 
 
+def test_ssc_estimators_threshold_each_view_with_keep_mass():
+    from rmsc.spectral import affinity_from_coefficients
+
+    views, _ = union_of_subspaces(seed=1)
+    one = SSC(3, beta=0.01, keep_mass=0.6, random_state=0).fit(views[0])
+    assert np.array_equal(one.affinity_matrix_.toarray(),
+                          affinity_from_coefficients(one.coef_, keep_mass=0.6).toarray())
+    avg = SSCAVG(3, beta=0.01, keep_mass=0.6, random_state=0).fit(views)
+    S = sum(affinity_from_coefficients(C, keep_mass=0.6) for C in avg.view_coefs_) / 2
+    np.testing.assert_allclose(avg.affinity_matrix_.toarray(), S.toarray(), rtol=1e-15, atol=0)
+    plain = SSCAVG(3, beta=0.01, random_state=0).fit(views)
+    assert avg.affinity_matrix_.nnz < plain.affinity_matrix_.nnz
+    bsv = SSCBSV(3, beta=0.01, keep_mass=0.6, top_k=4, scale_columns=True,
+                 random_state=0).fit(views)
+    for C, Sv in zip(bsv.view_coefs_, bsv.view_affinities_):
+        want = affinity_from_coefficients(C, keep_mass=0.6, top_k=4, scale_columns=True)
+        assert np.array_equal(Sv.toarray(), want.toarray())
+    for bad in (0, 1.01, -1):
+        with pytest.raises(ValueError, match=r"keep_mass must be a number in \(0, 1\]"):
+            SSCAVG(2, keep_mass=bad).fit([np.eye(4)])
+
+
 def test_ssc_estimators_follow_sklearn_conventions():
     for est in (SSC(3), SSCAVG(3), SSCBSV(3, view=0)):
         c = clone(est)

@@ -81,6 +81,8 @@ SELF_REPRESENTATION = ("SSC-BSV", "SSC-AVG", "DiMSC", "RMSC-WV", "RMSC")
 #: (:func:`rmsc.spectral.affinity_from_coefficients`). "none" is the paper's affinity
 #: (|Z| + |Z^T|)/2; "ssc" is the step of Elhamifar & Vidal's SSC code (each column
 #: scaled by its largest coefficient), with the strongest 10 coefficients per column kept.
+#: Their code's other step, thrC's rho (``keep_mass``), is not part of either variant: the
+#: reproduction's cached results and docs/results.md were computed without it.
 POSTPROCESSING = {
     "none": {},
     "ssc": {"top_k": 10, "scale_columns": True},

@@ -23,8 +23,9 @@ from .cache import Record
 #: (docs/defaults.md), but the paper's tables are scored on the plain affinity (the
 #: reproduction's "none" variant). Likewise the paper's spectral step clusters every
 #: sample from that affinity: RMSC's default placement of the samples the consensus
-#: isolates (docs/robustness.md) is left out unless ``params`` ask for it.
-PAPER_AFFINITY = {"top_k": None, "scale_columns": False, "placement": None}
+#: isolates (docs/robustness.md) is left out unless ``params`` ask for it. No thresholding
+#: of the columns either (``keep_mass``, ``top_k``).
+PAPER_AFFINITY = {"keep_mass": None, "top_k": None, "scale_columns": False, "placement": None}
 
 
 def run_one(method, params, views, labels, *, random_state=0):
@@ -43,7 +44,8 @@ def run_one(method, params, views, labels, *, random_state=0):
         A name of :func:`rmsc.available_methods`.
     params : dict
         Estimator parameters (``n_clusters`` and ``random_state`` are set here; the
-        affinity is :data:`PAPER_AFFINITY` unless they set ``top_k``/``scale_columns``).
+        affinity is :data:`PAPER_AFFINITY` unless they set ``keep_mass``/``top_k``/
+        ``scale_columns``).
     views : list of (n_samples, n_features_v) arrays or sparse matrices
     labels : ndarray of shape (n_samples,)
     random_state : int
