@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .memory import check_dense_fits
-from .solver import psi
+from .solver import initial_weights, psi
 
 
 def solve_paper_form(Xs, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=0.0):
@@ -60,8 +60,8 @@ def solve_paper_form(Xs, lam, beta, gamma, *, weighting="sample", max_iter=30, t
         return float(np.sum(P * L) + np.sum(psi(P, gamma)) + beta * np.abs(Zs).sum())
 
     Zs = np.zeros((n, n))
-    P = np.ones((m, n))
     Zv = [zv(v, Zs) for v in range(m)]
+    P = initial_weights(losses(Zv, Zs), gamma, weighting)
     f_prev = f_init = objective(P, Zv, Zs)
     history = []
     for _ in range(max_iter):

@@ -228,8 +228,11 @@ class RMSC(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Initialisation, which the paper leaves open: P = 1 and each Z^v the exact
-    Z^v-step for Z* = 0 (its ridge self-representation with zero diagonal).
+    Initialisation, which the paper leaves open: each Z^v the exact Z^v-step for
+    Z* = 0 (its ridge self-representation with zero diagonal) and P = 1 (RMSC), or,
+    for RMSC-WV, the P-step of those losses (:func:`rmsc.solver.initial_weights`:
+    one weight per view is of the order 1/sqrt(n), so P = 1 made the first
+    Z*-step nearly dense).
 
     The solver never forms the paper's n x n inverses: each Z^v is kept as
     Z* - diag(D) + X^T Q (Woodbury), so an iteration costs one dense

@@ -99,6 +99,27 @@ def test_p_step_sample_and_view_weighting():
     assert np.allclose(Pv[1], 1 / np.sqrt(0.01 + 3.0))
 
 
+def test_initial_weights_are_one_per_sample_and_the_p_step_per_view():
+    losses = np.array([[0.0, 0.5, 3.0], [1.0, 1.0, 1.0]])
+    assert np.array_equal(solver.initial_weights(losses, 0.01), np.ones((2, 3)))
+    assert np.allclose(solver.initial_weights(losses, 0.01, "view"),
+                       solver.p_step(losses, 0.01, weighting="view"))
+
+
+def test_rmsc_wv_first_consensus_is_as_sparse_as_its_beta_unit_says():
+    # One weight per view is ~1/sqrt(n): starting RMSC-WV from P = 1 made its first Z*-step
+    # threshold ~sqrt(n) too low, so the first Z* was nearly dense (13 GB at n = 20,000).
+    from rmsc import RMSC
+    from rmsc.datasets import make_multiview_subspaces
+    d = make_multiview_subspaces(n_clusters=5, n_per_cluster=200, n_views=2, view_dims=(40, 60),
+                                 subspace_dim=4, noise=0.05, random_state=0)
+    first = RMSC(5, weighting="view", max_iter=1, tol=0, random_state=0).fit(d.views)
+    last = RMSC(5, weighting="view", max_iter=30, random_state=0).fit(d.views)
+    n = d.n_samples
+    assert first.consensus_.nnz / n < 2 * last.consensus_.nnz / n < 0.2 * n
+    assert first.beta_ == last.beta_
+
+
 def test_p_step_with_gamma_zero_and_exact_sample_explains():
     with pytest.raises(ValueError, match="gamma = 0.*sample 1 in view 0.*gamma > 0"):
         solver.p_step(np.array([[0.2, 0.0]]), 0.0)

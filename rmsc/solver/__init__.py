@@ -27,6 +27,7 @@ whose products H_v Z* are sparse when Z* is. The stopping rule is
 from ._weights import (  # noqa: F401
     latent_loss,
     loss_of_weight,
+    initial_weights,
     minimizer,
     p_step,
     psi,

@@ -15,7 +15,7 @@ from ..backends import LocalBlocks
 from ._factors import factorize_view
 from ._kernel import kernel_block, kernel_colmax, kernel_state, use_kernel_form
 from ._objective import OBJECTIVE_TERMS, terms_from_losses
-from ._weights import p_step
+from ._weights import initial_weights, p_step
 from ._zstar_step import (
     assemble_blocks,
     block_columns,
@@ -38,7 +38,8 @@ class RMSCSolution:
         Whole objective after every iteration.
     terms : dict of ndarray of shape (n_iter,)
     objective_init : float
-        Objective at the initialisation (P = 1, Z* = 0, Z^v solved for Z* = 0).
+        Objective at the initialisation (P of :func:`initial_weights`, Z* = 0, Z^v
+        solved for Z* = 0).
     n_iter : int
     converged : bool
     beta_max : float or None
@@ -111,8 +112,9 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
           precision=PRECISION, kernel=None):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
-    Initialisation (the paper leaves it open): P = 1 and every Z^v the exact
-    Z^v-step for Z* = 0, i.e. the ridge self-representation of its view.
+    Initialisation (the paper leaves it open): every Z^v the exact Z^v-step for
+    Z* = 0, i.e. the ridge self-representation of its view, and P from
+    :func:`initial_weights` (1 for RMSC; RMSC-WV's P-step of those losses).
     Stops when the objective's relative decrease falls below ``tol`` (never,
     for ``tol=0``), at ``max_iter``, or when ``callback`` returns True.
 
@@ -189,8 +191,8 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
     n = views[0].R.shape[1]
     m = len(views)
     Zstar = sp.csc_matrix((n, n))
-    P = np.ones((m, n))
     recon, coupling = form.losses()
+    P = initial_weights(recon + lam * coupling, gamma, weighting)
     b_max = cbetas = None
     if with_beta_max or callable(beta):
         # per-sample emptying betas at the second Z*-step (see column_betas)
@@ -412,7 +414,8 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
              precision=PRECISION):
     """The smallest beta for which Algorithm 1 keeps Z* = 0 from the start.
 
-    If the first Z*-step (P = 1) leaves Z* = 0, which happens for beta >= b0,
+    If the first Z*-step (P0 of :func:`initial_weights`: 1 for RMSC) leaves Z* = 0,
+    which happens for beta >= b0,
     the P-step then weighs the initial losses (P1 = sigma(l) of the ridge
     self-representations) and the Z^v-step returns the same Z^v, so the second
     Z*-step is zero for beta >= b1 (computed with P1) and the iterates stay
@@ -439,6 +442,7 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
         n = views[0].R.shape[1]
         out = 0.0
         recon, coupling = form.losses()
-        for P in (np.ones((len(views), n)), p_step(recon + lam * coupling, gamma, weighting)):
+        losses = recon + lam * coupling
+        for P in (initial_weights(losses, gamma, weighting), p_step(losses, gamma, weighting)):
             out = max(out, float(np.max(_emptying_betas(form, lam, P))))
         return out
