@@ -52,6 +52,8 @@ from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noq
 OUT = sd.ROOT / "benchmarks" / "out" / "study_affinity.json"
 LAMS = (0.3, 1.0, 3.0, 10.0)
 REUTER_LAMS = (1.0, 3.0, 10.0)
+#: beta_rel of beta="auto": the default (0.25 for both weightings) and twice it.
+BETA_RELS = (0.25, 0.5)
 #: ρ of the threshold: 0.7 as Elhamifar & Vidal's demos, and a gentler 0.9.
 RHOS = (0.7, 0.9)
 AFFINITIES = {
@@ -70,9 +72,10 @@ def load(name):
     return variants[0], labels
 
 
-def fit_one(views, labels, method, lam):
+def fit_one(views, labels, method, lam, beta_rel):
     c = int(np.unique(labels).size)
-    est = rmsc.RMSC(n_clusters=c, lam=lam, weighting=sd.METHODS[method], random_state=0)
+    est = rmsc.RMSC(n_clusters=c, lam=lam, beta_rel=beta_rel, weighting=sd.METHODS[method],
+                    random_state=0)
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
@@ -91,7 +94,7 @@ def fit_one(views, labels, method, lam):
 
 
 def spectrum(views):
-    """Mean over the views of lambda_max(XᵀX)/n and the participation ratio / n."""
+    """n, and the mean over the views of lambda_max(XᵀX)/n and the participation ratio / n."""
     tops, prs = [], []
     for X in views:
         X = normalize_l2(X)
@@ -101,24 +104,29 @@ def spectrum(views):
         n = X.shape[0]
         tops.append(ev.max() / n)
         prs.append(ev.sum() ** 2 / (ev ** 2).sum() / n)
-    return float(np.mean(tops)), float(np.mean(prs))
+    return n, float(np.mean(tops)), float(np.mean(prs))
 
 
 def run(cache, names):
     for name in names:
         views, labels = load(name)
-        if f"{name}|spectrum" not in cache:
-            cache[f"{name}|spectrum"] = dict(zip(("top", "pr"), spectrum(views)))
+        if "n" not in cache.get(f"{name}|spectrum", {}):
+            cache[f"{name}|spectrum"] = dict(zip(("n", "top", "pr"), spectrum(views)))
         for method in sd.METHODS:
             for lam in (REUTER_LAMS if name == "Reuter" else LAMS):
-                k = f"{name}|{method}|{lam:g}"
-                if k in cache:
-                    continue
-                cache[k] = fit_one(views, labels, method, lam)
-                OUT.write_text(json.dumps(cache, indent=1))
-                acc = cache[k].get("scores", {}).get("colmax", {}).get("acc", float("nan"))
-                print(f"{k:30s} colmax ACC={acc:.4f} {cache[k]['seconds']:.1f}s", flush=True)
+                for rel in BETA_RELS:
+                    k = key(name, method, lam, rel)
+                    if k in cache:
+                        continue
+                    cache[k] = fit_one(views, labels, method, lam, rel)
+                    OUT.write_text(json.dumps(cache, indent=1))
+                    acc = cache[k].get("scores", {}).get("colmax", {}).get("acc", float("nan"))
+                    print(f"{k:36s} colmax ACC={acc:.4f} {cache[k]['seconds']:.1f}s", flush=True)
         OUT.write_text(json.dumps(cache, indent=1))
+
+
+def key(name, method, lam, beta_rel):
+    return f"{name}|{method}|{lam:g}|{beta_rel:g}"
 
 
 def acc(entry, aff):
@@ -133,7 +141,8 @@ def print_tables(cache):
               "(regret against the best affinity, points)")
         print("| affinity | " + " | ".join(names) + " | worst regret |")
         print("|---|" + "---|" * (len(names) + 1))
-        entries = {n: cache.get(f"{n}|{method}|{lam:g}") for n in names}
+        rel = rmsc.rmsc.BETA_REL[sd.METHODS[method]]
+        entries = {n: cache.get(key(n, method, lam, rel)) for n in names}
         best = {n: max(acc(e, a) for a in AFFINITIES) for n, e in entries.items() if e}
         for aff in AFFINITIES:
             cells, worst = [], 0.0
@@ -146,17 +155,22 @@ def print_tables(cache):
                 worst = max(worst, best[n] - a)
                 cells.append(f"{a:.1f} ({best[n] - a:.1f})")
             print(f"| {aff} | " + " | ".join(cells) + f" | **{worst:.1f}** |")
-    print("\n## λ against the Gram spectrum: the λ that clustered best (colmax, β = auto)")
-    print("| dataset | λ_max / n | participation ratio / n | best λ RMSC | best λ RMSC-WV |")
-    print("|---|---|---|---|---|")
-    spread = {"absolute": [], "× λ_max/n": [], "× PR/n": []}
+    print_settings(cache, names)
+    print("\n## λ against the Gram spectrum: the λ that clustered best (colmax, default β_rel)")
+    print("| dataset | n | λ_max / n | participation ratio / n | best λ RMSC | best λ RMSC-WV |")
+    print("|---|---|---|---|---|---|")
+    # Units: the absolute λ (trace(XᵀX) = n, so also λ over the mean eigenvalue); λ over
+    # the largest eigenvalue of XᵀX (n · λ_max/n); λ over the typical eigenvalue of the
+    # effective rank (trace / participation ratio = 1 / (PR/n)).
+    spread = {"absolute": [], "/ λ_max(XᵀX)": [], "/ (trace / effective rank)": []}
     for n in names:
         spec = cache[f"{n}|spectrum"]
         cols = []
         for method in sd.METHODS:
+            rel = rmsc.rmsc.BETA_REL[sd.METHODS[method]]
             lams = REUTER_LAMS if n == "Reuter" else LAMS
-            got = {lam: acc(cache.get(f"{n}|{method}|{lam:g}", {}), "colmax") for lam in lams
-                   if f"{n}|{method}|{lam:g}" in cache}
+            got = {lam: acc(cache[key(n, method, lam, rel)], "colmax") for lam in lams
+                   if key(n, method, lam, rel) in cache}
             if not got:
                 cols.append("not run")
                 continue
@@ -165,14 +179,38 @@ def print_tables(cache):
             cols.append(", ".join(f"{lam:g}" for lam in tied) + f" ({top:.1f})")
             if len(tied) == 1:   # a tie (e.g. 100 % at every λ) says nothing about λ
                 spread["absolute"].append(tied[0])
-                spread["× λ_max/n"].append(tied[0] / spec["top"])
-                spread["× PR/n"].append(tied[0] / spec["pr"])
-        print(f"| {n} | {spec['top']:.3f} | {spec['pr']:.3f} | " + " | ".join(cols) + " |")
+                spread["/ λ_max(XᵀX)"].append(tied[0] / (spec["n"] * spec["top"]))
+                spread["/ (trace / effective rank)"].append(tied[0] * spec["pr"])
+        print(f"| {n} | {spec['n']} | {spec['top']:.3f} | {spec['pr']:.3f} | "
+              + " | ".join(cols) + " |")
     print("\nSpread of the untied best λ (both methods), largest / smallest, in each unit:")
     for unit, vals in spread.items():
         if vals:
             print(f"- λ {unit}: {max(vals) / min(vals):.1f} (from {min(vals):.3g} to "
                   f"{max(vals):.3g}, {len(vals)} values)")
+
+
+def print_settings(cache, names):
+    """Regret of every (λ, β_rel) per method, colmax: the defaults' choice on these fits."""
+    for method in sd.METHODS:
+        rows = {}
+        for n in names:
+            for lam in (REUTER_LAMS if n == "Reuter" else LAMS):
+                for rel in BETA_RELS:
+                    e = cache.get(key(n, method, lam, rel))
+                    if e is not None:
+                        rows.setdefault((lam, rel), {})[n] = acc(e, "colmax")
+        best = {n: max(r[n] for r in rows.values() if n in r) for n in names}
+        full = [(max(best[n] - r[n] for n in names), s, r) for s, r in rows.items()
+                if all(n in r for n in names)]
+        full.sort(key=lambda t: t[0])
+        print(f"\n## {method}: regret of each (λ, β_rel) in ACC points, colmax (settings run on "
+              "every dataset; best first)")
+        print("| λ | β_rel | worst | " + " | ".join(names) + " |")
+        print("|---|---|---|" + "---|" * len(names))
+        for worst, (lam, rel), r in full:
+            print(f"| {lam:g} | {rel:g} | **{worst:.1f}** | "
+                  + " | ".join(f"{best[n] - r[n]:.1f}" for n in names) + " |")
 
 
 def main():
