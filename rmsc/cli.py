@@ -84,7 +84,7 @@ def cmd_fit(args, out, err):
             )
         n_clusters = len(set(data.labels.tolist()))
     params = {"n_clusters": n_clusters, "random_state": args.seed}
-    for name in ("lam", "beta", "gamma", "max_iter", "keep_mass", "top_k"):
+    for name in ("lam", "beta", "alpha", "gamma", "max_iter", "keep_mass", "top_k"):
         value = getattr(args, name)
         if value is not None:
             params[name] = value
@@ -94,9 +94,15 @@ def cmd_fit(args, out, err):
     accepted = set(est.get_params())
     unknown = sorted(set(params) - accepted)
     if unknown:
+        takers = [name for name in available_methods()
+                  if set(unknown) <= set(get_method(name).get_params())]
         raise ValueError(
-            f"{args.method} does not take {', '.join('--' + u.replace('_', '-') for u in unknown)}."
+            f"{args.method} does not take {', '.join('--' + u.replace('_', '-') for u in unknown)}"
+            + (f" ({', '.join(takers)} do)." if takers else ".")
         )
+    if "alpha" in params and "beta" in params:
+        raise ValueError("--alpha sets beta = 2 mu / alpha on each view, so it cannot go with "
+                         "--beta; give one of them.")
     est.set_params(**params)
     if weights_to is not None and not isinstance(est, RMSC):
         raise ValueError(f"--weights needs a method with sample weights (RMSC or RMSC-WV); "
@@ -111,6 +117,9 @@ def cmd_fit(args, out, err):
     shown = {k: v for k, v in est.get_params().items() if k not in ("callback",)}
     print(f"parameters: {', '.join(f'{k}={v}' for k, v in sorted(shown.items()))}", file=out)
     print(f"fit time: {elapsed:.2f} s", file=out)
+    if hasattr(est, "alphas_"):  # the SSC family: each view's weight in both forms
+        print(f"per view: beta {', '.join(f'{b:.4g}' for b in est.betas_)}; "
+              f"alpha {', '.join(f'{a:.4g}' for a in est.alphas_)}", file=out)
     if labels_to is not None:
         _write_csv(pd.DataFrame({"sample": range(data.n_samples), "label": est.labels_}),
                    labels_to, stdout)
@@ -267,6 +276,7 @@ FIT_EXAMPLES = """examples:
   rmsc fit                                   RMSC on the bundled Digit data, paper protocol
   rmsc fit --data Digit-small --quiet        a 300-sample set: about a second
   rmsc fit --method RMSC-WV --beta 0.005     another method or parameters
+  rmsc fit --method SSC-AVG --alpha 50       SSC's beta = 2 mu / 50 on each view
   rmsc fit --data views.mat --n-clusters 6   your own .mat/.npz/.zip file
   rmsc fit --labels labels.csv --weights P.csv
                                              cluster labels and sample weights as CSV
@@ -326,6 +336,10 @@ def build_parser():
     f.add_argument("--n-clusters", type=int, help="default: the number of classes in the labels")
     f.add_argument("--lam", type=float, help="lambda (RMSC); default: the method's own")
     f.add_argument("--beta", type=float, help="beta; default: the method's own")
+    f.add_argument("--alpha", type=float,
+                   help="SSC-BSV, SSC-AVG, DiMSC: Elhamifar & Vidal's alpha (> 1) of beta = "
+                        "2 mu / alpha, mu each view's coherence; used when beta is auto "
+                        "(default 20)")
     f.add_argument("--gamma", type=float, help="gamma (RMSC); default 1e-5 as in the paper")
     f.add_argument("--max-iter", type=int)
     f.add_argument("--keep-mass", type=float, metavar="RHO",

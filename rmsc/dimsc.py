@@ -60,7 +60,14 @@ from . import solver
 from .memory import check_dense_fits
 from ._validation import check_nonnegative, check_positive_int
 from .spectral import N_KMEANS_RUNS, spectral_clustering
-from .ssc import _SSC_PARAMS_DOC, _SSCParams, auto_beta, residual_balancing, ssc_admm
+from .ssc import (
+    _SSC_PARAMS_DOC,
+    SSC_ALPHA,
+    _SSCParams,
+    beta_and_alpha,
+    residual_balancing,
+    ssc_admm,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -281,6 +288,10 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
     ----------
     view_coefs_ : list of scipy.sparse.csr_matrix, each (n_samples, n_samples)
     betas_ : ndarray of shape (n_views,)
+        The beta used for each view.
+    alphas_ : ndarray of shape (n_views,)
+        Each view's weight as an alpha: ``alpha`` for ``beta="auto"``, else
+        2 mu_v / beta (see :func:`rmsc.ssc.beta_and_alpha`).
     objective_ : ndarray of shape (n_iter_ + 1,)
         The objective at the SSC start and after each sweep.
     n_iter_ : int
@@ -290,19 +301,19 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
     label_runs_ : ndarray of shape (n_init, n_samples)
 """)
 
-    def __init__(self, n_clusters=8, *, lam=0.01, beta="auto", normalize=True, max_iter=200,
-                 tol=1e-4, outer_iter=10, outer_tol=1e-4, keep_mass=None, top_k=None,
-                 scale_columns=False, n_init=N_KMEANS_RUNS, random_state=None):
-        super().__init__(n_clusters, beta=beta, normalize=normalize, max_iter=max_iter, tol=tol,
-                         keep_mass=keep_mass, top_k=top_k, scale_columns=scale_columns,
-                         n_init=n_init, random_state=random_state)
+    def __init__(self, n_clusters=8, *, lam=0.01, beta="auto", alpha=SSC_ALPHA, normalize=True,
+                 max_iter=200, tol=1e-4, outer_iter=10, outer_tol=1e-4, keep_mass=None,
+                 top_k=None, scale_columns=False, n_init=N_KMEANS_RUNS, random_state=None):
+        super().__init__(n_clusters, beta=beta, alpha=alpha, normalize=normalize,
+                         max_iter=max_iter, tol=tol, keep_mass=keep_mass, top_k=top_k,
+                         scale_columns=scale_columns, n_init=n_init, random_state=random_state)
         self.lam = lam
         self.outer_iter = outer_iter
         self.outer_tol = outer_tol
 
     @one_thread_per_call
     def fit(self, Xs, y=None):
-        views, beta = self._prepare(Xs)
+        views, beta, alpha = self._prepare(Xs)
         lam = check_nonnegative("lam", self.lam)
         check_positive_int("outer_iter", self.outer_iter)
         check_nonnegative("outer_tol", self.outer_tol)
@@ -313,7 +324,7 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
             # (Z^v, its target W, the ADMM iterates C, U, V, Z and their differences).
             check_dense_fits(n, n, count=DENSE_ARRAYS, what=f"DiMSC on {n} samples")
         Rs = [solver.gram_factor(X) for X in views]
-        betas = [auto_beta(R) if beta == "auto" else beta for R in Rs]
+        betas, alphas = zip(*(beta_and_alpha(R, beta, alpha) for R in Rs))
         Zs = []
         for v, (R, b) in enumerate(zip(Rs, betas)):
             C, _ = ssc_admm(R, b, max_iter=self.max_iter, tol=self.tol)
@@ -338,6 +349,7 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
                     break
         self.view_coefs_ = Zs
         self.betas_ = np.asarray(betas, dtype=float)
+        self.alphas_ = np.asarray(alphas, dtype=float)
         self.objective_ = np.asarray(objective)
         self.n_iter_ = it
         self.affinity_matrix_ = sp.csr_matrix(sum(self._affinity(Z) for Z in Zs) / m)

@@ -25,15 +25,20 @@ al. 2011, Sec. 3.4.1). Stops when the primal and dual residuals are at most
 reference) iterations; ``n_iter_`` and ``converged_`` say which.
 
 The default ``beta="auto"`` follows the SSC reference's rule for its weight
-(lambda = alpha / mu with alpha = 20 in min lambda/2 ||X - XZ||^2 + ||Z||_1,
-where mu = min_j max_{i != j} |x_i^T x_j| is the data's coherence, taken over the
-non-empty samples j): in the
-form above that is beta = 2 mu / alpha, computed per view (:func:`auto_beta`).
+(lambda = alpha / mu in min lambda/2 ||X - XZ||^2 + ||Z||_1, where
+mu = min_j max_{i != j} |x_i^T x_j| is the data's coherence, taken over the
+non-empty samples j): in the form above that is beta = 2 mu / alpha, computed per
+view (:func:`auto_beta`). alpha is the estimators' ``alpha`` parameter
+(default :data:`SSC_ALPHA` = 20, the reference's); being relative to the data's
+coherence, it is the unit that carries from one dataset to another. Every fit
+reports both forms per view, ``betas_`` and ``alphas_`` (:func:`beta_and_alpha`).
 SSC-BSV clusters every view with SSC and reports the views; SSC-AVG clusters
 the average of the views' affinities (paper, Section 5.2).
 """
 
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -102,22 +107,78 @@ def coherence(R, block_size=None):
     return float(best[nonempty].min()) if nonempty.any() else 0.0
 
 
-def auto_beta(R, alpha=SSC_ALPHA):
-    """beta = 2 mu / alpha: the SSC reference's weight (lambda = alpha / mu) in this form.
+def check_alpha(alpha):
+    """Raise unless ``alpha`` is a finite real number > 1; return it as float.
 
-    In min lambda/2 ||X - XZ||^2 + ||Z||_1, dividing by lambda/2 gives
-    ||X - XZ||^2 + (2 / lambda) ||Z||_1, so beta = 2 / lambda = 2 mu / alpha.
-    For alpha <= 1 every column would be zero (mu is where the first
-    coefficient appears, up to the factor 2).
+    alpha <= 1 means beta >= 2 mu, and the column of the sample whose largest
+    |inner product| is mu is then empty (see :func:`auto_beta`).
+    """
+    if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)
+            or not np.isfinite(alpha) or not alpha > 1):
+        raise ValueError(
+            f"alpha must be a finite number > 1 (Elhamifar & Vidal's alpha: beta = 2 mu / alpha "
+            f"per view, mu the view's coherence); got {alpha!r}. With alpha <= 1 at least one "
+            f"sample gets no representation (an empty column of Z), and larger alpha makes Z "
+            f"denser; their default is {SSC_ALPHA:g}."
+        )
+    return float(alpha)
+
+
+def _two_mu_over(mu, value):
+    """2 mu / value: beta from alpha, and alpha from beta (the map is its own inverse)."""
+    return 2.0 * mu / value
+
+
+def beta_and_alpha(R, beta="auto", alpha=SSC_ALPHA):
+    """One view's weight in both forms: ``(beta, alpha)`` with beta = 2 mu / alpha.
+
+    Parameters
+    ----------
+    R : ndarray of shape (r, n_samples)
+        Data factor with R^T R = X^T X (see :func:`rmsc.solver.gram_factor`).
+    beta : float > 0 or "auto"
+        ``"auto"``: beta = 2 mu / alpha, mu = :func:`coherence` (R). A number:
+        it is kept, and ``alpha`` is ignored.
+    alpha : float > 1
+
+    Returns
+    -------
+    beta : float
+    alpha : float
+        ``alpha`` itself for ``"auto"``; for a numeric beta the alpha it
+        corresponds to on this view, 2 mu / beta (0.0 when mu = 0, i.e. no
+        sample has a nonzero inner product with another: then any beta empties
+        Z and the SSC estimators refuse the view).
+
+    Raises
+    ------
+    ValueError
+        ``beta="auto"`` on a view with mu = 0.
     """
     mu = coherence(R)
+    if not isinstance(beta, str):
+        return float(beta), _two_mu_over(mu, beta)
     if mu <= 0:
         raise ValueError(
             "Every non-empty sample of this view is orthogonal to every other sample (or the "
             "view is all zero), so no sample can be represented by the others and SSC has "
             "nothing to find; drop the view."
         )
-    return 2.0 * mu / alpha
+    return _two_mu_over(mu, alpha), float(alpha)
+
+
+def auto_beta(R, alpha=SSC_ALPHA):
+    """beta = 2 mu / alpha: the SSC reference's weight (lambda = alpha / mu) in this form.
+
+    In min lambda/2 ||X - XZ||^2 + ||Z||_1, dividing by lambda/2 gives
+    ||X - XZ||^2 + (2 / lambda) ||Z||_1, so beta = 2 / lambda = 2 mu / alpha.
+    Column j of Z is zero exactly when beta >= 2 max_{i != j} |x_i^T x_j| (the
+    lasso's optimality condition at Z_j = 0), so alpha > 1 gives every
+    non-empty sample a representation, alpha <= 1 leaves at least the sample
+    attaining mu without one, and every column is zero once alpha <= mu / M,
+    M the largest |x_i^T x_j|, i != j (Elhamifar & Vidal take alpha > 1).
+    """
+    return beta_and_alpha(R, "auto", alpha)[0]
 
 
 #: Precision of the C-step's products (R^T Q and R C): ``"auto"`` is float32 (half
@@ -292,11 +353,12 @@ def _sparse_plus_lowrank_norm(S, RS, Q, KQ):
 class _SSCParams:
     """Parameters and checks shared by the SSC estimators."""
 
-    def __init__(self, n_clusters=8, *, beta="auto", normalize=True, max_iter=200, tol=1e-4,
-                 keep_mass=None, top_k=None, scale_columns=False, n_init=N_KMEANS_RUNS,
-                 random_state=None):
+    def __init__(self, n_clusters=8, *, beta="auto", alpha=SSC_ALPHA, normalize=True,
+                 max_iter=200, tol=1e-4, keep_mass=None, top_k=None, scale_columns=False,
+                 n_init=N_KMEANS_RUNS, random_state=None):
         self.n_clusters = n_clusters
         self.beta = beta
+        self.alpha = alpha
         self.normalize = normalize
         self.max_iter = max_iter
         self.tol = tol
@@ -315,7 +377,8 @@ class _SSCParams:
             if self.beta != "auto":
                 raise ValueError(
                     f"beta must be a positive number or 'auto' (the SSC reference's rule "
-                    f"beta = 2 mu / {SSC_ALPHA:g}); got {self.beta!r}."
+                    f"beta = 2 mu / alpha per view, alpha={self.alpha!r}; set alpha to move "
+                    f"it); got {self.beta!r}."
                 )
             beta = "auto"
         else:
@@ -325,6 +388,7 @@ class _SSCParams:
                 "beta must be positive for SSC: with beta = 0 nothing makes the "
                 "representation sparse. Typical values are 1e-3 to 1e-1 on unit-norm data."
             )
+        alpha = check_alpha(self.alpha)  # checked even when a numeric beta ignores it
         check_positive_int("max_iter", self.max_iter)
         check_positive_int("n_init", self.n_init)
         check_nonnegative("tol", self.tol)
@@ -334,14 +398,13 @@ class _SSCParams:
             check_positive_int("top_k", self.top_k)
         if self.normalize:
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
-        return views, beta
+        return views, beta, alpha
 
-    def _ssc_view(self, X, beta, v):
+    def _ssc_view(self, X, beta, alpha, v):
         R = solver.gram_factor(X)
-        if beta == "auto":
-            beta = auto_beta(R)
+        beta, alpha = beta_and_alpha(R, beta, alpha)
         C, info = ssc_admm(R, beta, max_iter=self.max_iter, tol=self.tol)
-        info["beta"] = beta
+        info["beta"], info["alpha"] = beta, alpha
         if C.nnz == 0:
             raise ValueError(
                 f"beta={beta:g} makes the SSC representation of view {v} all zero; "
@@ -358,8 +421,17 @@ _SSC_PARAMS_DOC = """
     n_clusters : int, default=8
     beta : float or "auto", default="auto"
         Weight of ||Z||_1 (paper eq. naive_ssc). ``"auto"``: per view, the SSC
-        reference's rule beta = 2 mu / 20 (:func:`rmsc.ssc.auto_beta`; on the
-        unit-norm Digit views 0.05 to 0.1); the values used are in ``betas_``.
+        reference's rule beta = 2 mu / alpha, mu the view's coherence
+        (:func:`rmsc.ssc.auto_beta`; at alpha = 20, 0.05 to 0.1 on the
+        unit-norm Digit views). The values used are in ``betas_``.
+    alpha : float > 1, default=20
+        Elhamifar & Vidal's alpha (their lambda = alpha / mu,
+        :data:`rmsc.ssc.SSC_ALPHA`), used by ``beta="auto"``: relative to each
+        view's coherence, so a setting that carries between datasets. Larger
+        alpha, smaller beta, denser Z; alpha <= 1 would leave samples without
+        a representation and is refused. Ignored (but still checked) when
+        ``beta`` is a number; ``alphas_`` then reports the alpha that beta
+        amounts to on each view.
     normalize : bool, default=True
         Unit L2 norm per sample and view (the paper's preprocessing).
     max_iter : int, default=200
@@ -391,6 +463,9 @@ class SSC(_SSCParams, ClusterMixin, BaseEstimator):
     coef_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
     betas_ : ndarray of shape (1,)
         The beta used (resolved when ``beta="auto"``).
+    alphas_ : ndarray of shape (1,)
+        The same weight as an alpha: ``alpha`` for ``beta="auto"``, else
+        2 mu / beta (see :func:`rmsc.ssc.beta_and_alpha`).
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
     labels_ : ndarray of shape (n_samples,)
     label_runs_ : ndarray of shape (n_init, n_samples)
@@ -404,13 +479,14 @@ class SSC(_SSCParams, ClusterMixin, BaseEstimator):
     def fit(self, Xs, y=None):
         if isinstance(Xs, np.ndarray) or sp.issparse(Xs):
             Xs = [Xs]
-        views, beta = self._prepare(Xs)
+        views, beta, alpha = self._prepare(Xs)
         if len(views) != 1:
             raise ValueError(
                 f"SSC clusters one view; got {len(views)}. Use SSC-BSV or SSC-AVG for several."
             )
-        self.coef_, info = self._ssc_view(views[0], beta, 0)
+        self.coef_, info = self._ssc_view(views[0], beta, alpha, 0)
         self.betas_ = np.array([info["beta"]])
+        self.alphas_ = np.array([info["alpha"]])
         self.n_iter_, self.converged_ = info["n_iter"], info["converged"]
         self.objective_ = np.asarray(info["objective"])
         self.affinity_matrix_ = self._affinity(self.coef_)
@@ -442,6 +518,9 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
     view_eigengaps_ : ndarray of shape (n_views,)
     betas_ : ndarray of shape (n_views,)
         The beta used for each view.
+    alphas_ : ndarray of shape (n_views,)
+        Each view's weight as an alpha: ``alpha`` for ``beta="auto"``, else
+        2 mu_v / beta (see :func:`rmsc.ssc.beta_and_alpha`).
     view_ : int
         The view behind ``labels_``.
     labels_ : ndarray of shape (n_samples,)
@@ -449,25 +528,26 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
 """
     )
 
-    def __init__(self, n_clusters=8, *, beta="auto", normalize=True, max_iter=200, tol=1e-4,
-                 keep_mass=None, top_k=None, scale_columns=False, n_init=N_KMEANS_RUNS,
-                 random_state=None, view=None):
-        super().__init__(n_clusters, beta=beta, normalize=normalize, max_iter=max_iter, tol=tol,
-                         keep_mass=keep_mass, top_k=top_k, scale_columns=scale_columns,
-                         n_init=n_init, random_state=random_state)
+    def __init__(self, n_clusters=8, *, beta="auto", alpha=SSC_ALPHA, normalize=True,
+                 max_iter=200, tol=1e-4, keep_mass=None, top_k=None, scale_columns=False,
+                 n_init=N_KMEANS_RUNS, random_state=None, view=None):
+        super().__init__(n_clusters, beta=beta, alpha=alpha, normalize=normalize,
+                         max_iter=max_iter, tol=tol, keep_mass=keep_mass, top_k=top_k,
+                         scale_columns=scale_columns, n_init=n_init, random_state=random_state)
         self.view = view
 
     @one_thread_per_call
     def fit(self, Xs, y=None):
-        views, beta = self._prepare(Xs)
+        views, beta, alpha = self._prepare(Xs)
         if self.view is not None and not (0 <= int(self.view) < len(views)):
             raise ValueError(f"view={self.view} is not a view index (0..{len(views) - 1}).")
         rng = check_random_state(self.random_state)
         self.view_coefs_, self.view_affinities_ = [], []
-        runs, gaps, betas = [], [], []
+        runs, gaps, betas, alphas = [], [], [], []
         for v, X in enumerate(views):
-            C, info = self._ssc_view(X, beta, v)
+            C, info = self._ssc_view(X, beta, alpha, v)
             betas.append(info["beta"])
+            alphas.append(info["alpha"])
             S = self._affinity(C)
             emb, evals = spectral_embedding(S, self.n_clusters, random_state=rng,
                                             return_eigenvalues=True)
@@ -478,6 +558,7 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
         self.view_label_runs_ = np.stack([r.runs for r in runs])
         self.view_eigengaps_ = np.asarray(gaps)
         self.betas_ = np.asarray(betas)
+        self.alphas_ = np.asarray(alphas)
         self.view_ = int(self.view) if self.view is not None else int(np.argmax(gaps))
         self.labels_ = runs[self.view_].labels
         self.label_runs_ = runs[self.view_].runs
@@ -496,6 +577,9 @@ class SSCAVG(_SSCParams, ClusterMixin, BaseEstimator):
     view_coefs_ : list of scipy.sparse.csr_matrix, each (n_samples, n_samples)
     betas_ : ndarray of shape (n_views,)
         The beta used for each view.
+    alphas_ : ndarray of shape (n_views,)
+        Each view's weight as an alpha: ``alpha`` for ``beta="auto"``, else
+        2 mu_v / beta (see :func:`rmsc.ssc.beta_and_alpha`).
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
     labels_ : ndarray of shape (n_samples,)
     label_runs_ : ndarray of shape (n_init, n_samples)
@@ -504,10 +588,11 @@ class SSCAVG(_SSCParams, ClusterMixin, BaseEstimator):
 
     @one_thread_per_call
     def fit(self, Xs, y=None):
-        views, beta = self._prepare(Xs)
-        fits = [self._ssc_view(X, beta, v) for v, X in enumerate(views)]
+        views, beta, alpha = self._prepare(Xs)
+        fits = [self._ssc_view(X, beta, alpha, v) for v, X in enumerate(views)]
         self.view_coefs_ = [C for C, _ in fits]
         self.betas_ = np.array([info["beta"] for _, info in fits])
+        self.alphas_ = np.array([info["alpha"] for _, info in fits])
         S = sum(self._affinity(C) for C in self.view_coefs_) / len(views)
         self.affinity_matrix_ = sp.csr_matrix(S)
         runs, self.embedding_ = spectral_clustering(

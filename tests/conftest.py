@@ -76,6 +76,21 @@ def subspaces():
     return union_of_subspaces()
 
 
+def coherence_views():
+    """Two views of six unit samples, two 2-D subspaces of R^4 each; samples 3-5 repeat 0-2.
+
+    View 0: (1, 0), (.6, .8), (0, 1): |inner products| .6 (0-1), 0 (0-2), .8 (1-2), so each
+    sample's largest is .6, .8, .8 and mu = .6. View 1: (1, 0), (.8, .6), (.6, .8): .8, .6, .96,
+    largest .8, .96, .96, mu = .8.
+    """
+    def view(a, b, c):
+        X = np.zeros((6, 4))
+        X[:3, :2] = X[3:, 2:] = [a, b, c]
+        return X
+
+    return [view((1, 0), (.6, .8), (0, 1)), view((1, 0), (.8, .6), (.6, .8))]
+
+
 def random_views(rng, n, dims):
     """Random unit-norm views (samples as rows)."""
     views = [rng.standard_normal((n, d)) for d in dims]

@@ -26,7 +26,7 @@ from rmsc.multiview_spectral import (
 from rmsc.preprocessing import normalize_l2
 from rmsc.spectral import spectral_embedding
 from rmsc.ssc import ssc_admm
-from conftest import random_views, union_of_subspaces
+from conftest import coherence_views, random_views, union_of_subspaces
 
 
 def blobs(n_per=25, n_clusters=3, dims=(5, 8, 4), spread=0.15, seed=0, bad_view=False):
@@ -370,3 +370,20 @@ def test_registry_reaches_every_paper_method_in_table_order():
         est = rmsc.get_method(name.lower(), n_clusters=4)
         assert type(est) is kind and est.n_clusters == 4
     assert rmsc.get_method("Co-Pairwise", lam=0.05).lam == 0.05
+
+
+def test_dimsc_takes_alpha_as_the_ssc_estimators():
+    views = coherence_views()  # mu = .6 and .8, worked out in its docstring
+    est = DiMSC(2, lam=0.0, alpha=4, random_state=0).fit(views)
+    assert est.betas_ == pytest.approx([0.3, 0.4], rel=1e-12)          # 2 mu_v / 4
+    assert np.array_equal(est.alphas_, [4.0, 4.0])
+    avg = SSCAVG(2, alpha=4, random_state=0).fit(views)                 # the same SSC start
+    for a, b in zip(est.view_coefs_, avg.view_coefs_):
+        assert abs(a - b).max() == 0
+    div = DiMSC(2, lam=50.0, alpha=4, outer_iter=2, random_state=0).fit(views)
+    assert np.array_equal(div.betas_, est.betas_)
+    numeric = DiMSC(2, lam=0.0, beta=0.3, alpha=50, random_state=0).fit(views)
+    assert numeric.alphas_ == pytest.approx([4.0, 2 * 0.8 / 0.3], rel=1e-12)
+    assert rmsc.get_method("DiMSC", alpha=4).get_params()["alpha"] == 4
+    with pytest.raises(ValueError, match=r"alpha must be a finite number > 1"):
+        DiMSC(2, alpha=1.0).fit(views)

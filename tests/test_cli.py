@@ -46,6 +46,31 @@ def test_fit_passes_keep_mass_to_the_methods_that_take_it():
     assert code == 2 and "does not take --keep-mass" in err
 
 
+
+def test_fit_passes_alpha_to_the_ssc_methods_and_reports_both_forms():
+    from rmsc import solver
+    from rmsc.preprocessing import normalize_l2
+    from rmsc.ssc import coherence
+
+    data = rmsc.datasets.load_bundled("Subspaces")
+    mus = [coherence(solver.gram_factor(normalize_l2(X))) for X in data.views]
+    code, out, err = run("fit", "--data", "Subspaces", "--method", "SSC-AVG", "--alpha", "50")
+    assert code == 0, err
+    assert "alpha=50.0," in out and "ACC" in out
+    want = ", ".join(f"{2 * mu / 50:.4g}" for mu in mus)
+    assert f"per view: beta {want}; alpha 50, 50, 50" in out
+    code, out, err = run("fit", "--data", "Subspaces", "--method", "SSC-BSV", "--beta", "0.05")
+    assert code == 0, err
+    want = ", ".join(f"{2 * mu / 0.05:.4g}" for mu in mus)
+    assert f"per view: beta 0.05, 0.05, 0.05; alpha {want}" in out
+    code, _, err = run("fit", "--data", "Subspaces", "--method", "DiMSC", "--alpha", "1")
+    assert code == 2 and "alpha must be a finite number > 1" in err and "Traceback" not in err
+    code, _, err = run("fit", "--data", "Subspaces", "--method", "SSC-AVG", "--alpha", "50",
+                       "--beta", "0.05")
+    assert code == 2 and "cannot go with --beta" in err
+    code, _, err = run("fit", "--data", "Subspaces", "--method", "MSC", "--alpha", "50")
+    assert code == 2 and "MSC does not take --alpha (SSC-BSV, SSC-AVG, DiMSC do)." in err
+
 @pytest.mark.slow
 def test_fit_digit_prints_scores_and_progress():
     code, out, err = run("fit", "--max-iter", "5")

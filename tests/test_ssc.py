@@ -7,7 +7,7 @@ from sklearn.base import clone
 import rmsc
 from rmsc import SSC, SSCAVG, SSCBSV, solver
 from rmsc.ssc import ssc_admm
-from conftest import random_views, union_of_subspaces
+from conftest import coherence_views, random_views, union_of_subspaces
 
 
 def _ista(X, beta, iters=30000):
@@ -177,3 +177,79 @@ def test_admm_dense_and_sparse_storage_and_float32_agree(monkeypatch):
     assert C32.dtype == np.float64 and np.all(C32.diagonal() == 0)
     with pytest.raises(ValueError, match="precision must be"):
         ssc_admm(R, 0.05, precision="half")
+
+
+# --- alpha: Elhamifar & Vidal's relative weight, beta = 2 mu / alpha per view ---------------
+
+
+def test_alpha_sets_each_views_beta_to_two_mu_over_alpha():
+    from rmsc.ssc import auto_beta, coherence
+    views = coherence_views()
+    Rs = [solver.gram_factor(X) for X in views]
+    assert [coherence(R) for R in Rs] == pytest.approx([0.6, 0.8], rel=1e-12)
+    assert [auto_beta(R, 4) for R in Rs] == pytest.approx([0.3, 0.4], rel=1e-12)
+    for est in (SSCAVG(2, alpha=4, random_state=0), SSCBSV(2, alpha=4, random_state=0)):
+        est.fit(views)
+        assert est.betas_ == pytest.approx([0.3, 0.4], rel=1e-12)
+        assert np.array_equal(est.alphas_, [4.0, 4.0])
+        assert rmsc.evaluate([0, 0, 0, 1, 1, 1], est.labels_)["acc"] == 1.0
+    # alpha 8 halves beta; and the beta reported is the one solved with.
+    one = SSC(2, alpha=8, random_state=0).fit(views[1])
+    assert one.betas_ == pytest.approx([0.2], rel=1e-12) and np.array_equal(one.alphas_, [8.0])
+    C, _ = ssc_admm(Rs[1], 0.2)
+    assert abs(one.coef_ - C).max() < 1e-12
+
+
+def test_numeric_beta_reports_the_alpha_it_amounts_to_and_ignores_alpha():
+    views = coherence_views()
+    est = SSCAVG(2, beta=0.3, random_state=0).fit(views)
+    assert np.array_equal(est.betas_, [0.3, 0.3])
+    assert est.alphas_ == pytest.approx([4.0, 2 * 0.8 / 0.3], rel=1e-12)  # 2 mu_v / beta
+    other = SSCAVG(2, beta=0.3, alpha=50, random_state=0).fit(views)
+    assert np.array_equal(other.alphas_, est.alphas_)
+    for a, b in zip(other.view_coefs_, est.view_coefs_):
+        assert abs(a - b).max() == 0
+    # The reported alpha carries the setting back: alpha = alphas_[v] gives the same beta.
+    back = SSC(2, alpha=est.alphas_[1], random_state=0).fit(views[1])
+    assert back.betas_ == pytest.approx([0.3], rel=1e-12)
+    assert SSC(2, beta=0.2, random_state=0).fit(views[1]).alphas_ == pytest.approx([8.0])
+
+
+def test_alpha_at_most_one_leaves_the_least_coherent_sample_unrepresented():
+    # Why alpha must exceed 1: column j of Z is empty once beta >= 2 max_i |x_i^T x_j|. In view 0
+    # sample 0's largest is mu = .6: at alpha = 1 (beta = 1.2) its column empties, the others
+    # (largest .8, threshold 1.6) do not; at alpha = 1.2 (beta = 1) every column has a nonzero.
+    from rmsc.ssc import auto_beta
+    R = solver.gram_factor(coherence_views()[0])
+    at_one = ssc_admm(R, auto_beta(R, 1.0), max_iter=2000, tol=1e-9)[0].toarray()
+    assert np.abs(at_one[:, [0, 3]]).max() < 1e-12  # on the threshold: round-off at most
+    assert all(np.count_nonzero(at_one[:, j]) > 0 for j in (1, 2, 4, 5))
+    above = ssc_admm(R, auto_beta(R, 1.2), max_iter=2000, tol=1e-9)[0].toarray()
+    assert all(np.count_nonzero(above[:, j]) > 0 for j in range(6))
+
+
+@pytest.mark.parametrize("bad", [1, 1.0, 0.5, 0, -20, float("nan"), float("inf"), "20", None, True])
+def test_alpha_is_refused_unless_a_finite_number_above_one(bad):
+    views = coherence_views()
+    for est in (SSC(2, alpha=bad), SSCAVG(2, alpha=bad), SSCBSV(2, alpha=bad),
+                SSCAVG(2, beta=0.3, alpha=bad)):  # checked even when a numeric beta ignores it
+        with pytest.raises(ValueError, match=r"alpha must be a finite number > 1 .*"
+                                             r"at least one sample gets no representation"):
+            est.fit(views[:1] if isinstance(est, SSC) else views)
+
+
+def test_default_alpha_is_the_ssc_references_and_changes_nothing(subspaces):
+    from rmsc.ssc import SSC_ALPHA, auto_beta
+    assert SSC_ALPHA == 20
+    for est in (SSC(), SSCAVG(), SSCBSV(), rmsc.DiMSC(), rmsc.get_method("SSC-AVG"),
+                rmsc.get_method("SSC-BSV"), rmsc.get_method("DiMSC")):
+        assert est.get_params()["alpha"] == SSC_ALPHA
+        assert clone(est.set_params(alpha=7)).alpha == 7
+    views, _ = subspaces
+    avg = SSCAVG(3, random_state=0).fit(views)
+    Rs = [solver.gram_factor(X / np.linalg.norm(X, axis=1, keepdims=True)) for X in views]
+    assert np.array_equal(avg.betas_, [auto_beta(R) for R in Rs])
+    assert np.array_equal(avg.alphas_, [SSC_ALPHA] * len(views))
+    # Solved exactly as with the explicit beta auto_beta(R).
+    for C, R in zip(avg.view_coefs_, Rs):
+        assert abs(C - ssc_admm(R, auto_beta(R))[0]).max() == 0
