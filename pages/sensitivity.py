@@ -61,8 +61,7 @@ with tab_grid:
         c2.caption("Default: around β = "
                    + (p.beta_text if p.method == method else dash.format_beta(beta))
                    + f"; it follows these data once {method} has been fitted on *Solve*.")
-    base = {"gamma": p.gamma, "max_iter": p.max_iter, "top_k": p.postprocessing[0],
-            "scale_columns": p.postprocessing[1]}
+    base = {"gamma": p.gamma, "max_iter": p.max_iter, **p.postprocessing}
     c3.caption(f"γ = {p.gamma:g}, max {p.max_iter} iterations and post-processing from *Solve*.")
     lams, betas = sorted(lams), sorted(betas)
     key = ("sensitivity", data.fingerprint, method, tuple(lams), tuple(betas),

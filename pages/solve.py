@@ -28,7 +28,7 @@ data = ui.require_data()
 # ---------------------------------------------------------------------------
 
 WIDGETS = {"w_lam": "lam", "w_beta": "beta", "w_beta_rel": "beta_rel", "w_gamma": "gamma",
-           "w_max_iter": "max_iter", "w_post": "post", "w_top_k": "top_k",
+           "w_max_iter": "max_iter", "w_post": "post", "w_top_k": "top_k", "w_keep_mass": "keep_mass",
            "w_placement": "placement", "w_seed": "seed"}
 WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
                     "view": "RMSC-WV — one weight per view"}
@@ -128,6 +128,11 @@ with left:
                  format_func=lambda k: f"{k}: {dash.POSTPROCESSING[k]}", on_change=_apply)
     if p.post.startswith("top_k"):
         st.number_input("top-k", 1, 500, value=p.top_k, key="w_top_k", on_change=_apply)
+    if p.post == "rho+scale":
+        st.number_input("ρ (share of each column's ℓ1 mass kept)", 0.05, 1.0, value=p.keep_mass,
+                        step=0.05, key="w_keep_mass", on_change=_apply,
+                        help="Each column of |Z*| keeps its largest coefficients until they "
+                             "hold this share of the column's sum; 1 keeps everything.")
     st.checkbox("place isolated samples", value=p.placement,
                 key="w_placement", on_change=_apply,
                 help="Samples the consensus Z* (nearly) cuts off get their cluster from "

@@ -344,6 +344,22 @@ def test_a_fit_waiting_for_a_free_worker_shows_its_place_on_solve():
     assert "ACC" in {m.label for m in at.metric}
 
 
+def test_elhamifars_rho_threshold_is_an_affinity_choice(fitted_app):
+    at = fitted_app
+    at.selectbox(key="w_post").set_value("rho+scale").run()
+    at.number_input(key="w_keep_mass").set_value(0.5).run()
+    p = at.session_state["params"]
+    assert p.post == "rho+scale" and p.keep_mass == 0.5
+    wait_fit(at)
+    no_trouble(at)
+    assert "affinity post-processing: ρ = 0.5+scale" in sidebar_text(at)
+    out = at.session_state["slots"]["fit"].latest.result
+    expect = rmsc.spectral.affinity_from_coefficients(out.consensus, keep_mass=0.5,
+                                                      scale_columns=True)
+    assert abs(out.affinity - expect).max() < 1e-12
+    assert at.query_params["post"] == "rho+scale" and at.query_params["keep_mass"] == "0.5"
+
+
 def test_switching_to_rmsc_wv_uses_its_registry_beta(fitted_app):
     at = fitted_app
     at.radio(key="w_weighting").set_value("view").run()

@@ -67,7 +67,9 @@ def test_params_defaults_are_the_estimators():
     for name in ("lam", "beta", "gamma", "weighting", "max_iter", "tol"):
         assert getattr(p, name) == est[name]
     est_obj = rmsc.RMSC()
-    assert p.method == "RMSC" and p.postprocessing == (est_obj.top_k, est_obj.scale_columns)
+    assert p.method == "RMSC" and p.postprocessing == {
+        "keep_mass": est_obj.keep_mass, "top_k": est_obj.top_k,
+        "scale_columns": est_obj.scale_columns}
     # "auto" travels in the URL and back.
     assert dash.Params.from_query({"beta": "auto"})[0].beta == dash.AUTO
     assert dash.Params(beta=0.3).replace(beta="auto").beta_text == (
@@ -100,6 +102,9 @@ def test_lambda_follows_the_weighting_until_the_user_sets_it(small):
     ({"post": "magic"}, "post-processing"),
     ({"max_iter": 0}, "max_iter must be an integer >= 1"),
     ({"top_k": 2.5}, "top_k must be an integer"),
+    ({"keep_mass": 0}, r"keep_mass \(ρ\) must be in \(0, 1\]"),
+    ({"keep_mass": 1.5}, r"keep_mass \(ρ\) must be in \(0, 1\]"),
+    ({"keep_mass": "most"}, r"keep_mass \(ρ\) must be a number"),
     ({"n_clusters": 1}, "n_clusters must be an integer >= 2"),
     ({"lam": "abc"}, "lam must be a number"),
     ({"beta_rel": 0}, "beta_rel must be a positive number"),
@@ -115,9 +120,17 @@ def test_params_reject_bad_values_with_a_message(changes, message):
 
 def test_postprocessing_and_method_follow_the_choices():
     p = dash.Params(post="top_k+scale", top_k=7, weighting="view")
-    assert p.method == "RMSC-WV" and p.postprocessing == (7, True)
-    assert dash.Params(post="scale").postprocessing == (None, True)
-    assert dash.Params(post="top_k", top_k=3).postprocessing == (3, False)
+    post = lambda keep_mass, top_k, scale: {  # noqa: E731
+        "keep_mass": keep_mass, "top_k": top_k, "scale_columns": scale}
+    assert p.method == "RMSC-WV" and p.postprocessing == post(None, 7, True)
+    assert dash.Params(post="scale").postprocessing == post(None, None, True)
+    assert dash.Params(post="top_k", top_k=3).postprocessing == post(None, 3, False)
+    rho = dash.Params(post="rho+scale", keep_mass=0.8, top_k=3)
+    assert rho.postprocessing == post(0.8, None, True)
+    assert dash.Params(post="rho+scale").keep_mass == dash.DEFAULT_KEEP_MASS
+    assert "ρ = 0.8+scale" in rho.summary()[2]
+    back, problems = dash.Params.from_query(rho.to_query())
+    assert back == rho and not problems
 
 
 def test_estimator_params_build_the_same_estimator(small):
@@ -126,6 +139,13 @@ def test_estimator_params_build_the_same_estimator(small):
     est = rmsc.get_method(p.method, **kw)
     assert est.n_clusters == 3 and est.lam == 1.0 and est.beta == 0.01
     assert est.top_k == 5 and est.scale_columns is False and est.random_state == 3
+    rho = dash.Params(post="rho+scale", keep_mass=0.8)
+    est = rmsc.get_method(rho.method, **rho.estimator_params(small)).fit(small.views)
+    assert est.keep_mass == 0.8 and est.top_k is None and est.scale_columns is True
+    expect = rmsc.spectral.affinity_from_coefficients(est.consensus_, keep_mass=0.8,
+                                                      scale_columns=True)
+    assert abs(est.affinity_matrix_ - expect).max() == 0
+    assert rho.key(small) != dash.Params(post="rho+scale", keep_mass=0.9).key(small)
 
 
 def test_placement_is_the_estimators_rule_or_none_and_travels_in_the_url(small):

@@ -37,11 +37,10 @@ class Recorder:
 
 def reference(data, params, **grid):
     """suggest_parameters called by hand with the page's settings."""
-    top_k, scale = params.postprocessing
     return suggest_parameters(
         list(data.views), data.n_clusters, weighting=params.weighting,
         random_state=params.seed, gamma=params.gamma, max_iter=params.max_iter, tol=params.tol,
-        top_k=top_k, scale_columns=scale, placement=rmsc.RMSC().get_params()["placement"],
+        **params.postprocessing, placement=rmsc.RMSC().get_params()["placement"],
         **grid)
 
 

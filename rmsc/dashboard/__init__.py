@@ -84,6 +84,7 @@ from .params import (  # noqa: F401
     AUTO,
     BETA_GRID,
     BETA_REL_GRID,
+    DEFAULT_KEEP_MASS,
     DEFAULT_TOP_K,
     GAMMA_GRID,
     LAM_GRID,

@@ -69,16 +69,23 @@ GAMMA_GRID = log_grid(1e-8, 1)
 MAX_ITER_RANGE = (1, 200)
 
 
-#: Affinity post-processing choices shown to the user: name -> (top_k?, scale_columns)
+#: Affinity post-processing choices shown to the user (``Params.postprocessing`` turns one
+#: into the estimator's keep_mass / top_k / scale_columns).
 POSTPROCESSING = {
     "none": "the paper's (|Z*| + |Z*ᵀ|)/2",
     "scale": "scale each column of |Z*| by its maximum",
     "top_k": "keep each column's top-k coefficients",
     "top_k+scale": "keep the top-k, then scale columns (SSC's)",
+    "rho+scale": "keep each column's largest coefficients up to the share ρ of its ℓ1 mass, "
+                 "then scale columns (Elhamifar & Vidal's thrC)",
 }
 
 
 DEFAULT_TOP_K = 10
+
+
+#: ρ of "rho+scale" (``keep_mass``): 0.7, as Elhamifar & Vidal's motion-segmentation demo.
+DEFAULT_KEEP_MASS = 0.7
 
 
 #: The β slider's options: the estimator's relative default ("auto": β follows the data,
@@ -156,6 +163,8 @@ class Params:
     tol: float = field(default_factory=lambda: _estimator_defaults()["tol"])
     post: str = field(default_factory=lambda: _default_post())
     top_k: int = DEFAULT_TOP_K
+    #: ρ of the "rho+scale" post-processing, in (0, 1].
+    keep_mass: float = DEFAULT_KEEP_MASS
     #: Place the samples the consensus (nearly) isolates by their neighbours in the views
     #: (``rmsc.RMSC(placement=...)``); False is the paper's plain spectral step.
     placement: bool = field(default_factory=lambda: _estimator_defaults()["placement"] is not None)
@@ -163,6 +172,14 @@ class Params:
     seed: int = 0
 
     def __post_init__(self):
+        try:
+            keep_mass = float(self.keep_mass)
+        except (TypeError, ValueError):
+            raise ValueError(f"keep_mass (ρ) must be a number; got {self.keep_mass!r}.") from None
+        if not 0 < keep_mass <= 1:
+            raise ValueError(f"keep_mass (ρ) must be in (0, 1]: the share of each column's ℓ1 "
+                             f"mass its largest coefficients keep; got {self.keep_mass!r}.")
+        object.__setattr__(self, "keep_mass", keep_mass)
         for name in ("lam", "beta", "gamma", "tol"):
             value = getattr(self, name)
             if name == "lam" and value is None:
@@ -215,9 +232,10 @@ class Params:
 
     @property
     def postprocessing(self):
-        """``(top_k, scale_columns)`` for the estimator."""
-        top_k = self.top_k if self.post.startswith("top_k") else None
-        return top_k, self.post in ("scale", "top_k+scale")
+        """The estimator's affinity parameters: ``{"keep_mass", "top_k", "scale_columns"}``."""
+        return {"keep_mass": self.keep_mass if self.post == "rho+scale" else None,
+                "top_k": self.top_k if self.post.startswith("top_k") else None,
+                "scale_columns": self.post in ("scale", "top_k+scale", "rho+scale")}
 
     @property
     def resolved_lam(self):
@@ -256,7 +274,6 @@ class Params:
 
     def estimator_params(self, dataset):
         """Keyword arguments of ``rmsc.get_method(self.method, ...)``."""
-        top_k, scale = self.postprocessing
         return {
             "n_clusters": self.resolved_clusters(dataset),
             "lam": self.resolved_lam,
@@ -265,8 +282,7 @@ class Params:
             "gamma": self.gamma,
             "max_iter": self.max_iter,
             "tol": self.tol,
-            "top_k": top_k,
-            "scale_columns": scale,
+            **self.postprocessing,
             # Said explicitly either way, so that rmsc.experiments (which otherwise scores
             # the paper's spectral step) runs the model the Solve page shows.
             "placement": PLACEMENT if self.placement else None,
@@ -277,12 +293,12 @@ class Params:
         """A small hashable cache key: dataset fingerprint plus every parameter."""
         return ("fit", dataset.fingerprint, self.resolved_clusters(dataset), self.resolved_lam,
                 self.beta, self.resolved_beta_rel, self.gamma, self.weighting, self.max_iter,
-                self.tol, *self.postprocessing, self.placement, self.seed)
+                self.tol, *self.postprocessing.values(), self.placement, self.seed)
 
     def summary(self):
         """Short text lines for the sidebar."""
-        post = self.post if not self.post.startswith("top_k") else self.post.replace(
-            "top_k", f"top-{self.top_k}")
+        post = self.post.replace("top_k", f"top-{self.top_k}").replace(
+            "rho", f"ρ = {self.keep_mass:g}")
         return [
             f"{self.method}: λ = {self.resolved_lam:g}, β = {self.beta_text}, γ = {self.gamma:g}",
             f"max {self.max_iter} iterations, tol {self.tol:g}, seed {self.seed}",
