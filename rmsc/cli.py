@@ -371,8 +371,9 @@ def build_parser():
     r.add_argument("--methods", nargs="+", help="default: every method of Table 1")
     r.add_argument("--data-dir", help="folder of the paper's .mat files (digit_handwritten.mat, "
                    "reuters_1200.mat, 3sources.mat); default: the copies bundled with rmsc")
-    r.add_argument("--postprocessing", nargs="+", default=["none", "ssc"],
-                   choices=["none", "ssc"], help="affinity variants, each its own Table 1, "
+    r.add_argument("--postprocessing", nargs="+", default=list(experiments.POSTPROCESSING),
+                   choices=list(experiments.POSTPROCESSING),
+                   help="affinity variants, each its own Table 1, "
                    "applied to every self-representation method alike (figures use the first)")
     r.add_argument("--cache", help="JSON file of finished fits; reruns resume from it")
     r.add_argument("--report", help="write the Markdown report here (default: stdout)")

@@ -16,8 +16,25 @@ def test_every_paper_method_has_a_grid_within_the_same_budget():
         assert n == experiments.SEARCH_BUDGET, (method, n)
     # The grid is the Cartesian product of the declared values.
     rmsc_grid = experiments.settings("RMSC")
-    assert len(rmsc_grid) == len(experiments.SEARCH["RMSC"]["lam"]) * len(experiments.SEARCH["RMSC"]["beta"])
-    assert {"lam": 0.3, "beta": 0.1} in rmsc_grid
+    assert len(rmsc_grid) == np.prod([len(v) for v in experiments.SEARCH["RMSC"].values()])
+    assert {"lam": 0.3, "beta": "auto", "beta_rel": 0.1} in rmsc_grid
+
+
+def test_every_grid_holds_the_registry_default_and_every_budget_keeps_it():
+    import rmsc
+    for method in experiments.SEARCH:
+        i = experiments.registry_default_index(method)
+        assert i is not None, method
+        setting = experiments.settings(method)[i]
+        default = rmsc.get_method(method)
+        fitted = rmsc.get_method(method, **setting)
+        if method in ("RMSC", "RMSC-WV"):  # None resolves to the weighting's own value
+            assert fitted._lam() == default._lam() and fitted._beta_rel() == default._beta_rel()
+            assert fitted.beta == default.beta == "auto"
+        else:
+            assert fitted.get_params() == default.get_params(), method
+        for budget in (1, 2, 3, 4, 12):
+            assert setting in experiments.settings(method, budget=budget), (method, budget)
 
 
 def test_paper_table_is_transcribed_for_the_four_datasets():
@@ -165,6 +182,11 @@ def test_thin_keeps_evenly_spaced_settings_first_and_last():
     assert experiments.thin(items, 6) == [0, 2, 4, 7, 9, 11]
     with pytest.raises(ValueError, match="positive whole number"):
         experiments.thin(items, 0)
+    # a position to keep replaces the nearest chosen one
+    assert experiments.thin(items, 4, keep=5) == [0, 5, 7, 11]
+    assert experiments.thin(items, 4, keep=4) == [0, 4, 7, 11]
+    assert experiments.thin(items, 1, keep=6) == [6]
+    assert experiments.thin(items, 2, keep=3) == [3, 11]
 
 
 def test_reduced_budget_is_the_same_for_every_method():
@@ -173,16 +195,18 @@ def test_reduced_budget_is_the_same_for_every_method():
         for budget in (1, 3, 4, 12):
             got = experiments.settings(method, budget=budget)
             assert len(got) == min(budget, len(full))
-            assert got == [full[i] for i in np.round(np.linspace(0, len(full) - 1, budget))
-                           .astype(int)] if budget > 1 else got == full[:1]
+            keep = experiments.registry_default_index(method)
+            assert got == [full[i] for i in experiments.thin(range(len(full)), budget, keep)]
         # Variants add the same post-processing to the same thinned settings.
         plain = experiments.settings(method, "none", 4)
-        ssc = experiments.settings(method, "ssc", 4)
-        assert [{k: v for k, v in s.items() if k not in ("top_k", "scale_columns")}
-                for s in ssc] == plain
+        for variant in experiments.POSTPROCESSING:
+            got = experiments.settings(method, variant, 4)
+            assert [{k: v for k, v in s.items() if k not in ("keep_mass", "top_k", "scale_columns")}
+                     for s in got] == plain
     # The thinned RMSC grid spans both parameters' ranges.
     rmsc4 = experiments.settings("RMSC", budget=4)
-    assert rmsc4[0] == {"lam": 0.1, "beta": 0.03} and rmsc4[-1] == {"lam": 3.0, "beta": 0.3}
+    assert rmsc4[0] == {"lam": 0.3, "beta": "auto", "beta_rel": 0.1}
+    assert rmsc4[-1] == {"lam": 10.0, "beta": "auto", "beta_rel": 0.5}
     assert experiments.count_jobs(["MSC", "RMSC"], ("none", "ssc"), budget=4) == 4 + 8
     assert experiments.check_budgets({"Reuter": 4}) == {"Reuter": 4}
     for bad in (0, -1, 2.5, "x"):

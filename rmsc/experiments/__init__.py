@@ -33,6 +33,7 @@ from .grid import (
     SELF_REPRESENTATION,
     check_budgets,
     check_methods,
+    registry_default_index,
     settings,
     thin,
 )
@@ -139,6 +140,7 @@ __all__ = [
     "table1_for",
     "text_progress",
     "thin",
+    "registry_default_index",
     "timing_markdown",
     "to_json",
     "views_markdown",

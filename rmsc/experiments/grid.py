@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 
-from ..methods import available_methods
+from ..methods import available_methods, get_method
 from .paper import PAPER_TABLE1
 
 #: Parameter settings every method is tried with (the equal search budget).
@@ -46,9 +46,9 @@ SEARCH = {
     "Co-Training": {"max_iter": [1, 2, 3, 5, 10, 20], "bandwidth": _RULES},
     "SSC-BSV": {"beta": _SSC_BETAS},
     "SSC-AVG": {"beta": _SSC_BETAS},
-    "DiMSC": {"beta": ["auto", 0.005, 0.01, 0.03], "lam": [1e2, 1e4, 1e6], "outer_iter": [5]},
-    "RMSC-WV": {"lam": [0.1, 0.3, 1.0, 3.0], "beta": [0.001, 0.003, 0.01]},
-    "RMSC": {"lam": [0.1, 0.3, 1.0, 3.0], "beta": [0.03, 0.1, 0.3]},
+    "DiMSC": {"lam": [0.01, 1e2, 1e4, 1e6], "beta": ["auto", 0.01, 0.03]},
+    "RMSC-WV": {"lam": [0.3, 1.0, 3.0, 10.0], "beta": ["auto"], "beta_rel": [0.1, 0.25, 0.5]},
+    "RMSC": {"lam": [0.3, 1.0, 3.0, 10.0], "beta": ["auto"], "beta_rel": [0.1, 0.25, 0.5]},
 }
 
 
@@ -62,14 +62,16 @@ SEARCH_NOTES = {
     "Co-Training": "the number of co-training rounds, with both bandwidth rules",
     "SSC-BSV": "β of SSC on unit-norm data, and the SSC reference's automatic rule",
     "SSC-AVG": "β of SSC on unit-norm data, and the SSC reference's automatic rule",
-    "DiMSC": "β as SSC; the diversity weight λ where λ·HSIC goes from negligible to comparable "
-             "with the reconstruction term (HSIC is normalised by (n-1)², so useful λ are "
-             "large; checked on the objective's parts, without labels); at most 5 sweeps over "
-             "the views (time: each sweep solves n x n dense problems)",
-    "RMSC-WV": "λ over 1.5 decades, β log-spaced below where the consensus empties (one "
-               "weight per view makes the useful β smaller than RMSC's); fixed before any run",
-    "RMSC": "λ over 1.5 decades, β log-spaced below where the consensus empties (β_max is "
-            "1-4 on these data); fixed before any run",
+    "DiMSC": "β as SSC; the diversity weight λ: the registry's 0.01, then where λ·HSIC goes "
+             "from negligible to comparable with the reconstruction term (HSIC is normalised "
+             "by (n-1)², so useful λ are large; checked on the objective's parts, without "
+             "labels)",
+    "RMSC-WV": "λ over 1.5 decades × β in the data's own unit (β = auto, β_rel a fraction of "
+               "the β at which 5 % of the samples start unlinked; docs/defaults.md), the "
+               "registry default (λ 3, β_rel 0.25) among them",
+    "RMSC": "λ over 1.5 decades × β in the data's own unit (β = auto, β_rel a fraction of "
+            "the β at which 5 % of the samples start unlinked; docs/defaults.md), the "
+            "registry default (λ 1, β_rel 0.25) among them",
 }
 
 
@@ -79,30 +81,36 @@ SELF_REPRESENTATION = ("SSC-BSV", "SSC-AVG", "DiMSC", "RMSC-WV", "RMSC")
 
 #: Affinity post-processing variants, applied to every self-representation method alike
 #: (:func:`rmsc.spectral.affinity_from_coefficients`). "none" is the paper's affinity
-#: (|Z| + |Z^T|)/2; "ssc" is the step of Elhamifar & Vidal's SSC code (each column
-#: scaled by its largest coefficient), with the strongest 10 coefficients per column kept.
-#: Their code's other step, thrC's rho (``keep_mass``), is not part of either variant: the
-#: reproduction's cached results and docs/results.md were computed without it.
+#: (|Z| + |Z^T|)/2; "colmax" divides each column by its largest coefficient first (RMSC's
+#: default affinity, docs/defaults.md); "ssc" keeps the strongest 10 coefficients per
+#: column, then colmax; "rho" is Elhamifar & Vidal's SSC code (their thrC at rho = 0.7,
+#: as their motion-segmentation demo, then BuildAdjacency's colmax).
 POSTPROCESSING = {
     "none": {},
+    "colmax": {"scale_columns": True},
     "ssc": {"top_k": 10, "scale_columns": True},
+    "rho": {"keep_mass": 0.7, "scale_columns": True},
 }
 
 
 POSTPROCESSING_TITLE = {
     "none": "the paper's affinity (|Z| + |Zᵀ|)/2",
-    "ssc": "SSC's affinity post-processing (10 strongest coefficients per column, columns "
-           "scaled by their maximum)",
+    "colmax": "each column of |Z| divided by its maximum (\"colmax\", RMSC's default)",
+    "ssc": "the 10 strongest coefficients per column, then colmax",
+    "rho": "Elhamifar & Vidal's ρ-threshold (each column's largest coefficients up to 70 % of "
+           "its ℓ1 mass), then colmax",
 }
 
 
-def thin(items, budget):
+def thin(items, budget, keep=None):
     """``budget`` items of ``items`` evenly spaced over it, first and last included.
 
     The reduced search (:data:`DATASET_BUDGET`): positions
     ``round(linspace(0, len - 1, budget))`` of the grid in its declared order
     (the product of the parameters' values, the last parameter varying
-    fastest). ``budget=None`` or one at least ``len(items)`` keeps everything.
+    fastest). ``keep`` (a position) is always among them: it replaces the
+    nearest position chosen (the registry default, see :func:`settings`).
+    ``budget=None`` or one at least ``len(items)`` keeps everything.
     """
     items = list(items)
     if budget is None or budget >= len(items):
@@ -110,9 +118,38 @@ def thin(items, budget):
     if int(budget) != budget or budget < 1:
         raise ValueError(f"A search budget must be a positive whole number; got {budget!r}.")
     if budget == 1:
-        return items[:1]
-    idx = np.unique(np.round(np.linspace(0, len(items) - 1, int(budget))).astype(int))
-    return [items[i] for i in idx]
+        idx = np.array([0 if keep is None else keep])
+    else:
+        idx = np.unique(np.round(np.linspace(0, len(items) - 1, int(budget))).astype(int))
+    if keep is not None and keep not in idx:
+        idx[np.argmin(np.abs(idx - keep))] = keep
+    return [items[i] for i in sorted(idx)]
+
+
+def _resolved(method, params):
+    """``params`` over the registry's, with what the estimator resolves itself filled in
+    (RMSC's λ and β_rel for its weighting), so that equal fits compare equal."""
+    est = get_method(method)
+    full = {**est.get_params(), **params}
+    if method in ("RMSC", "RMSC-WV"):
+        from ..rmsc import BETA_REL, default_lam
+        if full.get("lam") is None:
+            full["lam"] = default_lam(full["weighting"])
+        if full.get("beta") == "auto" and full.get("beta_rel") is None:
+            full["beta_rel"] = BETA_REL[full["weighting"]]
+    return {k: full[k] for k in sorted(full) if k not in ("callback",)}
+
+
+def registry_default_index(method):
+    """The position in ``method``'s grid of the setting equal to its registry default
+    (``rmsc.get_method(method)``), or None when the grid lacks it."""
+    grid = SEARCH.get(method, {})
+    keys = list(grid)
+    default = _resolved(method, {})
+    for i, values in enumerate(itertools.product(*(grid[k] for k in keys))):
+        if _resolved(method, dict(zip(keys, values))) == default:
+            return i
+    return None
 
 
 def settings(method, postprocessing="none", budget=None):
@@ -129,7 +166,7 @@ def settings(method, postprocessing="none", budget=None):
     grid = SEARCH.get(method, {})
     keys = list(grid)
     out = [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
-    out = thin(out or [{}], budget)
+    out = thin(out or [{}], budget, keep=registry_default_index(method) if out else None)
     extra = POSTPROCESSING[postprocessing] if method in SELF_REPRESENTATION else {}
     return [{**s, **extra} for s in out]
 

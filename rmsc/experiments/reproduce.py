@@ -162,7 +162,7 @@ class _Overall:
         return report
 
 
-def run(specs, methods, *, data_dir=None, cache=None, postprocessing=("none", "ssc"),
+def run(specs, methods, *, data_dir=None, cache=None, postprocessing=tuple(POSTPROCESSING),
         progress=None, random_state=0, views=True, sensitivity=True,
         lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS, budgets=None, exclude=(),
         require_all=False):
