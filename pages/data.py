@@ -5,7 +5,7 @@ import streamlit as st
 
 import ui
 from rmsc import dashboard as dash
-from rmsc import datasets, figures, outliers
+from rmsc import datasets, figures, outliers, preprocessing
 
 ss = st.session_state
 
@@ -94,10 +94,11 @@ with st.expander("Choose a dataset", expanded=ss.get("data") is None):
         st.file_uploader("Multi-view data file", type=["mat", "npz", "zip"], key="w_upload")
         c1, c2 = st.columns(2)
         c1.text_input("name (optional)", key="w_upload_name")
-        c2.selectbox("preprocessing", ["none", "unit_l2", "tfidf", "standardize"],
+        c2.selectbox("preprocessing",
+                     ["none", *(m for m in preprocessing.PREPROCESSING if m != "none")],
                      key="w_upload_pre",
-                     help="RMSC scales every sample to unit length anyway; tf-idf suits "
-                          "word counts.")
+                     help="RMSC scales every sample to unit length anyway; tf-idf and "
+                          "log1p suit word counts.")
         st.button("Load file", on_click=_load_upload, key="w_load_upload")
 
 if ss.get("data_error"):

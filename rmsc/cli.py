@@ -366,8 +366,10 @@ def build_parser():
         "over the same number of settings, and write Table 1 beside the paper's numbers, the "
         "figures and (optionally) JSON. Runs are cached, so an interrupted run resumes.")
     r.add_argument("--datasets", nargs="+", default=["Digit", "Reuter", "3-Sources"],
-                   help="paper names (Digit, Reuter, 3-Sources; Animal is unavailable) or paths "
-                   "to .mat/.npz/.zip files (default: the three available)")
+                   help="paper names (Digit, Reuter, 3-Sources; Animal is unavailable), a paper "
+                   "name with an input weighting of its count views (3-Sources+log1p, "
+                   "Reuter+tfidf), or paths to .mat/.npz/.zip files (default: the three "
+                   "available)")
     r.add_argument("--methods", nargs="+", help="default: every method of Table 1")
     r.add_argument("--data-dir", help="folder of the paper's .mat files (digit_handwritten.mat, "
                    "reuters_1200.mat, 3sources.mat); default: the copies bundled with rmsc")

@@ -1,8 +1,8 @@
 """Per-view preprocessing.
 
 The paper normalises every sample to unit L2 norm within each view; that is
-the default everywhere in :mod:`rmsc`. ``tfidf`` (for count views) and
-``standardize`` are offered for users' own data.
+the default everywhere in :mod:`rmsc`. ``tfidf`` and ``log1p`` (for count views)
+and ``standardize`` are offered for users' own data.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 #: Names accepted by :func:`preprocess_views`.
-PREPROCESSING = ("unit_l2", "tfidf", "standardize", "none")
+PREPROCESSING = ("unit_l2", "tfidf", "log1p", "standardize", "none")
 
 
 def normalize_l2(X, *, view=None):
@@ -70,6 +70,27 @@ def tfidf(X):
     return out if sp.issparse(X) else out.toarray()
 
 
+def log1p(X):
+    """log(1 + count) of a count view (rows are documents), then unit L2 rows.
+
+    Damps frequent terms without the corpus statistics tf-idf needs; sparse stays sparse.
+    """
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    if data.min(initial=0) < 0:
+        raise ValueError(
+            "log1p needs non-negative counts, but the view has negative values; "
+            "use 'unit_l2' or 'standardize' for this view instead."
+        )
+    if sp.issparse(X):
+        out = sp.csr_matrix(X, dtype=float, copy=True)
+        np.log1p(out.data, out=out.data)
+    else:
+        out = np.log1p(np.asarray(X, dtype=float))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # empty documents stay empty, as with tf-idf
+        return normalize_l2(out)
+
+
 def standardize(X):
     """Zero mean and unit variance per feature (constant features are left centred)."""
     from sklearn.preprocessing import StandardScaler
@@ -86,7 +107,7 @@ def preprocess_views(views, method="unit_l2"):
     Parameters
     ----------
     views : list of (n_samples, n_features_v) arrays or sparse matrices
-    method : {"unit_l2", "tfidf", "standardize", "none"}
+    method : {"unit_l2", "tfidf", "log1p", "standardize", "none"}
 
     Returns
     -------
@@ -102,4 +123,6 @@ def preprocess_views(views, method="unit_l2"):
         return [normalize_l2(X, view=v) for v, X in enumerate(views)]
     if method == "tfidf":
         return [tfidf(X) for X in views]
+    if method == "log1p":
+        return [log1p(X) for X in views]
     return [standardize(X) for X in views]

@@ -640,6 +640,28 @@ def test_preprocess_methods(paper_mats):
         datasets.preprocess(neg, "tfidf")
 
 
+def test_log1p_weights_counts_then_scales_rows():
+    import scipy.sparse as sp
+    from rmsc.preprocessing import log1p
+
+    e = np.e
+    X = np.array([[0.0, e - 1.0, e ** 2 - 1.0], [0.0, 0.0, 0.0]])
+    # row 0: log1p gives [0, 1, 2], norm sqrt(5); the empty row stays empty
+    expect = np.array([[0.0, 1.0, 2.0], [0.0, 0.0, 0.0]]) / np.array([[np.sqrt(5)], [1.0]])
+    np.testing.assert_allclose(log1p(X), expect)
+    S = log1p(sp.csr_matrix(X))
+    assert sp.issparse(S)
+    np.testing.assert_allclose(S.toarray(), expect)
+    with pytest.raises(ValueError, match="log1p needs non-negative counts"):
+        log1p(-X)
+    d = datasets.load_bundled("3-Sources")
+    w = datasets.preprocess(d, "log1p")
+    assert "Preprocessed (log1p): log(1 + count)" in w.description
+    np.testing.assert_allclose(w.views[0].toarray() if sp.issparse(w.views[0]) else w.views[0],
+                               log1p(d.views[0]).toarray() if sp.issparse(d.views[0])
+                               else log1p(d.views[0]))
+
+
 def test_preprocess_keeps_sparse_views_sparse(paper_mats):
     d = load(paper_mats / "reuters_1200.mat")
     with pytest.warns(UserWarning, match="all zero"):  # the README's one empty document

@@ -340,6 +340,27 @@ def test_shared_solves_reuse_dimsc_steps_exactly(subspaces):
 # ---------------------------------------------------------------------------
 
 
+def test_an_input_weighting_is_a_dataset_of_its_own_scored_against_the_papers(tmp_path):
+    from rmsc import datasets
+    from rmsc.preprocessing import log1p
+
+    assert experiments.resolve_datasets(["3-sources+log1p", "Reuter+tfidf"]) == [
+        ("3-Sources+log1p", None), ("Reuter+tfidf", None)]
+    d = experiments.load_for_reproduction("3-Sources+log1p", None)
+    base = datasets.load_bundled("3-Sources")
+    assert d.name == "3-Sources+log1p" and np.array_equal(d.labels, base.labels)
+    got = d.views[1].toarray() if hasattr(d.views[1], "toarray") else d.views[1]
+    want = log1p(base.views[1])
+    np.testing.assert_allclose(got, want.toarray() if hasattr(want, "toarray") else want)
+    assert experiments.paper_dataset("3-Sources+log1p") == "3-Sources"
+    assert experiments.paper_dataset("my_views") == "my_views"
+    with pytest.raises(ValueError, match="neither a dataset of the paper"):
+        experiments.resolve_datasets(["3-Sources+sqrt"])
+    # views that are not counts (Digit's Karhunen-Loeve coefficients) are refused, saying why
+    with pytest.raises(ValueError, match=r"Digit\+log1p: .*non-negative counts.*must be counts"):
+        experiments.load_for_reproduction("Digit+log1p", None)
+
+
 def test_paper_datasets_default_to_the_bundled_copies(paper_mats):
     from rmsc import datasets
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 _PREPROCESSING_TEXT = {
     "unit_l2": "every sample scaled to unit L2 norm in every view (the paper's preprocessing)",
     "tfidf": "tf-idf weighting of every view (counts), then unit L2 rows",
+    "log1p": "log(1 + count) of every view (counts), then unit L2 rows",
     "standardize": "every feature standardised to zero mean and unit variance "
                    "(sparse views: scaled only)",
 }
@@ -19,7 +20,7 @@ def preprocess(dataset, method):
     Parameters
     ----------
     dataset : MultiViewDataset
-    method : {"unit_l2", "tfidf", "standardize", "none"}
+    method : {"unit_l2", "tfidf", "log1p", "standardize", "none"}
         See :data:`rmsc.preprocessing.PREPROCESSING`; "none" returns the
         dataset as it is.
 

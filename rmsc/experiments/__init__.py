@@ -46,6 +46,7 @@ from .paper import (
     SENSITIVITY_LAMS,
     VIEWS_DATASETS,
     VIEWS_METHODS,
+    paper_dataset,
 )
 from .protocol import FIT_FAILURES, evaluate_setting, run_one
 from .report import (
@@ -66,6 +67,7 @@ from .report_figures import comparison_frame, figures_of, save_figure
 from .reproduce import (
     DatasetRun,
     Reproduction,
+    INPUT_WEIGHTINGS,
     load_for_reproduction,
     resolve_datasets,
     run,
@@ -123,6 +125,8 @@ __all__ = [
     "figures_of",
     "goal_table",
     "load_for_reproduction",
+    "INPUT_WEIGHTINGS",
+    "paper_dataset",
     "report",
     "resolve_datasets",
     "run",

@@ -60,3 +60,11 @@ SENSITIVITY_LAMS = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 
 
 SENSITIVITY_BETAS = (0.01, 0.03, 0.1, 0.3, 1.0)
+
+
+def paper_dataset(name):
+    """The paper's dataset a run stands for: "3-Sources+log1p" (an input weighting of it,
+    see :data:`rmsc.experiments.reproduce.INPUT_WEIGHTINGS`) is "3-Sources"."""
+    base, _, _ = str(name).rpartition("+")
+    return base if base in DATASETS else name
+

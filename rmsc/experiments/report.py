@@ -16,7 +16,7 @@ from .grid import (
     SELF_REPRESENTATION,
     _fmt_params,
 )
-from .paper import CONVERGENCE_DATASETS, DATASETS, PAPER_TABLE1
+from .paper import CONVERGENCE_DATASETS, DATASETS, PAPER_TABLE1, paper_dataset
 
 
 def _pm(mean, std):
@@ -49,7 +49,7 @@ def table1(chosen_by_dataset, methods, *, ran=None):
         for method in methods:
             cells = []
             for ds in columns:
-                paper = PAPER_TABLE1.get(method, {}).get(ds)
+                paper = PAPER_TABLE1.get(method, {}).get(paper_dataset(ds))
                 p_mean, p_std = (None, None) if paper is None else (
                     (paper[0], paper[1]) if metric == "acc" else (paper[2], paper[3]))
                 rec = chosen_by_dataset.get(ds, {}).get(method)
@@ -139,7 +139,7 @@ def goal_table(result):
     lines = ["| dataset | variant | ACC % (paper) | NMI % (paper) | at or above the paper? |",
              "|---|---|---|---|---|"]
     for ds in result.datasets:
-        paper = PAPER_TABLE1["RMSC"].get(ds.name)
+        paper = PAPER_TABLE1["RMSC"].get(paper_dataset(ds.name))
         if ds.chosen is None or paper is None:
             continue
         for v in result.variants:

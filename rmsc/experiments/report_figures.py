@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .paper import PAPER_TABLE1
+from .paper import PAPER_TABLE1, paper_dataset
 from .report import objectives
 
 
@@ -30,8 +30,9 @@ def figures_of(result):
     for ds in result.datasets:
         if ds.chosen is None or not ds.chosen[v]:
             continue
-        paper = {m: (row[ds.name][0], row[ds.name][2]) for m, row in PAPER_TABLE1.items()
-                 if ds.name in row}
+        base = paper_dataset(ds.name)
+        paper = {m: (row[base][0], row[base][2]) for m, row in PAPER_TABLE1.items()
+                 if base in row}
         out[f"comparison_{_slug(ds.name)}"] = figures.comparison_figure(
             comparison_frame(ds, v), paper=paper or None,
             title=f"{ds.name}: every method at its best setting (bars: ours; markers: paper)")
