@@ -143,6 +143,29 @@ def test_shared_solves_give_identical_scores_and_solve_once(subspaces):
     assert plain[2]["objective"] == plain[3]["objective"]
 
 
+def test_shared_solves_never_share_between_different_beta_rules(subspaces):
+    """beta="auto" reaches the solver as a closure over beta_rel: the memo keys it by what
+    it computes, so other beta_rels are solved anew (a key on the closure's repr, its
+    address, once let a later rule reuse an earlier one's solve) and equal ones share."""
+    import gc
+    views, y = subspaces
+    jobs = [("RMSC", {"lam": 1.0, "beta": "auto", "beta_rel": r}) for r in (0.1, 0.25, 0.5)]
+    plain = [experiments.run_one(m, p, views, y)[0] for m, p in jobs]
+    assert len({a["objective"][-1] for a in plain}) == 3
+    with experiments.SharedSolves() as shared:
+        memo = []
+        for m, p in jobs + jobs:
+            memo.append(experiments.run_one(m, p, views, y)[0])
+            gc.collect()  # free each rule, so that its address can be reused
+    assert shared.misses == 3 and shared.hits == 3
+    for a, b in zip(plain + plain, memo):
+        assert a["objective"] == b["objective"]
+    from rmsc.experiments.shared import _digest, Unkeyable
+    import hashlib
+    with pytest.raises(Unkeyable):
+        _digest(object(), hashlib.blake2b())
+
+
 def test_postprocessing_variants_apply_to_every_self_representation_method_alike(subspaces):
     for method in experiments.SEARCH:
         plain, ssc = experiments.settings(method, "none"), experiments.settings(method, "ssc")

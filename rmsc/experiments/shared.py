@@ -5,8 +5,21 @@ from __future__ import annotations
 import numpy as np
 
 
+class Unkeyable(TypeError):
+    """An argument whose content cannot be hashed: the call is not memoised."""
+
+
 def _digest(obj, h):
-    """Feed ``obj`` (arrays, sparse matrices, lists, scalars) into hash ``h``."""
+    """Feed ``obj`` (arrays, sparse matrices, lists, scalars, functions) into hash ``h``.
+
+    A function (e.g. RMSC's ``beta="auto"`` rule, a closure over its ``beta_rel``) is
+    keyed by its code, defaults and the contents of its closure, never by its repr: a
+    repr holds the function's address, which a later function can reuse after the first
+    is freed, and then two different rules would share one solve. Anything else whose
+    repr is an address raises :class:`Unkeyable`.
+    """
+    import types
+
     import scipy.sparse as sp
 
     if sp.issparse(obj):
@@ -25,8 +38,18 @@ def _digest(obj, h):
         for k in sorted(obj):
             h.update(str(k).encode())
             _digest(obj[k], h)
+    elif isinstance(obj, types.FunctionType):
+        code = obj.__code__
+        h.update(f"function {obj.__module__}.{obj.__qualname__}".encode())
+        h.update(code.co_code)
+        _digest([c for c in code.co_consts if not isinstance(c, types.CodeType)], h)
+        _digest(list(obj.__defaults__ or ()), h)
+        _digest([cell.cell_contents for cell in obj.__closure__ or ()], h)
     else:
-        h.update(repr(obj).encode())
+        text = repr(obj)
+        if " at 0x" in text:
+            raise Unkeyable(f"cannot key a call on {text}")
+        h.update(text.encode())
 
 
 def _nbytes(obj):
@@ -85,9 +108,13 @@ class SharedSolves:
             if skip is not None and skip(args, kwargs):
                 return func(*args, **kwargs)
             h = hashlib.blake2b(name.encode(), digest_size=20)
-            _digest(list(args), h)
-            # Where the blocks run (rmsc.backends) does not change the result.
-            _digest({k: v for k, v in kwargs.items() if k != "runner"}, h)
+            try:
+                _digest(list(args), h)
+                # Where the blocks run (rmsc.backends) does not change the result.
+                _digest({k: v for k, v in kwargs.items() if k != "runner"}, h)
+            except Unkeyable:
+                self.misses += 1
+                return func(*args, **kwargs)
             key = h.hexdigest()
             if key in self._store:
                 self.hits += 1
