@@ -96,8 +96,13 @@ def hsic(Zv, Zw):
     float
     """
     n = Zv.shape[1]
-    P = Zw @ Zv.T
-    P = P.toarray() if sp.issparse(P) else np.asarray(P)
+    if _dense_enough(Zv):   # sparse x sparse would fill in: one side dense instead
+        P = _left_product(Zw, _as_dense(Zv).T)
+    elif _dense_enough(Zw):
+        P = _left_product(Zv, _as_dense(Zw).T).T
+    else:
+        P = Zw @ Zv.T
+        P = P.toarray() if sp.issparse(P) else np.asarray(P)
     a = np.asarray(Zw.sum(axis=1)).ravel()
     b = np.asarray(Zv.sum(axis=1)).ravel()
     # Z^w H Z^vT = Z^w Z^vT - (Z^w 1)(Z^v 1)^T / n
@@ -105,20 +110,32 @@ def hsic(Zv, Zw):
     return float(max(val, 0.0)) / (n - 1) ** 2
 
 
+#: Above this fraction of nonzeros, products with a representation use dense BLAS
+#: (as :func:`rmsc.solver.sparse_right_product`; Digit's 6-feature view is 41 % dense).
+DENSE_PRODUCT_DENSITY = 0.1
+
+
+def _dense_enough(Z):
+    return not sp.issparse(Z) or Z.nnz > DENSE_PRODUCT_DENSITY * Z.shape[0] * Z.shape[1]
+
+
+def _as_dense(Z):
+    return Z.toarray() if sp.issparse(Z) else np.asarray(Z, dtype=float)
+
+
 def gram(Z):
-    """Z^T Z as a dense array (dense BLAS once Z is denser than 10 %, as
-    :func:`rmsc.solver.sparse_right_product`)."""
-    if sp.issparse(Z) and Z.nnz <= 0.1 * Z.shape[0] * Z.shape[1]:
+    """Z^T Z as a dense array."""
+    if not _dense_enough(Z):
         return np.asarray((Z.T @ Z).toarray())
-    Zd = Z.toarray() if sp.issparse(Z) else np.asarray(Z, dtype=float)
+    Zd = _as_dense(Z)
     return Zd.T @ Zd
 
 
 def _left_product(Z, B):
     """Z @ B for Z (n x n, sparse or dense) and dense B, as a dense array."""
-    if sp.issparse(Z) and Z.nnz <= 0.1 * Z.shape[0] * Z.shape[1]:
+    if not _dense_enough(Z):
         return np.asarray(sp.csr_matrix(Z) @ B)
-    return (Z.toarray() if sp.issparse(Z) else np.asarray(Z, dtype=float)) @ B
+    return _as_dense(Z) @ B
 
 
 def diversity_gradient_half(Z, others, weight, gram_sum=None):
@@ -262,6 +279,17 @@ def _combine(*terms):
     return out
 
 
+def _add_into(out, c, M):
+    """out += c * M for a dense ``out`` and a sparse or dense M."""
+    if c == 0.0:
+        return
+    if sp.issparse(M):
+        M = M.tocoo()
+        out[M.row, M.col] += (c * M.data).astype(out.dtype, copy=False)
+    else:
+        out += (c * M).astype(out.dtype, copy=False)
+
+
 def _minus_diag(F, D):
     """F - diag(D), sparse or dense."""
     if sp.issparse(F):
@@ -331,24 +359,23 @@ def _z_step(view, R, st, mu):
     return rep, KQ
 
 
-def _c_step(Rp, shared, runner, st, rep, W32, mu, beta, block_size):
+def _c_step(Rp, shared, runner, st, rep, W32, buf, mu, beta, block_size):
     """C = S_{beta / (2 rho)}(Z + U) off the diagonal, fused with the product R^T P'.
 
     Z + U = (rho/nu) C + (mu/nu) F + (mu/rho) W_off - diag(D) + R^T P',
-    P' = Q + (mu/nu) P. Returns the thresholded C, R C and P'.
+    P' = Q + (mu/nu) P; the dense part is assembled in ``buf`` (F-ordered, as
+    ``W32``, the pull target without its diagonal). Returns the thresholded C,
+    R C and P'.
     """
     rho = st.rho
     nu = mu + rho
     Pn = rep.Q + (mu / nu) * st.P
-    ref = _combine((rho / nu, st.C), (mu / nu, st.F))
-    if W32 is not None:
-        dense = np.multiply(W32, np.float32(mu / rho), dtype=W32.dtype, order="F")
-        if sp.issparse(ref):
-            ref = sp.coo_matrix(ref)
-            dense[ref.row, ref.col] += ref.data.astype(W32.dtype)
-        else:
-            dense += ref
-        ref = dense
+    if W32 is None:
+        ref = _combine((rho / nu, st.C), (mu / nu, st.F))
+    else:
+        ref = np.multiply(W32, W32.dtype.type(mu / rho), out=buf)
+        for c, M in ((rho / nu, st.C), (mu / nu, st.F)):
+            _add_into(ref, c, M)
     dtype = Rp.dtype
     n = Rp.shape[1]
     out = solver.threshold_columns(
@@ -452,10 +479,11 @@ def diversity_subproblem(R, beta, C0, W=None, mu=0.0, *, rho=1.0, max_iter=200, 
     st = _start_state(R, K, C0, mu, rho, dual)
     start = st
     f0 = surrogate(R, beta, st.C, W, mu, RC=st.RC)
-    W32 = None
+    W32 = buf = None
     if W is not None:
         W32 = np.array(W, dtype=dtype, order="F")
         np.fill_diagonal(W32, 0.0)
+        buf = np.empty_like(W32)
     Rp = R.astype(dtype, copy=False)
     converged = accepted = False
     value = f0
@@ -465,7 +493,8 @@ def diversity_subproblem(R, beta, C0, W=None, mu=0.0, *, rho=1.0, max_iter=200, 
                                                     splits=np.array([], dtype=int)))
         for it in range(1, max_iter + 1):
             rep, KQ = _z_step(view, R, st, mu)
-            C, RC, Pn = _c_step(Rp, shared, runner, st, rep, W32, mu, beta, block_size)
+            C, RC, Pn = _c_step(Rp, shared, runner, st, rep, W32, buf, mu, beta,
+                                block_size)
             prev, st = st, _u_step(R, st, rep, KQ, C, RC, Pn, mu)
             if it % check_every and it != max_iter:
                 continue
@@ -599,9 +628,9 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
         it = 0
         weight = lam / (n - 1) ** 2
         if sweeps:
+            B = sum(gram(Z) for Z in Zs)              # sum_w Z^wT Z^w, kept up to date
             for it in range(1, self.outer_iter + 1):
                 inner.append([])
-                B = sum(gram(Z) for Z in Zs)          # sum_w Z^wT Z^w, kept up to date
                 for v in range(m):
                     B -= gram(Zs[v])                   # the other views' only
                     Zs[v], info = self._view_step(Rs[v], betas[v], Zs[v], duals[v], rhos[v],
