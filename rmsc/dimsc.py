@@ -25,26 +25,49 @@ instead: with L_A >= lambda_max(A) (Lanczos estimate, 2 % margin),
     tr(Z A Z^T) <= const + L_A ||Z - W||_F^2,   W = Z_k - Z_k A / L_A,
 
 tight at the current Z_k. The surrogate is SSC with an extra pull towards W,
-solved by ADMM (:func:`diversity_subproblem`) whose Z-step is the
-Woodbury-factored solve of :mod:`rmsc.solver` (:func:`rmsc.solver.gram_factor`,
-:func:`rmsc.solver.factorize_view`). Minimising the surrogate never increases
-the objective (majorise-minimise), view after view (Gauss-Seidel, as Cao et
-al.'s alternation). The views start from their SSC solutions
-(:func:`rmsc.ssc.ssc_admm`), i.e. lam = 0.
+solved by ADMM (:func:`diversity_subproblem`): SSC's own iteration
+(:func:`rmsc.ssc.ssc_admm`, same splitting, Woodbury-factored Z-step of
+:mod:`rmsc.solver`) with the pull in the smooth part. Any point whose
+surrogate value is at most Z_k's lowers the objective (majorise-minimise), so
+the views are updated one after the other (Gauss-Seidel, as Cao et al.'s
+alternation) by *inexact* solves: each subproblem runs ``inner_iter`` ADMM
+iterations, then stops at the first check (every 5 iterations) where its
+surrogate is at most Z_k's; an iterate above it is never returned (if none
+is found within ``max_iter``, Z_k is kept). The views start from their SSC
+solutions (:func:`rmsc.ssc.ssc_admm`, i.e. lam = 0), and every subproblem
+continues the ADMM where that view's previous solve stopped: its dual and rho
+(the dual moved by the change of the pull, - (mu / rho)(Z_k - W)), not the
+stationary dual of a fresh start.
 
 Stopping: each ADMM stops when the primal ||Z - C||_F and dual
 2 rho ||C - C_prev||_F residuals are at most ``tol * max(1, ||C||_F)``
-(``tol`` = 1e-4, as SSC) or after ``max_iter``; the outer alternation stops
-when the objective's relative decrease in a sweep is at most ``outer_tol``
-(1e-4) or after ``outer_iter`` sweeps.
+(``tol`` = 1e-4, as SSC) and the surrogate is at most its start, after
+``inner_iter`` iterations at the first check where it is, or after
+``max_iter``; the outer alternation stops when the objective's relative
+decrease in a sweep is at most ``outer_tol`` (1e-4) or after ``outer_iter``
+sweeps.
 
 Clustering: S = (1/m) sum_v (|Z^v| + |Z^vT|) / 2 (Cao et al. sum the views'
 affinities; the mean has the same spectral clustering), then the shared
 spectral protocol.
 
-Cost: the surrogate's target W is a dense n x n matrix, so each view's
-subproblem works with dense n x n arrays (O(n^2) memory, O(r n^2) per ADMM
-step, r <= min(d_v, n)); the reference code is O(n^3) per step.
+Cost (issue 14; ``benchmarks/bench_dimsc.py``). Before: every subproblem
+restarted the ADMM at rho = 1 from the dual that makes Z_k stationary for the
+Z-step; on Digit that dual is far from the L1 term's subdifferential (SSC's
+200th iterate is not converged), so the first iterate's surrogate was 2 to
+40,000 times Z_k's, every view ran all 200 iterations, two of six still ended
+above Z_k, and the objective *rose* in the first sweep (1327.7 -> 1331.7), which
+stopped the fit there; each iteration made two dense (n x r)(r x n) products
+in float64 and ~15 n x n passes (150 ms for the 240-feature view, 101 s a
+sweep). Now: U is held as F + (mu / rho) W_off + R^T P with F sparse (a
+combination of iterates C), so the Z-step never touches W, R C, R F and K P
+are r x n arrays, and an iteration is SSC's: one (n x r)(r x n) product in
+float32 (SSC's precision rule, :data:`rmsc.ssc.PRECISION`) fused with the
+thresholding, W entering only as the dense reference added to each column
+block; residuals and the surrogate every 5 iterations. The diversity
+gradient and the Lipschitz bound use one dense B = sum_w Z^wT Z^w kept up to
+date through the sweeps (one product Z^v B per view instead of two per other
+view). The SSC start is unchanged and is now most of a Digit fit.
 """
 
 from __future__ import annotations
@@ -559,7 +582,7 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
         Sweeps over the views at most.
     outer_tol : float, default=1e-4
         Stop when a sweep lowers the objective by at most this fraction.
-    inner_iter : int or None, default=20
+    inner_iter : int or None, default=5
         Inexact subproblems: after this many ADMM iterations, a view's
         subproblem stops at the first check where its surrogate is at most its
         starting value (``accept_after`` of :func:`diversity_subproblem`),
@@ -586,7 +609,7 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
 """)
 
     def __init__(self, n_clusters=8, *, lam=0.01, beta="auto", alpha=SSC_ALPHA, normalize=True,
-                 max_iter=200, tol=1e-4, outer_iter=10, outer_tol=1e-4, inner_iter=20,
+                 max_iter=200, tol=1e-4, outer_iter=10, outer_tol=1e-4, inner_iter=5,
                  keep_mass=None,
                  top_k=None, scale_columns=False, n_init=N_KMEANS_RUNS, random_state=None):
         super().__init__(n_clusters, beta=beta, alpha=alpha, normalize=normalize,
