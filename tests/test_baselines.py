@@ -358,6 +358,20 @@ def test_diversity_subproblem_with_mu_zero_continues_ssc_from_its_dual():
     np.testing.assert_allclose(got.toarray(), C20.toarray(), atol=1e-10)
 
 
+def test_diversity_subproblem_restarted_at_its_solution_with_its_dual_stays_there():
+    # The dual handed back is the pull-free one; moved by -(mu/rho)(C0 - W) it makes the
+    # solution a fixed point again, so a restart converges at the first check.
+    rng = np.random.default_rng(2)
+    R = solver.gram_factor(random_views(rng, 25, (7,))[0])
+    W = 0.05 * rng.standard_normal((25, 25))
+    C, info = diversity_subproblem(R, 0.05, np.zeros((25, 25)), W, 0.7, max_iter=5000, tol=1e-11)
+    assert info["converged"]
+    again, info2 = diversity_subproblem(R, 0.05, C, W, 0.7, dual=info["dual"], rho=info["rho"],
+                                        max_iter=5000, tol=1e-9)
+    assert info2["converged"] and info2["n_iter"] == 5
+    np.testing.assert_allclose(again.toarray(), C.toarray(), atol=1e-9)
+
+
 def test_diversity_subproblem_never_returns_a_worse_point():
     # From a rough start (3 SSC iterations) and its stationary dual, the first ADMM
     # iterate is worse than the start: the subproblem must return the start then, and
