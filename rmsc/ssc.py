@@ -192,7 +192,7 @@ FLOAT32_MIN_TOL = 1e-5
 
 
 def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check_every=5,
-             precision=None):
+             precision=None, return_dual=False):
     """Solve single-view SSC by ADMM.
 
     Parameters
@@ -214,6 +214,10 @@ def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check
         Of the C-step's two dense products (R^T Q and R C) and of C while it is
         thresholded; everything else, the Z-step included, is float64. None:
         :data:`PRECISION`; ``"auto"``: float32 when ``tol >= FLOAT32_MIN_TOL``.
+    return_dual : bool
+        Also return the final scaled dual U = S + R^T Q_U as ``info["dual"] =
+        (S, Q_U)``, S sparse (or dense once C is), Q_U of shape (r, n): DiMSC
+        continues this ADMM from there (:func:`rmsc.dimsc.diversity_subproblem`).
 
     Returns
     -------
@@ -240,7 +244,8 @@ def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check
         raise ValueError(f"precision must be 'auto', 'float32' or 'float64'; got {precision!r}.")
     dtype = np.dtype(precision)
     with LocalBlocks() as runner:
-        return _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype)
+        return _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype,
+                     return_dual)
 
 
 class _SparsePart:
@@ -269,7 +274,7 @@ class _SparsePart:
         return (out + sp.diags(diag)).tocsr()
 
 
-def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype):
+def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype, return_dual=False):
     n = R.shape[1]
     rho = float(rho)
     view = solver.factorize_view(R, rho)
@@ -327,7 +332,10 @@ def _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype):
             KQU = KQU / factor
             view = solver.factorize_view(R, rho)
     C = sp.csc_matrix(C, dtype=np.float64)
-    return C, {"n_iter": it, "converged": converged, "rho": rho, **hist}
+    info = {"n_iter": it, "converged": converged, "rho": rho, **hist}
+    if return_dual:
+        info["dual"] = (S.minus(None), QU)
+    return C, info
 
 
 def _fro(A):

@@ -12,9 +12,12 @@ import rmsc
 from rmsc import MSC, SCBSV, CoRegCentroid, CoRegPairwise, CoTraining, DiMSC, SSCAVG, solver
 from rmsc.dimsc import (
     diversity_gradient_half,
+    diversity_lipschitz,
     diversity_subproblem,
     dimsc_objective,
+    gram,
     hsic,
+    surrogate,
 )
 from rmsc.graphs import knn_affinity, knn_bandwidth, knn_distances, normalized_affinity
 from rmsc.multiview_spectral import (
@@ -323,6 +326,107 @@ def test_dimsc_zero_diversity_is_per_view_ssc_and_objective_decreases():
     end = dimsc_objective(Rs, est.view_coefs_, est.betas_, 50.0)[1]["diversity"]
     assert end < start
     assert rmsc.evaluate(y, est.labels_)["acc"] >= 0.95
+
+
+def test_hsic_sparse_and_dense_products_and_the_lipschitz_bound():
+    n = 60
+    Zs = [sp.random(n, n, density=d, random_state=s, format="csr")
+          for s, d in enumerate((0.03, 0.05, 0.4))]        # sparse x sparse and dense paths
+    H = np.eye(n) - np.ones((n, n)) / n
+    K = [Z.toarray().T @ Z.toarray() for Z in Zs]
+    for v, w in ((0, 1), (0, 2), (2, 1)):
+        assert hsic(Zs[v], Zs[w]) == pytest.approx(np.trace(K[v] @ H @ K[w] @ H) / (n - 1) ** 2)
+    A = 0.3 * H @ (K[1] + K[2]) @ H
+    top = np.linalg.eigvalsh(A).max()
+    for B in (None, gram(Zs[1]) + gram(Zs[2])):           # n > 50: Lanczos, with and without B
+        L = diversity_lipschitz(Zs[1:], 0.3, n, random_state=0, gram_sum=B)
+        assert top <= L <= 1.03 * top
+    assert np.allclose(diversity_gradient_half(Zs[0], None, 0.3, gram_sum=gram(Zs[1]) + gram(Zs[2])),
+                       Zs[0].toarray() @ A)
+
+
+def test_diversity_subproblem_with_mu_zero_continues_ssc_from_its_dual():
+    # SSC for 10 iterations, then the subproblem (no pull) for 10 from SSC's state:
+    # the same iterate as 20 SSC iterations (same splitting, dual and rho handed over).
+    rng = np.random.default_rng(3)
+    R = solver.gram_factor(random_views(rng, 40, (7,))[0])
+    C10, info = ssc_admm(R, 0.05, max_iter=10, tol=0, precision="float64", return_dual=True)
+    C20, _ = ssc_admm(R, 0.05, max_iter=20, tol=0, precision="float64")
+    got, sub = diversity_subproblem(R, 0.05, C10, dual=info["dual"], rho=info["rho"], max_iter=10,
+                                    tol=0, precision="float64")
+    assert sub["accepted"] and sub["n_iter"] == 10
+    np.testing.assert_allclose(got.toarray(), C20.toarray(), atol=1e-10)
+
+
+def test_diversity_subproblem_restarted_at_its_solution_with_its_dual_stays_there():
+    # The dual handed back is the pull-free one; moved by -(mu/rho)(C0 - W) it makes the
+    # solution a fixed point again, so a restart converges at the first check.
+    rng = np.random.default_rng(2)
+    R = solver.gram_factor(random_views(rng, 25, (7,))[0])
+    W = 0.05 * rng.standard_normal((25, 25))
+    C, info = diversity_subproblem(R, 0.05, np.zeros((25, 25)), W, 0.7, max_iter=5000, tol=1e-11)
+    assert info["converged"]
+    again, info2 = diversity_subproblem(R, 0.05, C, W, 0.7, dual=info["dual"], rho=info["rho"],
+                                        max_iter=5000, tol=1e-9)
+    assert info2["converged"] and info2["n_iter"] == 5
+    np.testing.assert_allclose(again.toarray(), C.toarray(), atol=1e-9)
+
+
+def test_diversity_subproblem_never_returns_a_worse_point():
+    # From a rough start (3 SSC iterations) and its stationary dual, the first ADMM
+    # iterate is worse than the start: the subproblem must return the start then, and
+    # otherwise a point no worse than it (what keeps DiMSC's objective monotone).
+    rng = np.random.default_rng(4)
+    R = solver.gram_factor(random_views(rng, 30, (6,))[0])
+    C0, _ = ssc_admm(R, 0.05, max_iter=3, tol=0)
+    W = C0.toarray() + 0.05 * rng.standard_normal((30, 30))
+    start = surrogate(R, 0.05, C0, W, 0.5)
+    accepted = []
+    for it in (1, 2, 3, 5, 40):
+        C, info = diversity_subproblem(R, 0.05, C0, W, 0.5, max_iter=it, check_every=1, tol=0,
+                                       precision="float64")
+        value = surrogate(R, 0.05, C, W, 0.5)
+        assert info["start_value"] == pytest.approx(start, rel=1e-12)
+        assert value == pytest.approx(info["value"], rel=1e-12)
+        assert value <= start * (1 + 1e-12)
+        if not info["accepted"]:
+            assert abs(C - C0).max() == 0
+        accepted.append(info["accepted"])
+    assert accepted[0] is False and accepted[-1] is True   # the guard is exercised
+    assert value < start
+
+
+def test_diversity_subproblem_float32_products_within_tolerance_of_float64():
+    # The fused product in float32 (SSC's rule at tol >= 1e-5): after 100 iterations the
+    # surrogate agrees with float64's to 1e-5 relative and the iterates to 1e-4 of their norm.
+    rng = np.random.default_rng(6)
+    R = solver.gram_factor(random_views(rng, 120, (10,))[0])
+    C0, info = ssc_admm(R, 0.05, max_iter=50, return_dual=True)
+    W = C0.toarray() + 0.01 * rng.standard_normal((120, 120))
+    out = {}
+    for precision in ("float32", "float64"):
+        out[precision] = diversity_subproblem(R, 0.05, C0, W, 0.3, dual=info["dual"],
+                                              rho=info["rho"], max_iter=100, tol=1e-4,
+                                              precision=precision)
+    (C32, i32), (C64, i64) = out["float32"], out["float64"]
+    assert i32["value"] == pytest.approx(i64["value"], rel=1e-5)
+    assert abs(C32 - C64).max() <= 1e-4 * abs(C64).max()
+
+
+@pytest.mark.parametrize("inner_iter", [1, 5, None])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dimsc_objective_never_increases_on_random_problems(seed, inner_iter):
+    rng = np.random.default_rng(seed)
+    views = random_views(rng, 40, (5, 9, 3))
+    est = DiMSC(3, lam=30.0, beta=0.05, outer_iter=4, outer_tol=0, inner_iter=inner_iter,
+                max_iter=60, random_state=0).fit(views)
+    assert est.inner_iters_.shape == (est.n_iter_, 3)
+    assert np.all(np.diff(est.objective_) <= 1e-12 * est.objective_[0])
+    assert est.objective_[-1] < est.objective_[0]
+    # objective_ is the model's objective at the returned representations
+    Rs = [solver.gram_factor(normalize_l2(X)) for X in views]
+    assert dimsc_objective(Rs, est.view_coefs_, est.betas_, 30.0)[0] == pytest.approx(
+        est.objective_[-1], rel=1e-12)
 
 
 def test_dimsc_keep_mass_thresholds_every_view_before_averaging():
