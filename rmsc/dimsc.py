@@ -84,6 +84,14 @@ NMI 88.5 -> 89.6 %; ``inner_iter=20`` (the old fit's 1,170 subproblem
 iterations): 76 s, 1318.1, 85.6 / 89.8 %. 3-Sources: unchanged (0.2 s, same
 objective to 6e-9). The SSC start (25-33 s) is unchanged and is now half of
 a Digit fit.
+
+Why one module (~700 lines): the HSIC pieces, the diversity subproblem's block
+steps (``_z_step``, ``_c_step``, ``_u_step``, which continue SSC's ADMM state)
+and the estimator are one majorise-minimise algorithm, and
+:class:`rmsc.experiments.SharedSolves` memoises ``diversity_subproblem``,
+``diversity_gradient_half``, ``dimsc_objective`` and ``ssc_admm`` through this
+module's attributes. Moving the subproblem to a module of its own is the next
+step if this one grows.
 """
 
 from __future__ import annotations

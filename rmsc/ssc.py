@@ -34,6 +34,13 @@ coherence, it is the unit that carries from one dataset to another. Every fit
 reports both forms per view, ``betas_`` and ``alphas_`` (:func:`beta_and_alpha`).
 SSC-BSV clusters every view with SSC and reports the views; SSC-AVG clusters
 the average of the views' affinities (paper, Section 5.2).
+
+Why one module (~610 lines): SSC's ADMM (:func:`ssc_admm`, ``_admm`` and its
+sparse + low-rank bookkeeping) and the three SSC estimators are one algorithm
+and its front ends. DiMSC continues this ADMM's state and imports its private
+pieces, and :class:`rmsc.experiments.SharedSolves` memoises ``ssc_admm`` through
+this module's attribute; a split would separate the ADMM from the code that
+reads its state.
 """
 
 from __future__ import annotations
