@@ -42,10 +42,15 @@ with tab_grid:
         "view" if method == "RMSC-WV" else "sample")
     default_lams, default_betas = dash.sensitivity_axes(p.resolved_lam, beta_max, beta)
     basis = (data.fingerprint, method, default_lams, default_betas)
-    if ss.get("_sens_basis") != basis:  # new data or parameters: the selection starts again
+    previous = ss.get("_sens_basis")
+    if previous != basis:  # new data or parameters: the selection starts again, unless a run
+        # was started on these data and method (Solve's fit landing after the click moves the
+        # defaults, and the run must stay on screen)
+        if previous is None or previous[:2] != basis[:2] or \
+                ss.get("_sens_started_for") != basis[:2]:
+            ss.pop("w_sens_lams", None)
+            ss.pop("w_sens_betas", None)
         ss._sens_basis = basis
-        ss.pop("w_sens_lams", None)
-        ss.pop("w_sens_betas", None)
     lams = c1.multiselect("λ values", dash.LAM_GRID, default=list(default_lams),
                           key="w_sens_lams", format_func=lambda v: f"{v:g}")
     betas = c2.multiselect("β values", dash.BETA_GRID, default=list(default_betas),
@@ -70,6 +75,7 @@ with tab_grid:
     hint = (f" ({dash.estimate_sensitivity(data, lams, betas, method, base, book).text()})"
             if n else "")
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_sens_run", disabled=n == 0):
+        ss._sens_started_for = (data.fingerprint, method)
         ui.start_experiment(
             "sensitivity", key,
             dash.Remote(dash.run_sensitivity, data, lams, betas, method, base, p.seed),

@@ -753,6 +753,33 @@ def test_compare_button_estimates_the_ticked_methods(fitted_app, monkeypatch):
         f"(about {dash.format_duration(measured)})")
 
 
+def test_a_sensitivity_run_started_before_solves_fit_stays_on_screen():
+    # The default grid follows Solve's fit (β_max); the fit landing after the click moved the
+    # defaults, reset the selection and with it the run's key, and the started run vanished.
+    at = open_app({"data": "Subspaces"}, page="sensitivity")  # Solve's fit starts by itself
+    try:
+        fit = at.session_state["slots"]["fit"].latest
+        basis = at.session_state["_sens_basis"]
+        chosen = (at.multiselect(key="w_sens_lams").value,
+                  at.multiselect(key="w_sens_betas").value)
+        assert fit.active  # clicked before the fit lands
+        at.button(key="w_sens_run").click().run()
+        run = at.session_state["slots"]["sensitivity"].latest
+        assert fit.wait(180)
+        at.run()  # the redraw the landing fit causes
+        no_trouble(at)
+        assert at.session_state["_sens_basis"] != basis  # the defaults did move
+        assert (at.multiselect(key="w_sens_lams").value,
+                at.multiselect(key="w_sens_betas").value) == chosen
+        assert run.wait(300)
+        at.run()
+        no_trouble(at)
+        assert at.session_state["slots"]["sensitivity"].latest is run
+        assert len(at.get("plotly_chart")) == 1  # the started run's grid is on screen
+    finally:
+        cancel_jobs(at)
+
+
 def test_sensitivity_grid_and_views_on_demand(fitted_app):
     at = goto(fitted_app, "sensitivity")
     no_trouble(at)
