@@ -28,8 +28,8 @@ data = ui.require_data()
 # ---------------------------------------------------------------------------
 
 WIDGETS = {"w_lam": "lam", "w_beta": "beta", "w_beta_rel": "beta_rel", "w_gamma": "gamma",
-           "w_max_iter": "max_iter", "w_post": "post", "w_top_k": "top_k", "w_keep_mass": "keep_mass",
-           "w_placement": "placement", "w_seed": "seed"}
+           "w_max_iter": "max_iter", "w_post": "post", "w_top_k": "top_k",
+           "w_keep_mass": "keep_mass", "w_placement": "placement", "w_seed": "seed"}
 WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
                     "view": "RMSC-WV — one weight per view"}
 
@@ -102,8 +102,9 @@ p = ss.params
 left, right = st.columns([1, 2], gap="large")
 with left:
     st.markdown("**Parameters**")
-    st.select_slider("λ (coupling to the consensus)", dash.options_with(dash.LAM_GRID, p.resolved_lam),
-                     value=p.resolved_lam, key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
+    st.select_slider("λ (coupling to the consensus)",
+                     dash.options_with(dash.LAM_GRID, p.resolved_lam), value=p.resolved_lam,
+                     key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
     st.select_slider("β (sparsity of Z*)", dash.beta_options(p.beta), value=p.beta, key="w_beta",
                      on_change=_apply, format_func=dash.format_beta)
     if p.beta == dash.AUTO:  # an absolute β has no relative part

@@ -111,13 +111,12 @@ from ._validation import check_nonnegative, check_positive_int
 from .spectral import N_KMEANS_RUNS, spectral_clustering
 from .ssc import (
     _SSC_PARAMS_DOC,
-    FLOAT32_MIN_TOL,
-    PRECISION,
     SSC_ALPHA,
     _SSCParams,
     _fro,
     _sparse_plus_lowrank_norm,
     beta_and_alpha,
+    precision_dtype,
     residual_balancing,
     ssc_admm,
 )
@@ -520,7 +519,7 @@ def diversity_subproblem(R, beta, C0, W=None, mu=0.0, *, rho=1.0, max_iter=200, 
     n = R.shape[1]
     if mu == 0.0 or W is None:
         mu, W = 0.0, None
-    dtype = _precision_dtype(precision, tol)
+    dtype = precision_dtype(precision, tol)
     view = solver.factorize_view(R, mu + rho)
     K = view.K
     st = _start_state(R, K, C0, mu, rho, dual)
@@ -568,16 +567,6 @@ def diversity_subproblem(R, beta, C0, W=None, mu=0.0, *, rho=1.0, max_iter=200, 
     info = {"n_iter": it, "converged": converged, "rho": st.rho, "dual": (S, st.P),
             "value": value, "start_value": f0, "accepted": accepted}
     return sp.csr_matrix(st.C), info
-
-
-def _precision_dtype(precision, tol):
-    """float32 or float64 by SSC's rule (:data:`rmsc.ssc.PRECISION`)."""
-    precision = PRECISION if precision is None else precision
-    if precision == "auto":
-        precision = "float32" if tol >= FLOAT32_MIN_TOL else "float64"
-    if precision not in ("float32", "float64"):
-        raise ValueError(f"precision must be 'auto', 'float32' or 'float64'; got {precision!r}.")
-    return np.dtype(precision)
 
 
 # ---------------------------------------------------------------------------

@@ -198,6 +198,17 @@ PRECISION = "auto"
 FLOAT32_MIN_TOL = 1e-5
 
 
+def precision_dtype(precision, tol):
+    """The dtype of the ADMM's fused products: ``precision`` (None: :data:`PRECISION`),
+    with ``"auto"`` float32 when ``tol >= FLOAT32_MIN_TOL``, else float64."""
+    precision = PRECISION if precision is None else precision
+    if precision == "auto":
+        precision = "float32" if tol >= FLOAT32_MIN_TOL else "float64"
+    if precision not in ("float32", "float64"):
+        raise ValueError(f"precision must be 'auto', 'float32' or 'float64'; got {precision!r}.")
+    return np.dtype(precision)
+
+
 def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check_every=5,
              precision=None, return_dual=False):
     """Solve single-view SSC by ADMM.
@@ -244,12 +255,7 @@ def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check
     :data:`rmsc.solver.DENSE_ZSTAR_DENSITY` (Digit's 6-feature view ends 40 %
     dense, where CSC bookkeeping cost 20 times the arithmetic).
     """
-    precision = PRECISION if precision is None else precision
-    if precision == "auto":
-        precision = "float32" if tol >= FLOAT32_MIN_TOL else "float64"
-    if precision not in ("float32", "float64"):
-        raise ValueError(f"precision must be 'auto', 'float32' or 'float64'; got {precision!r}.")
-    dtype = np.dtype(precision)
+    dtype = precision_dtype(precision, tol)
     with LocalBlocks() as runner:
         return _admm(R, beta, rho, max_iter, tol, block_size, check_every, runner, dtype,
                      return_dual)

@@ -40,6 +40,7 @@ from .grid import (
 from .paper import (
     CONVERGENCE_DATASETS,
     DATASETS,
+    INPUT_WEIGHTINGS,
     PAPER_TABLE1,
     SENSITIVITY_BETAS,
     SENSITIVITY_DATASETS,
@@ -67,7 +68,6 @@ from .report_figures import comparison_frame, figures_of, save_figure
 from .reproduce import (
     DatasetRun,
     Reproduction,
-    INPUT_WEIGHTINGS,
     load_for_reproduction,
     resolve_datasets,
     run,

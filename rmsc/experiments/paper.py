@@ -62,9 +62,21 @@ SENSITIVITY_LAMS = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 SENSITIVITY_BETAS = (0.01, 0.03, 0.1, 0.3, 1.0)
 
 
+#: Input weightings of count views a dataset name may carry ("3-Sources+log1p"):
+#: :mod:`rmsc.preprocessing`'s, applied to every view before the protocol's unit-L2 scaling.
+INPUT_WEIGHTINGS = ("tfidf", "log1p")
+
+
+def input_weighting(name):
+    """``(base, weighting)`` of a name "BASE+WEIGHTING" (:data:`INPUT_WEIGHTINGS`), else
+    ``(name, None)``."""
+    base, _, weighting = str(name).rpartition("+")
+    return (base, weighting) if base and weighting in INPUT_WEIGHTINGS else (name, None)
+
+
 def paper_dataset(name):
-    """The paper's dataset a run stands for: "3-Sources+log1p" (an input weighting of it,
-    see :data:`rmsc.experiments.reproduce.INPUT_WEIGHTINGS`) is "3-Sources"."""
-    base, _, _ = str(name).rpartition("+")
-    return base if base in DATASETS else name
+    """The paper's dataset a run stands for: "3-Sources+log1p" (an input weighting of it)
+    is "3-Sources"."""
+    base, weighting = input_weighting(name)
+    return base if weighting and base in DATASETS else name
 

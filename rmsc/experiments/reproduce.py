@@ -21,15 +21,11 @@ from .paper import (
     SENSITIVITY_LAMS,
     VIEWS_DATASETS,
     VIEWS_METHODS,
+    input_weighting,
 )
 from .search import best, count_jobs, search
 from .shared import SharedSolves
 from .tables import accuracy_vs_views, sensitivity_grid
-
-#: Input weightings of count views a dataset spec may ask for ("3-Sources+log1p"):
-#: :mod:`rmsc.preprocessing`'s, applied to every view before the protocol's unit-L2 scaling.
-INPUT_WEIGHTINGS = ("tfidf", "log1p")
-
 
 def resolve_datasets(specs, data_dir=None):
     """Map dataset names or .mat paths to (name, path or None).
@@ -37,16 +33,16 @@ def resolve_datasets(specs, data_dir=None):
     A paper name (case-insensitive: Digit, Reuter, Animal, 3-Sources) is the
     copy bundled with rmsc (path None), or its .mat file in ``data_dir`` when
     one is given; ``NAME+tfidf`` or ``NAME+log1p`` is that dataset with its count
-    views so weighted (:data:`INPUT_WEIGHTINGS`); any other spec is taken as a path
-    to a multi-view file and named after its stem.
+    views so weighted (:data:`rmsc.experiments.paper.INPUT_WEIGHTINGS`); any other
+    spec is taken as a path to a multi-view file and named after its stem.
     """
     data_dir = Path(data_dir) if data_dir else None
     names = {n.lower(): n for n in DATASETS}
     out = []
     for spec in specs:
         key = str(spec).lower()
-        base, _, weighting = key.rpartition("+")
-        if base in names and weighting in INPUT_WEIGHTINGS:
+        base, weighting = input_weighting(key)
+        if weighting and base in names:
             (name, path), = resolve_datasets([names[base]], data_dir)
             out.append((f"{name}+{weighting}", path))
         elif key in names:
@@ -74,8 +70,8 @@ def load_for_reproduction(name, path):
     """
     from .. import datasets
 
-    base, _, weighting = name.rpartition("+")
-    if base and weighting in INPUT_WEIGHTINGS:
+    base, weighting = input_weighting(name)
+    if weighting:
         data = load_for_reproduction(base, path)
         try:
             weighted = datasets.preprocess(data, weighting)
