@@ -16,6 +16,7 @@ do), 1 for anything else that stopped it, 130 when interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import inspect
 import os
@@ -180,6 +181,41 @@ def _exclusions(specs):
     return out
 
 
+@contextlib.contextmanager
+def _reproduce_client(args):
+    """The Dask client ``rmsc reproduce`` runs its fits on: the scheduler at
+    ``--scheduler`` (or ``RMSC_SCHEDULER``), else a LocalCluster of ``--workers``
+    processes; None (fits in this process) for ``--workers 1``."""
+    from .dashboard.workers import SCHEDULER_ENV
+
+    address = args.scheduler or os.environ.get(SCHEDULER_ENV) or None
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers takes a positive number of processes; got {args.workers}.")
+    if address is None and args.workers == 1:
+        yield None
+        return
+    from distributed import Client
+
+    from .backends import local_cluster
+
+    if address:
+        try:
+            client = Client(address, set_as_default=False, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            raise ValueError(f"cannot reach the Dask scheduler at {address} ({exc}); start it, "
+                             "or leave --scheduler out to run on this machine.") from None
+        cluster = None
+    else:
+        cluster = local_cluster(args.workers)
+        client = Client(cluster, set_as_default=False)
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def cmd_reproduce(args, out, err):
     import json
     from pathlib import Path
@@ -187,12 +223,14 @@ def cmd_reproduce(args, out, err):
     methods = experiments.check_methods(args.methods or available_methods())
     cache = experiments.Cache(args.cache) if args.cache else experiments.Cache()
     progress = None if args.quiet else experiments.text_progress(err)
-    result = experiments.run(
-        args.datasets, methods, data_dir=args.data_dir, cache=cache,
-        postprocessing=tuple(args.postprocessing), progress=progress, random_state=args.seed,
-        views=not args.no_figures, sensitivity=not args.no_figures,
-        lams=args.lams, betas=args.betas, budgets=_budgets(args.budget),
-        exclude=_exclusions(args.exclude), require_all=True)
+    with _reproduce_client(args) as client:
+        result = experiments.run(
+            args.datasets, methods, data_dir=args.data_dir, cache=cache,
+            postprocessing=tuple(args.postprocessing), progress=progress,
+            random_state=args.seed, views=not args.no_figures,
+            sensitivity=not args.no_figures, lams=args.lams, betas=args.betas,
+            budgets=_budgets(args.budget), exclude=_exclusions(args.exclude),
+            require_all=True, client=client)
     report_path = Path(args.report) if args.report else None
     figure_files = {}
     if not args.no_figures:
@@ -398,6 +436,12 @@ def build_parser():
     r.add_argument("--exclude", nargs="*", metavar="DATASET:METHOD",
                    help="methods not run on a dataset (say why in --notes); Table 1 shows "
                         "'not run' there")
+    r.add_argument("--workers", type=int, default=None,
+                   help="Dask worker processes of the LocalCluster the fits run on (default: "
+                        "one per core; 1: every fit in this process, no cluster)")
+    r.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the fits on an existing Dask scheduler instead "
+                        "(tcp://host:8786; default: $RMSC_SCHEDULER)")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--command-line", help=argparse.SUPPRESS)

@@ -193,21 +193,16 @@ class Backend:
     CONNECT_TIMEOUT = "20s"
 
     def __init__(self, address=None, n_workers=None, memory_limit="auto"):
-        import dask
-        from distributed import Client, LocalCluster
+        from distributed import Client
+
+        from ..backends import local_cluster
 
         self.address = address
         self.cluster = None
         if address:
             self.client = Client(address, set_as_default=False, timeout=self.CONNECT_TIMEOUT)
         else:
-            n = n_workers or max(1, os.cpu_count() or 1)
-            with dask.config.set({"distributed.scheduler.allowed-failures": 0,
-                                  "distributed.worker.daemon": True}):
-                self.cluster = LocalCluster(
-                    n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=":0", memory_limit=memory_limit,
-                    silence_logs=logging.ERROR)
+            self.cluster = local_cluster(n_workers, memory_limit)
             self.client = Client(self.cluster, set_as_default=False)
             from ._worker_setup import WorkerSetup
 

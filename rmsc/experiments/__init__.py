@@ -74,7 +74,8 @@ from .reproduce import (
     text_progress,
 )
 from .results_json import to_json
-from .search import RUN_ORDER, best, count_jobs, search
+from .parallel import Fit, run_fits, share_key
+from .search import RUN_ORDER, best, count_jobs, search, search_plan
 from .shared import SharedSolves
 from .tables import (
     COMPARE_COLUMNS,
@@ -84,6 +85,8 @@ from .tables import (
     accuracy_vs_views,
     compare,
     sensitivity_grid,
+    sensitivity_plan,
+    views_plan,
 )
 
 __all__ = [
@@ -94,6 +97,7 @@ __all__ = [
     "DATASET_BUDGET",
     "DatasetRun",
     "FIT_FAILURES",
+    "Fit",
     "NOLABEL_SUFFIX",
     "PAPER_TABLE1",
     "POSTPROCESSING",
@@ -130,15 +134,19 @@ __all__ = [
     "report",
     "resolve_datasets",
     "run",
+    "run_fits",
     "run_one",
     "save_figure",
     "search",
+    "search_plan",
     "search_table",
     "sensitivity",
     "sensitivity_grid",
     "sensitivity_grid_markdown",
     "sensitivity_markdown",
+    "sensitivity_plan",
     "settings",
+    "share_key",
     "short_error",
     "table1",
     "table1_for",
@@ -148,4 +156,5 @@ __all__ = [
     "timing_markdown",
     "to_json",
     "views_markdown",
+    "views_plan",
 ]

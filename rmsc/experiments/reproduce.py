@@ -23,9 +23,9 @@ from .paper import (
     VIEWS_METHODS,
     input_weighting,
 )
-from .search import best, count_jobs, search
+from .search import best, count_jobs, search, search_plan
 from .shared import SharedSolves
-from .tables import accuracy_vs_views, sensitivity_grid
+from .tables import accuracy_vs_views, sensitivity_grid, sensitivity_plan, views_plan
 
 def resolve_datasets(specs, data_dir=None):
     """Map dataset names or .mat paths to (name, path or None).
@@ -176,10 +176,41 @@ class _Overall:
         return report
 
 
+def _run_on_workers(client, runs, loaded, run_methods, variants, sens_sets, lams, betas,
+                    views_sets, views_methods, cache, random_state, progress, views_progress):
+    """:func:`run`'s fits on ``client``'s workers, into ``cache``: the searches and the
+    sensitivity grids, then the views figure (whose settings the searches choose)."""
+    from .parallel import Fit, run_fits
+
+    fits = []
+    for ds in runs:
+        if ds.name not in loaded:
+            continue
+        fits += [Fit(ds.name, ds.name, m, p)
+                 for m, p, _ in search_plan(run_methods[ds.name], variants, ds.budget)]
+        if ds.name in sens_sets:
+            fits += [Fit(ds.name, ds.name, m, p) for m, p in sensitivity_plan(
+                lams, betas, "RMSC", POSTPROCESSING[variants[0]])]
+    run_fits(client, fits, loaded, cache, random_state=random_state, progress=progress)
+    fits = []
+    for ds in runs:
+        if ds.name not in views_sets:
+            continue
+        data = loaded[ds.name]
+        records = search(ds.name, list(data.views), data.labels, run_methods[ds.name], cache,
+                         postprocessing=variants, random_state=random_state,
+                         data_id=data.fingerprint, budget=ds.budget)
+        chosen = best(records[variants[0]])
+        params = {m: chosen[m].params for m in views_methods if m in chosen}
+        fits += [Fit(record, ds.name, m, p, k)
+                 for record, m, p, k in views_plan(data, list(params), params)]
+    run_fits(client, fits, loaded, cache, random_state=random_state, progress=views_progress)
+
+
 def run(specs, methods, *, data_dir=None, cache=None, postprocessing=tuple(POSTPROCESSING),
         progress=None, random_state=0, views=True, sensitivity=True,
         lams=SENSITIVITY_LAMS, betas=SENSITIVITY_BETAS, budgets=None, exclude=(),
-        require_all=False):
+        require_all=False, client=None):
     """Run the reproduction: every method's search on every dataset, then the figures' data.
 
     Parameters
@@ -215,6 +246,11 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=tuple(POSTP
     require_all : bool, default=False
         Raise ``ValueError`` (before any fit) when a dataset cannot be loaded,
         instead of reporting it as "not run" (``rmsc reproduce`` does this).
+    client : distributed.Client or None
+        Run the fits on this Dask cluster's workers, grouped by the solves they
+        share (:mod:`rmsc.experiments.parallel`; ``rmsc reproduce`` starts a
+        ``LocalCluster`` of one worker per core). The records are the ones a run
+        in this process (None) makes.
 
     Returns
     -------
@@ -258,6 +294,13 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=tuple(POSTP
              + sum(len(views_methods) * loaded[d].n_views for d in views_sets)
              + len(lams) * len(betas) * len(sens_sets))
     bar = _Overall(progress, total)
+    if client is not None:
+        # Every fit computed on the workers first; the walk below then reads the cache.
+        n_views_fits = sum(len(views_methods) * loaded[d].n_views for d in views_sets)
+        _run_on_workers(client, runs, loaded, run_methods, variants, sens_sets, lams, betas,
+                        views_sets, views_methods, cache, random_state,
+                        bar.phase(total - n_views_fits), bar.phase(n_views_fits))
+        bar = _Overall(None, total)
     view_tables = {}
     sens_tables = {}
     for ds in runs:

@@ -44,16 +44,7 @@ def search(dataset_name, views, labels, methods, cache, *, postprocessing="none"
     """
     variants = (postprocessing,) if isinstance(postprocessing, str) else tuple(postprocessing)
     per_variant = {v: [] for v in variants}
-    jobs = []  # (params, [variants it serves]) in running order
-    rank = {m: i for i, m in enumerate(RUN_ORDER)}
-    for m in sorted(methods, key=lambda m: rank.get(m, len(rank))):
-        grids = [settings(m, v, budget) for v in variants]
-        for i in range(len(grids[0])):
-            seen = {}
-            for v, grid in zip(variants, grids):
-                key = json.dumps(grid[i], sort_keys=True)
-                seen.setdefault(key, (grid[i], []))[1].append(v)
-            jobs += [(m, p, vs) for p, vs in seen.values()]
+    jobs = search_plan(methods, variants, budget)
     for i, (method, params, vs) in enumerate(jobs):
         if progress and cache.get(dataset_name, method, params, random_state, data_id) is None:
             progress(i, len(jobs), f"{dataset_name} {method} {_fmt_params(params)}")
@@ -67,6 +58,24 @@ def search(dataset_name, views, labels, methods, cache, *, postprocessing="none"
     for v in per_variant:  # records in the caller's method order (stable within a method)
         per_variant[v].sort(key=lambda r: order[r.method])
     return per_variant[variants[0]] if isinstance(postprocessing, str) else per_variant
+
+
+def search_plan(methods, postprocessing=("none",), budget=None):
+    """The fits :func:`search` makes, in its running order: a list of
+    ``(method, params, [variants the fit serves])`` (a method the variants do not
+    apply to is fitted once for all of them)."""
+    variants = (postprocessing,) if isinstance(postprocessing, str) else tuple(postprocessing)
+    jobs = []
+    rank = {m: i for i, m in enumerate(RUN_ORDER)}
+    for m in sorted(methods, key=lambda m: rank.get(m, len(rank))):
+        grids = [settings(m, v, budget) for v in variants]
+        for i in range(len(grids[0])):
+            seen = {}
+            for v, grid in zip(variants, grids):
+                key = json.dumps(grid[i], sort_keys=True)
+                seen.setdefault(key, (grid[i], []))[1].append(v)
+            jobs += [(m, p, vs) for p, vs in seen.values()]
+    return jobs
 
 
 def count_jobs(methods, postprocessing=("none",), budget=None):

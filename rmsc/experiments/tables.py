@@ -163,19 +163,39 @@ def accuracy_vs_views(dataset, methods, params=None, random_state=0, progress=No
         n_views = 1.
     """
     name, views, labels, names = _parts(dataset)
-    methods = check_methods(methods)
-    jobs = [(m, k) for k in range(1, len(views) + 1) for m in methods]
+    jobs = views_plan(dataset, methods, params)
     rows = []
-    for i, (method, k) in enumerate(jobs):
+    for i, (record_name, method, p, k) in enumerate(jobs):
         used = "+".join(names[:k])
         _notify(progress, i, len(jobs), f"{name}: {method} on {used}")
-        rec = evaluate_setting(f"{name}[{used}]", method, _method_params(params, method),
-                               views[:k], labels, cache=cache, random_state=random_state,
-                               data_id=_data_id(dataset))
+        rec = evaluate_setting(record_name, method, p, views[:k], labels, cache=cache,
+                               random_state=random_state, data_id=_data_id(dataset))
         rows.append({"method": method, "n_views": k, "views": used,
                      **_scores(rec, SCORE_COLUMNS + ("fit_time",)), "error": rec.error})
     _notify(progress, len(jobs), len(jobs), f"{name}: done")
     return pd.DataFrame(rows, columns=list(VIEWS_COLUMNS))
+
+
+def views_plan(dataset, methods, params=None):
+    """The fits of :func:`accuracy_vs_views`, in its order: a list of
+    ``(record name, method, params, number of views)``; the record name is the
+    dataset's with the views used, e.g. ``"Digit[PIX+FOU]"``."""
+    name, views, _, names = _parts(dataset)
+    methods = check_methods(methods)
+    return [(f"{name}[{'+'.join(names[:k])}]", m, _method_params(params, m), k)
+            for k in range(1, len(views) + 1) for m in methods]
+
+
+def sensitivity_plan(lams, betas, method="RMSC", params=None):
+    """The fits of :func:`sensitivity_grid`, lam-major: a list of ``(method, params)``."""
+    (method,) = check_methods([method])
+    lams, betas = [float(x) for x in lams], [float(x) for x in betas]
+    if not lams or not betas:
+        raise ValueError("Give at least one lam and one beta for the sensitivity grid.")
+    base = dict(params or {})
+    if "lam" in base or "beta" in base:
+        raise ValueError("lam and beta are the grid's axes; leave them out of params.")
+    return [(method, {**base, "lam": lam, "beta": beta}) for lam in lams for beta in betas]
 
 
 def sensitivity_grid(dataset, lams, betas, method="RMSC", params=None, random_state=0,
@@ -204,18 +224,12 @@ def sensitivity_grid(dataset, lams, betas, method="RMSC", params=None, random_st
         be clustered, e.g. beta too large; its scores are NaN).
     """
     name, views, labels, _ = _parts(dataset)
-    (method,) = check_methods([method])
-    lams, betas = [float(x) for x in lams], [float(x) for x in betas]
-    if not lams or not betas:
-        raise ValueError("Give at least one lam and one beta for the sensitivity grid.")
-    base = dict(params or {})
-    if "lam" in base or "beta" in base:
-        raise ValueError("lam and beta are the grid's axes; leave them out of params.")
-    jobs = [(lam, beta) for lam in lams for beta in betas]
+    jobs = sensitivity_plan(lams, betas, method, params)
     rows = []
-    for i, (lam, beta) in enumerate(jobs):
+    for i, (method, p) in enumerate(jobs):
+        lam, beta = p["lam"], p["beta"]
         _notify(progress, i, len(jobs), f"{name}: {method} lam={lam:g}, beta={beta:g}")
-        rec = evaluate_setting(name, method, {**base, "lam": lam, "beta": beta}, views, labels,
+        rec = evaluate_setting(name, method, p, views, labels,
                                cache=cache, random_state=random_state, data_id=_data_id(dataset))
         rows.append({"lam": lam, "beta": beta, **_scores(rec, SCORE_COLUMNS + ("fit_time",)),
                      "error": rec.error})

@@ -1,0 +1,166 @@
+"""A reproduction's fits on dask.distributed workers, grouped by the solves they share.
+
+``rmsc reproduce`` runs its fits on a Dask cluster: a ``LocalCluster`` of one
+single-threaded worker process per core by default, or the scheduler it is given
+(``--scheduler``). Before the serial code of :func:`rmsc.experiments.run` walks the
+search, the sensitivity grids and the views figure, :func:`run_fits` computes every
+fit they will ask for that the results cache lacks, on the workers, and stores the
+records in the cache; the serial walk then finds every fit there. The records are the
+ones the serial run makes (same protocol, same seeds, same cache keys); only where they
+are computed changes.
+
+Fits are sent in *groups* that share an inner solve, so that splitting the work does
+not solve anything twice (:class:`rmsc.experiments.SharedSolves` runs inside each
+group): the affinity variants of one setting share its representation, and SSC-BSV,
+SSC-AVG and DiMSC with the same ``beta`` and ``alpha`` share the per-view SSC solves.
+Groups go longest first by the dashboard's cost model
+(:func:`rmsc.dashboard.estimates.predict`), so that no long group starts last and
+leaves one worker idle at the end.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+#: Methods whose fits with equal ``beta`` and ``alpha`` share per-view SSC solves.
+SSC_FAMILY = ("SSC-BSV", "SSC-AVG", "DiMSC")
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One fit of a reproduction, as the results cache keys it.
+
+    Attributes
+    ----------
+    record : str
+        The dataset name the record is cached under (``"Digit"``, or
+        ``"Digit[PIX+FOU]"`` for the views figure).
+    data : str
+        Which loaded dataset it uses (a key of the ``datasets`` given to :func:`run_fits`).
+    method : str
+    params : dict
+    n_views : int or None
+        Only the first ``n_views`` views (None: all).
+    """
+
+    record: str
+    data: str
+    method: str
+    params: dict = field(hash=False)
+    n_views: int | None = None
+
+
+def share_key(fit):
+    """Fits with equal keys share an inner solve and run in one group.
+
+    The affinity parameters (:data:`rmsc.experiments.protocol.PAPER_AFFINITY`) only act
+    after the representation is found, so they are left out of the key; SSC-BSV,
+    SSC-AVG and DiMSC are keyed by the SSC problem they start from (``beta``, ``alpha``).
+    """
+    from .protocol import PAPER_AFFINITY
+
+    params = {k: v for k, v in fit.params.items() if k not in PAPER_AFFINITY}
+    if fit.method in SSC_FAMILY:
+        what = ("SSC", json.dumps({k: params.get(k) for k in ("beta", "alpha")},
+                                  sort_keys=True, default=str))
+    else:
+        what = (fit.method, json.dumps(params, sort_keys=True, default=str))
+    return (fit.data, fit.n_views) + what
+
+
+def _cost(fit, dataset):
+    """A relative cost of ``fit`` (the dashboard's model at a unit machine speed)."""
+    from ..dashboard.estimates import data_shape, predict
+
+    shape = data_shape(dataset, fit.n_views)
+    return predict(fit.method, shape, fit.params, probe=1.0).mid
+
+
+def _run_group(payload, fits, random_state, data_id):
+    """On a worker: every fit of one group, its shared solves solved once; their records."""
+    from .cache import Cache
+    from .protocol import evaluate_setting
+    from .shared import SharedSolves
+
+    views, labels = payload
+    cache = Cache()
+    out = []
+    with SharedSolves():
+        for fit in fits:
+            used = views if fit.n_views is None else views[:fit.n_views]
+            out.append(evaluate_setting(fit.record, fit.method, fit.params, used, labels,
+                                        cache=cache, random_state=random_state,
+                                        data_id=data_id))
+    return out
+
+
+def run_fits(client, fits, datasets, cache, *, random_state=0, progress=None):
+    """Compute on ``client``'s workers every fit of ``fits`` that ``cache`` lacks.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    fits : list of Fit
+    datasets : dict name -> rmsc.datasets.MultiViewDataset (labelled)
+        The data the fits name (``Fit.data``).
+    cache : rmsc.experiments.Cache
+        Receives every record as its group finishes (so an interrupted run resumes).
+    random_state : int
+    progress : callable(done, total, message) or None
+        Counts fits; ``total`` is ``len(fits)`` (fits found in the cache count as done).
+
+    Returns
+    -------
+    int
+        The number of fits computed.
+    """
+    from distributed import as_completed
+
+    def data_id(name):
+        return str(getattr(datasets[name], "fingerprint", "") or "")
+
+    todo, seen = [], set()
+    for fit in fits:
+        key = (fit.record, fit.method, json.dumps(fit.params, sort_keys=True, default=str))
+        if key in seen or cache.get(fit.record, fit.method, fit.params, random_state,
+                                    data_id(fit.data)) is not None:
+            continue
+        seen.add(key)
+        todo.append(fit)
+    total, done = len(fits), len(fits) - len(todo)
+    if progress is not None:
+        n = len(client.nthreads())
+        progress(done, total, f"{len(todo)} fits to run on {n} Dask worker(s)")
+    if not todo:
+        return 0
+    groups = {}
+    for fit in todo:
+        groups.setdefault(share_key(fit), []).append(fit)
+    costs = {k: sum(_cost(f, datasets[f.data]) for f in g) for k, g in groups.items()}
+    order = sorted(groups, key=lambda k: -costs[k])
+    payloads = {}
+    for name in {f.data for f in todo}:
+        ds = datasets[name]
+        payloads[name] = client.scatter((list(ds.views), ds.labels), broadcast=True,
+                                        hash=False)
+    futures = {}
+    for rank, key in enumerate(order):
+        group = groups[key]
+        name = group[0].data
+        fut = client.submit(_run_group, payloads[name], group, random_state, data_id(name),
+                            priority=len(order) - rank, pure=False)
+        futures[fut] = group
+    try:
+        for fut in as_completed(futures, loop=client.loop):
+            records = fut.result()
+            for rec in records:
+                cache.put(rec)
+            done += len(records)
+            if progress is not None:
+                group = futures[fut]
+                progress(min(done, total), total,
+                         f"{group[0].record} {', '.join(sorted({f.method for f in group}))}")
+    finally:
+        client.cancel(list(futures))
+    return len(todo)
