@@ -392,16 +392,42 @@ def ensure_fit(force=False):
     s = slot("fit")
     if not force:
         if key in cache or not ss.autorun:
+            if key in cache and ss.autorun:
+                _prefetch_neighbours(cache)
             return s.latest if s.latest_key == key else None
         if s.latest_key == key and s.latest.state != dash.CANCELLED:
             return s.latest
     delay = 0.0 if force else (CHANGE_FIT_DELAY if ss.get("_fitted_once") else FIRST_FIT_DELAY)
     ss._fitted_once = True
+    prefetcher().yield_workers(keep=key)  # a fit asked for comes before fits guessed at
     task = _fit_task(data(), ss.params, cache, cost_book())
     job = s.submit(key, task, label="fit", force=True,
                    delay=delay, min_delay=0.0 if force else CHANGE_FIT_DELAY)
     redraw_when_done(job, "fit")
     return job
+
+
+@st.cache_resource(show_spinner=False)
+def prefetcher():
+    """The server's :class:`rmsc.dashboard.Prefetcher` (fits one slider step away)."""
+    cache = result_cache()
+    return dash.Prefetcher(job_registry(), dash.running_backend, cached=cache.__contains__)
+
+
+def _prefetch_neighbours(cache):
+    """While the current result is on screen, fit the settings one slider step away on
+    idle workers (nothing is started when every worker has work)."""
+    d = data()
+    candidates = []
+    for p in dash.slider_neighbours(ss.params):
+        try:
+            key = p.key(d)
+        except ValueError:
+            continue
+        if key not in cache:
+            candidates.append((key, _fit_task(d, p, cache, cost_book())))
+    if candidates:
+        prefetcher().prefetch(candidates)
 
 
 def fit_outcome(hurry=False):

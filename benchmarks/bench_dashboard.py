@@ -19,6 +19,12 @@ charts are on screen):
   the new fit; "new result" = the fit has finished and its numbers are on
   screen. That is bounded below by the fit itself, so the fit's own time (the
   page's "time" metric) and the rest (the dashboard's share) are shown too;
+* the same slider changes with prefetching on (``rmsc.dashboard.prefetch``: the server
+  fits the next slider steps, β's left one first, while a result is on screen), once with
+  the user looking at each result for :data:`LOOK` seconds before the next move, once
+  moving as soon as it is on screen. The prefetch order favours this benchmark's
+  direction (left); a step the other way is the second prefetch, ready about one fit
+  later;
 * cached revisit: the slider moved back to a value already fitted (its result
   comes from the cache), and switching back to the Solve page from another.
 
@@ -65,8 +71,10 @@ def mark(message):
 ENTRY = "app"  # --entry: how the server is started
 
 
-def start_server(port):
+def start_server(port, prefetch=False):
     env = dict(os.environ)
+    # Prefetching of the next slider steps (rmsc.dashboard.prefetch): measured off and on.
+    env["RMSC_PREFETCH"] = "1" if prefetch else "0"
     # `make run` starts `python app.py` (imports the heavy modules before serving);
     # `streamlit run app.py` is the plain way (and what the browser tests use).
     cmd = ["app.py"] if ENTRY == "app" else ["-m", "streamlit", "run", "app.py"]
@@ -170,9 +178,13 @@ def measure_loads(browser, repeat, m):
             proc.wait(30)
 
 
-def measure_solve(browser, repeat, m):
-    """Solve: slider changes to new values, back to cached ones, and back from another page."""
-    proc, url = start_server(free_port())
+def measure_solve(browser, repeat, m, prefetch=False, look=0.0, tag=""):
+    """Solve: slider changes to new values, back to cached ones, and back from another page.
+
+    ``prefetch``: the server fits the next slider steps while a result is on screen;
+    ``look``: seconds the user looks at each result before the next move. With a ``tag``
+    only the new-result rows are taken (under keys ending in the tag)."""
+    proc, url = start_server(free_port(), prefetch)
     try:
         ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
         page = ctx.new_page()
@@ -183,19 +195,26 @@ def measure_solve(browser, repeat, m):
         nav(page, "Solve")
         wait(page, SOLVE_RESULT)  # the fit at β = 0.3 has finished
         values = BETAS[:repeat]
-        for beta in values:  # ArrowLeft: a β not fitted yet
+        for beta in values:  # ArrowLeft: a β not fitted yet (unless prefetched)
+            time.sleep(look)
             mark(f"press: beta -> {beta}")
             t0 = press(page, "ArrowLeft")
             wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && ({SOLVE_LIVE} || "
                        f"{SOLVE_RESULT})", beta)
-            m["redraw"].append(time.perf_counter() - t0)
+            if not tag:
+                m["redraw"].append(time.perf_counter() - t0)
             mark("redrawn (live)")
             wait(page, f"({BETA_IN_URL}) && {SOLVE_RESULT}", beta)
-            m["result"].append(time.perf_counter() - t0)
+            m["result" + tag].append(time.perf_counter() - t0)
             mark("new result on screen")
+            if tag:
+                continue
             fit = page.evaluate(FIT_SECONDS)  # the fit's own time, as the page shows it
             m["fit"].append(fit)
             m["overhead"].append(m["result"][-1] - fit)
+        if tag:
+            ctx.close()
+            return
         ladder = ["0.3", *values]  # the β values fitted, in slider order
         back = ladder[::-1][1:]  # one step right at a time: every one is cached
         for beta in back:  # ArrowRight: back to a β already fitted (cached)
@@ -228,6 +247,8 @@ def measure_plain_fits(repeat, m):
 
 
 BETAS = ["0.2", "0.1", "0.05", "0.03", "0.02"]  # the slider's steps to the left from 0.3
+#: Seconds a user looks at a result before moving a slider again (prefetching measurement).
+LOOK = 4.0
 
 ROWS = [
     ("first_text", "first page load: Digit's text, tables and sidebar on screen", None),
@@ -235,7 +256,12 @@ ROWS = [
     ("new_session", "page load of a new visitor (warm server)", None),
     ("redraw", "slider change → Solve redrawn (new β, live run under way)", None),
     # issue 14's target (the first round's was 3 s)
-    ("result", "slider change → Solve redrawn with the new result (includes the fit)", 1.5),
+    ("result", "slider change → Solve redrawn with the new result (includes the fit), "
+               "prefetching off", 1.5),
+    ("result_look", f"… prefetching on, the user looking at each result for {LOOK:g} s "
+                    "before the next move", 1.5),
+    ("result_now", "… prefetching on, the next move as soon as the result is on screen",
+     None),
     ("fit", "… of which the fit itself (solver + spectral step, as the page shows it)", None),
     ("overhead", "… the rest: the dashboard's own time (start, updates, redraw)", None),
     ("plain", "the same fits without a dashboard (fit_rmsc in this process)", None),
@@ -269,6 +295,8 @@ def main():
             measure_loads(browser, args.repeat, m)
         if args.only != "load":
             measure_solve(browser, args.repeat, m)
+            measure_solve(browser, args.repeat, m, prefetch=True, look=LOOK, tag="_look")
+            measure_solve(browser, args.repeat, m, prefetch=True, tag="_now")
         browser.close()
     if args.only != "load":
         measure_plain_fits(args.repeat, m)

@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pytest
 
@@ -95,6 +97,12 @@ def random_views(rng, n, dims):
     """Random unit-norm views (samples as rows)."""
     views = [rng.standard_normal((n, d)) for d in dims]
     return [X / np.linalg.norm(X, axis=1, keepdims=True) for X in views]
+
+
+# The dashboard's prefetching of the next slider steps (rmsc.dashboard.prefetch) is off in
+# the tests, so that a test's fits are the ones it asks for; the tests of prefetching turn it
+# on (monkeypatch.setenv(dash.PREFETCH_ENV, "1")).
+os.environ["RMSC_PREFETCH"] = "0"
 
 
 @pytest.fixture(scope="session", autouse=True)

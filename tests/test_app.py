@@ -250,6 +250,43 @@ def test_a_slider_change_refits_and_updates_url_sidebar_and_result(fitted_app):
     assert {m.label: m.value for m in at.metric}["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
 
 
+def test_the_next_slider_steps_are_fitted_while_a_result_is_on_screen(fitted_app, monkeypatch):
+    import ui
+
+    monkeypatch.setenv(dash.PREFETCH_ENV, "1")
+    at = fitted_app.run()  # a draw with the result on screen starts them on the idle workers
+    no_trouble(at)
+    data, p = at.session_state["data"], at.session_state["params"]
+    near = [q for q in dash.slider_neighbours(p)]
+    cache = ui.result_cache()
+    # One after the other, every step of the β and λ sliders from here is fitted.
+    t0 = time.time()
+    while not all(q.key(data) in cache for q in near):
+        assert time.time() - t0 < 180, "the neighbours were not all fitted"
+        time.sleep(0.1)
+    assert ui.prefetcher().queued == []
+    q = near[0]  # β one step to the left
+    # The slider moved onto that step: its result is on screen at once, no fit is started,
+    # and it is the fit of that setting (the same numbers as fitting it afresh).
+    at.select_slider(key="w_beta").set_value(q.beta).run()
+    no_trouble(at)
+    assert at.session_state["params"] == q
+    assert at.session_state["slots"]["fit"].latest_key != q.key(data)
+    _, scores = expected_fit(q, data)
+    assert {m.label: m.value for m in at.metric}["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
+    # A fit asked for takes the workers back from the prefetches nobody joined.
+    pre, calls = ui.prefetcher(), []
+    give_back = pre.yield_workers
+    monkeypatch.setattr(pre, "yield_workers", lambda keep=None: calls.append(keep) or
+                        give_back(keep=keep))
+    at.select_slider(key="w_beta").set_value(dash.BETA_GRID[0]).run()
+    far = at.session_state["params"].key(data)
+    assert calls == [far] and pre.running == []
+    assert at.session_state["slots"]["fit"].latest_key == far
+    wait_fit(at)
+    no_trouble(at)
+
+
 def test_solve_with_beta_rel_in_the_url_fits_that_relative_beta():
     at = open_app({"data": "Subspaces", "beta_rel": "0.5"}, page="solve")
     try:

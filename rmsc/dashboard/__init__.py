@@ -20,6 +20,9 @@ streamlit: background work receives plain objects and reports through
 ``estimates``   how long those runs take: a cost model per method, measured durations
 ``workers``     :class:`Remote`, :class:`Backend`: jobs on dask.distributed worker
                 processes (a LocalCluster, or ``RMSC_SCHEDULER``)
+``prefetch``    :class:`Prefetcher`: the fits one slider step away
+                (:func:`slider_neighbours`) on idle workers, so the next move is answered
+                from the cache
 ``sessions``    :class:`SessionBook`, :class:`Sweeper`: a gone session's work cancelled,
                 the server back to its idle footprint (:func:`trim_memory`), what Streamlit
                 keeps of expired sessions released (:func:`release_expired_sessions`)
@@ -117,6 +120,13 @@ from .runs import (  # noqa: F401
     run_sensitivity,
     run_views,
     sensitivity_axes,
+)
+from .prefetch import (  # noqa: F401
+    PREFETCH_ENV,
+    PREFETCH_PRIORITY,
+    Prefetcher,
+    prefetch_enabled,
+    slider_neighbours,
 )
 from .suggest import (  # noqa: F401
     CRITERION_TEXT,

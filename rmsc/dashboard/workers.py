@@ -63,6 +63,8 @@ class Remote:
 
     def __init__(self, fn, *args, after=None, **kwargs):
         self.fn, self.args, self.kwargs, self.after = fn, args, kwargs, after
+        #: The Dask task's priority (higher first; prefetches run below everything else).
+        self.priority = 0
 
 
 class WorkerJob:
@@ -277,9 +279,14 @@ class Backend:
             self._waiting[job_id] = None
         fut = self.client.submit(run_remote, remote.fn, args, kwargs, job_id, stop_name,
                                  cancel_name, key=f"rmsc-{job.label or 'job'}-{job_id}",
-                                 pure=False, retries=0)
+                                 pure=False, retries=0, priority=remote.priority)
         control = (Event(stop_name, client=self.client), Event(cancel_name, client=self.client))
         return job_id, fut, control
+
+    def unfinished(self):
+        """This server's jobs submitted and not finished (running or waiting for a worker)."""
+        with self._lock:
+            return len(self._jobs)
 
     def forget(self, job_id):
         with self._lock:
