@@ -21,7 +21,13 @@ leaves one worker idle at the end.
 from __future__ import annotations
 
 import json
+import queue
+import time
+import uuid
 from dataclasses import dataclass, field
+
+from .cache import Record
+from .grid import _fmt_params
 
 #: Methods whose fits with equal ``beta`` and ``alpha`` share per-view SSC solves.
 SSC_FAMILY = ("SSC-BSV", "SSC-AVG", "DiMSC")
@@ -77,8 +83,11 @@ def _cost(fit, dataset):
     return predict(fit.method, shape, fit.params, probe=1.0).mid
 
 
-def _run_group(payload, fits, random_state, data_id):
-    """On a worker: every fit of one group, its shared solves solved once; their records."""
+def _run_group(payload, fits, random_state, data_id, topic=None):
+    """On a worker: every fit of one group, its shared solves solved once; their records.
+
+    With a ``topic``, each record is also sent as a worker event as soon as its fit
+    ends (the client stores it and counts it at once: a group can take minutes)."""
     from .cache import Cache
     from .protocol import evaluate_setting
     from .shared import SharedSolves
@@ -89,10 +98,31 @@ def _run_group(payload, fits, random_state, data_id):
     with SharedSolves():
         for fit in fits:
             used = views if fit.n_views is None else views[:fit.n_views]
-            out.append(evaluate_setting(fit.record, fit.method, fit.params, used, labels,
-                                        cache=cache, random_state=random_state,
-                                        data_id=data_id))
+            rec = evaluate_setting(fit.record, fit.method, fit.params, used, labels,
+                                   cache=cache, random_state=random_state, data_id=data_id)
+            out.append(rec)
+            if topic is not None:
+                _send(topic, rec)
     return out
+
+
+def _send(topic, rec):
+    from distributed import get_worker
+
+    try:
+        worker = get_worker()
+    except ValueError:  # not on a worker: the group's result carries the record
+        return
+    worker.log_event(topic, {"record": rec.as_dict()})
+
+
+def _lists(obj):
+    """An event's record as it was sent: its transport turns lists into tuples."""
+    if isinstance(obj, dict):
+        return {k: _lists(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_lists(v) for v in obj]
+    return obj
 
 
 def run_fits(client, fits, datasets, cache, *, random_state=0, progress=None):
@@ -105,7 +135,7 @@ def run_fits(client, fits, datasets, cache, *, random_state=0, progress=None):
     datasets : dict name -> rmsc.datasets.MultiViewDataset (labelled)
         The data the fits name (``Fit.data``).
     cache : rmsc.experiments.Cache
-        Receives every record as its group finishes (so an interrupted run resumes).
+        Receives every record as soon as its fit ends (so an interrupted run resumes).
     random_state : int
     progress : callable(done, total, message) or None
         Counts fits; ``total`` is ``len(fits)`` (fits found in the cache count as done).
@@ -115,8 +145,6 @@ def run_fits(client, fits, datasets, cache, *, random_state=0, progress=None):
     int
         The number of fits computed.
     """
-    from distributed import as_completed
-
     def data_id(name):
         return str(getattr(datasets[name], "fingerprint", "") or "")
 
@@ -144,23 +172,42 @@ def run_fits(client, fits, datasets, cache, *, random_state=0, progress=None):
         ds = datasets[name]
         payloads[name] = client.scatter((list(ds.views), ds.labels), broadcast=True,
                                         hash=False)
-    futures = {}
-    for rank, key in enumerate(order):
-        group = groups[key]
-        name = group[0].data
-        fut = client.submit(_run_group, payloads[name], group, random_state, data_id(name),
-                            priority=len(order) - rank, pure=False)
-        futures[fut] = group
+    topic = f"rmsc-reproduce-{uuid.uuid4().hex}"
+    arrived = queue.SimpleQueue()
+    client.subscribe_topic(topic, lambda event: arrived.put(event[1]["record"]))
+    stored = set()
+
+    def store(rec, group=None):
+        nonlocal done
+        if rec.key in stored:
+            return
+        stored.add(rec.key)
+        cache.put(rec)
+        done += 1
+        if progress is not None:
+            progress(min(done, total), total, f"{rec.dataset} {rec.method} "
+                     f"{_fmt_params(rec.params)}")
+
+    futures = [client.submit(_run_group, payloads[groups[key][0].data], groups[key],
+                             random_state, data_id(groups[key][0].data), topic,
+                             priority=len(order) - rank, pure=False)
+               for rank, key in enumerate(order)]
+    pending = set(futures)
     try:
-        for fut in as_completed(futures, loop=client.loop):
-            records = fut.result()
-            for rec in records:
-                cache.put(rec)
-            done += len(records)
-            if progress is not None:
-                group = futures[fut]
-                progress(min(done, total), total,
-                         f"{group[0].record} {', '.join(sorted({f.method for f in group}))}")
+        while pending:
+            finished = {f for f in pending if f.done()}
+            while True:  # records sent as their fits ended
+                try:
+                    store(Record(**_lists(arrived.get_nowait())))
+                except queue.Empty:
+                    break
+            for fut in finished:
+                for rec in fut.result():  # raises a group's error; events may lag
+                    store(rec)
+            pending -= finished
+            if not finished:
+                time.sleep(0.2)
     finally:
-        client.cancel(list(futures))
+        client.cancel(list(pending))
+        client.unsubscribe_topic(topic)
     return len(todo)
