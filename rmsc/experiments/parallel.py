@@ -92,6 +92,8 @@ def _run_group(payload, fits, random_state, data_id, topic=None):
     from .protocol import evaluate_setting
     from .shared import SharedSolves
 
+    if _on_worker():
+        _reuse_heap()
     views, labels = payload
     cache = Cache()
     out = []
@@ -106,12 +108,29 @@ def _run_group(payload, fits, random_state, data_id, topic=None):
     return out
 
 
-def _send(topic, rec):
+def _on_worker():
     from distributed import get_worker
 
     try:
-        worker = get_worker()
-    except ValueError:  # not on a worker: the group's result carries the record
+        return get_worker()
+    except ValueError:
+        return None
+
+
+def _reuse_heap():
+    """Reuse freed heap memory for the next arrays, as the dashboard's workers do
+    (:func:`rmsc.dashboard.sessions.reuse_heap`). A nanny starts its workers with
+    ``MALLOC_TRIM_THRESHOLD_`` set, so every array over 128 KiB is mapped afresh and
+    page-faulted in again: the first two-worker reproduction spent a third of its CPU
+    time in the kernel (``benchmarks/bench_reproduce_heap.py``)."""
+    from ..dashboard.sessions import reuse_heap
+
+    return reuse_heap()
+
+
+def _send(topic, rec):
+    worker = _on_worker()
+    if worker is None:  # not on a worker: the group's result carries the record
         return
     worker.log_event(topic, {"record": rec.as_dict()})
 
