@@ -331,6 +331,9 @@ REPRODUCE_EXAMPLES = """examples:
                                              the protocol on your own file
   rmsc reproduce --data-dir ../shared/datasets
                                              the paper's .mat files instead of the bundled copies
+  rmsc reproduce --scheduler tcp://10.0.0.5:8786
+                                             the fits on a running Dask cluster (default: a
+                                             worker process per core on this machine)
 
 When a dataset cannot be loaded the command stops before any fit, with exit status 2 and a
 one-line reason.

@@ -119,3 +119,22 @@ def test_cli_workers_option(monkeypatch):
                  "--postprocessing", "none", "--no-figures", "--quiet"], out=out, err=err)
     assert code == 0, err.getvalue()
     assert "| MSC |" in out.getvalue()
+
+
+def test_cli_unreachable_scheduler_is_a_message(monkeypatch):
+    import distributed
+
+    from rmsc.cli import main
+
+    def refuse(address, **kwargs):
+        raise OSError(f"Timed out trying to connect to {address}")
+
+    monkeypatch.setattr(distributed, "Client", refuse)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["reproduce", "--datasets", "3-Sources", "--methods", "MSC", "--no-figures",
+                 "--scheduler", "tcp://10.0.0.5:8786"], out=out, err=err)
+    assert code == 2 and out.getvalue() == ""
+    assert err.getvalue() == (
+        "rmsc: error: cannot reach the Dask scheduler at tcp://10.0.0.5:8786 (Timed out trying "
+        "to connect to tcp://10.0.0.5:8786); start it, or leave --scheduler out to run on this "
+        "machine.\n")

@@ -3,7 +3,10 @@
 Reproduce the experiments of Fan et al. (IJCAI 2017): Table 1 and Figures 1,
 3 and 4. Results are cached per (dataset, method, parameters) in a JSON file
 (:class:`rmsc.experiments.cache.Cache`), so an interrupted run resumes where it
-stopped and adding a method reruns only that method.
+stopped and adding a method reruns only that method. Given a Dask client, the fits
+run on its workers first (:mod:`rmsc.experiments.parallel`) and the walk through
+the searches and figures then reads them from the cache; ``rmsc reproduce`` does
+this on a LocalCluster of one worker per core.
 """
 
 from __future__ import annotations
