@@ -94,7 +94,8 @@ def session_book():
     """Every session's job slots, swept every few seconds (rmsc.dashboard.sessions).
 
     A session disconnected for ``GRACE_SECONDS`` has its running work cancelled; when the
-    last one has gone, the shared result cache is emptied, the workers drop the datasets
+    last one has gone, the prefetch queue is dropped (and unjoined prefetches cancelled),
+    the shared result cache is emptied, the workers drop the datasets
     they were sent and the server returns its freed heap to the OS.
     """
     book = dash.SessionBook()
@@ -106,8 +107,10 @@ def session_book():
         return book
 
     cache = result_cache()  # taken here, in a script run: on_idle runs in the sweeper's thread
+    pre = prefetcher()
 
     def on_idle():
+        pre.yield_workers()  # nobody is left to look at the next slider steps
         cache.clear()
         fitted_view_affinities.clear()
         backend = dash.running_backend()
