@@ -1,7 +1,7 @@
 """A reproduction's fits on dask.distributed workers, grouped by the solves they share.
 
-``rmsc reproduce`` runs its fits on a Dask cluster: a ``LocalCluster`` of one
-single-threaded worker process per core by default, or the scheduler it is given
+``rmsc reproduce`` runs its fits on a Dask cluster: a ``LocalCluster`` of one worker
+process per core, one task at a time each, by default, or the scheduler it is given
 (``--scheduler``). Before the serial code of :func:`rmsc.experiments.run` walks the
 search, the sensitivity grids and the views figure, :func:`run_fits` computes every
 fit they will ask for that the results cache lacks, on the workers, and stores the
