@@ -310,3 +310,24 @@ def test_release_data_drops_the_scattered_datasets_and_jobs_still_run(backend, s
                 key="after-release")
     assert again.wait(WAIT) and again.state == dash.DONE, again.error
     assert np.array_equal(again.result.labels, job.result.labels)
+
+
+def sample_counts(variants, job):
+    return {name: int(d.n_samples) for name, d in variants.items()}
+
+
+def test_a_task_with_more_datasets_than_are_kept_scattered_gets_them_all(backend, small,
+                                                                         monkeypatch):
+    """A robustness Compare sends nine datasets in one task. Datasets beyond
+    MAX_SCATTERED are dropped only after the task is submitted: dropping one while the
+    task's arguments were still being sent lost it, and the task was cancelled ("lost
+    dependencies", reported as a dead worker; a flaky Compare test in fresh clones)."""
+    monkeypatch.setattr(workers, "MAX_SCATTERED", 2)
+    variants = {f"v{i}": small.replace(name=f"small {i}", labels=np.roll(small.labels, i))
+                for i in range(5)}
+    assert len({d.fingerprint for d in variants.values()}) == 5
+    for attempt in range(3):
+        job = run(backend, workers.Remote(sample_counts, variants), key=("many", attempt))
+        assert job.wait(WAIT) and job.state == dash.DONE, job.error
+        assert job.result == {name: small.n_samples for name in variants}
+    assert len(backend._scattered) == 2

@@ -252,9 +252,19 @@ class Backend:
         fut = self.client.scatter(value, hash=False)
         with self._lock:
             self._scattered[fp] = fut
-            while len(self._scattered) > MAX_SCATTERED:
-                self._scattered.popitem(last=False)[1].release()
         return fut
+
+    def _trim_scattered(self):
+        """Drop the least recently used datasets beyond :data:`MAX_SCATTERED`. Called only
+        after the task using them was submitted: a dataset released while the arguments of
+        one task are still being sent (a robustness run has nine) is lost, and the task is
+        cancelled for "lost dependencies" (seen as a flaky Compare test)."""
+        with self._lock:
+            dropped = []
+            while len(self._scattered) > MAX_SCATTERED:
+                dropped.append(self._scattered.popitem(last=False)[1])
+        for fut in dropped:
+            fut.release()
 
     def _pack(self, value):
         if isinstance(value, dict):
@@ -280,6 +290,7 @@ class Backend:
         fut = self.client.submit(run_remote, remote.fn, args, kwargs, job_id, stop_name,
                                  cancel_name, key=f"rmsc-{job.label or 'job'}-{job_id}",
                                  pure=False, retries=0, priority=remote.priority)
+        self._trim_scattered()
         control = (Event(stop_name, client=self.client), Event(cancel_name, client=self.client))
         return job_id, fut, control
 
