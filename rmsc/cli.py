@@ -186,7 +186,7 @@ def _reproduce_client(args):
     """The Dask client ``rmsc reproduce`` runs its fits on: the scheduler at
     ``--scheduler`` (or ``RMSC_SCHEDULER``), else a LocalCluster of ``--workers``
     processes; None (fits in this process) for ``--workers 1``."""
-    from .dashboard.workers import SCHEDULER_ENV
+    from .dashboard.workers import SCHEDULER_ENV, Backend
 
     address = args.scheduler or os.environ.get(SCHEDULER_ENV) or None
     if args.workers is not None and args.workers < 1:
@@ -200,7 +200,7 @@ def _reproduce_client(args):
 
     if address:
         try:
-            client = Client(address, set_as_default=False, timeout="20s")
+            client = Client(address, set_as_default=False, timeout=Backend.CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"cannot reach the Dask scheduler at {address} ({exc}); start it, "
                              "or leave --scheduler out to run on this machine.") from None

@@ -179,6 +179,11 @@ class _Overall:
         return report
 
 
+def _views_params(chosen, views_methods):
+    """The views figure's setting per method: the one its search chose (first variant)."""
+    return {m: chosen[m].params for m in views_methods if m in chosen}
+
+
 def _run_on_workers(client, runs, loaded, run_methods, variants, sens_sets, lams, betas,
                     views_sets, views_methods, cache, random_state, progress, views_progress):
     """:func:`run`'s fits on ``client``'s workers, into ``cache``: the searches and the
@@ -203,8 +208,7 @@ def _run_on_workers(client, runs, loaded, run_methods, variants, sens_sets, lams
         records = search(ds.name, list(data.views), data.labels, run_methods[ds.name], cache,
                          postprocessing=variants, random_state=random_state,
                          data_id=data.fingerprint, budget=ds.budget)
-        chosen = best(records[variants[0]])
-        params = {m: chosen[m].params for m in views_methods if m in chosen}
+        params = _views_params(best(records[variants[0]]), views_methods)
         fits += [Fit(record, ds.name, m, p, k)
                  for record, m, p, k in views_plan(data, list(params), params)]
     run_fits(client, fits, loaded, cache, random_state=random_state, progress=views_progress)
@@ -318,8 +322,7 @@ def run(specs, methods, *, data_dir=None, cache=None, postprocessing=tuple(POSTP
                                 budget=ds.budget)
             ds.chosen = {v: best(recs) for v, recs in ds.records.items()}
             if ds.name in views_sets:
-                chosen = ds.chosen[variants[0]]
-                params = {m: chosen[m].params for m in views_methods if m in chosen}
+                params = _views_params(ds.chosen[variants[0]], views_methods)
                 view_tables[ds.name] = accuracy_vs_views(
                     data, [m for m in views_methods if m in params], params=params,
                     random_state=random_state, cache=cache,
