@@ -427,6 +427,12 @@ class _SSCParams:
         C, info = ssc_admm(R, beta, max_iter=self.max_iter, tol=self.tol)
         info["beta"], info["alpha"] = beta, alpha
         if C.nnz == 0:
+            if not info["converged"]:
+                raise ValueError(
+                    f"The SSC representation of view {v} is still all zero after "
+                    f"max_iter={self.max_iter} ADMM iterations (beta={beta:g}); raise "
+                    "max_iter (the default is 200) or lower beta."
+                )
             raise ValueError(
                 f"beta={beta:g} makes the SSC representation of view {v} all zero; "
                 "lower beta."
@@ -542,6 +548,9 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
     alphas_ : ndarray of shape (n_views,)
         Each view's weight as an alpha: ``alpha`` for ``beta="auto"``, else
         2 mu_v / beta (see :func:`rmsc.ssc.beta_and_alpha`).
+    view_n_iter_ : ndarray of shape (n_views,)
+        ADMM iterations each view ran (``max_iter`` where its residuals did
+        not reach ``tol``).
     view_ : int
         The view behind ``labels_``.
     labels_ : ndarray of shape (n_samples,)
@@ -564,11 +573,12 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
             raise ValueError(f"view={self.view} is not a view index (0..{len(views) - 1}).")
         rng = check_random_state(self.random_state)
         self.view_coefs_, self.view_affinities_ = [], []
-        runs, gaps, betas, alphas = [], [], [], []
+        runs, gaps, betas, alphas, n_iters = [], [], [], [], []
         for v, X in enumerate(views):
             C, info = self._ssc_view(X, beta, alpha, v)
             betas.append(info["beta"])
             alphas.append(info["alpha"])
+            n_iters.append(info["n_iter"])
             S = self._affinity(C)
             emb, evals = spectral_embedding(S, self.n_clusters, random_state=rng,
                                             return_eigenvalues=True)
@@ -580,6 +590,7 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
         self.view_eigengaps_ = np.asarray(gaps)
         self.betas_ = np.asarray(betas)
         self.alphas_ = np.asarray(alphas)
+        self.view_n_iter_ = np.asarray(n_iters)
         self.view_ = int(self.view) if self.view is not None else int(np.argmax(gaps))
         self.labels_ = runs[self.view_].labels
         self.label_runs_ = runs[self.view_].runs
@@ -601,6 +612,9 @@ class SSCAVG(_SSCParams, ClusterMixin, BaseEstimator):
     alphas_ : ndarray of shape (n_views,)
         Each view's weight as an alpha: ``alpha`` for ``beta="auto"``, else
         2 mu_v / beta (see :func:`rmsc.ssc.beta_and_alpha`).
+    view_n_iter_ : ndarray of shape (n_views,)
+        ADMM iterations each view ran (``max_iter`` where its residuals did
+        not reach ``tol``).
     affinity_matrix_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
     labels_ : ndarray of shape (n_samples,)
     label_runs_ : ndarray of shape (n_init, n_samples)
@@ -614,6 +628,7 @@ class SSCAVG(_SSCParams, ClusterMixin, BaseEstimator):
         self.view_coefs_ = [C for C, _ in fits]
         self.betas_ = np.array([info["beta"] for _, info in fits])
         self.alphas_ = np.array([info["alpha"] for _, info in fits])
+        self.view_n_iter_ = np.array([info["n_iter"] for _, info in fits])
         S = sum(self._affinity(C) for C in self.view_coefs_) / len(views)
         self.affinity_matrix_ = sp.csr_matrix(S)
         runs, self.embedding_ = spectral_clustering(

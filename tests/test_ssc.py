@@ -253,3 +253,28 @@ def test_default_alpha_is_the_ssc_references_and_changes_nothing(subspaces):
     # Solved exactly as with the explicit beta auto_beta(R).
     for C, R in zip(avg.view_coefs_, Rs):
         assert abs(C - ssc_admm(R, auto_beta(R))[0]).max() == 0
+
+
+def test_multiview_ssc_reports_each_views_iterations():
+    views, _ = union_of_subspaces(seed=1)
+    # tol = 0 is never reached: every view runs max_iter.
+    for est in (SSCAVG(3, beta=0.01, max_iter=7, tol=0, random_state=0),
+                SSCBSV(3, beta=0.01, max_iter=7, tol=0, random_state=0)):
+        assert est.fit(views).view_n_iter_.tolist() == [7, 7]
+    # A loose tol stops at the first check (every check_every = 5 iterations).
+    loose = SSCAVG(3, beta=0.01, max_iter=50, tol=1e3, random_state=0).fit(views)
+    assert loose.view_n_iter_.tolist() == [5, 5]
+
+
+def test_an_all_zero_iterate_cut_short_asks_for_more_iterations_not_a_lower_beta():
+    from rmsc.preprocessing import normalize_l2
+
+    views, _ = union_of_subspaces(seed=1)
+    X = normalize_l2(views[0])
+    G = np.abs(X @ X.T)
+    np.fill_diagonal(G, 0)
+    beta = 1.9 * G.max()  # below 2 max |x_i^T x_j|: the optimum is not all zero
+    with pytest.raises(ValueError, match=r"still all zero after max_iter=5 .*raise max_iter"):
+        SSC(3, beta=beta, max_iter=5, random_state=0).fit(views[0])
+    with pytest.warns(UserWarning):  # a few samples stay unlinked at so large a beta
+        assert SSC(3, beta=beta, random_state=0).fit(views[0]).coef_.nnz > 0

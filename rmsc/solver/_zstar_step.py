@@ -263,11 +263,10 @@ def threshold_rows(Bt, zref_block, tau_block, start, with_colmax=False, dense=Fa
     colmax = np.maximum(Bt.max(axis=1), -Bt.min(axis=1)) if with_colmax else None
     tau_col = tau_block[:, None]
     if dense:
-        # Soft-thresholding in place: sign(a) max(|a| - t, 0).
-        mag = np.abs(Bt)
-        mag -= tau_col
-        np.maximum(mag, 0.0, out=mag)
-        np.copysign(mag, Bt, out=Bt)
+        # Soft-thresholding in place: sign(a) max(|a| - t, 0) = a - clip(a, -t, t), the
+        # same values (round-to-nearest is symmetric) in two passes instead of four.
+        clipped = np.clip(Bt, -tau_col, tau_col)
+        Bt -= clipped
         counts = np.count_nonzero(Bt, axis=1)
         if ref_sparse:
             delta_sq = _delta_sq_sparse_ref(zref_block, ref_own, Bt[ref_own, zref_block.indices],
