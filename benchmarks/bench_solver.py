@@ -5,6 +5,7 @@ machine is shared and noisy, so compare within a run, not across runs).
 
     python benchmarks/bench_solver.py [--iters 15] [--repeat 3] [--skip-reference] [--busy 1]
     python benchmarks/bench_solver.py --settings [--baseline REV] [--iters 8] [--repeat 3]
+    python benchmarks/bench_solver.py --breakdown [--iters 15] [--repeat 3]
 
 Rows:
 * floor — ITERS dense (n x d)(d x n) products with d = 649 (distinct operands,
@@ -26,6 +27,12 @@ iterations, as RMSC.fit runs it) over the seconds of one floor product, for
 this checkout and, side by side in the same process, for ``--baseline REV``
 (default: the code before the speed work, see benchmarks/_baseline.py).
 Floor, now and before are interleaved ``--repeat`` times; fastest kept.
+
+``--breakdown`` prints, per setting, where an iteration's wall time goes (this checkout
+only): the Z*-step (``FactorForm.zstar_step``: its products, thresholding and R Z*), the
+Z^v-steps, and the rest (per-sample losses, P-step, objective); beside them the float32
+products a dense Z*-step cannot avoid, A = Rᵀ(QW) and R Z*, timed alone on the same
+block threads, and the floor.
 
 Peak memory is the peak of traced (numpy) allocations during that row. Every
 fast row is timed ``--repeat`` times, interleaved with the floor, and the
@@ -118,6 +125,75 @@ def settings_table(args, factors, baseline):
         print(row, flush=True)
 
 
+def breakdown_table(args, factors):
+    """Per-iteration wall time of each block update at every setting, and the dense products alone."""
+    from rmsc.solver import _algorithm
+
+    n, d = factors[0].shape[1], sum(R.shape[0] for R in factors)
+    it = args.iters
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((d, n)), rng.standard_normal((d, n))
+    R32 = rng.standard_normal((d, n)).astype(np.float32)
+    RT32 = np.ascontiguousarray(R32.T)
+    Zd = rng.standard_normal((n, n)).astype(np.float32)
+    timers = {}
+
+    def timed(name, fn):
+        def wrapper(*a, **k):
+            t0 = time.perf_counter()
+            out = fn(*a, **k)
+            timers[name] = timers.get(name, 0.0) + time.perf_counter() - t0
+            return out
+        return wrapper
+
+    form = _algorithm.FactorForm
+    originals = {name: getattr(form, name) for name in ("zstar_step", "zv_step")}
+    for name, fn in originals.items():
+        setattr(form, name, timed(name, fn))
+
+    threads = LocalBlocks()
+    b = solver.block_columns(n, None, threads.n_threads)
+
+    def products():
+        # A's block (QW_block^T R) and R Z*'s block (Z_block R^T) for every column block.
+        threads.map(lambda _, a: (R32[:, a:a + b].T @ R32, Zd[a:a + b] @ RT32), None,
+                    [(a,) for a in range(0, n, b)])
+
+    print(f"Digit: n={n}, d={d}, {it} iterations (tol=0), fastest of {args.repeat}; ms per "
+          "iteration; floor = one float64 (n x d)(d x n) product, BLAS on all threads\n")
+    print("| λ | β | Z* density | iteration | Z*-step | Z^v-steps | rest | dense products "
+          "alone (float32) | floor | iteration / floor |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
+    try:
+        for lam, beta in SETTINGS:
+            best = None
+            for _ in range(args.repeat):
+                timers.clear()
+                t0 = time.perf_counter()
+                sol = solver.solve(factors, lam, beta, 1e-5, max_iter=it, tol=0)
+                total = time.perf_counter() - t0
+                t1 = time.perf_counter()
+                for _ in range(it):
+                    (A.T @ B)[0, 0]
+                t_floor = (time.perf_counter() - t1) / it
+                with threads:
+                    products()  # warm the pool
+                    t2 = time.perf_counter()
+                    for _ in range(it):
+                        products()
+                    t_prod = (time.perf_counter() - t2) / it
+                row = (total / it, timers["zstar_step"] / it, timers["zv_step"] / it, t_prod,
+                       t_floor)
+                best = row if best is None or row[0] < best[0] else best
+            per, zs, zv, prod, fl = best
+            print(f"| {lam:g} | {beta:g} | {sol.Zstar.nnz / n / n:.2%} | {1e3 * per:.1f} | "
+                  f"{1e3 * zs:.1f} | {1e3 * zv:.1f} | {1e3 * (per - zs - zv):.1f} | "
+                  f"{1e3 * prod:.1f} | {1e3 * fl:.1f} | {per / fl:.2f} |", flush=True)
+    finally:
+        for name, fn in originals.items():
+            setattr(form, name, fn)
+
+
 def spin():
     while True:
         pass
@@ -131,6 +207,8 @@ def main():
     ap.add_argument("--busy", type=int, default=0, help="CPU-spinning processes during the run")
     ap.add_argument("--settings", action="store_true",
                     help="per-iteration time over the floor at every slider setting, before/after")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="per-iteration time of each block update at every slider setting")
     _baseline.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
@@ -143,6 +221,9 @@ def main():
     factors = [solver.gram_factor(X) for X in views]
     if args.settings:
         settings_table(args, factors, _baseline.load(args.baseline))
+        return
+    if args.breakdown:
+        breakdown_table(args, factors)
         return
     n, d = views[0].shape[0], sum(X.shape[1] for X in views)
     defaults = RMSC().get_params()

@@ -426,3 +426,15 @@ def test_auto_precision_is_float64_for_a_sparse_consensus_and_float32_for_a_dens
             assert diff_auto < 2e-6 * abs(exact.Zstar).max()
     with pytest.raises(ValueError, match="precision must be one of"):
         solver.solve(factors, 1.0, 0.5, 1e-5, precision="half")
+
+
+def test_to_csc_matches_scipy():
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((9, 7)).astype(np.float32)
+    Z[np.abs(Z) < 0.8] = 0
+    for M in (np.asfortranarray(Z), np.ascontiguousarray(Z)):
+        got = solver.to_csc(M)
+        assert got.dtype == np.float64 and got.has_sorted_indices
+        assert np.array_equal(got.toarray(), Z.astype(np.float64))
+        assert np.array_equal(got.indptr, sp.csc_matrix(Z).indptr)
+    assert solver.to_csc(np.zeros((3, 4))).nnz == 0

@@ -65,6 +65,7 @@ from ._zstar_step import (  # noqa: F401
     threshold_block,
     threshold_columns,
     threshold_rows,
+    to_csc,
     zstar_step,
 )
 from ._kernel import (  # noqa: F401

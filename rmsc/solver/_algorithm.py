@@ -22,6 +22,7 @@ from ._zstar_step import (
     keep_dense,
     stack_factors,
     threshold_columns,
+    to_csc,
 )
 from ._zv_step import sample_losses, zv_step
 
@@ -235,7 +236,7 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         if stop:
             break
     return RMSCSolution(
-        Zstar=sp.csc_matrix(Zstar, dtype=np.float64),
+        Zstar=to_csc(Zstar),
         P=P,
         objective=np.asarray(objective),
         terms={k: np.asarray(v) for k, v in history.items()},

