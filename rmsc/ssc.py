@@ -433,8 +433,8 @@ class _SSCParams:
             if not info["converged"]:
                 raise ValueError(
                     f"The SSC representation of view {v} is still all zero after "
-                    f"max_iter={self.max_iter} ADMM iterations (beta={beta:g}); raise "
-                    "max_iter (the default is 200) or lower beta."
+                    f"max_iter={self.max_iter} ADMM iterations (beta={beta:g}): its "
+                    "residuals had not reached tol. Raise max_iter or lower beta."
                 )
             raise ValueError(
                 f"beta={beta:g} makes the SSC representation of view {v} all zero; "

@@ -274,7 +274,7 @@ def test_an_all_zero_iterate_cut_short_asks_for_more_iterations_not_a_lower_beta
     G = np.abs(X @ X.T)
     np.fill_diagonal(G, 0)
     beta = 1.9 * G.max()  # below 2 max |x_i^T x_j|: the optimum is not all zero
-    with pytest.raises(ValueError, match=r"still all zero after max_iter=5 .*raise max_iter"):
+    with pytest.raises(ValueError, match=r"still all zero after max_iter=5 .*Raise max_iter"):
         SSC(3, beta=beta, max_iter=5, random_state=0).fit(views[0])
     with pytest.warns(UserWarning):  # a few samples stay unlinked at so large a beta
         assert SSC(3, beta=beta, random_state=0).fit(views[0]).coef_.nnz > 0
