@@ -30,7 +30,8 @@ Floor, now and before are interleaved ``--repeat`` times; fastest kept.
 
 ``--breakdown`` prints, per setting, where an iteration's wall time goes (this checkout
 only): the Z*-step (``FactorForm.zstar_step``: its products, thresholding and R Z*), the
-Z^v-steps, and the rest (per-sample losses, P-step, objective); beside them the float32
+Z^v-steps, and the rest (per-sample losses, P-step, objective, and the solve's setup and
+final CSC conversion spread over the iterations); beside them the float32
 products a dense Z*-step cannot avoid, A = Rᵀ(QW) and R Z*, timed alone on the same
 block threads, and the floor.
 
