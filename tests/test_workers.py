@@ -128,20 +128,24 @@ def test_cancel_ends_the_running_task_on_its_worker(backend):
 
 
 def test_a_job_waiting_for_a_worker_sees_its_place_and_never_runs_when_cancelled(backend):
+    wait_until(lambda: executing(backend) == 0, "the workers to be free at the start")
     busy = [run(backend, dash.Remote(count_until_stopped, 100_000), key=i) for i in range(2)]
-    wait_until(lambda: all(j.snapshot().history for j in busy), "both workers busy")
-    waiting = [run(backend, dash.Remote(count_until_stopped, 100_000), key=i)
-               for i in (2, 3)]
-    wait_until(lambda: all(j.snapshot().place for j in waiting), "the queue")
-    assert [j.snapshot().place for j in waiting] == [1, 2]
-    assert waiting[1].snapshot().message == "waiting for a free worker (2nd in the queue)"
-    waiting[1].cancel()
-    busy[0].request_stop()  # frees a worker: the first in the queue starts
-    wait_until(lambda: waiting[0].snapshot().history, "the first in the queue to start")
-    assert waiting[0].snapshot().place is None
-    assert waiting[1].state == dash.CANCELLED and not waiting[1].snapshot().history
-    for j in (busy[1], waiting[0]):
-        j.cancel()
+    waiting = []
+    try:
+        wait_until(lambda: all(j.snapshot().history for j in busy), "both workers busy")
+        waiting = [run(backend, dash.Remote(count_until_stopped, 100_000), key=i)
+                   for i in (2, 3)]
+        wait_until(lambda: all(j.snapshot().place for j in waiting), "the queue")
+        assert [j.snapshot().place for j in waiting] == [1, 2]
+        assert waiting[1].snapshot().message == "waiting for a free worker (2nd in the queue)"
+        waiting[1].cancel()
+        busy[0].request_stop()  # frees a worker: the first in the queue starts
+        wait_until(lambda: waiting[0].snapshot().history, "the first in the queue to start")
+        assert waiting[0].snapshot().place is None
+        assert waiting[1].state == dash.CANCELLED and not waiting[1].snapshot().history
+    finally:  # a failure here must not leave the module's workers busy for the next tests
+        for j in busy + waiting:
+            j.cancel()
     for j in busy + waiting:
         assert j.wait(WAIT)
     wait_until(lambda: executing(backend) == 0, "the workers to be free")
@@ -226,7 +230,7 @@ def test_workers_reuse_their_heap_and_hand_freed_memory_back(backend):
         try:
             assert set(b.client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_").values()) == {
                 "65536"}
-            plain = b.client.submit(page_faults_of_arrays, pure=False).result()
+            plain = b.client.submit(page_faults_of_arrays, pure=False).result(timeout=WAIT)
             job = run(b, dash.Remote(page_faults_of_arrays))
             assert job.wait(WAIT)
             assert job.result < 0.1 * plain, (plain, job.result)
@@ -240,7 +244,7 @@ def test_workers_reuse_their_heap_and_hand_freed_memory_back(backend):
         finally:
             b.close()
     # the dashboard's own LocalCluster sets it up when a worker starts: any code reuses
-    ours = backend.client.submit(page_faults_of_arrays, pure=False).result()
+    ours = backend.client.submit(page_faults_of_arrays, pure=False).result(timeout=WAIT)
     assert ours < 0.1 * plain, (plain, ours)
 
 
