@@ -133,9 +133,11 @@ def test_a_job_waiting_for_a_worker_sees_its_place_and_never_runs_when_cancelled
     waiting = []
     try:
         wait_until(lambda: all(j.snapshot().history for j in busy), "both workers busy")
-        waiting = [run(backend, dash.Remote(count_until_stopped, 100_000), key=i)
-                   for i in (2, 3)]
-        wait_until(lambda: all(j.snapshot().place for j in waiting), "the queue")
+        # Each job submits from its own thread: the second starts once the first is queued,
+        # so that the order of the queue is the order of the starts.
+        for i in (2, 3):
+            waiting.append(run(backend, dash.Remote(count_until_stopped, 100_000), key=i))
+            wait_until(lambda: waiting[-1].snapshot().place, f"job {i} in the queue")
         assert [j.snapshot().place for j in waiting] == [1, 2]
         assert waiting[1].snapshot().message == "waiting for a free worker (2nd in the queue)"
         waiting[1].cancel()
