@@ -12,6 +12,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from ._array_api import device_of, is_device_array, library, namespace, to_numpy
+
 
 def check_views(Xs, *, min_samples=2, dtype=np.float64):
     """Validate multi-view input and return it as a list of float arrays.
@@ -28,8 +30,18 @@ def check_views(Xs, *, min_samples=2, dtype=np.float64):
     Returns
     -------
     views : list of ndarray or scipy.sparse.csr_matrix
-        Same shapes as the input; sparse views stay sparse (CSR).
+        Same shapes as the input; sparse views stay sparse (CSR). Arrays of another
+        array-API library (torch, CuPy, array_api_strict) with scikit-learn's array API
+        dispatch on stay on their device (float32 when every view is float32, else
+        float64): the fit then runs there (docs/device.md). With dispatch off they are
+        converted to NumPy, as scikit-learn does, which a GPU array refuses: the error
+        then says how to fit it where it is.
     """
+    if is_device_array(Xs):
+        raise ValueError(
+            "Xs must be a list of views, not a single array: wrap a single view as [X] "
+            "or pass one array per view."
+        )
     if Xs is None or isinstance(Xs, (str, bytes)):
         raise ValueError(
             "Xs must be a list of views, one array of shape (n_samples, n_features_v) "
@@ -48,11 +60,21 @@ def check_views(Xs, *, min_samples=2, dtype=np.float64):
         ) from None
     if len(Xs) == 0:
         raise ValueError("Xs is an empty list: pass at least one view.")
+    if any(is_device_array(X) for X in Xs):
+        from sklearn import get_config
+
+        if get_config().get("array_api_dispatch", False):
+            return _check_device_views(Xs, min_samples)
+        _refuse_device_without_dispatch(Xs)
 
     views = []
     for v, X in enumerate(Xs):
         views.append(_check_one_view(X, v, dtype))
+    return _check_counts(views, min_samples)
 
+
+def _check_counts(views, min_samples):
+    """The views, once they hold the same number of samples, at least ``min_samples``."""
     counts = [X.shape[0] for X in views]
     if len(set(counts)) > 1:
         detail = ", ".join(f"view {v}: {c}" for v, c in enumerate(counts))
@@ -66,6 +88,65 @@ def check_views(Xs, *, min_samples=2, dtype=np.float64):
             f"Only {counts[0]} sample(s) given; clustering needs at least {min_samples}."
         )
     return views
+
+
+def _refuse_device_without_dispatch(Xs):
+    """With dispatch off, arrays off the CPU cannot become NumPy arrays: say what to do."""
+    for v, X in enumerate(Xs):
+        if is_device_array(X) and "cpu" not in str(device_of(X)).lower():
+            raise ValueError(
+                f"View {v} is a {library(namespace(X))} array on {device_of(X)}. To fit it "
+                "there, turn on scikit-learn's array API dispatch: set SCIPY_ARRAY_API=1 "
+                "before scipy is imported and fit inside "
+                "sklearn.config_context(array_api_dispatch=True) (docs/device.md); or move "
+                "the views to the host (NumPy) first."
+            )
+
+
+def _check_device_views(Xs, min_samples):
+    """:func:`check_views` for array-API arrays, on their device."""
+    try:
+        xp = namespace(*Xs)
+    except TypeError as exc:
+        kinds = ", ".join(f"view {v}: {type(X).__module__}.{type(X).__name__}"
+                          for v, X in enumerate(Xs))
+        raise ValueError(
+            f"The views mix array libraries ({kinds}; {exc}). Pass every view from the "
+            "same library, on the same device."
+        ) from None
+    devices = [str(device_of(X)) for X in Xs]
+    if len(set(devices)) > 1:
+        raise ValueError(f"The views are on different devices ({', '.join(devices)}); move "
+                         "them to one device.")
+    single = all(X.dtype == xp.float32 for X in Xs)
+    views = []
+    for v, X in enumerate(Xs):
+        if X.ndim != 2:
+            raise ValueError(
+                f"View {v} has {X.ndim} dimension(s) (shape {tuple(X.shape)}); each view must "
+                "be 2-D, (n_samples, n_features_v)."
+            )
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(
+                f"View {v} is empty (shape {tuple(X.shape)}); every view needs samples and "
+                "features."
+            )
+        if xp.isdtype(X.dtype, "complex floating") or not (
+                xp.isdtype(X.dtype, "numeric") or X.dtype == xp.bool):
+            raise ValueError(f"View {v} is not real numeric (dtype {X.dtype}); every view must "
+                             "be a real numeric array.")
+        X = xp.astype(X, xp.float32 if single else xp.float64)
+        bad = ~xp.isfinite(X)
+        if bool(xp.any(bad)):
+            rows = np.flatnonzero(to_numpy(xp.any(bad, axis=1)))
+            where = ", ".join(str(r) for r in rows[:5]) + (" ..." if rows.size > 5 else "")
+            raise ValueError(
+                f"View {v} contains NaN or infinite values ({int(xp.count_nonzero(bad))} "
+                f"entries, in sample(s) {where}). Impute or drop those samples in every view "
+                "before clustering."
+            )
+        views.append(X)
+    return _check_counts(views, min_samples)
 
 
 def _check_one_view(X, v, dtype):

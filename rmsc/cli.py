@@ -113,7 +113,7 @@ def cmd_fit(args, out, err):
     print(f"{args.method} on {data.name}: n={data.n_samples}, views={data.n_views}, "
           f"clusters={n_clusters}", file=err, flush=True)
     t0 = time.perf_counter()
-    est.fit(data.views)
+    _fit_on_device(est, data.views, args.device, args.method, err)
     elapsed = time.perf_counter() - t0
     shown = {k: v for k, v in est.get_params().items() if k not in ("callback",)}
     print(f"parameters: {', '.join(f'{k}={v}' for k, v in sorted(shown.items()))}", file=out)
@@ -144,6 +144,31 @@ def cmd_fit(args, out, err):
         print(f"  {m.upper():7s} {100 * scores[m + '_mean']:6.2f} ± {100 * scores[m + '_std']:.2f} %",
               file=out)
     return 0
+
+
+def _fit_on_device(est, views, device, method, err):
+    """``est.fit(views)`` on the device ``--device`` names (rmsc.device.resolve_device).
+
+    A GPU fit runs on float32 copies of the views within scikit-learn's array API
+    dispatch; its attributes come back to the host (as a CPU fit's) for the output.
+    Only RMSC and RMSC-WV run on a GPU; ``auto`` fits the other methods on the CPU.
+    """
+    from .device import dispatch, fitted_to_host, resolve_device, to_device
+    from .rmsc import RMSC
+
+    choice = resolve_device(device)
+    if choice.on_device and not isinstance(est, RMSC):
+        if str(device).strip().lower() != "auto":
+            raise ValueError(f"--device {device}: only RMSC and RMSC-WV run on a GPU; "
+                             f"{method} runs on the CPU (--device cpu).")
+        choice = resolve_device("cpu")
+    print(f"device: {choice.description}" + (f" ({choice.reason})" if choice.reason else ""),
+          file=err, flush=True)
+    if not choice.on_device:
+        return est.fit(views)
+    with dispatch():
+        est.fit(to_device(views, choice))
+    return fitted_to_host(est)
 
 
 def cmd_methods(args, out, err):
@@ -398,6 +423,11 @@ def build_parser():
                    help="write the sample weights P as CSV: sample and one column per view "
                         "(RMSC, RMSC-WV); '-' for stdout")
     f.add_argument("--quiet", action="store_true", help="no per-iteration progress")
+    f.add_argument("--device", default=os.environ.get("RMSC_DEVICE") or "auto",
+                   metavar="{auto,cpu,cuda}",
+                   help="where RMSC runs: cuda (a GPU through torch or CuPy, float32), cpu, or "
+                        "auto (a GPU when one is present; the default, or $RMSC_DEVICE); "
+                        "docs/device.md")
     f.set_defaults(func=cmd_fit)
     r = _command(
         sub, "reproduce", "the paper's Table 1 and figures: search, score, report",

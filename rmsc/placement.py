@@ -32,6 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
+from ._array_api import is_device_array, median, namespace, to_numpy
 from .spectral import spectral_embedding
 
 #: A sample whose affinity degree is below this fraction of the median degree is
@@ -59,8 +60,13 @@ def weak_samples(S, fraction=WEAK_DEGREE):
     Returns
     -------
     ndarray of bool, shape (n_samples,)
-        True for weak samples; isolated samples (degree 0) are always weak.
+        True for weak samples; isolated samples (degree 0) are always weak. (A bool array
+        on the device for an ``S`` of another array-API library.)
     """
+    xp = namespace(S)
+    if xp is not np:
+        deg = xp.sum(S, axis=1)
+        return (deg <= 0) | (deg < fraction * median(deg, xp))
     deg = np.asarray(S.sum(axis=1)).ravel()
     return (deg <= 0) | (deg < fraction * np.median(deg))
 
@@ -130,6 +136,10 @@ def place_weak_samples(S, views, weights, n_components, *, fraction=WEAK_DEGREE,
         The views as the model saw them (after its preprocessing).
     weights : ndarray of shape (n_views, n_samples)
         P.
+
+    An ``S`` of another array-API library (a device fit) is reduced and embedded on its
+    device; the views and weights go to the host only when there are samples to place,
+    for the neighbour search.
     n_components : int
         Embedding dimension (the number of clusters).
     fraction : float, default=WEAK_DEGREE
@@ -149,14 +159,22 @@ def place_weak_samples(S, views, weights, n_components, *, fraction=WEAK_DEGREE,
         many are weak that fewer than ``n_components + 1`` anchors remain
         (nothing to place them by).
     """
-    weak = weak_samples(S, fraction)
+    weak = to_numpy(weak_samples(S, fraction))
     anchors, targets = np.flatnonzero(~weak), np.flatnonzero(weak)
     if targets.size == 0 or anchors.size <= n_components:
         return spectral_embedding(S, n_components, random_state=random_state), np.array(
             [], dtype=np.int64)
-    S_anchor = (sp.csr_matrix(S)[anchors][:, anchors] if sp.issparse(S)
-                else np.asarray(S)[np.ix_(anchors, anchors)])
+    if is_device_array(S):
+        xp = namespace(S)
+        idx = xp.asarray(anchors, device=S.device)
+        S_anchor = xp.take(xp.take(S, idx, axis=0), idx, axis=1)
+        views = [to_numpy(X) for X in views]
+        weights = to_numpy(weights)
+    else:
+        S_anchor = (sp.csr_matrix(S)[anchors][:, anchors] if sp.issparse(S)
+                    else np.asarray(S)[np.ix_(anchors, anchors)])
     emb_anchor = spectral_embedding(S_anchor, n_components, random_state=random_state)
+    del S_anchor
     embedding = np.zeros((S.shape[0], n_components))
     embedding[anchors] = emb_anchor
     embedding[targets] = evidence_rows(views, emb_anchor, anchors, targets,

@@ -12,6 +12,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ._array_api import namespace, to_numpy
+
 #: Names accepted by :func:`preprocess_views`.
 PREPROCESSING = ("unit_l2", "tfidf", "log1p", "standardize", "none")
 
@@ -28,8 +30,17 @@ def normalize_l2(X, *, view=None):
     Returns
     -------
     X_normalized : same type and shape as ``X``
-        All-zero samples stay zero (with a :class:`UserWarning`).
+        All-zero samples stay zero (with a :class:`UserWarning`). An array of another
+        array-API library (torch, CuPy, array_api_strict) is normalised on its device,
+        in its floating dtype.
     """
+    xp = namespace(X)
+    if xp is not np:
+        norms = xp.sqrt(xp.sum(X * X, axis=1))
+        zero = norms == 0
+        if bool(xp.any(zero)):
+            _warn_zero_samples(np.flatnonzero(to_numpy(zero)), view)
+        return X / xp.where(zero, xp.ones_like(norms), norms)[:, None]
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
@@ -38,20 +49,25 @@ def normalize_l2(X, *, view=None):
         norms = np.sqrt(np.einsum("ij,ij->i", X, X))
     zero = norms == 0
     if zero.any():
-        where = "" if view is None else f" in view {view}"
-        idx = np.flatnonzero(zero)
-        listed = ", ".join(map(str, idx[:10])) + (" ..." if idx.size > 10 else "")
-        warnings.warn(
-            f"{idx.size} sample(s){where} are all zero and stay zero after unit-L2 "
-            f"normalisation (sample(s) {listed}); they carry no information in that view.",
-            UserWarning,
-            stacklevel=2,
-        )
+        _warn_zero_samples(np.flatnonzero(zero), view)
     scale = np.where(zero, 1.0, norms)
     if sp.issparse(X):
         return sp.csr_matrix(sp.diags(1.0 / scale) @ X)
     X /= scale[:, None]
     return X
+
+
+def _warn_zero_samples(idx, view):
+    """The warning about all-zero samples (indices ``idx``) of a view, for the caller of
+    :func:`normalize_l2`."""
+    where = "" if view is None else f" in view {view}"
+    listed = ", ".join(map(str, idx[:10])) + (" ..." if idx.size > 10 else "")
+    warnings.warn(
+        f"{idx.size} sample(s){where} are all zero and stay zero after unit-L2 "
+        f"normalisation (sample(s) {listed}); they carry no information in that view.",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def tfidf(X):

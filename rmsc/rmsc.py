@@ -7,13 +7,15 @@ import time
 import warnings
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import solver
+from ._array_api import count_nonzero, namespace
 from .backends import BACKENDS, get_runner, one_thread_per_call
+from .device import describe
 from .memory import check_dense_fits
 from ._validation import (
     check_fraction,
@@ -24,7 +26,14 @@ from ._validation import (
 )
 from .placement import PLACEMENTS, place_weak_samples
 from .preprocessing import normalize_l2
-from .spectral import N_KMEANS_RUNS, affinity_from_coefficients, kmeans_runs, spectral_clustering
+from .spectral import (
+    N_KMEANS_RUNS,
+    affinity_from_coefficients,
+    count_pieces,
+    empty_rows,
+    kmeans_runs,
+    spectral_clustering,
+)
 
 WEIGHTINGS = ("sample", "view")
 
@@ -357,9 +366,10 @@ class RMSC(ClusterMixin, BaseEstimator):
             runner=runner, with_beta_max=True,
         )
         self.fit_time_ = time.perf_counter() - t0
-        self.consensus_ = sol.Zstar.tocsr()
+        self.fit_device_ = describe(views[0])
+        self.consensus_ = sol.Zstar.tocsr() if sp.issparse(sol.Zstar) else sol.Zstar
         self.weights_ = sol.P
-        self.view_weights_ = sol.P.mean(axis=1)
+        self.view_weights_ = namespace(sol.P).mean(sol.P, axis=1)
         self.objective_ = sol.objective
         self.objective_terms_ = sol.terms
         self.objective_init_ = sol.objective_init
@@ -371,7 +381,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.beta_scale_ = beta_scale(sol.column_betas)
         self.beta_rel_ = beta / self.beta_scale_ if self.beta_scale_ > 0 else float("inf")
         self.column_betas_ = sol.column_betas
-        if self.consensus_.nnz == 0:
+        if count_nonzero(self.consensus_) == 0:
             raise DegenerateSolutionError(
                 f"beta={beta:g} is so large that the consensus Z* is all zero, so there is "
                 f"nothing to cluster (every labelling would be arbitrary). {self._advice(lam, beta)}"
@@ -382,7 +392,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             self.consensus_, keep_mass=self.keep_mass, top_k=self.top_k,
             scale_columns=self.scale_columns,
         )
-        isolated = int(np.count_nonzero(self.affinity_matrix_.getnnz(axis=1) == 0))
+        isolated = empty_rows(self.affinity_matrix_)
         if isolated > n // 2:
             raise DegenerateSolutionError(
                 f"beta={beta:g} leaves {isolated} of {n} samples with no link to any other "
@@ -395,11 +405,8 @@ class RMSC(ClusterMixin, BaseEstimator):
                 self.affinity_matrix_, views, self.weights_, self.n_clusters, random_state=rng)
         else:
             self.placed_ = np.array([], dtype=np.int64)
-        graph = self.affinity_matrix_
-        if self.placed_.size:  # pieces among the samples the embedding was computed on
-            kept = np.setdiff1d(np.arange(n), self.placed_)
-            graph = graph[kept][:, kept]
-        n_pieces = connected_components(graph, directed=False)[0]
+        # pieces among the samples the embedding was computed on
+        n_pieces = count_pieces(self.affinity_matrix_, self.placed_)
         if n_pieces > self.n_clusters:
             warnings.warn(
                 f"The consensus graph falls into {n_pieces} disconnected pieces, more than the "
@@ -424,7 +431,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             raise DegenerateSolutionError(
                 f"Spectral clustering found only {n_found} distinct cluster(s) of the "
                 f"{self.n_clusters} asked for: Z* links too few samples (density "
-                f"{self.consensus_.nnz / n / n:.2%}). Lower beta or raise lam. "
+                f"{count_nonzero(self.consensus_) / n / n:.2%}). Lower beta or raise lam. "
                 f"{self._advice(lam, beta)}"
             )
         return self

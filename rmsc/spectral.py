@@ -16,9 +16,11 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg
+from scipy.sparse.csgraph import connected_components
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from ._array_api import is_device_array, namespace
 from ._validation import check_fraction
 
 #: Number of k-means restarts used by the paper's protocol.
@@ -75,11 +77,21 @@ def affinity_from_coefficients(Z, *, keep_mass=None, top_k=None, scale_columns=F
     (``scale_columns=True`` here).
 
     The order is keep_mass, then top_k, then scale_columns, then symmetrising.
+
+    A ``Z`` of another array-API library (torch, CuPy, array_api_strict: a device fit's
+    consensus) gives a dense ``S`` there, in Z's dtype, by the same rules
+    (:mod:`rmsc.device_spectral`; ties in ``top_k`` go to the lower row there).
     """
-    A = abs(sp.csc_matrix(Z, dtype=np.float64)) if sp.issparse(Z) else np.abs(np.asarray(Z, dtype=np.float64))
+    device = is_device_array(Z)
+    if device:
+        from . import device_spectral
+
+        A = namespace(Z).abs(Z)
+    else:
+        A = abs(sp.csc_matrix(Z, dtype=np.float64)) if sp.issparse(Z) else np.abs(np.asarray(Z, dtype=np.float64))
     n = A.shape[0]
-    if A.shape != (n, n):
-        raise ValueError(f"A self-representation must be square; got shape {A.shape}.")
+    if tuple(A.shape) != (n, n):
+        raise ValueError(f"A self-representation must be square; got shape {tuple(A.shape)}.")
     if keep_mass is not None:
         keep_mass = check_fraction("keep_mass", keep_mass)
         if keep_mass < 1:
@@ -88,6 +100,8 @@ def affinity_from_coefficients(Z, *, keep_mass=None, top_k=None, scale_columns=F
         if int(top_k) < 1:
             raise ValueError(f"top_k must be a positive integer or None; got {top_k!r}.")
         A = _keep_top_k_per_column(A, int(top_k))
+    if device:
+        return device_spectral.scale_and_symmetrize(A, scale_columns)
     if scale_columns:
         colmax = np.asarray(A.max(axis=0).toarray() if sp.issparse(A) else A.max(axis=0)).ravel()
         inv = np.divide(1.0, colmax, out=np.zeros_like(colmax), where=colmax > 0)
@@ -103,8 +117,13 @@ def _keep_mass_per_column(A, keep_mass):
     the sum of the entries before it is still below ``keep_mass`` times the column's
     sum: those are exactly the entries up to and including the one that reaches it.
     The sums are accumulated in that order, one column at a time, so dense and sparse
-    input decide every entry identically.
+    input decide every entry identically (and a device array, on its device:
+    :func:`rmsc.device_spectral.keep_mass_xp`).
     """
+    if is_device_array(A):
+        from .device_spectral import keep_mass_xp
+
+        return keep_mass_xp(A, keep_mass)
     if sp.issparse(A):
         A = sp.csc_matrix(A, copy=True)
         A.sum_duplicates()  # canonical: rows ascending within every column
@@ -152,6 +171,10 @@ def _segment_cumsum(vals, indptr):
 
 
 def _keep_top_k_per_column(A, k):
+    if is_device_array(A):
+        from .device_spectral import keep_top_k_xp
+
+        return keep_top_k_xp(A, k)
     n = A.shape[0]
     if k >= n:
         return A
@@ -187,6 +210,49 @@ def eigengap(eigenvalues, n_clusters):
     return float(w[-n_clusters] - w[-n_clusters - 1]) if w.size > n_clusters else 0.0
 
 
+def warn_isolated(count, stacklevel=3):
+    """The warning about ``count`` samples with no affinity to any other."""
+    warnings.warn(
+        f"{count} sample(s) have zero affinity to every other sample; "
+        "they cannot be placed by spectral clustering and get an arbitrary cluster.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def empty_rows(S):
+    """How many samples have no affinity to any other (an empty row of S, sparse or dense,
+    of any array-API library)."""
+    if sp.issparse(S):
+        return int(np.count_nonzero(sp.csr_matrix(S).getnnz(axis=1) == 0))
+    xp = namespace(S)
+    # S >= 0: a row is empty exactly when its largest entry is 0
+    return int(xp.count_nonzero(xp.max(S, axis=1) == 0)) if xp is not np else int(
+        np.count_nonzero(np.count_nonzero(S, axis=1) == 0))
+
+
+def count_pieces(S, exclude=None):
+    """Connected pieces of the graph of affinity S, without the samples ``exclude``.
+
+    scipy's ``connected_components`` for host matrices; for a device array the same count
+    there (:func:`rmsc.device_spectral.connected_pieces_xp`).
+
+    Parameters
+    ----------
+    S : ndarray, sparse matrix or array-API array of shape (n, n)
+    exclude : ndarray of int or None
+        Samples left out of the graph (e.g. those placed by their neighbours).
+    """
+    if is_device_array(S):
+        from .device_spectral import connected_pieces_xp
+
+        return connected_pieces_xp(S, exclude)
+    if exclude is not None and len(exclude):
+        kept = np.setdiff1d(np.arange(S.shape[0]), exclude)
+        S = S[kept][:, kept] if sp.issparse(S) else np.asarray(S)[np.ix_(kept, kept)]
+    return int(connected_components(S, directed=False)[0])
+
+
 def spectral_embedding(S, n_components, *, random_state=None, return_eigenvalues=False):
     """Normalised spectral embedding of Ng, Jordan & Weiss (2002).
 
@@ -211,17 +277,23 @@ def spectral_embedding(S, n_components, *, random_state=None, return_eigenvalues
         with a warning.
     eigenvalues : ndarray of shape (n_components + 1,)
         Only with ``return_eigenvalues=True``.
+
+    Notes
+    -----
+    An ``S`` of another array-API library (a device fit's affinity) is solved on its
+    device by a block Krylov iteration (:func:`rmsc.device_spectral.spectral_embedding_xp`);
+    the embedding and eigenvalues still come back as NumPy arrays.
     """
+    if is_device_array(S):
+        from .device_spectral import spectral_embedding_xp
+
+        return spectral_embedding_xp(S, n_components, random_state=random_state,
+                                     return_eigenvalues=return_eigenvalues)
     n = S.shape[0]
     deg = np.asarray(S.sum(axis=1)).ravel()
     isolated = deg <= 0
     if isolated.any():
-        warnings.warn(
-            f"{int(isolated.sum())} sample(s) have zero affinity to every other sample; "
-            "they cannot be placed by spectral clustering and get an arbitrary cluster.",
-            UserWarning,
-            stacklevel=2,
-        )
+        warn_isolated(int(isolated.sum()))
     d = np.divide(1.0, np.sqrt(deg), out=np.zeros_like(deg), where=~isolated)
     if sp.issparse(S):
         L = sp.diags(d) @ sp.csr_matrix(S) @ sp.diags(d)

@@ -14,6 +14,9 @@ The paper's Section 4 in code, one small module per part, in the paper's order
 ``_algorithm``    Algorithm 1 (:func:`solve`), the stopping rule (:func:`converged`),
                   :func:`beta_max`
 ``_linalg``       dense-factor times sparse-consensus products within a memory budget
+``_dense``        the same iteration in dense n x n form on the arrays' own device
+                  (torch, CuPy, array_api_strict): what :func:`solve` runs for factors
+                  that are not NumPy arrays (docs/device.md)
 ================  ===============================================================
 
 Speed (issue 14; ``benchmarks/bench_solver.py --settings``, ``bench_fit.py``):
@@ -82,6 +85,11 @@ from ._objective import (  # noqa: F401
     l1_norm,
     objective_terms,
     terms_from_losses,
+)
+from ._dense import (  # noqa: F401
+    DENSE_COPIES,
+    dense_form_bytes,
+    dense_solve,
 )
 from ._algorithm import (  # noqa: F401
     FactorForm,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .._array_api import namespace
 from ..backends import LocalBlocks
 from ._factors import factorize_view
 from ._kernel import kernel_block, kernel_colmax, kernel_state, use_kernel_form
@@ -150,11 +151,23 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
         instead of the factor form; None decides by :func:`use_kernel_form`.
         Both give the same iterates.
 
+    Factors that are not NumPy arrays (torch, CuPy, array_api_strict; see
+    :func:`rmsc.solver.gram_factor`) run the dense form on their own device
+    (:func:`rmsc.solver._dense.dense_solve`; ``block_size``, ``runner`` and ``kernel``
+    do not apply there, and "auto" precision is the factors' dtype).
+
     Returns
     -------
     RMSCSolution
     """
-    precision = _check_precision(precision)
+    checked = _check_precision(precision)
+    if namespace(*factors) is not np:
+        from ._dense import dense_solve
+
+        return dense_solve(factors, lam, beta, gamma, weighting=weighting, max_iter=max_iter,
+                           tol=tol, callback=callback, with_beta_max=with_beta_max,
+                           precision=precision)
+    precision = checked
     runner = LocalBlocks() if runner is None else runner
     with runner:
         return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,

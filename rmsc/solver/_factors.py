@@ -15,6 +15,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
+from .._array_api import is_device_array
 from ..backends import LocalBlocks
 from ..memory import check_dense_fits
 
@@ -68,7 +69,13 @@ def gram_factor(X):
     -------
     R : ndarray of shape (r, n_samples), r = n_features when that is at most
         n_samples (then R = X^T exactly), else r = rank of the Gram matrix.
+        An array of another array-API namespace (torch, CuPy, array_api_strict) gives
+        its factor there (:func:`rmsc.solver._dense.gram_factor_dense`).
     """
+    if is_device_array(X):
+        from ._dense import gram_factor_dense
+
+        return gram_factor_dense(X)
     n, d = X.shape
     if d <= n:
         return np.ascontiguousarray((X.toarray() if sp.issparse(X) else X).T, dtype=np.float64)

@@ -1,10 +1,16 @@
-"""The objective (paper eq. proposed_model; appendix eq. rmsc_mv for RMSC-WV), term by term."""
+"""The objective (paper eq. proposed_model; appendix eq. rmsc_mv for RMSC-WV), term by term.
+
+:func:`terms_from_losses` and :func:`l1_norm` also take the arrays of another array-API
+namespace (the device path, :mod:`rmsc.solver._dense`): the same sums, there, each
+returned as a Python float. A float32 consensus is summed in float64 there.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._array_api import namespace
 from ._weights import psi
 from ._zv_step import sample_losses
 
@@ -36,18 +42,24 @@ def terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting="sa
 
     ``coupling`` is ||z^v_j - z*_j||^2, not yet multiplied by lam.
     """
+    xp = namespace(P)
     if weighting == "view":
-        reg = float(np.sum(psi(P[:, 0], gamma)))
+        reg = float(xp.sum(psi(P[:, 0], gamma)))
     else:
-        reg = float(np.sum(psi(P, gamma)))
+        reg = float(xp.sum(psi(P, gamma)))
     return {
-        "reconstruction": float(np.sum(P * recon)),
-        "coupling": float(lam * np.sum(P * coupling)),
+        "reconstruction": float(xp.sum(P * recon)),
+        "coupling": float(lam * xp.sum(P * coupling)),
         "regularizer": reg,
         "sparsity": float(beta * l1_norm(Zstar)),
     }
 
 
 def l1_norm(Z):
-    """sum |Z_ij| of a sparse or dense matrix."""
-    return float(np.abs(Z.data).sum()) if sp.issparse(Z) else float(np.abs(Z).sum())
+    """sum |Z_ij| of a sparse or dense matrix (of any array-API namespace)."""
+    if sp.issparse(Z):
+        return float(np.abs(Z.data).sum())
+    xp = namespace(Z)
+    if xp is np:
+        return float(np.abs(Z).sum())
+    return float(xp.sum(xp.abs(Z), dtype=xp.float64))

@@ -5,11 +5,23 @@ By convex conjugacy (Lemma 1, Figure 2):
 * ``psi(p) = gamma * p + 1/p - 2``               — regulariser on a weight
 * ``latent_loss(l) = 2 * (sqrt(gamma + l) - 1)`` — phi(l) = min_p p*l + psi(p)
 * ``minimizer(l) = 1 / sqrt(gamma + l)``         — sigma(l) = argmin_p, the P-step
+
+Every function takes NumPy arrays (computed in float64, as always) or the arrays of
+another array-API namespace (torch, CuPy, array_api_strict: computed there, in their
+dtype), so that the device path (:mod:`rmsc.solver._dense`) runs these same formulas.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .._array_api import namespace, to_numpy
+
+
+def _as_float(x):
+    """``(xp, x)``: NumPy's float64 array for host input, the array itself otherwise."""
+    xp = namespace(x)
+    return (np, np.asarray(x, dtype=np.float64)) if xp is np else (xp, x)
 
 
 def psi(p, gamma):
@@ -20,18 +32,20 @@ def psi(p, gamma):
     p : array-like, positive
     gamma : float >= 0
     """
-    p = np.asarray(p, dtype=np.float64)
+    _, p = _as_float(p)
     return gamma * p + 1.0 / p - 2.0
 
 
 def latent_loss(loss, gamma):
     """Latent loss phi(l) = min_{p>=0} p*l + psi(p) = 2(sqrt(gamma + l) - 1) (Lemma 1)."""
-    return 2.0 * (np.sqrt(gamma + np.asarray(loss, dtype=np.float64)) - 1.0)
+    xp, loss = _as_float(loss)
+    return 2.0 * (xp.sqrt(gamma + loss) - 1.0)
 
 
 def minimizer(loss, gamma):
     """Minimizer function sigma(l) = 1/sqrt(gamma + l): the optimal weight for loss l."""
-    return 1.0 / np.sqrt(gamma + np.asarray(loss, dtype=np.float64))
+    xp, loss = _as_float(loss)
+    return 1.0 / xp.sqrt(gamma + loss)
 
 
 def initial_weights(losses, gamma, weighting="sample"):
@@ -60,7 +74,10 @@ def initial_weights(losses, gamma, weighting="sample"):
     """
     if weighting == "view":
         return p_step(losses, gamma, weighting)
-    return np.ones(np.shape(losses))
+    xp = namespace(losses)
+    if xp is np:
+        return np.ones(np.shape(losses))
+    return xp.ones_like(losses)
 
 
 def loss_of_weight(p, gamma):
@@ -90,25 +107,32 @@ def p_step(losses, gamma, weighting="sample"):
     -------
     P : ndarray of shape (n_views, n_samples)
     """
-    losses = np.maximum(losses, 0.0)
+    xp = namespace(losses)
+    losses = xp.maximum(losses, 0.0)
     if weighting == "view":
-        total = losses.sum(axis=1, keepdims=True)
-        P = np.broadcast_to(minimizer(total, gamma), losses.shape).copy()
-        where = total.ravel()
+        total = xp.sum(losses, axis=1, keepdims=True)
+        P = xp.broadcast_to(minimizer(total, gamma), losses.shape) * 1.0
+        where = xp.reshape(total, (-1,))
     else:
         P = minimizer(losses, gamma) if gamma > 0 else _safe_minimizer(losses)
         where = losses
-    if not np.all(np.isfinite(P)):
-        v, j = np.argwhere(~np.isfinite(P))[0]
-        what = f"sample {j} in view {v}" if weighting == "sample" else f"view {v}"
-        raise ValueError(
-            f"gamma = 0 and {what} is reconstructed exactly (loss {float(np.ravel(where)[0] if weighting == 'view' else where[v, j]):.3g}), "
-            "so its weight 1/sqrt(gamma + loss) is infinite. Use gamma > 0 "
-            "(the paper uses 1e-5)."
-        )
+    if not bool(xp.all(xp.isfinite(P))):
+        _infinite_weight(to_numpy(P), to_numpy(where), weighting)
     return P
 
 
+def _infinite_weight(P, where, weighting):
+    """The error for an infinite weight (gamma = 0 and a loss of 0); host arrays."""
+    v, j = np.argwhere(~np.isfinite(P))[0]
+    what = f"sample {j} in view {v}" if weighting == "sample" else f"view {v}"
+    raise ValueError(
+        f"gamma = 0 and {what} is reconstructed exactly (loss {float(np.ravel(where)[0] if weighting == 'view' else where[v, j]):.3g}), "
+        "so its weight 1/sqrt(gamma + loss) is infinite. Use gamma > 0 "
+        "(the paper uses 1e-5)."
+    )
+
+
 def _safe_minimizer(losses):
+    xp = namespace(losses)
     with np.errstate(divide="ignore"):
-        return 1.0 / np.sqrt(losses)
+        return 1.0 / xp.sqrt(losses)

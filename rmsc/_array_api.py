@@ -1,0 +1,134 @@
+"""Array-namespace primitives for the array-API (device) path.
+
+The device path (:mod:`rmsc.device`, :mod:`rmsc.solver._dense`, :mod:`rmsc.device_spectral`)
+is written against the Python array API standard through ``array_api_compat`` (the small
+package scikit-learn and scipy use), so that the same code runs on torch, CuPy and
+``array_api_strict`` arrays. The helpers here are the few things the standard leaves out
+or that need one line per library: the namespace of some arrays (NumPy itself for NumPy
+input, so that the NumPy path keeps calling NumPy), the one explicit copy to the host,
+zeroing a diagonal in place, and a median.
+
+``array_api_compat`` is imported from its own package when installed (a dependency of
+rmsc), else from the copy scikit-learn ships (``sklearn.externals.array_api_compat``),
+the same package, so that rmsc imports where only scikit-learn is present (as on a GPU
+machine that cannot install packages).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:  # pragma: no cover - which one depends on the environment
+    import array_api_compat
+except ImportError:  # pragma: no cover
+    from sklearn.externals import array_api_compat
+
+
+def is_numpy(xp):
+    """Whether ``xp`` is NumPy (itself or array_api_compat's wrapper of it)."""
+    return xp is np or array_api_compat.is_numpy_namespace(xp)
+
+
+def is_device_array(x):
+    """An array-API array that is not a NumPy array (torch, CuPy, array_api_strict, ...).
+
+    scipy.sparse matrices, lists and NumPy arrays are not.
+    """
+    return (not isinstance(x, np.ndarray) and not isinstance(x, (list, tuple))
+            and array_api_compat.is_array_api_obj(x)
+            and not array_api_compat.is_numpy_array(x))
+
+
+def namespace(*arrays):
+    """The array namespace of ``arrays``: ``numpy`` itself for NumPy arrays (and scalars),
+    array_api_compat's namespace otherwise (one namespace for all, else TypeError)."""
+    arrays = [a for a in arrays if is_device_array(a)]
+    if not arrays:
+        return np
+    return array_api_compat.array_namespace(*arrays)
+
+
+def device_of(x):
+    """The device of an array (``"cpu"`` for NumPy)."""
+    return array_api_compat.device(x)
+
+
+def library(xp):
+    """Short name of the library behind a namespace: numpy, torch, cupy, array_api_strict, ..."""
+    if is_numpy(xp):
+        return "numpy"
+    if array_api_compat.is_torch_namespace(xp):
+        return "torch"
+    if array_api_compat.is_cupy_namespace(xp):
+        return "cupy"
+    return xp.__name__.split(".")[-1]
+
+
+def to_numpy(x):
+    """An explicit copy of an array to the host, as a NumPy array.
+
+    The device path calls this only for the small results it hands to host code (the
+    n x c spectral embedding for k-means, the per-sample emptying betas, and the views
+    when samples are placed by their neighbours); never for n x n arrays. A
+    non-array (float, list) goes through ``np.asarray``.
+    """
+    if isinstance(x, np.ndarray) or not array_api_compat.is_array_api_obj(x):
+        return np.asarray(x)
+    xp = array_api_compat.array_namespace(x)
+    name = library(xp)
+    if name == "torch":
+        return x.detach().cpu().numpy()
+    if name == "cupy":  # pragma: no cover - needs a GPU
+        return x.get()
+    if name == "array_api_strict":
+        return np.asarray(xp.asarray(x, device=xp.Device("CPU_DEVICE")))
+    return np.asarray(x)
+
+
+def from_numpy(a, xp, device, dtype=None):
+    """A NumPy array copied to ``device`` in namespace ``xp`` (``dtype`` a dtype of ``xp``)."""
+    if is_numpy(xp):
+        return np.asarray(a) if dtype is None else np.asarray(a, dtype=dtype)
+    return xp.asarray(np.ascontiguousarray(a), dtype=dtype, device=device)
+
+
+def zero_diagonal(A, xp):
+    """A with its diagonal set to 0, in place where the library allows (torch, CuPy, NumPy).
+
+    Other namespaces (array_api_strict) get a new array: the standard has no in-place
+    diagonal assignment short of one item at a time.
+    """
+    name = library(xp)
+    if name == "torch":
+        A.fill_diagonal_(0)
+        return A
+    if name == "numpy":
+        np.fill_diagonal(A, 0)
+        return A
+    if name == "cupy":  # pragma: no cover - needs a GPU
+        import cupy
+
+        cupy.fill_diagonal(A, 0)
+        return A
+    n = A.shape[0]
+    idx = xp.arange(n, device=device_of(A))
+    eye = idx[:, None] == idx[None, :]
+    return xp.where(eye, xp.zeros((), dtype=A.dtype, device=device_of(A)), A)
+
+
+def count_nonzero(x):
+    """Nonzero entries of a sparse matrix, NumPy array or device array, as an int."""
+    if hasattr(x, "nnz"):
+        return int(x.nnz)
+    xp = namespace(x)
+    return int(xp.count_nonzero(x))
+
+
+def median(x, xp):
+    """The median of a 1-D array, as ``np.median`` (the mean of the two middle values for
+    an even length)."""
+    s = xp.sort(x)
+    n = s.shape[0]
+    if n % 2:
+        return s[n // 2]
+    return (s[n // 2 - 1] + s[n // 2]) / 2
