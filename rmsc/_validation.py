@@ -106,13 +106,15 @@ def _refuse_device_without_dispatch(Xs):
 def _check_device_views(Xs, min_samples):
     """:func:`check_views` for array-API arrays, on their device."""
     try:
+        if not all(is_device_array(X) for X in Xs):
+            raise TypeError("some are not")
         xp = namespace(*Xs)
-    except TypeError as exc:
+    except TypeError:
         kinds = ", ".join(f"view {v}: {type(X).__module__}.{type(X).__name__}"
                           for v, X in enumerate(Xs))
         raise ValueError(
-            f"The views mix array libraries ({kinds}; {exc}). Pass every view from the "
-            "same library, on the same device."
+            f"The views mix array libraries ({kinds}). Pass every view from the same "
+            "library, on the same device."
         ) from None
     devices = [str(device_of(X)) for X in Xs]
     if len(set(devices)) > 1:

@@ -280,15 +280,18 @@ def check_device_fits(n_samples, factor_rows, dtype, xp, device):
         Saying how much it needs, how much is free, about how many samples would fit,
         and what else to do.
     """
-    from .solver._dense import DENSE_COPIES, FACTOR_COPIES, dense_form_bytes
+    from .solver._dense import DENSE_COPIES, dense_form_bytes
 
     size = _itemsize(xp, dtype)
     need = dense_form_bytes(n_samples, factor_rows, size)
     have = free_bytes(xp, device)
     if have is None or need <= have:
         return need
-    a, b = DENSE_COPIES * size, FACTOR_COPIES * factor_rows * 8
-    fit_n = int((-b + (b * b + 4.0 * a * have) ** 0.5) / (2 * a))
+    lo, hi = 0, int(n_samples)  # the largest n whose need fits: need grows with n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if dense_form_bytes(mid, factor_rows, size) <= have else (lo, mid - 1)
+    fit_n = lo
     source = (f" ({DEVICE_MEMORY_ENV})" if os.environ.get(DEVICE_MEMORY_ENV) else
               f" ({BUDGET_ENV} or the host's available memory)"
               if library(xp) not in ("torch", "cupy") or str(device) == "cpu" else "")

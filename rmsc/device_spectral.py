@@ -124,8 +124,8 @@ def connected_pieces_xp(S, exclude=None):
     left out (as scipy's ``connected_components`` of the remaining submatrix).
 
     Minimum-label propagation with pointer jumping, a block of rows at a time (memory:
-    about 2^25 entries a block), until no label changes: a few passes over S for a
-    well-linked consensus.
+    about 2^23 entries a block, a small part of an n x n array), until no label changes:
+    a few passes over S for a well-linked consensus.
     """
     xp = namespace(S)
     dev = device_of(S)
@@ -134,10 +134,10 @@ def connected_pieces_xp(S, exclude=None):
     if exclude is not None and len(exclude):
         keep_host[np.asarray(exclude, dtype=np.int64)] = False
     keep = from_numpy(keep_host, xp, dev)
-    index = xp.arange(n, dtype=xp.int64, device=dev)
+    index = xp.arange(n, dtype=xp.int32, device=dev)
     labels = index
-    none = xp.asarray(n, dtype=xp.int64, device=dev)
-    rows = max(1, 2**25 // n)
+    none = xp.asarray(n, dtype=xp.int32, device=dev)
+    rows = max(1, 2**23 // n)
     while True:
         parts = []
         for a in range(0, n, rows):

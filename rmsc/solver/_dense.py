@@ -16,8 +16,9 @@ float64: float64), or in ``precision`` when it names one. Everything of size r x
 NumPy path.
 
 Memory (:func:`dense_form_bytes`): at most :data:`DENSE_COPIES` n x n arrays are alive at
-once (Zref, A and the clipped copy in the Z*-step; Z*, A = |Z*| and S in the spectral step
-after it), plus about :data:`FACTOR_COPIES` float64 arrays of the factors' size. The fit
+once (Zref and A in the Z*-step, which thresholds in row blocks of :data:`BLOCK_ENTRIES`
+entries; Z*, |Z*| and S in the affinity step after it), plus about
+:data:`FACTOR_COPIES` float64 arrays of the factors' size. The fit
 checks this against the device's free memory before it starts and refuses with the size it
 would need (:func:`rmsc.device.check_device_fits`) rather than streaming column blocks:
 streamed, every iteration would move an n x n array between host and device, slower than
@@ -39,6 +40,14 @@ from ._weights import initial_weights, p_step
 #: n x n arrays alive at once at the peak of a device fit (see the module docstring).
 DENSE_COPIES = 3
 
+#: Entries of the row blocks in which the Z*-step thresholds: its temporaries (at most
+#: :data:`BLOCK_TEMPORARIES` such blocks at once) stay this small beside the n x n arrays.
+BLOCK_ENTRIES = 2**24
+
+#: Block-sized temporaries of the Z*-step alive at once (the clipped block, the new block,
+#: its difference to Zref and that squared; array_api_strict's clip takes two more).
+BLOCK_TEMPORARIES = 6
+
 #: float64 arrays of the factors' size (sum_v r_v x n) alive at once: R, MR, Q, T and the
 #: new T per view, the stacked R and QW in the working precision, R Z* in it and in float64,
 #: the views themselves and their normalised copies.
@@ -47,9 +56,11 @@ FACTOR_COPIES = 12
 
 def dense_form_bytes(n_samples, factor_rows, itemsize):
     """Device memory a dense-form fit needs: :data:`DENSE_COPIES` n x n arrays of
-    ``itemsize`` bytes plus :data:`FACTOR_COPIES` float64 arrays of ``factor_rows`` x n."""
+    ``itemsize`` bytes, the Z*-step's block temporaries, and :data:`FACTOR_COPIES`
+    float64 arrays of ``factor_rows`` x n."""
     n = int(n_samples)
-    return DENSE_COPIES * n * n * int(itemsize) + FACTOR_COPIES * int(factor_rows) * n * 8
+    block = BLOCK_TEMPORARIES * min(n * n, BLOCK_ENTRIES) * int(itemsize)
+    return DENSE_COPIES * n * n * int(itemsize) + block + FACTOR_COPIES * int(factor_rows) * n * 8
 
 
 @dataclass
@@ -105,7 +116,7 @@ def gram_factor_dense(X):
         return xp.asarray(X.T, copy=True)
     X64 = xp.astype(X, xp.float64)
     w, V = xp.linalg.eigh(X64 @ X64.T)
-    keep = xp.nonzero(w > xp.max(w) * n * np.finfo(np.float64).eps)[0]
+    keep = xp.nonzero(w > xp.max(w) * (n * float(np.finfo(np.float64).eps)))[0]
     R = (xp.take(V, keep, axis=1) * xp.sqrt(xp.take(w, keep))[None, :]).T
     return xp.astype(R, X.dtype)
 
@@ -179,19 +190,24 @@ def zstar_step_dense(Rcat, QW, Zref, tau, with_colmax=False):
         ||zref_j - z_j||^2.
     """
     xp = namespace(Rcat)
+    n = Rcat.shape[1]
     A = Rcat.T @ QW
     if Zref is not None:
         A += Zref
     A = zero_diagonal(A, xp)
     colmax = xp.maximum(xp.max(A, axis=0), -xp.min(A, axis=0)) if with_colmax else None
-    # sign(a) max(|a| - t, 0) = a - clip(a, -t, t), as on the NumPy path
-    clipped = xp.clip(A, min=-tau[None, :], max=tau[None, :])
-    A -= clipped
-    del clipped
-    diff = A * A if Zref is None else Zref - A
-    if Zref is not None:
-        diff *= diff
-    delta_sq = xp.sum(diff, axis=0)
+    # sign(a) max(|a| - t, 0) = a - clip(a, -t, t), as on the NumPy path; a block of rows
+    # at a time, so that the temporaries stay small beside the two n x n arrays
+    lo, hi = -tau[None, :], tau[None, :]
+    delta_sq = xp.zeros((n,), dtype=A.dtype, device=device_of(A))
+    rows = max(1, BLOCK_ENTRIES // n)
+    for a in range(0, n, rows):
+        b = min(a + rows, n)
+        block = A[a:b, :]
+        block = block - xp.clip(block, min=lo, max=hi)
+        A[a:b, :] = block
+        diff = block if Zref is None else Zref[a:b, :] - block
+        delta_sq += xp.sum(diff * diff, axis=0)
     return A, colmax, delta_sq
 
 

@@ -1,0 +1,427 @@
+"""The array-API (device) path equals the NumPy path, proven without a GPU.
+
+Every fit here runs on array_api_strict arrays placed on its simulated non-CPU device,
+``array_api_strict.Device("device1")``, which refuses any conversion to NumPy as a GPU
+array does: code that passes here touches the host only through the explicit
+``rmsc._array_api.to_numpy`` (the n x c embedding, the emptying betas, the views of
+samples to place), and array_api_strict refuses anything outside the standard, so the
+same code runs on CuPy and torch. The NumPy side runs at ``precision="float64"`` (the
+paper form to round-off), the device side on float64 arrays; they agree to 1e-6 relative.
+"""
+
+import functools
+import sys
+import tracemalloc
+from pathlib import Path
+
+import array_api_strict as xps
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import sklearn
+from scipy.sparse.csgraph import connected_components
+from sklearn.metrics import adjusted_rand_score
+
+import rmsc
+from rmsc import device, solver
+from rmsc._array_api import to_numpy
+from rmsc.datasets import load_bundled
+from rmsc.memory import MemoryBudgetError
+from rmsc.preprocessing import normalize_l2
+from rmsc.rmsc import DegenerateSolutionError, beta_scale
+from rmsc.spectral import (
+    affinity_from_coefficients,
+    count_pieces,
+    empty_rows,
+    spectral_embedding,
+)
+
+sys.path.insert(0, str(Path(__file__).parent))
+from conftest import union_of_subspaces  # noqa: E402
+
+DEV = xps.Device("device1")
+
+
+def on_device(views, dtype=xps.float64):
+    return [xps.asarray(np.ascontiguousarray(np.asarray(X.toarray() if sp.issparse(X) else X)),
+                        dtype=dtype, device=DEV) for X in views]
+
+
+@pytest.fixture
+def dispatch():
+    with device.dispatch():
+        yield
+
+
+@pytest.fixture
+def float64_numpy_path(monkeypatch):
+    """The NumPy path's solve at precision="float64" (its default "auto" runs the Z*-step's
+    products in float32 while Z* is dense)."""
+    monkeypatch.setattr(solver, "solve", functools.partial(solver.solve, precision="float64"))
+
+
+def digit_subset(n, seed=0):
+    data = load_bundled("Digit")
+    idx = np.sort(np.random.default_rng(seed).choice(data.n_samples, n, replace=False))
+    return [np.asarray(X)[idx] for X in data.views], np.asarray(data.labels)[idx]
+
+
+def assert_close(device_array, host_array, rel=1e-6):
+    got = (device_array.toarray() if sp.issparse(device_array) else to_numpy(device_array))
+    want = host_array.toarray() if sp.issparse(host_array) else np.asarray(host_array)
+    scale = max(np.abs(want).max(), np.finfo(float).tiny)
+    assert np.abs(got - want).max() <= rel * scale
+
+
+def same_subspace_residual(emb_a, emb_b):
+    """How far emb_b is from emb_a times the best orthogonal matrix (Procrustes)."""
+    u, _, vt = np.linalg.svd(emb_a.T @ emb_b)
+    return np.abs(emb_a @ (u @ vt) - emb_b).max()
+
+
+# ---------------------------------------------------------------------------------------
+# The solver: every weighting, both stopping situations
+
+
+@pytest.mark.parametrize("weighting", ["sample", "view"])
+@pytest.mark.parametrize("stopping", ["tol", "max_iter"])
+def test_dense_solve_equals_the_numpy_solve(weighting, stopping, dispatch):
+    views, _ = digit_subset(300)
+    host = [normalize_l2(X) for X in views]
+    dev = [normalize_l2(X) for X in on_device(views)]
+    factors_host = solver.gram_factors(host)
+    factors_dev = [solver.gram_factor(X) for X in dev]
+    assert all(R.device == DEV for R in factors_dev)
+    lam = rmsc.rmsc.default_lam(weighting)
+    rule = lambda cb: 0.25 * beta_scale(cb)  # noqa: E731  (the default beta="auto")
+    kw = (dict(tol=1e-3, max_iter=200) if stopping == "tol" else dict(tol=0.0, max_iter=6))
+    seen = []
+    want = solver.solve(factors_host, lam, rule, 1e-5, weighting=weighting, with_beta_max=True,
+                        precision="float64", **kw)
+    got = solver.solve(factors_dev, lam, rule, 1e-5, weighting=weighting, with_beta_max=True,
+                       callback=lambda it, f, P: seen.append((it, f, P.device)), **kw)
+    if stopping == "tol":
+        assert want.converged and got.converged and got.n_iter < 200
+    else:
+        assert not want.converged and not got.converged and got.n_iter == 6
+    assert got.n_iter == want.n_iter and [s[0] for s in seen] == list(range(1, got.n_iter + 1))
+    assert all(s[2] == DEV for s in seen)
+    assert got.Zstar.device == DEV and got.P.device == DEV
+    assert_close(got.Zstar, want.Zstar)
+    assert_close(got.P, want.P)
+    np.testing.assert_allclose(got.objective, want.objective, rtol=1e-6)
+    for name in solver.OBJECTIVE_TERMS:
+        np.testing.assert_allclose(got.terms[name], want.terms[name], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got.column_betas, want.column_betas, rtol=1e-6)
+    assert got.beta == pytest.approx(want.beta, rel=1e-6)
+    assert got.beta_max == pytest.approx(want.beta_max, rel=1e-6)
+    assert got.objective_init == pytest.approx(want.objective_init, rel=1e-9)
+    # every block update is an exact minimisation: the objective never increases
+    f = np.concatenate([[got.objective_init], got.objective])
+    assert np.all(np.diff(f) <= 1e-12 * np.abs(f[:-1]))
+
+
+def test_dense_solve_in_float32_follows_the_float32_numpy_solve(dispatch):
+    views, _ = digit_subset(250, seed=1)
+    factors_host = solver.gram_factors([normalize_l2(X) for X in views])
+    factors_dev = [solver.gram_factor(normalize_l2(X)) for X in on_device(views, xps.float32)]
+    want = solver.solve(factors_host, 1.0, 0.02, 1e-5, max_iter=8, tol=0, precision="float32")
+    got = solver.solve(factors_dev, 1.0, 0.02, 1e-5, max_iter=8, tol=0)
+    assert got.Zstar.dtype == xps.float32 and got.P.dtype == xps.float64
+    assert_close(got.Zstar, want.Zstar, rel=1e-4)
+    np.testing.assert_allclose(got.objective, want.objective, rtol=1e-5)
+    # float64 asked for on float32 factors: the n x n arrays follow precision
+    got64 = solver.solve(factors_dev, 1.0, 0.02, 1e-5, max_iter=2, tol=0, precision="float64")
+    assert got64.Zstar.dtype == xps.float64
+
+
+# ---------------------------------------------------------------------------------------
+# The estimator: RMSC and RMSC-WV, their spectral step on the device
+
+
+@pytest.mark.parametrize("weighting", ["sample", "view"])
+def test_rmsc_fit_on_the_device_equals_the_numpy_fit(weighting, dispatch, float64_numpy_path):
+    # 650 > 600 samples: the spectral step takes the Krylov path on the device (eigsh on
+    # the host)
+    views, _ = digit_subset(650)
+    want = rmsc.RMSC(n_clusters=10, weighting=weighting, random_state=0).fit(views)
+    got = rmsc.RMSC(n_clusters=10, weighting=weighting, random_state=0).fit(on_device(views))
+    assert adjusted_rand_score(want.labels_, got.labels_) == 1.0
+    assert np.array_equal(want.label_runs_, got.label_runs_)
+    # where things are: n x n and P on the device, the clustering on the host
+    for name in ("consensus_", "affinity_matrix_", "weights_", "view_weights_"):
+        assert getattr(got, name).device == DEV, name
+    for name in ("labels_", "label_runs_", "embedding_", "placed_", "objective_",
+                 "column_betas_"):
+        assert isinstance(getattr(got, name), np.ndarray), name
+    assert got.fit_device_ == f"{DEV} (array_api_strict)" and want.fit_device_ == "cpu (NumPy)"
+    assert got.n_iter_ == want.n_iter_ and got.converged_ == want.converged_
+    assert_close(got.consensus_, want.consensus_)
+    assert_close(got.affinity_matrix_, want.affinity_matrix_)
+    assert_close(got.weights_, want.weights_)
+    assert_close(got.view_weights_, want.view_weights_)
+    np.testing.assert_allclose(got.objective_, want.objective_, rtol=1e-6)
+    for name in ("beta_", "beta_scale_", "beta_max_", "lam_"):
+        assert getattr(got, name) == pytest.approx(getattr(want, name), rel=1e-6), name
+    assert same_subspace_residual(want.embedding_, got.embedding_) < 1e-6
+    # the dashboard's and the CLI's view of it: a CPU fit's types
+    device.fitted_to_host(got)
+    assert sp.issparse(got.consensus_) and isinstance(got.weights_, np.ndarray)
+    assert_close(got.consensus_, want.consensus_)
+
+
+def test_placement_and_stopping_by_tol_on_the_device(dispatch, float64_numpy_path):
+    views, _ = union_of_subspaces(n_per=60, n_clusters=3, dims=(8, 12), noise=0.01, seed=1)
+    rng = np.random.default_rng(0)
+    out = rng.choice(180, 12, replace=False)
+    for X in views:
+        X[out] = 3 * rng.standard_normal((12, X.shape[1]))
+    params = dict(n_clusters=3, lam=0.3, beta=0.3, random_state=0)
+    want = rmsc.RMSC(**params).fit(views)
+    got = rmsc.RMSC(**params).fit(on_device(views))
+    assert want.converged_ and got.converged_ and got.n_iter_ == want.n_iter_ < 30
+    assert want.placed_.size > 0 and np.array_equal(got.placed_, want.placed_)
+    assert np.array_equal(got.labels_, want.labels_)
+    # the anchors' graph has one piece a cluster: eigenvalue 1 three times, so the
+    # eigenvectors are any basis of that space (the same rotation for the placed rows)
+    assert same_subspace_residual(want.embedding_, got.embedding_) < 1e-6
+
+
+def test_text_views_with_more_features_than_samples(dispatch, float64_numpy_path):
+    # 3-Sources: 169 samples, thousands of features a view: the host path's kernel form, the
+    # device's eigen-factor of the Gram matrix; and the dense eigh of n <= 600
+    data = load_bundled("3-Sources")
+    want = rmsc.RMSC(n_clusters=6, random_state=0).fit(data.views)
+    got = rmsc.RMSC(n_clusters=6, random_state=0).fit(on_device(data.views))
+    assert np.array_equal(got.labels_, want.labels_)
+    assert_close(got.consensus_, want.consensus_)
+    np.testing.assert_allclose(got.objective_, want.objective_, rtol=1e-6)
+
+
+def test_degenerate_fits_fail_the_same_way(dispatch, float64_numpy_path):
+    views, _ = union_of_subspaces(n_per=40, n_clusters=3, seed=2)
+    params = dict(n_clusters=3, lam=0.3, beta=5.0, weighting="view", random_state=0)
+    with pytest.raises(DegenerateSolutionError) as want:
+        rmsc.RMSC(**params).fit(views)
+    with pytest.raises(DegenerateSolutionError) as got:
+        rmsc.RMSC(**params).fit(on_device(views))
+    assert str(got.value).split(".")[0] == str(want.value).split(".")[0]
+    assert "consensus Z* is all zero" in str(got.value)
+
+
+def test_sklearn_config_context_turns_it_on(monkeypatch):
+    """The convention itself: SCIPY_ARRAY_API=1 (scikit-learn checks it) and
+    sklearn.config_context(array_api_dispatch=True); float32 input fits in float32."""
+    monkeypatch.setenv("SCIPY_ARRAY_API", "1")
+    views, _ = union_of_subspaces(n_per=30, seed=3)
+    with sklearn.config_context(array_api_dispatch=True):
+        got = rmsc.RMSC(n_clusters=3, random_state=0).fit(on_device(views, xps.float32))
+    assert got.consensus_.dtype == xps.float32 and got.weights_.dtype == xps.float64
+    want = rmsc.RMSC(n_clusters=3, random_state=0).fit(views)
+    assert adjusted_rand_score(want.labels_, got.labels_) == 1.0
+
+
+def test_dispatch_sets_and_restores_scipy_array_api(monkeypatch):
+    monkeypatch.delenv("SCIPY_ARRAY_API", raising=False)
+    assert not device.dispatch_enabled()
+    with device.dispatch():
+        assert device.dispatch_enabled()
+        import os
+
+        assert os.environ["SCIPY_ARRAY_API"] == "1"
+    import os
+
+    assert "SCIPY_ARRAY_API" not in os.environ and not device.dispatch_enabled()
+
+
+def test_device_inputs_are_checked_with_messages():
+    views, _ = union_of_subspaces(n_per=20, seed=4)
+    # dispatch off: a device array cannot become NumPy; the error says how to fit it there
+    with pytest.raises(ValueError, match=r"array_api_dispatch=True.*docs/device.md"):
+        rmsc.RMSC(n_clusters=3).fit(on_device(views))
+    with device.dispatch():
+        with pytest.raises(ValueError, match="mix array libraries"):
+            rmsc.RMSC(n_clusters=3).fit([views[0], *on_device(views[1:])])
+        with pytest.raises(ValueError, match="not a single array"):
+            rmsc.RMSC(n_clusters=3).fit(on_device(views)[0])
+        bad = views[1].copy()
+        bad[[4, 7], 0] = np.nan
+        with pytest.raises(ValueError, match=r"View 1 contains NaN .* sample\(s\) 4, 7"):
+            rmsc.RMSC(n_clusters=3).fit(on_device([views[0], bad]))
+        with pytest.raises(ValueError, match="different numbers of samples"):
+            rmsc.RMSC(n_clusters=3).fit(on_device([views[0], views[1][:-1]]))
+        with pytest.raises(ValueError, match="2-D"):
+            rmsc.RMSC(n_clusters=3).fit([xps.reshape(on_device(views)[0], (-1,))])
+
+
+# ---------------------------------------------------------------------------------------
+# The spectral step's parts against the host's
+
+
+@pytest.mark.parametrize("n", [400, 700])
+def test_spectral_embedding_on_the_device_agrees_with_eigsh(n, float64_numpy_path):
+    # n = 700: block Krylov against eigsh; n = 400: a dense eigh on both sides
+    views, _ = digit_subset(n, seed=5)
+    S = rmsc.RMSC(n_clusters=10, random_state=0, max_iter=5).fit(views).affinity_matrix_
+    rng_host, rng_dev = np.random.RandomState(7), np.random.RandomState(7)
+    emb, w = spectral_embedding(S, 10, random_state=rng_host, return_eigenvalues=True)
+    emb_dev, w_dev = spectral_embedding(on_device([S])[0], 10, random_state=rng_dev,
+                                        return_eigenvalues=True)
+    assert isinstance(emb_dev, np.ndarray) and isinstance(w_dev, np.ndarray)
+    np.testing.assert_allclose(w_dev, w, atol=1e-9)
+    assert same_subspace_residual(emb, emb_dev) < 1e-7
+    # the same draws of random_state: the k-means seeds after it are the same
+    assert rng_host.randint(2**31) == rng_dev.randint(2**31)
+
+
+def test_block_krylov_finds_the_leading_eigenpairs():
+    from rmsc.device_spectral import leading_eigenvectors
+
+    rng = np.random.default_rng(0)
+    n, k = 800, 6
+    Q = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    # a cluster of leading eigenvalues, a small gap, then the bulk
+    values = np.concatenate([[1.0, 0.999, 0.99, 0.98, 0.97, 0.95], rng.uniform(-1, 0.9, n - k)])
+    A = (Q * values) @ Q.T
+    Ad = on_device([A])[0]
+    w, U, info = leading_eigenvectors(lambda V: Ad @ V, rng.uniform(-1, 1, (n, k + 8)), k, xps,
+                                      DEV, xps.float64)
+    np.testing.assert_allclose(to_numpy(w), np.sort(values)[-k:], atol=1e-10)
+    U = to_numpy(U)
+    assert np.abs(A @ U - U * to_numpy(w)).max() <= 1e-10
+    assert same_subspace_residual(Q[:, np.argsort(values)[-k:]], U) < 1e-8
+    assert info["products"] < 200
+
+
+def test_affinity_post_processing_on_the_device_equals_the_host():
+    rng = np.random.default_rng(1)
+    Z = rng.standard_normal((60, 60)) * (rng.uniform(size=(60, 60)) < 0.4)
+    Z[:5, 7] = Z[5, 7]  # ties within a column: kept in row order by keep_mass on both sides
+    np.fill_diagonal(Z, 0.0)
+    Zd = on_device([Z])[0]
+    for kw in (dict(), dict(scale_columns=True), dict(keep_mass=0.7),
+               dict(keep_mass=0.7, scale_columns=True), dict(top_k=5),
+               dict(keep_mass=0.9, top_k=8, scale_columns=True)):
+        want = affinity_from_coefficients(Z, **kw)
+        got = affinity_from_coefficients(Zd, **kw)
+        assert got.device == DEV
+        np.testing.assert_array_equal(to_numpy(got), want, err_msg=str(kw))
+    assert empty_rows(on_device([want])[0]) == empty_rows(sp.csr_matrix(want))
+
+
+def test_connected_pieces_on_the_device_equal_scipys():
+    rng = np.random.default_rng(2)
+    for trial in range(5):
+        n = 120
+        A = sp.random(n, n, density=0.015, random_state=trial, format="csr")
+        S = ((A + A.T) / 2).toarray()
+        exclude = np.sort(rng.choice(n, 10, replace=False))
+        kept = np.setdiff1d(np.arange(n), exclude)
+        assert count_pieces(on_device([S])[0]) == connected_components(S, directed=False)[0]
+        assert (count_pieces(on_device([S])[0], exclude)
+                == connected_components(S[np.ix_(kept, kept)], directed=False)[0]
+                == count_pieces(sp.csr_matrix(S), exclude))
+    assert empty_rows(on_device([S])[0]) == empty_rows(sp.csr_matrix(S))
+
+
+# ---------------------------------------------------------------------------------------
+# The memory rule
+
+
+def test_refuses_before_starting_when_the_device_memory_is_short(monkeypatch, dispatch):
+    views, _ = union_of_subspaces(n_per=100, seed=6)
+    monkeypatch.setenv(device.DEVICE_MEMORY_ENV, "1M")
+    calls = []
+    with pytest.raises(MemoryBudgetError) as info:
+        rmsc.RMSC(n_clusters=3, callback=lambda *a: calls.append(a)).fit(on_device(views))
+    text = str(info.value)
+    need = solver.dense_form_bytes(300, 20, 8)
+    assert calls == []  # refused before the first iteration
+    assert rmsc.memory.format_bytes(need) in text and "1.0 MB is free" in text
+    assert "samples would fit" in text and "float32 input halves" in text
+    # the samples it says would fit do fit that budget
+    fit_n = int(text.split("About ")[1].split(" samples")[0])
+    assert solver.dense_form_bytes(fit_n, 20, 8) <= 2**20 < solver.dense_form_bytes(
+        fit_n + 1, 20, 8)
+    monkeypatch.setenv(device.DEVICE_MEMORY_ENV, "1G")
+    rmsc.RMSC(n_clusters=3, random_state=0).fit(on_device(views))
+
+
+def test_the_memory_rule_covers_the_measured_peak(monkeypatch, dispatch):
+    """array_api_strict's arrays are NumPy's underneath, so tracemalloc sees every device
+    allocation of a whole fit; the rule must cover that peak, and not by a wide margin.
+    (Row blocks of 1/16 of n x n, so that the n x n arrays dominate at this small n;
+    the rule adds the solve's and the affinity step's peaks, which do not coincide.)"""
+    import rmsc.solver._dense as dense
+
+    n = 900
+    monkeypatch.setattr(dense, "BLOCK_ENTRIES", n * n // 16)
+    rng = np.random.default_rng(0)
+    views = [rng.standard_normal((n, d)) for d in (20, 30, 40)]
+    for dtype, size in ((xps.float64, 8), (xps.float32, 4)):
+        dev = on_device(views, dtype)
+        tracemalloc.start()
+        try:
+            rmsc.RMSC(n_clusters=3, random_state=0, max_iter=4).fit(dev)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        rule = solver.dense_form_bytes(n, 90, size)
+        assert peak <= rule <= 2 * peak, (dtype, peak, rule)
+
+
+# ---------------------------------------------------------------------------------------
+# Choosing a device; the CLI
+
+
+def test_resolve_device():
+    cpu = device.resolve_device("cpu")
+    assert cpu.name == "cpu" and not cpu.on_device and cpu.description == "CPU (NumPy)"
+    auto = device.resolve_device("auto")
+    if auto.on_device:  # a machine with a GPU: auto and cuda agree
+        assert auto.name.startswith("cuda") and device.resolve_device("cuda") == auto
+    else:  # no GPU here: auto says why it took the CPU, cuda refuses
+        assert auto.name == "cpu" and "no GPU found" in auto.reason
+        with pytest.raises(ValueError, match="asks for a CUDA GPU, but none can be used"):
+            device.resolve_device("cuda")
+    with pytest.raises(ValueError, match="device must be one of auto, cpu, cuda"):
+        device.resolve_device("tpu")
+    with pytest.raises(ValueError, match="cuda:N"):
+        device.resolve_device("cuda:x")
+
+
+def test_cli_fit_device(monkeypatch):
+    import io
+
+    from rmsc.cli import main
+
+    def run(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+
+    code, cpu_out, err = run("fit", "--data", "Subspaces", "--quiet", "--device", "cpu")
+    assert code == 0 and "device: CPU (NumPy)" in err
+    # a device fit through the CLI, on array_api_strict's device standing in for a GPU
+    fake = device.DeviceChoice("device1", "array_api_strict", "simulated device1")
+    monkeypatch.setattr(device, "resolve_device", lambda spec=None: fake)
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--device", "cuda",
+                         "--weights", "-")
+    assert code == 0, err
+    assert "device: simulated device1" in err and "ACC     100.00" in err
+    assert out.splitlines()[0].startswith("sample,")  # the weights, from host arrays
+    code, _, err = run("fit", "--data", "Subspaces", "--quiet", "--device", "cuda",
+                       "--method", "SSC-AVG")
+    assert code == 2 and "only RMSC and RMSC-WV run on a GPU" in err
+
+
+def test_torch_cpu_tensors_take_the_same_path(dispatch):
+    """The same path on torch, where torch is installed (CPU tensors here); the tests
+    above cover it on array_api_strict, which CI always has."""
+    torch = pytest.importorskip("torch")
+    views, _ = union_of_subspaces(n_per=30, seed=8)
+    want = rmsc.RMSC(n_clusters=3, random_state=0).fit(on_device(views))
+    got = rmsc.RMSC(n_clusters=3, random_state=0).fit(
+        [torch.as_tensor(np.ascontiguousarray(X)) for X in views])
+    assert isinstance(got.consensus_, torch.Tensor) and got.fit_device_ == "cpu (torch)"
+    assert np.array_equal(got.labels_, want.labels_)
+    assert_close(got.consensus_, to_numpy(want.consensus_), rel=1e-9)
