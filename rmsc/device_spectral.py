@@ -11,7 +11,9 @@ library (torch, CuPy, array_api_strict), so that a device fit clusters where it 
   Rayleigh-Ritz (only products with S, QR of thin blocks and an eigendecomposition of a
   small matrix), never a full n x n eigendecomposition (an ``eigh`` of a 20,000^2 matrix
   takes seconds even on a GPU); the n x c embedding then goes to the host for k-means;
-* :func:`connected_pieces_xp` - the count of connected pieces of S's graph.
+* :func:`connected_pieces_xp` - the count of connected pieces of S's graph;
+  :func:`submatrix_xp` - S restricted to some samples (the anchors of
+  :func:`rmsc.placement.place_weak_samples`).
 
 Agreement with the host path: the eigenvectors are those ``scipy.sparse.linalg.eigsh``
 finds, up to a rotation within the c-dimensional subspace (signs, for distinct
@@ -117,6 +119,21 @@ def keep_top_k_xp(A, k):
     _check_sort_fits(A)
     _, rank = _descending_ranks(A, xp)
     return xp.where(rank < k, A, xp.zeros((), dtype=A.dtype, device=device_of(A)))
+
+
+def submatrix_xp(S, index):
+    """S[index][:, index] of a device array, a block of rows at a time (one new array of
+    len(index)^2 and a small block beside S)."""
+    xp = namespace(S)
+    dev = device_of(S)
+    idx = from_numpy(np.asarray(index, dtype=np.int64), xp, dev)
+    m, n = idx.shape[0], S.shape[0]
+    out = xp.empty((m, m), dtype=S.dtype, device=dev)
+    rows = max(1, 2**24 // max(n, 1))
+    for a in range(0, m, rows):
+        b = min(a + rows, m)
+        out[a:b, :] = xp.take(xp.take(S, idx[a:b], axis=0), idx, axis=1)
+    return out
 
 
 def connected_pieces_xp(S, exclude=None):

@@ -165,9 +165,9 @@ def place_weak_samples(S, views, weights, n_components, *, fraction=WEAK_DEGREE,
         return spectral_embedding(S, n_components, random_state=random_state), np.array(
             [], dtype=np.int64)
     if is_device_array(S):
-        xp = namespace(S)
-        idx = xp.asarray(anchors, device=S.device)
-        S_anchor = xp.take(xp.take(S, idx, axis=0), idx, axis=1)
+        from .device_spectral import submatrix_xp
+
+        S_anchor = submatrix_xp(S, anchors)
         views = [to_numpy(X) for X in views]
         weights = to_numpy(weights)
     else:

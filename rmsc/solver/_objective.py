@@ -62,4 +62,10 @@ def l1_norm(Z):
     xp = namespace(Z)
     if xp is np:
         return float(np.abs(Z).sum())
-    return float(xp.sum(xp.abs(Z), dtype=xp.float64))
+    # on a device: in float64, a block of rows at a time (no n x n temporary)
+    n_rows, n_cols = Z.shape
+    rows = max(1, 2**24 // max(n_cols, 1))
+    total = xp.zeros((), dtype=xp.float64, device=Z.device)
+    for a in range(0, n_rows, rows):
+        total = total + xp.sum(xp.abs(Z[a:min(a + rows, n_rows), :]), dtype=xp.float64)
+    return float(total)
