@@ -113,7 +113,7 @@ def cmd_fit(args, out, err):
     print(f"{args.method} on {data.name}: n={data.n_samples}, views={data.n_views}, "
           f"clusters={n_clusters}", file=err, flush=True)
     t0 = time.perf_counter()
-    _fit_on_device(est, data.views, args.device, args.method, err)
+    _fit_on_device(est, data.views, args.device, err)
     elapsed = time.perf_counter() - t0
     shown = {k: v for k, v in est.get_params().items() if k not in ("callback",)}
     print(f"parameters: {', '.join(f'{k}={v}' for k, v in sorted(shown.items()))}", file=out)
@@ -146,29 +146,16 @@ def cmd_fit(args, out, err):
     return 0
 
 
-def _fit_on_device(est, views, device, method, err):
-    """``est.fit(views)`` on the device ``--device`` names (rmsc.device.resolve_device).
+def _fit_on_device(est, views, device, err):
+    """``est.fit(views)`` on the device ``--device`` names (:func:`rmsc.device.fit_on`:
+    float32 copies on a GPU, the attributes back on the host for the output)."""
+    from .device import fit_on
 
-    A GPU fit runs on float32 copies of the views within scikit-learn's array API
-    dispatch; its attributes come back to the host (as a CPU fit's) for the output.
-    Only RMSC and RMSC-WV run on a GPU; ``auto`` fits the other methods on the CPU.
-    """
-    from .device import dispatch, fitted_to_host, resolve_device, to_device
-    from .rmsc import RMSC
+    def show(choice):
+        print(f"device: {choice.description}" + (f" ({choice.reason})" if choice.reason else ""),
+              file=err, flush=True)
 
-    choice = resolve_device(device)
-    if choice.on_device and not isinstance(est, RMSC):
-        if str(device).strip().lower() != "auto":
-            raise ValueError(f"--device {device}: only RMSC and RMSC-WV run on a GPU; "
-                             f"{method} runs on the CPU (--device cpu).")
-        choice = resolve_device("cpu")
-    print(f"device: {choice.description}" + (f" ({choice.reason})" if choice.reason else ""),
-          file=err, flush=True)
-    if not choice.on_device:
-        return est.fit(views)
-    with dispatch():
-        est.fit(to_device(views, choice))
-    return fitted_to_host(est)
+    return fit_on(est, views, device, report=show)
 
 
 def cmd_methods(args, out, err):

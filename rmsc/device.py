@@ -306,6 +306,48 @@ def check_device_fits(n_samples, factor_rows, dtype, xp, device):
     )
 
 
+def fit_on(estimator, views, device="auto", *, dtype="float32", report=None):
+    """Fit ``estimator`` to host ``views`` on ``device``; what the CLI and the dashboard call.
+
+    Parameters
+    ----------
+    estimator : estimator with ``fit(Xs)``
+        Only :class:`rmsc.RMSC` (RMSC, RMSC-WV) runs on a GPU; with ``"auto"`` any other
+        runs on the CPU, with an explicit GPU it is refused.
+    views : list of ndarray or sparse matrices
+    device : str or DeviceChoice
+        As for :func:`resolve_device` (``"auto"``: a GPU when present).
+    dtype : {"float32", "float64"}
+        Of the device copies (:func:`to_device`).
+    report : callable(DeviceChoice) or None
+        Called with the device chosen, before the fit (e.g. to show it).
+
+    Returns
+    -------
+    choice : DeviceChoice
+        Where it ran. A GPU fit's attributes are brought to the host
+        (:func:`fitted_to_host`), so that the fitted estimator reads as a CPU fit.
+    """
+    from .rmsc import RMSC
+
+    choice = device if isinstance(device, DeviceChoice) else resolve_device(device)
+    if choice.on_device and not isinstance(estimator, RMSC):
+        if isinstance(device, str) and device.strip().lower() == "auto":
+            choice = _cpu(f"{type(estimator).__name__} runs on the CPU only")
+        else:
+            raise ValueError(f"device {device}: only RMSC and RMSC-WV run on a GPU; "
+                             f"{type(estimator).__name__} runs on the CPU (device cpu).")
+    if report is not None:
+        report(choice)
+    if not choice.on_device:
+        estimator.fit(views)
+        return choice
+    with dispatch():
+        estimator.fit(to_device(views, choice, dtype))
+    fitted_to_host(estimator)
+    return choice
+
+
 def fitted_to_host(model):
     """Turn a device fit's attributes into what a CPU fit has, in place; returns ``model``.
 
@@ -334,6 +376,7 @@ __all__ = [
     "device_from_env",
     "dispatch",
     "dispatch_enabled",
+    "fit_on",
     "fitted_to_host",
     "free_bytes",
     "from_numpy",

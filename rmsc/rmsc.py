@@ -234,6 +234,12 @@ class RMSC(ClusterMixin, BaseEstimator):
         Seconds spent in Algorithm 1.
     spectral_time_ : float
         Seconds spent in the spectral step.
+    fit_device_ : str
+        Where the fit ran: ``"cpu (NumPy)"``, or e.g. ``"cuda:0 (torch)"`` for views of an
+        array-API library fitted with scikit-learn's array API dispatch on. Such a fit
+        keeps ``consensus_`` and ``affinity_matrix_`` (dense) and ``weights_`` and
+        ``view_weights_`` on the device; the labels, the embedding and the objective are
+        NumPy arrays (docs/device.md; :func:`rmsc.device.fitted_to_host` converts).
 
     Notes
     -----
@@ -251,6 +257,13 @@ class RMSC(ClusterMixin, BaseEstimator):
     paper form (see :mod:`rmsc._reference`) to round-off, except that while Z*
     is dense the Z*-step's products run in float32 (:data:`rmsc.solver.PRECISION`:
     Z* then within ~1e-6 of its largest entry, the same clustering measured).
+
+    Views that are torch, CuPy or array_api_strict arrays, fitted inside
+    ``sklearn.config_context(array_api_dispatch=True)`` (with ``SCIPY_ARRAY_API=1`` set
+    before scipy is imported), run on their device: the solver in dense n x n form in the
+    views' precision (float32 or float64), the affinity and the spectral step there, k-means
+    on the host; the same results as here to round-off. A fit that would not fit the
+    device's memory is refused before it starts. See docs/device.md.
     """
 
     def __init__(

@@ -412,6 +412,9 @@ def test_cli_fit_device(monkeypatch):
     code, _, err = run("fit", "--data", "Subspaces", "--quiet", "--device", "cuda",
                        "--method", "SSC-AVG")
     assert code == 2 and "only RMSC and RMSC-WV run on a GPU" in err
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--device", "auto",
+                         "--method", "SSC-AVG")
+    assert code == 0 and "device: CPU (NumPy) (SSCAVG runs on the CPU only)" in err
 
 
 def test_torch_cpu_tensors_take_the_same_path(dispatch):
