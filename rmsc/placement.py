@@ -136,10 +136,6 @@ def place_weak_samples(S, views, weights, n_components, *, fraction=WEAK_DEGREE,
         The views as the model saw them (after its preprocessing).
     weights : ndarray of shape (n_views, n_samples)
         P.
-
-    An ``S`` of another array-API library (a device fit) is reduced and embedded on its
-    device; the views and weights go to the host only when there are samples to place,
-    for the neighbour search.
     n_components : int
         Embedding dimension (the number of clusters).
     fraction : float, default=WEAK_DEGREE
@@ -158,6 +154,12 @@ def place_weak_samples(S, views, weights, n_components, *, fraction=WEAK_DEGREE,
         sample is weak (the embedding is then the ordinary one), and when so
         many are weak that fewer than ``n_components + 1`` anchors remain
         (nothing to place them by).
+
+    Notes
+    -----
+    An ``S`` of another array-API library (a device fit) is reduced and embedded on its
+    device; the views and weights go to the host only when there are samples to place,
+    for the neighbour search.
     """
     weak = to_numpy(weak_samples(S, fraction))
     anchors, targets = np.flatnonzero(~weak), np.flatnonzero(weak)

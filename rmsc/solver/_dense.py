@@ -211,7 +211,7 @@ def zstar_step_dense(Rcat, QW, Zref, tau, with_colmax=False):
     return A, colmax, delta_sq
 
 
-def emptying_betas_dense(Rcat, views, reps, lam, P):
+def emptying_betas_dense(Rcat, reps, lam, P):
     """Per sample j, 2 lam sum_v P_vj max_i |A_ij| at Zref = 0 (:func:`._algorithm.column_betas`)."""
     xp = namespace(P)
     s = xp.sum(P, axis=0)
@@ -285,7 +285,7 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, t
     b_max = cbetas = None
     if with_beta_max or callable(beta):
         P1 = p_step(recon + lam * coupling, gamma, weighting)
-        cbetas = to_numpy(emptying_betas_dense(Rcat, views, reps, lam, P1))
+        cbetas = to_numpy(emptying_betas_dense(Rcat, reps, lam, P1))
         b_max = float(np.max(cbetas))
     if callable(beta):
         beta = float(beta(cbetas))
