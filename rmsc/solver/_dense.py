@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._array_api import device_of, namespace, to_numpy, zero_diagonal
+from ._algorithm import MAX_ITER, TOL, RMSCSolution, converged
 from ._factors import _DIAGONAL_K
 from ._objective import OBJECTIVE_TERMS, terms_from_losses
 from ._weights import initial_weights, p_step
@@ -235,7 +236,7 @@ def _precision(precision, dtype, xp):
     return {"float32": xp.float32, "float64": xp.float64}[str(np.dtype(precision))]
 
 
-def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=1e-4,
+def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
                 callback=None, with_beta_max=False, precision="auto"):
     """Block coordinate descent of Algorithm 1 in dense form on the factors' device.
 
@@ -263,7 +264,6 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=30, t
         ``objective``, ``terms`` and ``column_betas`` NumPy arrays.
     """
     from ..device import check_device_fits
-    from ._algorithm import RMSCSolution, converged
 
     xp = namespace(*factors)
     wdt = _precision(precision, factors[0].dtype, xp)
