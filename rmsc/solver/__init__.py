@@ -57,15 +57,16 @@ from ._zstar_step import (  # noqa: F401
     MIN_BLOCK_COLUMNS,
     StackedFactors,
     Thresholded,
+    ZstarStep,
     assemble_blocks,
     block_columns,
     keep_dense,
-    soft_threshold_columns,
     stack_factors,
     threshold_block,
     threshold_columns,
     threshold_rows,
     to_csc,
+    weighted_Q,
     zstar_step,
 )
 from ._kernel import (  # noqa: F401
@@ -80,7 +81,6 @@ from ._kernel import (  # noqa: F401
 from ._objective import (  # noqa: F401
     OBJECTIVE_TERMS,
     l1_norm,
-    objective_terms,
     terms_from_losses,
 )
 from ._algorithm import (  # noqa: F401
