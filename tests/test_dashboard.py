@@ -800,7 +800,7 @@ def test_within_group_mass_dense_equals_sparse():
 
 
 def test_view_representation_affinities_pool_every_views_zv(small):
-    from rmsc.figures import pool_matrix
+    from rmsc.pooling import pool_matrix
 
     r = dash.fit_rmsc(small, dash.Params(beta=0.01, seed=0))
     orders = {"class": dash.order_by(small.labels)[0], "cluster": dash.order_by(r.labels)[0]}

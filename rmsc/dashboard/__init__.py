@@ -159,7 +159,7 @@ from .estimates import (  # noqa: F401
 )
 from .tables import (  # noqa: F401
     MAX_DENSE_VIEW_SAMPLES,
-    MAX_HEATMAP_SIDE,
+    MAX_MATRIX_SIDE,
     MAX_SCATTER_POINTS,
     MAX_WEIGHT_COLUMNS,
     ScalePlan,
