@@ -148,7 +148,8 @@ def init_session():
         return
     ss._initialised = True
     dash.workers.start_in_background()  # fits run on worker processes (rmsc.dashboard.workers)
-    ss.setdefault("slots", {name: dash.JobSlot(job_registry())
+    runner = dash.DaskRunner()  # the process's backend, started on first use
+    ss.setdefault("slots", {name: dash.JobSlot(job_registry(), runner)
                             for name in ("fit", "compare", "sensitivity", "views",
                                          "suggest")})
     ss.setdefault("autorun", True)
@@ -684,7 +685,7 @@ def fitted_view_affinities(key, _result, _data, _orders):
     """
     job = dash.Job(("views-zv", key), dash.Remote(dash.dataset_view_affinities, _result.model,
                                                   _data, _orders),
-                   label="views' Zᵛ").start()
+                   label="views' Zᵛ", runner=dash.DaskRunner()).start()
     job.wait()
     if job.state != dash.DONE:
         raise ValueError(job.error or "the computation was cancelled; reload the page.")

@@ -78,7 +78,8 @@ with tab_grid:
         ss._sens_started_for = (data.fingerprint, method)
         ui.start_experiment(
             "sensitivity", key,
-            dash.Remote(dash.run_sensitivity, data, lams, betas, method, base, p.seed),
+            dash.Remote(dash.run_sensitivity, data, lams, betas, dash.method_specs([method])[0],
+                        base, p.seed),
             label="sensitivity",
             record=lambda b, df, method=method, base=base: dash.record_sensitivity(
                 b, data, method, base, df))
@@ -106,8 +107,8 @@ with tab_views:
     hint = f" ({dash.estimate_views(data, methods, params, book).text()})" if n else ""
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_views_run", disabled=n == 0):
         ui.start_experiment("views", key,
-                            dash.Remote(dash.run_views, data, list(methods), params,
-                                        ss.params.seed),
+                            dash.Remote(dash.run_views, data, dash.method_specs(methods),
+                                        params, ss.params.seed),
                             label="views",
                             record=lambda b, df, params=params: dash.record_views(
                                 b, data, params, df))

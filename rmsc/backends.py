@@ -65,34 +65,6 @@ def available_cores():
         return os.cpu_count() or 1
 
 
-def local_cluster(n_workers=None, memory_limit="auto"):
-    """A ``dask.distributed`` ``LocalCluster`` of single-threaded worker processes.
-
-    Workers listen on the loopback address only; the scheduler does not retry a
-    task whose worker died (``allowed-failures`` 0: a fit that ran a worker out of
-    memory fails once, with a message, instead of killing every worker in turn).
-    The dashboard's backend and ``rmsc reproduce`` both start theirs here.
-
-    Parameters
-    ----------
-    n_workers : int or None
-        Worker processes; None: one per core available to this process.
-    memory_limit : str or int
-        Per worker ("auto": the machine's memory divided among the workers).
-    """
-    import logging
-
-    import dask
-    from distributed import LocalCluster
-
-    n = int(n_workers) if n_workers else available_cores()
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
-                          "distributed.worker.daemon": True}):
-        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                            host="127.0.0.1", dashboard_address=":0",
-                            memory_limit=memory_limit, silence_logs=logging.ERROR)
-
-
 class LocalBlocks:
     """Runs column blocks in this process, on ``n_threads`` threads.
 

@@ -356,7 +356,7 @@ def test_a_fit_waiting_for_a_free_worker_shows_its_place_on_solve():
     backend = dash.default_backend()
     n = backend.limits()["workers"]
     holders = [dash.Job(("hold", i), dash.Remote(occupy_worker), label="hold",
-                        backend=backend).start() for i in range(n)]
+                        runner=dash.DaskRunner(backend)).start() for i in range(n)]
     deadline = 120
     try:
         t0 = time.monotonic()

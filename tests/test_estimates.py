@@ -1,10 +1,10 @@
-"""Time estimates of the Compare / Sensitivity buttons (rmsc.dashboard.estimates), no browser."""
+"""Time estimates of the Compare / Sensitivity buttons (rmsc.costs, rmsc.dashboard.estimates), no browser."""
 
 import pytest
 
 from rmsc import dashboard as dash
 from rmsc import experiments
-from rmsc.dashboard import estimates as E
+from rmsc import costs as E
 from rmsc.datasets import make_multiview_subspaces
 
 PROBE = 2e-3  # a fixed speed probe (s per 256^3 multiply-adds): deterministic predictions

@@ -9,7 +9,8 @@ streamlit: background work receives plain objects and reports through
 ``params``      :class:`Params` (RMSC's parameters as a page shows them: defaults,
                 slider grids, URL round trip, cache key), :class:`OutlierSpec`
 ``jobs``        :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
-                with progress, stop and cancel; :func:`describe_error`
+                with progress, stop and cancel, run where its runner says;
+                :func:`describe_error`
 ``cache``       :class:`ResultCache`, an LRU bounded by entries and bytes
 ``fitting``     :func:`fit_rmsc`, :class:`FitResult`, :class:`FitFailure`, :func:`diagnose`
 ``tables``      summaries, orderings, projections, weight tables; the large-data plan
@@ -17,9 +18,10 @@ streamlit: background work receives plain objects and reports through
 ``runs``        Compare / Sensitivity / views experiments with a job's progress
 ``suggest``     Solve's label-free suggestion of λ and β as a job (:func:`run_suggestion`),
                 mapped back onto :class:`Params` (:func:`apply_suggestion`)
-``estimates``   how long those runs take: a cost model per method, measured durations
-``workers``     :class:`Remote`, :class:`Backend`: jobs on dask.distributed worker
-                processes (a LocalCluster, or ``RMSC_SCHEDULER``)
+``estimates``   how long those runs take: measured durations, else the cost model
+                (:mod:`rmsc.costs`)
+``workers``     :class:`Remote`, :class:`Backend`, :class:`DaskRunner`: jobs on
+                dask.distributed worker processes (a LocalCluster, or ``RMSC_SCHEDULER``)
 ``prefetch``    :class:`Prefetcher`: the fits one slider step away
                 (:func:`slider_neighbours`) on idle workers, so the next move is answered
                 from the cache
@@ -71,11 +73,12 @@ from .sessions import (  # noqa: F401
     Sweeper,
     release_expired_sessions,
     release_slot,
-    trim_memory,
 )
+from ..cluster import trim_memory  # noqa: F401
 from .workers import (  # noqa: F401
     SCHEDULER_ENV,
     Backend,
+    DaskRunner,
     Remote,
     WorkerJob,
     default_backend,
@@ -113,6 +116,7 @@ from .runs import (  # noqa: F401
     SENSITIVITY_BETA_FRACTIONS,
     SENSITIVITY_LAM_FACTORS,
     compare_display,
+    method_specs,
     rmsc_method_params,
     robustness_table,
     robustness_variants,
@@ -139,19 +143,21 @@ from .suggest import (  # noqa: F401
     suggestion_settings,
     suggestion_table,
 )
-from .estimates import (  # noqa: F401
-    CostBook,
+from ..costs import (  # noqa: F401
     DataShape,
     Estimate,
     data_shape,
+    format_duration,
+    predict,
+    probe_seconds,
+)
+from .estimates import (  # noqa: F401
+    CostBook,
     estimate_compare,
     estimate_fit,
     estimate_sensitivity,
     estimate_suggestion,
     estimate_views,
-    format_duration,
-    predict,
-    probe_seconds,
     record_compare,
     record_sensitivity,
     record_solve_fit,

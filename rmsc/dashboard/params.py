@@ -11,7 +11,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
-from ..methods import get_method
+from ..methods import get_method, rmsc_method
 from ..placement import PLACEMENTS
 from ..rmsc import RMSC, WEIGHTINGS, default_lam
 from ..selection import SUGGEST_BETA_RELS
@@ -228,7 +228,7 @@ class Params:
     @property
     def method(self):
         """The registry name: "RMSC" or "RMSC-WV"."""
-        return "RMSC" if self.weighting == "sample" else "RMSC-WV"
+        return rmsc_method(self.weighting)
 
     @property
     def postprocessing(self):
@@ -411,8 +411,7 @@ def _parse_field(name, raw):
 def method_default_beta(weighting):
     """The registry's default beta for RMSC (per sample) or RMSC-WV (per view):
     "auto" or a number."""
-    name = "RMSC" if weighting == "sample" else "RMSC-WV"
-    beta = get_method(name).get_params()["beta"]
+    beta = get_method(rmsc_method(weighting)).get_params()["beta"]
     return AUTO if beta == AUTO else float(beta)
 
 

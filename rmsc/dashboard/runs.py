@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import experiments, outliers
+from ..methods import MethodSpec, get_spec, register_missing
 from .params import BETA_GRID, LAM_GRID, nearest
 
 #: The Compare page's default selection (issue 5): RMSC against its ablation and the average.
@@ -88,6 +90,20 @@ def rmsc_method_params(params, dataset):
     return {params.method: est}
 
 
+def method_specs(names):
+    """The registry's specs of the methods ``names``, for a task to send with them: a worker
+    process then knows a method registered at run time in the server (a plug-in, a test),
+    which it never imported (:func:`rmsc.methods.register_missing`)."""
+    return [get_spec(m) for m in names]
+
+
+def _names(methods):
+    """Method names from names or specs, registering here the specs not known yet."""
+    specs = [m for m in methods if isinstance(m, MethodSpec)]
+    register_missing(specs)
+    return [m.name if isinstance(m, MethodSpec) else m for m in methods]
+
+
 def _progress_into(job, offset, total, prefix):
     if job is None:
         return None
@@ -104,7 +120,8 @@ def run_compare(variants, methods, params=None, random_state=0, job=None):
     Parameters
     ----------
     variants : dict of str -> MultiViewDataset
-    methods : list of str
+    methods : list of str or MethodSpec
+        Names, or specs (:func:`method_specs`) for a run on a worker.
     params : dict or None
         ``{method: {parameter: value}}``.
     job : Job or None
@@ -114,10 +131,9 @@ def run_compare(variants, methods, params=None, random_state=0, job=None):
     -------
     dict of str -> pandas.DataFrame (one compare table per variant, same order).
     """
-    from .. import experiments
-
     if not methods:
         raise ValueError("Choose at least one method to compare.")
+    methods = _names(methods)
     total = len(variants) * len(methods)
     out = {}
     for k, (name, data) in enumerate(variants.items()):
@@ -149,8 +165,6 @@ def robustness_variants(clean, views, kinds=None, fractions=ROBUSTNESS_FRACTIONS
         ``"clean"`` first, then ``"<kind> <percent>%"`` for every kind and fraction, in
         that order: the ``variants`` of :func:`run_compare`.
     """
-    from .. import outliers
-
     if not list(views):
         raise ValueError("Choose at least one view to corrupt for the robustness preset.")
     out = {"clean": clean}
@@ -162,9 +176,9 @@ def robustness_variants(clean, views, kinds=None, fractions=ROBUSTNESS_FRACTIONS
 
 
 def run_sensitivity(dataset, lams, betas, method="RMSC", params=None, random_state=0, job=None):
-    """:func:`rmsc.experiments.sensitivity_grid` with progress reported to ``job``."""
-    from .. import experiments
-
+    """:func:`rmsc.experiments.sensitivity_grid` with progress reported to ``job`` (``method``
+    a name, or its spec for a run on a worker)."""
+    (method,) = _names([method])
     total = len(lams) * len(betas)
     return experiments.sensitivity_grid(dataset, list(lams), list(betas), method=method,
                                         params=params, random_state=random_state,
@@ -172,11 +186,11 @@ def run_sensitivity(dataset, lams, betas, method="RMSC", params=None, random_sta
 
 
 def run_views(dataset, methods, params=None, random_state=0, job=None):
-    """:func:`rmsc.experiments.accuracy_vs_views` with progress reported to ``job``."""
-    from .. import experiments
-
+    """:func:`rmsc.experiments.accuracy_vs_views` with progress reported to ``job``
+    (``methods``: names, or their specs for a run on a worker)."""
     if not methods:
         raise ValueError("Choose at least one method.")
+    methods = _names(methods)
     total = len(methods) * dataset.n_views
     return experiments.accuracy_vs_views(dataset, list(methods), params=params,
                                          random_state=random_state,

@@ -6,6 +6,8 @@ import numpy as np
 import plotly.express as px
 import plotly.graph_objects as go
 
+from ..methods import find_spec
+
 
 #: Colors of classes / clusters (cycled beyond 26).
 CLASS_COLORS = px.colors.qualitative.Plotly + px.colors.qualitative.Alphabet
@@ -107,19 +109,17 @@ def log_ticks(lo, hi):
     return out
 
 
-#: One color per method, the same in every reproduction figure (plotly's qualitative palette).
-METHOD_COLORS = {
-    "SC-BSV": "#636EFA", "MSC": "#EF553B", "Co-Pairwise": "#00CC96", "Co-Centroid": "#AB63FA",
-    "Co-Training": "#FFA15A", "SSC-BSV": "#19D3F3", "SSC-AVG": "#FF6692", "DiMSC": "#B6E880",
-    "RMSC-WV": "#FF97FF", "RMSC": "#1F2A44",
-}
+#: Colors for curves that are not a registered method's (a dataset's convergence, say).
+FALLBACK_COLORS = ("#636EFA", "#EF553B", "#00CC96", "#AB63FA", "#FFA15A", "#19D3F3")
 
 
 def method_color(name, i):
-    """The color of a method (the same in every figure); the i-th of a short palette for
-    any other name (e.g. a dataset's curve)."""
-    fallback = ("#636EFA", "#EF553B", "#00CC96", "#AB63FA", "#FFA15A", "#19D3F3")
-    return METHOD_COLORS.get(name, fallback[i % len(fallback)])
+    """The color of a method, the same in every figure (its spec's); the i-th of
+    :data:`FALLBACK_COLORS` for any other name or a method without one."""
+    spec = find_spec(name)
+    if spec is not None and spec.color:
+        return spec.color
+    return FALLBACK_COLORS[i % len(FALLBACK_COLORS)]
 
 
 def require_columns(df, columns, what):
