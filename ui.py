@@ -242,7 +242,7 @@ def fit_key():
     if d is None:
         return None
     try:
-        return ss.params.key(d)
+        return dash.fit_key(ss.params, d)
     except ValueError:
         return None
 
@@ -253,7 +253,7 @@ def fit_blocker():
     if d is None:
         return None
     try:
-        ss.params.key(d)
+        dash.fit_key(ss.params, d)
     except ValueError as exc:
         return str(exc)
     return None
@@ -425,7 +425,7 @@ def _prefetch_neighbours(cache):
     candidates = []
     for p in dash.slider_neighbours(ss.params):
         try:
-            key = p.key(d)
+            key = dash.fit_key(p, d)
         except ValueError:
             continue
         if key not in cache:

@@ -237,7 +237,7 @@ def messages(at):
 def current_job(at):
     """The fit job of the current data and parameters, or None (none started, or c unknown)."""
     try:
-        key = at.session_state["params"].key(at.session_state["data"])
+        key = dash.fit_key(at.session_state["params"], at.session_state["data"])
     except ValueError:
         return None
     job = at.session_state["slots"]["fit"].latest

@@ -47,6 +47,8 @@ from .fitting import (  # noqa: F401
     FitFailure,
     FitResult,
     diagnose,
+    estimator_params,
+    fit_key,
     fit_rmsc,
 )
 from .jobs import (  # noqa: F401

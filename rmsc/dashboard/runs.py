@@ -7,6 +7,7 @@ import pandas as pd
 
 from .. import experiments, outliers
 from ..methods import MethodSpec, get_spec, register_missing
+from .fitting import estimator_params
 from .params import BETA_GRID, LAM_GRID, nearest
 
 #: The Compare page's default selection (issue 5): RMSC against its ablation and the average.
@@ -84,7 +85,7 @@ def rmsc_method_params(params, dataset):
 
     The other of the two keeps its registry defaults (its useful beta differs).
     """
-    est = params.estimator_params(dataset)
+    est = estimator_params(params, dataset)
     est.pop("n_clusters")
     est.pop("random_state")
     return {params.method: est}

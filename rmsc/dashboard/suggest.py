@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..metrics import evaluate_runs
 from ..selection import SUGGEST_BETA_RELS, SUGGEST_LAMS, Suggestion, suggest_parameters
+from .fitting import estimator_params
 from .params import AUTO
 from .tables import scoring_labels
 
@@ -69,7 +71,7 @@ def suggestion_settings(params, dataset):
         ``top_k``, ``scale_columns``, ``placement``; raises ValueError (with the reason)
         when the number of clusters is not known.
     """
-    est = params.estimator_params(dataset)
+    est = estimator_params(params, dataset)
     for name in ("lam", "beta", "beta_rel"):
         est.pop(name)
     return est
@@ -109,8 +111,6 @@ def run_suggestion(dataset, params, job=None, *, lams=SUGGEST_LAMS,
     rmsc.DegenerateSolutionError
         When no setting gives a usable clustering (a ValueError: a job shows its message).
     """
-    from ..metrics import evaluate_runs
-
     settings = suggestion_settings(params, dataset)
     n_clusters = settings.pop("n_clusters")
     seed = settings.pop("random_state")

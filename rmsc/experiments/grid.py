@@ -13,6 +13,7 @@ import itertools
 import numpy as np
 
 from ..methods import available_methods, find_spec, get_method, specs
+from ..rmsc import RMSC
 from .paper import PAPER_TABLE1
 
 #: Parameter settings every method is tried with (the equal search budget).
@@ -114,12 +115,12 @@ def _resolved(method, params):
     (RMSC's λ and β_rel for its weighting), so that equal fits compare equal."""
     est = get_method(method)
     full = {**est.get_params(), **params}
-    if method in ("RMSC", "RMSC-WV"):
-        from ..rmsc import BETA_REL, default_lam
+    if isinstance(est, RMSC):  # RMSC resolves lam and beta_rel from its weighting
+        resolved = est.set_params(**params)
         if full.get("lam") is None:
-            full["lam"] = default_lam(full["weighting"])
+            full["lam"] = resolved._lam()
         if full.get("beta") == "auto" and full.get("beta_rel") is None:
-            full["beta_rel"] = BETA_REL[full["weighting"]]
+            full["beta_rel"] = resolved._beta_rel()
     return {k: full[k] for k in sorted(full) if k not in ("callback",)}
 
 

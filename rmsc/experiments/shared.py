@@ -12,11 +12,12 @@ class Unkeyable(TypeError):
 def _digest(obj, h):
     """Feed ``obj`` (arrays, sparse matrices, lists, scalars, functions) into hash ``h``.
 
-    A function (e.g. RMSC's ``beta="auto"`` rule, a closure over its ``beta_rel``) is
-    keyed by its code, defaults and the contents of its closure, never by its repr: a
-    repr holds the function's address, which a later function can reuse after the first
-    is freed, and then two different rules would share one solve. Anything else whose
-    repr is an address raises :class:`Unkeyable`.
+    A function is keyed by its code, defaults and the contents of its closure, never by
+    its repr: a repr holds the function's address, which a later function can reuse after
+    the first is freed, and then two different functions would share one solve. Other
+    objects are keyed by their repr (RMSC's ``beta="auto"`` rule,
+    :class:`rmsc.solver.RelativeBeta`, shows its values); one whose repr is an address
+    raises :class:`Unkeyable`.
     """
     import types
 

@@ -13,6 +13,8 @@ The paper's Section 4 in code, one small module per part, in the paper's order
 ``_objective``    the objective's four terms (eq. proposed_model / rmsc_mv)
 ``_algorithm``    Algorithm 1 (:func:`solve`), the stopping rule (:func:`converged`),
                   :func:`beta_max`
+``_beta``         beta relative to the data: :func:`beta_scale`, the rule
+                  :class:`RelativeBeta` a solve may be given instead of a number
 ``_linalg``       dense-factor times sparse-consensus products within a memory budget
 ================  ===============================================================
 
@@ -82,6 +84,10 @@ from ._objective import (  # noqa: F401
     OBJECTIVE_TERMS,
     l1_norm,
     terms_from_losses,
+)
+from ._beta import (  # noqa: F401
+    RelativeBeta,
+    beta_scale,
 )
 from ._algorithm import (  # noqa: F401
     FactorForm,

@@ -124,11 +124,12 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     factors : list of ndarray, each (r_v, n)
         Per-view data factors (see :func:`gram_factor`).
     lam, gamma : float
-    beta : float or callable
+    beta : float or RelativeBeta
         The weight of ||Z*||_1, or a rule ``beta(column_betas) -> float`` that
         sets it from the per-sample emptying betas of these data (see
-        :func:`column_betas`; computed here from the same factorisation, one
-        more product). The beta used is ``RMSCSolution.beta``.
+        :func:`column_betas`; computed here from the same factorization, one
+        more product), such as :class:`RelativeBeta`. The beta used is
+        ``RMSCSolution.beta``.
     weighting : {"sample", "view"}
     max_iter : int
     tol : float
