@@ -1,6 +1,6 @@
 """The dashboard's logic that is not a figure: everything a page computes, tested without a browser.
 
-The pages (``app.py``, ``ui.py``, ``pages/``) only compose widgets, session state
+The pages (``app.py``, ``ui/``, ``pages/``) only compose widgets, session state
 and calls into this package and :mod:`rmsc.figures`. Nothing here imports
 streamlit: background work receives plain objects and reports through
 :class:`Job`, which a page reads from a ``st.fragment(run_every=...)``.
@@ -103,6 +103,7 @@ from .params import (  # noqa: F401
     auto_beta_rel,
     auto_lam,
     beta_options,
+    default_beta,
     format_beta,
     log_grid,
     method_default_beta,
@@ -118,6 +119,7 @@ from .runs import (  # noqa: F401
     SENSITIVITY_BETA_FRACTIONS,
     SENSITIVITY_LAM_FACTORS,
     compare_display,
+    grid_methods,
     method_specs,
     rmsc_method_params,
     robustness_table,
@@ -126,6 +128,7 @@ from .runs import (  # noqa: F401
     run_sensitivity,
     run_views,
     sensitivity_axes,
+    sensitivity_settings,
 )
 from .prefetch import (  # noqa: F401
     PREFETCH_ENV,

@@ -362,11 +362,16 @@ def _parse_field(name, raw):
     return _number(raw, name in _INTEGERS)
 
 
+def default_beta(method):
+    """The registry's default beta of ``method``: "auto", a number, or None when it has none."""
+    beta = get_method(method).get_params().get("beta")
+    return beta if beta is None or beta == AUTO else float(beta)
+
+
 def method_default_beta(weighting):
     """The registry's default beta for RMSC (per sample) or RMSC-WV (per view):
     "auto" or a number."""
-    beta = get_method(rmsc_method(weighting)).get_params()["beta"]
-    return AUTO if beta == AUTO else float(beta)
+    return default_beta(rmsc_method(weighting))
 
 
 @dataclass(frozen=True)

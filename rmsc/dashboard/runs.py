@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .. import experiments, outliers
-from ..methods import MethodSpec, get_spec, register_missing
+from ..methods import MethodSpec, get_spec, register_missing, rmsc_method, specs
 from .fitting import estimator_params
 from .params import BETA_GRID, LAM_GRID, nearest
 
@@ -103,6 +103,22 @@ def _names(methods):
     specs = [m for m in methods if isinstance(m, MethodSpec)]
     register_missing(specs)
     return [m.name if isinstance(m, MethodSpec) else m for m in methods]
+
+
+def sensitivity_settings(params, method):
+    """The Solve page's settings a λ × β grid of ``method`` keeps fixed: γ, the iterations and
+    the affinity post-processing (:class:`~rmsc.dashboard.params.Params`), those the method
+    takes."""
+    base = {"gamma": params.gamma, "max_iter": params.max_iter, **params.postprocessing}
+    takes = get_spec(method).make().get_params()
+    return {k: v for k, v in base.items() if k in takes}
+
+
+def grid_methods():
+    """The methods offered on the Sensitivity page's λ × β grid (their spec says so): RMSC
+    first (the paper's Figure 4), then the others in the registry's order."""
+    names = [spec.name for spec in specs() if spec.lam_beta_grid]
+    return sorted(names, key=lambda name: name != rmsc_method("sample"))
 
 
 def _progress_into(job, offset, total, prefix):

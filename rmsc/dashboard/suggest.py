@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..methods import rmsc_method
 from ..metrics import evaluate_runs
 from ..selection import SUGGEST_BETA_RELS, SUGGEST_LAMS, Suggestion, suggest_parameters
 from .fitting import estimator_params
@@ -58,6 +59,11 @@ class SuggestionRun:
     weighting: str
     n_clusters: int
     scores: dict | None = None
+
+    @property
+    def method(self):
+        """The registry name of the method the settings were fitted with."""
+        return rmsc_method(self.weighting)
 
 
 def suggestion_settings(params, dataset):
