@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 
+from . import _resources
 from . import cluster as dask_cluster
 from . import datasets, experiments
 from .methods import available_methods, describe_method, get_method
@@ -284,8 +285,6 @@ def _check_port(address, port):
 def cmd_dashboard(args, out, err):
     """Serve the dashboard: ``python app.py`` (what ``make run`` does) from the installed files."""
     import runpy
-
-    from . import _resources
 
     app = _resources.app_script()
     if not app.is_file():

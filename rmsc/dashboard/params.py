@@ -17,6 +17,7 @@ import math
 import numbers
 from dataclasses import dataclass, field
 
+from .. import outliers
 from .._validation import Interval, Options, Param
 from ..methods import get_method, rmsc_method
 from ..rmsc import RMSC, WEIGHTINGS, check_lam_positive, default_lam
@@ -404,8 +405,6 @@ class OutlierSpec:
                 f"View(s) {', '.join(unknown)} not in {dataset.name} "
                 f"(views: {', '.join(dataset.view_names)})."
             )
-        from .. import outliers
-
         return outliers.inject(dataset, list(self.views), self.fraction, kind=self.kind,
                                severity=self.severity, same_samples=self.same_samples,
                                random_state=self.seed)

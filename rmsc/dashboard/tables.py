@@ -12,8 +12,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ..graphs import N_NEIGHBORS, knn_affinity
 from ..metrics import match_clusters
 from ..pooling import MAX_MATRIX_SIDE, MAX_SCATTER_POINTS, MAX_WEIGHT_COLUMNS, pool_matrix
+from ..preprocessing import normalize_l2
 from ..solver import loss_of_weight
 
 
@@ -179,8 +181,6 @@ def project_2d(X, random_state=0):
 
     from sklearn.decomposition import PCA, TruncatedSVD
 
-    from ..preprocessing import normalize_l2
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         Xn = normalize_l2(X)
@@ -284,9 +284,6 @@ def within_group_mass(S, labels):
 def view_affinity(X, n_neighbors=None):
     """One view's own graph: the k-NN Gaussian affinity the spectral baselines use."""
     import warnings
-
-    from ..graphs import N_NEIGHBORS, knn_affinity
-    from ..preprocessing import normalize_l2
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)

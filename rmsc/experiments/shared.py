@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dimsc, solver, ssc
+
 
 class Unkeyable(TypeError):
     """An argument whose content cannot be hashed: the call is not memoised."""
@@ -136,8 +138,6 @@ class SharedSolves:
         return memoised
 
     def __enter__(self):
-        from .. import dimsc, solver, ssc
-
         # DiMSC's gradient and objective are pure functions of their arrays (its
         # Lipschitz estimate draws from the estimator's generator, so it is not memoised:
         # skipping it would change the k-means seeds that follow).
