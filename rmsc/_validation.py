@@ -204,23 +204,28 @@ class Param:
         What to say when the value is not even a number of the right kind (default: ``what``).
     hint : str
         What to do about it, appended to the message.
+    page_what : str or None
+        ``what`` as the dashboard's pages say it, where their words differ (default: ``what``).
     """
 
-    def __init__(self, *constraints, what, type_what=None, hint=""):
+    def __init__(self, *constraints, what, type_what=None, hint="", page_what=None):
         self.constraints = constraints
         self.what, self.type_what, self.hint = what, type_what or what, hint
+        self.page_what = page_what or what
 
     def accepts(self, value):
         return any(value is None if c is None else c.accepts(value) for c in self.constraints)
 
-    def check(self, name, value, *, label=None):
+    def check(self, name, value, *, label=None, page=False):
         """``value`` when it is valid, else a ValueError whose text says what it must be
-        (``label``: the parameter as the caller's user knows it, default ``name``)."""
+        (``label``: the parameter as the caller's user knows it, default ``name``; ``page``:
+        in the dashboard's words)."""
         if self.accepts(value):
             return value
         numeric = [c for c in self.constraints if isinstance(c, Interval)]
         right_kind = any(c.is_kind(value) for c in numeric)
-        what = self.what if right_kind or not numeric else self.type_what
+        what = ((self.page_what if page else self.what) if right_kind or not numeric
+                else self.type_what)
         message = f"{label or name} must be {what}; got {value!r}."
         raise ValueError(f"{message} {self.hint}" if self.hint else message)
 

@@ -313,18 +313,20 @@ class RMSC(ClusterMixin, BaseEstimator):
         "lam": Param(None, Interval(numbers.Real, 0), what="a finite non-negative number",
                      type_what="a number", hint="Typical values are 0.1 to 10."),
         "beta": Param(Options(["auto"]), Interval(numbers.Real, 0),
-                      what="a finite number >= 0 or 'auto'"),
+                      what="a finite non-negative number or 'auto'",
+                      page_what="a finite number >= 0 or 'auto'"),
         "beta_rel": Param(None, Interval(numbers.Real, 0, closed="neither"),
                           what="a positive number (β in units of the data's own scale, e.g. "
                                "0.25 or 0.5)"),
-        "gamma": Param(Interval(numbers.Real, 0), what="a finite number >= 0"),
+        "gamma": Param(Interval(numbers.Real, 0), what="a finite non-negative number"),
         "weighting": Param(Options(WEIGHTINGS), what="'sample' (RMSC) or 'view' (RMSC-WV)"),
         "max_iter": Param(Interval(numbers.Integral, 1), what="an integer >= 1"),
-        "tol": Param(Interval(numbers.Real, 0), what="a finite number >= 0"),
+        "tol": Param(Interval(numbers.Real, 0), what="a finite non-negative number"),
         "keep_mass": Param(None, Interval(numbers.Real, 0, 1, closed="right"),
-                           what="in (0, 1] (the share of each column's ℓ1 mass its largest "
-                                "coefficients keep, 1 = all), or None to turn it off",
-                           type_what="a number in (0, 1], or None"),
+                           what="a number in (0, 1] (the share of each column's ℓ1 mass its "
+                                "largest coefficients keep, 1 = all), or None to turn it off",
+                           page_what="in (0, 1] (the share of each column's ℓ1 mass its "
+                                     "largest coefficients keep)"),
         "top_k": Param(None, Interval(numbers.Integral, 1), what="an integer >= 1, or None "
                        "(every coefficient kept)"),
         "placement": Param(Options(PLACEMENTS), what="'neighbors' (place isolated samples by "

@@ -193,7 +193,7 @@ class Params:
             value = getattr(self, name)
             if value is None and name in ("beta_rel", "n_clusters"):
                 continue  # None: the weighting's default, the number of classes
-            rules[name].check(name, value, label=LABELS.get(name))
+            rules[name].check(name, value, label=LABELS.get(name), page=True)
         if self.lam is not None:
             check_lam_positive(self.lam)
         for name, rule in UI_RULES.items():
