@@ -280,7 +280,7 @@ with right:
 
 
 # ---------------------------------------------------------------------------
-# The label-free suggestion of λ and β (issue 13 §3): shown once asked for
+# The label-free suggestion of λ and β: shown once asked for
 # ---------------------------------------------------------------------------
 
 

@@ -16,10 +16,7 @@ duration of a solve. Entering a :class:`LocalBlocks` limits BLAS to one thread
 for the whole process until it exits: the parallelism comes from the blocks
 instead. This matters on a busy machine. A multi-threaded BLAS call has to
 wake its helper threads, and when the other cores are taken every such call
-waits for the scheduler. On this project's 2-core machine with one other busy
-process, the Digit solve took 3.2 s that way against 2.0 s with the blocks on
-threads, and on the idle machine 1.6 s against 1.5 s
-(``python benchmarks/bench_solver.py [--busy 1]`` measures both).
+waits for the scheduler (docs/measurements.md, "One BLAS thread per call").
 
 Dask is an optional dependency (``pip install rmsc[dask]``).
 """
@@ -42,10 +39,8 @@ def one_thread_per_call(fit):
     Every method here spends its time in many small and medium calls (per-view
     solves, eigensolvers, k-means restarts), where a multi-threaded library
     gains little on an idle machine and loses badly on a busy one (each call
-    waits for its helper threads to be scheduled). Measured on the project's
-    2-core machine (``benchmarks/bench_threads.py``): on the idle Digit every
-    method was as fast (within 5 %) or faster this way, up to 3x; on the
-    300-sample Digit-small beside one busy process, 1.2 to 9 times faster.
+    waits for its helper threads to be scheduled): as fast or faster for every
+    method, idle or busy (docs/measurements.md, "One BLAS thread per call").
     Where parallelism pays, it comes from :class:`LocalBlocks` instead.
     """
 

@@ -85,11 +85,9 @@ def _glibc():
 
 
 #: glibc's mallopt parameters, and the mmap threshold :func:`reuse_heap` sets: arrays
-#: below it are reused from the heap instead of being mapped (and page-faulted) afresh.
-#: Measured on a worker fitting Digit (``python benchmarks/bench_worker_heap.py``): 8 MiB
-#: gives the whole speed-up (2.5 s a fit, against 3.4-3.7 s with Dask's setting) at about
-#: the memory of Dask's setting (~290 MB after the fits, ~240 MB after a trim); 32 MiB was
-#: as fast but held ~70 MB more (``--threshold-mib 8 32``).
+#: below it are reused from the heap instead of being mapped (and page-faulted) afresh;
+#: the smallest threshold that gives the whole speed-up at about the memory of Dask's
+#: setting (docs/measurements.md, "The workers' heap").
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX = -1, -3, -8
 HEAP_MMAP_THRESHOLD = 8 * 2**20
 
@@ -102,9 +100,9 @@ def reuse_heap():
     free shrinks the heap, so the next array page-faults its memory in again. This sets
     the mmap threshold to :data:`HEAP_MMAP_THRESHOLD` and the trim threshold to twice
     that; :func:`trim_memory` returns the memory when the work is done. It also keeps
-    threads started afterwards on glibc's main arena (``M_ARENA_MAX`` 1): ``malloc_trim``
-    left ~100 MB of a worker's task-thread arena resident (measured), where the main
-    arena gives back all but a few MB. Returns True when all were set (False off glibc).
+    threads started afterwards on glibc's main arena (``M_ARENA_MAX`` 1), which
+    ``malloc_trim`` empties where a task thread's own arena stayed resident
+    (docs/measurements.md). Returns True when all were set (False off glibc).
     """
     libc = _glibc()
     if libc is None:

@@ -259,7 +259,7 @@ def test_the_next_slider_steps_are_fitted_while_a_result_is_on_screen(fitted_app
     at = fitted_app.run()  # a draw with the result on screen starts them on the idle workers
     no_trouble(at)
     data, p = at.session_state["data"], at.session_state["params"]
-    near = [q for q in dash.slider_neighbours(p)]
+    near = [q for q in dash.slider_neighbors(p)]
     cache = ui.result_cache()
     # One after the other, every step of the β and λ sliders from here is fitted.
     t0 = time.time()
@@ -842,7 +842,7 @@ def test_sensitivity_grid_and_views_on_demand(fitted_app):
 
 
 # ---------------------------------------------------------------------------
-# Solve: the label-free suggestion of λ and β (issue 13 §3)
+# Solve: the label-free suggestion of λ and β
 # ---------------------------------------------------------------------------
 
 
@@ -922,7 +922,7 @@ def test_a_suggestion_with_no_usable_setting_is_a_message_and_loses_nothing():
 
 
 # ---------------------------------------------------------------------------
-# At scale (issue 6): subsampled scatter, pooled images, binned weights, notices
+# At scale: subsampled scatter, pooled images, binned weights, notices
 # ---------------------------------------------------------------------------
 
 
@@ -934,8 +934,8 @@ def large_dataset_and_result(n=6000, c=10, seed=0):
 
     rng = np.random.default_rng(seed)
     labels = np.repeat(np.arange(c), n // c)
-    centres = rng.standard_normal((c, 8))
-    views = [centres[labels] @ rng.standard_normal((8, d)) + 0.3 * rng.standard_normal((n, d))
+    centers = rng.standard_normal((c, 8))
+    views = [centers[labels] @ rng.standard_normal((8, d)) + 0.3 * rng.standard_normal((n, d))
              for d in (12, 20)]
     data = MultiViewDataset(name="Large", views=views, labels=labels, view_names=("A", "B"))
     params = dash.Params()

@@ -758,8 +758,8 @@ def test_project_2d_of_planar_data_explains_everything():
     coords_w, _ = dash.project_2d(wide)
     from rmsc.preprocessing import normalize_l2
 
-    centred = normalize_l2(wide) - normalize_l2(wide).mean(axis=0)
-    U, s, _ = np.linalg.svd(centred, full_matrices=False)
+    centered = normalize_l2(wide) - normalize_l2(wide).mean(axis=0)
+    U, s, _ = np.linalg.svd(centered, full_matrices=False)
     np.testing.assert_allclose(np.abs(coords_w), np.abs(U[:, :2] * s[:2]), atol=1e-8)
     one = dash.project_2d(np.arange(1, 11, dtype=float)[:, None])[0]
     assert one.shape == (10, 2) and np.all(one[:, 1] == 0)
@@ -986,7 +986,7 @@ def test_compare_display_marks_failed_methods():
     assert shown["ACC %"].iloc[0] == "—" and shown["note"].iloc[0] == "beta too large"
 
 
-def test_sensitivity_axes_are_centred_on_where_z_star_empties():
+def test_sensitivity_axes_are_centered_on_where_z_star_empties():
     lams, betas = dash.sensitivity_axes(0.3, beta_max=1.0)
     assert lams == (0.03, 0.1, 0.3, 1.0, 3.0)
     assert betas == (0.01, 0.02, 0.05, 0.1, 0.2)  # beta_max / 100 .. / 5 on the slider grid

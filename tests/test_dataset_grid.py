@@ -1,4 +1,4 @@
-"""Every page on datasets at the edges of what the loader accepts (issue 17).
+"""Every page on datasets at the edges of what the loader accepts.
 
 Not examples but the corners of the input space: 1 and 2 samples, 1 view, 1 class, no
 labels, 100 classes, a constant and an all-zero view, duplicated samples, d >> n sparse

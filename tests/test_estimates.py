@@ -179,7 +179,7 @@ def test_the_solve_fit_counts_as_a_measurement_of_the_same_setting():
     assert len(fresh) == 0
 
 
-def test_the_suggestion_sums_its_settings_and_a_solve_fit_centres_them():
+def test_the_suggestion_sums_its_settings_and_a_solve_fit_centers_them():
     data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
     p = dash.Params(max_iter=5)
     n = len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS)

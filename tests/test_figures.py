@@ -345,7 +345,7 @@ def test_robustness_figure_groups_variants_in_percent():
 
 
 # ---------------------------------------------------------------------------
-# Many classes (issue 17: 100 leaf species) stay legible
+# Many classes (e.g. 100 leaf species) stay legible
 # ---------------------------------------------------------------------------
 
 

@@ -127,7 +127,7 @@ def test_p_step_with_gamma_zero_and_exact_sample_explains():
 
 # --- Z*-step -------------------------------------------------------------------------------
 
-def test_zstar_step_matches_entrywise_minimisation():
+def test_zstar_step_matches_entrywise_minimization():
     rng = np.random.default_rng(6)
     n, lam, beta = 15, 0.8, 0.3
     views = random_views(rng, n, (4, 9))

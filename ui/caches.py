@@ -26,8 +26,8 @@ def load_bundled(name):
 
 
 #: What the server keeps of results for all sessions together (bounded LRU): the size that
-#: keeps a class of 8 sessions within 2 GB, server and workers together (measured with
-#: ``benchmarks/bench_load.py``; docs/measurements.md).
+#: keeps a class of 8 sessions within 2 GB, server and workers together
+#: (docs/measurements.md, "The dashboard server's memory").
 RESULT_CACHE_ENTRIES = 24
 RESULT_CACHE_BYTES = 256 << 20
 

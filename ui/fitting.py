@@ -132,7 +132,7 @@ def ensure_fit(force=False):
     if not force:
         if key in cache or not ss.autorun:
             if key in cache and ss.autorun:
-                _prefetch_neighbours(cache)
+                _prefetch_neighbors(cache)
             return s.latest if s.latest_key == key else None
         if s.latest_key == key and s.latest.state != dash.CANCELLED:
             return s.latest
@@ -146,12 +146,12 @@ def ensure_fit(force=False):
     return job
 
 
-def _prefetch_neighbours(cache):
+def _prefetch_neighbors(cache):
     """While the current result is on screen, fit the settings one slider step away on
     idle workers (nothing is started when every worker has work)."""
     d = data()
     candidates = []
-    for p in dash.slider_neighbours(ss.params):
+    for p in dash.slider_neighbors(ss.params):
         try:
             key = dash.fit_key(p, d)
         except ValueError:

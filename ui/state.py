@@ -37,9 +37,9 @@ def init_session():
     Only missing keys are filled, so a test may seed the session (e.g. a small
     dataset in ``clean`` and ``data``) before the first run.
     """
-    if ss.get("_initialised"):
+    if ss.get("_initialized"):
         return
-    ss._initialised = True
+    ss._initialized = True
     dash.workers.start_in_background()  # fits run on worker processes (rmsc.dashboard.workers)
     runner = dash.DaskRunner()  # the process's backend, started on first use
     ss.setdefault("slots", {name: dash.JobSlot(job_registry(), runner)

@@ -23,7 +23,7 @@ streamlit: background work receives plain objects and reports through
 ``workers``     :class:`Remote`, :class:`Backend`, :class:`DaskRunner`: jobs on
                 dask.distributed worker processes (a LocalCluster, or ``RMSC_SCHEDULER``)
 ``prefetch``    :class:`Prefetcher`: the fits one slider step away
-                (:func:`slider_neighbours`) on idle workers, so the next move is answered
+                (:func:`slider_neighbors`) on idle workers, so the next move is answered
                 from the cache
 ``sessions``    :class:`SessionBook`, :class:`Sweeper`: a gone session's work cancelled,
                 the server back to its idle footprint (:func:`trim_memory`), what Streamlit
@@ -135,7 +135,7 @@ from .prefetch import (  # noqa: F401
     PREFETCH_PRIORITY,
     Prefetcher,
     prefetch_enabled,
-    slider_neighbours,
+    slider_neighbors,
 )
 from .suggest import (  # noqa: F401
     CRITERION_TEXT,

@@ -10,12 +10,12 @@ from ..methods import MethodSpec, get_spec, register_missing, rmsc_method, specs
 from .fitting import estimator_params
 from .params import BETA_GRID, LAM_GRID, nearest
 
-#: The Compare page's default selection (issue 5): RMSC against its ablation and the average.
+#: The Compare page's default selection: RMSC against its ablation and the average.
 DEFAULT_COMPARE = ("RMSC", "RMSC-WV", "SSC-AVG")
 
 
-#: The Compare page's robustness preset: every injection kind at these fractions (issue 15;
-#: the full study with three seeds is benchmarks/bench_robustness.py, docs/robustness.md).
+#: The Compare page's robustness preset: every injection kind at these fractions (the full
+#: study with three seeds is benchmarks/bench_robustness.py, docs/robustness.md).
 ROBUSTNESS_FRACTIONS = (0.1, 0.2)
 
 

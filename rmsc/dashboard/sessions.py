@@ -15,8 +15,8 @@ sent to the workers and hands the server's freed memory back to the operating sy
 frees a disconnected session's state only after its own 2-minute TTL).
 
 Streamlit itself never shuts down a disconnected session whose reconnection TTL ran out,
-so everything its pages held (a whole fit per session) stayed: the ~1 GB the server still
-held after 8 sessions had left (``benchmarks/bench_load.py``). :func:`release_expired_sessions`
+so everything its pages held (a whole fit per session) stayed (docs/measurements.md, "The
+dashboard server's memory"). :func:`release_expired_sessions`
 releases it every sweep and trims the heap when it has released something; its docstring
 says what is kept and how it is released.
 

@@ -1,4 +1,4 @@
-"""The Solve page's "suggest λ and β (no labels)" action (issue 13 §3), as a job.
+"""The Solve page's "suggest λ and β (no labels)" action, as a job.
 
 The criterion and its ranking have one implementation,
 :func:`rmsc.selection.suggest_parameters`; this module only

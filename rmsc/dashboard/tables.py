@@ -106,7 +106,7 @@ def data_notes(dataset):
 
 @dataclass(frozen=True)
 class ScalePlan:
-    """How the interactive pages adapt to the dataset's size (issue 6)."""
+    """How the interactive pages adapt to the dataset's size."""
 
     n_samples: int
     scatter_points: int
@@ -122,7 +122,7 @@ class ScalePlan:
 
 
 #: Above this many samples every view's dense n x n Z^v is not formed (the k-NN graphs are
-#: shown instead): 4,000 samples and 6 views already hold 0.8 GB while they are pooled.
+#: shown instead): the memory they hold while pooled, docs/measurements.md.
 MAX_DENSE_VIEW_SAMPLES = 4000
 
 

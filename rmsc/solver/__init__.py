@@ -18,7 +18,7 @@ The paper's Section 4 in code, one small module per part, in the paper's order
 ``_linalg``       dense-factor times sparse-consensus products within a memory budget
 ================  ===============================================================
 
-Speed (issue 14; ``benchmarks/bench_solver.py --settings``, ``bench_fit.py``):
+Speed (``benchmarks/bench_solver.py --settings``, ``bench_fit.py``):
 the Z*-step's products run in float32 while Z* is dense (:data:`PRECISION`);
 a consensus denser than :data:`DENSE_ZSTAR_DENSITY` is held dense; views with
 about as many factor rows as samples use the kernel form (:data:`KERNEL_ROWS`),
