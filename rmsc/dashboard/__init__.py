@@ -5,30 +5,36 @@ and calls into this package and :mod:`rmsc.figures`. Nothing here imports
 streamlit: background work receives plain objects and reports through
 :class:`Job`, which a page reads from a ``st.fragment(run_every=...)``.
 
-==============  ===================================================================
-``params``      :class:`Params` (RMSC's parameters as a page shows them: defaults,
-                slider grids, URL round trip, cache key), :class:`OutlierSpec`
-``jobs``        :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
-                with progress, stop and cancel, run where its runner says;
-                :func:`describe_error`
-``cache``       :class:`ResultCache`, an LRU bounded by entries and bytes
-``fitting``     :func:`fit_rmsc`, :class:`FitResult`, :class:`FitFailure`, :func:`diagnose`
-``tables``      summaries, orderings, projections, weight tables; the large-data plan
-``downloads``   labels, weights, affinity and configuration files of a fit
-``runs``        Compare / Sensitivity / views experiments with a job's progress
-``suggest``     Solve's label-free suggestion of λ and β as a job (:func:`run_suggestion`),
-                mapped back onto :class:`Params` (:func:`apply_suggestion`)
-``estimates``   how long those runs take: measured durations, else the cost model
-                (:mod:`rmsc.costs`)
-``workers``     :class:`Remote`, :class:`Backend`, :class:`DaskRunner`: jobs on
-                dask.distributed worker processes (a LocalCluster, or ``RMSC_SCHEDULER``)
-``prefetch``    :class:`Prefetcher`: the fits one slider step away
-                (:func:`slider_neighbors`) on idle workers, so the next move is answered
-                from the cache
-``sessions``    :class:`SessionBook`, :class:`Sweeper`: a gone session's work cancelled,
-                the server back to its idle footprint (:func:`trim_memory`), what Streamlit
-                keeps of expired sessions released (:func:`release_expired_sessions`)
-==============  ===================================================================
+==================  ===============================================================
+``params``          :class:`Params` (RMSC's parameters as a page shows them: defaults,
+                    slider grids, URL round trip, checked against the estimator's
+                    declared rules), :class:`OutlierSpec`
+``fitting``         what Params mean to the estimator (:func:`estimator_params`), the
+                    fit's cache key (:func:`fit_key`), :func:`fit_rmsc`,
+                    :class:`FitResult`, :class:`FitFailure`, :func:`diagnose`
+``jobs``            :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
+                    with progress, stop and cancel, run where its runner says;
+                    :func:`describe_error` (knows nothing of Dask)
+``workers``         :class:`Remote`, :class:`Backend`, :class:`DaskRunner`: jobs on
+                    dask.distributed worker processes (a LocalCluster, or
+                    ``RMSC_SCHEDULER``; :mod:`rmsc.cluster` is the plumbing)
+``_worker_setup``   what every LocalCluster worker process sets up (imports distributed)
+``cache``           :class:`ResultCache`, an LRU bounded by entries and bytes
+``tables``          summaries, orderings, projections, weight tables; the large-data plan
+``downloads``       labels, weights, affinity and configuration files of a fit
+``runs``            Compare / Sensitivity / views experiments with a job's progress; the
+                    methods' specs a task carries; the λ × β grid's methods and settings
+``suggest``         Solve's label-free suggestion of λ and β as a job
+                    (:func:`run_suggestion`), mapped back onto :class:`Params`
+``estimates``       how long those runs take: measured durations (:class:`CostBook`),
+                    else the cost model (:mod:`rmsc.costs`), else "unknown"
+``prefetch``        :class:`Prefetcher`: the fits one slider step away
+                    (:func:`slider_neighbors`) on idle workers, so the next move is
+                    answered from the cache
+``sessions``        :class:`SessionBook`, :class:`Sweeper`: a gone session's work
+                    cancelled, the server back to its idle footprint, what Streamlit keeps
+                    of expired sessions released (:func:`release_expired_sessions`)
+==================  ===============================================================
 
 Every public name is re-exported here (``from rmsc import dashboard as dash; dash.Params``).
 """
