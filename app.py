@@ -3,8 +3,8 @@
     make run        # or: python app.py [streamlit options]   (or: streamlit run app.py)
 
 Every page lives in ``pages/`` and is registered with ``st.Page`` (see
-``ui.pages``); the frame drawn here for every page (``ui.frame``) holds the
-sidebar with the dataset, the parameters and the fit's status, keeps the URL
+``ui.pages``; the Streamlit half is the package ``ui/``); the frame drawn here for
+every page (``ui.frame``) holds the sidebar with the dataset, the parameters and the fit's status, keeps the URL
 in step with the state, and starts the fit of the current data and
 parameters in a background thread as soon as something changes.
 
@@ -46,9 +46,7 @@ def main():
     import ui
 
     ui.log.debug("run start (imports %.3f s)", time.perf_counter() - _t0)
-    st.set_page_config(**ui.PAGE_CONFIG)
-    page = st.navigation(ui.pages())
-    ui.frame(page.title)
+    page = ui.navigation()  # the page's configuration, every page's navigation, the frame
     page.run()
     ui.log.debug("run end %s", page.title)
 

@@ -1,6 +1,6 @@
 """Build step: the dashboard and the bundled data go into the wheel, in ``rmsc/_app/``.
 
-The repository keeps them at the top level (``app.py``, ``ui.py``, ``pages/``,
+The repository keeps them at the top level (``app.py``, ``ui/``, ``pages/``,
 ``.streamlit/config.toml``, ``sample_data/``). A wheel copies exactly the files of
 :data:`APP_FILES` into ``rmsc/_app/``, where :mod:`rmsc._resources` finds them; an
 editable install uses the repository's own. Everything else is in pyproject.toml
@@ -15,7 +15,7 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent
 
 #: Files beside the library that ship with it (globs, relative to the repository).
-APP_FILES = ("app.py", "ui.py", ".streamlit/config.toml", "pages/*.py",
+APP_FILES = ("app.py", "ui/*.py", ".streamlit/config.toml", "pages/*.py",
              "sample_data/*.npz", "sample_data/README.md")
 
 

@@ -3,7 +3,7 @@
     python benchmarks/bench_estimates.py [--datasets digit-small digit 3sources reuter]
                                          [--methods RMSC RMSC-WV SSC-AVG ...]
 
-For every dataset and method: the cost model's prediction (rmsc.dashboard.estimates:
+For every dataset and method: the cost model's prediction (rmsc.costs:
 no measured duration, the speed probe taken just before the fit), then the fit as the
 Compare page runs it (rmsc.experiments.compare, registry defaults, the paper's protocol),
 its measured ``fit_time``, and predicted / measured. The target is every ratio in

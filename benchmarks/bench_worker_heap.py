@@ -26,7 +26,7 @@ def _no_reuse():
 
 
 def _set_threshold(mib):
-    import rmsc.dashboard.sessions as s
+    import rmsc.cluster as s
 
     s.HEAP_MMAP_THRESHOLD = int(mib * 2**20)  # reuse_heap at the start of every task reads it
 
@@ -38,7 +38,7 @@ def _measure(backend, data, fits):
     times, peak = [], 0.0
     for k in range(fits):
         job = dash.Job(("heap", k), dash.Remote(dash.fit_rmsc, data, dash.Params(seed=k)),
-                       label="fit", backend=backend).start()
+                       label="fit", runner=dash.DaskRunner(backend)).start()
         job.wait(600)
         times.append(job.result.fit_time)
         peak = max(peak, *backend.client.run(_rss_mb).values())
@@ -71,7 +71,7 @@ def main():
             rows.append(("Dask's setting", *_measure(b, data, args.fits)))
         finally:
             b.close()
-    from rmsc.dashboard.sessions import HEAP_MMAP_THRESHOLD
+    from rmsc.cluster import HEAP_MMAP_THRESHOLD
 
     for mib in args.threshold_mib or [HEAP_MMAP_THRESHOLD / 2**20]:
         b = workers.Backend(n_workers=1)  # a fresh worker for each threshold

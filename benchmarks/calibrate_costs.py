@@ -1,4 +1,4 @@
-"""Calibrate the Compare / Sensitivity time estimates' cost model (rmsc.dashboard.estimates).
+"""Calibrate the Compare / Sensitivity time estimates' cost model (rmsc.costs).
 
     python benchmarks/calibrate_costs.py [--write] [--quick]
 
@@ -13,10 +13,10 @@ that the bundled datasets check the model out of sample: benchmarks/bench_estima
 * every graph method's fit beyond its spectral step.
 
 Every time is divided by the seconds of a multiply-add measured by the speed probe
-(rmsc.dashboard.estimates.probe_seconds, taken before and after each timing), so the
+(rmsc.costs.probe_seconds, taken before and after each timing), so the
 constants are in multiply-adds and scale with the machine. The coefficients of each
 kernel's work terms are fitted by non-negative least squares on relative error
-(scipy.optimize.nnls). ``--write`` rewrites rmsc/dashboard/_costs.py.
+(scipy.optimize.nnls). ``--write`` rewrites rmsc/_costs.py.
 """
 
 import argparse
@@ -37,7 +37,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import rmsc  # noqa: E402
 from rmsc import experiments, solver  # noqa: E402
-from rmsc.dashboard import estimates as E  # noqa: E402
+from rmsc import costs as E  # noqa: E402
 from rmsc.datasets import MultiViewDataset, make_multiview_subspaces  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
 from rmsc.spectral import spectral_clustering  # noqa: E402
@@ -98,7 +98,7 @@ def fit_nnls(rows, keys):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", action="store_true", help="rewrite rmsc/dashboard/_costs.py")
+    ap.add_argument("--write", action="store_true", help="rewrite rmsc/_costs.py")
     ap.add_argument("--quick", action="store_true", help="the smallest dataset only (a check)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
@@ -222,9 +222,9 @@ def main():
     text = pprint.pformat(costs, sort_dicts=True, width=96)
     print(text)
     if args.write:
-        path = ROOT / "rmsc" / "dashboard" / "_costs.py"
+        path = ROOT / "rmsc" / "_costs.py"
         path.write_text(
-            '"""Constants of the cost model (:mod:`rmsc.dashboard.estimates`), in multiply-adds at\n'
+            '"""Constants of the cost model (:mod:`rmsc.costs`), in multiply-adds at\n'
             "the speed probe's rate, fitted on synthetic data.\n\n"
             "Written by ``python benchmarks/calibrate_costs.py --write`` (do not edit by hand).\n"
             '"""\n\n'

@@ -87,7 +87,7 @@ if st.button(f"Run {n_fits} fits{hint}", type="primary", key="w_cmp_run",
              disabled=not methods):
     ui.start_experiment(
         "compare", key,
-        dash.Remote(dash.run_compare, variants, list(methods), params, int(seed)),
+        dash.Remote(dash.run_compare, variants, dash.method_specs(methods), params, int(seed)),
         label="compare",
         record=lambda b, tables, variants=variants: dash.record_compare(b, variants, tables))
 

@@ -32,14 +32,13 @@ tab_grid, tab_views = st.tabs(["λ × β grid", "number of views"])
 
 with tab_grid:
     c1, c2, c3 = st.columns(3)
-    method = c3.radio("method", ["RMSC", "RMSC-WV"], key="w_sens_method")
+    method = c3.radio("method", dash.grid_methods(), key="w_sens_method")
     p = ss.params
     # The default grid follows the data: β across the range where Z* is neither empty nor
     # dense (from the current fit's β_max when it is for this method), λ around Solve's.
     out, _ = ui.fit_outcome()
     beta_max = getattr(out, "beta_max", None) if p.method == method else None
-    beta = p.beta if p.method == method else dash.method_default_beta(
-        "view" if method == "RMSC-WV" else "sample")
+    beta = p.beta if p.method == method else dash.default_beta(method)
     default_lams, default_betas = dash.sensitivity_axes(p.resolved_lam, beta_max, beta)
     basis = (data.fingerprint, method, default_lams, default_betas)
     previous = ss.get("_sens_basis")
@@ -66,7 +65,7 @@ with tab_grid:
         c2.caption("Default: around β = "
                    + (p.beta_text if p.method == method else dash.format_beta(beta))
                    + f"; it follows these data once {method} has been fitted on *Solve*.")
-    base = {"gamma": p.gamma, "max_iter": p.max_iter, **p.postprocessing}
+    base = dash.sensitivity_settings(p, method)
     c3.caption(f"γ = {p.gamma:g}, max {p.max_iter} iterations and post-processing from *Solve*.")
     lams, betas = sorted(lams), sorted(betas)
     key = ("sensitivity", data.fingerprint, method, tuple(lams), tuple(betas),
@@ -78,7 +77,8 @@ with tab_grid:
         ss._sens_started_for = (data.fingerprint, method)
         ui.start_experiment(
             "sensitivity", key,
-            dash.Remote(dash.run_sensitivity, data, lams, betas, method, base, p.seed),
+            dash.Remote(dash.run_sensitivity, data, lams, betas, dash.method_specs([method])[0],
+                        base, p.seed),
             label="sensitivity",
             record=lambda b, df, method=method, base=base: dash.record_sensitivity(
                 b, data, method, base, df))
@@ -106,8 +106,8 @@ with tab_views:
     hint = f" ({dash.estimate_views(data, methods, params, book).text()})" if n else ""
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_views_run", disabled=n == 0):
         ui.start_experiment("views", key,
-                            dash.Remote(dash.run_views, data, list(methods), params,
-                                        ss.params.seed),
+                            dash.Remote(dash.run_views, data, dash.method_specs(methods),
+                                        params, ss.params.seed),
                             label="views",
                             record=lambda b, df, params=params: dash.record_views(
                                 b, data, params, df))

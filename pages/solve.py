@@ -44,7 +44,7 @@ def _apply():
             follows_labels = clusters is not None and dash.labels_problem(data) is None and \
                 int(clusters) == data.n_clusters
             changes["n_clusters"] = None if clusters is None or follows_labels else int(clusters)
-        ss.params = ss.params.replace(**changes)
+        ui.set_params(ss.params.replace(**changes))
         ss.param_error = None
     except ValueError as exc:
         ss.param_error = f"Parameters not applied: {exc}"
@@ -59,7 +59,7 @@ def _weighting_changed():
         changes = {"beta": dash.method_default_beta(ss.w_weighting)}
         if lam_was_default:
             changes["lam"] = None
-        ss.params = ss.params.replace(**changes)
+        ui.set_params(ss.params.replace(**changes))
     except ValueError as exc:
         ss.param_error = str(exc)
     for key in ("w_lam", "w_beta", "w_beta_rel"):
@@ -69,7 +69,7 @@ def _weighting_changed():
 def _reset():
     for key in [*WIDGETS, "w_weighting", "w_clusters"]:
         ss.pop(key, None)  # widgets start again from the defaults below
-    ss.params = dash.Params()
+    ui.set_params(dash.Params())
     ss.param_error = None
 
 
@@ -85,7 +85,7 @@ def _suggest():
 
 def _apply_suggestion(run):
     """Move λ and β (and the method it was run for) to the suggestion; the fit follows."""
-    ss.params = dash.apply_suggestion(ss.params, run)
+    ui.set_params(dash.apply_suggestion(ss.params, run))
     ss.param_error = None
     for key in ("w_lam", "w_beta", "w_beta_rel", "w_weighting"):
         ss.pop(key, None)  # the sliders start again from the new values
@@ -280,7 +280,7 @@ with right:
 
 
 # ---------------------------------------------------------------------------
-# The label-free suggestion of λ and β (issue 13 §3): shown once asked for
+# The label-free suggestion of λ and β: shown once asked for
 # ---------------------------------------------------------------------------
 
 
@@ -299,7 +299,7 @@ def _suggestion_section(key):
     s = run.suggestion
     chosen = s.table[s.best]
     target = dash.apply_suggestion(ss.params, run)
-    st.markdown(f"**Suggested for {'RMSC' if run.weighting == 'sample' else 'RMSC-WV'}:** "
+    st.markdown(f"**Suggested for {run.method}:** "
                 f"λ = {chosen['lam']:g}, β = {target.beta_text}, which is β = {s.beta:.4g} "
                 f"on these data — eigengap {chosen['eigengap']:.4f}, "
                 f"{chosen['isolated']} isolated sample(s), {chosen['pieces']} piece(s).")

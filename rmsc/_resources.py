@@ -1,6 +1,6 @@
 """Where the files that ship beside the library are: the dashboard and the bundled data.
 
-In the repository they live at the top level (``app.py``, ``ui.py``, ``pages/``,
+In the repository they live at the top level (``app.py``, ``ui/``, ``pages/``,
 ``.streamlit/config.toml``, ``sample_data/``). A wheel carries the same files
 inside the package, as ``rmsc/_app/`` (``setup.py`` maps them there), so an
 installed rmsc finds them without the repository. An editable install or a
@@ -15,7 +15,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def app_dir():
-    """Folder holding ``app.py``, ``ui.py``, ``pages/``, ``.streamlit/`` and ``sample_data/``."""
+    """Folder holding ``app.py``, ``ui/``, ``pages/``, ``.streamlit/`` and ``sample_data/``."""
     packaged = _PACKAGE / "_app"
     if (packaged / "app.py").is_file():
         return packaged

@@ -229,3 +229,95 @@ def check_fraction(name, value):
             f"turn it off; got {value!r}."
         )
     return float(value)
+
+
+# ---------------------------------------------------------------------------
+# Parameter contracts: each estimator declares its parameters' rules once
+# ---------------------------------------------------------------------------
+
+
+class Interval:
+    """Numbers between ``left`` and ``right`` (None: unbounded), finite, of one kind.
+
+    ``kind`` is ``numbers.Real`` or ``numbers.Integral`` (bools are neither here);
+    ``closed`` says which ends belong: "left", "right", "both" or "neither".
+    """
+
+    def __init__(self, kind, left=None, right=None, *, closed="both"):
+        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+
+    def is_kind(self, value):
+        """Whether ``value`` is a number of this kind (whatever its size)."""
+        return isinstance(value, self.kind) and not isinstance(value, bool)
+
+    def accepts(self, value):
+        if not self.is_kind(value) or not np.isfinite(float(value)):
+            return False
+        if self.left is not None:
+            if value < self.left or (value == self.left and self.closed in ("right", "neither")):
+                return False
+        if self.right is not None:
+            if value > self.right or (value == self.right and self.closed in ("left", "neither")):
+                return False
+        return True
+
+
+class Options:
+    """One of the given values (compared with ``==``; None and True/False allowed)."""
+
+    def __init__(self, values):
+        self.values = tuple(values)
+
+    def accepts(self, value):
+        return any(value is v if v is None or isinstance(v, bool) else
+                   (not isinstance(value, bool) and value == v) for v in self.values)
+
+
+class Param:
+    """One parameter's rule: the constraints of which one must accept the value, and the
+    house's words for it.
+
+    Parameters
+    ----------
+    *constraints : Interval, Options or None
+        None: the parameter may be None.
+    what : str
+        What the value must be, as the message says it ("a finite number >= 0").
+    type_what : str or None
+        What to say when the value is not even a number of the right kind (default: ``what``).
+    hint : str
+        What to do about it, appended to the message.
+    page_what : str or None
+        ``what`` as the dashboard's pages say it, where their words differ (default: ``what``).
+    """
+
+    def __init__(self, *constraints, what, type_what=None, hint="", page_what=None):
+        self.constraints = constraints
+        self.what, self.type_what, self.hint = what, type_what or what, hint
+        self.page_what = page_what or what
+
+    def accepts(self, value):
+        return any(value is None if c is None else c.accepts(value) for c in self.constraints)
+
+    def check(self, name, value, *, label=None, page=False):
+        """``value`` when it is valid, else a ValueError whose text says what it must be
+        (``label``: the parameter as the caller's user knows it, default ``name``; ``page``:
+        in the dashboard's words)."""
+        if self.accepts(value):
+            return value
+        numeric = [c for c in self.constraints if isinstance(c, Interval)]
+        right_kind = any(c.is_kind(value) for c in numeric)
+        what = ((self.page_what if page else self.what) if right_kind or not numeric
+                else self.type_what)
+        message = f"{label or name} must be {what}; got {value!r}."
+        raise ValueError(f"{message} {self.hint}" if self.hint else message)
+
+
+def check_params(contract, values, *, labels=None):
+    """Check every ``values[name]`` that ``contract`` (name -> :class:`Param`) has a rule
+    for; the first invalid one raises its ValueError. Returns ``values``."""
+    labels = labels or {}
+    for name, rule in contract.items():
+        if name in values:
+            rule.check(name, values[name], label=labels.get(name))
+    return values

@@ -16,10 +16,7 @@ duration of a solve. Entering a :class:`LocalBlocks` limits BLAS to one thread
 for the whole process until it exits: the parallelism comes from the blocks
 instead. This matters on a busy machine. A multi-threaded BLAS call has to
 wake its helper threads, and when the other cores are taken every such call
-waits for the scheduler. On this project's 2-core machine with one other busy
-process, the Digit solve took 3.2 s that way against 2.0 s with the blocks on
-threads, and on the idle machine 1.6 s against 1.5 s
-(``python benchmarks/bench_solver.py [--busy 1]`` measures both).
+waits for the scheduler (docs/measurements.md, "One BLAS thread per call").
 
 Dask is an optional dependency (``pip install rmsc[dask]``).
 """
@@ -42,10 +39,8 @@ def one_thread_per_call(fit):
     Every method here spends its time in many small and medium calls (per-view
     solves, eigensolvers, k-means restarts), where a multi-threaded library
     gains little on an idle machine and loses badly on a busy one (each call
-    waits for its helper threads to be scheduled). Measured on the project's
-    2-core machine (``benchmarks/bench_threads.py``): on the idle Digit every
-    method was as fast (within 5 %) or faster this way, up to 3x; on the
-    300-sample Digit-small beside one busy process, 1.2 to 9 times faster.
+    waits for its helper threads to be scheduled): as fast or faster for every
+    method, idle or busy (docs/measurements.md, "One BLAS thread per call").
     Where parallelism pays, it comes from :class:`LocalBlocks` instead.
     """
 
@@ -63,34 +58,6 @@ def available_cores():
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
-
-
-def local_cluster(n_workers=None, memory_limit="auto"):
-    """A ``dask.distributed`` ``LocalCluster`` of single-threaded worker processes.
-
-    Workers listen on the loopback address only; the scheduler does not retry a
-    task whose worker died (``allowed-failures`` 0: a fit that ran a worker out of
-    memory fails once, with a message, instead of killing every worker in turn).
-    The dashboard's backend and ``rmsc reproduce`` both start theirs here.
-
-    Parameters
-    ----------
-    n_workers : int or None
-        Worker processes; None: one per core available to this process.
-    memory_limit : str or int
-        Per worker ("auto": the machine's memory divided among the workers).
-    """
-    import logging
-
-    import dask
-    from distributed import LocalCluster
-
-    n = int(n_workers) if n_workers else available_cores()
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
-                          "distributed.worker.daemon": True}):
-        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                            host="127.0.0.1", dashboard_address=":0",
-                            memory_limit=memory_limit, silence_logs=logging.ERROR)
 
 
 class LocalBlocks:

@@ -27,6 +27,8 @@ import warnings
 
 import numpy as np
 
+from . import _resources
+from . import cluster as dask_cluster
 from . import datasets, experiments
 from .methods import available_methods, describe_method, get_method
 from .metrics import METRICS, evaluate_runs
@@ -198,9 +200,7 @@ def _reproduce_client(args):
     """The Dask client ``rmsc reproduce`` runs its fits on: the scheduler at
     ``--scheduler`` (or ``RMSC_SCHEDULER``), else a LocalCluster of ``--workers``
     processes; None (fits in this process) for ``--workers 1``."""
-    from .dashboard.workers import SCHEDULER_ENV, Backend
-
-    address = args.scheduler or os.environ.get(SCHEDULER_ENV) or None
+    address = args.scheduler or os.environ.get(dask_cluster.SCHEDULER_ENV) or None
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers takes a positive number of processes; got {args.workers}.")
     if address is None and args.workers == 1:
@@ -208,17 +208,15 @@ def _reproduce_client(args):
         return
     from distributed import Client
 
-    from .backends import local_cluster
-
     if address:
         try:
-            client = Client(address, set_as_default=False, timeout=Backend.CONNECT_TIMEOUT)
+            client = dask_cluster.connect(address)
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"cannot reach the Dask scheduler at {address} ({exc}); start it, "
                              "or leave --scheduler out to run on this machine.") from None
         cluster = None
     else:
-        cluster = local_cluster(args.workers)
+        cluster = dask_cluster.local_cluster(args.workers)
         client = Client(cluster, set_as_default=False)
     try:
         yield client
@@ -300,17 +298,13 @@ def cmd_dashboard(args, out, err):
     """Serve the dashboard: ``python app.py`` (what ``make run`` does) from the installed files."""
     import runpy
 
-    from . import _resources
-
     app = _resources.app_script()
     if not app.is_file():
         raise ValueError(f"the dashboard's files are not in this installation ({app} is "
                          "missing); reinstall rmsc.")
     _check_port(args.address, args.port)
     if args.scheduler:
-        from .dashboard.workers import SCHEDULER_ENV
-
-        os.environ[SCHEDULER_ENV] = args.scheduler  # read by the app's first job
+        os.environ[dask_cluster.SCHEDULER_ENV] = args.scheduler  # read by the app's first job
     flags = ["--server.port", str(args.port), "--server.address", args.address,
              "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     # Streamlit reads .streamlit/config.toml from the working folder: the app's own.

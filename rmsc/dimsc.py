@@ -51,39 +51,21 @@ Clustering: S = (1/m) sum_v (|Z^v| + |Z^vT|) / 2 (Cao et al. sum the views'
 affinities; the mean has the same spectral clustering), then the shared
 spectral protocol.
 
-Cost (issue 14; ``benchmarks/bench_dimsc.py``, Digit at the registry
-defaults, one BLAS thread). Before: every subproblem restarted the ADMM at
-rho = 1 from the dual that makes Z_k stationary for the Z-step; SSC's 200th
-iterate is not converged, so that dual lies far outside the L1 term's
-subdifferential and the first iterate's surrogate was up to 40,000 times Z_k's
-(200 times for the 240-feature view); every view ran all 200 iterations, two
-of the six still ended above Z_k, and the objective *rose* in the first sweep
-(1327.7 -> 1331.7), which ended the fit there: 125 s, 93 of them in that one
-sweep. Each iteration made two dense (n x r)(r x n) products in float64 and
-~15 n x n passes. Now:
+Cost: the diversity subproblems continue SSC's ADMM (its state, its float32 product fused
+with the thresholding, its sparsity) instead of restarting it, which also makes every sweep
+lower the objective; before, the first sweep could raise it and end the fit
+(docs/measurements.md, "DiMSC's cost", ``benchmarks/bench_dimsc.py``):
 
 * U is held as F + (mu / rho) W_off + R^T P with F sparse (a combination of
   iterates C), so the Z-step never touches W; R C, R F and K P are r x n
   arrays, and an iteration is SSC's: one (n x r)(r x n) product in float32
   (SSC's precision rule, :data:`rmsc.ssc.PRECISION`) fused with the
   thresholding, W entering only as the dense reference added to each column
-  block; residuals and the surrogate every 5 iterations. Continuing SSC's
-  ADMM also keeps the iterates as sparse as SSC's: 16-54 ms an iteration
-  against 59-119 ms (2.6 to 4x on the five views with r >= 47; 1.1x on the
-  6-feature view, 41 % dense, whose cost is the n x n passes).
-* ``inner_iter`` = 5 iterations a subproblem: every sweep lowers the
-  objective (~5e-4 relative each on Digit, so all 10 sweeps run).
+  block; residuals and the surrogate every 5 iterations.
+* ``inner_iter`` = 5 iterations a subproblem.
 * The diversity gradient and the Lipschitz bound use one dense
   B = sum_w Z^wT Z^w kept up to date through the sweeps (one product Z^v B
   per view instead of two per other view).
-
-Digit: 125 s -> 54 s (sweeps 93 s -> 27 s, of which about 10 s are ADMM
-iterations and the rest the per-view gradient, Gram updates and the
-per-sweep objective), objective 1331.7 -> 1322.5 (-0.7 %), ACC 84.2 -> 84.9 %,
-NMI 88.5 -> 89.6 %; ``inner_iter=20`` (the old fit's 1,170 subproblem
-iterations): 76 s, 1318.1, 85.6 / 89.8 %. 3-Sources: unchanged (0.2 s, same
-objective to 6e-9). The SSC start (25-33 s) is unchanged and is now half of
-a Digit fit.
 
 Why one module (~700 lines): the HSIC pieces, the diversity subproblem's block
 steps (``_z_step``, ``_c_step``, ``_u_step``, which continue SSC's ADMM state)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
 import time
-
 import warnings
 
 import numpy as np
@@ -17,13 +17,7 @@ from ._array_api import count_nonzero, namespace
 from .backends import BACKENDS, get_runner, one_thread_per_call
 from .device import describe
 from .memory import check_dense_fits
-from ._validation import (
-    check_fraction,
-    check_n_clusters,
-    check_nonnegative,
-    check_positive_int,
-    check_views,
-)
+from ._validation import Interval, Options, Param, check_n_clusters, check_params, check_views
 from .placement import PLACEMENTS, place_weak_samples
 from .preprocessing import normalize_l2
 from .spectral import (
@@ -73,8 +67,32 @@ def default_lam(weighting):
 def beta_scale(column_betas):
     """beta's unit for ``beta="auto"``: the :data:`BETA_QUANTILE` quantile of
     :func:`rmsc.solver.column_betas` (the beta above which that share of samples starts
-    with an empty column of Z*; for 1.0, beta_max)."""
-    return float(np.quantile(np.asarray(column_betas, dtype=float), BETA_QUANTILE))
+    with an empty column of Z*; for 1.0, beta_max); :func:`rmsc.solver.beta_scale`."""
+    return solver.beta_scale(column_betas, BETA_QUANTILE)
+
+
+def check_lam_positive(lam, factors=None):
+    """Raise unless lambda > 0, saying why it must be (from the views' factors when given).
+
+    lambda = 0 cuts every view off from the consensus; with the data at hand, it also
+    leaves the Z^v-step without a unique solution whenever a view has fewer features than
+    samples. The estimator checks this at fit, with its factors; the dashboard when a
+    parameter is set, without data.
+    """
+    if lam > 0:
+        return lam
+    singular = ""
+    if factors is not None:
+        n = factors[0].shape[1]
+        rank = min(R.shape[0] for R in factors)
+        if rank < n:
+            singular = (f" with lam = 0, X^T X (n x n, n = {n}) is singular whenever a view has "
+                        f"fewer features than samples (here a view has rank at most {rank} < "
+                        f"{n}), so the Z^v-step has no unique solution; and")
+    raise ValueError(
+        f"lam must be positive:{singular} lam = 0 cuts every view off from the consensus, so "
+        "Z* would be zero. Typical values are 0.1 to 10."
+    )
 
 
 class DegenerateSolutionError(ValueError):
@@ -307,40 +325,52 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.block_size = block_size
         self.backend = backend
 
+    #: Every parameter's rule, declared once (the dashboard checks its settings against the
+    #: same rules; scikit-learn's ``_parameter_constraints`` is the model). Rules that need
+    #: the data are checked at fit: n_clusters <= n_samples, lam > 0
+    #: (:func:`check_lam_positive`).
+    _parameter_constraints = {
+        "n_clusters": Param(Interval(numbers.Integral, 2), what="an integer >= 2 (at least 2 "
+                            "clusters)"),
+        "lam": Param(None, Interval(numbers.Real, 0), what="a finite non-negative number",
+                     type_what="a number", hint="Typical values are 0.1 to 10."),
+        "beta": Param(Options(["auto"]), Interval(numbers.Real, 0),
+                      what="a finite non-negative number or 'auto'",
+                      page_what="a finite number >= 0 or 'auto'"),
+        "beta_rel": Param(None, Interval(numbers.Real, 0, closed="neither"),
+                          what="a positive number (β in units of the data's own scale, e.g. "
+                               "0.25 or 0.5)"),
+        "gamma": Param(Interval(numbers.Real, 0), what="a finite non-negative number"),
+        "weighting": Param(Options(WEIGHTINGS), what="'sample' (RMSC) or 'view' (RMSC-WV)"),
+        "max_iter": Param(Interval(numbers.Integral, 1), what="an integer >= 1"),
+        "tol": Param(Interval(numbers.Real, 0), what="a finite non-negative number"),
+        "keep_mass": Param(None, Interval(numbers.Real, 0, 1, closed="right"),
+                           what="a number in (0, 1] (the share of each column's ℓ1 mass its "
+                                "largest coefficients keep, 1 = all), or None to turn it off",
+                           page_what="in (0, 1] (the share of each column's ℓ1 mass its "
+                                     "largest coefficients keep)"),
+        "top_k": Param(None, Interval(numbers.Integral, 1), what="an integer >= 1, or None "
+                       "(every coefficient kept)"),
+        "placement": Param(Options(PLACEMENTS), what="'neighbors' (place isolated samples by "
+                           "their neighbors in the views) or None (plain spectral clustering)"),
+        "n_init": Param(Interval(numbers.Integral, 1), what="an integer >= 1"),
+        "block_size": Param(None, Interval(numbers.Integral, 1), what="an integer >= 1, or "
+                            "None"),
+        "backend": Param(Options(BACKENDS), what=f"one of {', '.join(map(repr, BACKENDS))}"),
+    }
+
     def _check_params(self, n_samples):
+        """The parameters checked against :attr:`_parameter_constraints`; returns lam, beta
+        (a number, or the :class:`rmsc.solver.RelativeBeta` rule of ``beta="auto"``), gamma."""
+        values = self.get_params()
+        if self.beta != "auto":
+            values.pop("beta_rel")  # plays no part
+        check_params(self._parameter_constraints, values)
         check_n_clusters(self.n_clusters, n_samples)
-        lam = check_nonnegative("lam", self._lam())
-        if isinstance(self.beta, str):
-            if self.beta != "auto":
-                raise ValueError(f"beta must be a number >= 0 or 'auto'; got {self.beta!r}.")
-            rel = check_nonnegative("beta_rel", self._beta_rel())
-            beta = lambda column_betas: rel * beta_scale(column_betas)  # noqa: E731
-        else:
-            beta = check_nonnegative("beta", self.beta)
-        gamma = check_nonnegative("gamma", self.gamma)
-        check_nonnegative("tol", self.tol)
-        check_positive_int("max_iter", self.max_iter)
-        check_positive_int("n_init", self.n_init)
-        if self.block_size is not None:
-            check_positive_int("block_size", self.block_size)
-        if self.backend not in BACKENDS:
-            raise ValueError(
-                f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {self.backend!r}."
-            )
-        if self.weighting not in WEIGHTINGS:
-            raise ValueError(
-                f"weighting must be 'sample' (RMSC) or 'view' (RMSC-WV); got {self.weighting!r}."
-            )
-        if self.keep_mass is not None:
-            check_fraction("keep_mass", self.keep_mass)
-        if self.top_k is not None:
-            check_positive_int("top_k", self.top_k)
-        if self.placement not in PLACEMENTS:
-            raise ValueError(
-                f"placement must be 'neighbors' (place isolated samples by their neighbours in "
-                f"the views) or None (plain spectral clustering); got {self.placement!r}."
-            )
-        return lam, beta, gamma
+        beta = self.beta
+        if beta == "auto":
+            beta = solver.RelativeBeta(float(self._beta_rel()), BETA_QUANTILE)
+        return float(self._lam()), beta, float(self.gamma)
 
     @one_thread_per_call
     def fit(self, Xs, y=None):
@@ -369,7 +399,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         if self.normalize:
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
         factors = solver.gram_factors(views)
-        _check_lambda(lam, factors, n)
+        check_lam_positive(lam, factors)
 
         t0 = time.perf_counter()
         sol = solver.solve(
@@ -526,21 +556,3 @@ def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None):
         text += (f"beta='auto' (beta_rel={rel:g}) would not be below the failed beta here, so "
                  f"step down: try beta={suggested:.3g}, or a larger lam.")
     return text, float(suggested)
-
-
-def _check_lambda(lam, factors, n):
-    if lam > 0:
-        return
-    rank = min(sum(R.shape[0] for R in [f]) for f in factors)
-    raise ValueError(
-        "lam must be positive. "
-        + (
-            f"With lam = 0, X^T X (n x n, n = {n}) is singular whenever a view has fewer "
-            f"features than samples (here a view has rank at most {rank} < {n}), so the "
-            "Z^v-step has no unique solution; "
-            if rank < n
-            else ""
-        )
-        + "lam = 0 also cuts every view off from the consensus, so Z* would be zero. "
-        "Typical values are 0.1 to 10."
-    )

@@ -13,8 +13,8 @@ by ADMM on the split Z = C (scaled form, penalty rho ||Z - C + U||^2):
 
 U is kept as a sparse part plus R^T Q_U (Z = V - diag(D) + R^T Q from the
 Z-step makes it so), so an iteration costs one dense (n x d)(d x n) product,
-done a column block at a time (see :func:`ssc_admm` for what else was cut,
-issue 14). On Digit every view stops at ``max_iter`` (residuals 0.01-0.1),
+done a column block at a time (see :func:`ssc_admm` for what else was cut).
+On Digit every view stops at ``max_iter`` (residuals 0.01-0.1),
 and SSC-AVG's scores belong to that 200th iterate, not to the lasso's optimum:
 run for 3,000 iterations (tol 1e-7) the objective is 0.8 % lower,
 the coefficients 2.6 times sparser, and ACC/NMI 3.0/5.3 points lower (81.79 /
@@ -250,7 +250,7 @@ def ssc_admm(R, beta, *, rho=1.0, max_iter=200, tol=1e-4, block_size=None, check
 
     Notes
     -----
-    Cost per iteration (issue 14, profiled with cProfile on Digit): one dense
+    Cost per iteration (profiled with cProfile on Digit): one dense
     (n x r)(r x n) product for Z + U, thresholded a column block at a time,
     and R C from the same pass; R U is tracked as an r x n array (U's sparse
     part is C_prev - C - diag(D), so R U needs no product of its own), and C

@@ -110,7 +110,8 @@ def cancel_jobs(at):
 
 
 def expected_fit(params, data):
-    est = rmsc.get_method(params.method, **params.estimator_params(data)).fit(list(data.views))
+    est = rmsc.get_method(params.method, **dash.estimator_params(params, data))
+    est.fit(list(data.views))
     return est, rmsc.evaluate_runs(data.labels, est.label_runs_)
 
 
@@ -133,7 +134,8 @@ def test_opens_on_digit_with_the_estimators_defaults():
         assert f"λ = {rmsc.rmsc.LAM['sample']:g}, β = {defaults['beta']}" in side  # β = auto
         # the default fit starts by itself, in the background
         job = at.session_state["slots"]["fit"].latest
-        assert job is not None and job.key == dash.Params().key(datasets.load_bundled("Digit"))
+        digit = datasets.load_bundled("Digit")
+        assert job is not None and job.key == dash.fit_key(dash.Params(), digit)
         assert len(at.get("plotly_chart")) >= 3  # class counts, 2-D views, pictures
         assert at.query_params.get("data") in (None, [], "")  # default state: clean URL
     finally:
@@ -236,14 +238,14 @@ def test_solve_shows_the_fit_the_library_computes(fitted_app):
 
 def test_a_slider_change_refits_and_updates_url_sidebar_and_result(fitted_app):
     at = fitted_app
-    first = at.session_state["params"].key(at.session_state["data"])
+    first = dash.fit_key(at.session_state["params"], at.session_state["data"])
     at.select_slider(key="w_beta").set_value(0.03).run()
     p = at.session_state["params"]
     assert p.beta == 0.03
     assert "β = 0.03" in sidebar_text(at)
     assert at.query_params["beta"] == "0.03"
     job = at.session_state["slots"]["fit"].latest
-    assert job.key != first and job.key == p.key(at.session_state["data"])
+    assert job.key != first and job.key == dash.fit_key(p, at.session_state["data"])
     wait_fit(at)
     no_trouble(at)
     _, scores = expected_fit(p, at.session_state["data"])
@@ -257,11 +259,11 @@ def test_the_next_slider_steps_are_fitted_while_a_result_is_on_screen(fitted_app
     at = fitted_app.run()  # a draw with the result on screen starts them on the idle workers
     no_trouble(at)
     data, p = at.session_state["data"], at.session_state["params"]
-    near = [q for q in dash.slider_neighbours(p)]
+    near = [q for q in dash.slider_neighbors(p)]
     cache = ui.result_cache()
     # One after the other, every step of the β and λ sliders from here is fitted.
     t0 = time.time()
-    while not all(q.key(data) in cache for q in near):
+    while not all(dash.fit_key(q, data) in cache for q in near):
         assert time.time() - t0 < 180, "the neighbours were not all fitted"
         time.sleep(0.1)
     assert ui.prefetcher().queued == []
@@ -271,7 +273,7 @@ def test_the_next_slider_steps_are_fitted_while_a_result_is_on_screen(fitted_app
     at.select_slider(key="w_beta").set_value(q.beta).run()
     no_trouble(at)
     assert at.session_state["params"] == q
-    assert at.session_state["slots"]["fit"].latest_key != q.key(data)
+    assert at.session_state["slots"]["fit"].latest_key != dash.fit_key(q, data)
     _, scores = expected_fit(q, data)
     assert {m.label: m.value for m in at.metric}["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
     # A fit asked for takes the workers back from the prefetches nobody joined.
@@ -280,7 +282,7 @@ def test_the_next_slider_steps_are_fitted_while_a_result_is_on_screen(fitted_app
     monkeypatch.setattr(pre, "yield_workers", lambda keep=None: calls.append(keep) or
                         give_back(keep=keep))
     at.select_slider(key="w_beta").set_value(dash.BETA_GRID[0]).run()
-    far = at.session_state["params"].key(data)
+    far = dash.fit_key(at.session_state["params"], data)
     assert calls == [far] and pre.running == []
     assert at.session_state["slots"]["fit"].latest_key == far
     wait_fit(at)
@@ -312,7 +314,7 @@ def test_solve_with_beta_rel_in_the_url_fits_that_relative_beta():
         at.select_slider(key="w_beta_rel").set_value(1.0).run()
         p = at.session_state["params"]
         assert p.beta_rel == 1.0 and at.query_params["beta_rel"] == "1"
-        assert at.session_state["slots"]["fit"].latest.key == p.key(data)
+        assert at.session_state["slots"]["fit"].latest.key == dash.fit_key(p, data)
         # an absolute β has no relative part: the β_rel slider and the URL's beta_rel go
         at.select_slider(key="w_beta").set_value(0.03).run()
         no_trouble(at)
@@ -356,7 +358,7 @@ def test_a_fit_waiting_for_a_free_worker_shows_its_place_on_solve():
     backend = dash.default_backend()
     n = backend.limits()["workers"]
     holders = [dash.Job(("hold", i), dash.Remote(occupy_worker), label="hold",
-                        backend=backend).start() for i in range(n)]
+                        runner=dash.DaskRunner(backend)).start() for i in range(n)]
     deadline = 120
     try:
         t0 = time.monotonic()
@@ -840,7 +842,7 @@ def test_sensitivity_grid_and_views_on_demand(fitted_app):
 
 
 # ---------------------------------------------------------------------------
-# Solve: the label-free suggestion of λ and β (issue 13 §3)
+# Solve: the label-free suggestion of λ and β
 # ---------------------------------------------------------------------------
 
 
@@ -886,7 +888,7 @@ def test_suggest_then_apply_moves_the_sliders_and_fits_the_suggestion(fitted_app
     assert "beta" not in p.to_query()
     assert any("sliders are at the suggestion" in s for s in texts(at, "success"))
     # the normal fit of the new parameters runs, and it is the suggested setting
-    assert at.session_state["slots"]["fit"].latest.key == p.key(data)
+    assert at.session_state["slots"]["fit"].latest.key == dash.fit_key(p, data)
     wait_fit(at)
     no_trouble(at)
     metrics = {m.label: m.value for m in at.metric}
@@ -920,7 +922,7 @@ def test_a_suggestion_with_no_usable_setting_is_a_message_and_loses_nothing():
 
 
 # ---------------------------------------------------------------------------
-# At scale (issue 6): subsampled scatter, pooled images, binned weights, notices
+# At scale: subsampled scatter, pooled images, binned weights, notices
 # ---------------------------------------------------------------------------
 
 
@@ -932,8 +934,8 @@ def large_dataset_and_result(n=6000, c=10, seed=0):
 
     rng = np.random.default_rng(seed)
     labels = np.repeat(np.arange(c), n // c)
-    centres = rng.standard_normal((c, 8))
-    views = [centres[labels] @ rng.standard_normal((8, d)) + 0.3 * rng.standard_normal((n, d))
+    centers = rng.standard_normal((c, 8))
+    views = [centers[labels] @ rng.standard_normal((8, d)) + 0.3 * rng.standard_normal((n, d))
              for d in (12, 20)]
     data = MultiViewDataset(name="Large", views=views, labels=labels, view_names=("A", "B"))
     params = dash.Params()
@@ -944,7 +946,7 @@ def large_dataset_and_result(n=6000, c=10, seed=0):
     Z.eliminate_zeros()
     S = sp.csr_matrix((abs(Z) + abs(Z.T)) / 2)
     result = dash.FitResult(
-        key=params.key(data), params=params, dataset_name="Large", n_clusters=c,
+        key=dash.fit_key(params, data), params=params, dataset_name="Large", n_clusters=c,
         labels=labels.copy(), label_runs=np.tile(labels, (20, 1)),
         weights=rng.uniform(1, 2, (2, n)), consensus=Z, affinity=S,
         embedding=np.eye(c)[labels] + 0.01 * rng.standard_normal((n, c)),

@@ -33,13 +33,13 @@ from conftest import coherence_views, random_views, union_of_subspaces
 
 
 def blobs(n_per=25, n_clusters=3, dims=(5, 8, 4), spread=0.15, seed=0, bad_view=False):
-    """Well-separated Gaussian blobs, one independent set of centres per view."""
+    """Well-separated Gaussian blobs, one independent set of centers per view."""
     rng = np.random.default_rng(seed)
     y = np.repeat(np.arange(n_clusters), n_per)
     views = []
     for v, d in enumerate(dims):
-        centres = 3.0 * rng.standard_normal((n_clusters, d)) + 5.0
-        X = centres[y] + spread * rng.standard_normal((y.size, d))
+        centers = 3.0 * rng.standard_normal((n_clusters, d)) + 5.0
+        X = centers[y] + spread * rng.standard_normal((y.size, d))
         if bad_view and v == len(dims) - 1:
             X = rng.standard_normal((y.size, d)) + 5.0   # a view without structure
         views.append(X)
@@ -60,7 +60,7 @@ def dense_top(M, k):
 # ---------------------------------------------------------------------------
 
 
-def test_knn_graph_is_symmetric_with_k_neighbours_and_the_stated_bandwidth():
+def test_knn_graph_is_symmetric_with_k_neighbors_and_the_stated_bandwidth():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 3))
     k = 5

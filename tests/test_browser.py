@@ -347,7 +347,7 @@ def test_stop_ends_a_long_run_early(page, server):
 
 
 # ---------------------------------------------------------------------------
-# Readable at any size, on any dataset the loader accepts (issue 17)
+# Readable at any size, on any dataset the loader accepts
 # ---------------------------------------------------------------------------
 
 #: Elements whose text the browser cuts with an ellipsis ("96.…") because it does not fit.
@@ -438,7 +438,7 @@ def test_edge_datasets_in_the_browser(page, server, tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# A click right after the page loads (issue 18): each on a server of its own, opened on
+# A click right after the page loads: each on a server of its own, opened on
 # the page's URL, as a student following a link does; the first visit of a server is the
 # one whose first run Streamlit makes without the app's navigation.
 # ---------------------------------------------------------------------------

@@ -82,8 +82,9 @@ def test_lambda_follows_the_weighting_until_the_user_sets_it(small):
     assert p.lam is None and p.resolved_lam == LAM["sample"]
     wv = p.replace(weighting="view")
     assert wv.lam is None and wv.resolved_lam == LAM["view"]
-    assert wv.estimator_params(small)["lam"] == LAM["view"]
-    assert wv.key(small) != p.replace(weighting="view", lam=LAM["sample"]).key(small)
+    assert dash.estimator_params(wv, small)["lam"] == LAM["view"]
+    assert dash.fit_key(wv, small) != dash.fit_key(p.replace(weighting="view", lam=LAM["sample"]),
+                                                  small)
     # a weighting's default is stored as None: equal settings compare and share equal
     assert dash.Params(weighting="view", lam=LAM["view"]) == wv
     assert dash.Params(lam=LAM["sample"]) == p and p.to_query() == {}
@@ -135,24 +136,25 @@ def test_postprocessing_and_method_follow_the_choices():
 
 def test_estimator_params_build_the_same_estimator(small):
     p = dash.Params(lam=1.0, beta=0.01, post="top_k", top_k=5, seed=3)
-    kw = p.estimator_params(small)
+    kw = dash.estimator_params(p, small)
     est = rmsc.get_method(p.method, **kw)
     assert est.n_clusters == 3 and est.lam == 1.0 and est.beta == 0.01
     assert est.top_k == 5 and est.scale_columns is False and est.random_state == 3
     rho = dash.Params(post="rho+scale", keep_mass=0.8)
-    est = rmsc.get_method(rho.method, **rho.estimator_params(small)).fit(small.views)
+    est = rmsc.get_method(rho.method, **dash.estimator_params(rho, small)).fit(small.views)
     assert est.keep_mass == 0.8 and est.top_k is None and est.scale_columns is True
     expect = rmsc.spectral.affinity_from_coefficients(est.consensus_, keep_mass=0.8,
                                                       scale_columns=True)
     assert abs(est.affinity_matrix_ - expect).max() == 0
-    assert rho.key(small) != dash.Params(post="rho+scale", keep_mass=0.9).key(small)
+    assert dash.fit_key(rho, small) != dash.fit_key(dash.Params(post="rho+scale", keep_mass=0.9),
+                                                   small)
 
 
 def test_placement_is_the_estimators_rule_or_none_and_travels_in_the_url(small):
     assert dash.Params().placement is True
-    assert dash.Params().estimator_params(small)["placement"] == rmsc.RMSC().placement
+    assert dash.estimator_params(dash.Params(), small)["placement"] == rmsc.RMSC().placement
     off = dash.Params(placement=False)
-    assert off.estimator_params(small)["placement"] is None
+    assert dash.estimator_params(off, small)["placement"] is None
     assert off.to_query() == {"placement": "0"}
     assert dash.Params.from_query(off.to_query()) == (off, [])
     assert "no placement" in " ".join(off.summary())
@@ -162,7 +164,7 @@ def test_placement_is_the_estimators_rule_or_none_and_travels_in_the_url(small):
                                                 "placement must be 1 or 0."]
     with pytest.raises(ValueError, match="placement must be True or False"):
         dash.Params(placement="neighbors")
-    est = rmsc.get_method("RMSC", **off.estimator_params(small))
+    est = rmsc.get_method("RMSC", **dash.estimator_params(off, small))
     assert est.placement is None
 
 
@@ -193,16 +195,17 @@ def test_labels_score_a_clustering_only_with_two_classes_or_more(small):
 
 def test_cache_key_changes_with_every_parameter_and_the_data(small):
     base = dash.Params()
-    keys = {base.key(small)}
+    keys = {dash.fit_key(base, small)}
     for change in ({"lam": 2.0}, {"beta": 0.1}, {"gamma": 1e-3}, {"weighting": "view"},
                    {"max_iter": 5}, {"post": "top_k"}, {"seed": 1}, {"n_clusters": 4},
                    {"tol": 0.0}, {"placement": False}, {"beta_rel": 0.5}, {"beta_rel": 1.0}):
-        keys.add(base.replace(**change).key(small))
+        keys.add(dash.fit_key(base.replace(**change), small))
     other = small.replace(views=[small.views[0] * 2, small.views[1]])
-    keys.add(base.key(other))
+    keys.add(dash.fit_key(base, other))
     assert len(keys) == 14
-    assert base.key(small) == dash.Params().key(small)  # equal inputs, equal keys
-    hash(base.key(small))
+    # equal inputs, equal keys
+    assert dash.fit_key(base, small) == dash.fit_key(dash.Params(), small)
+    hash(dash.fit_key(base, small))
 
 
 def test_query_round_trip_and_only_non_defaults():
@@ -222,13 +225,13 @@ def test_beta_rel_is_relative_beta_stored_once_and_ignored_for_an_absolute_beta(
     assert dash.Params().beta_rel is None and dash.Params().resolved_beta_rel == default
     # the default written out is the default: equal settings compare, hash and share equal
     assert dash.Params(beta_rel=default) == dash.Params()
-    assert dash.Params(beta_rel=default).key(small) == dash.Params().key(small)
+    assert dash.fit_key(dash.Params(beta_rel=default), small) == dash.fit_key(dash.Params(), small)
     assert dash.Params(beta_rel=default).to_query() == {}
     # with an absolute beta, beta_rel plays no part: not kept, not in the key or the fit
     absolute = dash.Params(beta=0.3, beta_rel=0.5)
     assert absolute == dash.Params(beta=0.3) and absolute.resolved_beta_rel is None
-    assert absolute.key(small) == dash.Params(beta=0.3).key(small)
-    assert absolute.estimator_params(small)["beta_rel"] is None
+    assert dash.fit_key(absolute, small) == dash.fit_key(dash.Params(beta=0.3), small)
+    assert dash.estimator_params(absolute, small)["beta_rel"] is None
     assert absolute.beta_text == "0.3" and "β_rel" not in " ".join(absolute.summary())
     # words: the sidebar and the Compare page say which relative beta
     assert p.beta_text == "auto (β_rel 0.5)"
@@ -237,7 +240,7 @@ def test_beta_rel_is_relative_beta_stored_once_and_ignored_for_an_absolute_beta(
 
 
 def test_estimator_params_pass_beta_rel_to_the_estimator(small):
-    kw = dash.Params(beta_rel=0.5, max_iter=5).estimator_params(small)
+    kw = dash.estimator_params(dash.Params(beta_rel=0.5, max_iter=5), small)
     assert kw["beta"] == dash.AUTO and kw["beta_rel"] == 0.5
     est = rmsc.get_method("RMSC", **kw).fit(small.views)
     assert est.beta_rel_ == pytest.approx(0.5)
@@ -245,7 +248,7 @@ def test_estimator_params_pass_beta_rel_to_the_estimator(small):
     # None is the weighting's default, written out (a configuration file says which)
     for weighting in ("sample", "view"):
         p = dash.Params(weighting=weighting)
-        assert p.estimator_params(small)["beta_rel"] == rmsc.get_method(p.method)._beta_rel()
+        assert dash.estimator_params(p, small)["beta_rel"] == rmsc.get_method(p.method)._beta_rel()
 
 
 def test_beta_rel_travels_in_the_url_and_bad_values_are_ignored_with_a_message(monkeypatch):
@@ -610,7 +613,7 @@ def test_fit_rmsc_returns_everything_the_pages_show(small):
     table = r.metrics_table()
     assert list(table["metric"]) == ["ACC", "NMI", "ARI", "PURITY"]
     assert table["mean %"].iloc[0] == pytest.approx(100 * expect["acc_mean"])
-    assert r.key == dash.Params(max_iter=8, tol=0.0, beta=0.01).key(small)
+    assert r.key == dash.fit_key(dash.Params(max_iter=8, tol=0.0, beta=0.01), small)
     assert r.weights_ is r.weights
 
 
@@ -755,8 +758,8 @@ def test_project_2d_of_planar_data_explains_everything():
     coords_w, _ = dash.project_2d(wide)
     from rmsc.preprocessing import normalize_l2
 
-    centred = normalize_l2(wide) - normalize_l2(wide).mean(axis=0)
-    U, s, _ = np.linalg.svd(centred, full_matrices=False)
+    centered = normalize_l2(wide) - normalize_l2(wide).mean(axis=0)
+    U, s, _ = np.linalg.svd(centered, full_matrices=False)
     np.testing.assert_allclose(np.abs(coords_w), np.abs(U[:, :2] * s[:2]), atol=1e-8)
     one = dash.project_2d(np.arange(1, 11, dtype=float)[:, None])[0]
     assert one.shape == (10, 2) and np.all(one[:, 1] == 0)
@@ -800,7 +803,7 @@ def test_within_group_mass_dense_equals_sparse():
 
 
 def test_view_representation_affinities_pool_every_views_zv(small):
-    from rmsc.figures import pool_matrix
+    from rmsc.pooling import pool_matrix
 
     r = dash.fit_rmsc(small, dash.Params(beta=0.01, seed=0))
     orders = {"class": dash.order_by(small.labels)[0], "cluster": dash.order_by(r.labels)[0]}
@@ -895,7 +898,7 @@ def test_config_json_reproduces_the_estimator(fitted, small):
     assert cfg["method"] == "RMSC" and cfg["dataset"]["fingerprint"] == small.fingerprint
     assert cfg["outliers"]["views"] == ["A"]
     est = rmsc.get_method(cfg["method"], **cfg["estimator_params"])
-    ref = rmsc.get_method("RMSC", **fitted.params.estimator_params(small))
+    ref = rmsc.get_method("RMSC", **dash.estimator_params(fitted.params, small))
     assert est.get_params() == ref.get_params()
     assert cfg["result"]["scores"]["acc_mean"] == fitted.scores["acc_mean"]
 
@@ -983,7 +986,7 @@ def test_compare_display_marks_failed_methods():
     assert shown["ACC %"].iloc[0] == "—" and shown["note"].iloc[0] == "beta too large"
 
 
-def test_sensitivity_axes_are_centred_on_where_z_star_empties():
+def test_sensitivity_axes_are_centered_on_where_z_star_empties():
     lams, betas = dash.sensitivity_axes(0.3, beta_max=1.0)
     assert lams == (0.03, 0.1, 0.3, 1.0, 3.0)
     assert betas == (0.01, 0.02, 0.05, 0.1, 0.2)  # beta_max / 100 .. / 5 on the slider grid

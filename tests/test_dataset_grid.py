@@ -1,4 +1,4 @@
-"""Every page on datasets at the edges of what the loader accepts (issue 17).
+"""Every page on datasets at the edges of what the loader accepts.
 
 Not examples but the corners of the input space: 1 and 2 samples, 1 view, 1 class, no
 labels, 100 classes, a constant and an all-zero view, duplicated samples, d >> n sparse
@@ -237,7 +237,7 @@ def messages(at):
 def current_job(at):
     """The fit job of the current data and parameters, or None (none started, or c unknown)."""
     try:
-        key = at.session_state["params"].key(at.session_state["data"])
+        key = dash.fit_key(at.session_state["params"], at.session_state["data"])
     except ValueError:
         return None
     job = at.session_state["slots"]["fit"].latest

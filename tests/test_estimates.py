@@ -1,10 +1,10 @@
-"""Time estimates of the Compare / Sensitivity buttons (rmsc.dashboard.estimates), no browser."""
+"""Time estimates of the Compare / Sensitivity buttons (rmsc.costs, rmsc.dashboard.estimates), no browser."""
 
 import pytest
 
 from rmsc import dashboard as dash
 from rmsc import experiments
-from rmsc.dashboard import estimates as E
+from rmsc import costs as E
 from rmsc.datasets import make_multiview_subspaces
 
 PROBE = 2e-3  # a fixed speed probe (s per 256^3 multiply-adds): deterministic predictions
@@ -179,7 +179,7 @@ def test_the_solve_fit_counts_as_a_measurement_of_the_same_setting():
     assert len(fresh) == 0
 
 
-def test_the_suggestion_sums_its_settings_and_a_solve_fit_centres_them():
+def test_the_suggestion_sums_its_settings_and_a_solve_fit_centers_them():
     data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
     p = dash.Params(max_iter=5)
     n = len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS)

@@ -103,7 +103,7 @@ def test_callback_streams_and_stops(subspaces):
     assert calls == [1, 2] and m.n_iter_ == 2
 
 
-def test_normalisation_is_the_papers_and_warns_on_zero_samples(subspaces):
+def test_normalization_is_the_papers_and_warns_on_zero_samples(subspaces):
     views, _ = subspaces
     scaled = [10.0 * views[0], views[1]]
     a = RMSC(3, random_state=0, max_iter=3, tol=0).fit(views)

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from PIL import Image
 
 from rmsc import figures
+from rmsc.pooling import pool_matrix
 
 
 def png_of(fig):
@@ -187,24 +188,24 @@ def test_sample_weights_figure():
 
 def test_pool_matrix_hand_worked():
     S = np.arange(16, dtype=float).reshape(4, 4)
-    pooled, f = figures.pool_matrix(S, max_side=2)
+    pooled, f = pool_matrix(S, max_side=2)
     assert f == 2
     np.testing.assert_allclose(pooled, [[(0 + 1 + 4 + 5) / 4, (2 + 3 + 6 + 7) / 4],
                                         [(8 + 9 + 12 + 13) / 4, (10 + 11 + 14 + 15) / 4]])
     # reordering, then pooling: the same as pooling the reordered matrix
     order = np.array([3, 0, 2, 1])
-    pooled_o, _ = figures.pool_matrix(S, order, max_side=2)
-    np.testing.assert_allclose(pooled_o, figures.pool_matrix(S[np.ix_(order, order)], max_side=2)[0])
+    pooled_o, _ = pool_matrix(S, order, max_side=2)
+    np.testing.assert_allclose(pooled_o, pool_matrix(S[np.ix_(order, order)], max_side=2)[0])
     # sparse and dense agree; uneven edges are averaged over their real size
     A = sp.random(7, 7, density=0.5, random_state=1, format="csr")
-    pd_, f = figures.pool_matrix(A.toarray(), max_side=3)
-    ps_, _ = figures.pool_matrix(A, max_side=3)
+    pd_, f = pool_matrix(A.toarray(), max_side=3)
+    ps_, _ = pool_matrix(A, max_side=3)
     assert f == 3 and pd_.shape == (3, 3)
     np.testing.assert_allclose(pd_, ps_)
     assert ps_[2, 2] == pytest.approx(abs(A[6, 6]))
-    np.testing.assert_allclose(figures.pool_matrix(S, max_side=10)[0], S)
+    np.testing.assert_allclose(pool_matrix(S, max_side=10)[0], S)
     with pytest.raises(ValueError, match="square"):
-        figures.pool_matrix(np.zeros((2, 3)))
+        pool_matrix(np.zeros((2, 3)))
 
 
 def test_affinity_figure_is_a_small_image_with_visible_blocks():
@@ -248,7 +249,7 @@ def test_affinity_figure_of_a_pooled_matrix_equals_pooling_inside():
     S = rng.random((40, 40))
     S = (S + S.T) / 2
     order = rng.permutation(40)
-    P, f = figures.pool_matrix(S, order, 10)
+    P, f = pool_matrix(S, order, 10)
     inside = figures.affinity_figure(S, order=order, max_side=10, boundaries=[20], groups=[0, 1])
     given = figures.affinity_figure(P, pool=f, n_samples=40, boundaries=[20], groups=[0, 1])
     assert given.layout.meta == inside.layout.meta == {"pool": 4, "side": 10}
@@ -264,7 +265,7 @@ def test_view_affinities_figure_one_small_image_per_view():
     for v in range(views):
         # view v: block structure fading with v (the last one is pure noise)
         S = rng.random((n, n)) * 0.2 + (1 - v / (views - 1)) * (labels[:, None] == labels[None])
-        mats.append(figures.pool_matrix(S, None, 500)[0])
+        mats.append(pool_matrix(S, None, 500)[0])
     fig = figures.view_affinities_figure(mats, [f"V{v}" for v in range(views)], pool=2,
                                          n_samples=n, boundaries=[500], groups=[0, 1],
                                          columns=3, max_side=100)
@@ -344,7 +345,7 @@ def test_robustness_figure_groups_variants_in_percent():
 
 
 # ---------------------------------------------------------------------------
-# Many classes (issue 17: 100 leaf species) stay legible
+# Many classes (e.g. 100 leaf species) stay legible
 # ---------------------------------------------------------------------------
 
 
@@ -377,7 +378,7 @@ def test_affinity_figure_with_a_hundred_classes_has_no_gridlines_and_few_names()
     img = png_of(fig)
     dark = img.sum(axis=2) < 3 * 200
     np.testing.assert_array_equal(dark, labels[:, None] == labels[None])
-    grid = figures.view_affinities_figure([figures.pool_matrix(S)[0]] * 2, ["a", "b"],
+    grid = figures.view_affinities_figure([pool_matrix(S)[0]] * 2, ["a", "b"],
                                           boundaries=bounds, groups=np.arange(100))
     assert len(grid.layout.shapes) == 0
     assert len(grid.layout.xaxis.ticktext) <= figures.MAX_PANEL_TICKS  # small panels: fewer
@@ -403,7 +404,7 @@ def test_embedding_and_views_scatter_legends_group_a_hundred_classes():
     ids = np.concatenate([t.customdata for t in groups])
     assert sorted(ids) == list(range(labels.size))
     t = groups[1]
-    assert list(t.marker.color) == [figures._class_color(c) for c in labels[t.customdata]]
+    assert list(t.marker.color) == [figures.class_color(c) for c in labels[t.customdata]]
     assert list(t.text) == [f"cluster {c}" for c in labels[t.customdata]]
     scatter = figures.views_scatter_figure([coords, coords], ["a", "b"], labels)
     shown = [t for t in scatter.data if t.showlegend]

@@ -456,7 +456,7 @@ def test_inconsistency_score_bad_input():
 
 @pytest.mark.slow
 def test_inconsistent_outliers_found_on_digit():
-    """Issue 15's target: ROC-AUC >= 0.9 in each corrupted view (PIX, FOU), 10 % inconsistent."""
+    """The robustness target: ROC-AUC >= 0.9 in each corrupted view (PIX, FOU), 10 % inconsistent."""
     d = datasets.load_digit()
     c = inject(d, ["PIX", "FOU"], 0.10, kind="inconsistent", random_state=0)
     with warnings.catch_warnings():

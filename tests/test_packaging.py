@@ -124,10 +124,12 @@ def test_the_wheel_file_list_names_existing_files():
                  if isinstance(node, ast.Assign) and node.targets[0].id == "APP_FILES")
     shipped = {p.relative_to(ROOT).as_posix() for g in globs for p in ROOT.glob(g)}
     assert all(list(ROOT.glob(g)) for g in globs)
-    assert {"app.py", "ui.py", ".streamlit/config.toml", "sample_data/README.md",
+    assert {"app.py", "ui/__init__.py", ".streamlit/config.toml", "sample_data/README.md",
             "sample_data/digit.npz", "sample_data/reuter.npz", "sample_data/3sources.npz"} <= shipped
     assert {f"pages/{p.name}" for p in (ROOT / "pages").iterdir() if p.suffix == ".py"} <= shipped
+    assert {f"ui/{p.name}" for p in (ROOT / "ui").iterdir() if p.suffix == ".py"} <= shipped
     manifest = (ROOT / "MANIFEST.in").read_text()  # the sdist carries the same files
-    for entry in ("app.py", "ui.py", ".streamlit/config.toml", "recursive-include pages *.py",
+    for entry in ("app.py", "recursive-include ui *.py", ".streamlit/config.toml",
+                  "recursive-include pages *.py",
                   "sample_data/*.npz", "sample_data/README.md"):
         assert entry in manifest

@@ -13,7 +13,7 @@ from rmsc.experiments import Cache, Fit, run_fits, share_key
 def client():
     from distributed import Client
 
-    from rmsc.backends import local_cluster
+    from rmsc.cluster import local_cluster
 
     with local_cluster(2) as cluster, Client(cluster, set_as_default=False) as c:
         yield c
@@ -103,7 +103,7 @@ def test_shared_solves_stay_in_one_group():
 
 
 def test_cli_workers_option(monkeypatch):
-    from rmsc import backends
+    from rmsc import cluster
     from rmsc.cli import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -111,7 +111,7 @@ def test_cli_workers_option(monkeypatch):
     assert err.getvalue() == ("rmsc: error: --workers takes a positive number of processes; "
                               "got 0.\n")
     # --workers 1: the fits run in this process; no cluster is started.
-    monkeypatch.setattr(backends, "local_cluster",
+    monkeypatch.setattr(cluster, "local_cluster",
                         lambda *a, **k: pytest.fail("a cluster was started"))
     monkeypatch.setitem(experiments.SEARCH, "MSC", {"r": [3.0]})
     out, err = io.StringIO(), io.StringIO()

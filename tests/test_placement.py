@@ -75,7 +75,7 @@ def test_evidence_rows_follow_the_trusted_view():
                                   [[0.0, 0.0]])
 
 
-def test_isolated_samples_are_placed_with_their_neighbours():
+def test_isolated_samples_are_placed_with_their_neighbors():
     # Three clusters; in the consensus affinity the first three samples of every cluster lost
     # all their links (as outliers' Z* columns do). Both views still see where they belong.
     X, y = blobs(n_per=20)
@@ -163,7 +163,7 @@ def test_rmsc_placement_option():
 
 @pytest.mark.slow
 def test_placement_recovers_digit_with_replaced_samples():
-    """Issue 15's mechanism: 10 % of Digit replaced in PIX and FOU. At a sparse consensus
+    """The robustness mechanism: 10 % of Digit replaced in PIX and FOU. At a sparse consensus
     (the former defaults: lam=0.3, beta=0.3, the paper's affinity) it isolates outliers and
     RMSC falls to ~89 % ACC without placement; placed, it is back at ~97 %. (At today's
     defaults the consensus is denser and isolates none: docs/robustness.md.)"""

@@ -13,9 +13,9 @@ def prefetch_on(monkeypatch):
     monkeypatch.setenv(dash.PREFETCH_ENV, "1")  # the test session turns it off elsewhere
 
 
-def test_neighbours_are_one_slider_step_of_beta_then_lambda():
+def test_neighbors_are_one_slider_step_of_beta_then_lambda():
     p = dash.Params(beta=0.3, lam=1.0)
-    got = [(q.beta, q.resolved_lam) for q in dash.slider_neighbours(p)]
+    got = [(q.beta, q.resolved_lam) for q in dash.slider_neighbors(p)]
     beta_opts, lam_opts = dash.beta_options(0.3), dash.options_with(dash.LAM_GRID, 1.0)
     i, j = beta_opts.index(0.3), lam_opts.index(1.0)
     assert got == [(beta_opts[i - 1], 1.0), (beta_opts[i + 1], 1.0),
@@ -23,24 +23,24 @@ def test_neighbours_are_one_slider_step_of_beta_then_lambda():
     assert got == [(0.2, 1.0), (0.5, 1.0), (0.3, 0.5), (0.3, 2.0)]
     # Every other parameter is kept.
     q = dash.Params(beta=0.3, gamma=1e-3, weighting="view", post="scale", seed=4)
-    for n in dash.slider_neighbours(q):
+    for n in dash.slider_neighbors(q):
         assert (n.gamma, n.weighting, n.post, n.seed) == (1e-3, "view", "scale", 4)
 
 
-def test_neighbours_under_beta_auto_step_beta_rel_and_stop_at_the_ends():
+def test_neighbors_under_beta_auto_step_beta_rel_and_stop_at_the_ends():
     p = dash.Params()  # beta "auto" at the weighting's beta_rel
     rel = p.resolved_beta_rel
     opts = dash.options_with(dash.BETA_REL_GRID, rel)
     k = next(i for i, v in enumerate(opts) if math.isclose(v, rel))
-    got = dash.slider_neighbours(p)
+    got = dash.slider_neighbors(p)
     assert [q.resolved_beta_rel for q in got[:2]] == [opts[k - 1], opts[k + 1]]
     assert all(q.beta == dash.AUTO for q in got)
     # The λ slider's last value has one neighbour; the β slider's first absolute
     # value steps left to "auto".
     last = dash.Params(beta=0.3, lam=dash.LAM_GRID[-1])
-    assert [q.resolved_lam for q in dash.slider_neighbours(last)[2:]] == [dash.LAM_GRID[-2]]
+    assert [q.resolved_lam for q in dash.slider_neighbors(last)[2:]] == [dash.LAM_GRID[-2]]
     first = dash.Params(beta=dash.BETA_GRID[0])
-    assert [q.beta for q in dash.slider_neighbours(first)[:2]] == [dash.AUTO, dash.BETA_GRID[1]]
+    assert [q.beta for q in dash.slider_neighbors(first)[:2]] == [dash.AUTO, dash.BETA_GRID[1]]
 
 
 class FakeBackend:

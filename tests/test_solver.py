@@ -127,7 +127,7 @@ def test_p_step_with_gamma_zero_and_exact_sample_explains():
 
 # --- Z*-step -------------------------------------------------------------------------------
 
-def test_zstar_step_matches_entrywise_minimisation():
+def test_zstar_step_matches_entrywise_minimization():
     rng = np.random.default_rng(6)
     n, lam, beta = 15, 0.8, 0.3
     views = random_views(rng, n, (4, 9))
@@ -135,8 +135,8 @@ def test_zstar_step_matches_entrywise_minimisation():
     Zref = sp.csc_matrix((n, n))
     reps = [solver.zv_step(v, v.R.copy()) for v in facs]
     P = rng.uniform(0.2, 3.0, size=(2, n))
-    Zs, RZ, beta_max = solver.zstar_step(facs, reps, Zref, P, lam, beta, block_size=4,
-                                         with_beta_max=True)
+    step = solver.zstar_step(facs, reps, Zref, P, lam, beta, block_size=4, with_beta_max=True)
+    Zs, RZ, beta_max = step.Z, step.RZ, step.beta_max
     Zv = [-np.diag(r.D) + v.R.T @ r.Q for v, r in zip(facs, reps)]
     for i in range(n):
         for j in range(n):
@@ -147,8 +147,8 @@ def test_zstar_step_matches_entrywise_minimisation():
     for v, fac in enumerate(facs):
         assert np.allclose(RZ[v], fac.R @ Zs.toarray())
     # beta_max is exactly where the step empties Z*.
-    assert solver.zstar_step(facs, reps, Zref, P, lam, beta_max * 1.0001)[0].nnz == 0
-    assert solver.zstar_step(facs, reps, Zref, P, lam, beta_max * 0.99)[0].nnz > 0
+    assert solver.zstar_step(facs, reps, Zref, P, lam, beta_max * 1.0001).Z.nnz == 0
+    assert solver.zstar_step(facs, reps, Zref, P, lam, beta_max * 0.99).Z.nnz > 0
 
 
 # --- the whole algorithm -------------------------------------------------------------------

@@ -157,7 +157,7 @@ def test_auto_beta_ignores_an_all_zero_sample(d):
 
 
 def test_admm_dense_and_sparse_storage_and_float32_agree(monkeypatch):
-    # C is held dense once it is denser than DENSE_ZSTAR_DENSITY (issue 14): the same iterates
+    # C is held dense once it is denser than DENSE_ZSTAR_DENSITY: the same iterates
     # either way in float64; float32 products move the objective by round-off only.
     from rmsc.solver import _zstar_step
     rng = np.random.default_rng(3)

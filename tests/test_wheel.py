@@ -78,7 +78,7 @@ def test_wheel_installs_data_and_dashboard_into_a_fresh_venv(tmp_path):
         names = {n for n in zf.namelist() if not n.startswith("rmsc-")}
     library = {p.relative_to(ROOT).as_posix() for p in (ROOT / "rmsc").rglob("*.py")}
     app = {f"rmsc/_app/{p.relative_to(ROOT).as_posix()}" for p in
-           [ROOT / "app.py", ROOT / "ui.py", ROOT / ".streamlit" / "config.toml",
+           [ROOT / "app.py", *(ROOT / "ui").glob("*.py"), ROOT / ".streamlit" / "config.toml",
             ROOT / "sample_data" / "README.md", *(ROOT / "pages").glob("*.py"),
             *(ROOT / "sample_data").glob("*.npz")]}
     assert {"rmsc/_app/sample_data/digit.npz", "rmsc/_app/sample_data/reuter.npz",

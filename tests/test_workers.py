@@ -39,7 +39,7 @@ def small():
 
 
 def run(backend, task, key="k", label="t", **kw):
-    return dash.Job(key, task, label=label, backend=backend, **kw).start()
+    return dash.Job(key, task, label=label, runner=dash.DaskRunner(backend), **kw).start()
 
 
 def wait_until(cond, what):
@@ -155,7 +155,8 @@ def test_a_job_waiting_for_a_worker_sees_its_place_and_never_runs_when_cancelled
 
 def test_equal_requests_of_two_sessions_share_one_remote_run(backend):
     registry = dash.JobRegistry()
-    s1, s2 = dash.JobSlot(registry, backend), dash.JobSlot(registry, backend)
+    runner = dash.DaskRunner(backend)
+    s1, s2 = dash.JobSlot(registry, runner), dash.JobSlot(registry, runner)
     j1 = s1.submit("same", dash.Remote(count_until_stopped, 5))
     j2 = s2.submit("same", dash.Remote(count_until_stopped, 5))
     assert j1 is j2
@@ -295,7 +296,8 @@ def test_an_unreachable_scheduler_is_a_message_that_says_what_to_do(monkeypatch)
     monkeypatch.setenv(workers.SCHEDULER_ENV, address)
     monkeypatch.setattr(workers, "_default", None)
     monkeypatch.setattr(dash.Backend, "CONNECT_TIMEOUT", "2s")
-    job = dash.Job("k", dash.Remote(count_until_stopped, 3), label="fit").start()
+    job = dash.Job("k", dash.Remote(count_until_stopped, 3), label="fit",
+                   runner=dash.DaskRunner()).start()
     assert job.wait(WAIT)
     assert job.state == dash.FAILED
     assert f"Cannot reach the Dask scheduler at {address}" in job.error

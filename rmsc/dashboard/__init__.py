@@ -1,32 +1,40 @@
 """The dashboard's logic that is not a figure: everything a page computes, tested without a browser.
 
-The pages (``app.py``, ``ui.py``, ``pages/``) only compose widgets, session state
+The pages (``app.py``, ``ui/``, ``pages/``) only compose widgets, session state
 and calls into this package and :mod:`rmsc.figures`. Nothing here imports
 streamlit: background work receives plain objects and reports through
 :class:`Job`, which a page reads from a ``st.fragment(run_every=...)``.
 
-==============  ===================================================================
-``params``      :class:`Params` (RMSC's parameters as a page shows them: defaults,
-                slider grids, URL round trip, cache key), :class:`OutlierSpec`
-``jobs``        :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
-                with progress, stop and cancel; :func:`describe_error`
-``cache``       :class:`ResultCache`, an LRU bounded by entries and bytes
-``fitting``     :func:`fit_rmsc`, :class:`FitResult`, :class:`FitFailure`, :func:`diagnose`
-``tables``      summaries, orderings, projections, weight tables; the large-data plan
-``downloads``   labels, weights, affinity and configuration files of a fit
-``runs``        Compare / Sensitivity / views experiments with a job's progress
-``suggest``     Solve's label-free suggestion of λ and β as a job (:func:`run_suggestion`),
-                mapped back onto :class:`Params` (:func:`apply_suggestion`)
-``estimates``   how long those runs take: a cost model per method, measured durations
-``workers``     :class:`Remote`, :class:`Backend`: jobs on dask.distributed worker
-                processes (a LocalCluster, or ``RMSC_SCHEDULER``)
-``prefetch``    :class:`Prefetcher`: the fits one slider step away
-                (:func:`slider_neighbours`) on idle workers, so the next move is answered
-                from the cache
-``sessions``    :class:`SessionBook`, :class:`Sweeper`: a gone session's work cancelled,
-                the server back to its idle footprint (:func:`trim_memory`), what Streamlit
-                keeps of expired sessions released (:func:`release_expired_sessions`)
-==============  ===================================================================
+==================  ===============================================================
+``params``          :class:`Params` (RMSC's parameters as a page shows them: defaults,
+                    slider grids, URL round trip, checked against the estimator's
+                    declared rules), :class:`OutlierSpec`
+``fitting``         what Params mean to the estimator (:func:`estimator_params`), the
+                    fit's cache key (:func:`fit_key`), :func:`fit_rmsc`,
+                    :class:`FitResult`, :class:`FitFailure`, :func:`diagnose`
+``jobs``            :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
+                    with progress, stop and cancel, run where its runner says;
+                    :func:`describe_error` (knows nothing of Dask)
+``workers``         :class:`Remote`, :class:`Backend`, :class:`DaskRunner`: jobs on
+                    dask.distributed worker processes (a LocalCluster, or
+                    ``RMSC_SCHEDULER``; :mod:`rmsc.cluster` is the plumbing)
+``_worker_setup``   what every LocalCluster worker process sets up (imports distributed)
+``cache``           :class:`ResultCache`, an LRU bounded by entries and bytes
+``tables``          summaries, orderings, projections, weight tables; the large-data plan
+``downloads``       labels, weights, affinity and configuration files of a fit
+``runs``            Compare / Sensitivity / views experiments with a job's progress; the
+                    methods' specs a task carries; the λ × β grid's methods and settings
+``suggest``         Solve's label-free suggestion of λ and β as a job
+                    (:func:`run_suggestion`), mapped back onto :class:`Params`
+``estimates``       how long those runs take: measured durations (:class:`CostBook`),
+                    else the cost model (:mod:`rmsc.costs`), else "unknown"
+``prefetch``        :class:`Prefetcher`: the fits one slider step away
+                    (:func:`slider_neighbors`) on idle workers, so the next move is
+                    answered from the cache
+``sessions``        :class:`SessionBook`, :class:`Sweeper`: a gone session's work
+                    cancelled, the server back to its idle footprint, what Streamlit keeps
+                    of expired sessions released (:func:`release_expired_sessions`)
+==================  ===============================================================
 
 Every public name is re-exported here (``from rmsc import dashboard as dash; dash.Params``).
 """
@@ -45,6 +53,8 @@ from .fitting import (  # noqa: F401
     FitFailure,
     FitResult,
     diagnose,
+    estimator_params,
+    fit_key,
     fit_rmsc,
 )
 from .jobs import (  # noqa: F401
@@ -71,11 +81,12 @@ from .sessions import (  # noqa: F401
     Sweeper,
     release_expired_sessions,
     release_slot,
-    trim_memory,
 )
+from ..cluster import trim_memory  # noqa: F401
 from .workers import (  # noqa: F401
     SCHEDULER_ENV,
     Backend,
+    DaskRunner,
     Remote,
     WorkerJob,
     default_backend,
@@ -98,6 +109,7 @@ from .params import (  # noqa: F401
     auto_beta_rel,
     auto_lam,
     beta_options,
+    default_beta,
     format_beta,
     log_grid,
     method_default_beta,
@@ -113,6 +125,8 @@ from .runs import (  # noqa: F401
     SENSITIVITY_BETA_FRACTIONS,
     SENSITIVITY_LAM_FACTORS,
     compare_display,
+    grid_methods,
+    method_specs,
     rmsc_method_params,
     robustness_table,
     robustness_variants,
@@ -120,13 +134,14 @@ from .runs import (  # noqa: F401
     run_sensitivity,
     run_views,
     sensitivity_axes,
+    sensitivity_settings,
 )
 from .prefetch import (  # noqa: F401
     PREFETCH_ENV,
     PREFETCH_PRIORITY,
     Prefetcher,
     prefetch_enabled,
-    slider_neighbours,
+    slider_neighbors,
 )
 from .suggest import (  # noqa: F401
     CRITERION_TEXT,
@@ -139,19 +154,21 @@ from .suggest import (  # noqa: F401
     suggestion_settings,
     suggestion_table,
 )
-from .estimates import (  # noqa: F401
-    CostBook,
+from ..costs import (  # noqa: F401
     DataShape,
     Estimate,
     data_shape,
+    format_duration,
+    predict,
+    probe_seconds,
+)
+from .estimates import (  # noqa: F401
+    CostBook,
     estimate_compare,
     estimate_fit,
     estimate_sensitivity,
     estimate_suggestion,
     estimate_views,
-    format_duration,
-    predict,
-    probe_seconds,
     record_compare,
     record_sensitivity,
     record_solve_fit,
@@ -159,7 +176,7 @@ from .estimates import (  # noqa: F401
 )
 from .tables import (  # noqa: F401
     MAX_DENSE_VIEW_SAMPLES,
-    MAX_HEATMAP_SIDE,
+    MAX_MATRIX_SIDE,
     MAX_SCATTER_POINTS,
     MAX_WEIGHT_COLUMNS,
     ScalePlan,

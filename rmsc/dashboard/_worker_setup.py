@@ -7,21 +7,21 @@ import os
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from ..cluster import reuse_heap
+
 log = logging.getLogger("rmsc.dashboard")
 
 
 class WorkerSetup(WorkerPlugin):
     """Sets up every worker process, the ones the nanny restarts included: its niceness,
     and the reuse of its heap before any task thread starts
-    (:func:`rmsc.dashboard.sessions.reuse_heap`; the task thread then allocates from
+    (:func:`rmsc.cluster.reuse_heap`; the task thread then allocates from
     glibc's main arena, which trims fully)."""
 
     def __init__(self, niceness):
         self.niceness = int(niceness)
 
     def setup(self, worker):
-        from .sessions import reuse_heap
-
         reuse_heap()
         try:
             os.setpriority(os.PRIO_PROCESS, 0, self.niceness)

@@ -10,6 +10,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .. import __version__
+from .fitting import estimator_params
+
 
 def labels_csv(result, labels_true=None):
     """CSV text: sample, cluster (the chosen run) and class when known."""
@@ -36,9 +39,9 @@ def affinity_npz(result):
 def config_json(result, dataset, outlier_spec=None):
     """The run's configuration and headline numbers as JSON text (reproducible with rmsc)."""
     params = result.params
-    est = params.estimator_params(dataset)
+    est = estimator_params(params, dataset)
     cfg = {
-        "rmsc_version": _version(),
+        "rmsc_version": __version__,
         "method": params.method,
         "estimator_params": est,
         "dataset": {"name": dataset.name, "fingerprint": dataset.fingerprint,
@@ -54,12 +57,6 @@ def config_json(result, dataset, outlier_spec=None):
         "python": f"rmsc.get_method({params.method!r}, **estimator_params).fit(views)",
     }
     return json.dumps(cfg, indent=2, default=_json_default)
-
-
-def _version():
-    from .. import __version__
-
-    return __version__
 
 
 def _json_default(obj):

@@ -1,4 +1,4 @@
-"""How long a Compare / Sensitivity run will take: a cost model per method, and what was measured.
+"""How long a Compare / Sensitivity run will take: what was measured, else the cost model.
 
 A button that starts many fits says how long they will take. Two sources, the better first:
 
@@ -7,351 +7,27 @@ A button that starts many fits says how long they will take. Two sources, the be
    dashboard records them by dataset fingerprint, method and parameters. A fit of the same
    method on the same data with the same parameters is predicted by its own duration; with
    other parameters (a sensitivity grid, another seed) by the median of that method's
-   durations on those data.
-2. **Modelled** (:func:`predict`): each method's cost follows from its algorithm, in
-   multiply-adds at this machine's measured speed (:func:`probe_seconds`: a small
-   single-threaded matrix product, timed in the server now, so a slower or busier machine
-   gives longer estimates). With n samples, views of d_v features (factor rank
-   r_v = min(d_v, n)) and c clusters:
+   durations on those data, or of a method of the same ``cost_group`` (the same solves).
+2. **Modelled** (:func:`rmsc.costs.predict`): the method's cost model, in multiply-adds at
+   this machine's measured speed.
 
-   * RMSC / RMSC-WV: iterations x n^2 (sum_v r_v + const) (the Z*-step's dense product and
-     its element-wise passes; placement searches neighbours only for the few samples the
-     consensus isolates, left out);
-   * SSC-AVG / SSC-BSV: per view, ADMM iterations (``max_iter``: on Digit every view runs
-     them all) x n^2 (r_v + const);
-   * DiMSC: the SSC start plus its diversity sweeps (dense n x n ADMMs per view; between one
-     and ``outer_iter`` sweeps, the geometric mean of the two in the middle);
-   * the graph methods (SC-BSV, MSC, Co-*): k-NN graphs (n^2 sum_v d_v) and their
-     eigensolvers (n^3 below 600 samples, else Lanczos);
-   * every method: the spectral step (eigenvectors plus k-means 20 times).
-
-   The constants multiplying those counts live in :mod:`rmsc.dashboard._costs`, written by
-   ``benchmarks/calibrate_costs.py`` (on synthetic data, so that the bundled sets check the
-   model out of sample: ``benchmarks/bench_estimates.py``): first each kernel alone (one
-   iteration, the spectral step, ...), then one scale and offset per method so that the
-   sum matches whole fits as the Compare page runs them (validation, scaling, the
-   protocol's scoring). Iteration counts the model
-   cannot know (RMSC stops on a tolerance) give a range: from typical to ``max_iter``.
-
-:class:`Estimate` carries a low / middle / high number of seconds and whether all of it
-was measured; :meth:`Estimate.text` says it in words ("about 40 s", or "about 1–3 min" when
-part is modelled).
+A method with neither (no cost model in its spec, not measured yet) counts as a fit of
+unknown duration (:meth:`rmsc.costs.Estimate.not_known`): the button says so instead of
+failing.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-import time
-from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
-from ..spectral import _DENSE_EIGH_MAX  # where the spectral step switches eigensolvers
-from . import _costs
-
-#: Side of the square matrices of the speed probe (one product: PROBE_SIZE^3 multiply-adds).
-PROBE_SIZE = 256
-
-#: A probe result is reused this long (s); the probe itself takes a few milliseconds.
-PROBE_TTL = 30.0
-
-
-_probe_lock = threading.Lock()
-_probe_cache = {"t": -1e9, "seconds": None}
-
-
-def probe_seconds(refresh=False):
-    """Seconds of one single-threaded PROBE_SIZE^3 float64 product on this machine, now.
-
-    The median of five repetitions, so a busy machine (fits running beside) reads slower,
-    as its fits will run. Reused for :data:`PROBE_TTL` seconds.
-    """
-    from threadpoolctl import threadpool_limits
-
-    with _probe_lock:
-        now = time.monotonic()
-        if not refresh and _probe_cache["seconds"] is not None \
-                and now - _probe_cache["t"] < PROBE_TTL:
-            return _probe_cache["seconds"]
-        rng = np.random.default_rng(0)
-        a = rng.standard_normal((PROBE_SIZE, PROBE_SIZE))
-        b = rng.standard_normal((PROBE_SIZE, PROBE_SIZE))
-        times = []
-        with threadpool_limits(limits=1):
-            a @ b  # warm-up
-            for _ in range(5):
-                t0 = time.perf_counter()
-                a @ b
-                times.append(time.perf_counter() - t0)
-        seconds = float(np.median(times))
-        _probe_cache.update(t=time.monotonic(), seconds=seconds)
-        return seconds
-
-
-def unit_seconds(probe=None):
-    """Seconds of one multiply-add at the probe's speed (``probe`` s per PROBE_SIZE^3)."""
-    probe = probe_seconds() if probe is None else float(probe)
-    return probe / float(PROBE_SIZE) ** 3
-
-
-# ---------------------------------------------------------------------------
-# The data's shape
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DataShape:
-    """What a method's cost depends on in the data.
-
-    Attributes
-    ----------
-    n_samples : int
-    n_features : tuple of int
-        d_v per view.
-    nnz : tuple of int
-        Stored entries per view (n x d_v for a dense view).
-    n_clusters : int
-    fingerprint : str
-        The dataset's fingerprint ("" when unknown): the key of measured durations.
-    """
-
-    n_samples: int
-    n_features: tuple
-    nnz: tuple
-    n_clusters: int
-    fingerprint: str = ""
-
-    @property
-    def n_views(self):
-        return len(self.n_features)
-
-    @property
-    def ranks(self):
-        """r_v = min(d_v, n): the rows of each view's Gram factor (at most)."""
-        return tuple(min(d, self.n_samples) for d in self.n_features)
-
-
-def data_shape(dataset, n_views=None, n_clusters=None):
-    """:class:`DataShape` of a :class:`rmsc.datasets.MultiViewDataset` (its first
-    ``n_views`` views when given; then the fingerprint names that subset)."""
-    views = list(dataset.views)[:n_views] if n_views else list(dataset.views)
-    n = int(views[0].shape[0])
-    if n_clusters is None:
-        n_clusters = getattr(dataset, "n_clusters", None) or 2
-    fp = str(getattr(dataset, "fingerprint", "") or "")
-    if fp and n_views and n_views < len(dataset.views):
-        fp = f"{fp}[{n_views}]"
-    return DataShape(
-        n_samples=n, n_features=tuple(int(X.shape[1]) for X in views),
-        nnz=tuple(int(X.nnz) if sp.issparse(X) else int(X.shape[0] * X.shape[1]) for X in views),
-        n_clusters=int(n_clusters), fingerprint=fp)
-
-
-# ---------------------------------------------------------------------------
-# Work counts (the algorithms' scaling) and the model
-# ---------------------------------------------------------------------------
-
-
-def spectral_terms(n, c):
-    """Work of the shared spectral step: eigenvectors, then k-means 20 times."""
-    from ..spectral import N_KMEANS_RUNS
-
-    return {
-        "const": 1.0,
-        "eigh": float(n) ** 3 if n <= _DENSE_EIGH_MAX else 0.0,
-        "lanczos": float(n) ** 2 * (c + 1) if n > _DENSE_EIGH_MAX else 0.0,
-        "kmeans": float(N_KMEANS_RUNS) * n * c * c,
-    }
-
-
-def gram_terms(shape):
-    """Work of the views' Gram factors: an eigendecomposition per view with d_v > n."""
-    n = shape.n_samples
-    wide = [d > n for d in shape.n_features]
-    return {
-        "eigh": sum(float(n) ** 3 for w in wide if w),
-        "cov": sum(float(z) * n for z, w in zip(shape.nnz, wide) if w),
-    }
-
-
-def rmsc_iteration_terms(shape):
-    """Work of one RMSC iteration: the Z*-step's (n x sum r)(sum r x n) product and n^2 passes."""
-    n = float(shape.n_samples)
-    return {"const": 1.0, "product": n * n * sum(shape.ranks), "passes": n * n,
-            "views": n * sum(shape.ranks)}
-
-
-def ssc_iteration_terms(n, r):
-    """Work of one SSC-ADMM iteration on a view of rank r: one (n x r)(r x n) product, n^2 passes."""
-    n = float(n)
-    return {"const": 1.0, "product": n * n * r, "passes": n * n}
-
-
-def knn_terms(shape):
-    """Work of every view's neighbour search (distances n^2 d_v)."""
-    n = float(shape.n_samples)
-    return {"knn": n * n * sum(float(min(z / n, d)) for z, d in zip(shape.nnz, shape.n_features))}
-
-
-def graph_terms(shape):
-    """Work of a graph method beyond its spectral step: k-NN graphs and eigensolvers per view."""
-    n = float(shape.n_samples)
-    m = shape.n_views
-    return {
-        "const": 1.0,
-        **knn_terms(shape),
-        "eigh": m * n ** 3 if n <= _DENSE_EIGH_MAX else 0.0,
-        "sparse_eig": m * n * n if n > _DENSE_EIGH_MAX else 0.0,
-    }
-
-
-def _dot(coefs, terms):
-    return sum(float(coefs.get(k, 0.0)) * float(v) for k, v in terms.items())
-
-
-def _param(params, name, method):
-    """``params[name]``, else the method's registry default (one source for defaults)."""
-    from ..methods import get_method
-
-    value = (params or {}).get(name)
-    return get_method(method).get_params()[name] if value is None else value
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """Seconds a run will take: ``low <= mid <= high``; ``measured`` when every part was."""
-
-    low: float
-    mid: float
-    high: float
-    measured: bool = False
-
-    @classmethod
-    def exact(cls, seconds):
-        s = float(seconds)
-        return cls(s, s, s, True)
-
-    def __add__(self, other):
-        return Estimate(self.low + other.low, self.mid + other.mid, self.high + other.high,
-                        self.measured and other.measured)
-
-    def text(self):
-        """The estimate in words: "about 40 s"; with a modelled part that may be far off,
-        "about 40 s–2 min" (its range)."""
-        if self.measured or self.high <= 1.5 * max(self.low, 1e-9):
-            return f"about {format_duration(self.mid)}"
-        low, high = format_duration(self.low), format_duration(self.high)
-        if low == high:
-            return f"about {low}"
-        lo_unit, hi_unit = low.split()[-1], high.split()[-1]
-        if lo_unit == hi_unit:
-            low = low[: -len(lo_unit) - 1]
-        return f"about {low}–{high}"
-
-
-ZERO = Estimate(0.0, 0.0, 0.0, True)
-
-
-def format_duration(seconds):
-    """Seconds as a rounded duration: "3 s", "40 s", "2 min", "1.5 h"."""
-    s = max(float(seconds), 0.0)
-    if s < 10:
-        return f"{max(s, 1):.0f} s"
-    if s < 90:
-        return f"{round(s / 5) * 5:.0f} s" if s >= 20 else f"{s:.0f} s"
-    if s < 90 * 60:
-        return f"{s / 60:.0f} min"
-    return f"{s / 3600:.1f} h"
-
-
-def model_parts(method, shape, params=None):
-    """The model's cost of one fit in multiply-add units, as ``{part: (low, mid, high)}``.
-
-    ``low``/``high`` differ from ``mid`` where an iteration count is not known before
-    the fit (RMSC's tolerance stop, MSC, DiMSC's sweeps); see the module docstring.
-    """
-    name = str(method).upper()
-    c = _costs.COSTS
-    n, k = shape.n_samples, shape.n_clusters
-    spectral = _dot(c["spectral"], spectral_terms(n, k))
-    gram = _dot(c["gram"], gram_terms(shape))
-    parts = {}
-    if name in ("RMSC", "RMSC-WV"):
-        max_iter = int(_param(params, "max_iter", name))
-        if float(_param(params, "tol", name)) > 0:
-            low, typical = min(max_iter, c["rmsc_min_iters"]), min(max_iter,
-                                                                    c["rmsc_typical_iters"])
-        else:  # no tolerance stop: every iteration runs
-            low = typical = max_iter
-        per_iter = _dot(c["rmsc_iter"], rmsc_iteration_terms(shape))
-        extra = c["rmsc_extra_iters"]  # the initialisation and beta_max's product
-        parts["iterations"] = tuple(per_iter * (i + extra) for i in (low, typical, max_iter))
-        parts["setup"] = (gram,) * 3
-        parts["spectral"] = (spectral,) * 3
-    elif name in ("SSC-AVG", "SSC-BSV", "DIMSC"):
-        max_iter = int(_param(params, "max_iter", name))
-        per_iter = sum(_dot(c["ssc_iter"], ssc_iteration_terms(n, r)) for r in shape.ranks)
-        extra = c["ssc_extra_iters"]  # coherence (auto beta) and the factorisations
-        low = c["ssc_low_fraction"] if float(_param(params, "tol", name)) > 0 else 1.0
-        parts["ssc"] = (per_iter * (max_iter * low + extra),
-                        per_iter * (max_iter + extra), per_iter * (max_iter + extra))
-        parts["setup"] = (gram,) * 3
-        n_spectral = shape.n_views if name == "SSC-BSV" else 1
-        parts["spectral"] = (spectral * n_spectral,) * 3
-        if name == "DIMSC":
-            lam = float(_param(params, "lam", name))
-            if lam > 0 and shape.n_views > 1:
-                sweeps = int(_param(params, "outer_iter", name))
-                per_sweep = sum(_dot(c["dimsc_sweep"], ssc_iteration_terms(n, r))
-                                for r in shape.ranks) * max_iter / 200.0
-                # sweeps: between one and outer_iter; the middle is their geometric mean
-                parts["diversity"] = tuple(per_sweep * s for s in (1, np.sqrt(sweeps), sweeps))
-    elif name in ("SC-BSV", "MSC", "CO-PAIRWISE", "CO-CENTROID", "CO-TRAINING"):
-        coefs = c["graph"][name]
-        work = _dot(coefs, graph_terms(shape))
-        if name in ("MSC", "CO-PAIRWISE", "CO-CENTROID", "CO-TRAINING"):
-            default = _param(None, "max_iter", name)  # the constants are for the default
-            ratio = int(_param(params, "max_iter", name)) / default
-            work = coefs.get("const", 0.0) + (work - coefs.get("const", 0.0)) * ratio
-        spread = c["graph_spread"]
-        parts["graph"] = (work / spread, work, work * spread)
-        n_spectral = shape.n_views if name == "SC-BSV" else 1
-        parts["spectral"] = (spectral * n_spectral,) * 3
-    else:
-        raise ValueError(f"No cost model for the method {method!r}.")
-    return parts
-
-
-def predict(method, shape, params=None, probe=None):
-    """The model's :class:`Estimate` of one fit of ``method`` on data of ``shape``.
-
-    Parameters
-    ----------
-    method : str
-        A name of :func:`rmsc.available_methods`.
-    shape : DataShape
-    params : dict or None
-        The method's parameters where they matter (``max_iter``, ``placement``, ...).
-    probe : float or None
-        :func:`probe_seconds` (measured now when None).
-    """
-    unit = unit_seconds(probe)
-    parts = model_parts(method, shape, params)
-    name = str(method).upper()
-    # DiMSC's SSC start is SSC-AVG's fit without its clustering: SSC-AVG's whole-fit terms
-    fit = _costs.COSTS.get("fit", {}).get("SSC-AVG" if name == "DIMSC" else name, {})
-    scale, offset = fit.get("scale", 1.0), fit.get("offset", 0.0)
-    diversity = parts.pop("diversity", (0.0, 0.0, 0.0))
-    low, mid, high = (unit * (offset + scale * sum(p[i] for p in parts.values())
-                              + diversity[i]) for i in range(3))
-    return Estimate(low, mid, high, False)
-
-
-# ---------------------------------------------------------------------------
-# Measured durations
-# ---------------------------------------------------------------------------
+from ..costs import ZERO, Estimate, data_shape, has_model, predict, probe_seconds
+from ..methods import find_spec, specs
+from .fitting import FitResult
+from .runs import rmsc_method_params
+from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
 
 
 def params_key(params):
@@ -409,33 +85,39 @@ class CostBook:
             return sum(len(v) for v in self._items.values())
 
 
-#: Methods that run the same solves, so that one's measured duration on some data stands
-#: for the other's until that one is measured too: RMSC and RMSC-WV (the same block
-#: descent; the weighting changes the P-step only), SSC-AVG and SSC-BSV (the same per-view
-#: SSC solves; BSV clusters each view).
-SAME_COST = {"RMSC": "RMSC-WV", "RMSC-WV": "RMSC", "SSC-AVG": "SSC-BSV", "SSC-BSV": "SSC-AVG"}
+def _same_cost(method):
+    """The other methods of ``method``'s ``cost_group`` (their solves cost the same)."""
+    spec = find_spec(method)
+    if spec is None or spec.cost_group is None:
+        return []
+    return [o.name for o in specs() if o.cost_group == spec.cost_group and o is not spec]
 
 
 def estimate_fit(method, shape, params=None, book=None, probe=None):
     """One fit's :class:`Estimate`: measured when ``book`` has this method on these data, else
-    the model's.
+    the model's, else (no cost model) one fit of unknown duration.
 
     A duration with the same parameters counts as measured. One with other parameters
-    (another λ, β or seed), or of a method that runs the same solves (:data:`SAME_COST`),
+    (another λ, β or seed), or of a method of the same ``cost_group`` (the same solves),
     is the middle of a range that also spans the model's, since iteration counts move with
-    the parameters.
+    the parameters; without a model, that duration alone.
     """
+    seconds = None
     if book is not None and shape.fingerprint:
         seconds, exact = book.lookup(shape.fingerprint, method, params)
-        if seconds is None and str(method).upper() in SAME_COST:
-            seconds, _ = book.lookup(shape.fingerprint, SAME_COST[str(method).upper()])
+        for other in ([] if seconds is not None else _same_cost(method)):
+            seconds, _ = book.lookup(shape.fingerprint, other)
             exact = False
-        if seconds is not None:
-            if exact:
-                return Estimate.exact(seconds)
-            model = predict(method, shape, params, probe)
-            return Estimate(min(seconds, model.low), seconds, max(seconds, model.high), False)
-    return predict(method, shape, params, probe)
+            if seconds is not None:
+                break
+        if seconds is not None and exact:
+            return Estimate.exact(seconds)
+    if not has_model(method):
+        return Estimate.not_known() if seconds is None else Estimate(seconds, seconds, seconds)
+    model = predict(method, shape, params, probe)
+    if seconds is None:
+        return model
+    return Estimate(min(seconds, model.low), seconds, max(seconds, model.high), False)
 
 
 def method_params(params, method):
@@ -480,21 +162,17 @@ def estimate_sensitivity(dataset, lams, betas, method="RMSC", params=None, book=
     return total
 
 
-#: Methods that refuse a single view (rmsc.multiview_spectral: co-regularisation and
-#: co-training combine two views or more).
-NEEDS_TWO_VIEWS = ("CO-PAIRWISE", "CO-CENTROID", "CO-TRAINING")
-
-
 def estimate_views(dataset, methods, params=None, book=None, probe=None):
     """The :class:`Estimate` of :func:`rmsc.dashboard.run_views` (each method on 1..m views;
-    :data:`NEEDS_TWO_VIEWS` from 2)."""
+    one that needs more views (its spec's ``min_views``) refuses fewer at once: not counted)."""
     probe = probe_seconds() if probe is None else probe
     total = ZERO
     for k in range(1, dataset.n_views + 1):
         shape = data_shape(dataset, n_views=k)
         for m in methods:
-            if k == 1 and str(m).upper() in NEEDS_TWO_VIEWS:
-                continue  # it refuses one view at once
+            spec = find_spec(m)
+            if spec is not None and k < spec.min_views:
+                continue  # it refuses so few views at once
             total = total + estimate_fit(m, shape, method_params(params, m), book, probe)
     return total
 
@@ -530,9 +208,6 @@ def record_solve_fit(book, result, dataset):
     """Record the Solve page's fit (a :class:`rmsc.dashboard.FitResult`) when it is of
     ``dataset``, under the parameters the Compare page runs that method with
     (:func:`rmsc.dashboard.rmsc_method_params`)."""
-    from .fitting import FitResult
-    from .runs import rmsc_method_params
-
     if not isinstance(result, FitResult):
         return
     key = result.key
@@ -553,8 +228,6 @@ def estimate_suggestion(dataset, params, book=None, probe=None):
     ``params`` is the Solve page's :class:`rmsc.dashboard.Params`; a measured duration of
     the method on these data (another λ, β) centres each fit's range.
     """
-    from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
-
     probe = probe_seconds() if probe is None else probe
     shape = data_shape(dataset)
     settings = suggestion_settings(params, dataset)

@@ -1,4 +1,10 @@
-"""Fitting RMSC for a page: the result every page reads, and plain-words diagnostics."""
+"""Fitting RMSC for a page: what a page's settings mean to the estimator, the fit's cache
+key, the fit itself (the result every page reads) and plain-words diagnostics.
+
+:func:`estimator_params` translates the pages' :class:`~rmsc.dashboard.params.Params` into
+the estimator's keyword arguments and :func:`fit_key` into the small key of its result;
+:func:`fit_rmsc` (on a worker) fits with them.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +18,42 @@ from scipy.sparse.csgraph import connected_components
 
 from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
+from ..placement import PLACEMENTS
+from ..rmsc import DegenerateSolutionError
 from .params import Params
 from .tables import scoring_labels
+
+#: The estimator's placement rule, used when the pages' placement is on.
+PLACEMENT = next(rule for rule in PLACEMENTS if rule is not None)
+
+
+def estimator_params(params, dataset):
+    """Keyword arguments of ``rmsc.get_method(params.method, ...)`` for the pages'
+    :class:`~rmsc.dashboard.params.Params` on ``dataset`` (which gives the number of
+    clusters when the pages leave it to the labels)."""
+    return {
+        "n_clusters": params.resolved_clusters(dataset),
+        "lam": params.resolved_lam,
+        "beta": params.beta,
+        "beta_rel": params.resolved_beta_rel,
+        "gamma": params.gamma,
+        "max_iter": params.max_iter,
+        "tol": params.tol,
+        **params.postprocessing,
+        # Said explicitly either way, so that rmsc.experiments (which otherwise scores
+        # the paper's spectral step) runs the model the Solve page shows.
+        "placement": PLACEMENT if params.placement else None,
+        "random_state": params.seed,
+    }
+
+
+def fit_key(params, dataset):
+    """A small hashable cache key of the fit of ``params`` on ``dataset``: the dataset's
+    fingerprint plus every parameter (ValueError when the number of clusters is unknown)."""
+    p = params
+    return ("fit", dataset.fingerprint, p.resolved_clusters(dataset), p.resolved_lam, p.beta,
+            p.resolved_beta_rel, p.gamma, p.weighting, p.max_iter, p.tol,
+            *p.postprocessing.values(), p.placement, p.seed)
 
 
 @dataclass(frozen=True)
@@ -108,10 +148,8 @@ def fit_rmsc(dataset, params, job=None):
     :class:`rmsc.DegenerateSolutionError` (its message says what to change).
     Other errors propagate (a :class:`Job` turns them into messages).
     """
-    from ..rmsc import DegenerateSolutionError
-
-    kwargs = params.estimator_params(dataset)
-    key = params.key(dataset)
+    kwargs = estimator_params(params, dataset)
+    key = fit_key(params, dataset)
     stopped = {"early": False}
 
     def callback(iteration, objective, weights):

@@ -1,14 +1,18 @@
-"""Background work of a session: a task on a Dask worker (or in a thread), observable and stoppable.
+"""Background work of a session: a task run in a thread or elsewhere, observable and stoppable.
 
 :class:`Job` runs one task (a fit, a comparison) with progress, a live curve,
 stop (finish early) and cancel (abandon); :class:`JobSlot` runs one kind of
 work per session, newest request first; :class:`JobRegistry` lets equal
 requests of different sessions share one run.
 
-A job's task is either a :class:`rmsc.dashboard.workers.Remote` (the dashboard's
-fits and experiments: run on a dask.distributed worker process, see
-:mod:`rmsc.dashboard.workers`; the job's thread in the server only waits and relays)
-or a plain callable ``task(job)`` run in the job's own thread (light work, tests).
+Where a job's task runs is its *runner*'s business: without one, ``task(job)`` runs
+in the job's own thread (light work, tests); the dashboard's slots are given a
+:class:`rmsc.dashboard.workers.DaskRunner`, which sends the task to a dask.distributed
+worker and relays its progress back (the job's thread in the server only waits).
+A runner is any object with ``run(job, task) -> result``; it reports through the
+job's :meth:`Job.set_progress`, :meth:`Job.record`, :meth:`Job.mark_started` and
+:meth:`Job.queued_at`, and waits for stop or cancel with :meth:`Job.wait_for_request`.
+This module knows nothing of Dask.
 """
 
 from __future__ import annotations
@@ -64,9 +68,10 @@ class JobSnapshot:
 
 
 class Job:
-    """A task run in a daemon worker thread, observable from other threads.
+    """A task run for a daemon thread, observable from other threads.
 
-    ``task(job)`` does the work and returns the result. With ``delay`` the
+    ``task(job)`` does the work and returns the result, in the job's thread, or where
+    ``runner.run(job, task)`` sends it (see the module docstring). With ``delay`` the
     worker first waits that long, or until :meth:`hurry` but at least
     ``min_delay``; cancelling during the wait means the task never runs. It reports with
     :meth:`report` (progress) and :meth:`record` (one point of a live curve),
@@ -76,12 +81,12 @@ class Job:
     a traceback.
     """
 
-    def __init__(self, key, task, *, label="", delay=0.0, min_delay=0.0, backend=None):
+    def __init__(self, key, task, *, label="", delay=0.0, min_delay=0.0, runner=None):
         self.key = key
-        self.backend = backend
-        self._remote_id = None
-        self._remote_backend = None
-        self._started_remote = False
+        #: Where the task runs (None: ``task(job)`` in the job's own thread).
+        self.runner = runner
+        self._started = False      # the task has sent news (it is running, not queued)
+        self._queue_place = None   # the runner's place-in-queue function, while queued
         self.label = label
         self._task = task
         self._delay = float(delay)
@@ -217,9 +222,9 @@ class Job:
 
     def snapshot(self):
         place = None
-        backend, remote_id = self._remote_backend, self._remote_id
-        if backend is not None and not self._started_remote and self.active:
-            place = backend.place(remote_id)
+        queue_place = self._queue_place
+        if queue_place is not None and not self._started and self.active:
+            place = queue_place()
         with self._lock:
             t_end = self._t1 if self._t1 is not None else time.perf_counter()
             message = self._message
@@ -252,6 +257,28 @@ class Job:
             if latest is not None:
                 self._latest = latest
 
+    # -- news from a runner (any thread) ---------------------------------------------------
+
+    def set_progress(self, done, total, message=""):
+        """Progress as :meth:`report` keeps it, without checking for a cancel (a runner
+        relaying the task's news from another thread)."""
+        with self._lock:
+            self._done, self._total, self._message = int(done), int(total), str(message)
+
+    def mark_started(self):
+        """The task has started where it runs (it no longer waits in a queue)."""
+        self._started = True
+
+    def queued_at(self, place):
+        """While the task waits to start, ``place()`` gives its place in the queue
+        (1 = next; None once started): :meth:`snapshot` shows it."""
+        self._queue_place = place
+
+    def wait_for_request(self, timeout, *, stop_seen=False):
+        """Block up to ``timeout`` seconds for a cancel, or a stop unless ``stop_seen``
+        (a runner polling for what to relay); True when one came."""
+        return (self._cancel if stop_seen else self._stop).wait(timeout)
+
     # -- the thread ----------------------------------------------------------------------
 
     def _run(self):
@@ -269,12 +296,10 @@ class Job:
                     self._cancel.wait(rest)
             self.check()
             log.debug("job %s started %r", self.label, self.key)
-            from .workers import Remote
-
-            if isinstance(self._task, Remote):
-                result = self._run_remote(self._task)
-            else:
+            if self.runner is None:
                 result = self._task(self)
+            else:
+                result = self.runner.run(self, self._task)
             # a stop that came after the task had run to its end changes nothing: a result
             # that says it is complete (stopped_early False) is DONE, not STOPPED
             stopped = self._stop.is_set() and getattr(result, "stopped_early", True)
@@ -294,74 +319,9 @@ class Job:
         for cb in callbacks:
             cb(self)
 
-    # -- on a Dask worker --------------------------------------------------------------------
-
-    def _run_remote(self, remote):
-        """Submit ``remote`` to the backend and relay until it finishes (in the job's thread)."""
-        from . import workers
-
-        backend = self.backend or workers.default_backend()
-        job_id, fut, (stop_event, cancel_event) = backend.submit(self, remote)
-        self._remote_id, self._remote_backend = job_id, backend
-        try:
-            sent_stop = False
-            while not fut.done():
-                if self._cancel.is_set():
-                    cancel_event.set()  # a running task ends at its next check
-                    fut.cancel()        # a waiting one never starts
-                    raise Cancelled(self.label)
-                if self._stop.is_set() and not sent_stop:
-                    stop_event.set()
-                    sent_stop = True
-                (self._cancel if sent_stop else self._stop).wait(0.1)
-            try:
-                result = fut.result()
-            except Cancelled:
-                raise
-            except Exception as exc:  # noqa: BLE001 - classified below
-                raise _remote_failure(exc, self.label) from exc
-        finally:
-            backend.forget(job_id)
-            workers.clear_control_later(backend, stop_event, cancel_event)
-        return remote.after(result) if remote.after is not None else result
-
-    def _remote_event(self, msg):
-        """An event from the worker running this job's task (the backend's client thread)."""
-        kind = msg.get("kind")
-        with self._lock:
-            if kind == "start":
-                self._started_remote = True
-            elif kind == "report":
-                self._started_remote = True
-                self._done, self._total = int(msg["done"]), int(msg["total"])
-                self._message = str(msg["message"])
-            elif kind == "record":
-                self._started_remote = True
-                self._history.append(tuple(msg["point"]))
-                if msg.get("latest") is not None:
-                    import numpy as np
-
-                    self._latest = np.asarray(msg["latest"], dtype=float)
-
 
 class WorkerDied(RuntimeError):
     """The worker process running a job's task died (killed, out of memory)."""
-
-
-def _remote_failure(exc, label):
-    """The exception a job reports for ``exc`` raised by its remote task or by Dask."""
-    try:
-        from distributed.scheduler import KilledWorker
-    except ImportError:  # pragma: no cover - distributed is a dependency
-        KilledWorker = ()
-    from concurrent.futures import CancelledError
-
-    from .workers import worker_died_message
-
-    if isinstance(exc, (KilledWorker, CancelledError)) or type(exc).__name__ in (
-            "KilledWorker", "FutureCancelledError", "CommClosedError"):
-        return WorkerDied(worker_died_message(label))
-    return exc
 
 
 def _ordinal(n):
@@ -413,12 +373,12 @@ class JobSlot:
     a request for a key some session is already running joins that run.
     """
 
-    def __init__(self, registry=None, backend=None):
+    def __init__(self, registry=None, runner=None):
         # Re-entrant: releasing a job may finish it at once and call back into the slot.
         self._lock = threading.RLock()
         self.registry = registry
-        #: Where remote tasks run (None: :func:`rmsc.dashboard.workers.default_backend`).
-        self.backend = backend
+        #: Where the slot's tasks run (see :class:`Job`; None: in the job's thread).
+        self.runner = runner
         self.current = None
         self.queued = None
 
@@ -455,7 +415,7 @@ class JobSlot:
             adopted = job is not None
             if not adopted:
                 job = Job(key, task, label=label, delay=delay, min_delay=min_delay,
-                          backend=self.backend)
+                          runner=self.runner)
                 if self.registry is not None:
                     self.registry.add(job)
             job.acquire()

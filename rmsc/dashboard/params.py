@@ -1,19 +1,26 @@
 """The parameters a dashboard page shows: defaults, slider grids, URL round trip, outliers.
 
-:class:`Params` holds one RMSC run's parameters (defaults are the estimator's
-own), :class:`OutlierSpec` one ``rmsc.outliers.inject`` call; both travel in
-the URL's query string, so a view of the dashboard can be shared.
+:class:`Params` holds one RMSC run's parameters as the pages show them (the UI state;
+defaults are the estimator's own), :class:`OutlierSpec` one ``rmsc.outliers.inject`` call;
+both travel in the URL's query string, so a view of the dashboard can be shared. The
+values a setting may take are the estimator's declared rules
+(``rmsc.RMSC._parameter_constraints``) plus the dashboard's own (:data:`UI_RULES`); what a
+setting means to the estimator, and the cache key of its fit, are
+:mod:`rmsc.dashboard.fitting`'s (:func:`~rmsc.dashboard.fitting.estimator_params`,
+:func:`~rmsc.dashboard.fitting.fit_key`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from dataclasses import dataclass, field
 
-from ..methods import get_method
-from ..placement import PLACEMENTS
-from ..rmsc import RMSC, WEIGHTINGS, default_lam
+from .. import outliers
+from .._validation import Interval, Options, Param
+from ..methods import get_method, rmsc_method
+from ..rmsc import RMSC, WEIGHTINGS, check_lam_positive, default_lam
 from ..selection import SUGGEST_BETA_RELS
 from .tables import labels_problem
 
@@ -88,6 +95,15 @@ DEFAULT_TOP_K = 10
 DEFAULT_KEEP_MASS = 0.7
 
 
+#: The dashboard's own settings (not the estimator's), in the same terms as its rules.
+UI_RULES = {
+    "post": Param(Options(POSTPROCESSING), what="one of the affinity post-processing choices: "
+                  + ", ".join(POSTPROCESSING)),
+    "placement": Param(Options([True, False]), what="True or False"),
+    "seed": Param(Interval(numbers.Integral, 0), what="an integer >= 0"),
+}
+
+
 #: The β slider's options: the estimator's relative default ("auto": β follows the data,
 #: see ``rmsc.RMSC``) first, then absolute values.
 AUTO = "auto"
@@ -119,10 +135,6 @@ def nearest(grid, value):
 
 def _estimator_defaults():
     return RMSC().get_params()
-
-
-#: The estimator's placement rule, used when the dashboard's placement is on.
-PLACEMENT = next(rule for rule in PLACEMENTS if rule is not None)
 
 
 def _default_post():
@@ -172,50 +184,20 @@ class Params:
     seed: int = 0
 
     def __post_init__(self):
-        try:
-            keep_mass = float(self.keep_mass)
-        except (TypeError, ValueError):
-            raise ValueError(f"keep_mass (ρ) must be a number; got {self.keep_mass!r}.") from None
-        if not 0 < keep_mass <= 1:
-            raise ValueError(f"keep_mass (ρ) must be in (0, 1]: the share of each column's ℓ1 "
-                             f"mass its largest coefficients keep; got {self.keep_mass!r}.")
-        object.__setattr__(self, "keep_mass", keep_mass)
-        for name in ("lam", "beta", "gamma", "tol"):
+        if isinstance(self.beta, str) and self.beta.strip().lower() == AUTO:
+            object.__setattr__(self, "beta", AUTO)
+        for name in _NUMBERS:
+            object.__setattr__(self, name, _number(getattr(self, name), name in _INTEGERS))
+        rules = RMSC._parameter_constraints
+        for name in _ESTIMATOR_FIELDS:
             value = getattr(self, name)
-            if name == "lam" and value is None:
-                continue
-            if name == "beta" and isinstance(value, str) and value.strip().lower() == AUTO:
-                object.__setattr__(self, name, AUTO)
-                continue
-            try:
-                value = float(value)
-            except (TypeError, ValueError):
-                raise ValueError(f"{name} must be a number; got {value!r}.") from None
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0; got {value!r}.")
-            object.__setattr__(self, name, value)
-        if self.beta_rel is not None:
-            object.__setattr__(self, "beta_rel", _as_beta_rel(self.beta_rel))
-        if self.lam is not None and self.lam <= 0:
-            raise ValueError(
-                "lam must be positive: lam = 0 cuts every view off from the consensus. "
-                "Typical values are 0.1 to 10."
-            )
-        if self.weighting not in WEIGHTINGS:
-            raise ValueError(
-                f"weighting must be 'sample' (RMSC) or 'view' (RMSC-WV); got {self.weighting!r}."
-            )
-        if self.post not in POSTPROCESSING:
-            raise ValueError(
-                f"Unknown affinity post-processing {self.post!r}; choose one of "
-                f"{', '.join(POSTPROCESSING)}."
-            )
-        if not isinstance(self.placement, bool):
-            raise ValueError(f"placement must be True or False; got {self.placement!r}.")
-        for name, lo in (("max_iter", 1), ("top_k", 1), ("seed", 0)):
-            object.__setattr__(self, name, _as_int(name, getattr(self, name), lo))
-        if self.n_clusters is not None:
-            object.__setattr__(self, "n_clusters", _as_int("n_clusters", self.n_clusters, 2))
+            if value is None and name in ("beta_rel", "n_clusters"):
+                continue  # None: the weighting's default, the number of classes
+            rules[name].check(name, value, label=LABELS.get(name), page=True)
+        if self.lam is not None:
+            check_lam_positive(self.lam)
+        for name, rule in UI_RULES.items():
+            rule.check(name, getattr(self, name))
         if self.lam is not None and math.isclose(self.lam, auto_lam(self.weighting),
                                                  rel_tol=1e-12):
             object.__setattr__(self, "lam", None)
@@ -228,7 +210,7 @@ class Params:
     @property
     def method(self):
         """The registry name: "RMSC" or "RMSC-WV"."""
-        return "RMSC" if self.weighting == "sample" else "RMSC-WV"
+        return rmsc_method(self.weighting)
 
     @property
     def postprocessing(self):
@@ -271,29 +253,6 @@ class Params:
             f"{problem}, so the number of clusters is not known: choose 'clusters c' on the "
             "Solve page."
         )
-
-    def estimator_params(self, dataset):
-        """Keyword arguments of ``rmsc.get_method(self.method, ...)``."""
-        return {
-            "n_clusters": self.resolved_clusters(dataset),
-            "lam": self.resolved_lam,
-            "beta": self.beta,
-            "beta_rel": self.resolved_beta_rel,
-            "gamma": self.gamma,
-            "max_iter": self.max_iter,
-            "tol": self.tol,
-            **self.postprocessing,
-            # Said explicitly either way, so that rmsc.experiments (which otherwise scores
-            # the paper's spectral step) runs the model the Solve page shows.
-            "placement": PLACEMENT if self.placement else None,
-            "random_state": self.seed,
-        }
-
-    def key(self, dataset):
-        """A small hashable cache key: dataset fingerprint plus every parameter."""
-        return ("fit", dataset.fingerprint, self.resolved_clusters(dataset), self.resolved_lam,
-                self.beta, self.resolved_beta_rel, self.gamma, self.weighting, self.max_iter,
-                self.tol, *self.postprocessing.values(), self.placement, self.seed)
 
     def summary(self):
         """Short text lines for the sidebar."""
@@ -356,28 +315,28 @@ class Params:
         return params, problems
 
 
-def _as_int(name, value, lo):
-    try:
-        as_float = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer >= {lo}; got {value!r}.") from None
-    if not as_float.is_integer() or as_float < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}; got {value!r}.")
-    return int(as_float)
+#: Params' fields that are the estimator's parameters of the same name, checked against
+#: its declared rules (``rmsc.RMSC._parameter_constraints``).
+_ESTIMATOR_FIELDS = ("lam", "beta", "beta_rel", "gamma", "weighting", "max_iter", "tol",
+                     "top_k", "keep_mass", "n_clusters")
+#: Numeric fields, and the integer ones among them (a URL or a widget gives "5" or 5.0).
+_NUMBERS = ("lam", "beta", "beta_rel", "gamma", "max_iter", "tol", "top_k", "keep_mass",
+            "n_clusters", "seed")
+_INTEGERS = ("max_iter", "top_k", "n_clusters", "seed")
+#: How the pages name a parameter in a message, where it differs from the estimator.
+LABELS = {"keep_mass": "keep_mass (ρ)"}
 
 
-def _as_beta_rel(value):
-    """``value`` as a β_rel (a positive finite number), else a ValueError that says so."""
+def _number(value, integer=False):
+    """A widget's or URL's value as the number it stands for (an integer field's 5.0 as 5);
+    anything else as it is, for the rule to say what is wrong."""
+    if value is None or isinstance(value, bool) or (isinstance(value, str) and value == AUTO):
+        return value
     try:
-        rel = float(value)
+        x = float(value)
     except (TypeError, ValueError):
-        rel = math.nan
-    if not math.isfinite(rel) or rel <= 0:
-        raise ValueError(
-            f"beta_rel must be a positive number (β in units of the data's own scale, "
-            f"e.g. 0.25 or 0.5); got {value!r}."
-        )
-    return rel
+        return value
+    return int(x) if integer and x.is_integer() else x
 
 
 def _fmt(value):
@@ -389,6 +348,7 @@ def _fmt(value):
 
 
 def _parse_field(name, raw):
+    """One query-string value as the field's Python value (the rules check it after)."""
     if name in ("weighting", "post"):
         return str(raw)
     if name == "placement":
@@ -400,20 +360,19 @@ def _parse_field(name, raw):
         raise ValueError("placement must be 1 or 0.")
     if name == "beta" and str(raw).strip().lower() == AUTO:
         return AUTO
-    if name in ("max_iter", "top_k", "seed", "n_clusters"):
-        return _as_int(name, raw, 0)
-    try:
-        return float(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number.") from None
+    return _number(raw, name in _INTEGERS)
+
+
+def default_beta(method):
+    """The registry's default beta of ``method``: "auto", a number, or None when it has none."""
+    beta = get_method(method).get_params().get("beta")
+    return beta if beta is None or beta == AUTO else float(beta)
 
 
 def method_default_beta(weighting):
     """The registry's default beta for RMSC (per sample) or RMSC-WV (per view):
     "auto" or a number."""
-    name = "RMSC" if weighting == "sample" else "RMSC-WV"
-    beta = get_method(name).get_params()["beta"]
-    return AUTO if beta == AUTO else float(beta)
+    return default_beta(rmsc_method(weighting))
 
 
 @dataclass(frozen=True)
@@ -436,7 +395,7 @@ class OutlierSpec:
             raise ValueError(f"The outlier fraction must be in (0, 1]; got {self.fraction!r}.")
         object.__setattr__(self, "fraction", fraction)
         object.__setattr__(self, "severity", float(self.severity))
-        object.__setattr__(self, "seed", _as_int("seed", self.seed, 0))
+        object.__setattr__(self, "seed", UI_RULES["seed"].check("seed", _number(self.seed, True)))
 
     def inject(self, dataset):
         """Apply to a (clean) dataset with :func:`rmsc.outliers.inject`."""
@@ -446,8 +405,6 @@ class OutlierSpec:
                 f"View(s) {', '.join(unknown)} not in {dataset.name} "
                 f"(views: {', '.join(dataset.view_names)})."
             )
-        from .. import outliers
-
         return outliers.inject(dataset, list(self.views), self.fraction, kind=self.kind,
                                severity=self.severity, same_samples=self.same_samples,
                                random_state=self.seed)

@@ -1,10 +1,10 @@
 """Fits one slider step away, run while workers are idle, so that the next move is answered at once.
 
-A fit on Digit takes about 3 s at the floor of its arithmetic (issue 14), so a slider
-move cannot be answered in about a second by fitting after the move. While the user
+A fit on Digit takes seconds even at the floor of its arithmetic (docs/measurements.md),
+so a slider move cannot be answered in about a second by fitting after the move. While the user
 looks at a result, though, the workers are usually idle. :class:`Prefetcher` uses that
 time for the settings one step away on the λ and β (or β_rel) sliders
-(:func:`slider_neighbours`): each is an ordinary fit of the same task, registered in
+(:func:`slider_neighbors`): each is an ordinary fit of the same task, registered in
 the :class:`rmsc.dashboard.JobRegistry` under its cache key, so a move onto it either
 finds the result in the cache or joins the run under way. What is shown is the fit of
 the setting itself, computed from scratch, so the numbers do not depend on what was
@@ -24,6 +24,7 @@ import threading
 
 from .jobs import DONE, Job
 from .params import AUTO, BETA_REL_GRID, LAM_GRID, beta_options, options_with
+from .workers import DaskRunner
 
 #: Dask priority of a prefetch's task (every other job has the default, 0).
 PREFETCH_PRIORITY = -10
@@ -46,7 +47,7 @@ def _steps(options, value):
     return []
 
 
-def slider_neighbours(params):
+def slider_neighbors(params):
     """The :class:`rmsc.dashboard.Params` one step of the β (β_rel while β is "auto") and λ
     sliders away from ``params``, in the order they are prefetched: β's two, then λ's."""
     out = []
@@ -116,7 +117,7 @@ class Prefetcher:
                 if self._cached(key) or self.registry.find(key) is not None:
                     continue
                 task.priority = PREFETCH_PRIORITY
-                job = Job(key, task, label="prefetch", backend=self._backend())
+                job = Job(key, task, label="prefetch", runner=DaskRunner(self._backend()))
                 job.acquire()  # the prefetcher's hold: a session joining and leaving keeps it
                 self.registry.add(job)
                 self._jobs.append(job)

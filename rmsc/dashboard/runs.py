@@ -5,14 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import experiments, outliers
+from ..methods import MethodSpec, get_spec, register_missing, rmsc_method, specs
+from .fitting import estimator_params
 from .params import BETA_GRID, LAM_GRID, nearest
 
-#: The Compare page's default selection (issue 5): RMSC against its ablation and the average.
+#: The Compare page's default selection: RMSC against its ablation and the average.
 DEFAULT_COMPARE = ("RMSC", "RMSC-WV", "SSC-AVG")
 
 
-#: The Compare page's robustness preset: every injection kind at these fractions (issue 15;
-#: the full study with three seeds is benchmarks/bench_robustness.py, docs/robustness.md).
+#: The Compare page's robustness preset: every injection kind at these fractions (the full
+#: study with three seeds is benchmarks/bench_robustness.py, docs/robustness.md).
 ROBUSTNESS_FRACTIONS = (0.1, 0.2)
 
 
@@ -82,10 +85,40 @@ def rmsc_method_params(params, dataset):
 
     The other of the two keeps its registry defaults (its useful beta differs).
     """
-    est = params.estimator_params(dataset)
+    est = estimator_params(params, dataset)
     est.pop("n_clusters")
     est.pop("random_state")
     return {params.method: est}
+
+
+def method_specs(names):
+    """The registry's specs of the methods ``names``, for a task to send with them: a worker
+    process then knows a method registered at run time in the server (a plug-in, a test),
+    which it never imported (:func:`rmsc.methods.register_missing`)."""
+    return [get_spec(m) for m in names]
+
+
+def _names(methods):
+    """Method names from names or specs, registering here the specs not known yet."""
+    specs = [m for m in methods if isinstance(m, MethodSpec)]
+    register_missing(specs)
+    return [m.name if isinstance(m, MethodSpec) else m for m in methods]
+
+
+def sensitivity_settings(params, method):
+    """The Solve page's settings a λ × β grid of ``method`` keeps fixed: γ, the iterations and
+    the affinity post-processing (:class:`~rmsc.dashboard.params.Params`), those the method
+    takes."""
+    base = {"gamma": params.gamma, "max_iter": params.max_iter, **params.postprocessing}
+    takes = get_spec(method).make().get_params()
+    return {k: v for k, v in base.items() if k in takes}
+
+
+def grid_methods():
+    """The methods offered on the Sensitivity page's λ × β grid (their spec says so): RMSC
+    first (the paper's Figure 4), then the others in the registry's order."""
+    names = [spec.name for spec in specs() if spec.lam_beta_grid]
+    return sorted(names, key=lambda name: name != rmsc_method("sample"))
 
 
 def _progress_into(job, offset, total, prefix):
@@ -104,7 +137,8 @@ def run_compare(variants, methods, params=None, random_state=0, job=None):
     Parameters
     ----------
     variants : dict of str -> MultiViewDataset
-    methods : list of str
+    methods : list of str or MethodSpec
+        Names, or specs (:func:`method_specs`) for a run on a worker.
     params : dict or None
         ``{method: {parameter: value}}``.
     job : Job or None
@@ -114,10 +148,9 @@ def run_compare(variants, methods, params=None, random_state=0, job=None):
     -------
     dict of str -> pandas.DataFrame (one compare table per variant, same order).
     """
-    from .. import experiments
-
     if not methods:
         raise ValueError("Choose at least one method to compare.")
+    methods = _names(methods)
     total = len(variants) * len(methods)
     out = {}
     for k, (name, data) in enumerate(variants.items()):
@@ -149,8 +182,6 @@ def robustness_variants(clean, views, kinds=None, fractions=ROBUSTNESS_FRACTIONS
         ``"clean"`` first, then ``"<kind> <percent>%"`` for every kind and fraction, in
         that order: the ``variants`` of :func:`run_compare`.
     """
-    from .. import outliers
-
     if not list(views):
         raise ValueError("Choose at least one view to corrupt for the robustness preset.")
     out = {"clean": clean}
@@ -162,9 +193,9 @@ def robustness_variants(clean, views, kinds=None, fractions=ROBUSTNESS_FRACTIONS
 
 
 def run_sensitivity(dataset, lams, betas, method="RMSC", params=None, random_state=0, job=None):
-    """:func:`rmsc.experiments.sensitivity_grid` with progress reported to ``job``."""
-    from .. import experiments
-
+    """:func:`rmsc.experiments.sensitivity_grid` with progress reported to ``job`` (``method``
+    a name, or its spec for a run on a worker)."""
+    (method,) = _names([method])
     total = len(lams) * len(betas)
     return experiments.sensitivity_grid(dataset, list(lams), list(betas), method=method,
                                         params=params, random_state=random_state,
@@ -172,11 +203,11 @@ def run_sensitivity(dataset, lams, betas, method="RMSC", params=None, random_sta
 
 
 def run_views(dataset, methods, params=None, random_state=0, job=None):
-    """:func:`rmsc.experiments.accuracy_vs_views` with progress reported to ``job``."""
-    from .. import experiments
-
+    """:func:`rmsc.experiments.accuracy_vs_views` with progress reported to ``job``
+    (``methods``: names, or their specs for a run on a worker)."""
     if not methods:
         raise ValueError("Choose at least one method.")
+    methods = _names(methods)
     total = len(methods) * dataset.n_views
     return experiments.accuracy_vs_views(dataset, list(methods), params=params,
                                          random_state=random_state,

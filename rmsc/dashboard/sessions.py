@@ -11,12 +11,12 @@ blip shorter than the grace cancels nothing; a session that comes back later sim
 runs its fit again), and when the last session has gone,
 calls ``on_idle`` once: the app empties the shared result cache, releases the datasets
 sent to the workers and hands the server's freed memory back to the operating system
-(:func:`trim_memory`), and trims it again every minute while no session is left (Streamlit
+(:func:`rmsc.cluster.trim_memory`), and trims it again every minute while no session is left (Streamlit
 frees a disconnected session's state only after its own 2-minute TTL).
 
 Streamlit itself never shuts down a disconnected session whose reconnection TTL ran out,
-so everything its pages held (a whole fit per session) stayed: the ~1 GB the server still
-held after 8 sessions had left (``benchmarks/bench_load.py``). :func:`release_expired_sessions`
+so everything its pages held (a whole fit per session) stayed (docs/measurements.md, "The
+dashboard server's memory"). :func:`release_expired_sessions`
 releases it every sweep and trims the heap when it has released something; its docstring
 says what is kept and how it is released.
 
@@ -26,13 +26,12 @@ Nothing here imports streamlit; the clock is injectable for tests.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
-import gc
 import logging
 import threading
 import time
 from dataclasses import dataclass, field
+
+from ..cluster import trim_memory
 
 log = logging.getLogger("rmsc.dashboard")
 
@@ -131,64 +130,6 @@ def release_slot(slot):
     jobs = [j for j in (slot.current, slot.queued) if j is not None and j.active]
     slot.clear()
     return len(jobs)
-
-
-_libc = None
-
-
-def _glibc():
-    """glibc through ctypes, or None (another C library)."""
-    global _libc
-    if _libc is None:
-        try:
-            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            _libc.malloc_trim, _libc.mallopt  # noqa: B018 - glibc has both
-        except (OSError, AttributeError):
-            _libc = False
-    return _libc or None
-
-
-#: glibc's mallopt parameters, and the mmap threshold :func:`reuse_heap` sets: arrays
-#: below it are reused from the heap instead of being mapped (and page-faulted) afresh.
-#: Measured on a worker fitting Digit (``python benchmarks/bench_worker_heap.py``): 8 MiB
-#: gives the whole speed-up (2.5 s a fit, against 3.4-3.7 s with Dask's setting) at about
-#: the memory of Dask's setting (~290 MB after the fits, ~240 MB after a trim); 32 MiB was
-#: as fast but held ~70 MB more (``--threshold-mib 8 32``).
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX = -1, -3, -8
-HEAP_MMAP_THRESHOLD = 8 * 2**20
-
-
-def reuse_heap():
-    """Let this process reuse freed heap memory for its next arrays (glibc ``mallopt``).
-
-    A Dask nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_`` set, which turns off
-    glibc's adaptive thresholds: every array over 128 KiB is then a fresh mmap, and every
-    free shrinks the heap, so the next array page-faults its memory in again. This sets
-    the mmap threshold to :data:`HEAP_MMAP_THRESHOLD` and the trim threshold to twice
-    that; :func:`trim_memory` returns the memory when the work is done. It also keeps
-    threads started afterwards on glibc's main arena (``M_ARENA_MAX`` 1): ``malloc_trim``
-    left ~100 MB of a worker's task-thread arena resident (measured), where the main
-    arena gives back all but a few MB. Returns True when all were set (False off glibc).
-    """
-    libc = _glibc()
-    if libc is None:
-        return False
-    return all(bool(libc.mallopt(param, value)) for param, value in (
-        (M_MMAP_THRESHOLD, HEAP_MMAP_THRESHOLD), (M_TRIM_THRESHOLD, 2 * HEAP_MMAP_THRESHOLD),
-        (M_ARENA_MAX, 1)))
-
-
-def trim_memory():
-    """Collect garbage and return freed heap pages to the OS (glibc ``malloc_trim``).
-
-    Python frees the arrays of a dropped result, but glibc keeps the pages for reuse,
-    so a process's resident size stays at its peak; ``malloc_trim(0)`` gives them
-    back. Returns True when the trim ran (False off glibc). The dashboard's workers call
-    it after every task (see :func:`reuse_heap`).
-    """
-    gc.collect()
-    libc = _glibc()
-    return False if libc is None else bool(libc.malloc_trim(0))
 
 
 def release_expired_sessions(runtime, on_release=None):

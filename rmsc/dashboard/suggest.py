@@ -1,4 +1,4 @@
-"""The Solve page's "suggest λ and β (no labels)" action (issue 13 §3), as a job.
+"""The Solve page's "suggest λ and β (no labels)" action, as a job.
 
 The criterion and its ranking have one implementation,
 :func:`rmsc.selection.suggest_parameters`; this module only
@@ -20,7 +20,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..methods import rmsc_method
+from ..metrics import evaluate_runs
 from ..selection import SUGGEST_BETA_RELS, SUGGEST_LAMS, Suggestion, suggest_parameters
+from .fitting import estimator_params
 from .params import AUTO
 from .tables import scoring_labels
 
@@ -57,6 +60,11 @@ class SuggestionRun:
     n_clusters: int
     scores: dict | None = None
 
+    @property
+    def method(self):
+        """The registry name of the method the settings were fitted with."""
+        return rmsc_method(self.weighting)
+
 
 def suggestion_settings(params, dataset):
     """The fixed keyword arguments of a suggestion: every Solve setting but λ and β
@@ -69,7 +77,7 @@ def suggestion_settings(params, dataset):
         ``top_k``, ``scale_columns``, ``placement``; raises ValueError (with the reason)
         when the number of clusters is not known.
     """
-    est = params.estimator_params(dataset)
+    est = estimator_params(params, dataset)
     for name in ("lam", "beta", "beta_rel"):
         est.pop(name)
     return est
@@ -109,8 +117,6 @@ def run_suggestion(dataset, params, job=None, *, lams=SUGGEST_LAMS,
     rmsc.DegenerateSolutionError
         When no setting gives a usable clustering (a ValueError: a job shows its message).
     """
-    from ..metrics import evaluate_runs
-
     settings = suggestion_settings(params, dataset)
     n_clusters = settings.pop("n_clusters")
     seed = settings.pop("random_state")

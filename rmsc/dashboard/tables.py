@@ -12,7 +12,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ..graphs import N_NEIGHBORS, knn_affinity
 from ..metrics import match_clusters
+from ..pooling import MAX_MATRIX_SIDE, MAX_SCATTER_POINTS, MAX_WEIGHT_COLUMNS, pool_matrix
+from ..preprocessing import normalize_l2
 from ..solver import loss_of_weight
 
 
@@ -103,7 +106,7 @@ def data_notes(dataset):
 
 @dataclass(frozen=True)
 class ScalePlan:
-    """How the interactive pages adapt to the dataset's size (issue 6)."""
+    """How the interactive pages adapt to the dataset's size."""
 
     n_samples: int
     scatter_points: int
@@ -118,18 +121,8 @@ class ScalePlan:
         return bool(self.notices)
 
 
-#: Above these sizes the pages subsample / pool instead of drawing every sample.
-MAX_SCATTER_POINTS = 3000
-
-
-MAX_HEATMAP_SIDE = 500
-
-
-MAX_WEIGHT_COLUMNS = 2000
-
-
 #: Above this many samples every view's dense n x n Z^v is not formed (the k-NN graphs are
-#: shown instead): 4,000 samples and 6 views already hold 0.8 GB while they are pooled.
+#: shown instead): the memory they hold while pooled, docs/measurements.md.
 MAX_DENSE_VIEW_SAMPLES = 4000
 
 
@@ -140,9 +133,9 @@ def scale_plan(n_samples):
     if scatter < n_samples:
         notices.append(f"Scatter plots show a random {scatter:,} of the {n_samples:,} samples "
                        "(every injected outlier included).")
-    if n_samples > MAX_HEATMAP_SIDE:
+    if n_samples > MAX_MATRIX_SIDE:
         notices.append(f"Affinity matrices ({n_samples:,}²) are pooled to "
-                       f"{MAX_HEATMAP_SIDE}×{MAX_HEATMAP_SIDE} blocks and sent as images.")
+                       f"{MAX_MATRIX_SIDE}×{MAX_MATRIX_SIDE} blocks and sent as images.")
     dense_views = n_samples <= MAX_DENSE_VIEW_SAMPLES
     if not dense_views:
         notices.append(f"Each view's own Zᵛ ({n_samples:,}² dense) is not formed above "
@@ -151,7 +144,7 @@ def scale_plan(n_samples):
     weight_cols = min(n_samples, MAX_WEIGHT_COLUMNS)
     if weight_cols < n_samples:
         notices.append(f"The weight heatmap averages samples in {weight_cols:,} bins.")
-    return ScalePlan(n_samples, scatter, MAX_HEATMAP_SIDE, weight_cols, tuple(notices),
+    return ScalePlan(n_samples, scatter, MAX_MATRIX_SIDE, weight_cols, tuple(notices),
                      dense_views)
 
 
@@ -187,8 +180,6 @@ def project_2d(X, random_state=0):
     import warnings
 
     from sklearn.decomposition import PCA, TruncatedSVD
-
-    from ..preprocessing import normalize_l2
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -294,9 +285,6 @@ def view_affinity(X, n_neighbors=None):
     """One view's own graph: the k-NN Gaussian affinity the spectral baselines use."""
     import warnings
 
-    from ..graphs import N_NEIGHBORS, knn_affinity
-    from ..preprocessing import normalize_l2
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         Xn = normalize_l2(X)
@@ -304,12 +292,12 @@ def view_affinity(X, n_neighbors=None):
 
 
 def view_representation_affinities(model, views, orders, *, labels=None,
-                                   max_side=MAX_HEATMAP_SIDE):
+                                   max_side=MAX_MATRIX_SIDE):
     """Every view's affinity (|Zᵛ| + |Zᵛᵀ|)/2 of a fitted RMSC, pooled, with its within-class share.
 
     The views' Zᵛ come from :meth:`rmsc.RMSC.view_representations` (dense,
     n x n each); every one is reordered and averaged in blocks by
-    :func:`rmsc.figures.pool_matrix` for each order, then dropped.
+    :func:`rmsc.pooling.pool_matrix` for each order, then dropped.
 
     Parameters
     ----------
@@ -329,8 +317,6 @@ def view_representation_affinities(model, views, orders, *, labels=None,
     shares : list of float
         Within-class share of every view's affinity (NaN without labels).
     """
-    from ..figures import pool_matrix
-
     Zs = model.view_representations(list(views))
     pooled = {name: [] for name in orders}
     shares, pool = [], 1

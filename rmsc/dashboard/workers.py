@@ -1,7 +1,7 @@
 """The dashboard's heavy work on dask.distributed workers (processes), not in the server.
 
-A :class:`Job` whose task is a :class:`Remote` runs that function on a worker of a
-:class:`Backend`: a ``LocalCluster`` of worker processes started with the app (one
+A :class:`Job` whose runner is a :class:`DaskRunner` runs its :class:`Remote` task on a
+worker of a :class:`Backend`: a ``LocalCluster`` of worker processes started with the app (one
 single-threaded worker per core), or an existing scheduler when ``RMSC_SCHEDULER``
 (or ``rmsc dashboard --scheduler``) names one. The page's side does not change: the
 job's progress, live curve, stop and cancel work as for a job in a thread.
@@ -10,8 +10,8 @@ How the two sides talk:
 
 * worker -> server: the task's ``job`` argument is a :class:`WorkerJob`, whose
   ``report`` and ``record`` send events (``Worker.log_event``) on one topic that the
-  server's client subscribes to (``Client.subscribe_topic``); the backend hands each
-  event to its job.
+  server's client subscribes to (``Client.subscribe_topic``); the backend relays each
+  event to its job (:func:`relay`).
 * server -> worker: stop and cancel set a ``distributed.Event`` named after the job,
   which the task reads at most every :data:`CONTROL_POLL_SECONDS` (once per solver
   iteration or experiment step); a job still waiting for a worker is simply cancelled
@@ -20,7 +20,9 @@ How the two sides talk:
 
 A worker that dies mid-task (killed, out of memory) fails the job with a message that
 says so (the scheduler does not retry: ``allowed-failures`` is 0 in the LocalCluster);
-the page offers to run it again. Nothing here imports streamlit.
+the page offers to run it again. Nothing here imports streamlit. Where the cluster is
+(``RMSC_SCHEDULER``, the LocalCluster) and the workers' heap are :mod:`rmsc.cluster`'s,
+shared with ``rmsc reproduce``.
 """
 
 from __future__ import annotations
@@ -32,13 +34,24 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
+from concurrent.futures import CancelledError
 
-from .sessions import reuse_heap, trim_memory
+import numpy as np
+
+from ..cluster import (
+    CONNECT_TIMEOUT,
+    SCHEDULER_ENV,
+    connect,
+    current_worker,
+    local_cluster,
+    reuse_heap,
+    trim_memory,
+)
+from ..memory import BUDGET_ENV, available_bytes, format_bytes
+from .jobs import Cancelled, WorkerDied
 
 log = logging.getLogger("rmsc.dashboard")
 
-#: Environment variable naming an existing Dask scheduler (e.g. ``tcp://10.0.0.5:8786``).
-SCHEDULER_ENV = "RMSC_SCHEDULER"
 #: The event topic of every job's progress.
 TOPIC = "rmsc-dashboard-job"
 #: How often (at most) a running task asks whether it should stop.
@@ -76,13 +89,8 @@ class WorkerJob:
         self._stop = self._cancel = False
         self._polled = 0.0
 
-    def _worker(self):
-        from distributed import get_worker
-
-        return get_worker()
-
     def send(self, kind, **msg):
-        self._worker().log_event(TOPIC, {"id": self.id, "kind": kind, **msg})
+        current_worker().log_event(TOPIC, {"id": self.id, "kind": kind, **msg})
 
     def _poll(self, force=False):
         now = time.monotonic()
@@ -108,8 +116,6 @@ class WorkerJob:
         return self._cancel
 
     def check(self):
-        from .jobs import Cancelled
-
         self._poll()
         if self._cancel:
             raise Cancelled(self.id)
@@ -119,8 +125,6 @@ class WorkerJob:
         self.check()
 
     def record(self, point, latest=None):
-        import numpy as np
-
         self.send("record", point=[float(v) for v in point],
                   latest=None if latest is None else np.asarray(latest, float).tolist())
 
@@ -130,8 +134,7 @@ def _memory_room():
     try:
         import psutil
 
-        worker = _get_worker()
-        limit = worker.memory_manager.memory_limit
+        limit = current_worker().memory_manager.memory_limit
         if not limit:
             return None
         return max(int(limit - psutil.Process().memory_info().rss), 0)
@@ -139,16 +142,8 @@ def _memory_room():
         return None
 
 
-def _get_worker():
-    from distributed import get_worker
-
-    return get_worker()
-
-
 def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
     """What a worker runs for a :class:`Remote` (a module-level function: it pickles)."""
-    from ..memory import BUDGET_ENV, available_bytes
-
     job = WorkerJob(job_id, stop_name, cancel_name)
     reuse_heap()  # undoes what Dask's malloc setting costs a fit (see reuse_heap); on any cluster
     job.send("start", pid=os.getpid())
@@ -176,6 +171,76 @@ def worker_died_message(label):
             "affected: press Run to try again, or subsample the data if it happens again.")
 
 
+def relay(job, msg):
+    """An event from the worker running ``job``'s task, told to the job (the client's thread)."""
+    kind = msg.get("kind")
+    if kind in ("start", "report", "record"):
+        job.mark_started()
+    if kind == "report":
+        job.set_progress(msg["done"], msg["total"], msg["message"])
+    elif kind == "record":
+        latest = msg.get("latest")
+        job.record(tuple(msg["point"]),
+                   latest=None if latest is None else np.asarray(latest, dtype=float))
+
+
+def _failure(exc, label):
+    """The exception a job reports for ``exc`` raised by its remote task or by Dask."""
+    try:
+        from distributed.scheduler import KilledWorker
+    except ImportError:  # pragma: no cover - distributed is a dependency
+        KilledWorker = ()
+    if isinstance(exc, (KilledWorker, CancelledError)) or type(exc).__name__ in (
+            "KilledWorker", "FutureCancelledError", "CommClosedError"):
+        return WorkerDied(worker_died_message(label))
+    return exc
+
+
+class DaskRunner:
+    """A job's runner (:class:`rmsc.dashboard.Job`): its :class:`Remote` task on a Dask worker.
+
+    Submits the task to ``backend`` (None: the process's :func:`default_backend`, started on
+    first use), tells the job its place while it waits for a worker, relays a stop or a
+    cancel to the task, and hands back the result (after ``Remote.after``) or the failure
+    (a worker that died is :class:`rmsc.dashboard.WorkerDied`). A task that is not a
+    :class:`Remote` runs in the job's thread.
+    """
+
+    #: Seconds between two looks at the job's stop and cancel while the task runs.
+    POLL_SECONDS = 0.1
+
+    def __init__(self, backend=None):
+        self.backend = backend
+
+    def run(self, job, task):
+        if not isinstance(task, Remote):
+            return task(job)
+        backend = self.backend or default_backend()
+        job_id, fut, (stop_event, cancel_event) = backend.submit(job, task)
+        job.queued_at(lambda: backend.place(job_id))
+        try:
+            sent_stop = False
+            while not fut.done():
+                if job.cancelled:
+                    cancel_event.set()  # a running task ends at its next check
+                    fut.cancel()        # a waiting one never starts
+                    raise Cancelled(job.label)
+                if job.stop_requested and not sent_stop:
+                    stop_event.set()
+                    sent_stop = True
+                job.wait_for_request(self.POLL_SECONDS, stop_seen=sent_stop)
+            try:
+                result = fut.result()
+            except Cancelled:
+                raise
+            except Exception as exc:  # noqa: BLE001 - classified below
+                raise _failure(exc, job.label) from exc
+        finally:
+            backend.forget(job_id)
+            clear_control_later(backend, stop_event, cancel_event)
+        return task.after(result) if task.after is not None else result
+
+
 class Backend:
     """A Dask client for the dashboard's jobs: a LocalCluster, or an existing scheduler.
 
@@ -191,22 +256,20 @@ class Backend:
         among the workers).
     """
 
-    #: How long connecting to a scheduler may take before it counts as unreachable.
-    CONNECT_TIMEOUT = "20s"
+    #: How long connecting to a scheduler may take (:data:`rmsc.cluster.CONNECT_TIMEOUT`).
+    CONNECT_TIMEOUT = CONNECT_TIMEOUT
 
     def __init__(self, address=None, n_workers=None, memory_limit="auto"):
         from distributed import Client
 
-        from ..backends import local_cluster
-
         self.address = address
         self.cluster = None
         if address:
-            self.client = Client(address, set_as_default=False, timeout=self.CONNECT_TIMEOUT)
+            self.client = connect(address, self.CONNECT_TIMEOUT)
         else:
             self.cluster = local_cluster(n_workers, memory_limit)
             self.client = Client(self.cluster, set_as_default=False)
-            from ._worker_setup import WorkerSetup
+            from ._worker_setup import WorkerSetup  # imports distributed (optional)
 
             self.client.register_plugin(WorkerSetup(WORKER_NICENESS), name="rmsc-worker-setup")
         self._lock = threading.Lock()
@@ -320,7 +383,7 @@ class Backend:
             if msg.get("kind") == "start":
                 self._waiting.pop(job_id, None)
         if job is not None:
-            job._remote_event(msg)
+            relay(job, msg)
 
     def trim_workers(self):
         """Every worker returns its freed heap to the OS (:func:`trim_memory`); how many."""
@@ -429,8 +492,6 @@ def start_in_background():
 
 def describe_limits(backend, results_bytes, upload_mb):
     """One line for the page: where fits run and what the server keeps."""
-    from ..memory import format_bytes
-
     if backend is None:
         return "Worker processes are starting…"
     lim = backend.limits()

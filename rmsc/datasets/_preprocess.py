@@ -5,6 +5,8 @@ The per-view transforms themselves are :mod:`rmsc.preprocessing` (the estimators
 
 from __future__ import annotations
 
+from ..preprocessing import PREPROCESSING, normalize_l2, preprocess_views
+
 _PREPROCESSING_TEXT = {
     "unit_l2": "every sample scaled to unit L2 norm in every view (the paper's preprocessing)",
     "tfidf": "tf-idf weighting of every view (counts), then unit L2 rows",
@@ -29,8 +31,6 @@ def preprocess(dataset, method):
     MultiViewDataset
         Same samples, labels and outlier mask.
     """
-    from ..preprocessing import PREPROCESSING, normalize_l2, preprocess_views
-
     if method not in PREPROCESSING:
         raise ValueError(
             f"Unknown preprocessing {method!r}; choose one of {', '.join(PREPROCESSING)}."

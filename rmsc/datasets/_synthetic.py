@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils import check_random_state
 
+from .._validation import check_nonnegative, check_positive_int
 from ._dataset import MultiViewDataset
 
 
@@ -40,10 +42,6 @@ def make_multiview_subspaces(n_clusters=3, n_per_cluster=50, n_views=3, view_dim
     MultiViewDataset
         ``n_clusters * n_per_cluster`` samples in class blocks, labels 0..c-1.
     """
-    from sklearn.utils import check_random_state
-
-    from .._validation import check_nonnegative, check_positive_int
-
     n_clusters = check_positive_int("n_clusters", n_clusters)
     n_per_cluster = check_positive_int("n_per_cluster", n_per_cluster)
     n_views = check_positive_int("n_views", n_views)

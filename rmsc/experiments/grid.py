@@ -12,7 +12,8 @@ import itertools
 
 import numpy as np
 
-from ..methods import available_methods, get_method
+from ..methods import available_methods, find_spec, get_method, specs
+from ..rmsc import RMSC
 from .paper import PAPER_TABLE1
 
 #: Parameter settings every method is tried with (the equal search budget).
@@ -27,56 +28,39 @@ SEARCH_BUDGET = 12
 DATASET_BUDGET = {}
 
 
-_RULES = ["mean_knn", "self_tuning"]
-
-
-_SSC_BETAS = ["auto", 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5]
-
-
 #: The grid of every method (parameters not named keep the method's registry default):
 #: exactly :data:`SEARCH_BUDGET` settings each, log-spaced over each method's own
-#: parameters. The graph methods keep the paper's k = 5 and search their own weight
-#: together with the bandwidth rule; SC-BSV, whose only parameters are the graph's,
-#: searches k and the rule.
-SEARCH = {
-    "SC-BSV": {"n_neighbors": [3, 5, 7, 10, 15, 20], "bandwidth": _RULES},
-    "MSC": {"r": [1.5, 2, 3, 5, 10, 30], "bandwidth": _RULES},
-    "Co-Pairwise": {"lam": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0], "bandwidth": _RULES},
-    "Co-Centroid": {"lam": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0], "bandwidth": _RULES},
-    "Co-Training": {"max_iter": [1, 2, 3, 5, 10, 20], "bandwidth": _RULES},
-    "SSC-BSV": {"beta": _SSC_BETAS},
-    "SSC-AVG": {"beta": _SSC_BETAS},
-    "DiMSC": {"lam": [0.01, 1e2, 1e4, 1e6], "beta": ["auto", 0.01, 0.03]},
-    "RMSC-WV": {"lam": [0.3, 1.0, 3.0, 10.0], "beta": ["auto"], "beta_rel": [0.1, 0.25, 0.5]},
-    "RMSC": {"lam": [0.3, 1.0, 3.0, 10.0], "beta": ["auto"], "beta_rel": [0.1, 0.25, 0.5]},
-}
+#: parameters, as each method's spec declares it (:attr:`rmsc.methods.MethodSpec.search`).
+#: The graph methods keep the paper's k = 5 and search their own weight together with the
+#: bandwidth rule; SC-BSV, whose only parameters are the graph's, searches k and the rule.
+#: Taken from the registry when this module is imported; an entry may be replaced for one
+#: run (a quick look, a test). A method registered later is searched over its spec's grid.
+SEARCH = {spec.name: {k: list(v) for k, v in spec.search.items()} for spec in specs()
+          if spec.search}
 
 
-#: Why the grids look as they do (written into the results document).
-SEARCH_NOTES = {
-    "SC-BSV": "its only parameters are the graph's: k (the paper fixes 5) and the bandwidth rule",
-    "MSC": "Xia et al.'s exponent r from near 1 (one view) to 30 (nearly equal weights), "
-           "with both bandwidth rules",
-    "Co-Pairwise": "the coupling λ around Kumar et al.'s 0.01-0.05, with both bandwidth rules",
-    "Co-Centroid": "the coupling λ around Kumar et al.'s 0.01-0.05, with both bandwidth rules",
-    "Co-Training": "the number of co-training rounds, with both bandwidth rules",
-    "SSC-BSV": "β of SSC on unit-norm data, and the SSC reference's automatic rule",
-    "SSC-AVG": "β of SSC on unit-norm data, and the SSC reference's automatic rule",
-    "DiMSC": "β as SSC; the diversity weight λ: the registry's 0.01, then where λ·HSIC goes "
-             "from negligible to comparable with the reconstruction term (HSIC is normalised "
-             "by (n-1)², so useful λ are large; checked on the objective's parts, without "
-             "labels)",
-    "RMSC-WV": "λ over 1.5 decades × β in the data's own unit (β = auto, β_rel a fraction of "
-               "the β at which 5 % of the samples start unlinked; docs/defaults.md), the "
-               "registry default (λ 3, β_rel 0.25) among them",
-    "RMSC": "λ over 1.5 decades × β in the data's own unit (β = auto, β_rel a fraction of "
-            "the β at which 5 % of the samples start unlinked; docs/defaults.md), the "
-            "registry default (λ 1, β_rel 0.25) among them",
-}
+#: Why the grids look as they do (written into the results document): the specs' notes.
+SEARCH_NOTES = {spec.name: spec.search_note for spec in specs() if spec.search_note}
 
 
-#: Methods that cluster a self-representation: the affinity post-processing applies to them.
-SELF_REPRESENTATION = ("SSC-BSV", "SSC-AVG", "DiMSC", "RMSC-WV", "RMSC")
+#: Methods that cluster a self-representation: the affinity post-processing applies to them
+#: (:attr:`rmsc.methods.MethodSpec.self_representation`).
+SELF_REPRESENTATION = tuple(spec.name for spec in specs() if spec.self_representation)
+
+
+def search_grid(method):
+    """``method``'s grid: :data:`SEARCH`'s entry, else its spec's (registered later)."""
+    if method in SEARCH:
+        return SEARCH[method]
+    spec = find_spec(method)
+    return dict(spec.search) if spec is not None else {}
+
+
+def applies_postprocessing(method):
+    """Whether the affinity post-processing variants apply to ``method`` (it clusters a
+    self-representation)."""
+    spec = find_spec(method)
+    return method in SELF_REPRESENTATION or (spec is not None and spec.self_representation)
 
 
 #: Affinity post-processing variants, applied to every self-representation method alike
@@ -131,19 +115,19 @@ def _resolved(method, params):
     (RMSC's λ and β_rel for its weighting), so that equal fits compare equal."""
     est = get_method(method)
     full = {**est.get_params(), **params}
-    if method in ("RMSC", "RMSC-WV"):
-        from ..rmsc import BETA_REL, default_lam
+    if isinstance(est, RMSC):  # RMSC resolves lam and beta_rel from its weighting
+        resolved = est.set_params(**params)
         if full.get("lam") is None:
-            full["lam"] = default_lam(full["weighting"])
+            full["lam"] = resolved._lam()
         if full.get("beta") == "auto" and full.get("beta_rel") is None:
-            full["beta_rel"] = BETA_REL[full["weighting"]]
+            full["beta_rel"] = resolved._beta_rel()
     return {k: full[k] for k in sorted(full) if k not in ("callback",)}
 
 
 def registry_default_index(method):
     """The position in ``method``'s grid of the setting equal to its registry default
     (``rmsc.get_method(method)``), or None when the grid lacks it."""
-    grid = SEARCH.get(method, {})
+    grid = search_grid(method)
     keys = list(grid)
     default = _resolved(method, {})
     for i, values in enumerate(itertools.product(*(grid[k] for k in keys))):
@@ -163,11 +147,11 @@ def settings(method, postprocessing="none", budget=None):
     if postprocessing not in POSTPROCESSING:
         raise ValueError(f"Unknown post-processing {postprocessing!r}; use one of "
                          f"{', '.join(POSTPROCESSING)}.")
-    grid = SEARCH.get(method, {})
+    grid = search_grid(method)
     keys = list(grid)
     out = [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
     out = thin(out or [{}], budget, keep=registry_default_index(method) if out else None)
-    extra = POSTPROCESSING[postprocessing] if method in SELF_REPRESENTATION else {}
+    extra = POSTPROCESSING[postprocessing] if applies_postprocessing(method) else {}
     return [{**s, **extra} for s in out]
 
 

@@ -13,8 +13,8 @@ Fits are sent in *groups* that share an inner solve, so that splitting the work 
 not solve anything twice (:class:`rmsc.experiments.SharedSolves` runs inside each
 group): the affinity variants of one setting share its representation, and SSC-BSV,
 SSC-AVG and DiMSC with the same ``beta`` and ``alpha`` share the per-view SSC solves.
-Groups go longest first by the dashboard's cost model
-(:func:`rmsc.dashboard.estimates.predict`), so that no long group starts last and
+Groups go longest first by the cost model
+(:func:`rmsc.costs.predict`), so that no long group starts last and
 leaves one worker idle at the end.
 """
 
@@ -26,12 +26,13 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from .cache import Record
+from ..cluster import current_worker, reuse_heap
+from ..costs import data_shape, has_model, predict
+from ..methods import get_spec
+from .cache import Cache, Record
+from .protocol import PAPER_AFFINITY, evaluate_setting
+from .shared import SharedSolves
 from .grid import _fmt_params
-
-#: Methods whose fits with equal ``beta`` and ``alpha`` share per-view SSC solves.
-SSC_FAMILY = ("SSC-BSV", "SSC-AVG", "DiMSC")
-
 
 @dataclass(frozen=True)
 class Fit:
@@ -61,24 +62,25 @@ def share_key(fit):
     """Fits with equal keys share an inner solve and run in one group.
 
     The affinity parameters (:data:`rmsc.experiments.protocol.PAPER_AFFINITY`) only act
-    after the representation is found, so they are left out of the key; SSC-BSV,
-    SSC-AVG and DiMSC are keyed by the SSC problem they start from (``beta``, ``alpha``).
+    after the representation is found, so they are left out of the key; methods whose spec
+    names a ``shared_solve`` (SSC-BSV, SSC-AVG and DiMSC: the SSC problem they start from)
+    are keyed by that solve and its parameters (``beta``, ``alpha``).
     """
-    from .protocol import PAPER_AFFINITY
-
     params = {k: v for k, v in fit.params.items() if k not in PAPER_AFFINITY}
-    if fit.method in SSC_FAMILY:
-        what = ("SSC", json.dumps({k: params.get(k) for k in ("beta", "alpha")},
-                                  sort_keys=True, default=str))
+    shared = get_spec(fit.method).shared_solve
+    if shared is not None:
+        solve, names = shared
+        what = (solve, json.dumps({k: params.get(k) for k in names}, sort_keys=True,
+                                  default=str))
     else:
         what = (fit.method, json.dumps(params, sort_keys=True, default=str))
     return (fit.data, fit.n_views) + what
 
 
 def _cost(fit, dataset):
-    """A relative cost of ``fit`` (the dashboard's model at a unit machine speed)."""
-    from ..dashboard.estimates import data_shape, predict
-
+    """A relative cost of ``fit`` (the cost model at a unit machine speed; 0 without one)."""
+    if not has_model(fit.method):
+        return 0.0
     shape = data_shape(dataset, fit.n_views)
     return predict(fit.method, shape, fit.params, probe=1.0).mid
 
@@ -88,12 +90,8 @@ def _run_group(payload, fits, random_state, data_id, topic=None):
 
     With a ``topic``, each record is also sent as a worker event as soon as its fit
     ends (the client stores it and counts it at once: a group can take minutes)."""
-    from .cache import Cache
-    from .protocol import evaluate_setting
-    from .shared import SharedSolves
-
-    if _on_worker():
-        _reuse_heap()
+    if current_worker() is not None:
+        reuse_heap()  # as the dashboard's workers do (rmsc.cluster.reuse_heap)
     views, labels = payload
     cache = Cache()
     out = []
@@ -108,28 +106,8 @@ def _run_group(payload, fits, random_state, data_id, topic=None):
     return out
 
 
-def _on_worker():
-    from distributed import get_worker
-
-    try:
-        return get_worker()
-    except ValueError:
-        return None
-
-
-def _reuse_heap():
-    """Reuse freed heap memory for the next arrays, as the dashboard's workers do
-    (:func:`rmsc.dashboard.sessions.reuse_heap`). A nanny starts its workers with
-    ``MALLOC_TRIM_THRESHOLD_`` set, so every array over 128 KiB is mapped afresh and
-    page-faulted in again: the first two-worker reproduction spent a third of its CPU
-    time in the kernel (``benchmarks/bench_reproduce_heap.py``)."""
-    from ..dashboard.sessions import reuse_heap
-
-    return reuse_heap()
-
-
 def _send(topic, rec):
-    worker = _on_worker()
+    worker = current_worker()
     if worker is None:  # not on a worker: the group's result carries the record
         return
     worker.log_event(topic, {"record": rec.as_dict()})

@@ -10,11 +10,12 @@ from .cache import Record
 from .grid import (
     POSTPROCESSING,
     POSTPROCESSING_TITLE,
-    SEARCH,
     SEARCH_BUDGET,
     SEARCH_NOTES,
     SELF_REPRESENTATION,
     _fmt_params,
+    applies_postprocessing,
+    search_grid,
 )
 from .paper import CONVERGENCE_DATASETS, DATASETS, PAPER_TABLE1, paper_dataset
 
@@ -347,7 +348,7 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
           "| method | grid | why |", "|---|---|---|"]
     for m in result.methods:
         grid = "; ".join(f"{k} ∈ {{{', '.join(f'{x:g}' if isinstance(x, float) else str(x) for x in vals)}}}"
-                         for k, vals in SEARCH[m].items())
+                         for k, vals in search_grid(m).items())
         L.append(f"| {m} | {grid} | {SEARCH_NOTES.get(m, '')} |")
     L += ["", "### How much each method depends on its parameters", "",
           "Best, median and worst mean ACC over the grid; *failed*: settings that could not "
@@ -366,7 +367,7 @@ def report(result, *, command, figure_files=None, notes=None, relative_to=None):
         for v in result.variants:
             recs = ds.records[v]
             if v != result.variants[0]:  # the graph methods are the same records
-                recs = [r for r in recs if r.method in SELF_REPRESENTATION]
+                recs = [r for r in recs if applies_postprocessing(r.method)]
             L += [f"#### {ds.name}, variant `{v}`", "", search_table(recs), ""]
     L += ["</details>", ""]
     return "\n".join(L)

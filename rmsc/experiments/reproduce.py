@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import datasets
 from .cache import Cache
 from .grid import DATASET_BUDGET, POSTPROCESSING, check_budgets, check_methods, settings
 from .paper import (
@@ -26,6 +27,7 @@ from .paper import (
     VIEWS_METHODS,
     input_weighting,
 )
+from .parallel import Fit, run_fits
 from .search import best, count_jobs, search, search_plan
 from .shared import SharedSolves
 from .tables import accuracy_vs_views, sensitivity_grid, sensitivity_plan, views_plan
@@ -71,8 +73,6 @@ def load_for_reproduction(name, path):
     for a paper dataset's .mat file (which stores no view names) the views
     take the bundled copy's names, so both sources give the same dataset.
     """
-    from .. import datasets
-
     base, weighting = input_weighting(name)
     if weighting:
         data = load_for_reproduction(base, path)
@@ -188,8 +188,6 @@ def _run_on_workers(client, runs, loaded, run_methods, variants, sens_sets, lams
                     views_sets, views_methods, cache, random_state, progress, views_progress):
     """:func:`run`'s fits on ``client``'s workers, into ``cache``: the searches and the
     sensitivity grids, then the views figure (whose settings the searches choose)."""
-    from .parallel import Fit, run_fits
-
     fits = []
     for ds in runs:
         if ds.name not in loaded:

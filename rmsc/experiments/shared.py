@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dimsc, solver, ssc
+
 
 class Unkeyable(TypeError):
     """An argument whose content cannot be hashed: the call is not memoised."""
@@ -12,11 +14,12 @@ class Unkeyable(TypeError):
 def _digest(obj, h):
     """Feed ``obj`` (arrays, sparse matrices, lists, scalars, functions) into hash ``h``.
 
-    A function (e.g. RMSC's ``beta="auto"`` rule, a closure over its ``beta_rel``) is
-    keyed by its code, defaults and the contents of its closure, never by its repr: a
-    repr holds the function's address, which a later function can reuse after the first
-    is freed, and then two different rules would share one solve. Anything else whose
-    repr is an address raises :class:`Unkeyable`.
+    A function is keyed by its code, defaults and the contents of its closure, never by
+    its repr: a repr holds the function's address, which a later function can reuse after
+    the first is freed, and then two different functions would share one solve. Other
+    objects are keyed by their repr (RMSC's ``beta="auto"`` rule,
+    :class:`rmsc.solver.RelativeBeta`, shows its values); one whose repr is an address
+    raises :class:`Unkeyable`.
     """
     import types
 
@@ -135,8 +138,6 @@ class SharedSolves:
         return memoised
 
     def __enter__(self):
-        from .. import dimsc, solver, ssc
-
         # DiMSC's gradient and objective are pure functions of their arrays (its
         # Lipschitz estimate draws from the estimator's generator, so it is not memoised:
         # skipping it would change the k-means seeds that follow).

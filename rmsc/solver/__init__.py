@@ -13,13 +13,15 @@ The paper's Section 4 in code, one small module per part, in the paper's order
 ``_objective``    the objective's four terms (eq. proposed_model / rmsc_mv)
 ``_algorithm``    Algorithm 1 (:func:`solve`), the stopping rule (:func:`converged`),
                   :func:`beta_max`
+``_beta``         beta relative to the data: :func:`beta_scale`, the rule
+                  :class:`RelativeBeta` a solve may be given instead of a number
 ``_linalg``       dense-factor times sparse-consensus products within a memory budget
 ``_dense``        the same iteration in dense n x n form on the arrays' own device
                   (torch, CuPy, array_api_strict): what :func:`solve` runs for factors
                   that are not NumPy arrays (docs/device.md)
 ================  ===============================================================
 
-Speed (issue 14; ``benchmarks/bench_solver.py --settings``, ``bench_fit.py``):
+Speed (``benchmarks/bench_solver.py --settings``, ``bench_fit.py``):
 the Z*-step's products run in float32 while Z* is dense (:data:`PRECISION`);
 a consensus denser than :data:`DENSE_ZSTAR_DENSITY` is held dense; views with
 about as many factor rows as samples use the kernel form (:data:`KERNEL_ROWS`),
@@ -60,15 +62,16 @@ from ._zstar_step import (  # noqa: F401
     MIN_BLOCK_COLUMNS,
     StackedFactors,
     Thresholded,
+    ZstarStep,
     assemble_blocks,
     block_columns,
     keep_dense,
-    soft_threshold_columns,
     stack_factors,
     threshold_block,
     threshold_columns,
     threshold_rows,
     to_csc,
+    weighted_Q,
     zstar_step,
 )
 from ._kernel import (  # noqa: F401
@@ -83,13 +86,16 @@ from ._kernel import (  # noqa: F401
 from ._objective import (  # noqa: F401
     OBJECTIVE_TERMS,
     l1_norm,
-    objective_terms,
     terms_from_losses,
 )
 from ._dense import (  # noqa: F401
     DENSE_COPIES,
     dense_form_bytes,
     dense_solve,
+)
+from ._beta import (  # noqa: F401
+    RelativeBeta,
+    beta_scale,
 )
 from ._algorithm import (  # noqa: F401
     FactorForm,

@@ -22,8 +22,8 @@ from ._zstar_step import (
     block_columns,
     keep_dense,
     stack_factors,
-    threshold_columns,
     to_csc,
+    zstar_step,
 )
 from ._zv_step import sample_losses, zv_step
 
@@ -125,11 +125,12 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     factors : list of ndarray, each (r_v, n)
         Per-view data factors (see :func:`gram_factor`).
     lam, gamma : float
-    beta : float or callable
+    beta : float or RelativeBeta
         The weight of ||Z*||_1, or a rule ``beta(column_betas) -> float`` that
         sets it from the per-sample emptying betas of these data (see
-        :func:`column_betas`; computed here from the same factorisation, one
-        more product). The beta used is ``RMSCSolution.beta``.
+        :func:`column_betas`; computed here from the same factorization, one
+        more product), such as :class:`RelativeBeta`. The beta used is
+        ``RMSCSolution.beta``.
     weighting : {"sample", "view"}
     max_iter : int
     tol : float
@@ -294,29 +295,17 @@ class FactorForm:
         """max_i |A_ij| of the Z*-step with weights P at Zref = 0 (for beta_max)."""
         n = self.views[0].R.shape[1]
         stack, shared = self.stack(dense=False)
-        out = threshold_columns(stack.R, self._weighted_Q(P, stack), sp.csc_matrix((n, n)),
-                                np.full(n, np.inf, dtype=stack.R.dtype),
-                                block_size=self.block_size, with_colmax=True,
-                                runner=self.runner, shared=shared)
-        return out.colmax
-
-    def _weighted_Q(self, P, stack):
-        W = P / P.sum(axis=0)[None, :]
-        QW = np.empty_like(stack.R)
-        for part, rep, w in zip(np.split(QW, stack.splits, axis=0), self.reps, W):
-            np.multiply(rep.Q, w[None, :], out=part, casting="same_kind")
-        return QW
+        return zstar_step(self.views, self.reps, sp.csc_matrix((n, n)), P, 1.0, np.inf,
+                          block_size=self.block_size, with_beta_max=True, stack=stack,
+                          runner=self.runner, shared=shared).colmax
 
     def zstar_step(self, Zref, P, lam, beta, dense, with_colmax):
         stack, shared = self.stack(dense)
-        s = P.sum(axis=0)
-        tau = (beta / (2.0 * lam * s)).astype(stack.R.dtype)
-        out = threshold_columns(stack.R, self._weighted_Q(P, stack), Zref, tau,
-                                block_size=self.block_size, with_colmax=with_colmax,
-                                RT=stack.RT, runner=self.runner, shared=shared, dense=dense)
-        RZ = np.split(out.RZ, stack.splits, axis=0)
-        self.Ts = [v.R - rz for v, rz in zip(self.views, RZ)]
-        return out.Z, out.colmax, out.delta_sq
+        step = zstar_step(self.views, self.reps, Zref, P, lam, beta, block_size=self.block_size,
+                          with_beta_max=with_colmax, stack=stack, runner=self.runner,
+                          shared=shared, dense=dense)
+        self.Ts = [v.R - rz for v, rz in zip(self.views, step.RZ)]
+        return step.Z, step.colmax, step.delta_sq
 
     def losses(self, delta_sq=None):
         """Per-sample losses of the current Z^v: against their Zref, or the new Z* (delta_sq)."""

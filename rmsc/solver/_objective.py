@@ -12,35 +12,24 @@ import scipy.sparse as sp
 
 from .._array_api import namespace
 from ._weights import psi
-from ._zv_step import sample_losses
 
 
 #: Names of the objective's terms, in the paper's order.
 OBJECTIVE_TERMS = ("reconstruction", "coupling", "regularizer", "sparsity")
 
 
-def objective_terms(views, reps, P, Zstar, beta, gamma, weighting="sample"):
-    """The four terms of the objective right after a Z^v-step.
+def terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting="sample"):
+    """The four terms of the objective from the per-sample losses (each of shape (m, n)).
 
     sum_vj P_vj ||x_j - X z^v_j||^2 (reconstruction) + lam sum_vj P_vj
     ||z^v_j - z*_j||^2 (coupling) + sum psi(P) (regularizer; per sample and
-    view, or per view for RMSC-WV) + beta ||Z*||_1 (sparsity).
+    view, or per view for RMSC-WV) + beta ||Z*||_1 (sparsity). ``recon`` and
+    ``coupling`` are the per-sample losses of :func:`rmsc.solver.sample_losses`
+    (``coupling`` is ||z^v_j - z*_j||^2, not yet multiplied by lam).
 
     Returns
     -------
     dict mapping each name of :data:`OBJECTIVE_TERMS` to a float.
-    """
-    recon = np.empty(P.shape)
-    coupling = np.empty(P.shape)
-    for v, (view, rep) in enumerate(zip(views, reps)):
-        recon[v], coupling[v] = sample_losses(view, rep)
-    return terms_from_losses(recon, coupling, views[0].lam, P, Zstar, beta, gamma, weighting)
-
-
-def terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting="sample"):
-    """:func:`objective_terms` from the per-sample losses (each of shape (m, n)).
-
-    ``coupling`` is ||z^v_j - z*_j||^2, not yet multiplied by lam.
     """
     xp = namespace(P)
     if weighting == "view":

@@ -71,8 +71,43 @@ def stack_factors(views, dtype=np.float64):
                           splits=np.cumsum([v.R.shape[0] for v in views])[:-1])
 
 
+def weighted_Q(reps, P, stack):
+    """QW: every view's Q_v with column j scaled by P_vj / s_j (s_j = sum_v P_vj), stacked
+    as ``stack.R`` is and in its precision (the right factor of the Z*-step's product)."""
+    W = P / P.sum(axis=0)[None, :]
+    QW = np.empty_like(stack.R)
+    for part, rep, w in zip(np.split(QW, stack.splits, axis=0), reps, W):
+        np.multiply(rep.Q, w[None, :], out=part, casting="same_kind")
+    return QW
+
+
+@dataclass
+class ZstarStep:
+    """What :func:`zstar_step` returns.
+
+    Attributes
+    ----------
+    Z : scipy.sparse.csc_matrix or ndarray of shape (n, n)
+        The new Z* (dense and Fortran-ordered when asked for).
+    RZ : list of ndarray, each (r_v, n)
+        R_v Z* per view (the next P-step and Z^v-step need them).
+    colmax : ndarray of shape (n,) or None
+        max_i |A_ij| before thresholding, with ``with_beta_max``.
+    delta_sq : ndarray of shape (n,)
+        ||zref_j - z*_j||^2 for every column j (the P-step needs it).
+    beta_max : float or None
+        The smallest beta for which this step gives Z* = 0, with ``with_beta_max``.
+    """
+
+    Z: object
+    RZ: list
+    colmax: np.ndarray | None
+    delta_sq: np.ndarray
+    beta_max: float | None = None
+
+
 def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=False,
-               stack=None, runner=None, shared=None, dense=False, return_delta=False):
+               stack=None, runner=None, shared=None, dense=False):
     """Z*-step: argmin lam sum_vj P_vj ||z*_j - z^v_j||^2 + beta ||Z*||_1.
 
     Paper eq. (update_z_*): entry-wise soft-thresholding of the weighted mean
@@ -82,6 +117,7 @@ def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=F
     (n x r)(r x n) product, done a column block at a time, is all the work;
     the result is stored sparse (or dense, see ``dense``). The same pass
     returns R_v Z* for every view, which the next P-step and Z^v-step need.
+    This is the step Algorithm 1 runs (:class:`rmsc.solver.FactorForm`).
 
     Parameters
     ----------
@@ -96,42 +132,33 @@ def zstar_step(views, reps, Zref, P, lam, beta, block_size=None, with_beta_max=F
         Columns per block (bounds the dense intermediate to n x block_size);
         None fits :data:`BLOCK_BYTES`.
     with_beta_max : bool
-        Also compute the smallest beta for which this step gives Z* = 0.
+        Also compute max_i |A_ij| per column and the smallest beta for which this
+        step gives Z* = 0.
     stack : StackedFactors or None
-        ``stack_factors(views)``, when the caller keeps it between iterations.
+        ``stack_factors(views, dtype)``, when the caller keeps it between iterations;
+        its dtype is the precision of the products.
     runner, shared :
         Where the column blocks run, and ``runner.share(stack)`` (see
-        :func:`soft_threshold_columns`).
+        :func:`threshold_columns`).
     dense : bool
         Return Z* as a dense Fortran-ordered ndarray instead of CSC (for a
         dense consensus, where sparse storage only costs time).
-    return_delta : bool
-        Also return ||zref_j - z*_j||^2 for every column j (the P-step needs it).
 
     Returns
     -------
-    Zstar : scipy.sparse.csc_matrix or ndarray of shape (n, n)
-    RZ : list of ndarray, each (r_v, n)
-        R_v Z* per view.
-    beta_max : float or None
-    delta_sq : ndarray of shape (n,)
-        Only with ``return_delta=True``.
+    ZstarStep
     """
-    s = P.sum(axis=0)
-    W = P / s[None, :]
     if stack is None:
         stack = stack_factors(views)
-    QW = np.empty_like(stack.R)
-    for part, rep, w in zip(np.split(QW, stack.splits, axis=0), reps, W):
-        np.multiply(rep.Q, w[None, :], out=part, casting="same_kind")
+    s = P.sum(axis=0)
     tau = (beta / (2.0 * lam * s)).astype(stack.R.dtype)
     out = threshold_columns(
-        stack.R, QW, Zref, tau, block_size=block_size, with_colmax=with_beta_max, RT=stack.RT,
-        runner=runner, shared=shared, dense=dense,
+        stack.R, weighted_Q(reps, P, stack), Zref, tau, block_size=block_size,
+        with_colmax=with_beta_max, RT=stack.RT, runner=runner, shared=shared, dense=dense,
     )
     beta_max = float(np.max(2.0 * lam * s * out.colmax)) if with_beta_max else None
-    result = (out.Z, np.split(out.RZ, stack.splits, axis=0), beta_max)
-    return result + (out.delta_sq,) if return_delta else result
+    return ZstarStep(Z=out.Z, RZ=np.split(out.RZ, stack.splits, axis=0), colmax=out.colmax,
+                     delta_sq=out.delta_sq, beta_max=beta_max)
 
 
 #: Above this fraction of nonzeros the solver keeps Z* as a dense array (when it
@@ -153,9 +180,9 @@ def keep_dense(Z):
 
 
 def to_csc(Z):
-    """Z as a float64 CSC matrix; a dense Z column by column (3x faster than scipy's
+    """Z as a float64 CSC matrix; a dense Z column by column (faster than scipy's
     conversion for a dense Fortran-ordered Z: its transpose is C-ordered, so its
-    nonzeros come out already in CSC order)."""
+    nonzeros come out already in CSC order; docs/measurements.md)."""
     if sp.issparse(Z):
         return sp.csc_matrix(Z, dtype=np.float64)
     n_rows, n_cols = Z.shape
@@ -342,15 +369,15 @@ class Thresholded:
     delta_sq: np.ndarray
 
 
-def soft_threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False, RT=None,
-                           runner=None, shared=None):
+def threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False, RT=None,
+                      runner=None, shared=None, dense=False):
     """Z = S(Zref + Rcat^T QW, tau_j) with zero diagonal, and Rcat @ Z, block by block.
 
     S is entry-wise soft-thresholding with a threshold per column. Shared by
-    the Z*-step and the C-step of SSC's ADMM. Every column block is computed
-    by :func:`threshold_block`, independently of the others; ``runner``
-    decides where (:class:`LocalBlocks` by default; a Dask runner ships them
-    to a cluster).
+    the Z*-step (:func:`zstar_step`) and the C-step of SSC's ADMM. Every column
+    block is computed by :func:`threshold_block`, independently of the others;
+    ``runner`` decides where (:class:`LocalBlocks` by default; a Dask runner
+    ships them to a cluster).
 
     Parameters
     ----------
@@ -361,6 +388,8 @@ def soft_threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=Fal
     block_size : int or None
         Columns per block (see :func:`block_columns`).
     with_colmax : bool
+        Also return max_i |A_ij| before thresholding (column j is zero iff
+        tau_j >= colmax_j).
     RT : ndarray of shape (n, r) or None
         C-contiguous copy of ``Rcat.T``, when the caller keeps one.
     runner : rmsc.backends.LocalBlocks, rmsc.backends.DaskBlocks or None
@@ -368,25 +397,12 @@ def soft_threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=Fal
     shared : object or None
         ``runner.share(StackedFactors)`` for these ``Rcat``, when the caller
         keeps it between calls (saves shipping the factors again).
+    dense : bool
+        Return Z as a dense Fortran-ordered array instead of CSC.
 
     Returns
     -------
-    Z : scipy.sparse.csc_matrix of shape (n, n)
-    RZ : ndarray of shape (r, n)
-        Rcat @ Z.
-    colmax : ndarray of shape (n,) or None
-        max_i |A_ij| before thresholding (column j is zero iff tau_j >= colmax_j).
-    """
-    out = threshold_columns(Rcat, QW, Zref, tau, block_size=block_size, with_colmax=with_colmax,
-                            RT=RT, runner=runner, shared=shared)
-    return out.Z, out.RZ, out.colmax
-
-
-def threshold_columns(Rcat, QW, Zref, tau, block_size=None, with_colmax=False, RT=None,
-                      runner=None, shared=None, dense=False):
-    """:func:`soft_threshold_columns` with every by-product (see :class:`Thresholded`).
-
-    ``dense=True`` returns Z as a dense Fortran-ordered array.
+    Thresholded
     """
     n = Rcat.shape[1]
     runner = LocalBlocks() if runner is None else runner

@@ -1,4 +1,4 @@
-"""Constants of the cost model (:mod:`rmsc.dashboard.estimates`), in multiply-adds at
+"""Constants of the cost model (:mod:`rmsc.costs`), in multiply-adds at
 the speed probe's rate, fitted on synthetic data.
 
 Written by ``python benchmarks/calibrate_costs.py --write`` (do not edit by hand).

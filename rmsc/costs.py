@@ -1,0 +1,432 @@
+"""How long a fit will take: the per-method cost model (a floor below the dashboard and the reproduction).
+
+The dashboard's buttons say how long their fits will take (:mod:`rmsc.dashboard.estimates`
+prefers measured durations and falls back on this model), and the reproduction sends its
+longest groups of fits first (:mod:`rmsc.experiments.parallel`). Each method's cost follows
+from its algorithm (:func:`predict`), in multiply-adds at this machine's measured speed
+(:func:`probe_seconds`: a small single-threaded matrix product, timed now, so a slower or
+busier machine gives longer estimates). With n samples, views of d_v features (factor rank
+r_v = min(d_v, n)) and c clusters, the models of :data:`COST_MODELS`, which a method's
+:class:`rmsc.methods.MethodSpec` names (``cost``):
+
+* ``"rmsc"`` (RMSC, RMSC-WV): iterations x n^2 (sum_v r_v + const) (the Z*-step's dense
+  product and its element-wise passes; placement searches neighbors only for the few
+  samples the consensus isolates, left out);
+* ``"ssc"`` (SSC-AVG, SSC-BSV): per view, ADMM iterations (``max_iter``: on Digit every
+  view runs them all) x n^2 (r_v + const);
+* ``"dimsc"``: the SSC start plus its diversity sweeps (dense n x n ADMMs per view; between
+  one and ``outer_iter`` sweeps, the geometric mean of the two in the middle);
+* ``"graph"`` (SC-BSV, MSC, Co-*): k-NN graphs (n^2 sum_v d_v) and their eigensolvers
+  (n^3 below 600 samples, else Lanczos);
+* every method: the spectral step (eigenvectors plus k-means 20 times), once per view for
+  the methods that cluster every view (``per_view``).
+
+The constants multiplying those counts live in :mod:`rmsc._costs`, written by
+``benchmarks/calibrate_costs.py`` (on synthetic data, so that the bundled sets check the
+model out of sample: ``benchmarks/bench_estimates.py``): first each kernel alone (one
+iteration, the spectral step, ...), then one scale and offset per method so that the sum
+matches whole fits as the Compare page runs them (validation, scaling, the protocol's
+scoring). Iteration counts the model cannot know (RMSC stops on a tolerance) give a range:
+from typical to ``max_iter``. A method without a model (``cost=None``) raises here; the
+dashboard then estimates it from measured durations only.
+
+:class:`Estimate` carries a low / middle / high number of seconds and whether all of it
+was measured; :meth:`Estimate.text` says it in words ("about 40 s", or "about 1–3 min" when
+part is modelled).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
+
+from . import _costs
+from .methods import find_spec
+from .spectral import _DENSE_EIGH_MAX, N_KMEANS_RUNS  # the spectral step's eigensolver switch
+
+#: Side of the square matrices of the speed probe (one product: PROBE_SIZE^3 multiply-adds).
+PROBE_SIZE = 256
+
+#: A probe result is reused this long (s); the probe itself takes a few milliseconds.
+PROBE_TTL = 30.0
+
+
+_probe_lock = threading.Lock()
+_probe_cache = {"t": -1e9, "seconds": None}
+
+
+def probe_seconds(refresh=False):
+    """Seconds of one single-threaded PROBE_SIZE^3 float64 product on this machine, now.
+
+    The median of five repetitions, so a busy machine (fits running beside) reads slower,
+    as its fits will run. Reused for :data:`PROBE_TTL` seconds.
+    """
+    with _probe_lock:
+        now = time.monotonic()
+        if not refresh and _probe_cache["seconds"] is not None \
+                and now - _probe_cache["t"] < PROBE_TTL:
+            return _probe_cache["seconds"]
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((PROBE_SIZE, PROBE_SIZE))
+        b = rng.standard_normal((PROBE_SIZE, PROBE_SIZE))
+        times = []
+        with threadpool_limits(limits=1):
+            a @ b  # warm-up
+            for _ in range(5):
+                t0 = time.perf_counter()
+                a @ b
+                times.append(time.perf_counter() - t0)
+        seconds = float(np.median(times))
+        _probe_cache.update(t=time.monotonic(), seconds=seconds)
+        return seconds
+
+
+def unit_seconds(probe=None):
+    """Seconds of one multiply-add at the probe's speed (``probe`` s per PROBE_SIZE^3)."""
+    probe = probe_seconds() if probe is None else float(probe)
+    return probe / float(PROBE_SIZE) ** 3
+
+
+# ---------------------------------------------------------------------------
+# The data's shape
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DataShape:
+    """What a method's cost depends on in the data.
+
+    Attributes
+    ----------
+    n_samples : int
+    n_features : tuple of int
+        d_v per view.
+    nnz : tuple of int
+        Stored entries per view (n x d_v for a dense view).
+    n_clusters : int
+    fingerprint : str
+        The dataset's fingerprint ("" when unknown): the key of measured durations.
+    """
+
+    n_samples: int
+    n_features: tuple
+    nnz: tuple
+    n_clusters: int
+    fingerprint: str = ""
+
+    @property
+    def n_views(self):
+        return len(self.n_features)
+
+    @property
+    def ranks(self):
+        """r_v = min(d_v, n): the rows of each view's Gram factor (at most)."""
+        return tuple(min(d, self.n_samples) for d in self.n_features)
+
+
+def data_shape(dataset, n_views=None, n_clusters=None):
+    """:class:`DataShape` of a :class:`rmsc.datasets.MultiViewDataset` (its first
+    ``n_views`` views when given; then the fingerprint names that subset)."""
+    views = list(dataset.views)[:n_views] if n_views else list(dataset.views)
+    n = int(views[0].shape[0])
+    if n_clusters is None:
+        n_clusters = getattr(dataset, "n_clusters", None) or 2
+    fp = str(getattr(dataset, "fingerprint", "") or "")
+    if fp and n_views and n_views < len(dataset.views):
+        fp = f"{fp}[{n_views}]"
+    return DataShape(
+        n_samples=n, n_features=tuple(int(X.shape[1]) for X in views),
+        nnz=tuple(int(X.nnz) if sp.issparse(X) else int(X.shape[0] * X.shape[1]) for X in views),
+        n_clusters=int(n_clusters), fingerprint=fp)
+
+
+# ---------------------------------------------------------------------------
+# Work counts (the algorithms' scaling) and the model
+# ---------------------------------------------------------------------------
+
+
+def spectral_terms(n, c):
+    """Work of the shared spectral step: eigenvectors, then k-means 20 times."""
+    return {
+        "const": 1.0,
+        "eigh": float(n) ** 3 if n <= _DENSE_EIGH_MAX else 0.0,
+        "lanczos": float(n) ** 2 * (c + 1) if n > _DENSE_EIGH_MAX else 0.0,
+        "kmeans": float(N_KMEANS_RUNS) * n * c * c,
+    }
+
+
+def gram_terms(shape):
+    """Work of the views' Gram factors: an eigendecomposition per view with d_v > n."""
+    n = shape.n_samples
+    wide = [d > n for d in shape.n_features]
+    return {
+        "eigh": sum(float(n) ** 3 for w in wide if w),
+        "cov": sum(float(z) * n for z, w in zip(shape.nnz, wide) if w),
+    }
+
+
+def rmsc_iteration_terms(shape):
+    """Work of one RMSC iteration: the Z*-step's (n x sum r)(sum r x n) product and n^2 passes."""
+    n = float(shape.n_samples)
+    return {"const": 1.0, "product": n * n * sum(shape.ranks), "passes": n * n,
+            "views": n * sum(shape.ranks)}
+
+
+def ssc_iteration_terms(n, r):
+    """Work of one SSC-ADMM iteration on a view of rank r: one (n x r)(r x n) product, n^2 passes."""
+    n = float(n)
+    return {"const": 1.0, "product": n * n * r, "passes": n * n}
+
+
+def knn_terms(shape):
+    """Work of every view's neighbor search (distances n^2 d_v)."""
+    n = float(shape.n_samples)
+    return {"knn": n * n * sum(float(min(z / n, d)) for z, d in zip(shape.nnz, shape.n_features))}
+
+
+def graph_terms(shape):
+    """Work of a graph method beyond its spectral step: k-NN graphs and eigensolvers per view."""
+    n = float(shape.n_samples)
+    m = shape.n_views
+    return {
+        "const": 1.0,
+        **knn_terms(shape),
+        "eigh": m * n ** 3 if n <= _DENSE_EIGH_MAX else 0.0,
+        "sparse_eig": m * n * n if n > _DENSE_EIGH_MAX else 0.0,
+    }
+
+
+def _dot(coefs, terms):
+    return sum(float(coefs.get(k, 0.0)) * float(v) for k, v in terms.items())
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Seconds a run will take: ``low <= mid <= high``; ``measured`` when every part was.
+
+    ``unknown`` counts fits of the run that were neither measured nor modelled (a method
+    without a cost model, before its first run): they are not in the seconds.
+    """
+
+    low: float
+    mid: float
+    high: float
+    measured: bool = False
+    unknown: int = 0
+
+    @classmethod
+    def exact(cls, seconds):
+        s = float(seconds)
+        return cls(s, s, s, True)
+
+    @classmethod
+    def not_known(cls):
+        """One fit of unknown duration (no measurement, no model)."""
+        return cls(0.0, 0.0, 0.0, False, 1)
+
+    def __add__(self, other):
+        return Estimate(self.low + other.low, self.mid + other.mid, self.high + other.high,
+                        self.measured and other.measured, self.unknown + other.unknown)
+
+    def text(self):
+        """The estimate in words: "about 40 s"; with a modelled part that may be far off,
+        "about 40 s–2 min" (its range); fits of unknown duration are counted apart
+        ("about 40 s + 1 fit of unknown time")."""
+        if self.unknown and self.high <= 0:
+            return "time unknown until it has run once"
+        extra = ""
+        if self.unknown:
+            extra = f" + {self.unknown} fit{'s' if self.unknown > 1 else ''} of unknown time"
+        if self.measured or self.high <= 1.5 * max(self.low, 1e-9):
+            return f"about {format_duration(self.mid)}{extra}"
+        low, high = format_duration(self.low), format_duration(self.high)
+        if low == high:
+            return f"about {low}{extra}"
+        lo_unit, hi_unit = low.split()[-1], high.split()[-1]
+        if lo_unit == hi_unit:
+            low = low[: -len(lo_unit) - 1]
+        return f"about {low}–{high}{extra}"
+
+
+ZERO = Estimate(0.0, 0.0, 0.0, True)
+
+
+def format_duration(seconds):
+    """Seconds as a rounded duration: "3 s", "40 s", "2 min", "1.5 h"."""
+    s = max(float(seconds), 0.0)
+    if s < 10:
+        return f"{max(s, 1):.0f} s"
+    if s < 90:
+        return f"{round(s / 5) * 5:.0f} s" if s >= 20 else f"{s:.0f} s"
+    if s < 90 * 60:
+        return f"{s / 60:.0f} min"
+    return f"{s / 3600:.1f} h"
+
+
+# ---------------------------------------------------------------------------
+# The cost models a method's spec names
+# ---------------------------------------------------------------------------
+
+
+class RMSCCost:
+    """Algorithm 1: its iterations (a range: the tolerance stop), the Gram factors, the
+    spectral step."""
+
+    def parts(self, spec, shape, params, defaults):
+        c = _costs.COSTS
+        max_iter = int(params["max_iter"])
+        if float(params["tol"]) > 0:
+            low, typical = min(max_iter, c["rmsc_min_iters"]), min(max_iter,
+                                                                    c["rmsc_typical_iters"])
+        else:  # no tolerance stop: every iteration runs
+            low = typical = max_iter
+        per_iter = _dot(c["rmsc_iter"], rmsc_iteration_terms(shape))
+        extra = c["rmsc_extra_iters"]  # the initialization and beta_max's product
+        return {"iterations": tuple(per_iter * (i + extra) for i in (low, typical, max_iter)),
+                "setup": (_gram(shape),) * 3,
+                "spectral": (_spectral(shape, spec),) * 3}
+
+    def calibration(self, spec):
+        """The method whose whole-fit scale and offset apply (its own)."""
+        return spec.name.upper()
+
+
+class SSCCost:
+    """SSC's ADMM on every view (a range: the tolerance stop), the Gram factors, the
+    spectral step."""
+
+    def parts(self, spec, shape, params, defaults):
+        c = _costs.COSTS
+        n = shape.n_samples
+        max_iter = int(params["max_iter"])
+        per_iter = sum(_dot(c["ssc_iter"], ssc_iteration_terms(n, r)) for r in shape.ranks)
+        extra = c["ssc_extra_iters"]  # coherence (auto beta) and the factorizations
+        low = c["ssc_low_fraction"] if float(params["tol"]) > 0 else 1.0
+        return {"ssc": (per_iter * (max_iter * low + extra), per_iter * (max_iter + extra),
+                        per_iter * (max_iter + extra)),
+                "setup": (_gram(shape),) * 3,
+                "spectral": (_spectral(shape, spec),) * 3}
+
+    def calibration(self, spec):
+        return spec.name.upper()
+
+
+class DiMSCCost(SSCCost):
+    """DiMSC: the SSC start, then its diversity sweeps (between one and ``outer_iter``)."""
+
+    def parts(self, spec, shape, params, defaults):
+        parts = super().parts(spec, shape, params, defaults)
+        lam = float(params["lam"])
+        if lam > 0 and shape.n_views > 1:
+            n, sweeps = shape.n_samples, int(params["outer_iter"])
+            per_sweep = sum(_dot(_costs.COSTS["dimsc_sweep"], ssc_iteration_terms(n, r))
+                            for r in shape.ranks) * int(params["max_iter"]) / 200.0
+            # sweeps: between one and outer_iter; the middle is their geometric mean
+            parts["diversity"] = tuple(per_sweep * s for s in (1, np.sqrt(sweeps), sweeps))
+        return parts
+
+    def calibration(self, spec):
+        """DiMSC's SSC start is SSC-AVG's fit without its clustering: SSC-AVG's whole-fit
+        terms."""
+        return "SSC-AVG"
+
+
+class GraphCost:
+    """The graph methods: k-NN graphs and eigensolvers per view (constants per method, for
+    its default ``max_iter`` when it iterates), the spectral step."""
+
+    def parts(self, spec, shape, params, defaults):
+        c = _costs.COSTS
+        coefs = c["graph"][spec.name.upper()]
+        work = _dot(coefs, graph_terms(shape))
+        if "max_iter" in defaults:  # the constants are for the default number of rounds
+            ratio = int(params["max_iter"]) / defaults["max_iter"]
+            work = coefs.get("const", 0.0) + (work - coefs.get("const", 0.0)) * ratio
+        spread = c["graph_spread"]
+        return {"graph": (work / spread, work, work * spread),
+                "spectral": (_spectral(shape, spec),) * 3}
+
+    def calibration(self, spec):
+        return spec.name.upper()
+
+
+#: The cost models a :class:`rmsc.methods.MethodSpec` may name (``cost="rmsc"``, ...).
+COST_MODELS = {"rmsc": RMSCCost(), "ssc": SSCCost(), "dimsc": DiMSCCost(),
+               "graph": GraphCost()}
+
+
+def _spectral(shape, spec):
+    """The spectral step's work: once, or once per view (``spec.per_view``)."""
+    work = _dot(_costs.COSTS["spectral"], spectral_terms(shape.n_samples, shape.n_clusters))
+    return work * (shape.n_views if spec.per_view else 1)
+
+
+def _gram(shape):
+    return _dot(_costs.COSTS["gram"], gram_terms(shape))
+
+
+def _model(method):
+    """``(spec, cost model)`` of ``method``; ValueError when there is no model."""
+    spec = find_spec(method)
+    model = None if spec is None else spec.cost
+    if isinstance(model, str):
+        model = COST_MODELS.get(model)
+    if model is None:
+        raise ValueError(f"No cost model for the method {method!r}.")
+    return spec, model
+
+
+def has_model(method):
+    """Whether :func:`predict` can model ``method`` (its spec names a cost model)."""
+    try:
+        _model(method)
+    except ValueError:
+        return False
+    return True
+
+
+def model_parts(method, shape, params=None):
+    """The model's cost of one fit in multiply-add units, as ``{part: (low, mid, high)}``.
+
+    ``low``/``high`` differ from ``mid`` where an iteration count is not known before
+    the fit (RMSC's tolerance stop, MSC, DiMSC's sweeps); see the module docstring.
+    Parameters not given (or None) are the method's registry defaults.
+    """
+    spec, model = _model(method)
+    defaults = spec.make().get_params()
+    given = {k: v for k, v in (params or {}).items() if v is not None}
+    return model.parts(spec, shape, {**defaults, **given}, defaults)
+
+
+def predict(method, shape, params=None, probe=None):
+    """The model's :class:`Estimate` of one fit of ``method`` on data of ``shape``.
+
+    Parameters
+    ----------
+    method : str
+        A name of :func:`rmsc.available_methods` whose spec names a cost model.
+    shape : DataShape
+    params : dict or None
+        The method's parameters where they matter (``max_iter``, ``placement``, ...).
+    probe : float or None
+        :func:`probe_seconds` (measured now when None).
+
+    Raises
+    ------
+    ValueError
+        When the method has no cost model (:func:`has_model`).
+    """
+    unit = unit_seconds(probe)
+    spec, model = _model(method)
+    parts = model_parts(method, shape, params)
+    fit = _costs.COSTS.get("fit", {}).get(model.calibration(spec), {})
+    scale, offset = fit.get("scale", 1.0), fit.get("offset", 0.0)
+    diversity = parts.pop("diversity", (0.0, 0.0, 0.0))
+    low, mid, high = (unit * (offset + scale * sum(p[i] for p in parts.values())
+                              + diversity[i]) for i in range(3))
+    return Estimate(low, mid, high, False)

@@ -1,0 +1,119 @@
+"""The Data page's figures: samples per class, each view in 2-D, sample pictures."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ._style import MAX_BAR_LABELS, OUTLIER_COLOR, class_color, group_scatter, legend_groups
+
+
+def class_counts_figure(counts):
+    """Bar chart of samples per class.
+
+    Parameters
+    ----------
+    counts : pandas.Series
+        Samples per class, indexed by class label (``MultiViewDataset.describe()[1]``).
+    """
+    labels = [str(c) for c in counts.index]
+    shown = len(labels) <= MAX_BAR_LABELS  # many classes: the hover gives the numbers
+    fig = go.Figure(go.Bar(x=labels, y=counts.to_numpy(), marker_color=[
+        class_color(i) for i in range(len(labels))], text=counts.to_numpy() if shown else None,
+        textposition="outside" if shown else None,
+        hovertemplate="class %{x}: %{y} samples<extra></extra>"))
+    fig.update_layout(title="Samples per class", xaxis_title="class", yaxis_title="samples",
+                      xaxis_type="category", height=300, margin=dict(t=40, b=40, l=50, r=10))
+    return fig
+
+
+def views_scatter_figure(coords, view_names, labels=None, outlier_mask=None, *, indices=None,
+                         explained=None, columns=3):
+    """A 2-D projection of every view, coloured by class, injected outliers ringed.
+
+    Parameters
+    ----------
+    coords : list of ndarray, each (n_shown, 2)
+        One projection per view (e.g. :func:`rmsc.dashboard.project_2d`), rows
+        already restricted to ``indices`` when given.
+    view_names : list of str
+    labels : ndarray of shape (n_samples,) or None
+        Class labels of all samples (restricted with ``indices``).
+    outlier_mask : ndarray of bool, shape (n_views, n_samples), or None
+    indices : ndarray of int or None
+        The samples shown (a subsample); None = all.
+    explained : list of (2,) arrays or None
+        Variance explained by each axis, shown in the subplot titles.
+    """
+    m = len(coords)
+    cols = min(columns, m)
+    rows = -(-m // cols)
+    titles = []
+    for v, name in enumerate(view_names):
+        if explained is not None:
+            e = explained[v]
+            titles.append(f"{name} (PC1 {100 * e[0]:.0f}%, PC2 {100 * e[1]:.0f}%)")
+        else:
+            titles.append(str(name))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles,
+                        horizontal_spacing=0.05, vertical_spacing=0.12 if rows > 1 else 0.1)
+    n_shown = coords[0].shape[0]
+    idx = np.arange(n_shown) if indices is None else np.asarray(indices)
+    y = None if labels is None else np.asarray(labels)[idx]
+    entries = None if y is None else legend_groups(np.unique(y))
+    for v in range(m):
+        r, c = v // cols + 1, v % cols + 1
+        xy = np.asarray(coords[v], dtype=np.float32)
+        if entries is None:
+            fig.add_trace(go.Scattergl(
+                x=xy[:, 0], y=xy[:, 1], mode="markers",
+                marker=dict(size=4, color="#1f77b4", opacity=0.7), name="samples",
+                legendgroup="samples", showlegend=(v == 0), customdata=idx,
+                hovertemplate="sample %{customdata}<extra></extra>"), row=r, col=c)
+            continue
+        for name, members in entries:
+            fig.add_trace(group_scatter(
+                xy[:, 0], xy[:, 1], y, members, idx, "class", name=name, legendgroup=name,
+                showlegend=(v == 0), marker=dict(size=4, opacity=0.7)), row=r, col=c)
+        if outlier_mask is not None:
+            out = np.asarray(outlier_mask, bool)[v][idx]
+            if out.any():
+                fig.add_trace(go.Scattergl(
+                    x=xy[out, 0], y=xy[out, 1], mode="markers",
+                    marker=dict(size=9, symbol="circle-open", color=OUTLIER_COLOR,
+                                line=dict(width=1.5)),
+                    name="injected outlier", legendgroup="outlier",
+                    showlegend=not any(t.name == "injected outlier" for t in fig.data),
+                    customdata=idx[out],
+                    hovertemplate="sample %{customdata} (injected)<extra></extra>"),
+                    row=r, col=c)
+    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(showticklabels=False)
+    fig.update_layout(height=300 * rows + 40, margin=dict(t=40, b=10, l=10, r=10),
+                      legend=dict(itemsizing="constant"))
+    return fig
+
+
+def sample_images_figure(images, titles, *, columns=10):
+    """Small grey-scale pictures (e.g. Digit's PIX view) in a grid.
+
+    Parameters
+    ----------
+    images : list of 2-D arrays with values in [0, 1]
+    titles : list of str
+    """
+    k = len(images)
+    cols = max(1, min(columns, k))
+    rows = -(-k // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(titles),
+                        horizontal_spacing=0.01, vertical_spacing=0.08)
+    for i, img in enumerate(images):
+        grey = np.clip(np.asarray(img, dtype=float), 0, 1)
+        rgb = np.repeat((255 * (1 - grey))[..., None], 3, axis=2).astype(np.uint8)
+        fig.add_trace(go.Image(z=rgb, hoverinfo="skip"), row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    fig.update_annotations(font_size=11)
+    fig.update_layout(height=110 * rows + 30, margin=dict(t=25, b=5, l=5, r=5))
+    return fig

@@ -1,0 +1,125 @@
+"""The Solve page's figures: the objective curve, the views' mean weights, the suggestion."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ._style import class_color
+
+
+def objective_figure(history, *, max_iter=None, title="Objective per iteration"):
+    """The RMSC objective after every iteration (the live curve of the Solve page).
+
+    Parameters
+    ----------
+    history : sequence of (iteration, objective)
+    max_iter : int or None
+        Fixes the x range to [1, max_iter] so the curve grows into it.
+    """
+    pts = np.asarray(list(history), dtype=float).reshape(-1, 2)
+    fig = go.Figure(go.Scatter(x=pts[:, 0], y=pts[:, 1], mode="lines+markers",
+                               name="objective",
+                               hovertemplate="iteration %{x}: %{y:.6g}<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="iteration", yaxis_title="objective",
+                      height=320, margin=dict(t=40, b=40, l=60, r=10))
+    if max_iter:
+        fig.update_xaxes(range=[0.5, max(float(max_iter), pts[:, 0].max(initial=1)) + 0.5])
+    return fig
+
+
+def view_weights_figure(view_names, mean_weights, *, title="Mean weight per view"):
+    """Bar chart of each view's mean weight (how much RMSC trusts the view)."""
+    w = np.asarray(mean_weights, dtype=float)
+    fig = go.Figure(go.Bar(x=list(view_names), y=w, marker_color="#4c78a8",
+                           text=[f"{x:.3g}" for x in w], textposition="outside",
+                           hovertemplate="%{x}: %{y:.4g}<extra></extra>"))
+    fig.update_layout(title=title, yaxis_title="mean of P", height=320,
+                      margin=dict(t=40, b=40, l=60, r=10))
+    return fig
+
+
+def suggestion_figure(table, best, *, n_clusters=None, title=None):
+    """The label-free criterion against λ (one line per ``beta_rel``), the suggestion marked.
+
+    Parameters
+    ----------
+    table : list of dict
+        One row per setting tried, as :attr:`rmsc.selection.Suggestion.table`: lam,
+        beta_rel, and either eigengap, isolated, pieces or error (no clustering).
+    best : int
+        Index of the suggested row (:attr:`rmsc.selection.Suggestion.best`).
+    n_clusters : int or None
+        c: settings whose graph has more pieces than c are drawn as open markers.
+    title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Top: the eigengap at c per λ (log axis), one line per ``beta_rel``; each point
+        labelled with its isolated samples when it has any; settings that gave no
+        clustering as crosses on the axis; the suggestion as a star. Bottom: the isolated
+        samples per λ, the same lines.
+    """
+    if not table:
+        raise ValueError("suggestion_figure needs at least one setting.")
+    if not 0 <= best < len(table):
+        raise ValueError(f"best={best} is not a row of the table ({len(table)} rows).")
+    rels = sorted({float(r["beta_rel"]) for r in table})
+    lams = sorted({float(r["lam"]) for r in table})
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32],
+                        vertical_spacing=0.08,
+                        subplot_titles=("Eigengap at c (larger: clearer c groups)",
+                                        "Isolated samples (fewer is better; ranked first)"))
+    for i, rel in enumerate(rels):
+        rows = sorted((r for r in table if float(r["beta_rel"]) == rel), key=lambda r: r["lam"])
+        ok = ["error" not in r for r in rows]
+        x = [float(r["lam"]) for r in rows]
+        gap = [float(r["eigengap"]) if good else None for r, good in zip(rows, ok)]
+        iso = [int(r["isolated"]) if good else None for r, good in zip(rows, ok)]
+        pieces = [int(r["pieces"]) if good else None for r, good in zip(rows, ok)]
+        poor = [good and (n_iso > 0 or (n_clusters is not None and n_p > n_clusters))
+                for good, n_iso, n_p in zip(ok, iso, pieces)]
+        color = class_color(i)
+        name = f"β_rel = {rel:g}"
+        fig.add_trace(go.Scatter(
+            x=x, y=gap, mode="lines+markers+text", name=name, legendgroup=name,
+            line=dict(color=color), connectgaps=False,
+            marker=dict(size=9, symbol=["circle-open" if p else "circle" for p in poor]),
+            text=[f"{n} isolated" if good and n else "" for good, n in zip(ok, iso)],
+            textposition="top center",
+            customdata=[[n if n is not None else -1, p if p is not None else -1]
+                        for n, p in zip(iso, pieces)],
+            hovertemplate=(f"λ = %{{x:g}}, {name}<br>eigengap %{{y:.4f}}<br>"
+                           "%{customdata[0]} isolated, %{customdata[1]} piece(s)<extra></extra>"),
+        ), row=1, col=1)
+        fig.add_trace(go.Scatter(
+            x=x, y=iso, mode="lines+markers", name=name, legendgroup=name, showlegend=False,
+            line=dict(color=color), connectgaps=False,
+            hovertemplate=f"λ = %{{x:g}}, {name}: %{{y}} isolated<extra></extra>",
+        ), row=2, col=1)
+    failed = [r for r in table if "error" in r]
+    if failed:
+        fig.add_trace(go.Scatter(
+            x=[float(r["lam"]) for r in failed], y=[0.0] * len(failed), mode="markers",
+            name="no clustering", marker=dict(symbol="x", size=10, color="#888888"),
+            text=[f"β_rel = {float(r['beta_rel']):g}" for r in failed],
+            hovertemplate="λ = %{x:g}, %{text}: no clustering<extra></extra>",
+        ), row=1, col=1)
+    chosen = table[best]
+    fig.add_trace(go.Scatter(
+        x=[float(chosen["lam"])], y=[float(chosen["eigengap"])], mode="markers",
+        name=f"suggested: λ = {float(chosen['lam']):g}, β_rel = {float(chosen['beta_rel']):g}",
+        marker=dict(symbol="star", size=18, color="gold", line=dict(color="black", width=1)),
+        hovertemplate="suggested: λ = %{x:g}, eigengap %{y:.4f}<extra></extra>",
+    ), row=1, col=1)
+    ticks = dict(type="log", tickvals=lams, ticktext=[f"{v:g}" for v in lams])
+    fig.update_xaxes(**ticks, row=1, col=1)
+    fig.update_xaxes(**ticks, title_text="λ", row=2, col=1)
+    fig.update_yaxes(title_text="eigengap", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text="samples", rangemode="tozero", row=2, col=1)
+    fig.update_layout(title=title or "Label-free criterion against λ and β_rel", height=520,
+                      margin=dict(t=60, b=40, l=60, r=10), legend_title_text="",
+                      legend=dict(orientation="h", yanchor="top", y=-0.16, x=0))
+    return fig

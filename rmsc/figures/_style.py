@@ -1,0 +1,135 @@
+"""Shared look of every figure: class and method colors, legends, group ticks, log axes."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.express as px
+import plotly.graph_objects as go
+
+from ..methods import find_spec
+
+
+#: Colors of classes / clusters (cycled beyond 26).
+CLASS_COLORS = px.colors.qualitative.Plotly + px.colors.qualitative.Alphabet
+OUTLIER_COLOR = "black"
+
+
+#: Many classes (e.g. 100 leaf species) must stay legible: above these counts a legend lists
+#: ranges of classes ("classes 0–9") instead of each, bars lose their value labels, the
+#: lines between groups on a matrix get thin and then are left out (the diagonal blocks
+#: show the groups), and an axis names every k-th group only.
+MAX_LEGEND_ENTRIES = 12
+MAX_BAR_LABELS = 30
+THIN_BOUNDARIES = 12
+MAX_BOUNDARIES = 30
+MAX_GROUP_TICKS = 20
+
+
+def class_color(i):
+    """The color of the i-th class or cluster (cycled)."""
+    return CLASS_COLORS[int(i) % len(CLASS_COLORS)]
+
+
+def legend_groups(values, noun="class"):
+    """How a legend lists ``values`` (classes or clusters, in order): one entry each, or ranges.
+
+    Returns
+    -------
+    list of (name, list of (index, value))
+        ``index`` is the value's position in ``values`` (its color). At most
+        :data:`MAX_LEGEND_ENTRIES` entries by value; beyond that, about ten entries
+        of consecutive values, named by their range ("classes 0–9").
+    """
+    values = list(values)
+    if len(values) <= MAX_LEGEND_ENTRIES:
+        return [(f"{noun} {v}", [(k, v)]) for k, v in enumerate(values)]
+    size = -(-len(values) // 10)
+    out = []
+    for start in range(0, len(values), size):
+        chunk = list(enumerate(values))[start:start + size]
+        first, last = chunk[0][1], chunk[-1][1]
+        plural = "classes" if noun == "class" else f"{noun}s"
+        out.append((f"{plural} {first}–{last}" if len(chunk) > 1 else f"{noun} {first}", chunk))
+    return out
+
+
+def group_scatter(x, y, groups, members, ids, noun, **trace):
+    """One scatter trace for a legend entry: its members' points, each in its value's color."""
+    sel = np.isin(groups, [v for _, v in members])
+    colors = {v: class_color(k) for k, v in members}
+    if len(members) == 1:
+        color = colors[members[0][1]]
+        hover = f"<extra>{noun} {members[0][1]}</extra>"
+        text = None
+    else:
+        color = [colors[g] for g in groups[sel]]
+        hover = "<extra>%{text}</extra>"
+        text = [f"{noun} {g}" for g in groups[sel]]
+    marker = dict(trace.pop("marker", {}), color=color)
+    return go.Scattergl(x=x[sel], y=y[sel], mode="markers", marker=marker, customdata=ids[sel],
+                        text=text, hovertemplate="sample %{customdata}" + hover, **trace)
+
+
+def boundary_line(n_groups, color):
+    """The line between groups of a matrix, or None when there are too many to draw."""
+    if n_groups > MAX_BOUNDARIES:
+        return None
+    if n_groups > THIN_BOUNDARIES:
+        return dict(color=color.replace("0.45", "0.25"), width=0.5)
+    return dict(color=color, width=1)
+
+
+#: At most this many group names on an axis of a small panel (:func:`view_affinities_figure`).
+MAX_PANEL_TICKS = 8
+
+
+def group_ticks(centers, groups, max_ticks=MAX_GROUP_TICKS):
+    """Tick positions and names for ``groups``: every k-th beyond ``max_ticks`` (k = 1, 2, 5,
+    10, 20, 50, ...: the names of the usual 0..c-1 classes read 0, 5, 10, ...)."""
+    need = len(groups) / max_ticks
+    step = next(m * 10 ** e for e in range(12) for m in (1, 2, 5) if m * 10 ** e >= need)
+    return list(np.asarray(centers)[::step]), [str(g) for g in list(groups)[::step]]
+
+
+def log_axis(lo, hi):
+    """Axis settings for a log axis over [lo, hi] with 1-3-10 ticks labelled plainly."""
+    vals = log_ticks(lo, hi)
+    return dict(type="log", tickvals=vals, ticktext=[f"{v:g}" for v in vals])
+
+
+def log_ticks(lo, hi):
+    """1-3-10 tick values covering [lo, hi] (readable labels on a log axis)."""
+    lo, hi = max(float(lo), 1e-300), max(float(hi), float(lo))
+    out = []
+    for e in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1):
+        for m in (1, 3):
+            v = m * 10.0 ** e
+            if lo / 1.0001 <= v <= hi * 1.0001:
+                out.append(v)
+    return out
+
+
+#: Colors for curves that are not a registered method's (a dataset's convergence, say).
+FALLBACK_COLORS = ("#636EFA", "#EF553B", "#00CC96", "#AB63FA", "#FFA15A", "#19D3F3")
+
+
+def method_color(name, i):
+    """The color of a method, the same in every figure (its spec's); the i-th of
+    :data:`FALLBACK_COLORS` for any other name or a method without one."""
+    spec = find_spec(name)
+    if spec is not None and spec.color:
+        return spec.color
+    return FALLBACK_COLORS[i % len(FALLBACK_COLORS)]
+
+
+def require_columns(df, columns, what):
+    """Raise a ValueError naming the columns ``df`` lacks for the figure ``what``."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what} needs the column(s) {', '.join(missing)}; got "
+                         f"{', '.join(map(str, df.columns))}.")
+
+
+def percent(values):
+    """Fractions as percentages (a float array)."""
+    return 100.0 * np.asarray(values, dtype=float)

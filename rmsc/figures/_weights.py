@@ -1,0 +1,229 @@
+"""The Weights page's figures: P as a heatmap, its distribution, the outlier ROC curves."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..pooling import MAX_WEIGHT_COLUMNS, bin_columns
+from ._style import boundary_line, class_color, group_ticks
+
+
+#: Gap between the rows of the weights heatmap (px): the outlier marks sit in it.
+WEIGHT_ROW_GAP = 10
+
+
+def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, groups=None,
+                           outlier_mask=None, max_columns=MAX_WEIGHT_COLUMNS, relative=False,
+                           placed=None):
+    """Heatmap of P (views x samples), samples in ``order``, injected pairs marked beside their row.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_views, n_samples)
+    view_names : list of str
+    order : ndarray of int or None
+        Column order (e.g. samples grouped by class); None = as stored.
+    boundaries, groups : from :func:`rmsc.dashboard.order_by`
+        Group starts (drawn as lines) and group labels (tick text).
+    outlier_mask : ndarray of bool, shape (n_views, n_samples), or None
+        Each injected (view, sample) pair gets a small red triangle in the gap just above
+        its cell, pointing at it, so the cell itself stays visible (does it turn dark?).
+    max_columns : int
+        Wider matrices are averaged in adjacent bins (the marks stay exact).
+    relative : bool
+        Colour P divided by its view's median (views' weights differ in scale; this
+        shows which samples each view trusts less than usual).
+    placed : array of int or None
+        Samples RMSC placed by their neighbours (``RMSC.placed_``): each gets a small
+        black triangle below the last row, pointing up.
+
+    Rows are at y = 0..n_views-1 (top to bottom, named by ``view_names``), separated by
+    :data:`WEIGHT_ROW_GAP` pixels; a mark for view v is at y = v - 0.5.
+    """
+    P = np.asarray(weights, dtype=float)
+    m, n = P.shape
+    if relative:
+        med = np.median(P, axis=1, keepdims=True)
+        P = P / np.where(med > 0, med, 1.0)
+    order = np.arange(n) if order is None else np.asarray(order)
+    Po = P[:, order]
+    Z, starts = bin_columns(Po, max_columns)
+    scale = Z.shape[1] / n
+    names = [str(v) for v in view_names]
+    fig = go.Figure(go.Heatmap(
+        z=Z.astype(np.float32), y=list(range(m)), ygap=WEIGHT_ROW_GAP, colorscale="Viridis",
+        colorbar=dict(title="P / median" if relative else "P"),
+        zmin=0 if relative else None, zmax=2 if relative else None,
+        customdata=np.broadcast_to(order[starts], Z.shape),
+        text=np.broadcast_to(np.asarray(names, dtype=object)[:, None], Z.shape),
+        hovertemplate="view %{text}<br>sample %{customdata}<br>" + (
+            "P / median" if relative else "P") + " = %{z:.4g}<extra></extra>"))
+    marked = False
+    if outlier_mask is not None:
+        mask = np.asarray(outlier_mask, bool)[:, order]
+        vv, jj = np.nonzero(mask)
+        if vv.size:
+            marked = True
+            fig.add_trace(go.Scattergl(
+                x=(jj + 0.5) * scale - 0.5, y=vv - 0.5, mode="markers",
+                marker=dict(symbol="triangle-down", size=7, color="red"),
+                name="injected outlier (mark above its row)", customdata=order[jj],
+                text=[names[v] for v in vv],
+                hovertemplate="sample %{customdata} (injected in %{text})<extra></extra>"))
+    has_placed = placed is not None and len(placed) > 0
+    if has_placed:
+        where = np.empty(n, dtype=np.int64)
+        where[order] = np.arange(n)
+        jj = where[np.asarray(placed, dtype=np.int64)]
+        marked = True
+        fig.add_trace(go.Scattergl(
+            x=(jj + 0.5) * scale - 0.5, y=np.full(jj.size, m - 0.5), mode="markers",
+            marker=dict(symbol="triangle-up", size=7, color="black"),
+            name="placed by its neighbours (mark below the rows)", customdata=order[jj],
+            hovertemplate="sample %{customdata}: placed by its neighbours<extra></extra>"))
+    line = None if boundaries is None else boundary_line(len(boundaries) + 1,
+                                                          "rgba(255,255,255,0.45)")
+    if line is not None:
+        for b in np.asarray(boundaries):
+            fig.add_vline(x=b * scale - 0.5, line=dict(line, color="white"))
+    if groups is not None and boundaries is not None:
+        starts_g = np.concatenate([[0], np.asarray(boundaries), [n]])
+        vals, text = group_ticks((starts_g[:-1] + starts_g[1:]) / 2 * scale - 0.5, groups)
+        fig.update_xaxes(tickvals=vals, ticktext=text, title="samples grouped by class")
+    else:
+        fig.update_xaxes(title="sample")
+    # the top row's marks need room above it: the axis starts a little before -0.5
+    fig.update_yaxes(tickvals=list(range(m)), ticktext=names,
+                     range=[m - 0.25 if has_placed else m - 0.5, -0.75],
+                     zeroline=False, showgrid=False)
+    fig.update_layout(title="Weights P (one per sample per view)" + (
+        ", each view divided by its median" if relative else ""), height=140 + 44 * m,
+                      margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
+                      plot_bgcolor="white",
+                      legend=dict(orientation="h", x=1, xanchor="right", y=1.02,
+                                  yanchor="bottom"))
+    return fig
+
+
+def weight_distribution_figure(weights, view_names, outlier_mask=None, *, relative=False):
+    """Per-view distribution of the weights (box plots), injected pairs apart.
+
+    ``relative`` divides each view's weights by their median.
+    """
+    P = np.asarray(weights, dtype=float)
+    if relative:
+        med = np.median(P, axis=1, keepdims=True)
+        P = P / np.where(med > 0, med, 1.0)
+    fig = go.Figure()
+    names = np.repeat(np.asarray(view_names, dtype=object), P.shape[1])
+    flat = P.ravel()
+    if outlier_mask is None:
+        fig.add_trace(go.Box(x=names, y=flat, name="samples", marker_color="#4c78a8",
+                             boxpoints="outliers"))
+    else:
+        mask = np.asarray(outlier_mask, bool).ravel()
+        fig.add_trace(go.Box(x=names[~mask], y=flat[~mask], name="clean",
+                             marker_color="#4c78a8", boxpoints="outliers"))
+        fig.add_trace(go.Box(x=names[mask], y=flat[mask], name="injected outliers",
+                             marker_color="#e45756", boxpoints="all", jitter=0.4))
+        fig.update_layout(boxmode="group")
+    fig.update_layout(title="Weight distribution per view",
+                      yaxis_title="P / view median" if relative else "P", height=340,
+                      margin=dict(t=40, b=40, l=60, r=10))
+    return fig
+
+
+def roc_figure(curves, view_names, aucs=None):
+    """Outlier-detection ROC per view (from ``rmsc.outliers.roc_curves``).
+
+    Parameters
+    ----------
+    curves : list of (fpr, tpr) or None per view
+    view_names : list of str
+    aucs : list of float or None
+    """
+    fig = go.Figure()
+    for v, (name, cur) in enumerate(zip(view_names, curves)):
+        if cur is None:
+            continue
+        fpr, tpr = cur
+        label = name if aucs is None or aucs[v] is None or np.isnan(aucs[v]) else (
+            f"{name} (AUC {aucs[v]:.3f})")
+        fig.add_trace(go.Scatter(x=np.asarray(fpr), y=np.asarray(tpr), mode="lines",
+                                 name=label, line=dict(color=class_color(v))))
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
+                             line=dict(dash="dot", color="grey")))
+    fig.update_layout(title="Finding the injected outliers from low weights (ROC)",
+                      xaxis_title="false positive rate", yaxis_title="true positive rate",
+                      xaxis_range=[0, 1], yaxis_range=[0, 1.02], height=380,
+                      margin=dict(t=40, b=40, l=60, r=10))
+    return fig
+
+
+def score_roc_figure(curves_by_score, view_names, aucs_by_score=None):
+    """ROC of several outlier scores, one panel per view that has outliers.
+
+    Parameters
+    ----------
+    curves_by_score : dict of str -> list of (fpr, tpr) or None per view
+        Score name -> ``rmsc.outliers.roc_curves(score, mask)``.
+    view_names : list of str
+    aucs_by_score : dict of str -> list of float, optional
+        Score name -> ROC-AUC per view; shown in the legend (first panel) and on hover.
+
+    Every score keeps its color in every panel; a dotted diagonal is chance.
+    """
+    names = list(curves_by_score)
+    shown = [v for v in range(len(view_names))
+             if any(curves_by_score[k][v] is not None for k in names)]
+    fig = make_subplots(rows=1, cols=max(len(shown), 1),
+                        subplot_titles=[str(view_names[v]) for v in shown] or ["no outliers"])
+    for col, v in enumerate(shown, start=1):
+        for i, key in enumerate(names):
+            cur = curves_by_score[key][v]
+            if cur is None:
+                continue
+            auc = None if aucs_by_score is None else aucs_by_score[key][v]
+            label = key if auc is None or np.isnan(auc) else f"{key} (AUC {auc:.3f})"
+            fig.add_trace(go.Scatter(
+                x=np.asarray(cur[0]), y=np.asarray(cur[1]), mode="lines",
+                name=key, legendgroup=key, showlegend=col == 1,
+                line=dict(color=class_color(i)), hovertemplate=f"{view_names[v]}: {label}"
+                "<br>FPR %{x:.3f}, TPR %{y:.3f}<extra></extra>"), row=1, col=col)
+        fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
+                                 legendgroup="chance", showlegend=col == 1,
+                                 line=dict(dash="dot", color="grey")), row=1, col=col)
+        fig.update_xaxes(range=[0, 1], title="false positive rate", row=1, col=col)
+        fig.update_yaxes(range=[0, 1.02], row=1, col=col)
+    fig.update_yaxes(title="true positive rate", row=1, col=1)
+    fig.update_layout(title="Which score finds the injected outliers (ROC per corrupted view)",
+                      height=380, margin=dict(t=60, b=40, l=60, r=10),
+                      legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def sample_weights_figure(table, *, title="Weights of one sample", relative=False):
+    """A sample's weight in every view next to that view's median.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame from :func:`rmsc.dashboard.sample_weights`
+    relative : bool
+        Show weight / view median (the median becomes 1 in every view).
+    """
+    w = table["weight"].to_numpy(dtype=float)
+    med = table["view median"].to_numpy(dtype=float)
+    if relative:
+        w = w / np.where(med > 0, med, 1.0)
+        med = np.ones_like(med)
+    fig = go.Figure([
+        go.Bar(x=table["view"], y=w, name="this sample", marker_color="#e45756",
+               hovertemplate="%{x}: %{y:.4g}<extra></extra>"),
+        go.Scatter(x=table["view"], y=med, mode="markers", name="view median",
+                   marker=dict(symbol="line-ew", size=30, line=dict(width=3, color="black"))),
+    ])
+    fig.update_layout(title=title, yaxis_title="P / view median" if relative else "P",
+                      height=300, margin=dict(t=40, b=40, l=60, r=10))
+    return fig

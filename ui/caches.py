@@ -1,0 +1,125 @@
+"""What the server keeps for every session: its shared objects and the pages' caches.
+
+``st.cache_resource`` objects are one per server (every session shares them): the result
+cache, the job registry, the measured durations, the prefetcher, the session book and its
+sweeper, the bundled datasets. ``st.cache_data`` ones are the pages' computations, keyed
+on small values (a fingerprint, a fit's key: hashing big arrays would sample them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from rmsc import dashboard as dash
+from rmsc import datasets
+
+from .runtime import start_sweeper
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def load_bundled(name):
+    """A bundled dataset, loaded once for every session."""
+    data = datasets.load_bundled(name)
+    data.fingerprint  # computed once, shared by every session
+    return data
+
+
+#: What the server keeps of results for all sessions together (bounded LRU): the size that
+#: keeps a class of 8 sessions within 2 GB, server and workers together
+#: (docs/measurements.md, "The dashboard server's memory").
+RESULT_CACHE_ENTRIES = 24
+RESULT_CACHE_BYTES = 256 << 20
+
+
+@st.cache_resource(show_spinner=False)
+def result_cache():
+    """Fit results of every session, keyed on small values (bounded LRU)."""
+    return dash.ResultCache(max_entries=RESULT_CACHE_ENTRIES, max_bytes=RESULT_CACHE_BYTES)
+
+
+@st.cache_resource(show_spinner=False)
+def job_registry():
+    """Unfinished background jobs of every session, so equal requests share one run."""
+    return dash.JobRegistry()
+
+
+@st.cache_resource(show_spinner=False)
+def cost_book():
+    """Measured durations of the server's fits, for the time estimates on the buttons."""
+    return dash.CostBook()
+
+
+@st.cache_resource(show_spinner=False)
+def prefetcher():
+    """The server's :class:`rmsc.dashboard.Prefetcher` (fits one slider step away)."""
+    cache = result_cache()
+    return dash.Prefetcher(job_registry(), dash.running_backend, cached=cache.__contains__)
+
+
+@st.cache_resource(show_spinner=False)
+def session_book():
+    """Every session's job slots, swept every few seconds (rmsc.dashboard.sessions).
+
+    A session disconnected for ``GRACE_SECONDS`` has its running work cancelled; when the
+    last one has gone, the prefetch queue is dropped (and unjoined prefetches cancelled),
+    the shared result cache is emptied, the workers drop the datasets
+    they were sent and the server returns its freed heap to the OS.
+    """
+    book = dash.SessionBook()
+    cache = result_cache()  # taken here, in a script run: on_idle runs in the sweeper's thread
+    pre = prefetcher()
+
+    def on_idle():
+        pre.yield_workers()  # nobody is left to look at the next slider steps
+        cache.clear()
+        fitted_view_affinities.clear()
+        backend = dash.running_backend()
+        if backend is not None:
+            backend.release_data()
+        dash.trim_everywhere()
+
+    start_sweeper(book, on_idle)  # none without a runtime (AppTest)
+    return book
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def projection(fingerprint, view, _data):
+    """One view of the data in 2-D (PCA), and the variance each axis explains."""
+    coords, explained = dash.project_2d(_data.views[view])
+    return coords.astype(np.float32), explained
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def data_notes(fingerprint, _data):
+    """Plain-words remarks about views and samples that carry little information."""
+    return dash.data_notes(_data)
+
+
+@st.cache_resource(max_entries=24, show_spinner=False)
+def view_affinity(fingerprint, view, _data):
+    """One view's own k-NN graph."""
+    return dash.view_affinity(_data.views[view])
+
+
+@st.cache_resource(max_entries=4, show_spinner="Forming every view's Zᵛ at the fitted consensus…")
+def fitted_view_affinities(key, _result, _data, _orders):
+    """Every view's pooled (|Zᵛ|+|Zᵛᵀ|)/2 for the fit ``key`` (both orders at once).
+
+    Formed on a worker (n x n per view), the page waits for it; a failure (the memory
+    guard, a worker that died) is a ValueError with the job's message.
+    """
+    job = dash.Job(("views-zv", key), dash.Remote(dash.dataset_view_affinities, _result.model,
+                                                  _data, _orders),
+                   label="views' Zᵛ", runner=dash.DaskRunner()).start()
+    job.wait()
+    if job.state != dash.DONE:
+        raise ValueError(job.error or "the computation was cancelled; reload the page.")
+    return job.result
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def embedding_2d(key, _embedding):
+    """A fit's spectral embedding in 2-D (PCA)."""
+    coords, _ = dash.project_2d(_embedding)
+    return coords.astype(np.float32)

@@ -1,0 +1,233 @@
+"""The fit of the current data and parameters: started when needed, waited for, shown.
+
+The frame calls :func:`ensure_fit` on every run: the fit of the session's data and
+:class:`rmsc.dashboard.Params` starts (or joins a run under way, or is found in the shared
+result cache) on a Dask worker; :func:`fit_outcome` is what a page shows; a finished fit
+redraws the page at once (:func:`redraw_when_done`). While a result is on screen, the fits
+one slider step away run on idle workers (the prefetcher).
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+
+import streamlit as st
+
+from rmsc import dashboard as dash
+
+from .caches import cost_book, prefetcher, result_cache
+from .runtime import session_rerunner
+from .state import data, slot
+
+log = logging.getLogger("rmsc.dashboard")
+ss = st.session_state
+
+#: How often a page showing a running job asks it for news (the live curve, progress bars).
+POLL_SECONDS = 1.0
+#: How often the Solve page looks at a fit still waiting for a free worker (its place).
+QUEUE_POLL_SECONDS = 3.0
+
+
+def fit_key():
+    """The cache key of the fit of the current data and parameters (None: none possible)."""
+    d = data()
+    if d is None:
+        return None
+    try:
+        return dash.fit_key(ss.params, d)
+    except ValueError:
+        return None
+
+
+def fit_blocker():
+    """Why no fit can start with the current data and parameters (e.g. c unknown), or None."""
+    d = data()
+    if d is None:
+        return None
+    try:
+        dash.fit_key(ss.params, d)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def not_fitted_message():
+    """What to do when the current parameters have no result and no run under way."""
+    blocker = fit_blocker()
+    if blocker:
+        return blocker
+    if ss.get("autorun", True):
+        return ("Not fitted with these parameters: the automatic run was cancelled or has not "
+                "started. Press **Run** on the *Solve* page.")
+    return ("Not fitted with these parameters yet: press **Run** on the *Solve* page (or "
+            "switch on 'run automatically' there).")
+
+
+def _fit_task(data, params, cache, book):
+    """The fit as a task for a Dask worker; its result is cached here, in the server, and
+    its duration recorded for the time estimates (:func:`cost_book`)."""
+    def keep(out):
+        if not (isinstance(out, dash.FitResult) and out.stopped_early):
+            cache.put(out.key, out)
+            dash.record_solve_fit(book, out, data)
+        return out
+    return dash.Remote(dash.fit_rmsc, data, params, after=keep)
+
+
+#: Seconds an automatic fit waits before it starts: on a session's first page the page is
+#: drawn first. After a change the fit starts at once: a newer change cancels it (within one
+#: iteration), which costs less than making every change wait.
+FIRST_FIT_DELAY = 3.0
+CHANGE_FIT_DELAY = 0.0
+
+
+def redraw_when_done(job, slot_name):
+    """Rerun this session's page as soon as ``job`` finishes (once per job and session).
+
+    Only while the job is still what the session waits for (the newest of its
+    slot), and not for a cancelled job (a newer one replaced it).
+    """
+    if job is None or not job.active:
+        return
+    watched = ss.setdefault("_redraw_watched", weakref.WeakSet())
+    if job in watched:
+        return
+    rerun = session_rerunner()
+    if rerun is None:
+        return
+    watched.add(job)
+    s = slot(slot_name)
+
+    def finished(j):
+        if j.state != dash.CANCELLED and s.latest is j:
+            log.debug("job %s finished: rerun the session if idle", j.label)
+            rerun()
+
+    job.add_done_callback(finished, call_if_done=False)
+
+
+def page_polls():
+    """True on pages that watch a running fit with a polling fragment of their own."""
+    return ss.get("_page_title") in LIVE_PAGES
+
+
+#: Pages with their own live view of a running fit (the sidebar's status does not poll there).
+LIVE_PAGES = ("Solve", "Weights", "Affinity")
+
+
+def ensure_fit(force=False):
+    """Start (or queue) the fit of the current data and parameters when needed.
+
+    Runs when nothing is cached for the current key and autorun is on (or
+    ``force``, the Run button, which starts at once). A run under way for
+    other parameters is cancelled. Pages that show the result call
+    :func:`fit_outcome`, which cuts the start delay short.
+    """
+    key = fit_key()
+    if key is None:
+        return None
+    cache = result_cache()
+    s = slot("fit")
+    if not force:
+        if key in cache or not ss.autorun:
+            if key in cache and ss.autorun:
+                _prefetch_neighbors(cache)
+            return s.latest if s.latest_key == key else None
+        if s.latest_key == key and s.latest.state != dash.CANCELLED:
+            return s.latest
+    delay = 0.0 if force else (CHANGE_FIT_DELAY if ss.get("_fitted_once") else FIRST_FIT_DELAY)
+    ss._fitted_once = True
+    prefetcher().yield_workers(keep=key)  # a fit asked for comes before fits guessed at
+    task = _fit_task(data(), ss.params, cache, cost_book())
+    job = s.submit(key, task, label="fit", force=True,
+                   delay=delay, min_delay=0.0 if force else CHANGE_FIT_DELAY)
+    redraw_when_done(job, "fit")
+    return job
+
+
+def _prefetch_neighbors(cache):
+    """While the current result is on screen, fit the settings one slider step away on
+    idle workers (nothing is started when every worker has work)."""
+    d = data()
+    candidates = []
+    for p in dash.slider_neighbors(ss.params):
+        try:
+            key = dash.fit_key(p, d)
+        except ValueError:
+            continue
+        if key not in cache:
+            candidates.append((key, _fit_task(d, p, cache, cost_book())))
+    if candidates:
+        prefetcher().prefetch(candidates)
+
+
+def fit_outcome(hurry=False):
+    """(outcome, job) for the current key: outcome is a FitResult, FitFailure or None.
+
+    ``hurry``: the page shows this result, so a fit still waiting to start starts now.
+    """
+    key = fit_key()
+    if key is None:
+        return None, None
+    s = slot("fit")
+    job = s.latest if s.latest_key == key else None
+    if hurry and job is not None and job.active:
+        job.hurry()
+    out = result_cache().get(key)
+    if out is None and job is not None and not job.active and job.result is not None:
+        out = job.result  # a stopped run: shown, not cached
+    if out is not None and ss.get("_sidebar_running") == key:
+        # The sidebar of this run said "running" (drawn before the page), and the fit has
+        # finished since: nothing else would redraw it, so the page runs once more.
+        ss["_sidebar_running"] = None
+        st.rerun()
+    return out, job
+
+
+def failed_job_message(job):
+    """The error of a job that failed, else None."""
+    if job is not None and job.state == dash.FAILED:
+        return job.error
+    return None
+
+
+def require_data():
+    """Stop the page with a message when no dataset is loaded."""
+    if data() is None:
+        st.info("No dataset is loaded. Open the **Data** page and load one (Digit is bundled).")
+        st.stop()
+    return data()
+
+
+def require_result(what="This page"):
+    """The current fit result, or a message (running / failed / not run) and None."""
+    out, job = fit_outcome(hurry=True)
+    if isinstance(out, dash.FitResult):
+        return out
+    if isinstance(out, dash.FitFailure):
+        st.error(f"The fit with the current parameters failed: {out.message}")
+        st.caption("Change the parameters on the **Solve** page.")
+        return None
+    msg = failed_job_message(job)
+    if msg:
+        st.error(f"The fit with the current parameters failed: {msg}")
+        return None
+    if job is not None and job.active:
+        _fit_wait(what)
+        return None
+    st.info(f"{what} shows a fitted model. {not_fitted_message()}")
+    return None
+
+
+def _fit_wait_body(what):
+    _, job = fit_outcome()
+    if job is None or not job.active:
+        st.rerun()  # finished: draw the page with the result
+    snap = job.snapshot()
+    st.info(f"{what} fills in when RMSC finishes (it runs in the background; the *Solve* page "
+            "shows its live objective curve).")
+    st.progress(snap.fraction, text=f"{snap.message or 'starting'} — {snap.elapsed:.0f} s")
+
+
+_fit_wait = st.fragment(run_every=POLL_SECONDS)(_fit_wait_body)

@@ -1,0 +1,150 @@
+"""A session's state: the data, the parameters, the job slots, the URL.
+
+Session state (survives page switches):
+
+* ``clean`` — the dataset as loaded; ``data`` — the dataset the pages use
+  (``clean`` plus injected outliers); ``outliers`` — the OutlierSpec or None.
+* ``params`` — :class:`rmsc.dashboard.Params` of the current run (:func:`set_params`).
+* ``slots`` — one :class:`rmsc.dashboard.JobSlot` per kind of background work, each
+  running its tasks on the Dask workers (:class:`rmsc.dashboard.DaskRunner`).
+* ``autorun`` — fit automatically whenever the data or a parameter changes.
+* ``messages`` — what the next draw says (e.g. ignored URL parameters).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rmsc import dashboard as dash
+from rmsc import datasets
+
+from .caches import job_registry, load_bundled, session_book
+from .runtime import session_id
+
+ss = st.session_state
+
+DEFAULT_DATASET = "Digit"
+
+
+def bundled_names():
+    """The datasets that ship with rmsc (the only ones a URL may name)."""
+    return list(datasets.bundled_names())
+
+
+def init_session():
+    """First run of a session: defaults, then whatever the URL asks for.
+
+    Only missing keys are filled, so a test may seed the session (e.g. a small
+    dataset in ``clean`` and ``data``) before the first run.
+    """
+    if ss.get("_initialized"):
+        return
+    ss._initialized = True
+    dash.workers.start_in_background()  # fits run on worker processes (rmsc.dashboard.workers)
+    runner = dash.DaskRunner()  # the process's backend, started on first use
+    ss.setdefault("slots", {name: dash.JobSlot(job_registry(), runner)
+                            for name in ("fit", "compare", "sensitivity", "views",
+                                         "suggest")})
+    ss.setdefault("autorun", True)
+    ss.setdefault("messages", [])
+    query = st.query_params.to_dict()
+    if "params" not in ss:
+        params, problems = dash.Params.from_query(query)
+        ss.params = params
+        ss.messages.extend(problems)
+    if "clean" in ss:
+        ss.setdefault("data", ss.clean)
+        ss.setdefault("outliers", None)
+        return
+    name = query.get("data", DEFAULT_DATASET)
+    if name not in bundled_names():
+        ss.messages.append(
+            f"Ignored data={name!r} from the URL: only bundled datasets "
+            f"({', '.join(bundled_names())}) can be opened from a link; showing {DEFAULT_DATASET}.")
+        name = DEFAULT_DATASET
+    try:
+        set_dataset(load_bundled(name), keep_clusters=True)
+    except ValueError as exc:
+        ss.messages.append(str(exc))
+        set_dataset(None)
+    if "outliers" in query and ss.clean is not None:
+        try:
+            inject(dash.OutlierSpec.from_query(query["outliers"]))
+        except (ValueError, ImportError, AttributeError) as exc:
+            ss.messages.append(f"Ignored outliers={query['outliers']!r} from the URL: {exc}")
+
+
+def track_session():
+    """Record this session's job slots with the server's :func:`session_book` (every run)."""
+    sid = session_id()
+    if sid is not None:
+        session_book().register(sid, ss.slots.values())
+
+
+#: Widgets whose choices depend on the dataset (its views, its labels): they start again from
+#: their defaults when the dataset changes, instead of keeping a choice the new data lack.
+DATASET_WIDGETS = ("w_clusters", "w_out_views", "w_aff_view", "w_aff_order", "w_aff_kind",
+                   "w_weights_order")
+
+
+def set_dataset(data, keep_clusters=False):
+    """Make ``data`` the current (clean) dataset; forget injected outliers.
+
+    The number of clusters chosen for the previous data is forgotten too, unless
+    ``keep_clusters`` (the first dataset of a session, whose c may come from the URL).
+    """
+    ss.clean = data
+    ss.data = data
+    ss.outliers = None
+    if not keep_clusters and "params" in ss and ss.params.n_clusters is not None:
+        ss.params = ss.params.replace(n_clusters=None)
+    for key in DATASET_WIDGETS:
+        ss.pop(key, None)
+
+
+def inject(spec):
+    """Inject outliers into the clean data (raises ValueError with a message)."""
+    ss.data = spec.inject(ss.clean)
+    ss.outliers = spec
+
+
+def reset_outliers():
+    """Back to the clean data."""
+    ss.data = ss.clean
+    ss.outliers = None
+
+
+def data():
+    """The dataset the pages use (the clean one plus injected outliers), or None."""
+    return ss.get("data")
+
+
+def set_params(params):
+    """Make ``params`` (a :class:`rmsc.dashboard.Params`) the session's parameters: every
+    change of a parameter goes through here (widget callbacks run before the script, so the
+    frame then starts the fit the new parameters ask for)."""
+    ss.params = params
+
+
+def slot(name):
+    """The session's :class:`rmsc.dashboard.JobSlot` for one kind of work ("fit", ...)."""
+    return ss.slots[name]
+
+
+def show_messages():
+    """Messages queued for the next render (e.g. ignored URL parameters)."""
+    for msg in ss.get("messages", []):
+        st.warning(msg)
+    ss.messages = []
+
+
+def sync_query_params():
+    """Reflect the dataset, outliers and parameters in the URL (shareable)."""
+    query = dict(ss.params.to_query())
+    clean = ss.get("clean")
+    if clean is not None and clean.name in bundled_names() and clean.name != DEFAULT_DATASET:
+        query["data"] = clean.name
+    if ss.get("outliers") is not None:
+        query.update(ss.outliers.to_query())
+    if st.query_params.to_dict() != query:
+        st.query_params.from_dict(query)
