@@ -8,6 +8,7 @@ Estimators take ``Xs``, a list of views, each ``(n_samples, n_features_v)``.
 """
 
 import importlib
+import importlib.util
 
 #: Public name -> the module defining it (a module's own name: the module itself).
 _WHERE = {
@@ -35,12 +36,19 @@ _WHERE = {
 
 
 def __getattr__(name):
-    if name not in _WHERE:
+    where = _WHERE.get(name, name)
+    if where == name and not _is_submodule(name):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(f"{__name__}.{_WHERE[name]}")
-    value = module if _WHERE[name] == name else getattr(module, name)
+    module = importlib.import_module(f"{__name__}.{where}")
+    value = module if where == name else getattr(module, name)
     globals()[name] = value  # the next access is a plain attribute
     return value
+
+
+def _is_submodule(name):
+    """True for a module of this package (``rmsc.solver`` works as it did when this package
+    imported everything)."""
+    return not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None
 
 
 def __dir__():
