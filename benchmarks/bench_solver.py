@@ -63,7 +63,7 @@ from rmsc import RMSC, evaluate_runs, solver  # noqa: E402
 from rmsc._reference import solve_paper_form  # noqa: E402
 from rmsc.backends import LocalBlocks  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
-from rmsc.rmsc import auto_beta, default_beta_rel, default_lam  # noqa: E402
+from rmsc.rmsc import beta_from_rel, default_beta_rel, default_lam  # noqa: E402
 from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noqa: E402
 
 
@@ -240,7 +240,7 @@ def main():
     for weighting in ("sample", "view"):
         lam_w = default_lam(weighting)
         column_betas = solver.column_betas(factors, lam_w, gamma, weighting=weighting)
-        resolved[weighting] = (lam_w, auto_beta(column_betas, default_beta_rel(weighting)))
+        resolved[weighting] = (lam_w, beta_from_rel(column_betas, default_beta_rel(weighting)))
     (lam, beta), (lam_wv, beta_wv) = resolved["sample"], resolved["view"]
     it = args.iters
 

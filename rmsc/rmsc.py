@@ -73,7 +73,7 @@ def default_beta_rel(weighting):
     return BETA_REL.get(weighting, BETA_REL["sample"])
 
 
-def auto_beta(column_betas, beta_rel):
+def beta_from_rel(column_betas, beta_rel):
     """``beta="auto"``: ``beta_rel`` times :func:`beta_scale` of the emptying betas."""
     return beta_rel * beta_scale(column_betas)
 
@@ -302,7 +302,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             if self.beta != "auto":
                 raise ValueError(f"beta must be a number >= 0 or 'auto'; got {self.beta!r}.")
             rel = check_nonnegative("beta_rel", self._beta_rel())
-            beta = lambda column_betas: auto_beta(column_betas, rel)  # noqa: E731
+            beta = lambda column_betas: beta_from_rel(column_betas, rel)  # noqa: E731
         else:
             beta = check_nonnegative("beta", self.beta)
         gamma = check_nonnegative("gamma", self.gamma)
@@ -504,7 +504,7 @@ def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None):
     rel = BETA_REL["sample"] if beta_rel is None else beta_rel
     share = float(np.mean(cb <= beta))
     q5, q1 = np.quantile(cb, [0.05, 0.01])
-    suggested = auto_beta(cb, rel)
+    suggested = beta_from_rel(cb, rel)
     text = (f"Measured on these data with lam={lam:g}: at beta={beta:.4g}, {share:.0%} of the "
             f"samples start with an empty column of Z*; beta <= {q5:.4g} keeps all but 5 % "
             f"of them linked, beta <= {q1:.4g} all but 1 %, and beta >= "
