@@ -44,6 +44,7 @@ import numpy as np  # noqa: E402
 import _smoke  # noqa: E402
 
 from rmsc import available_methods, datasets, evaluate_runs, get_method  # noqa: E402
+from rmsc.cli import fitted_parameters  # noqa: E402
 from rmsc.metrics import best_view  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
 
@@ -109,7 +110,12 @@ def main():
         dt = time.perf_counter() - t0
         times[name] = dt
         s = evaluate_runs(data.labels, est.label_runs_)
-        params = ", ".join(f"{k}={v}" for k, v in est.get_params().items() if k in SHOWN)
+        # as the fit resolved them (rmsc fit's lines: lambda and beta, never None)
+        params = "; ".join([line for line in fitted_parameters(est)
+                            if not line.startswith("parameters:")]
+                           + [", ".join(f"{k}={v}" for k, v in est.get_params().items()
+                                        if k in SHOWN and k not in ("lam", "beta")
+                                        or k == "lam" and not hasattr(est, "lam_"))])
         notes = ""
         if hasattr(est, "view_label_runs_"):
             best, per_view = best_view(data.labels, est.view_label_runs_)

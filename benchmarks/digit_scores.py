@@ -21,7 +21,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _smoke  # noqa: E402
 from rmsc import evaluate_runs, get_method  # noqa: E402
+from rmsc.cli import fitted_parameters  # noqa: E402
 from rmsc.metrics import best_view  # noqa: E402
+
+
+def resolved(est):
+    """The parameters as the fit resolved them (rmsc fit's lines: lambda and beta, never None),
+    and the others that matter here."""
+    lines = [line for line in fitted_parameters(est) if not line.startswith("parameters:")]
+    rest = ", ".join(f"{k}={v}" for k, v in est.get_params().items()
+                     if k in ("gamma", "weighting", "max_iter", "tol"))
+    return "; ".join(lines + [rest])
 
 
 def fmt(s, key):
@@ -46,8 +56,7 @@ def main():
         t0 = time.perf_counter()
         est.fit(data.views)
         dt = time.perf_counter() - t0
-        params = ", ".join(f"{k}={v}" for k, v in est.get_params().items()
-                           if k in ("lam", "beta", "gamma", "weighting", "max_iter", "tol"))
+        params = resolved(est)
         if name == "SSC-BSV":
             best, per_view = best_view(data.labels, est.view_label_runs_)
             for v, s in enumerate(per_view):
