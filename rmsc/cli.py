@@ -326,6 +326,18 @@ def _check_port(address, port):
                                  "--port.") from None
 
 
+def _network_addresses():
+    """This machine's address on its network, found without sending anything (a UDP socket
+    'connected' to a public address only picks the outgoing interface); none when there is
+    no route."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, no packet is sent
+        ip = s.getsockname()[0]
+        if not ip.startswith("127."):
+            return [ip]
+    return []
+
+
 def cmd_dashboard(args, out, err):
     """Serve the dashboard: ``python app.py`` (what ``make run`` does) from the installed files."""
     import runpy
@@ -341,13 +353,22 @@ def cmd_dashboard(args, out, err):
         from .dashboard.workers import SCHEDULER_ENV
 
         os.environ[SCHEDULER_ENV] = args.scheduler  # read by the app's first job
+    # Nothing leaves this machine: no usage statistics, and (serving every interface) no
+    # start-up banner, for which Streamlit asks an internet service for this machine's
+    # public address; the URLs are printed here instead. The same settings are in the app's
+    # .streamlit/config.toml, which Streamlit reads from the working folder (the app's own,
+    # in a checkout or rmsc/_app/ of a wheel): the command line holds even where a user's
+    # own config says otherwise.
     flags = ["--server.port", str(args.port), "--server.address", args.address,
              "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    # Streamlit reads .streamlit/config.toml from the working folder: the app's own.
+    urls = [f"http://{args.address}:{args.port}"]
+    if args.address in ("0.0.0.0", "::", ""):
+        flags += ["--logger.hideWelcomeMessage", "true"]
+        urls = [f"http://localhost:{args.port}",
+                *(f"http://{ip}:{args.port}" for ip in _network_addresses())]
     os.chdir(app.parent)
     sys.argv = [str(app), *flags]
-    print(f"rmsc dashboard: http://{args.address}:{args.port} (Ctrl-C stops it)", file=err,
-          flush=True)
+    print(f"rmsc dashboard: {', '.join(urls)} (Ctrl-C stops it)", file=err, flush=True)
     runpy.run_path(str(app), run_name="__main__")  # app.py starts the server and exits
     return 0
 

@@ -385,3 +385,33 @@ def test_dashboard_listens_on_localhost_and_passes_the_scheduler(monkeypatch, tm
     code, _, _ = run("dashboard", "--port", port, "--scheduler", "tcp://10.1.2.3:8786")
     assert code == 0 and seen["scheduler"] == "tcp://10.1.2.3:8786"
     os.environ.pop(workers.SCHEDULER_ENV, None)  # set by the command itself, in this process
+
+
+def test_dashboard_on_every_interface_prints_its_urls_and_no_banner(monkeypatch, tmp_path):
+    """Serving the network (a class): Streamlit's banner would ask an internet service for
+    this machine's public address, so it is off and the command prints the URLs itself."""
+    import runpy
+    import socket
+    import sys
+
+    from rmsc import cli
+
+    seen = {}
+    monkeypatch.setattr(runpy, "run_path", lambda path, run_name: seen.update(argv=sys.argv))
+    monkeypatch.setattr(cli, "_network_addresses", lambda: ["10.0.0.7"])
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, _, err = run("dashboard", "--port", str(port), "--address", "0.0.0.0")
+    assert code == 0
+    argv = seen["argv"]
+    assert argv[argv.index("--server.address") + 1] == "0.0.0.0"
+    assert argv[argv.index("--logger.hideWelcomeMessage") + 1] == "true"
+    assert argv[argv.index("--browser.gatherUsageStats") + 1] == "false"
+    assert (f"rmsc dashboard: http://localhost:{port}, http://10.0.0.7:{port} "
+            "(Ctrl-C stops it)") in err
+    # this machine only: Streamlit's own banner (a single URL, no lookup) stays
+    code, _, err = run("dashboard", "--port", str(port))
+    assert "--logger.hideWelcomeMessage" not in seen["argv"]
+
