@@ -79,6 +79,8 @@ class _Child:
     """One reader program and its pipes."""
 
     def __init__(self):
+        if os.name != "posix":  # waits on pipes with selectors and reads them with os.readv
+            raise _StartError(f"reading in a child program needs a POSIX system, not {os.name}")
         self.log = tempfile.TemporaryFile()
         env = dict(os.environ)
         # The child imports the same rmsc as this process (also when this one found it
@@ -135,7 +137,7 @@ class _Child:
             left = deadline - time.monotonic()
             if left <= 0 or not sel.select(left):
                 raise _TimedOut()
-            n = os.readv(fd, [view[got:]])
+            n = os.readv(fd, [view[got:]])  # one read, into place
             if not n:
                 raise _Died()
             got += n
