@@ -28,7 +28,7 @@ holds little memory. A child ends when its stdin closes, so none outlives the
 caller.
 
 Protocol (both ways, frames of an 8-byte little-endian length and a payload):
-the child first sends a pickled ``("ready", pid)``; each request is a pickled
+the child first sends a pickled ``("ready", pid, [])``; each request is a pickled
 ``(module, qualname, fname, sys_path)`` frame followed by a frame of the raw
 bytes; each answer is a pickled ``(status, value, warnings)`` with status
 ``"ok"`` (value: the result) or ``"raised"`` (value: the exception), and the
