@@ -1,6 +1,6 @@
 """What SSC's affinity post-processing does to RMSC on the bundled Digit data.
 
-    python benchmarks/affinity_postprocessing.py [--grid 0.3:0.3 1:0.3 0.3:0.1]
+    python benchmarks/affinity_postprocessing.py [--grid 0.3:0.3 1:0.3 0.3:0.1] [--smoke]
 
 For each (lam, beta) RMSC is fitted once; the affinity is then built from the
 same Z* in every way :func:`rmsc.spectral.affinity_from_coefficients` offers
@@ -15,8 +15,10 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rmsc import RMSC, datasets, evaluate_runs  # noqa: E402
+import _smoke  # noqa: E402
+from rmsc import RMSC, evaluate_runs  # noqa: E402
 from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noqa: E402
 
 VARIANTS = [(None, False), (None, True), (10, False), (10, True), (20, True)]
@@ -28,16 +30,17 @@ def main():
     ap.add_argument("--grid", nargs="+", default=["0.3:0.3", "1:0.3", "0.3:0.1"],
                     help="lam:beta pairs")
     ap.add_argument("--seed", type=int, default=0)
+    _smoke.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    data = datasets.load_digit()
+    data = _smoke.digit(args.smoke)
     print("| lam | beta | Z* density | top_k | scale_columns | ACC % | NMI % |")
     print("|---:|---:|---:|---|---|---|---|")
-    for pair in args.grid:
+    for pair in _smoke.first(args.grid, args.smoke):
         lam, beta = (float(x) for x in pair.split(":"))
         model = RMSC(data.n_clusters, lam=lam, beta=beta, random_state=args.seed).fit(data.views)
         density = model.consensus_.nnz / data.n_samples ** 2
-        for top_k, scale in VARIANTS:
+        for top_k, scale in _smoke.first(VARIANTS, args.smoke, 2):
             S = affinity_from_coefficients(model.consensus_, top_k=top_k, scale_columns=scale)
             runs, _ = spectral_clustering(S, data.n_clusters, random_state=args.seed)
             s = evaluate_runs(data.labels, runs.runs)

@@ -1,7 +1,11 @@
 """Dashboard speed in a real browser on Digit (the issue's targets), printed as a table.
 
     python benchmarks/bench_dashboard.py [--repeat 3] [--only load|solve]
-                                         [--entry app|streamlit] [--trace FILE]
+                                         [--entry app|streamlit] [--trace FILE] [--smoke]
+
+``--smoke`` (tests/test_benchmarks.py): the page loads once, a check that the script works
+(its numbers mean nothing). It leaves the Solve measurements out: each needs Digit fits of
+10-20 s on the project's machine (``bench_load.py --smoke`` drives the Solve slider).
 
 Starts the dashboard as ``make run`` does (``python app.py``; ``--entry streamlit``:
 ``streamlit run app.py``) on a free port, drives Debian's Chromium with
@@ -97,6 +101,17 @@ def start_server(port, prefetch=False):
     raise SystemExit("streamlit did not start")
 
 
+def stop_server(proc):
+    """Ctrl-C's way out (SIGTERM); killed if its Dask workers take over a minute to close
+    (seen on a busy machine)."""
+    proc.terminate()
+    try:
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def wait(page, js, arg=None, timeout=LONG):
     # The page is being rebuilt while we poll: a missing element just means "not yet".
     page.wait_for_function(f"a => {{ try {{ return ({IDLE}) && ({js}); }} "
@@ -174,8 +189,7 @@ def measure_loads(browser, repeat, m):
             ctx2.close()
             ctx.close()
         finally:
-            proc.terminate()
-            proc.wait(30)
+            stop_server(proc)
 
 
 def measure_solve(browser, repeat, m, prefetch=False, look=0.0, tag=""):
@@ -230,8 +244,7 @@ def measure_solve(browser, repeat, m, prefetch=False, look=0.0, tag=""):
             m["cached_page"].append(time.perf_counter() - t0)
         ctx.close()
     finally:
-        proc.terminate()
-        proc.wait(30)
+        stop_server(proc)
 
 
 def measure_plain_fits(repeat, m):
@@ -281,7 +294,12 @@ def main():
     ap.add_argument("--entry", choices=["app", "streamlit"], default="app",
                     help="start the server as `make run` does (python app.py, default) or "
                          "with `streamlit run app.py`")
+    ap.add_argument("--smoke", action="store_true",
+                    help="a check that the script works: the page loads once "
+                         "(tests/test_benchmarks.py); its numbers mean nothing")
     args = ap.parse_args()
+    if args.smoke:
+        args.repeat, args.only = 1, "load"
     global TRACE, ENTRY
     ENTRY = args.entry
     TRACE = args.trace.resolve() if args.trace else None

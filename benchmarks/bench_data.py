@@ -1,12 +1,13 @@
 """Data layer: load times, and the outlier scenario's ROC-AUC / AP per view.
 
     python benchmarks/bench_data.py [--repeat 5] [--kinds replace] [--seeds 0]
-                                    [--data-dir ../shared/datasets] [--skip-outliers]
+                                    [--data-dir ../shared/datasets] [--skip-outliers] [--smoke]
 
 Table 1 - load times: every bundled dataset (rmsc.datasets.load_bundled) and
 the paper's three .mat files (rmsc.datasets.load; default folder
-../shared/datasets beside the repository), best and median of ``--repeat``
-loads in this run (the machine is shared and noisy; compare within a run).
+../shared/datasets beside the repository; a file not there is listed as missing), best
+and median of ``--repeat`` loads in this run (the machine is shared and noisy; compare
+within a run).
 
 Table 2 - the outlier scenario of issue 3: Digit, 10 % of the samples
 corrupted in FOU and in ZER (rmsc.outliers.inject, the same samples in both,
@@ -24,8 +25,11 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scipy.sparse as sp  # noqa: E402
+
+import _smoke  # noqa: E402
 
 from rmsc import RMSC, datasets, outliers  # noqa: E402
 
@@ -49,6 +53,9 @@ def load_table(repeat, data_dir):
             for name in datasets.bundled_names()]
     jobs += [(f, "load(.mat)", lambda f=f: datasets.load(data_dir / f)) for f in SHARED_FILES]
     for label, source, fn in jobs:
+        if source == "load(.mat)" and not (data_dir / label).is_file():
+            print(f"| {label} | not in {data_dir} | | | | | | |", flush=True)
+            continue
         d, best, med = timed(fn, repeat)
         storage = "sparse" if all(sp.issparse(X) for X in d.views) else "dense"
         feats = ", ".join(map(str, d.n_features))
@@ -56,8 +63,8 @@ def load_table(repeat, data_dir):
               f"{1e3 * best:.1f} | {1e3 * med:.1f} |", flush=True)
 
 
-def outlier_table(kinds, seeds):
-    digit = datasets.load_digit()
+def outlier_table(kinds, seeds, smoke=False):
+    digit = _smoke.digit(smoke)
     print("| kind | injection seed | view | outliers | ROC-AUC | AP | fit s |")
     print("|---|---:|---|---:|---:|---:|---:|")
     for kind in kinds:
@@ -66,7 +73,7 @@ def outlier_table(kinds, seeds):
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                model = RMSC(n_clusters=10, random_state=0).fit(data.views)
+                model = RMSC(n_clusters=digit.n_clusters, random_state=0).fit(data.views)
             fit = time.perf_counter() - t0
             table = outliers.evaluate(outliers.scores(model), data.outlier_mask,
                                       data.view_names)
@@ -84,11 +91,12 @@ def main():
     ap.add_argument("--seeds", nargs="+", type=int, default=[0])
     ap.add_argument("--data-dir", type=Path, default=SHARED)
     ap.add_argument("--skip-outliers", action="store_true")
+    _smoke.add_argument(ap)
     args = ap.parse_args()
     load_table(args.repeat, args.data_dir)
     if not args.skip_outliers:
         print()
-        outlier_table(args.kinds, args.seeds)
+        outlier_table(args.kinds, args.seeds, args.smoke)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """DiMSC before and after the speed work on its diversity step (issue 14), side by side in one run.
 
     python benchmarks/bench_dimsc.py [--datasets digit 3sources] [--inner 20 None]
-                                     [--baseline REV] [--no-per-iteration]
+                                     [--baseline REV] [--no-per-iteration] [--smoke]
 
 Fit table: the library at ``--baseline`` (default :data:`BASELINE`, the branch
 point of this work, loaded by ``_baseline.load``) and this checkout, both at
@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 import _baseline  # noqa: E402
+import _smoke  # noqa: E402
 import rmsc.dimsc  # noqa: E402
 from rmsc import datasets, evaluate_runs, get_method, solver  # noqa: E402
 from rmsc.dimsc import (  # noqa: E402
@@ -123,8 +124,8 @@ def fit_table(old, keys, inners):
                   f"{100 * s['acc_mean']:.2f} | {100 * s['nmi_mean']:.2f} |", flush=True)
 
 
-def per_iteration_table(old):
-    data = datasets.load_bundled("Digit")
+def per_iteration_table(old, smoke=False):
+    data = datasets.load_bundled("3-Sources" if smoke else "Digit")
     Rs = [solver.gram_factor(normalize_l2(X)) for X in data.views]
     betas = [beta_and_alpha(R)[0] for R in Rs]
     starts = [ssc_admm(R, b, return_dual=True) for R, b in zip(Rs, betas)]
@@ -132,13 +133,13 @@ def per_iteration_table(old):
     n = Zs[0].shape[0]
     weight = 0.01 / (n - 1) ** 2
     B = sum(gram(Z) for Z in Zs)
-    print(f"\nms per subproblem iteration, Digit, first sweep's subproblems, {N_ITER} iterations, "
+    print(f"\nms per subproblem iteration, {data.name}, first sweep's subproblems, {N_ITER} iterations, "
           "tol = 0. 'fresh': from the stationary dual at rho = 1 (the old start, the same "
           "iterates as old); 'continued': from SSC's dual and rho (the fit's start)")
     print("| view | r | old | new fresh float32 | new fresh float64 | new continued float32 "
           "| speed-up fresh f32 | speed-up continued f32 |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for v, (R, b, Z, (_, info)) in enumerate(zip(Rs, betas, Zs, starts)):
+    for v, (R, b, Z, (_, info)) in _smoke.first(enumerate(zip(Rs, betas, Zs, starts)), smoke):
         Bv = B - gram(Z)
         L = diversity_lipschitz([None], weight, n, random_state=0, gram_sum=Bv)
         W = Z.toarray() - diversity_gradient_half(Z, None, weight, gram_sum=Bv) / L
@@ -170,6 +171,7 @@ def main():
     ap.add_argument("--baseline", default=BASELINE,
                     help=f"git revision to compare with (default {BASELINE}); 'none' skips it")
     ap.add_argument("--no-per-iteration", action="store_true")
+    _smoke.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     old = _baseline.load(args.baseline)
@@ -177,7 +179,7 @@ def main():
     print(f"old = {args.baseline}, new = this checkout\n")
     fit_table(old, args.datasets, inners)
     if not args.no_per_iteration:
-        per_iteration_table(old)
+        per_iteration_table(old, args.smoke)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,10 @@
 
     python benchmarks/bench_load.py [--sessions 1,4,8,16] [--moves 2] [--cluster local|cli]
                                     [--check 4] [--browser-nice 19] [--idle-wait 200]
+                                    [--smoke]
+
+``--smoke`` (tests/test_benchmarks.py): one session, one move, on Digit-small, no idle
+wait: a check that the script works; its numbers mean nothing.
 
 Starts the dashboard (``streamlit run app.py`` on a free loopback port), opens N
 browser contexts of Debian's Chromium at once (Playwright), each on the Solve page
@@ -65,6 +69,8 @@ TIMEOUT = 300_000  # ms, any one wait of a session (bounded: a stuck session is 
 #: λ from the former default 0.3 up: Z* empties at a β_max that grows with λ, and β = 0.3 is
 #: below it from λ = 0.3 on (a smaller λ may give no clustering, which is a result too).
 LAMS = (0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0)
+#: The dataset every session opens (--smoke: Digit-small).
+DATA = "Digit"
 BETA_STARTS = (0.3, 0.05)
 
 
@@ -203,7 +209,8 @@ async def run_session(browser, url, i, moves, out, errors):
         return shown
 
     try:
-        await page.goto(f"{url}/solve?lam={lam:g}&beta={betas[0]:g}", timeout=TIMEOUT)
+        await page.goto(f"{url}/solve?data={DATA}&lam={lam:g}&beta={betas[0]:g}",
+                        timeout=TIMEOUT)
         shown = await result_for(betas[0])
         out.append({"session": i, "lam": lam, "beta": betas[0], "latency": None, **shown})
         thumb = page.locator("[data-testid=stSlider]", has_text="β (sparsity").get_by_role(
@@ -254,7 +261,7 @@ def check_results(results, k, seed):
     from rmsc import dashboard as dash
     from rmsc import datasets
 
-    data = datasets.load_bundled("Digit")
+    data = datasets.load_bundled(DATA)
     rng = random.Random(seed)
     bad = []
     for r in rng.sample(results, min(k, len(results))):
@@ -368,11 +375,18 @@ def main():
     ap.add_argument("--browser-nice", type=int, default=19,
                     help="niceness of the browsers (0: same priority as the server). In a "
                          "class they run on the students' machines, not on the server's cores")
+    ap.add_argument("--smoke", action="store_true",
+                    help="a check that the script works: one session, one move, Digit-small, "
+                         "no idle wait (tests/test_benchmarks.py); its numbers mean nothing")
     args = ap.parse_args()
+    if args.smoke:
+        global DATA
+        DATA = "Digit-small"
+        args.sessions, args.moves, args.check, args.idle_wait = "1", 1, 1, 0.0
     ns = [int(x) for x in args.sessions.split(",")]
     cores = os.cpu_count() or 1
     log = open(ROOT / "benchmarks" / "bench_load.log", "w")
-    print(f"# bench_load: Digit, {args.moves} β moves per session, cluster={args.cluster}, "
+    print(f"# bench_load: {DATA}, {args.moves} β moves per session, cluster={args.cluster}, "
           f"{cores} cores, browsers at nice {args.browser_nice}, load average "
           f"{os.getloadavg()[0]:.2f}", flush=True)
     runs = []

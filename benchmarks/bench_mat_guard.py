@@ -1,6 +1,6 @@
 """How well do the MATLAB v5 guards protect the process from corrupt files, and at what cost?
 
-    python benchmarks/bench_mat_guard.py [--files 600] [--seed 0]
+    python benchmarks/bench_mat_guard.py [--files 600] [--seed 0] [--smoke]
 
 A corpus of corrupted .mat files (valid v5 files - plain, compressed, sparse
 views - with 1 to 8 random bytes changed after the header) is read three ways:
@@ -14,7 +14,10 @@ views - with 1 to 8 random bytes changed after the header) is read three ways:
   :mod:`rmsc.datasets._isolate`): a dataset, a DataLoadError, or anything else
   (a bug). This process must survive every file.
 
-Then the cost of isolation on clean files of a few sizes (median of 5 loads).
+Then the cost of isolation on clean files of a few sizes (median of 5 loads, after the
+reader program has started: :func:`rmsc.datasets._isolate.warm_up`), and what starting
+that program costs the first load of a process (a fresh ``python -c`` loading one small
+file, against the same process reading it in-process).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ import argparse
 import io
 import multiprocessing as mp
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -33,9 +38,11 @@ import scipy.io
 import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _smoke  # noqa: E402
 from rmsc import datasets  # noqa: E402
-from rmsc.datasets import DataLoadError  # noqa: E402
+from rmsc.datasets import DataLoadError, _isolate  # noqa: E402
 
 
 def _cell(*items):
@@ -144,7 +151,7 @@ def protection_table(n_files, seed):
     return "\n".join(lines)
 
 
-def cost_table():
+def cost_table(smoke=False):
     digit = datasets.load_digit()
     sizes = {"Subspaces (150 x 3 views)": datasets.load_bundled("Subspaces"),
              "Digit-small (300 x 6 views)": datasets.load_digit_small(), "Digit (2000 x 6 views)":
@@ -153,15 +160,15 @@ def cost_table():
                                                                  for X in digit.views],
                                                           labels=np.tile(digit.labels, 4))}
     lines = ["| file | MB | in this process s | isolated s | extra s |", "|---|---:|---:|---:|---:|"]
-    datasets._isolate.warm_up()
-    for name, d in sizes.items():
+    _isolate.warm_up()
+    for name, d in _smoke.first(sizes.items(), smoke, 2):
         buf = io.BytesIO()
         scipy.io.savemat(buf, {"X": _cell(*d.views), "Y": d.labels + 1})
         raw = buf.getvalue()
         times = {}
         for isolate in (False, True):
             ts = []
-            for _ in range(5):
+            for _ in range(1 if smoke else 5):
                 t0 = time.perf_counter()
                 datasets.load(_named(raw, "x.mat"), isolate=isolate)
                 ts.append(time.perf_counter() - t0)
@@ -171,15 +178,50 @@ def cost_table():
     return "\n".join(lines)
 
 
+FIRST_LOAD = """
+import io, sys, time
+import scipy.io
+from rmsc import datasets
+raw = open(sys.argv[1], "rb").read()
+t0 = time.perf_counter()
+datasets.load(io.BytesIO(raw), isolate=sys.argv[2] == "1")
+print(time.perf_counter() - t0)
+"""
+
+
+def first_load_table(repeat):
+    """A fresh process's first load of a small file: in-process, and isolated (which starts
+    the reader program)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.mat"
+        d = datasets.load_bundled("Subspaces")
+        scipy.io.savemat(path, {"X": _cell(*d.views), "Y": d.labels + 1})
+        times = {}
+        for isolate in ("0", "1"):
+            times[isolate] = statistics.median(
+                float(subprocess.run([sys.executable, "-c", FIRST_LOAD, str(path), isolate],
+                                     capture_output=True, text=True, check=True).stdout)
+                for _ in range(repeat))
+    return ("| first load in a fresh process | in this process s | isolated s | extra s |\n"
+            "|---|---:|---:|---:|\n"
+            f"| Subspaces (150 x 3 views) | {times['0']:.3f} | {times['1']:.3f} | "
+            f"{times['1'] - times['0']:+.3f} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=600)
     ap.add_argument("--seed", type=int, default=0)
+    _smoke.add_argument(ap)
     args = ap.parse_args()
     print("## Protection on corrupted MATLAB v5 files\n")
     print(protection_table(args.files, args.seed))
-    print("\n## Cost of reading in a child process (clean files, median of 5)\n")
-    print(cost_table())
+    print("\n## Cost of reading in a child process (clean files, median of "
+          f"{1 if args.smoke else 5})\n")
+    print(cost_table(args.smoke))
+    print("\n## Starting the reader program: a fresh process's first load (median of "
+          f"{1 if args.smoke else 5})\n")
+    print(first_load_table(1 if args.smoke else 5))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """float32 against float64 in RMSC's Z*-step: scores, iterates and time, side by side.
 
-    python benchmarks/bench_precision.py [--iters 30] [--data-dir DIR]
+    python benchmarks/bench_precision.py [--iters 30] [--smoke]
 
 ``rmsc.solver.PRECISION`` sets the precision of the Z*-step's two products and its
 thresholding in the factor form (every other quantity stays float64; the kernel form,
@@ -21,10 +21,12 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from rmsc import datasets, evaluate_runs, solver  # noqa: E402
+import _smoke  # noqa: E402
+from rmsc import evaluate_runs, solver  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
 from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noqa: E402
 
@@ -35,17 +37,18 @@ SETTINGS = [(0.3, 0.3), (1.0, 0.1), (0.3, 0.03), (10.0, 0.2), (0.01, 0.001), (1e
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--iters", type=int, default=30)
+    _smoke.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    data = datasets.load_digit()
+    data = _smoke.digit(args.smoke)
     factors = [solver.gram_factor(normalize_l2(X)) for X in data.views]
     assert not solver.use_kernel_form(factors)
-    print(f"Digit, {args.iters} iterations (tol=0), gamma=1e-5; default precision: "
+    print(f"{data.name}, {args.iters} iterations (tol=0), gamma=1e-5; default precision: "
           f"{solver.PRECISION}\n")
     print("| λ | β | Z* density | ACC % f64 / f32 | NMI % f64 / f32 | max ΔZ* / max Z* | "
           "max ΔP / max P | Δ objective (rel.) | largest rise f64 / f32 | s f64 / f32 |")
     print("|---:|---:|---:|---|---|---:|---:|---:|---|---|", flush=True)
-    for lam, beta in SETTINGS:
+    for lam, beta in _smoke.first(SETTINGS, args.smoke, 2):
         out = {}
         for prec in ("float64", "float32"):
             t0 = time.perf_counter()

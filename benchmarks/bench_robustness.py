@@ -2,7 +2,7 @@
 
     python benchmarks/bench_robustness.py [--kinds replace noise inconsistent features]
         [--fractions 0.1 0.2] [--seeds 0 1 2] [--methods RMSC RMSC-WV SSC-AVG]
-        [--views PIX FOU] [--no-clean] [--json out.json]
+        [--views PIX FOU] [--no-clean] [--json out.json] [--smoke]
     python benchmarks/bench_robustness.py --summarize a.json b.txt ...
 
 For every injection kind x fraction x seed (plus the clean data for every seed),
@@ -34,10 +34,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sklearn.utils import check_random_state  # noqa: E402
 
-from rmsc import datasets, evaluate_runs, get_method, outliers  # noqa: E402
+import _smoke  # noqa: E402
+
+from rmsc import evaluate_runs, get_method, outliers  # noqa: E402
 from rmsc.spectral import spectral_clustering  # noqa: E402
 
 HEADER = ("| kind | % | seed | method | ACC | NMI | AUC P | AUC incons. | AUC kNN | placed | fit s |\n"
@@ -63,7 +66,7 @@ def row_text(r):
 
 
 def run(args):
-    data = datasets.load_digit()
+    data = _smoke.digit(args.smoke)
     view_idx = [data.view_names.index(v) for v in args.views]
     cases = [("clean", 0.0, s) for s in args.seeds if not args.no_clean] + [
         (k, f, s) for k in args.kinds for f in args.fractions for s in args.seeds]
@@ -76,14 +79,15 @@ def run(args):
             (data.n_views, data.n_samples), bool)
         knn = aucs(outliers.knn_distance_scores(d.views), mask, view_idx)
         for name in args.methods:
-            est = get_method(name, n_clusters=10, random_state=seed)
+            est = get_method(name, n_clusters=data.n_clusters, random_state=seed)
             t0 = time.perf_counter()
             est.fit(d.views)
             dt = time.perf_counter() - t0
             variants = [(name, est.label_runs_, est.labels_,
                          len(est.placed_) if hasattr(est, "placed_") else None)]
             if getattr(est, "placement", None) is not None:
-                plain, _ = spectral_clustering(est.affinity_matrix_, 10, n_runs=est.n_init,
+                plain, _ = spectral_clustering(est.affinity_matrix_, data.n_clusters,
+                                               n_runs=est.n_init,
                                                random_state=check_random_state(seed))
                 variants.append((name + " no placement", plain.runs, plain.labels, 0))
             for label, runs, labels, placed in variants:
@@ -165,6 +169,7 @@ def main():
     ap.add_argument("--json", help="also write the rows to this JSON file")
     ap.add_argument("--summarize", nargs="+", metavar="JSON",
                     help="print the summary of rows written by earlier runs")
+    _smoke.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     if args.summarize:

@@ -46,7 +46,7 @@ data = rmsc.datasets.make_multiview_subspaces(
     n_clusters=10, n_per_cluster=n // 10, n_views=3, view_dims=(80, 100, 120),
     subspace_dim=5, noise=0.05, random_state=0)
 block_size = None if block == "auto" else n
-lam, gamma = rmsc.RMSC().lam, rmsc.RMSC().gamma
+lam, gamma = rmsc.rmsc.default_lam("sample"), rmsc.RMSC().gamma  # RMSC's defaults
 t0 = time.perf_counter()
 factors = [rmsc.solver.gram_factor(normalize_l2(X)) for X in data.views]
 beta = 0.3 * rmsc.solver.beta_max(factors, lam, gamma, block_size=block_size)
@@ -100,6 +100,7 @@ def main():
     print("| n | solver | β | iterations | BCD s | floor s | BCD / floor | spectral s | fit s "
           "| β_max s | peak MB | Z* density | ACC % |")
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    failed = 0
     for n in args.sizes:
         for label, block in (("streaming", "auto"), ("in-memory", "n")):
             if block == "n" and n > args.in_memory_max:
@@ -109,11 +110,14 @@ def main():
             r = run(n, block)
             if "error" in r:
                 print(f"| {n} | {label} | failed: {r['error']} | | | | | | | | | | |")
+                failed += 1
                 continue
             print(f"| {n} | {label} | {r['beta']:.3g} | {r['n_iter']} | {r['fit']:.1f} | "
                   f"{r['floor']:.1f} | {r['fit'] / r['floor']:.2f} | {r['spectral']:.1f} | "
                   f"{r['total']:.1f} | {r['t_beta']:.1f} | {r['peak_mb']:.0f} | "
                   f"{r['density']:.3%} | {100 * r['acc']:.2f} |", flush=True)
+    if failed:
+        sys.exit(f"{failed} fit(s) failed (see the table)")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The Sensitivity page's default (λ, β) grid: how many of its cells give no clustering.
 
-    python benchmarks/bench_sensitivity_grid.py [--data-dir DIR] [--only NAME ...]
+    python benchmarks/bench_sensitivity_grid.py [--data-dir DIR] [--only NAME ...] [--smoke]
 
 For every bundled dataset (and every .mat file of ``--data-dir``, e.g. the paper's
 ../shared/datasets), the grid the page proposes is run as the page runs it
@@ -20,7 +20,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import _smoke  # noqa: E402
 from rmsc import dashboard as dash  # noqa: E402
 from rmsc import datasets  # noqa: E402
 
@@ -38,7 +40,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, help="also every .mat file in this folder")
     ap.add_argument("--only", nargs="*", help="dataset names to run")
+    _smoke.add_argument(ap)
     args = ap.parse_args()
+    if args.smoke and not args.only:
+        args.only = ["Subspaces"]
     warnings.simplefilter("ignore")
     sets = [(name, lambda name=name: datasets.load_bundled(name))
             for name in datasets.bundled_names()]
@@ -47,9 +52,8 @@ def main():
     if args.only:
         sets = [s for s in sets if s[0] in args.only]
     p = dash.Params()
-    base = {"gamma": p.gamma, "max_iter": p.max_iter, "top_k": p.postprocessing[0],
-            "scale_columns": p.postprocessing[1]}
-    print(f"| dataset | n | β_max at λ = {p.lam:g} | grid | β values | failed cells | "
+    base = {"gamma": p.gamma, "max_iter": p.max_iter, **p.postprocessing}  # as the page's
+    print(f"| dataset | n | β_max at λ = {p.resolved_lam:g} | grid | β values | failed cells | "
           "best ACC % | median ACC % | time s |")
     print("|---|---:|---:|---|---|---:|---:|---:|---:|")
     for name, load in sets:
@@ -57,8 +61,9 @@ def main():
         fit = dash.fit_rmsc(data, p)
         bm = fit.beta_max
         grids = {"fixed (before)": (dash.DEFAULT_SENSITIVITY_LAMS, dash.DEFAULT_SENSITIVITY_BETAS),
-                 "centred on β_max": dash.sensitivity_axes(p.lam, bm, p.beta)}
+                 "centred on β_max": dash.sensitivity_axes(p.resolved_lam, bm, p.beta)}
         for label, (lams, betas) in grids.items():
+            lams, betas = _smoke.first(lams, args.smoke, 2), _smoke.first(betas, args.smoke, 2)
             t0 = time.perf_counter()
             failed, best, median = grid_summary(data, lams, betas, base, p.seed)
             print(f"| {name} | {data.n_samples} | {bm:.3g} | {label} | "

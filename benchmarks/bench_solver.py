@@ -6,11 +6,13 @@ machine is shared and noisy, so compare within a run, not across runs).
     python benchmarks/bench_solver.py [--iters 15] [--repeat 3] [--skip-reference] [--busy 1]
     python benchmarks/bench_solver.py --settings [--baseline REV] [--iters 8] [--repeat 3]
     python benchmarks/bench_solver.py --breakdown [--iters 15] [--repeat 3]
+    python benchmarks/bench_solver.py --smoke [--settings | --breakdown]   (a check: Digit-small)
 
 Rows:
 * floor — ITERS dense (n x d)(d x n) products with d = 649 (distinct operands,
   BLAS with all its threads);
-* RMSC / RMSC-WV — the fast block coordinate descent, ITERS iterations, tol = 0,
+* RMSC / RMSC-WV — the fast block coordinate descent at each estimator's defaults
+  (its lambda, and beta="auto" resolved on Digit as a fit does), ITERS iterations, tol = 0,
   as ``rmsc.RMSC`` runs it: column blocks on one thread per core, each with a
   single-threaded BLAS (``rmsc.backends.LocalBlocks``);
 * RMSC, blocks in sequence — the same solver with the blocks run one after
@@ -56,10 +58,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import _baseline  # noqa: E402
-from rmsc import RMSC, datasets, evaluate_runs, get_method, solver  # noqa: E402
+import _smoke  # noqa: E402
+from rmsc import RMSC, evaluate_runs, solver  # noqa: E402
 from rmsc._reference import solve_paper_form  # noqa: E402
 from rmsc.backends import LocalBlocks  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
+from rmsc.rmsc import beta_from_rel, default_beta_rel, default_lam  # noqa: E402
 from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noqa: E402
 
 
@@ -95,7 +99,7 @@ def settings_table(args, factors, baseline):
     solvers = {"now": solver.solve}
     if baseline is not None:
         solvers["before"] = baseline.solver.solve
-    print(f"Digit: n={n}, d={d}, gamma=1e-5, {it} iterations (tol=0), fastest of "
+    print(f"{args.data_name}: n={n}, d={d}, gamma=1e-5, {it} iterations (tol=0), fastest of "
           f"{args.repeat}; floor = one (n x {d})({d} x n) float64 product, BLAS on all threads; "
           f"before = {args.baseline}\n")
     head = "| λ | β | Z* density | floor s | now s/iter | now / floor |"
@@ -105,7 +109,7 @@ def settings_table(args, factors, baseline):
         rule += "---:|---:|---:|"
     print(head)
     print(rule, flush=True)
-    for lam, beta in SETTINGS:
+    for lam, beta in _smoke.first(SETTINGS, args.smoke, 2):
         best = {"floor": np.inf, **{k: np.inf for k in solvers}}
         density = None
         for _ in range(args.repeat):
@@ -160,13 +164,13 @@ def breakdown_table(args, factors):
         threads.map(lambda _, a: (R32[:, a:a + b].T @ R32, Zd[a:a + b] @ RT32), None,
                     [(a,) for a in range(0, n, b)])
 
-    print(f"Digit: n={n}, d={d}, {it} iterations (tol=0), fastest of {args.repeat}; ms per "
+    print(f"{args.data_name}: n={n}, d={d}, {it} iterations (tol=0), fastest of {args.repeat}; ms per "
           "iteration; floor = one float64 (n x d)(d x n) product, BLAS on all threads\n")
     print("| λ | β | Z* density | iteration | Z*-step | Z^v-steps | rest | dense products "
           "alone (float32) | floor | iteration / floor |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
     try:
-        for lam, beta in SETTINGS:
+        for lam, beta in _smoke.first(SETTINGS, args.smoke, 2):
             best = None
             for _ in range(args.repeat):
                 timers.clear()
@@ -211,13 +215,15 @@ def main():
     ap.add_argument("--breakdown", action="store_true",
                     help="per-iteration time of each block update at every slider setting")
     _baseline.add_argument(ap)
+    _smoke.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     spinners = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.busy)]
     for p in spinners:
         p.start()
 
-    data = datasets.load_digit()
+    data = _smoke.digit(args.smoke)
+    args.data_name = data.name
     views = [normalize_l2(X) for X in data.views]
     factors = [solver.gram_factor(X) for X in views]
     if args.settings:
@@ -227,39 +233,46 @@ def main():
         breakdown_table(args, factors)
         return
     n, d = views[0].shape[0], sum(X.shape[1] for X in views)
-    defaults = RMSC().get_params()
-    lam, beta, gamma = defaults["lam"], defaults["beta"], defaults["gamma"]
-    beta_wv = get_method("RMSC-WV").beta
+    # The estimators' defaults as a fit resolves them: lambda of the weighting, and
+    # beta="auto" from the emptying betas on these data.
+    gamma = RMSC().gamma
+    resolved = {}
+    for weighting in ("sample", "view"):
+        lam_w = default_lam(weighting)
+        column_betas = solver.column_betas(factors, lam_w, gamma, weighting=weighting)
+        resolved[weighting] = (lam_w, beta_from_rel(column_betas, default_beta_rel(weighting)))
+    (lam, beta), (lam_wv, beta_wv) = resolved["sample"], resolved["view"]
     it = args.iters
 
     rng = np.random.default_rng(0)
     A, B = rng.standard_normal((d, n)), rng.standard_normal((d, n))
     floor = lambda: [(A.T @ B)[0, 0] for _ in range(it)]  # noqa: E731
-    fits = {  # name: (beta, weighting, runner factory)
-        "RMSC fast solver": (beta, "sample", LocalBlocks),
-        "RMSC-WV fast solver": (beta_wv, "view", LocalBlocks),
+    fits = {  # name: (lam, beta, weighting, runner factory)
+        "RMSC fast solver": (lam, beta, "sample", LocalBlocks),
+        "RMSC-WV fast solver": (lam_wv, beta_wv, "view", LocalBlocks),
         "RMSC, blocks in sequence + multi-threaded BLAS": (
-            beta, "sample", lambda: LocalBlocks(n_threads=1, blas_threads=None)),
+            lam, beta, "sample", lambda: LocalBlocks(n_threads=1, blas_threads=None)),
     }
     t_floor, m_floor = np.inf, 0
     timed = {name: (None, np.inf, 0) for name in fits}
     for _ in range(args.repeat):  # interleaved, so that a disturbance hits every row alike
         _, t, mem = measure(floor)
         t_floor, m_floor = min(t_floor, t), max(m_floor, mem)
-        for name, (b, weighting, runner) in fits.items():
-            sol, t, mem = measure(lambda: solver.solve(factors, lam, b, gamma, weighting=weighting,
+        for name, (lm, b, weighting, runner) in fits.items():
+            sol, t, mem = measure(lambda: solver.solve(factors, lm, b, gamma, weighting=weighting,
                                                        max_iter=it, tol=0, runner=runner()))
             timed[name] = (sol, min(timed[name][1], t), max(timed[name][2], mem))
 
     rows = [(f"floor: {it} (n x {d})({d} x n) products", t_floor, m_floor, "")]
-    for name, (b, _, _) in fits.items():
+    for name, (lm, b, _, _) in fits.items():
         sol, t, mem = timed[name]
-        rows.append((f"{name}, {it} iterations (beta={b:g})", t, mem,
+        rows.append((f"{name}, {it} iterations (lam={lm:g}, beta={b:.3g})", t, mem,
                      f"{t / t_floor:.2f}x floor; Z* density {sol.Zstar.nnz / n / n:.2%}"))
     fast_sol, t_fast = timed["RMSC fast solver"][:2]
 
     S = affinity_from_coefficients(fast_sol.Zstar)
-    (runs, _), t_spec, m_spec = measure(lambda: spectral_clustering(S, 10, random_state=0),
+    (runs, _), t_spec, m_spec = measure(lambda: spectral_clustering(S, data.n_clusters,
+                                                                    random_state=0),
                                         repeat=args.repeat)
     scores = evaluate_runs(data.labels, runs.runs)
     rows.append(("spectral step (embedding + 20 k-means)", t_spec, m_spec,
@@ -273,8 +286,10 @@ def main():
     for p in spinners:
         p.terminate()
 
-    print(f"Digit: n={n}, views={len(views)}, d={d}, lam={lam:g}, beta={beta:g}, gamma={gamma:g}; "
-          f"fastest of {args.repeat} runs per fast row; {args.busy} busy process(es) alongside")
+    print(f"{data.name}: n={n}, views={len(views)}, d={d}, gamma={gamma:g}; the estimators' "
+          f"defaults: RMSC lam={lam:g}, beta={beta:.3g}, RMSC-WV lam={lam_wv:g}, "
+          f"beta={beta_wv:.3g} (beta='auto' on these data); fastest of {args.repeat} runs per "
+          f"fast row; {args.busy} busy process(es) alongside")
     print()
     print("| step | seconds | peak MB | note |")
     print("|---|---:|---:|---|")

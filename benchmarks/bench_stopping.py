@@ -1,7 +1,7 @@
 """What the stopping rule costs: RMSC stopped by its rule against RMSC run to tol = 1e-6.
 
     python benchmarks/bench_stopping.py [--datasets Digit Reuter 3-Sources] [--data-dir DIR]
-                                        [--max-iter 300]
+                                        [--max-iter 300] [--smoke]
 
 For every dataset (Digit, Reuter and 3-Sources, bundled; ``--data-dir DIR``: the paper's
 .mat files instead, the same data) and a few settings (RMSC's and RMSC-WV's defaults, and
@@ -23,7 +23,9 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _smoke  # noqa: E402
 from rmsc import RMSC, datasets, evaluate_runs, solver  # noqa: E402
 
 FILES = {"Reuter": "reuters_1200.mat", "3-Sources": "3sources.mat"}
@@ -63,6 +65,7 @@ def main():
     ap.add_argument("--data-dir", default=None,
                     help="read the paper's .mat files from here instead of the bundled copies")
     ap.add_argument("--max-iter", type=int, default=300)
+    _smoke.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     print(f"Rule: {solver.STOPPING}; default tol={solver.TOL:g}, max_iter={solver.MAX_ITER}. "
@@ -74,7 +77,7 @@ def main():
     print("|---|---|---:|---|" + "---|" * (len(RULES) + 1), flush=True)
     for name in args.datasets:
         data = load(name, args.data_dir)
-        for label, params in SETTINGS:
+        for label, params in _smoke.first(SETTINGS, args.smoke):
             ref, ref_acc, ref_nmi, ref_s = fit(data, params, REFERENCE, args.max_iter)
             cells = []
             for tol, max_iter in RULES:

@@ -1,6 +1,6 @@
 """A Digit fit on a dashboard worker with and without the heap reuse, printed as a table.
 
-    python benchmarks/bench_worker_heap.py [--fits 3] [--threshold-mib 8 32]
+    python benchmarks/bench_worker_heap.py [--fits 3] [--threshold-mib 8 32] [--smoke]
 
 "Dask's setting": a plain ``distributed.LocalCluster`` worker (its nanny sets
 ``MALLOC_TRIM_THRESHOLD_``) with the dashboard's per-task ``reuse_heap`` turned off there;
@@ -59,8 +59,11 @@ def main():
     ap.add_argument("--fits", type=int, default=3)
     ap.add_argument("--threshold-mib", type=float, nargs="+", default=None,
                     help="reuse_heap's mmap threshold(s) to compare (default: the shipped one)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="a seconds-long check that the script works: Digit-small "
+                         "(tests/test_benchmarks.py); its numbers mean nothing")
     args = ap.parse_args()
-    data = load_bundled("Digit")
+    data = load_bundled("Digit-small" if args.smoke else "Digit")
     data.fingerprint
     rows = []
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -80,7 +83,7 @@ def main():
             rows.append((f"reuse_heap, {mib:g} MiB", *_measure(b, data, args.fits)))
         finally:
             b.close()
-    print(f"Digit, default Solve fit, {args.fits} fits on one worker\n")
+    print(f"{data.name}, default Solve fit, {args.fits} fits on one worker\n")
     print("| worker | fit s (each) | worker MB after the fits (max) | MB after release and trim |")
     print("|---|---|---:|---:|")
     for name, times, peak, after in rows:

@@ -1,6 +1,6 @@
 """Calibrate the Compare / Sensitivity time estimates' cost model (rmsc.costs).
 
-    python benchmarks/calibrate_costs.py [--write] [--quick]
+    python benchmarks/calibrate_costs.py [--write] [--quick] [--smoke]
 
 Times the model's kernels on synthetic data (rmsc.datasets.make_multiview_subspaces, so
 that the bundled datasets check the model out of sample: benchmarks/bench_estimates.py):
@@ -65,21 +65,24 @@ def wide_sparse(X, d, density, rng):
     return sp.csr_matrix(np.abs(W))
 
 
-def configs(quick):
+def configs(quick, smoke=False):
     """Synthetic datasets: (name, MultiViewDataset, what to time on it)."""
     out = []
     for n_per, dims, what in ((30, (6, 60, 240), "all"), (80, (6, 60, 240), "all"),
                               (60, (20, 120), "all"), (120, (100, 300, 500), "fast"),
                               (100, (10, 40), "fast"), (160, (6, 60, 240), "all"),
                               (200, (8, 30, 120, 200), "fast")):
-        if quick and n_per != 30:
+        if (quick or smoke) and n_per != 30:
             continue
+        if smoke:  # 100 samples, views narrower than that
+            n_per, dims = 10, (6, 20, 40)
         d = make_multiview_subspaces(n_clusters=10, n_per_cluster=n_per, n_views=len(dims),
                                      view_dims=dims, subspace_dim=4, noise=0.3, random_state=0)
         out.append((f"dense n={d.n_samples}", d, what))
     rng = np.random.RandomState(0)
-    base = make_multiview_subspaces(n_clusters=5, n_per_cluster=40, n_views=2, view_dims=(60, 80),
-                                    subspace_dim=4, noise=0.3, random_state=1)
+    base = make_multiview_subspaces(n_clusters=5, n_per_cluster=10 if smoke else 40, n_views=2,
+                                    view_dims=(60, 80), subspace_dim=4, noise=0.3,
+                                    random_state=1)
     wide = MultiViewDataset(name="wide", views=tuple(wide_sparse(X, 2000 + 1000 * v, 0.02, rng)
                                                      for v, X in enumerate(base.views)),
                             labels=base.labels)
@@ -100,7 +103,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="rewrite rmsc/_costs.py")
     ap.add_argument("--quick", action="store_true", help="the smallest dataset only (a check)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="a seconds-long check that the script works: --quick on even smaller "
+                         "data (tests/test_benchmarks.py); its numbers mean nothing")
     args = ap.parse_args()
+    if args.smoke and args.write:
+        ap.error("--smoke numbers mean nothing: they cannot be written")
     warnings.simplefilter("ignore")
     rows = {k: [] for k in ("spectral", "gram", "rmsc_iter", "ssc_iter")}
     rmsc_iters, ssc_fractions, dimsc_rows, dimsc_sweeps = [], [], [], []
@@ -108,7 +116,7 @@ def main():
     log = []
     print(f"probe: {E.probe_seconds(refresh=True) * 1e3:.2f} ms "
           f"(load average {os.getloadavg()[0]:.1f})")
-    for name, data, what in configs(args.quick):
+    for name, data, what in configs(args.quick, args.smoke):
         shape = E.data_shape(data)
         n, c = shape.n_samples, shape.n_clusters
         views = [normalize_l2(X) for X in data.views]
@@ -197,7 +205,7 @@ def main():
     # scaling, Python overhead) and how far the iteration counts fall from the model's.
     E._costs.COSTS = costs
     whole = {}
-    for name, data, what in configs(args.quick):
+    for name, data, what in configs(args.quick, args.smoke):
         shape = E.data_shape(data)
         for m in rmsc.available_methods():
             if m == "DiMSC" or (what != "all" and m in ("SSC-AVG", "SSC-BSV")):

@@ -1,6 +1,6 @@
 """RMSC and RMSC-WV at their defaults on every dataset of the repository, beside SSC-AVG.
 
-    python benchmarks/check_defaults.py [--only NAME ...] [--methods M ...] [--table]
+    python benchmarks/check_defaults.py [--only NAME ...] [--methods M ...] [--table] [--smoke]
 
 The acceptance check of the defaults (docs/defaults.md): ``get_method(name,
 n_clusters=c, random_state=0)`` with nothing else set, on the bundled Subspaces,
@@ -113,8 +113,16 @@ def main():
     ap.add_argument("--methods", nargs="*", default=None)
     ap.add_argument("--table", action="store_true")
     ap.add_argument("--rerun", action="store_true", help="ignore cached entries")
+    ap.add_argument("--smoke", action="store_true",
+                    help="a seconds-long check that the script works: Subspaces, RMSC, a "
+                         "throwaway cache (tests/test_benchmarks.py)")
     args = ap.parse_args()
     global OUT
+    if args.smoke:
+        import tempfile
+
+        args.only, args.methods = args.only or ["Subspaces"], args.methods or ["RMSC"]
+        OUT = Path(tempfile.mkdtemp(prefix="check_defaults_")) / OUT.name
     if args.methods:  # a file per group of methods, so that two runs can go side by side
         OUT = OUT.with_name(f"check_defaults-{'-'.join(args.methods)}.json")
     OUT.parent.mkdir(parents=True, exist_ok=True)

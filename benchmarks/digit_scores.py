@@ -1,6 +1,7 @@
 """Scores of the solver-core methods on the bundled Digit data (paper protocol).
 
     python benchmarks/digit_scores.py [--methods RMSC RMSC-WV SSC-BSV SSC-AVG] [--ssc-beta 0.05]
+                                      [--smoke]
 
 Unit-L2 samples, spectral clustering, k-means 20 times; prints ACC and NMI as
 mean ± std over the 20 runs, the parameters and the fit time. Every method
@@ -16,9 +17,21 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rmsc import datasets, evaluate_runs, get_method  # noqa: E402
+import _smoke  # noqa: E402
+from rmsc import evaluate_runs, get_method  # noqa: E402
+from rmsc.cli import fitted_parameters  # noqa: E402
 from rmsc.metrics import best_view  # noqa: E402
+
+
+def resolved(est):
+    """The parameters as the fit resolved them (rmsc fit's lines: lambda and beta, never None),
+    and the others that matter here."""
+    lines = [line for line in fitted_parameters(est) if not line.startswith("parameters:")]
+    rest = ", ".join(f"{k}={v}" for k, v in est.get_params().items()
+                     if k in ("gamma", "weighting", "max_iter", "tol"))
+    return "; ".join(lines + [rest])
 
 
 def fmt(s, key):
@@ -30,20 +43,20 @@ def main():
     ap.add_argument("--methods", nargs="+", default=["RMSC", "RMSC-WV", "SSC-BSV", "SSC-AVG"])
     ap.add_argument("--ssc-beta", type=float, default=None, help="beta for SSC-BSV / SSC-AVG")
     ap.add_argument("--seed", type=int, default=0)
+    _smoke.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    data = datasets.load_digit()
+    data = _smoke.digit(args.smoke)
     print("| method | ACC % | NMI % | parameters | fit s |")
     print("|---|---|---|---|---:|")
     for name in args.methods:
-        est = get_method(name, n_clusters=10, random_state=args.seed)
+        est = get_method(name, n_clusters=data.n_clusters, random_state=args.seed)
         if name.startswith("SSC") and args.ssc_beta is not None:
             est.set_params(beta=args.ssc_beta)
         t0 = time.perf_counter()
         est.fit(data.views)
         dt = time.perf_counter() - t0
-        params = ", ".join(f"{k}={v}" for k, v in est.get_params().items()
-                           if k in ("lam", "beta", "gamma", "weighting", "max_iter", "tol"))
+        params = resolved(est)
         if name == "SSC-BSV":
             best, per_view = best_view(data.labels, est.view_label_runs_)
             for v, s in enumerate(per_view):

@@ -42,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import study_defaults as sd  # noqa: E402  (sets one BLAS thread before numpy loads)
 
+import _smoke  # noqa: E402
+
 import numpy as np  # noqa: E402
 
 import rmsc  # noqa: E402
@@ -107,14 +109,14 @@ def spectrum(views):
     return n, float(np.mean(tops)), float(np.mean(prs))
 
 
-def run(cache, names):
+def run(cache, names, smoke=False):
     for name in names:
         views, labels = load(name)
         if "n" not in cache.get(f"{name}|spectrum", {}):
             cache[f"{name}|spectrum"] = dict(zip(("n", "top", "pr"), spectrum(views)))
         for method in sd.METHODS:
-            for lam in (REUTER_LAMS if name == "Reuter" else LAMS):
-                for rel in BETA_RELS:
+            for lam in _smoke.first(REUTER_LAMS if name == "Reuter" else LAMS, smoke):
+                for rel in _smoke.first(BETA_RELS, smoke):
                     k = key(name, method, lam, rel)
                     if k in cache:
                         continue
@@ -217,11 +219,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--table", action="store_true")
+    _smoke.add_argument(ap)
     args = ap.parse_args()
+    global OUT
+    if args.smoke:  # Subspaces, one setting, a throwaway cache
+        import tempfile
+
+        args.only = args.only or ["Subspaces"]
+        OUT = Path(tempfile.mkdtemp(prefix="study_affinity_")) / OUT.name
     OUT.parent.mkdir(parents=True, exist_ok=True)
     cache = json.loads(OUT.read_text()) if OUT.exists() else {}
     if not args.table:
-        run(cache, args.only or NAMES)
+        run(cache, args.only or NAMES, args.smoke)
     print_tables(cache)
 
 

@@ -1,6 +1,6 @@
 """Which RMSC / RMSC-WV parameters travel across data: the study behind the defaults.
 
-    python benchmarks/study_defaults.py [--only NAME ...] [--skip-reuter] [--table]
+    python benchmarks/study_defaults.py [--only NAME ...] [--skip-reuter] [--table] [--smoke]
 
 Every dataset the repository has (bundled Digit, Digit-small, Subspaces, Reuter,
 3-Sources; synthetic subspaces at n = 300 and 1000; larger n in
@@ -51,7 +51,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import _smoke  # noqa: E402
 import rmsc  # noqa: E402
 from rmsc.preprocessing import normalize_l2, tfidf  # noqa: E402
 from rmsc.rmsc import DegenerateSolutionError  # noqa: E402
@@ -134,7 +136,7 @@ def fit_one(views, labels, method, lam, beta):
             "links": Z.nnz / Z.shape[0], "seconds": time.perf_counter() - t0}
 
 
-def run(cache, names, skip_reuter, done=()):
+def run(cache, names, skip_reuter, done=(), smoke=False):
     for name, key in datasets(skip_reuter).items():
         if names and name not in names:
             continue
@@ -148,7 +150,8 @@ def run(cache, names, skip_reuter, done=()):
                 if name == "Reuter" and inp != "raw":
                     continue
                 anchors = {}
-                grid = [(OLD_DEFAULT[method][0], "abs", OLD_DEFAULT[method][1])] + settings(name)
+                grid = [(OLD_DEFAULT[method][0], "abs", OLD_DEFAULT[method][1])] + _smoke.first(
+                    settings(name), smoke)
                 for lam, kind, r in grid:
                     k = f"{name}|{inp}|{method}|{lam:g}|{kind}|{r:g}"
                     if k in cache or k in done:
@@ -309,11 +312,17 @@ def main():
     ap.add_argument("--table", action="store_true", help="print from the cache only")
     ap.add_argument("--scales", action="store_true",
                     help="print beta_max and the emptying betas' quantiles per dataset, only")
+    _smoke.add_argument(ap)
     args = ap.parse_args()
     if args.scales:
         print_scales()
         return
     global OUT
+    if args.smoke:  # Subspaces, one setting beside the old default, a throwaway cache
+        import tempfile
+
+        args.only = args.only or ["Subspaces"]
+        OUT = Path(tempfile.mkdtemp(prefix="study_defaults_")) / OUT.name
     if args.only:
         OUT = OUT.with_name(f"study_defaults-{'-'.join(args.only)}.json")
     OUT.parent.mkdir(parents=True, exist_ok=True)
@@ -326,7 +335,7 @@ def main():
         return merged
 
     if not args.table:
-        run(cache, args.only, args.skip_reuter, done=set(merged_caches()))
+        run(cache, args.only, args.skip_reuter, done=set(merged_caches()), smoke=args.smoke)
     merged = merged_caches()
     print_tables(merged)
     for method in METHODS:

@@ -65,6 +65,47 @@ def _write_csv(frame, path, stdout):
     frame.to_csv(stdout if path == "-" else path, index=False, lineterminator="\n")
 
 
+def _beta_arg(text):
+    """``--beta``: a number >= 0, or ``auto`` (the method's rule on these data)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"takes a number >= 0 or 'auto' (the method's own rule on the data); got {text!r}"
+        ) from None
+
+
+def fitted_parameters(est):
+    """Lines saying the parameters a fitted estimator used: lambda and beta as resolved on
+    the data (never None or 'auto'), with the rule that gave beta, then every parameter."""
+    from .rmsc import BETA_QUANTILE
+
+    params = {k: v for k, v in est.get_params().items() if k != "callback"}
+    lines = []
+    if hasattr(est, "beta_scale_"):  # RMSC, RMSC-WV
+        default = " (the default for weighting='{}')".format(est.weighting)
+        lines.append(f"λ = {est.lam_:g}{default if est.lam is None else ''}")
+        if est.beta == "auto":
+            lines.append(f"β = {est.beta_:.3g} (auto: β_rel {est.beta_rel_:g} × the "
+                         f"{100 * BETA_QUANTILE:g} % quantile of the emptying βs, "
+                         f"{est.beta_scale_:.3g} on these data)")
+        else:
+            lines.append(f"β = {est.beta_:g} (given; β_rel {est.beta_rel_:.3g} on these data)")
+        params.update(lam=est.lam_, beta=float(f"{est.beta_:.6g}"),
+                      beta_rel=float(f"{est.beta_rel_:.6g}"))
+    elif hasattr(est, "alphas_"):  # the SSC family: each view's weight in both forms
+        rule = ("beta auto: 2 μ / alpha, μ each view's coherence" if est.beta == "auto"
+                else "beta given; alpha = 2 μ / beta")
+        lines.append(f"per view: beta {', '.join(f'{b:.4g}' for b in est.betas_)}; "
+                     f"alpha {', '.join(f'{a:.4g}' for a in est.alphas_)} ({rule})")
+    if params.get("view", "") is None and hasattr(est, "view_"):
+        params["view"] = f"{est.view_} (by eigengap)"
+    lines.append(f"parameters: {', '.join(f'{k}={v}' for k, v in sorted(params.items()))}")
+    return lines
+
+
 def cmd_fit(args, out, err):
     import pandas as pd
 
@@ -87,7 +128,7 @@ def cmd_fit(args, out, err):
             )
         n_clusters = len(set(data.labels.tolist()))
     params = {"n_clusters": n_clusters, "random_state": args.seed}
-    for name in ("lam", "beta", "alpha", "gamma", "max_iter", "keep_mass", "top_k"):
+    for name in ("lam", "beta", "beta_rel", "alpha", "gamma", "max_iter", "keep_mass", "top_k"):
         value = getattr(args, name)
         if value is not None:
             params[name] = value
@@ -103,9 +144,13 @@ def cmd_fit(args, out, err):
             f"{args.method} does not take {', '.join('--' + u.replace('_', '-') for u in unknown)}"
             + (f" ({', '.join(takers)} do)." if takers else ".")
         )
-    if "alpha" in params and "beta" in params:
+    numeric_beta = "beta" in params and params["beta"] != "auto"
+    if "alpha" in params and numeric_beta:
         raise ValueError("--alpha sets beta = 2 mu / alpha on each view, so it cannot go with "
-                         "--beta; give one of them.")
+                         "a number for --beta; give one of them (or --beta auto).")
+    if "beta_rel" in params and numeric_beta:
+        raise ValueError("--beta-rel sets beta relative to the data (beta = auto), so it cannot "
+                         "go with a number for --beta; give one of them (or --beta auto).")
     est.set_params(**params)
     if weights_to is not None and not isinstance(est, RMSC):
         raise ValueError(f"--weights needs a method with sample weights (RMSC or RMSC-WV); "
@@ -117,12 +162,9 @@ def cmd_fit(args, out, err):
     t0 = time.perf_counter()
     _fit_on_device(est, data.views, args.device, err)
     elapsed = time.perf_counter() - t0
-    shown = {k: v for k, v in est.get_params().items() if k not in ("callback",)}
-    print(f"parameters: {', '.join(f'{k}={v}' for k, v in sorted(shown.items()))}", file=out)
+    for line in fitted_parameters(est):
+        print(line, file=out)
     print(f"fit time: {elapsed:.2f} s", file=out)
-    if hasattr(est, "alphas_"):  # the SSC family: each view's weight in both forms
-        print(f"per view: beta {', '.join(f'{b:.4g}' for b in est.betas_)}; "
-              f"alpha {', '.join(f'{a:.4g}' for a in est.alphas_)}", file=out)
     if labels_to is not None:
         _write_csv(pd.DataFrame({"sample": range(data.n_samples), "label": est.labels_}),
                    labels_to, stdout)
@@ -294,6 +336,18 @@ def _check_port(address, port):
                                  "--port.") from None
 
 
+def _network_addresses():
+    """This machine's address on its network, found without sending anything (a UDP socket
+    'connected' to a public address only picks the outgoing interface); none when there is
+    no route."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, no packet is sent
+        ip = s.getsockname()[0]
+        if not ip.startswith("127."):
+            return [ip]
+    return []
+
+
 def cmd_dashboard(args, out, err):
     """Serve the dashboard: ``python app.py`` (what ``make run`` does) from the installed files."""
     import runpy
@@ -305,13 +359,22 @@ def cmd_dashboard(args, out, err):
     _check_port(args.address, args.port)
     if args.scheduler:
         os.environ[dask_cluster.SCHEDULER_ENV] = args.scheduler  # read by the app's first job
+    # Nothing leaves this machine: no usage statistics, and (serving every interface) no
+    # start-up banner, for which Streamlit asks an internet service for this machine's
+    # public address; the URLs are printed here instead. The same settings are in the app's
+    # .streamlit/config.toml, which Streamlit reads from the working folder (the app's own,
+    # in a checkout or rmsc/_app/ of a wheel): the command line holds even where a user's
+    # own config says otherwise.
     flags = ["--server.port", str(args.port), "--server.address", args.address,
              "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    # Streamlit reads .streamlit/config.toml from the working folder: the app's own.
+    urls = [f"http://{args.address}:{args.port}"]
+    if args.address in ("0.0.0.0", "::", ""):
+        flags += ["--logger.hideWelcomeMessage", "true"]
+        urls = [f"http://localhost:{args.port}",
+                *(f"http://{ip}:{args.port}" for ip in _network_addresses())]
     os.chdir(app.parent)
     sys.argv = [str(app), *flags]
-    print(f"rmsc dashboard: http://{args.address}:{args.port} (Ctrl-C stops it)", file=err,
-          flush=True)
+    print(f"rmsc dashboard: {', '.join(urls)} (Ctrl-C stops it)", file=err, flush=True)
     runpy.run_path(str(app), run_name="__main__")  # app.py starts the server and exits
     return 0
 
@@ -320,6 +383,7 @@ FIT_EXAMPLES = """examples:
   rmsc fit                                   RMSC on the bundled Digit data, paper protocol
   rmsc fit --data Digit-small --quiet        a 300-sample set: about a second
   rmsc fit --method RMSC-WV --beta 0.005     another method or parameters
+  rmsc fit --beta auto --beta-rel 0.5        beta relative to the data (the dashboard's β_rel)
   rmsc fit --method SSC-AVG --alpha 50       SSC's beta = 2 mu / 50 on each view
   rmsc fit --data views.mat --n-clusters 6   your own .mat/.npz/.zip file
   rmsc fit --labels labels.csv --weights P.csv
@@ -382,7 +446,12 @@ def build_parser():
     f.add_argument("--method", default="RMSC", help="a name from 'rmsc methods' (default RMSC)")
     f.add_argument("--n-clusters", type=int, help="default: the number of classes in the labels")
     f.add_argument("--lam", type=float, help="lambda (RMSC); default: the method's own")
-    f.add_argument("--beta", type=float, help="beta; default: the method's own")
+    f.add_argument("--beta", type=_beta_arg, metavar="BETA|auto",
+                   help="beta: a number, or 'auto' for the method's own rule on the data "
+                        "(the default: RMSC's β_rel × its data scale, SSC's 2 μ / α)")
+    f.add_argument("--beta-rel", type=float, metavar="REL",
+                   help="RMSC, RMSC-WV: beta relative to the data (beta auto = REL × the 5 %% "
+                        "quantile of the emptying betas; default 0.25), the dashboard's β_rel")
     f.add_argument("--alpha", type=float,
                    help="SSC-BSV, SSC-AVG, DiMSC: Elhamifar & Vidal's alpha (> 1) of beta = "
                         "2 mu / alpha, mu each view's coherence; used when beta is auto "

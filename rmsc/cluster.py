@@ -41,13 +41,17 @@ def connect(address, timeout=CONNECT_TIMEOUT):
     return distributed.Client(address, set_as_default=False, timeout=timeout)
 
 
-def local_cluster(n_workers=None, memory_limit="auto"):
+def local_cluster(n_workers=None, memory_limit="auto", dashboard=False):
     """A ``dask.distributed`` ``LocalCluster`` of single-threaded worker processes.
 
-    Workers listen on the loopback address only; the scheduler does not retry a
-    task whose worker died (``allowed-failures`` 0: a fit that ran a worker out of
-    memory fails once, with a message, instead of killing every worker in turn).
-    The dashboard's backend and ``rmsc reproduce`` both start theirs here.
+    The scheduler (and its HTTP server: health and metrics), the nannies and the
+    workers listen on the loopback address only, and Dask's diagnostics dashboard
+    (pages with the cluster's task names, logs and state) is not served unless asked
+    for: nothing of the cluster can be reached from another machine. The scheduler does
+    not retry a task whose worker died (``allowed-failures`` 0: a fit that ran a
+    worker out of memory fails once, with a message, instead of killing every
+    worker in turn). The dashboard's backend and ``rmsc reproduce`` both start
+    theirs here.
 
     Parameters
     ----------
@@ -55,6 +59,9 @@ def local_cluster(n_workers=None, memory_limit="auto"):
         Worker processes; None: one per core available to this process.
     memory_limit : str or int
         Per worker ("auto": the machine's memory divided among the workers).
+    dashboard : bool, default=False
+        Serve Dask's diagnostics dashboard (``cluster.dashboard_link``, on 127.0.0.1;
+        its pages need the ``bokeh`` package).
     """
     import logging
 
@@ -65,7 +72,11 @@ def local_cluster(n_workers=None, memory_limit="auto"):
     with dask.config.set({"distributed.scheduler.allowed-failures": 0,
                           "distributed.worker.daemon": True}):
         return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                            host="127.0.0.1", dashboard_address=":0",
+                            host="127.0.0.1",
+                            # The scheduler always serves HTTP (health, metrics): on
+                            # loopback, a free port (Dask's default is 8787 on its host)
+                            dashboard_address="127.0.0.1:0",
+                            scheduler_kwargs={"dashboard": bool(dashboard)},
                             memory_limit=memory_limit, silence_logs=logging.ERROR)
 
 

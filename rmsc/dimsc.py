@@ -431,6 +431,12 @@ def _rescale(st, factor):
 #: Iterations between residual (and surrogate) checks of :func:`diversity_subproblem`.
 CHECK_EVERY = 5
 
+#: An iterate whose surrogate exceeds the start's by at most this fraction counts as no
+#: worse (round-off: at a fixed point the same value is computed from other iterates and
+#: came out 1-2 ulps above the start's, so a restart at its own solution could not stop
+#: until the rounding happened to fall the other way).
+ACCEPT_RTOL = 1e-12
+
 
 def diversity_subproblem(R, beta, C0, W=None, mu=0.0, *, rho=1.0, max_iter=200, tol=1e-4,
                          dual=None, accept_after=None, check_every=CHECK_EVERY,
@@ -463,7 +469,8 @@ def diversity_subproblem(R, beta, C0, W=None, mu=0.0, *, rho=1.0, max_iter=200, 
     are computed.
 
     Monotone by construction: an iterate is returned only if its value is at
-    most C0's; if no checked iterate is, C0 is returned unchanged.
+    most C0's (up to round-off, :data:`ACCEPT_RTOL`); if no checked iterate is,
+    C0 is returned unchanged.
 
     Parameters
     ----------
@@ -533,7 +540,7 @@ def diversity_subproblem(R, beta, C0, W=None, mu=0.0, *, rho=1.0, max_iter=200, 
             dual_res = 2.0 * st.rho * _fro(_combine((1.0, st.C), (-1.0, prev.C)))
             scale = max(1.0, _fro(st.C))
             value = surrogate(R, beta, st.C, W, mu, RC=st.RC)
-            accepted = value <= f0
+            accepted = value <= f0 + ACCEPT_RTOL * abs(f0)
             if accepted and (primal <= tol * scale and dual_res <= tol * scale):
                 converged = True
                 break

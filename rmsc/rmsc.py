@@ -95,6 +95,17 @@ def check_lam_positive(lam, factors=None):
     )
 
 
+def default_beta_rel(weighting):
+    """The default ``beta_rel`` of a weighting (:data:`BETA_REL`); "sample" for an unknown one."""
+    return BETA_REL.get(weighting, BETA_REL["sample"])
+
+
+def beta_from_rel(column_betas, beta_rel):
+    """``beta="auto"``: ``beta_rel`` times :func:`beta_scale` of the emptying betas (the
+    rule :class:`rmsc.solver.RelativeBeta` that a fit applies)."""
+    return solver.RelativeBeta(float(beta_rel), BETA_QUANTILE)(column_betas)
+
+
 class DegenerateSolutionError(ValueError):
     """The fit ran, but its result cannot support a clustering (e.g. Z* = 0)."""
 
@@ -438,7 +449,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         isolated = empty_rows(self.affinity_matrix_)
         if isolated > n // 2:
             raise DegenerateSolutionError(
-                f"beta={beta:g} leaves {isolated} of {n} samples with no link to any other "
+                f"beta={beta:g} leaves {isolated:,} of {n:,} samples with no link to any other "
                 "sample in Z*, so spectral clustering cannot place them and the labels would "
                 f"be arbitrary. {self._advice(lam, beta)}"
             )
@@ -487,10 +498,13 @@ class RMSC(ClusterMixin, BaseEstimator):
         """``beta_rel``, or the weighting's default from :data:`BETA_REL`."""
         if self.beta_rel is not None:
             return self.beta_rel
-        return BETA_REL.get(self.weighting, BETA_REL["sample"])
+        return default_beta_rel(self.weighting)
 
     def _advice(self, lam, beta):
-        return beta_advice(lam, beta, self.column_betas_, self._beta_rel(), self.beta_max_)[0]
+        Z = abs(self.consensus_)
+        unlinked = int(np.count_nonzero((Z + Z.T).getnnz(axis=1) == 0))
+        return beta_advice(lam, beta, self.column_betas_, self._beta_rel(), self.beta_max_,
+                           fit=(unlinked, self.n_iter_, self.converged_, self.max_iter))[0]
 
     def view_representations(self, Xs):
         """Each view's self-representation Z^v at the fitted consensus.
@@ -523,7 +537,7 @@ class RMSC(ClusterMixin, BaseEstimator):
                 for X in views]
 
 
-def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None):
+def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None, *, fit=None):
     """What to try after ``beta`` failed, in words, from the measured emptying betas.
 
     ``column_betas`` (:func:`rmsc.solver.column_betas`, measured within the fit)
@@ -533,6 +547,12 @@ def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None):
     below the failed one: the ``beta="auto"`` value (``beta_rel``, default
     :data:`BETA_REL`, times :func:`beta_scale`) when that is below it, else a step
     down from the failed beta (said so).
+
+    ``fit``, when given, is what the failed fit produced: ``(unlinked, n_iter,
+    converged, max_iter)``, the samples its Z* left with no link to any other, and
+    its iterations. The advice then counts them beside the start's share, and when
+    the fit was cut short (by ``max_iter`` or a stop request) with more samples
+    unlinked than the start predicts, says to let it run longer first.
 
     Returns
     -------
@@ -544,15 +564,34 @@ def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None):
     rel = BETA_REL["sample"] if beta_rel is None else beta_rel
     share = float(np.mean(cb <= beta))
     q5, q1 = np.quantile(cb, [0.05, 0.01])
-    suggested = rel * beta_scale(cb)
-    text = (f"Measured on these data with lam={lam:g}: at beta={beta:.4g}, {share:.0%} of the "
-            f"samples start with an empty column of Z*; beta <= {q5:.4g} keeps all but 5 % "
-            f"of them linked, beta <= {q1:.4g} all but 1 %, and beta >= "
-            f"{cb.max() if beta_max is None else beta_max:.4g} (beta_max_) empties Z*. ")
+    suggested = beta_from_rel(cb, rel)
+    text = ended = ""
+    if fit is not None:
+        unlinked, n_iter, converged, max_iter = fit
+        ended = f" (this fit ended with {unlinked:,} of {cb.size:,} samples unlinked)"
+        iterations = f"{n_iter} iteration{'' if n_iter == 1 else 's'}"
+        # Cut short with more samples unlinked than the start predicts: the iterations had
+        # not linked them yet (with max_iter=1 on Digit: 0 % predicted, 1,883 of 2,000 left).
+        behind = not converged and unlinked > share * cb.size
+        if behind and n_iter >= max_iter:
+            text = (f"This fit stopped at max_iter={max_iter} ({iterations}) before converging, "
+                    "so its Z* is not the one these settings lead to: raise max_iter (the "
+                    f"default is {solver.MAX_ITER}) first. ")
+        elif behind:
+            text = (f"This fit was stopped after {iterations}, before converging, so its Z* "
+                    "is not the one these settings lead to: let it run to the end first. ")
+    cut_short = bool(text)
+    text += (f"Measured on these data with lam={lam:g}: at beta={beta:.4g}, {share:.0%} of the "
+             f"samples start with an empty column of Z*{ended}; beta <= {q5:.4g} keeps all "
+             f"but 5 % of them linked, beta <= {q1:.4g} all but 1 %, and beta >= "
+             f"{cb.max() if beta_max is None else beta_max:.4g} (beta_max_) empties Z*. ")
+    if cut_short:  # more iterations first
+        text += "If it still fails after more iterations, "
     if suggested < beta:
-        text += f"Try beta={suggested:.3g} (beta='auto' with beta_rel={rel:g})."
+        try_ = f"try beta={suggested:.3g} (beta='auto' with beta_rel={rel:g})."
     else:
         suggested = beta / 3.0
-        text += (f"beta='auto' (beta_rel={rel:g}) would not be below the failed beta here, so "
-                 f"step down: try beta={suggested:.3g}, or a larger lam.")
+        try_ = (f"beta='auto' (beta_rel={rel:g}) would not be below the failed beta here, so "
+                f"step down: try beta={suggested:.3g}, or a larger lam.")
+    text += try_ if cut_short else try_[0].upper() + try_[1:]
     return text, float(suggested)

@@ -38,7 +38,7 @@ reports both forms per view, ``betas_`` and ``alphas_`` (:func:`beta_and_alpha`)
 SSC-BSV clusters every view with SSC and reports the views; SSC-AVG clusters
 the average of the views' affinities (paper, Section 5.2).
 
-Why one module (~610 lines): SSC's ADMM (:func:`ssc_admm`, ``_admm`` and its
+Why one module (~690 lines): SSC's ADMM (:func:`ssc_admm`, ``_admm`` and its
 sparse + low-rank bookkeeping) and the three SSC estimators are one algorithm
 and its front ends. DiMSC continues this ADMM's state and imports its private
 pieces, and :class:`rmsc.experiments.SharedSolves` memoises ``ssc_admm`` through
@@ -49,6 +49,7 @@ reads its state.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -79,15 +80,28 @@ from .spectral import (
 SSC_ALPHA = 20.0
 
 
-def coherence(R, block_size=None):
-    """mu = min_j max_{i != j} |x_i^T x_j| over the non-empty samples j, as the SSC reference.
+#: A non-empty sample whose largest |inner product| with another sample is at most this
+#: fraction of the largest squared norm shares no feature with any other: in exact
+#: arithmetic that product is 0, in the Gram factor it is round-off (~1e-16).
+ISOLATED_RTOL = 1e-9
 
-    An all-zero sample (e.g. an empty document) has no inner product with any
-    other sample; counting it would make mu zero, or, when the factor holds it
-    as round-off, some 1e-18 that turns ``auto_beta`` into nonsense. Elhamifar &
-    Vidal's rule is about the samples to be represented, so empty ones are left
-    out: a sample is empty when its squared norm is at most ``n * eps`` times
-    the largest one (the rank cut of :func:`rmsc.solver.gram_factor`).
+
+def coherence(R, block_size=None):
+    """mu = min_j max_{i != j} |x_i^T x_j| over the samples that can be represented.
+
+    That is the SSC reference's coherence, taken over the samples j that are neither
+    empty nor isolated. An all-zero sample (e.g. an empty document) has no inner
+    product with any other sample, and neither has a sample that shares no feature
+    with any other (a document whose words no other document uses): no beta > 0
+    gives such a sample a representation (column j of Z is zero once beta >=
+    2 max_i |x_i^T x_j| = 0), so it says nothing about the scale of beta. Counted,
+    it makes mu zero, or, as the factor holds it, round-off (~1e-16) that turns
+    ``auto_beta`` into ~1e-17: no sparsity at all. Elhamifar & Vidal's rule is about
+    the samples to be represented, so both kinds are left out: a sample is empty when
+    its squared norm is at most ``n * eps`` times the largest one (the rank cut of
+    :func:`rmsc.solver.gram_factor`), isolated when its largest |inner product| with
+    another sample is at most :data:`ISOLATED_RTOL` times that. The SSC estimators
+    warn when a view has isolated samples (:func:`beta_and_alpha`).
 
     Parameters
     ----------
@@ -99,10 +113,15 @@ def coherence(R, block_size=None):
     Returns
     -------
     float
-        For every non-empty sample, the largest |inner product| with another
-        sample; the smallest of those. For unit-norm samples it lies in [0, 1].
-        0.0 when no sample is non-empty.
+        For every sample that can be represented, the largest |inner product| with
+        another sample; the smallest of those. For unit-norm samples it lies in
+        [0, 1]. 0.0 when no sample can be represented.
     """
+    return _coherence(R, block_size)[0]
+
+
+def _coherence(R, block_size=None):
+    """(mu, samples that can be represented, isolated samples): see :func:`coherence`."""
     n = R.shape[1]
     b = solver.block_columns(n, block_size)
     best = np.empty(n)
@@ -113,8 +132,11 @@ def coherence(R, block_size=None):
         G[np.arange(start, stop), np.arange(stop - start)] = 0.0
         best[start:stop] = G.max(axis=0)
     sq = np.einsum("ij,ij->j", R, R)
-    nonempty = sq > n * np.finfo(float).eps * (sq.max() if n else 0.0)
-    return float(best[nonempty].min()) if nonempty.any() else 0.0
+    top = sq.max() if n else 0.0
+    nonempty = sq > n * np.finfo(float).eps * top
+    linked = nonempty & (best > ISOLATED_RTOL * top)
+    mu = float(best[linked].min()) if linked.any() else 0.0
+    return mu, int(linked.sum()), int((nonempty & ~linked).sum())
 
 
 def check_alpha(alpha):
@@ -139,7 +161,7 @@ def _two_mu_over(mu, value):
     return 2.0 * mu / value
 
 
-def beta_and_alpha(R, beta="auto", alpha=SSC_ALPHA):
+def beta_and_alpha(R, beta="auto", alpha=SSC_ALPHA, *, view=None):
     """One view's weight in both forms: ``(beta, alpha)`` with beta = 2 mu / alpha.
 
     Parameters
@@ -150,6 +172,8 @@ def beta_and_alpha(R, beta="auto", alpha=SSC_ALPHA):
         ``"auto"``: beta = 2 mu / alpha, mu = :func:`coherence` (R). A number:
         it is kept, and ``alpha`` is ignored.
     alpha : float > 1
+    view : int or None
+        The view's index, for messages.
 
     Returns
     -------
@@ -163,18 +187,38 @@ def beta_and_alpha(R, beta="auto", alpha=SSC_ALPHA):
     Raises
     ------
     ValueError
-        ``beta="auto"`` on a view with mu = 0.
+        ``beta="auto"`` on a view where no sample shares a feature with another.
+
+    Warns
+    -----
+    UserWarning
+        ``beta="auto"`` on a view where some samples share no feature with any other:
+        the reference's coherence would be 0 there (beta ~0, no sparsity); mu is
+        taken over the other samples instead (:func:`coherence`).
     """
-    mu = coherence(R)
+    mu, linked, isolated = _coherence(R)
     if not isinstance(beta, str):
         return float(beta), _two_mu_over(mu, beta)
+    which = "this view" if view is None else f"view {view}"
     if mu <= 0:
         raise ValueError(
-            "Every non-empty sample of this view is orthogonal to every other sample (or the "
-            "view is all zero), so no sample can be represented by the others and SSC has "
-            "nothing to find; drop the view."
+            f"No sample of {which} shares a feature with any other sample (each is "
+            "orthogonal to every other, or the view is all zero), so no sample can be "
+            "represented by the others and SSC has nothing to find there; drop the view."
         )
-    return _two_mu_over(mu, alpha), float(alpha)
+    beta = _two_mu_over(mu, alpha)
+    if isolated:
+        warnings.warn(
+            f"{isolated} of the {isolated + linked} non-empty samples of {which} share no "
+            "feature with any other sample, so the SSC reference's coherence (the smallest "
+            "of every sample's largest inner product with another) is 0 there and its "
+            "beta = 2 mu / alpha would be ~0: no sparsity at all. beta='auto' uses the "
+            f"coherence of the other {linked} samples instead (mu = {mu:.3g}, "
+            f"beta = {beta:.3g}). Those {isolated} samples cannot be represented at any "
+            f"beta and stay unlinked in this view's affinity. Pass beta=<number> to choose "
+            "beta yourself; if most samples are like this, drop the view.",
+            UserWarning, stacklevel=2)
+    return beta, float(alpha)
 
 
 def auto_beta(R, alpha=SSC_ALPHA):
@@ -426,7 +470,7 @@ class _SSCParams:
 
     def _ssc_view(self, X, beta, alpha, v):
         R = solver.gram_factor(X)
-        beta, alpha = beta_and_alpha(R, beta, alpha)
+        beta, alpha = beta_and_alpha(R, beta, alpha, view=v)
         C, info = ssc_admm(R, beta, max_iter=self.max_iter, tol=self.tol)
         info["beta"], info["alpha"] = beta, alpha
         if C.nnz == 0:

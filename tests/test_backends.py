@@ -5,6 +5,7 @@ import pytest
 
 import rmsc
 from rmsc import backends, solver
+from rmsc import cluster as dask_cluster
 from conftest import random_views, union_of_subspaces
 
 
@@ -67,3 +68,45 @@ def test_dask_equals_local_on_text_like_views(client):
     assert here.Zstar.nnz > 0
     assert abs(there.Zstar - here.Zstar).max() < 1e-10
     assert np.allclose(there.objective, here.objective, rtol=1e-10, atol=0)
+
+
+def _listening(pids):
+    import psutil
+
+    out = set()
+    for pid in pids:
+        for c in psutil.Process(pid).net_connections(kind="inet"):
+            if c.status == psutil.CONN_LISTEN:
+                out.add((pid, c.laddr.ip, c.laddr.port))
+    return out
+
+
+@pytest.mark.parametrize("dashboard", [False, True])
+def test_a_local_cluster_listens_on_loopback_only(dashboard):
+    """Scheduler (and its HTTP server), nannies and workers: every socket on 127.0.0.1, the
+    diagnostics pages served only when asked for. Dask's dashboard used to listen on every
+    interface (":0"), where anyone on the network could read the cluster's tasks and logs."""
+    import os
+    import urllib.error
+    import urllib.request
+
+    import psutil
+
+    me = os.getpid()
+    before = _listening([me])
+    with dask_cluster.local_cluster(1, dashboard=dashboard) as cluster:
+        workers = [p.pid for p in psutil.Process(me).children(recursive=True)]
+        opened = _listening([me, *workers]) - before
+        assert len({port for _, _, port in opened}) >= 4  # scheduler, its HTTP, nanny, worker
+        assert {ip for _, ip, _ in opened} == {"127.0.0.1"}, opened
+        link = cluster.dashboard_link
+        assert link.startswith("http://127.0.0.1:") and link.endswith("/status")
+        assert 8787 not in {port for _, _, port in opened}  # a free port, never Dask's default
+        with urllib.request.urlopen(link.replace("/status", "/health"), timeout=30) as r:
+            assert r.read() == b"ok"
+        if dashboard:
+            with urllib.request.urlopen(link, timeout=30) as r:
+                assert r.status == 200
+        else:
+            with pytest.raises(urllib.error.HTTPError, match="404"):
+                urllib.request.urlopen(link, timeout=30)

@@ -465,3 +465,89 @@ def test_run_clicked_at_once_after_load_starts_the_run(browser, path, run_label,
         finally:
             page.screenshot(path=str(SHOTS / f"last_click_{path}.png"))
             context.close()
+
+
+# ---------------------------------------------------------------------------
+# The app on a machine without internet (a classroom or lab server), and "this machine
+# only" (issue 27): nothing asked from outside, nothing listening beyond loopback.
+# ---------------------------------------------------------------------------
+
+#: Hosts of this machine, as a request's URL may name them.
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
+
+
+def _outside(url):
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in LOCAL_HOSTS
+
+
+def test_no_page_asks_anything_from_outside_and_the_console_stays_clean(page, server):
+    outside, failed, errors = [], [], []
+    page.on("request", lambda r: outside.append(r.url) if _outside(r.url) else None)
+    page.on("requestfailed", lambda r: failed.append(f"{r.url}: {r.failure}"))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    open_app(page, server, "?data=Subspaces")
+    wait_fitted(page)
+    for title, n_charts in PAGES:
+        nav(page, title)
+        if n_charts:
+            wait_charts(page, min(n_charts, 2))
+    no_exception(page)
+    assert outside == [] and failed == [] and errors == [], (outside, failed, errors)
+
+
+def _listening(pid):
+    import psutil
+
+    out = []
+    for proc in [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]:
+        try:
+            for c in proc.net_connections(kind="inet"):
+                if c.status == psutil.CONN_LISTEN:
+                    out.append((proc.pid, " ".join(proc.cmdline()[:4]), c.laddr.ip,
+                                c.laddr.port))
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def test_make_run_listens_on_loopback_only(browser):
+    """The dashboard as `make run` starts it (`python -m rmsc dashboard --port P --address
+    localhost`), with its Dask cluster started by a first fit: every listening socket of its
+    process tree is on 127.0.0.1 or ::1."""
+    port = free_port()
+    log = open(SHOTS / "server_make_run.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "rmsc", "dashboard", "--port", str(port),
+                             "--address", "localhost"], cwd=ROOT, stdout=log,
+                            stderr=subprocess.STDOUT)
+    url = f"http://localhost:{port}"
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, \
+                    "rmsc dashboard did not start; see tests/screenshots/server_make_run.log"
+                time.sleep(0.3)
+        page = context.new_page()
+        open_app(page, url, "?data=Subspaces")
+        wait_fitted(page)  # the fit ran on the dashboard's LocalCluster
+        sockets = _listening(proc.pid)
+        ports = {p for _, _, _, p in sockets}
+        assert port in ports, sockets  # Streamlit itself
+        assert len(ports) >= 5, sockets  # and the cluster: scheduler, its HTTP, nannies, workers
+        assert {ip for _, _, ip, _ in sockets} <= {"127.0.0.1", "::1"}, sockets
+    finally:
+        context.close()
+        proc.terminate()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()

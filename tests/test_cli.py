@@ -1,5 +1,6 @@
 import io
 import os
+import re
 
 import pytest
 
@@ -67,9 +68,54 @@ def test_fit_passes_alpha_to_the_ssc_methods_and_reports_both_forms():
     assert code == 2 and "alpha must be a finite number > 1" in err and "Traceback" not in err
     code, _, err = run("fit", "--data", "Subspaces", "--method", "SSC-AVG", "--alpha", "50",
                        "--beta", "0.05")
-    assert code == 2 and "cannot go with --beta" in err
+    assert code == 2 and "cannot go with a number for --beta" in err
     code, _, err = run("fit", "--data", "Subspaces", "--method", "MSC", "--alpha", "50")
     assert code == 2 and "MSC does not take --alpha (SSC-BSV, SSC-AVG, DiMSC do)." in err
+
+def test_fit_prints_the_lambda_and_beta_it_used_and_the_rule():
+    est = rmsc.RMSC(3, random_state=0).fit(rmsc.datasets.load_bundled("Subspaces").views)
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet")
+    assert code == 0, err
+    assert "λ = 1 (the default for weighting='sample')" in out
+    assert (f"β = {est.beta_:.3g} (auto: β_rel 0.25 × the 5 % quantile of the emptying βs, "
+            f"{est.beta_scale_:.3g} on these data)") in out
+    params = out.split("parameters: ")[1].splitlines()[0]
+    assert f"lam=1.0," in params and f"beta={est.beta_:.6g}," in params
+    assert "beta_rel=0.25," in params
+    assert not re.search(r"\b(lam|beta|beta_rel)=(None|auto)", params)
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--method", "RMSC-WV")
+    assert code == 0 and "λ = 3 (the default for weighting='view')" in out
+
+
+def test_fit_beta_auto_with_beta_rel_and_a_number():
+    data = rmsc.datasets.load_bundled("Subspaces")
+    half = rmsc.RMSC(3, beta_rel=0.5, random_state=0).fit(data.views)
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--beta", "auto",
+                         "--beta-rel", "0.5")
+    assert code == 0, err
+    assert f"β = {half.beta_:.3g} (auto: β_rel 0.5 × " in out and "ACC" in out
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--beta-rel", "0.5")
+    assert code == 0 and f"β = {half.beta_:.3g} (auto: β_rel 0.5 × " in out
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--beta", "0.1")
+    assert code == 0, err
+    given = rmsc.RMSC(3, beta=0.1, random_state=0).fit(data.views)
+    assert f"β = 0.1 (given; β_rel {given.beta_rel_:.3g} on these data)" in out
+    # SSC: --beta auto is its own rule, and alpha goes with it
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--method", "SSC-AVG",
+                         "--beta", "auto", "--alpha", "30")
+    assert code == 0, err
+    assert "alpha 30, 30, 30 (beta auto: 2 μ / alpha" in out
+    # what cannot be
+    code, _, err = run("fit", "--data", "Subspaces", "--beta", "0.1", "--beta-rel", "0.5")
+    assert code == 2 and "--beta-rel sets beta relative to the data" in err
+    code, _, err = run("fit", "--data", "Subspaces", "--method", "SSC-AVG", "--beta-rel", "0.5")
+    assert code == 2 and "SSC-AVG does not take --beta-rel (RMSC-WV, RMSC do)." in err
+    code, _, err = run("fit", "--data", "Subspaces", "--beta-rel", "-1", "--quiet")
+    assert code == 2 and "beta_rel must be a positive number" in err
+    with pytest.raises(SystemExit) as exit_:
+        run("fit", "--beta", "lots")
+    assert exit_.value.code == 2
+
 
 @pytest.mark.slow
 def test_fit_digit_prints_scores_and_progress():
@@ -78,7 +124,12 @@ def test_fit_digit_prints_scores_and_progress():
     assert "iteration   5" in err
     acc = float(out.split("ACC")[1].split("±")[0])
     assert acc > 80.0
-    assert "NMI" in out and f"lam={rmsc.RMSC().lam!r}," in out and "beta=auto" in out
+    assert "NMI" in out
+    # the lambda and beta the fit used, and the rule that gave beta; never None
+    assert "λ = 1 (the default for weighting='sample')" in out
+    assert re.search(r"β = 0\.1\d+ \(auto: β_rel 0\.25 × the 5 % quantile of the emptying "
+                     r"βs, 0\.6\d+ on these data\)", out)
+    assert not re.search(r"\b(lam|beta|beta_rel)=(None|auto)", out)
 
 
 # ---------------------------------------------------------------------------
@@ -334,3 +385,33 @@ def test_dashboard_listens_on_localhost_and_passes_the_scheduler(monkeypatch, tm
     code, _, _ = run("dashboard", "--port", port, "--scheduler", "tcp://10.1.2.3:8786")
     assert code == 0 and seen["scheduler"] == "tcp://10.1.2.3:8786"
     os.environ.pop(workers.SCHEDULER_ENV, None)  # set by the command itself, in this process
+
+
+def test_dashboard_on_every_interface_prints_its_urls_and_no_banner(monkeypatch, tmp_path):
+    """Serving the network (a class): Streamlit's banner would ask an internet service for
+    this machine's public address, so it is off and the command prints the URLs itself."""
+    import runpy
+    import socket
+    import sys
+
+    from rmsc import cli
+
+    seen = {}
+    monkeypatch.setattr(runpy, "run_path", lambda path, run_name: seen.update(argv=sys.argv))
+    monkeypatch.setattr(cli, "_network_addresses", lambda: ["10.0.0.7"])
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, _, err = run("dashboard", "--port", str(port), "--address", "0.0.0.0")
+    assert code == 0
+    argv = seen["argv"]
+    assert argv[argv.index("--server.address") + 1] == "0.0.0.0"
+    assert argv[argv.index("--logger.hideWelcomeMessage") + 1] == "true"
+    assert argv[argv.index("--browser.gatherUsageStats") + 1] == "false"
+    assert (f"rmsc dashboard: http://localhost:{port}, http://10.0.0.7:{port} "
+            "(Ctrl-C stops it)") in err
+    # this machine only: Streamlit's own banner (a single URL, no lookup) stays
+    code, _, err = run("dashboard", "--port", str(port))
+    assert "--logger.hideWelcomeMessage" not in seen["argv"]
+

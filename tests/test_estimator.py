@@ -177,11 +177,51 @@ def test_isolating_beta_gets_advice_below_it_that_links_the_samples(subspaces):
     text = str(err.value)
     share = np.mean(ref.column_betas_ <= failed)
     assert f"{share:.0%} of the samples start with an empty column" in text
+    assert "max_iter" not in text  # beta, not the iterations, unlinks them
     advised = _advised(text)
     assert advised < failed
     m = RMSC(3, lam=1.0, beta=advised, random_state=0).fit(views)
     assert np.count_nonzero(m.affinity_matrix_.getnnz(axis=1) == 0) == 0
     assert rmsc.evaluate(y, m.labels_)["acc"] >= 0.9
+
+
+def test_degenerate_message_counts_what_a_cut_short_fit_produced():
+    # One iteration leaves most of Digit-small unlinked although the start's emptying betas
+    # predict none at this beta (on Digit: "0 %" beside 1,883 of 2,000 isolated). The message
+    # counts the fit's own Z* beside that share and asks for more iterations first, which
+    # is what fixes it.
+    data = rmsc.datasets.load_bundled("Digit-small")
+    est = RMSC(10, beta_rel=0.5, max_iter=1, random_state=0)
+    with pytest.raises(DegenerateSolutionError) as err:
+        est.fit(data.views)
+    text = str(err.value)
+    Z = abs(est.consensus_)
+    unlinked = int(np.count_nonzero((Z + Z.T).getnnz(axis=1) == 0))
+    share = np.mean(est.column_betas_ <= est.beta_)
+    assert unlinked > 150 > 300 * share  # the case: the fit, not the start, unlinks them
+    assert f"{share:.0%} of the samples start with an empty column of Z* (this fit ended " \
+           f"with {unlinked:,} of 300 samples unlinked)" in text
+    assert "stopped at max_iter=1 (1 iteration) before converging" in text
+    assert "raise max_iter (the default is 30) first" in text
+    assert "If it still fails after more iterations, " in text
+    RMSC(10, beta_rel=0.5, random_state=0).fit(data.views)  # the advice works
+
+
+def test_the_cut_short_advice_only_when_the_iterations_are_behind():
+    from rmsc.rmsc import beta_advice
+
+    cb = np.linspace(1.0, 2.0, 100)
+    # stopped by a request (the dashboard's Stop) with more unlinked than predicted
+    text, _ = beta_advice(1.0, 0.5, cb, fit=(80, 3, False, 30))
+    assert text.startswith("This fit was stopped after 3 iterations, before converging")
+    assert "(this fit ended with 80 of 100 samples unlinked)" in text
+    # cut short, but beta itself unlinks them: no talk of iterations
+    text, advised = beta_advice(1.0, 1.9, cb, fit=(80, 30, False, 30))
+    assert "max_iter" not in text and text.startswith("Measured on these data")
+    assert f"Try beta={advised:.3g}" in text
+    # converged
+    text, _ = beta_advice(1.0, 0.5, cb, fit=(80, 12, True, 30))
+    assert text.startswith("Measured on these data") and "80 of 100" in text
 
 
 def test_advice_never_names_the_failed_beta():

@@ -133,3 +133,12 @@ def test_the_wheel_file_list_names_existing_files():
                   "recursive-include pages *.py",
                   "sample_data/*.npz", "sample_data/README.md"):
         assert entry in manifest
+
+
+def test_the_licence_is_bsd_3_clause_and_ships_with_both_distributions():
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("BSD 3-Clause License\n\nCopyright (c) 2026, the rmsc developers\n")
+    assert "Neither the name of the copyright holder" in text
+    pyproject = (ROOT / "pyproject.toml").read_text().splitlines()
+    assert 'license = "BSD-3-Clause"' in pyproject and 'license-files = ["LICENSE"]' in pyproject
+    assert "include LICENSE" in (ROOT / "MANIFEST.in").read_text().splitlines()

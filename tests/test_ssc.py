@@ -156,6 +156,51 @@ def test_auto_beta_ignores_an_all_zero_sample(d):
         auto_beta(solver.gram_factor(np.zeros((5, 3))))
 
 
+def isolated_documents_view(n=30, d=40, isolated=5, seed=0):
+    """A text-like view where the first ``isolated`` documents share no word with any other
+    (each uses a word of its own), seen through a random rotation of the features: their
+    inner products with the others are 0 in exact arithmetic and round-off (~1e-16) as
+    computed, the SSC reference's coherence 0 (as on a public 203-page web set)."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((n, d))
+    X[np.arange(isolated), np.arange(isolated)] = 1.0 + rng.random(isolated)
+    for j in range(isolated, n):  # two topics of 15 words, 3 words a document
+        X[j, isolated + 15 * (j % 2) + rng.choice(15, 3, replace=False)] = rng.random(3) + 0.5
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    Q = np.linalg.qr(rng.standard_normal((d, d)))[0]
+    return X, X @ Q
+
+
+def test_auto_beta_on_a_view_whose_coherence_is_zero_warns_and_uses_the_linked_samples():
+    from rmsc.ssc import SSC_ALPHA, auto_beta, coherence
+    X, view = isolated_documents_view()
+    G = np.abs(X @ X.T)
+    np.fill_diagonal(G, 0.0)
+    best = G.max(axis=0)
+    assert best[:5].max() == 0 and best.min() == 0  # the reference's mu: 0
+    R = solver.gram_factor(view)
+    raw = np.abs(R.T @ R)
+    np.fill_diagonal(raw, 0.0)
+    assert raw.max(axis=0).min() < 1e-15  # as computed: round-off, a beta of ~1e-17
+    mu = best[5:].min()  # over the documents that share words with others
+    assert coherence(R) == pytest.approx(mu, rel=1e-10)
+    with pytest.warns(UserWarning, match=r"5 of the 30 non-empty samples of this view share "
+                                         r"no feature.*coherence of the other 25 samples"):
+        assert auto_beta(R) == pytest.approx(2 * mu / SSC_ALPHA, rel=1e-10)
+    # the estimators: the view named, a beta that makes Z sparse, the topics found
+    y = np.r_[np.arange(5) % 2, np.arange(5, 30) % 2]
+    dense = np.random.default_rng(1).standard_normal((30, 4)) + 3 * y[:, None]
+    with pytest.warns(UserWarning, match="samples of view 1 share no feature"):
+        est = SSCAVG(2, random_state=0).fit([dense, view])
+    assert est.betas_[1] == pytest.approx(2 * mu / SSC_ALPHA, rel=1e-10)
+    C = est.view_coefs_[1]
+    assert C.nnz < 0.5 * 30 * 29
+    assert C[:, :5].nnz == 0  # the isolated documents get no representation
+    with pytest.warns(UserWarning, match="share no feature"):
+        assert rmsc.SSCBSV(2, random_state=0).fit([view]).betas_[0] == pytest.approx(
+            2 * mu / SSC_ALPHA, rel=1e-10)
+
+
 def test_admm_dense_and_sparse_storage_and_float32_agree(monkeypatch):
     # C is held dense once it is denser than DENSE_ZSTAR_DENSITY: the same iterates
     # either way in float64; float32 products move the objective by round-off only.

@@ -73,9 +73,12 @@ def test_wheel_installs_data_and_dashboard_into_a_fresh_venv(tmp_path):
     assert "deprecat" not in log.lower(), log
     (wheel,) = dist.glob("rmsc-*.whl")
 
-    # Contents: the library, the dashboard and the bundled data, nothing else.
+    # Contents: the library, the dashboard and the bundled data, nothing else; the licence
+    # in the metadata.
     with zipfile.ZipFile(wheel) as zf:
         names = {n for n in zf.namelist() if not n.startswith("rmsc-")}
+        licence = zf.read("rmsc-0.1.0.dist-info/licenses/LICENSE").decode()
+    assert licence == (ROOT / "LICENSE").read_text()
     library = {p.relative_to(ROOT).as_posix() for p in (ROOT / "rmsc").rglob("*.py")}
     app = {f"rmsc/_app/{p.relative_to(ROOT).as_posix()}" for p in
            [ROOT / "app.py", *(ROOT / "ui").glob("*.py"), ROOT / ".streamlit" / "config.toml",

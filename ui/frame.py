@@ -111,7 +111,7 @@ def fit_status():
         _fit_status_static()
 
 
-PAGE_CONFIG = dict(page_title="RMSC explorer", page_icon=":material/hub:", layout="wide")
+PAGE_CONFIG = dict(page_title="RMSC explorer", page_icon="🕸️", layout="wide")
 
 
 def pages():

@@ -22,25 +22,55 @@ Where things live (one small module each, public names re-exported here):
 
 Add a file format: a reader module returning ``(views, view_names, labels, notes)``
 through the helpers of ``_conventions``, and one entry in ``_load._PARSERS``.
+
+Importing this package imports none of those modules: each public name is imported on
+first use (PEP 562), so that the file reader's child program
+(:mod:`rmsc.datasets._isolate`) starts without pandas or scikit-learn.
 """
 
-from ._bundled import (
-    DIGIT_SMALL_PER_CLASS,
-    SAMPLE_DATA,
-    bundled_names,
-    load_3sources,
-    load_bundled,
-    load_digit,
-    load_digit_small,
-    load_reuter,
-)
-from ._conventions import LABEL_KEYS, VIEW_KEYS
-from ._dataset import MultiViewDataset
-from ._errors import DataLoadError
-from ._load import load
-from ._outliers import inject
-from ._preprocess import preprocess
-from ._synthetic import make_multiview_subspaces
+import importlib
+import importlib.util
+
+#: Public name -> the module defining it.
+_WHERE = {
+    "DIGIT_SMALL_PER_CLASS": "_bundled",
+    "SAMPLE_DATA": "_bundled",
+    "bundled_names": "_bundled",
+    "load_3sources": "_bundled",
+    "load_bundled": "_bundled",
+    "load_digit": "_bundled",
+    "load_digit_small": "_bundled",
+    "load_reuter": "_bundled",
+    "LABEL_KEYS": "_conventions",
+    "VIEW_KEYS": "_conventions",
+    "MultiViewDataset": "_dataset",
+    "DataLoadError": "_errors",
+    "load": "_load",
+    "inject": "_outliers",
+    "preprocess": "_preprocess",
+    "make_multiview_subspaces": "_synthetic",
+}
+
+
+def __getattr__(name):
+    where = _WHERE.get(name, name)
+    if where == name and not _is_submodule(name):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{where}")
+    value = module if where == name else getattr(module, name)
+    globals()[name] = value  # the next access is a plain attribute
+    return value
+
+
+def _is_submodule(name):
+    """True for a module of this package (``rmsc.solver`` works as it did when this package
+    imported everything)."""
+    return not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "DIGIT_SMALL_PER_CLASS",

@@ -16,9 +16,7 @@ from ._csvzip import _read_csv_zip
 from ._dataset import MultiViewDataset
 from ._errors import DataLoadError
 from ._isolate import run_isolated
-from ._mat5 import _read_mat5
-from ._mat73 import _read_mat73
-from ._matlab import _interpret_mat
+from ._matlab import MAT5_NAME, MAT73_NAME, _parse_mat5, _parse_mat73
 from ._npz import _interpret_npz, _read_npz
 
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
@@ -56,9 +54,12 @@ def load(source, *, name=None, isolate=True):
         The dataset's name; default: the file name without its suffix.
     isolate : bool, default=True
         Read MATLAB files (whose compiled readers can crash on a corrupt file)
-        in a child process, so that a crash becomes a :class:`DataLoadError`
-        instead of ending this process (:mod:`rmsc.datasets._isolate`; about
-        0.05-0.1 s per file). ``False`` reads them here: for trusted files.
+        in a child program (``python -m rmsc.datasets._isolate``, which never
+        imports the caller's ``__main__``), so that a crash becomes a
+        :class:`DataLoadError` instead of ending this process (the program
+        starts once, in about 0.5 s, and then adds about 0.01 s per MB read:
+        ``benchmarks/bench_mat_guard.py``). ``False`` reads them here: for
+        trusted files.
 
     Returns
     -------
@@ -104,14 +105,6 @@ def load(source, *, name=None, isolate=True):
     )
 
 
-def _parse_mat5(raw, fname):
-    return _interpret_mat(_read_mat5(raw, fname), fname, _FORMAT_NAMES["mat5"])
-
-
-def _parse_mat73(raw, fname):
-    return _interpret_mat(_read_mat73(raw, fname), fname, _FORMAT_NAMES["mat73"])
-
-
 def _parse_npz(raw, fname):
     return _interpret_npz(_read_npz(raw, fname), fname)
 
@@ -120,7 +113,7 @@ def _parse_npz(raw, fname):
 #: (views, view names, labels, notes).
 _PARSERS = {"mat5": _parse_mat5, "mat73": _parse_mat73, "npz": _parse_npz,
             "zip": _read_csv_zip}
-_FORMAT_NAMES = {"mat5": "MATLAB v5", "mat73": "MATLAB v7.3", "npz": "NumPy .npz",
+_FORMAT_NAMES = {"mat5": MAT5_NAME, "mat73": MAT73_NAME, "npz": "NumPy .npz",
                  "zip": "zip of CSV files"}
 #: Formats read by compiled code that may crash on a corrupt file: read in a child process.
 ISOLATED_FORMATS = ("mat5", "mat73")

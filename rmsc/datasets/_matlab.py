@@ -1,4 +1,10 @@
-"""MATLAB variables (either .mat version) to views and labels: the key conventions."""
+"""MATLAB variables (either .mat version) to views and labels: the key conventions.
+
+:func:`_parse_mat5` and :func:`_parse_mat73` (a file's bytes to views and labels) are what
+:func:`rmsc.datasets.load` runs in its reader program (:mod:`rmsc.datasets._isolate`): this
+module and those it imports stay light (no pandas, no scikit-learn), so that the program
+starts quickly.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +31,21 @@ from ._conventions import (
     _valid_sparse,
 )
 from ._errors import DataLoadError
+from ._mat5 import _read_mat5
+from ._mat73 import _read_mat73
+
+#: The formats' names in notes and messages.
+MAT5_NAME, MAT73_NAME = "MATLAB v5", "MATLAB v7.3"
+
+
+def _parse_mat5(raw, fname):
+    """A MATLAB v5 file's bytes to (views, view names, labels, notes)."""
+    return _interpret_mat(_read_mat5(raw, fname), fname, MAT5_NAME)
+
+
+def _parse_mat73(raw, fname):
+    """A MATLAB v7.3 (HDF5) file's bytes to (views, view names, labels, notes)."""
+    return _interpret_mat(_read_mat73(raw, fname), fname, MAT73_NAME)
 
 
 def _interpret_mat(variables, fname, fmt):

@@ -1,0 +1,191 @@
+"""Every script of benchmarks/ runs: a smoke run of each (tiny inputs, seconds), so that none
+can break unseen.
+
+Each script runs as a user runs it (``python benchmarks/NAME.py ...``: as ``__main__`` in
+a process of its own; the quick ones forked from a helper that has imported the library
+once, see :data:`RUNNER`) with ``--smoke`` where it has one (the same code on Digit-small, 3-Sources or Subspaces,
+one setting, one repeat; benchmarks/_smoke.py) or small arguments of its own. Its numbers
+mean nothing; the test asserts that it ends cleanly and prints its table. The runs that
+start a Dask cluster or a browser take tens of seconds and are marked ``slow``.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks"
+#: A smoke run that takes longer than this has hung.
+HANG = 300
+
+#: script -> list of (argument list, text its output must contain).
+SMOKE = {
+    "affinity_postprocessing.py": [(["--smoke"], "| 0.3 | 0.3 |")],
+    "bench_baselines.py": [(["--datasets", "3sources", "--methods", "SSC-AVG", "DiMSC",
+                             "--baseline", "HEAD"], "| 3-Sources | DiMSC |")],
+    "bench_data.py": [(["--smoke", "--repeat", "1", "--data-dir", "{paper_mats}"],
+                       "| 3sources.mat | load(.mat) | 169 | 3 |")],
+    "bench_dimsc.py": [(["--smoke", "--datasets", "3sources", "--baseline", "HEAD"],
+                        "ms per subproblem iteration, 3-Sources")],
+    "bench_estimates.py": [(["--datasets", "3sources", "--methods", "RMSC", "SSC-AVG"],
+                            "ratios within")],
+    "bench_fit.py": [(["--data", "3-Sources", "--settings", "1,0.1", "--baseline", "HEAD"],
+                      "| 1 | 0.1 |")],
+    "bench_mat_guard.py": [(["--smoke", "--files", "6"], "this process survived all of them")],
+    "bench_methods.py": [(["--smoke"], "| DiMSC |")],
+    "bench_precision.py": [(["--smoke", "--iters", "3"], "| 1 | 0.1 |")],
+    "bench_robustness.py": [(["--smoke", "--kinds", "replace", "--fractions", "0.1", "--seeds",
+                              "0", "--methods", "RMSC", "--json", "{tmp}/rows.json"],
+                             "| replace | 10 | 0 | RMSC |"),
+                            (["--summarize", "{tmp}/rows.json"], "| replace | 10 | RMSC | 1 |")],
+    "bench_scale.py": [(["--sizes", "200"], "| 200 | in-memory |")],
+    "bench_sensitivity_grid.py": [(["--smoke"], "| Subspaces | 150 |")],
+    "bench_solver.py": [(["--smoke", "--iters", "2", "--repeat", "1"], "paper form (reference)"),
+                        (["--smoke", "--settings", "--iters", "2", "--repeat", "1", "--baseline",
+                          "HEAD"], "| 0.3 | 0.3 |"),
+                        (["--smoke", "--breakdown", "--iters", "2", "--repeat", "1"],
+                         "| 0.3 | 0.3 |")],
+    "bench_ssc_stopping.py": [(["--datasets", "3-Sources", "--max-iter", "5",
+                                "--converged-iter", "20"], "| 3-Sources | 20 (1e-07) |")],
+    "bench_stopping.py": [(["--smoke", "--datasets", "3-Sources", "--max-iter", "5"],
+                           "| 3-Sources | RMSC default |")],
+    "bench_threads.py": [(["--data", "Subspaces", "--methods", "RMSC", "SSC-AVG", "--repeat",
+                           "1"], "| SSC-AVG |")],
+    "calibrate_costs.py": [(["--smoke"], "'rmsc_iter'")],
+    "check_defaults.py": [(["--smoke"], "| Subspaces | 150 | RMSC | 100.00 |")],
+    "digit_scores.py": [(["--smoke", "--methods", "RMSC", "SSC-BSV"], "| SSC-BSV = ")],
+    "study_affinity.py": [(["--smoke"], "Subspaces|RMSC|0.3|0.25")],
+    "study_defaults.py": [(["--smoke"], "label-free suggestion")],
+}
+
+#: Scripts that start a Dask cluster (tens of seconds) or a browser.
+SLOW = {
+    "bench_reproduce_heap.py": [(["--methods", "RMSC", "--dataset", "3-Sources"],
+                                 "| RMSC | reuse_heap")],
+    "bench_worker_heap.py": [(["--smoke", "--fits", "1"], "| reuse_heap, ")],
+}
+BROWSER = {
+    "bench_dashboard.py": [(["--smoke"], "first page load (fresh server)")],
+    "bench_load.py": [(["--smoke", "--browser-nice", "0"], "1 results fitted again in-process: "
+                                                           "1 equal as shown")],
+}
+
+
+def test_every_benchmark_script_has_a_smoke_run():
+    scripts = {p.name for p in BENCH.glob("*.py") if not p.name.startswith("_")}
+    assert scripts == set(SMOKE) | set(SLOW) | set(BROWSER)
+
+
+#: Environment of every smoke run: one thread per library (the machine running the suite
+#: is shared, and the numbers of a smoke run mean nothing anyway).
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+       "MKL_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
+
+#: The quick runs share their imports: a helper process imports numpy, scikit-learn and
+#: rmsc once, then forks a child per run, which runs the script as ``python script.py args``
+#: would (``__main__``, its argv, its folder first on sys.path, output to files) and exits
+#: with its status; an alarm ends a hung one. Every run gets a fresh copy of the helper.
+RUNNER = r"""
+import atexit, json, os, runpy, signal, sys, traceback
+import numpy, pandas, scipy.io, scipy.sparse, sklearn.cluster  # noqa: F401 - warm imports
+import rmsc, rmsc.dashboard, rmsc.experiments, rmsc.rmsc, rmsc.ssc, rmsc.dimsc  # noqa: F401
+import rmsc.multiview_spectral, rmsc.datasets._load  # noqa: F401
+print("ready", flush=True)
+for line in sys.stdin:
+    req = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            signal.alarm(req["timeout"])
+            os.chdir(req["cwd"])
+            for fd, path in ((1, req["stdout"]), (2, req["stderr"])):
+                os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+            sys.argv = [req["script"], *req["args"]]
+            sys.path[0] = os.path.dirname(req["script"])
+            try:
+                runpy.run_path(req["script"], run_name="__main__")
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+                if not isinstance(exc.code, (int, type(None))):
+                    print(exc.code, file=sys.stderr)
+            except BaseException:
+                traceback.print_exc()
+            atexit._run_exitfuncs()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    print(json.dumps(os.waitstatus_to_exitcode(status)), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def runner():
+    proc = subprocess.Popen([sys.executable, "-c", RUNNER], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+    assert proc.stdout.readline().strip() == "ready"
+    yield proc
+    proc.stdin.close()
+    proc.wait(60)
+
+
+def run_script(name, runs, tmp_path, paper_mats=None, runner=None):
+    out = BENCH / "out"
+    before = {p: p.stat().st_mtime for p in out.glob("*")} if out.exists() else {}
+    for k, (args, expected) in enumerate(runs):
+        args = [a.format(tmp=tmp_path, paper_mats=paper_mats) for a in args]
+        where = f"python benchmarks/{name} {' '.join(args)}"
+        if runner is None:
+            r = subprocess.run([sys.executable, str(BENCH / name), *args], cwd=tmp_path,
+                               capture_output=True, text=True, timeout=HANG, env=ENV)
+            code, stdout, stderr = r.returncode, r.stdout, r.stderr
+        else:
+            files = {f: tmp_path / f"run{k}.{f}" for f in ("stdout", "stderr")}
+            runner.stdin.write(json.dumps({
+                "script": str(BENCH / name), "args": args, "cwd": str(tmp_path),
+                "timeout": HANG, **{f: str(p) for f, p in files.items()}}) + "\n")
+            runner.stdin.flush()
+            code = json.loads(runner.stdout.readline())
+            stdout, stderr = files["stdout"].read_text(), files["stderr"].read_text()
+        assert code == 0, f"{where} failed ({code}):\n{stdout[-2000:]}\n{stderr[-3000:]}"
+        assert expected in stdout, f"{where} printed:\n{stdout[-3000:]}"
+        assert "Traceback" not in stderr, stderr[-3000:]
+        assert "failed:" not in stdout, stdout[-3000:]
+    # a smoke run writes nothing under benchmarks/out/ (the studies' caches)
+    assert ({p: p.stat().st_mtime for p in out.glob("*")} if out.exists() else {}) == before
+
+
+@pytest.mark.parametrize("name", sorted(SMOKE))
+def test_smoke(name, tmp_path, paper_mats, runner):
+    run_script(name, SMOKE[name], tmp_path, paper_mats, runner)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SLOW))
+def test_smoke_with_a_dask_cluster(name, tmp_path):
+    run_script(name, SLOW[name], tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.parametrize("name", sorted(BROWSER))
+def test_smoke_in_a_browser(name, tmp_path):
+    run_script(name, BROWSER[name], tmp_path)
+
+
+def test_the_baseline_loader_runs_an_earlier_revision():
+    """benchmarks/_baseline.py: the library at a git revision, imported beside this one."""
+    code = ("import sys; sys.path.insert(0, 'benchmarks'); import _baseline, json; "
+            "old = _baseline.load('HEAD'); d = old.datasets.load_bundled('Subspaces'); "
+            "print(json.dumps([old.__name__, d.n_samples, old.RMSC.__module__]))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=HANG)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == ["rmsc_baseline", 150, "rmsc_baseline.rmsc"]
