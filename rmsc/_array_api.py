@@ -120,6 +120,20 @@ def zero_diagonal(A, xp):
     return A
 
 
+#: Entries of the row blocks in which the device path passes over an n x n array where a
+#: temporary of the whole array would break the memory rule (:func:`rmsc.solver.
+#: dense_form_bytes` counts a few such blocks): the Z*-step's thresholding, the l1 norm,
+#: :func:`count_nonzero`, the connected pieces, the anchors' submatrix.
+BLOCK_ENTRIES = 2**24
+
+
+def row_blocks(n_rows, n_cols):
+    """``(start, stop)`` of the row blocks of an n_rows x n_cols array: at most
+    :data:`BLOCK_ENTRIES` entries each (one row at least)."""
+    rows = max(1, BLOCK_ENTRIES // max(n_cols, 1))
+    return [(a, min(a + rows, n_rows)) for a in range(0, n_rows, rows)]
+
+
 def count_nonzero(x):
     """Nonzero entries of a sparse matrix, NumPy array or device array, as an int."""
     if hasattr(x, "nnz"):

@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._array_api import device_of, from_numpy, namespace, to_numpy
+from ._array_api import device_of, from_numpy, namespace, row_blocks, to_numpy
 
 #: Residual tolerance ||S_n u - theta u|| of every wanted Ritz pair, by precision (S_n the
 #: normalised affinity, whose eigenvalues lie in [-1, 1]): eigsh's tol=1e-10 in float64;
@@ -129,9 +129,7 @@ def submatrix_xp(S, index):
     idx = from_numpy(np.asarray(index, dtype=np.int64), xp, dev)
     m, n = idx.shape[0], S.shape[0]
     out = xp.empty((m, m), dtype=S.dtype, device=dev)
-    rows = max(1, 2**24 // max(n, 1))
-    for a in range(0, m, rows):
-        b = min(a + rows, m)
+    for a, b in row_blocks(m, n):
         out[a:b, :] = xp.take(xp.take(S, idx[a:b], axis=0), idx, axis=1)
     return out
 
@@ -141,7 +139,7 @@ def connected_pieces_xp(S, exclude=None):
     left out (as scipy's ``connected_components`` of the remaining submatrix).
 
     Minimum-label propagation with pointer jumping, a block of rows at a time (memory:
-    about 2^23 entries a block, a small part of an n x n array), until no label changes:
+    5 bytes an entry of a block of :data:`rmsc._array_api.BLOCK_ENTRIES`), until no label changes:
     a few passes over S for a well-linked consensus.
     """
     xp = namespace(S)
@@ -154,11 +152,9 @@ def connected_pieces_xp(S, exclude=None):
     index = xp.arange(n, dtype=xp.int32, device=dev)
     labels = index
     none = xp.asarray(n, dtype=xp.int32, device=dev)
-    rows = max(1, 2**23 // n)
     while True:
         parts = []
-        for a in range(0, n, rows):
-            b = min(a + rows, n)
+        for a, b in row_blocks(n, n):
             edges = (S[a:b, :] > 0) & keep[None, :]
             nearest = xp.min(xp.where(edges, labels[None, :], none), axis=1)
             parts.append(xp.minimum(labels[a:b], nearest))

@@ -352,10 +352,10 @@ def test_the_memory_rule_covers_the_measured_peak(monkeypatch, dispatch):
     allocation of a whole fit; the rule must cover that peak, and not by a wide margin.
     (Row blocks of 1/16 of n x n, so that the n x n arrays dominate at this small n;
     the rule adds the solve's and the affinity step's peaks, which do not coincide.)"""
-    import rmsc.solver._dense as dense
+    import rmsc._array_api as aa
 
     n = 900
-    monkeypatch.setattr(dense, "BLOCK_ENTRIES", n * n // 16)
+    monkeypatch.setattr(aa, "BLOCK_ENTRIES", n * n // 16)
     rng = np.random.default_rng(0)
     views = [rng.standard_normal((n, d)) for d in (20, 30, 40)]
     for dtype, size in ((xps.float64, 8), (xps.float32, 4)):
