@@ -135,11 +135,24 @@ def row_blocks(n_rows, n_cols):
 
 
 def count_nonzero(x):
-    """Nonzero entries of a sparse matrix, NumPy array or device array, as an int."""
+    """Nonzero entries of a sparse matrix, NumPy array or device array, as an int.
+
+    A 2-D device array is counted a block of rows at a time: torch's CUDA
+    ``count_nonzero`` is ``(x != 0).sum()``, a bool copy of x summed through an int64
+    copy (9 bytes an entry), which beside a float32 n x n consensus took a device fit 1.1
+    bytes per n^2 over its memory rule (13.1 measured on an H200, 12 + the factors
+    allowed). Blocks of :data:`BLOCK_ENTRIES` keep that to ~150 MB; one wait.
+    """
     if hasattr(x, "nnz"):
         return int(x.nnz)
     xp = namespace(x)
-    return int(xp.count_nonzero(x))
+    if xp is np or x.ndim != 2:
+        return int(xp.count_nonzero(x))
+    total = None
+    for a, b in row_blocks(*x.shape):
+        part = xp.count_nonzero(x[a:b, :])
+        total = part if total is None else total + part
+    return int(total) if total is not None else 0
 
 
 def median(x, xp):
