@@ -12,6 +12,7 @@ paper form to round-off), the device side on float64 arrays; they agree to 1e-6 
 import functools
 import sys
 import tracemalloc
+import warnings
 from pathlib import Path
 
 import array_api_strict as xps
@@ -291,6 +292,38 @@ def test_block_krylov_finds_the_leading_eigenpairs():
     assert np.abs(A @ U - U * to_numpy(w)).max() <= 1e-10
     assert same_subspace_residual(Q[:, np.argsort(values)[-k:]], U) < 1e-8
     assert info["products"] < 200
+
+
+def test_block_krylov_with_float32_products_goes_below_their_tolerance():
+    """An affinity-like operator whose products are float32 (a float32 fit's S): the
+    small work is float64, so the residual's floor is that of the products (~2e-8
+    here), not of float32 QRs and Ritz pairs (1.2e-6 to 2e-6 here, at the float32
+    tolerance 2e-6, where an H200 fit's eigensolver ran to its last restart)."""
+    from rmsc.device_spectral import TOL, leading_eigenvectors
+
+    rng = np.random.default_rng(0)
+    n, k = 2000, 10
+    label = rng.integers(0, k, n)
+    A = rng.uniform(size=(n, n)) * (rng.uniform(size=(n, n)) < 0.05)
+    A *= np.where(label[:, None] == label[None, :], 1.0, 0.02)
+    S = (A + A.T) / 2
+    np.fill_diagonal(S, 0)
+    d = 1 / np.sqrt(S.sum(axis=1))
+    S32 = on_device([S * d[:, None] * d[None, :]], xps.float32)[0]
+    matvec = lambda V: xps.astype(S32 @ xps.astype(V, xps.float32), xps.float64)  # noqa: E731
+    start = rng.uniform(-1, 1, (n, k + 8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        w, U, info = leading_eigenvectors(matvec, start, k, xps, DEV, xps.float32)
+        assert info["residual"] <= TOL["float32"] and info["restarts"] <= 4, info
+        _, _, info = leading_eigenvectors(matvec, start, k, xps, DEV, xps.float32,
+                                          tol=TOL["float32"] / 10)
+    assert info["residual"] <= TOL["float32"] / 10 and info["restarts"] <= 6, info
+    assert U.dtype == xps.float64
+    # a floor above the tolerance stops the iteration early, with a warning
+    with pytest.warns(UserWarning, match="did not improve it"):
+        _, _, info = leading_eigenvectors(matvec, start, k, xps, DEV, xps.float32, tol=1e-12)
+    assert info["restarts"] < 20
 
 
 def test_affinity_post_processing_on_the_device_equals_the_host():
