@@ -218,19 +218,24 @@ def zv_step_dense(views, T):
     return Q0 + views.MR * views.per_row(D)
 
 
-def losses_dense(views, Q, T, T_now=None, delta_sq=None):
-    """Per-sample reconstruction and coupling losses of every view, (m, n) each
-    (:func:`._zv_step.sample_losses`): recon = lam^2 ||q_j||^2, coupling = q_j . (t_j -
-    lam q_j), and for a consensus that has moved since the Z^v-step,
-    + ||zref_j - z*_j||^2 + 2 q_j . (t_now_j - t_j) (``delta_sq`` the first, float64)."""
-    xp = namespace(Q)
+def losses_dense(views, Q, T):
+    """Per-sample reconstruction and coupling losses of every view right after its
+    Z^v-step, (m, n) each (:func:`._zv_step.sample_losses`): recon = lam^2 ||q_j||^2,
+    coupling = q_j . (t_j - lam q_j), not yet clipped at 0 (:func:`moved_coupling` adds
+    to it; the objective takes ``clip(coupling, min=0)``)."""
     lam = views.lam
     qq = views.view_sums(Q * Q)
-    recon = lam * lam * qq
-    coupling = views.view_sums(Q * T) - lam * qq
-    if T_now is not None:
-        coupling = coupling + delta_sq[None, :] + 2.0 * views.view_sums((T_now - T) * Q)
-    return recon, xp.clip(coupling, min=0.0)
+    return lam * lam * qq, views.view_sums(Q * T) - lam * qq
+
+
+def moved_coupling(views, Q, T, coupling, T_now, delta_sq):
+    """The coupling losses of the Z^v of ``Q``, ``T`` once the consensus has moved since
+    their Z^v-step (:func:`._zv_step.sample_losses`): ``coupling`` (of
+    :func:`losses_dense`) + ||zref_j - z*_j||^2 + 2 q_j . (t_now_j - t_j), clipped at 0;
+    ``delta_sq`` the second, float64."""
+    xp = namespace(Q)
+    moved = coupling + delta_sq[None, :] + 2.0 * views.view_sums((T_now - T) * Q)
+    return xp.clip(moved, min=0.0)
 
 
 def zstar_step_dense(Rcat, QW, Zref, tau, with_colmax=False):
@@ -348,7 +353,8 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
     Rcat = xp.astype(views.R, wdt, copy=False)
     T = views.R  # Z* = 0: T = R
     Q = zv_step_dense(views, T)
-    recon, coupling = losses_dense(views, Q, T)
+    recon, base = losses_dense(views, Q, T)
+    coupling = xp.clip(base, min=0.0)
     P = initial_weights(recon + lam * coupling, gamma, weighting)
     b_max = cbetas = None
     if with_beta_max or callable(beta):
@@ -379,13 +385,14 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
         T_now = views.R - xp.astype(Rcat @ Zstar, xp.float64)
         # P-step (eq. update_p), with the Z^v of the previous iteration; its check that
         # every weight is finite comes to the host with the objective below
-        recon, coupling = losses_dense(views, Q, T, T_now, xp.astype(delta_sq, xp.float64))
+        coupling = moved_coupling(views, Q, T, base, T_now, xp.astype(delta_sq, xp.float64))
         losses = recon + lam * coupling
         P = p_step(losses, gamma, weighting, check=False)
         # Z^v-steps (eq. update_z_v)
         T = T_now
         Q = zv_step_dense(views, T)
-        recon, coupling = losses_dense(views, Q, T)
+        recon, base = losses_dense(views, Q, T)
+        coupling = xp.clip(base, min=0.0)
         # the objective's terms, whether P is finite (and beta_max's candidate): one wait
         values = list(term_values(recon, coupling, lam, P, l1_norm_array(Zstar), beta, gamma,
                                   weighting))
