@@ -2,7 +2,8 @@
 
 :func:`terms_from_losses` and :func:`l1_norm` also take the arrays of another array-API
 namespace (the device path, :mod:`rmsc.solver._dense`): the same sums, there, each
-returned as a Python float. A float32 consensus is summed in float64 there.
+returned as a Python float. A device consensus's l1 norm is summed a row block at a time
+in its own dtype (float32: as the NumPy path sums a float32 Z*), the blocks in float64.
 """
 
 from __future__ import annotations
@@ -72,11 +73,13 @@ def l1_norm(Z):
 
 
 def l1_norm_array(Z):
-    """sum |Z_ij| of a dense array on a device, as a 0-d float64 array there: in float64,
-    a block of rows at a time (no n x n temporary)."""
+    """sum |Z_ij| of a dense array on a device, as a 0-d float64 array there: a block of
+    rows at a time by ``vector_norm(ord=1)``, in Z's dtype, one read of Z and no temporary
+    (|Z| and a float64 copy of it were two more passes over n x n an iteration, ~15 % of
+    an iteration at n = 50,000), the blocks summed in float64."""
     xp = namespace(Z)
     total = None
     for a, b in row_blocks(*Z.shape):
-        part = xp.sum(xp.abs(Z[a:b, :]), dtype=xp.float64)
+        part = xp.astype(xp.linalg.vector_norm(Z[a:b, :], ord=1), xp.float64)
         total = part if total is None else total + part
     return total
