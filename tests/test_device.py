@@ -387,7 +387,8 @@ def cuda_like_count_nonzero(x, /, *, axis=None, keepdims=False):
     return xps.sum(xps.astype(nonzero, xps.int64), axis=axis, keepdims=keepdims)
 
 
-@pytest.mark.parametrize("n, dims, block_fraction", [(900, (20, 30, 40), 16), (1500, (2, 2, 2), 64)])
+@pytest.mark.parametrize("n, dims, block_fraction",
+                         [(900, (20, 30, 40), 16), (1500, (2, 2, 2), 64)])
 def test_the_memory_rule_covers_the_measured_peak(n, dims, block_fraction, monkeypatch, dispatch):
     """array_api_strict's arrays are NumPy's underneath, so tracemalloc sees every device
     allocation of a whole fit; the rule must cover that peak, and not by a wide margin.

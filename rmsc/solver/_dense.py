@@ -191,7 +191,8 @@ def factorize_dense(factors, lam):
         membership[v, splits[v]:splits[v + 1]] = 1.0
     E = from_numpy(membership, xp, dev, xp.float64)
     M = None
-    if r <= min(BLOCK_DIAGONAL_ROWS, n) and r * r <= BLOCK_DIAGONAL_WASTE * sum(s * s for s in sizes):
+    separate = sum(size * size for size in sizes)  # the flops of one product per view
+    if r <= min(BLOCK_DIAGONAL_ROWS, n) and r * r <= BLOCK_DIAGONAL_WASTE * separate:
         M = xp.zeros((r, r), dtype=xp.float64, device=dev)
         for (kind, Mv), a, b in zip(blocks, splits[:-1], splits[1:]):
             eye = xp.eye(int(b - a), dtype=xp.float64, device=dev)
