@@ -27,7 +27,10 @@ One run prints, for whatever device is found (the device named in the header):
 3. Device calls per iteration (torch only): torch.profiler over 5 iterations against 3 of
    the same solve: torch calls, kernels launched (on a GPU; on the CPU, the calls that do
    work), and waits for the device (stream synchronisations; on the CPU, reads of device
-   scalars and copies to the host).
+   scalars and copies to the host); and the launch floor: the time of one small call
+   queued back to back, times the kernels (an iteration cannot be faster than that,
+   whatever its arithmetic; against the per-iteration time and the products above, it
+   says whether 2x the products is reachable at that n with eager array-API calls).
 4. A size sweep on synthetic data (10 clusters, 3 views of 80/100/120 features, float32):
    a default fit's whole time, iterations, per-iteration time against its two dense
    products (and their ratio), setup, eigenvectors and k-means, the device memory peak
@@ -437,11 +440,12 @@ def section_calls(backend, budget, n_subset):
     print(f"\n### Device calls per iteration of the Digit solve (torch.profiler, 5 iterations "
           f"against 3), on {backend.label}")
     if backend.device == "cuda":
-        print("| precision | torch calls | kernels launched | waits for the device |")
+        print("| precision | torch calls | kernels launched | waits for the device | "
+              "us per small call | kernels x that (ms) |")
     else:
         print("| precision | torch calls | calls that do work | device scalars read or copied "
-              "to the host |")
-    print("|---|---:|---:|---:|")
+              "to the host | us per small call | calls that do work x that (ms) |")
+    print("|---|---:|---:|---:|---:|---:|")
     for dtype in ("float32", "float64"):
         guarded(f"calls {dtype}", budget, need=5)(_calls_row)(backend, views, dtype)
 
@@ -491,7 +495,29 @@ def _calls_row(backend, views, dtype):
                 waits = sum(1 for e in events if e.name == "aten::_local_scalar_dense") + copies[0]
             counts.append((len(top), kernels, waits))
     per = [(b - a) / 2 for a, b in zip(*counts)]
-    print(f"| {dtype} | {per[0]:.0f} | {per[1]:.0f} | {per[2]:.0f} |", flush=True)
+    small = small_call_seconds(backend, dtype)
+    print(f"| {dtype} | {per[0]:.0f} | {per[1]:.0f} | {per[2]:.0f} | {1e6 * small:.1f} | "
+          f"{1e3 * per[1] * small:.2f} |", flush=True)
+
+
+def small_call_seconds(backend, dtype, repeats=500):
+    """Seconds of one small device call from Python, queued back to back (the launch
+    floor: an iteration of k such calls cannot take less than k times this, whatever
+    its arithmetic), measured as the solver's calls are made (an operator and an
+    array-API function on a tiny array)."""
+    from rmsc._array_api import namespace
+
+    x = backend.put(np.ones((8, 8)), dtype)
+    xp = namespace(x)
+    for _ in range(20):
+        y = xp.sum(x * 0.5, axis=0)
+    backend.sync()
+    t0 = time.perf_counter()
+    for _ in range(repeats):
+        y = xp.sum(x * 0.5, axis=0)
+    backend.sync()
+    del y
+    return (time.perf_counter() - t0) / (2 * repeats)
 
 
 # ---------------------------------------------------------------------------------------
