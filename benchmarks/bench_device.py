@@ -1,4 +1,4 @@
-"""RMSC on an accelerator: Digit fit times, agreement with the CPU, and a size sweep.
+"""RMSC on an accelerator: Digit fit times by part, agreement with the CPU, and a size sweep.
 
     python benchmarks/bench_device.py                 # on the GPU torch (or CuPy) sees
     python benchmarks/bench_device.py --smoke         # seconds, on CPU torch or array_api_strict
@@ -11,15 +11,32 @@ One run prints, for whatever device is found (the device named in the header):
    second of two fits, the first warms the device up), the iterations' own time (from
    the callback's clock, the per-iteration mean), the time of the iteration's two dense
    products alone on that device (R^T QW and R Z*, the same shapes and dtype), and their
-   ratio (the target: an iteration within 2x its products).
-2. Agreement with the CPU path (NumPy, this machine's cores), the same parameters:
-   float32 against the CPU default (its "auto" precision: float32 while Z* is dense),
-   float64 against the CPU at precision="float64": the labels' ARI, max |dZ*|, and
-   whether the device objective never increased.
-3. A size sweep on synthetic data (10 clusters, 3 views of 80/100/120 features, float32):
-   seconds per default fit and its parts, the device memory peak against the memory rule
-   (rmsc.solver.dense_form_bytes), up to the largest n the device holds (the rule refuses
-   larger ones before starting: printed, and the sweep goes on).
+   ratio (the target: an iteration within 2x its products). Agreement with the CPU path
+   (NumPy, this machine's cores), the same parameters: float32 against the CPU default
+   (its "auto" precision: float32 while Z* is dense), float64 against the CPU at
+   precision="float64": the labels' ARI, max |dZ*|, and whether the device objective
+   never increased.
+2. Where a Digit fit's time goes: a third fit with the functions RMSC.fit calls for each
+   part wrapped, the device synchronised at both ends of each (so a part's time includes
+   the device work it queued), each part's own time: preparing the views (checks,
+   unit-L2 normalisation, Gram factors), the solver's setup (Woodbury factors, the
+   emptying betas and beta, the first objective), the iterations, the affinity and its
+   checks (isolated samples, nonzeros, connected pieces), the eigenvectors (and the
+   Krylov restarts they took), placing weak samples (neighbour search on the host),
+   the k-means runs (host), copies to the host, and the rest.
+3. Device calls per iteration (torch only): torch.profiler over 5 iterations against 3 of
+   the same solve: torch calls, kernels launched (on a GPU; on the CPU, the calls that do
+   work), and waits for the device (stream synchronisations; on the CPU, reads of device
+   scalars and copies to the host); and the launch floor: the time of one small call
+   queued back to back, times the kernels (an iteration cannot be faster than that,
+   whatever its arithmetic; against the per-iteration time and the products above, it
+   says whether 2x the products is reachable at that n with eager array-API calls).
+4. A size sweep on synthetic data (10 clusters, 3 views of 80/100/120 features, float32):
+   a default fit's whole time, iterations, per-iteration time against its two dense
+   products (and their ratio), setup, eigenvectors and k-means, the device memory peak
+   against the memory rule (rmsc.solver.dense_form_bytes), up to the largest n the
+   device holds (the rule refuses larger ones before starting: printed, and the sweep
+   goes on).
 
 Every step is guarded: a failure or an out-of-memory prints one line and the script goes
 on; ``--budget`` seconds (default 240) bound the whole run (a step that would start after
@@ -30,7 +47,9 @@ scikit-learn, torch and the repository (benchmarks/device_run.sh carries the res
 from __future__ import annotations
 
 import argparse
+import collections
 import functools
+import importlib
 import os
 import sys
 import time
@@ -165,30 +184,150 @@ def guarded(title, budget, need=0.0):
     return wrap
 
 
-def timed_fit(views, backend, **params):
-    """(model, whole seconds, per-iteration seconds) of one default fit on device views."""
+# ---------------------------------------------------------------------------------------
+# Timing a fit, whole and by part
+
+
+class Parts:
+    """A fit's time by part: the functions RMSC.fit calls for each part are wrapped (the
+    device synchronised at both ends of each, so a part holds the device work it queued)
+    and each keeps its own time, without the wrapped calls inside it.
+
+    The solver's time is split at the first Z*-step (synchronised there): before it, the
+    setup (Woodbury factors, emptying betas, beta, the first objective); after it, the
+    iterations, to the last callback.
+    """
+
+    #: (module, function, part); None: handled by name below.
+    PATCHES = [
+        ("rmsc.rmsc", "check_views", "prepare"),
+        ("rmsc.rmsc", "normalize_l2", "prepare"),
+        ("rmsc.solver", "gram_factors", "prepare"),
+        ("rmsc.solver", "solve", "solver"),
+        ("rmsc.solver._dense", "zstar_step_dense", None),
+        ("rmsc.rmsc", "count_nonzero", "affinity"),
+        ("rmsc.rmsc", "affinity_from_coefficients", "affinity"),
+        ("rmsc.rmsc", "empty_rows", "affinity"),
+        ("rmsc.rmsc", "count_pieces", "affinity"),
+        ("rmsc.rmsc", "place_weak_samples", "weak samples"),
+        ("rmsc.placement", "spectral_embedding", "eigenvectors"),
+        ("rmsc.spectral", "spectral_embedding", "eigenvectors"),
+        ("rmsc.device_spectral", "leading_eigenvectors", None),
+        ("rmsc.rmsc", "kmeans_runs", "k-means"),
+        ("rmsc.spectral", "kmeans_runs", "k-means"),
+        ("rmsc.device_spectral", "to_numpy", "to host"),
+        ("rmsc.placement", "to_numpy", "to host"),
+    ]
+
+    COLUMNS = ("prepare", "setup", "iterations", "affinity", "eigenvectors", "weak samples",
+               "k-means", "to host", "rest")
+
+    def __init__(self, backend):
+        self.sync = backend.sync
+        self.own = collections.defaultdict(float)
+        self.stack = []
+        self.first_zstar = None
+        self.krylov = []
+        self.saved = []
+
+    def _timed(self, f, part):
+        @functools.wraps(f)
+        def run(*args, **kwargs):
+            self.sync()
+            t0 = time.perf_counter()
+            self.stack.append(0.0)
+            try:
+                return f(*args, **kwargs)
+            finally:
+                self.sync()
+                elapsed = time.perf_counter() - t0
+                inner = self.stack.pop()
+                self.own[part] += elapsed - inner
+                if self.stack:
+                    self.stack[-1] += elapsed
+
+        return run
+
+    def _first_zstar(self, f):
+        @functools.wraps(f)
+        def run(*args, **kwargs):
+            if self.first_zstar is None:
+                self.sync()
+                self.first_zstar = time.perf_counter()
+            return f(*args, **kwargs)
+
+        return run
+
+    def _krylov(self, f):
+        @functools.wraps(f)
+        def run(*args, **kwargs):
+            out = f(*args, **kwargs)
+            self.krylov.append(out[2])
+            return out
+
+        return run
+
+    def __enter__(self):
+        for module, name, part in self.PATCHES:
+            mod = importlib.import_module(module)
+            f = getattr(mod, name)
+            self.saved.append((mod, name, f))
+            if name == "zstar_step_dense":
+                wrapped = self._first_zstar(f)
+            elif name == "leading_eigenvectors":
+                wrapped = self._krylov(f)
+            else:
+                wrapped = self._timed(f, part)
+            setattr(mod, name, wrapped)
+        return self
+
+    def __exit__(self, *exc):
+        for mod, name, f in reversed(self.saved):
+            setattr(mod, name, f)
+        self.saved = []
+
+    def table(self, whole, last_callback):
+        """The parts in seconds (COLUMNS order), their sum being ``whole``."""
+        iterations = (last_callback - self.first_zstar
+                      if last_callback is not None and self.first_zstar is not None else 0.0)
+        parts = dict(self.own)
+        parts["iterations"] = iterations
+        parts["setup"] = parts.pop("solver", 0.0) - iterations
+        parts["rest"] = whole - sum(parts.get(c, 0.0) for c in self.COLUMNS if c != "rest")
+        return [parts.get(c, 0.0) for c in self.COLUMNS]
+
+
+def timed_fit(views, backend, parts=False, **params):
+    """(model, whole seconds, per-iteration seconds, Parts or None) of one default fit on
+    device views (``parts``: timed by part, see :class:`Parts`)."""
     stamps = []
 
     def callback(it, f, P):
         stamps.append(time.perf_counter())  # f is a host float: the device is synced
 
+    timer = Parts(backend) if parts else None
     backend.sync()
     t0 = time.perf_counter()
     with dispatch():
-        model = rmsc.RMSC(random_state=0, callback=callback, **params).fit(views)
+        if timer is not None:
+            with timer:
+                model = rmsc.RMSC(random_state=0, callback=callback, **params).fit(views)
+        else:
+            model = rmsc.RMSC(random_state=0, callback=callback, **params).fit(views)
     backend.sync()
     whole = time.perf_counter() - t0
     per_iter = (np.diff(stamps).mean() if len(stamps) > 1 else model.fit_time_ / model.n_iter_)
-    return model, whole, per_iter
+    if timer is not None:
+        timer.whole = whole
+        timer.parts = timer.table(whole, stamps[-1] if stamps else None)
+    return model, whole, per_iter, timer
 
 
-def product_time(views, backend, dtype, repeats=5):
+def product_time(n, rows, backend, dtype, repeats=5):
     """Seconds of one iteration's two dense products (R^T QW and R Z*), this device."""
-    n = views[0].shape[0]
-    rows = sum(min(X.shape[1], n) for X in views)
     rng = np.random.default_rng(0)
-    R = backend.put(rng.standard_normal((rows, n)), dtype)
-    QW = backend.put(rng.standard_normal((rows, n)), dtype)
+    R = backend.put(rng.standard_normal((rows, n), dtype=np.float32), dtype)
+    QW = backend.put(rng.standard_normal((rows, n), dtype=np.float32), dtype)
     out = []
     for _ in range(repeats + 1):
         backend.sync()
@@ -198,6 +337,8 @@ def product_time(views, backend, dtype, repeats=5):
         backend.sync()
         out.append(time.perf_counter() - t0)
         del Z, RZ
+    del R, QW
+    backend.free()
     return min(out[1:])
 
 
@@ -221,6 +362,14 @@ def digit(n_subset):
     return views, labels
 
 
+def _ms(seconds):
+    return f"{1e3 * seconds:.1f}"
+
+
+# ---------------------------------------------------------------------------------------
+# 1 and 2: Digit
+
+
 def section_digit(backend, budget, n_subset, cpu_models):
     views, y = digit(n_subset)
     n = views[0].shape[0]
@@ -229,16 +378,33 @@ def section_digit(backend, budget, n_subset, cpu_models):
           "| ratio | spectral + k-means (s) | ACC (%) | ARI vs CPU | max abs dZ* | objective "
           "never up |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    timers = {}
     for dtype, precision in (("float32", "auto"), ("float64", "float64")):
         run = guarded(f"Digit {dtype}", budget, need=5)(_digit_row)
-        run(views, y, backend, dtype, precision, cpu_models)
+        timers[dtype] = run(views, y, backend, dtype, precision, cpu_models)
+    print(f"\n### Where a Digit fit's time goes (ms; a third fit, the device synchronised at "
+          f"each part's ends), on {backend.label}")
+    print("| precision | prepare views | solver setup | iterations | affinity + checks | "
+          "eigenvectors (Krylov restarts) | weak samples | k-means (host) | to host | rest | "
+          "whole |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for dtype, timer in timers.items():
+        if timer is None:
+            continue
+        p = timer.parts
+        restarts = ",".join(str(k["restarts"]) for k in timer.krylov) or "dense"
+        print(f"| {dtype} | {_ms(p[0])} | {_ms(p[1])} | {_ms(p[2])} | {_ms(p[3])} | "
+              f"{_ms(p[4])} ({restarts}) | {_ms(p[5])} | {_ms(p[6])} | {_ms(p[7])} | "
+              f"{_ms(p[8])} | {_ms(timer.whole)} |", flush=True)
 
 
 def _digit_row(views, y, backend, dtype, precision, cpu_models):
     dev = [backend.put(X, dtype) for X in views]
     timed_fit(dev, backend, n_clusters=10)  # warm-up: kernels, handles, allocator
-    model, whole, per_iter = timed_fit(dev, backend, n_clusters=10)
-    products = product_time(views, backend, dtype)
+    model, whole, per_iter, _ = timed_fit(dev, backend, n_clusters=10)
+    _, _, _, timer = timed_fit(dev, backend, parts=True, n_clusters=10)
+    n = views[0].shape[0]
+    products = product_time(n, sum(min(X.shape[1], n) for X in views), backend, dtype)
     if precision not in cpu_models:
         cpu_models[precision] = cpu_fit(views, precision, n_clusters=10)
     cpu, cpu_seconds = cpu_models[precision]
@@ -251,14 +417,120 @@ def _digit_row(views, y, backend, dtype, precision, cpu_models):
           f"{acc:.2f} | {adjusted_rand_score(cpu.labels_, model.labels_):.4f} | {dZ:.2e} | "
           f"{'yes' if monotone else 'NO'} |", flush=True)
     print(f"  (CPU path, precision={precision}: {cpu_seconds:.2f} s on this machine's CPU)")
+    return timer
+
+
+# ---------------------------------------------------------------------------------------
+# 3: device calls per iteration
+
+
+#: CUDA runtime calls that make the host wait for the device.
+WAITS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy")
+VIEW_OPS = {"aten::unsqueeze", "aten::numpy_T", "aten::alias", "aten::detach",
+            "aten::resolve_conj", "aten::resolve_neg", "aten::slice", "aten::select",
+            "aten::as_strided", "aten::view", "aten::expand", "aten::t", "aten::transpose",
+            "aten::permute", "aten::result_type", "aten::lift_fresh", "aten::empty",
+            "aten::reshape", "aten::_reshape_alias", "aten::broadcast_to", "aten::squeeze"}
+
+
+def section_calls(backend, budget, n_subset):
+    if not backend.name.startswith("torch"):
+        return
+    views, _ = digit(n_subset)
+    print(f"\n### Device calls per iteration of the Digit solve (torch.profiler, 5 iterations "
+          f"against 3), on {backend.label}")
+    if backend.device == "cuda":
+        print("| precision | torch calls | kernels launched | waits for the device | "
+              "us per small call | kernels x that (ms) |")
+    else:
+        print("| precision | torch calls | calls that do work | device scalars read or copied "
+              "to the host | us per small call | calls that do work x that (ms) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for dtype in ("float32", "float64"):
+        guarded(f"calls {dtype}", budget, need=5)(_calls_row)(backend, views, dtype)
+
+
+def _calls_row(backend, views, dtype):
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    from rmsc.preprocessing import normalize_l2
+    import rmsc.solver._dense as dense
+
+    gpu = backend.device == "cuda"
+    n = views[0].shape[0]
+    lam, beta, gamma = rmsc.RMSC(n_clusters=10)._check_params(n)
+    copies = [0]
+    original = dense.to_numpy
+
+    def counted(x):
+        copies[0] += 1
+        return original(x)
+
+    counts = []
+    with dispatch():
+        factors = [solver.gram_factor(normalize_l2(backend.put(X, dtype))) for X in views]
+        solver.solve(factors, lam, beta, gamma, max_iter=2, tol=0.0, with_beta_max=True)
+        for k in (3, 5):
+            copies[0] = 0
+            dense.to_numpy = counted
+            try:
+                activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
+                with profile(activities=activities) as prof:
+                    solver.solve(factors, lam, beta, gamma, max_iter=k, tol=0.0,
+                                 with_beta_max=True)
+                    backend.sync()
+            finally:
+                dense.to_numpy = original
+            events = prof.events()
+            top = [e for e in events if e.cpu_parent is None and e.name.startswith("aten::")]
+            if gpu:
+                kernels = sum(1 for e in events if e.device_type == DeviceType.CUDA
+                              and not e.name.startswith(("Memcpy", "Memset")))
+                waits = sum(1 for e in events if e.name in WAITS)
+            else:  # the calls that do work, and reads of device scalars / copies to the host
+                kernels = sum(1 for e in top if e.name not in VIEW_OPS and not (
+                    e.name == "aten::to"
+                    and not any(c.name == "aten::_to_copy" for c in e.cpu_children)))
+                waits = sum(1 for e in events if e.name == "aten::_local_scalar_dense") + copies[0]
+            counts.append((len(top), kernels, waits))
+    per = [(b - a) / 2 for a, b in zip(*counts)]
+    small = small_call_seconds(backend, dtype)
+    print(f"| {dtype} | {per[0]:.0f} | {per[1]:.0f} | {per[2]:.0f} | {1e6 * small:.1f} | "
+          f"{1e3 * per[1] * small:.2f} |", flush=True)
+
+
+def small_call_seconds(backend, dtype, repeats=500):
+    """Seconds of one small device call from Python, queued back to back (the launch
+    floor: an iteration of k such calls cannot take less than k times this, whatever
+    its arithmetic), measured as the solver's calls are made (an operator and an
+    array-API function on a tiny array)."""
+    from rmsc._array_api import namespace
+
+    x = backend.put(np.ones((8, 8)), dtype)
+    xp = namespace(x)
+    for _ in range(20):
+        y = xp.sum(x * 0.5, axis=0)
+    backend.sync()
+    t0 = time.perf_counter()
+    for _ in range(repeats):
+        y = xp.sum(x * 0.5, axis=0)
+    backend.sync()
+    del y
+    return (time.perf_counter() - t0) / (2 * repeats)
+
+
+# ---------------------------------------------------------------------------------------
+# 4: the size sweep
 
 
 def section_sweep(backend, budget, sizes):
     print(f"\n## Size sweep, synthetic (10 clusters, views of 80/100/120 features), float32, "
           f"on {backend.label}")
-    print("| n | whole fit (s) | iterations | per iteration (ms) | spectral + k-means (s) | "
-          "ACC (%) | device peak | memory rule |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| n | whole fit (s) | iterations | per iteration (ms) | its dense products (ms) | "
+          "ratio | setup (s) | eigenvectors (s) | k-means (s) | ACC (%) | device peak | "
+          "memory rule |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     last = None
     for n in sizes:
         # a fit of n costs about (n / last n)^2 times the last one: skip what cannot finish
@@ -273,18 +545,22 @@ def _sweep_row(backend, n):
                                              view_dims=(80, 100, 120), random_state=0)
     backend.free()
     backend.reset_peak()
+    t0 = time.perf_counter()
     dev = [backend.put(np.asarray(X), "float32") for X in data.views]
-    model, whole, per_iter = timed_fit(dev, backend, n_clusters=10)
+    model, whole, per_iter, timer = timed_fit(dev, backend, parts=True, n_clusters=10)
     peak = backend.peak()
     rule = solver.dense_form_bytes(n, 300, 4)
     acc = 100 * rmsc.evaluate(np.asarray(data.labels), model.labels_)["acc"]
-    print(f"| {n} | {whole:.2f} | {model.n_iter_} | {1e3 * per_iter:.1f} | "
-          f"{model.spectral_time_:.2f} | {acc:.2f} | "
-          f"{format_bytes(peak) if peak is not None else 'n/a'} | {format_bytes(rule)} |",
-          flush=True)
+    n_iter = model.n_iter_
     del model, dev
     backend.free()
-    return whole
+    products = product_time(n, 300, backend, "float32", repeats=3 if n > 20000 else 5)
+    p = timer.parts
+    print(f"| {n} | {whole:.2f} | {n_iter} | {1e3 * per_iter:.1f} | {1e3 * products:.1f} | "
+          f"{per_iter / products:.2f} | {p[0] + p[1]:.2f} | {p[4]:.2f} | {p[6]:.2f} | "
+          f"{acc:.2f} | {format_bytes(peak) if peak is not None else 'n/a'} | "
+          f"{format_bytes(rule)} |", flush=True)
+    return time.perf_counter() - t0
 
 
 def main(argv=None):
@@ -295,7 +571,7 @@ def main(argv=None):
                     help="default: a CUDA GPU through torch, else CuPy, else CPU torch, else "
                          "array_api_strict")
     ap.add_argument("--sizes", type=int, nargs="+",
-                    default=[2000, 5000, 10000, 20000, 30000, 40000, 50000])
+                    default=[2000, 5000, 10000, 20000, 30000, 40000, 50000, 70000, 100000])
     ap.add_argument("--budget", type=float, default=240.0, help="seconds for the whole run")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -304,7 +580,9 @@ def main(argv=None):
     print(f"# bench_device: {backend.label}; rmsc {rmsc.__version__}, numpy {np.__version__}; "
           f"budget {args.budget:.0f} s{' (smoke)' if args.smoke else ''}")
     cpu_models = {}
-    section_digit(backend, args.budget, 300 if args.smoke else None, cpu_models)
+    n_subset = 300 if args.smoke else None
+    section_digit(backend, args.budget, n_subset, cpu_models)
+    section_calls(backend, args.budget, n_subset)
     section_sweep(backend, args.budget, sizes)
     print(f"\ntotal {time.perf_counter() - START:.1f} s")
     return 0

@@ -30,11 +30,12 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._array_api import device_of, from_numpy, namespace, to_numpy
+from ._array_api import device_of, from_numpy, namespace, row_blocks, to_numpy
 
 #: Residual tolerance ||S_n u - theta u|| of every wanted Ritz pair, by precision (S_n the
 #: normalised affinity, whose eigenvalues lie in [-1, 1]): eigsh's tol=1e-10 in float64;
-#: float32 arithmetic cannot go much below 1e-6.
+#: float32 products with S (the small work is float64, see :func:`leading_eigenvectors`)
+#: reach ~3e-8 on Digit.
 TOL = {"float64": 1e-10, "float32": 2e-6}
 
 #: Columns of the Krylov block beyond the eigenvectors wanted, and blocks per restart.
@@ -43,6 +44,10 @@ DEPTH = 6
 
 #: Most restarts (each DEPTH products with S) before the iteration gives up with a warning.
 MAX_RESTARTS = 60
+
+#: Restarts in a row without a 10 % better residual after which the iteration stops (the
+#: rounding floor of the operator), with a warning.
+STALL = 4
 
 
 def scale_and_symmetrize(A, scale_columns):
@@ -129,9 +134,7 @@ def submatrix_xp(S, index):
     idx = from_numpy(np.asarray(index, dtype=np.int64), xp, dev)
     m, n = idx.shape[0], S.shape[0]
     out = xp.empty((m, m), dtype=S.dtype, device=dev)
-    rows = max(1, 2**24 // max(n, 1))
-    for a in range(0, m, rows):
-        b = min(a + rows, m)
+    for a, b in row_blocks(m, n):
         out[a:b, :] = xp.take(xp.take(S, idx[a:b], axis=0), idx, axis=1)
     return out
 
@@ -141,7 +144,7 @@ def connected_pieces_xp(S, exclude=None):
     left out (as scipy's ``connected_components`` of the remaining submatrix).
 
     Minimum-label propagation with pointer jumping, a block of rows at a time (memory:
-    about 2^23 entries a block, a small part of an n x n array), until no label changes:
+    5 bytes an entry of a block of :data:`rmsc._array_api.BLOCK_ENTRIES`), until no label changes:
     a few passes over S for a well-linked consensus.
     """
     xp = namespace(S)
@@ -154,11 +157,9 @@ def connected_pieces_xp(S, exclude=None):
     index = xp.arange(n, dtype=xp.int32, device=dev)
     labels = index
     none = xp.asarray(n, dtype=xp.int32, device=dev)
-    rows = max(1, 2**23 // n)
     while True:
         parts = []
-        for a in range(0, n, rows):
-            b = min(a + rows, n)
+        for a, b in row_blocks(n, n):
             edges = (S[a:b, :] > 0) & keep[None, :]
             nearest = xp.min(xp.where(edges, labels[None, :], none), axis=1)
             parts.append(xp.minimum(labels[a:b], nearest))
@@ -182,32 +183,43 @@ def leading_eigenvectors(matvec, start, n_wanted, xp, device, dtype, *, tol=None
     Every restart builds the orthonormal basis Q = [V, S V, S^2 V, ...] (``depth`` blocks,
     each projected out of the earlier ones twice and orthonormalised by QR), takes the
     Ritz pairs of Q^T S Q, stops when every wanted pair's residual ||S u - theta u|| is at
-    most ``tol``, and restarts from the leading Ritz vectors otherwise.
+    most ``tol``, and restarts from the leading Ritz vectors otherwise. It also stops,
+    with a warning, when :data:`STALL` restarts in a row did not improve the best
+    residual by 10 % (the operator's rounding floor is above ``tol``).
+
+    The blocks, the QRs, the Ritz pairs and the residuals are float64 whatever the
+    operator's precision: only the products with S are in ``dtype``. (In float32 all
+    through, the residual's floor on Digit was 1.5e-6, next to the float32 tolerance
+    2e-6: on a GPU the iteration could stall there to :data:`MAX_RESTARTS`; with the
+    small work in float64 the floor of a float32 S is ~3e-8.)
 
     Parameters
     ----------
     matvec : callable(V) -> S V
-        V of shape (n, b) on the device.
+        V of shape (n, b), float64 on the device; returns float64.
     start : ndarray of shape (n, b)
         The host start block (b = n_wanted + oversample).
     n_wanted : int
-    xp, device, dtype :
+    xp, device :
         Where to compute.
+    dtype :
+        The precision of the products with S (sets the default ``tol``).
     tol : float or None
-        Residual tolerance; None: :data:`TOL` for the dtype.
+        Residual tolerance; None: :data:`TOL` for ``dtype``.
 
     Returns
     -------
-    eigenvalues : array of shape (n_wanted,), ascending
-    vectors : array of shape (n, n_wanted)
+    eigenvalues : array of shape (n_wanted,), ascending, float64
+    vectors : array of shape (n, n_wanted), float64
     info : dict
         ``products`` (calls of matvec), ``restarts``, ``residual`` (the largest).
     """
     if tol is None:
         tol = TOL["float32" if dtype == xp.float32 else "float64"]
-    V = xp.linalg.qr(from_numpy(start, xp, device, dtype)).Q
+    V = xp.linalg.qr(from_numpy(start, xp, device, xp.float64)).Q
     b = V.shape[1]
     products = 0
+    best, stalled = np.inf, 0
     for restart in range(1, max_restarts + 1):
         blocks, images = [V], []
         for j in range(depth):
@@ -230,6 +242,17 @@ def leading_eigenvectors(matvec, start, n_wanted, xp, device, dtype, *, tol=None
         U, values = Q @ top, theta[-n_wanted:]
         residual = float(xp.max(xp.linalg.vector_norm(SQ @ top - U * values[None, :], axis=0)))
         if residual <= tol:
+            break
+        stalled = stalled + 1 if residual > 0.9 * best else 0
+        best = min(best, residual)
+        if stalled >= STALL:
+            warnings.warn(
+                f"The spectral step's eigensolver stopped at a residual of {residual:.2g} "
+                f"(wanted {tol:.1g}): {STALL} restarts did not improve it, the rounding "
+                "floor of the affinity's precision; the embedding may be inexact.",
+                UserWarning,
+                stacklevel=3,
+            )
             break
         V = Q @ Y[:, -b:]
     else:
@@ -262,7 +285,7 @@ def spectral_embedding_xp(S, n_components, *, random_state=None, return_eigenval
     xp = namespace(S)
     dev = device_of(S)
     n = S.shape[0]
-    deg = xp.sum(S, axis=1)
+    deg = xp.astype(xp.sum(S, axis=1), xp.float64, copy=False)
     isolated = deg <= 0
     count = int(xp.count_nonzero(isolated))
     if count:
@@ -278,8 +301,10 @@ def spectral_embedding_xp(S, n_components, *, random_state=None, return_eigenval
         v0 = rng.uniform(-1, 1, n)
         b = k + OVERSAMPLE
         start = np.column_stack([v0, np.random.default_rng(0).uniform(-1, 1, (n, b - 1))])
-        w, U, _ = leading_eigenvectors(lambda V: d[:, None] * (S @ (d[:, None] * V)),
-                                       start, k, xp, dev, S.dtype)
+        w, U, _ = leading_eigenvectors(
+            lambda V: d[:, None] * xp.astype(S @ xp.astype(d[:, None] * V, S.dtype, copy=False),
+                                             xp.float64, copy=False),
+            start, k, xp, dev, S.dtype)
     U = U[:, U.shape[1] - n_components:]
     norms = xp.linalg.vector_norm(U, axis=1)
     pos = norms > 0

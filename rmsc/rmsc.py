@@ -502,7 +502,7 @@ class RMSC(ClusterMixin, BaseEstimator):
 
     def _advice(self, lam, beta):
         Z = abs(self.consensus_)
-        unlinked = int(np.count_nonzero((Z + Z.T).getnnz(axis=1) == 0))
+        unlinked = empty_rows(Z + Z.T)
         return beta_advice(lam, beta, self.column_betas_, self._beta_rel(), self.beta_max_,
                            fit=(unlinked, self.n_iter_, self.converged_, self.max_iter))[0]
 

@@ -6,8 +6,20 @@ docs/device.md). The steps are those of the factor form (:mod:`._factors`, :mod:
 :mod:`._zstar_step`) with Z* held as a dense n x n array on the device, where one iteration
 is two dense products (A = Zref + R^T QW and R Z*) and a few passes over n x n, all of which
 an accelerator runs at its full rate. The P-step (:func:`._weights.p_step`), the objective
-(:func:`._objective.terms_from_losses`) and the stopping rule (:func:`._algorithm.converged`)
+(:func:`._objective.term_values`) and the stopping rule (:func:`._algorithm.converged`)
 are the same functions the NumPy path calls.
+
+Few device calls, one wait a step. On a GPU a small fit is bound by the time it takes to
+launch each operation and by every wait for the device, not by arithmetic (Digit: the two
+products of an iteration take 0.3 ms on an H200, and the per-view form of this iteration,
+~330 operations and 18 waits, took 5.6 ms). So every view is handled at once: the views'
+factors are stacked into one (sum_v r_v) x n array (:class:`DenseViews`), M is one
+block-diagonal product, and the per-view sums over a view's rows are one product with a
+0/1 matrix (``E``): an iteration is about 80 operations whatever the number of views. And
+an iteration waits for the device once: its objective terms (and whether every weight is
+finite, the P-step's check) come to the host in one transfer, for the stopping rule and
+the callback. Nothing makes a device array of a Python number (on torch that is a host to
+device copy, which waits too).
 
 Precision: the n x n arrays (Z*, the Z*-step's products and thresholding) are in the
 dtype of the factors (float32 input: float32, as the NumPy path's ``precision="float32"``;
@@ -16,9 +28,10 @@ float64: float64), or in ``precision`` when it names one. Everything of size r x
 NumPy path.
 
 Memory (:func:`dense_form_bytes`): at most :data:`DENSE_COPIES` n x n arrays are alive at
-once (Zref and A in the Z*-step, which thresholds in row blocks of :data:`BLOCK_ENTRIES`
+once (Zref and A in the Z*-step, which thresholds in row blocks of
+:data:`rmsc._array_api.BLOCK_ENTRIES`
 entries; Z*, |Z*| and S in the affinity step after it), plus about
-:data:`FACTOR_COPIES` float64 arrays of the factors' size. The fit
+:data:`FACTOR_COPIES` float64 arrays of the factors' size and M. The fit
 checks this against the device's free memory before it starts and refuses with the size it
 would need (:func:`rmsc.device.check_device_fits`) rather than streaming column blocks:
 streamed, every iteration would move an n x n array between host and device, slower than
@@ -30,79 +43,97 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
-from .._array_api import device_of, namespace, to_numpy, zero_diagonal
+from .. import _array_api
+from .._array_api import device_of, from_numpy, namespace, row_blocks, to_numpy, zero_diagonal
 from ._algorithm import MAX_ITER, TOL, RMSCSolution, converged
 from ._factors import _DIAGONAL_K
-from ._objective import OBJECTIVE_TERMS, terms_from_losses
+from ._objective import OBJECTIVE_TERMS, l1_norm_array, term_values
 from ._weights import initial_weights, p_step
 
 #: n x n arrays alive at once at the peak of a device fit (see the module docstring).
 DENSE_COPIES = 3
 
-#: Entries of the row blocks in which the Z*-step thresholds: its temporaries (at most
-#: :data:`BLOCK_TEMPORARIES` such blocks at once) stay this small beside the n x n arrays.
-BLOCK_ENTRIES = 2**24
-
-#: Block-sized temporaries of the Z*-step alive at once (the clipped block, the new block,
-#: its difference to Zref and that squared; array_api_strict's clip takes two more).
+#: Block-sized temporaries (blocks of :data:`rmsc._array_api.BLOCK_ENTRIES`) alive at
+#: once: the Z*-step's (the clipped block, the new block, its difference to Zref and that
+#: squared; array_api_strict's clip takes two more), the l1 norm's (|block| and its
+#: float64 copy), count_nonzero's on a CUDA device (a bool and an int64 copy).
 BLOCK_TEMPORARIES = 6
 
-#: float64 arrays of the factors' size (sum_v r_v x n) alive at once: R, MR, Q, T and the
-#: new T per view, the stacked R and QW in the working precision, R Z* in it and in float64,
-#: the views themselves and their normalised copies.
-FACTOR_COPIES = 12
+#: float64 arrays of the factors' size (sum_v r_v x n) alive at once: R, MR, Q, T, T_now,
+#: the Z^v-step's M T and its two temporaries, the stacked R and QW in the working
+#: precision, R Z* in it and in float64, the views themselves and their normalised copies.
+FACTOR_COPIES = 14
+
+#: M is applied as one block-diagonal (sum_v r_v)^2 product (one device call for every
+#: view) when sum_v r_v is at most this and at most n, and the product costs at most
+#: :data:`BLOCK_DIAGONAL_WASTE` times the separate ones; else one product per view.
+BLOCK_DIAGONAL_ROWS = 2048
+BLOCK_DIAGONAL_WASTE = 4
 
 
 def dense_form_bytes(n_samples, factor_rows, itemsize):
     """Device memory a dense-form fit needs: :data:`DENSE_COPIES` n x n arrays of
-    ``itemsize`` bytes, the Z*-step's block temporaries, and :data:`FACTOR_COPIES`
-    float64 arrays of ``factor_rows`` x n."""
-    n = int(n_samples)
-    block = BLOCK_TEMPORARIES * min(n * n, BLOCK_ENTRIES) * int(itemsize)
-    return DENSE_COPIES * n * n * int(itemsize) + block + FACTOR_COPIES * int(factor_rows) * n * 8
+    ``itemsize`` bytes, the Z*-step's block temporaries, :data:`FACTOR_COPIES`
+    float64 arrays of ``factor_rows`` x n, and M (float64, at most r x min(r, n))."""
+    n, r = int(n_samples), int(factor_rows)
+    block = BLOCK_TEMPORARIES * min(n * n, _array_api.BLOCK_ENTRIES) * int(itemsize)
+    return (DENSE_COPIES * n * n * int(itemsize) + block + FACTOR_COPIES * r * n * 8
+            + r * min(r, n) * 8)
 
 
 @dataclass
-class DenseView:
-    """The constant Woodbury quantities of one view (as :class:`._factors.ViewFactor`),
-    float64 arrays of the device's namespace.
+class DenseViews:
+    """Every view's constant Woodbury quantities (:class:`._factors.ViewFactor`), stacked
+    row-wise in view order: float64 arrays of the device's namespace, the rows of view v
+    being ``splits[v]:splits[v + 1]`` (r = sum_v r_v rows, m views).
 
     Attributes
     ----------
     R : array of shape (r, n)
     MR : array of shape (r, n)
-        M R, M = (lam I + R R^T)^{-1}.
-    one_minus_h : array of shape (n,)
-        1 - diag(R^T M R).
+        M R, M = blockdiag_v (lam I + R_v R_v^T)^{-1}.
+    one_minus_h : array of shape (m, n)
+        1 - diag(R_v^T M_v R_v), one row per view.
+    E : array of shape (m, r)
+        E[v, i] = 1 when row i is view v's: ``E @ X`` sums every view's rows at once,
+        ``E^T @ Y`` repeats view v's row of Y over its rows.
     M : array of shape (r, r) or None
-    m_diag : array of shape (r,) or None
-        The diagonal of M when R R^T is diagonal (then M is not kept).
+        The block-diagonal M, when it is applied as one product.
+    blocks : list or None
+        Else, per view: ("diag", m_v) (R_v R_v^T is diagonal) or ("full", M_v).
+    splits : ndarray of int
     lam : float
     """
 
     R: object
     MR: object
     one_minus_h: object
+    E: object
     M: object
-    m_diag: object
+    blocks: list | None
+    splits: np.ndarray
     lam: float
 
     def apply_M(self, T):
         """M @ T, for T of shape (r, k)."""
-        if self.m_diag is not None:
-            return self.m_diag[:, None] * T
-        return self.M @ T
+        if self.M is not None:
+            return self.M @ T
+        xp = namespace(T)
+        parts = []
+        for (kind, Mv), a, b in zip(self.blocks, self.splits[:-1], self.splits[1:]):
+            Tv = T[int(a):int(b), :]
+            parts.append(Mv[:, None] * Tv if kind == "diag" else Mv @ Tv)
+        return xp.concat(parts, axis=0)
 
+    def view_sums(self, X):
+        """Per view, the sum of X's rows that are that view's: (r, n) -> (m, n)."""
+        return self.E @ X
 
-@dataclass
-class DenseRep:
-    """Z^v held implicitly, as :class:`._zv_step.ViewRepresentation`: Z^v = Zref - diag(D) + R^T Q."""
-
-    D: object
-    Q: object
-    T: object
+    def per_row(self, Y):
+        """Each view's row of Y repeated over that view's rows: (m, n) -> (r, n), exactly
+        (one product with the 0/1 E^T: a single nonzero term a sum)."""
+        return self.E.T @ Y
 
 
 def gram_factor_dense(X):
@@ -122,55 +153,97 @@ def gram_factor_dense(X):
     return xp.astype(R, X.dtype)
 
 
-def factorize_dense(R, lam):
-    """:func:`._factors.factorize_view` on the device (float64): the Woodbury quantities of
-    the Z^v-step, M = (lam I + R R^T)^{-1} (diagonal when R R^T is)."""
-    xp = namespace(R)
-    R = xp.astype(R, xp.float64)
-    dev = device_of(R)
-    K = R @ R.T
-    r = K.shape[0]
-    k = xp.linalg.diagonal(K)
-    off = float(xp.max(xp.abs(zero_diagonal(xp.asarray(K, copy=True), xp)))) if r > 1 else 0.0
-    if r > 1 and off <= _DIAGONAL_K * max(float(xp.max(xp.abs(k))), np.finfo(float).tiny):
-        m = 1.0 / (k + lam)
-        MR = m[:, None] * R
-        return DenseView(R=R, MR=MR, one_minus_h=1.0 - xp.sum(R * MR, axis=0), M=None,
-                         m_diag=m, lam=float(lam))
-    M = xp.linalg.inv(K + lam * xp.eye(r, dtype=xp.float64, device=dev))
-    M = (M + M.T) / 2.0
-    MR = M @ R
-    return DenseView(R=R, MR=MR, one_minus_h=1.0 - xp.sum(R * MR, axis=0), M=M, m_diag=None,
-                     lam=float(lam))
+def factorize_dense(factors, lam):
+    """:func:`._factors.factorize_view` for every view on the device (float64), stacked:
+    the Woodbury quantities of the Z^v-step, M_v = (lam I + R_v R_v^T)^{-1} (diagonal when
+    R_v R_v^T is). One wait for the device (the test for a diagonal K of every view).
+
+    Returns
+    -------
+    DenseViews
+    """
+    xp = namespace(*factors)
+    dev = device_of(factors[0])
+    Rs = [xp.astype(R, xp.float64) for R in factors]
+    Ks = [R @ R.T for R in Rs]
+    sizes = [R.shape[0] for R in Rs]
+    # per view: max |off-diagonal of K| and max |diag K|, to the host at once
+    tests = []
+    for K in Ks:
+        k = xp.linalg.diagonal(K)
+        tests += [xp.max(xp.abs(zero_diagonal(xp.asarray(K, copy=True), xp))), xp.max(xp.abs(k))]
+    tests = to_numpy(xp.stack(tests))
+    blocks = []
+    for v, (K, r) in enumerate(zip(Ks, sizes)):
+        off, kmax = float(tests[2 * v]), float(tests[2 * v + 1])
+        if r > 1 and off <= _DIAGONAL_K * max(kmax, np.finfo(float).tiny):
+            blocks.append(("diag", 1.0 / (xp.linalg.diagonal(K) + lam)))
+        else:
+            M = xp.linalg.inv(K + lam * xp.eye(r, dtype=xp.float64, device=dev))
+            blocks.append(("full", (M + M.T) / 2.0))
+    del Ks
+    splits = np.cumsum([0] + sizes)
+    r, n, m = int(splits[-1]), factors[0].shape[1], len(factors)
+    R = xp.concat(Rs, axis=0) if m > 1 else Rs[0]
+    del Rs
+    membership = np.zeros((m, r))
+    for v in range(m):
+        membership[v, splits[v]:splits[v + 1]] = 1.0
+    E = from_numpy(membership, xp, dev, xp.float64)
+    M = None
+    separate = sum(size * size for size in sizes)  # the flops of one product per view
+    if r <= min(BLOCK_DIAGONAL_ROWS, n) and r * r <= BLOCK_DIAGONAL_WASTE * separate:
+        M = xp.zeros((r, r), dtype=xp.float64, device=dev)
+        for (kind, Mv), a, b in zip(blocks, splits[:-1], splits[1:]):
+            eye = xp.eye(int(b - a), dtype=xp.float64, device=dev)
+            M[int(a):int(b), int(a):int(b)] = eye * Mv[None, :] if kind == "diag" else Mv
+        blocks = None
+    views = DenseViews(R=R, MR=None, one_minus_h=None, E=E, M=M, blocks=blocks,
+                       splits=splits, lam=float(lam))
+    views.MR = views.apply_M(R)
+    views.one_minus_h = 1.0 - views.view_sums(R * views.MR)
+    return views
 
 
-def zv_step_dense(view, T):
-    """Z^v-step (paper eq. update_z_v), Woodbury form of :func:`._zv_step.zv_step`:
-    Q0 = M T, D = diag(R^T Q0) / (1 - h), Q = Q0 + M R diag(D); T = R (I - Z*)."""
-    xp = namespace(T)
-    Q0 = view.apply_M(T)
-    D = xp.sum(view.R * Q0, axis=0) / view.one_minus_h
-    return DenseRep(D=D, Q=Q0 + view.MR * D[None, :], T=T)
+def zv_step_dense(views, T):
+    """Z^v-step of every view at once (paper eq. update_z_v), the Woodbury form of
+    :func:`._zv_step.zv_step`: Q0 = M T, D = diag(R^T Q0) / (1 - h), Q = Q0 + M R diag(D),
+    for T = R (I - Z*) stacked over the views (Z^v = Zref - diag(D) + R^T Q).
+
+    Returns
+    -------
+    Q : array of shape (r, n)
+    """
+    Q0 = views.apply_M(T)
+    D = views.view_sums(views.R * Q0) / views.one_minus_h
+    return Q0 + views.MR * views.per_row(D)
 
 
-def losses_dense(view, rep, T_now=None, delta_sq=None):
-    """Per-sample reconstruction and coupling losses of one view (:func:`._zv_step.sample_losses`):
-    recon = lam^2 ||q_j||^2, coupling = q_j . (t_j - lam q_j), and for a consensus that has
-    moved since the Z^v-step, + ||zref_j - z*_j||^2 + 2 q_j . (t_now_j - t_j)."""
-    xp = namespace(rep.Q)
-    lam, Q = view.lam, rep.Q
-    qq = xp.sum(Q * Q, axis=0)
-    recon = lam * lam * qq
-    coupling = xp.sum(Q * rep.T, axis=0) - lam * qq
-    if T_now is not None:
-        coupling = coupling + delta_sq + 2.0 * xp.sum((T_now - rep.T) * Q, axis=0)
-    return recon, xp.maximum(coupling, 0.0)
+def losses_dense(views, Q, T):
+    """Per-sample reconstruction and coupling losses of every view right after its
+    Z^v-step, (m, n) each (:func:`._zv_step.sample_losses`): recon = lam^2 ||q_j||^2,
+    coupling = q_j . (t_j - lam q_j), not yet clipped at 0 (:func:`moved_coupling` adds
+    to it; the objective takes ``clip(coupling, min=0)``)."""
+    lam = views.lam
+    qq = views.view_sums(Q * Q)
+    return lam * lam * qq, views.view_sums(Q * T) - lam * qq
+
+
+def moved_coupling(views, Q, T, coupling, T_now, delta_sq):
+    """The coupling losses of the Z^v of ``Q``, ``T`` once the consensus has moved since
+    their Z^v-step (:func:`._zv_step.sample_losses`): ``coupling`` (of
+    :func:`losses_dense`) + ||zref_j - z*_j||^2 + 2 q_j . (t_now_j - t_j), clipped at 0;
+    ``delta_sq`` the second, float64."""
+    xp = namespace(Q)
+    moved = coupling + delta_sq[None, :] + 2.0 * views.view_sums((T_now - T) * Q)
+    return xp.clip(moved, min=0.0)
 
 
 def zstar_step_dense(Rcat, QW, Zref, tau, with_colmax=False):
     """Z*-step (paper eq. update_z_*): soft-thresholding of A = Zref + Rcat^T QW (zero
     diagonal) at tau_j per column, as :func:`._zstar_step.threshold_rows` does block by
-    block, here in one n x n pass.
+    block, here in place on the n x n A (a block of rows at a time when n x n is over
+    :data:`rmsc._array_api.BLOCK_ENTRIES`).
 
     Parameters
     ----------
@@ -197,43 +270,52 @@ def zstar_step_dense(Rcat, QW, Zref, tau, with_colmax=False):
         A += Zref
     A = zero_diagonal(A, xp)
     colmax = xp.maximum(xp.max(A, axis=0), -xp.min(A, axis=0)) if with_colmax else None
-    # sign(a) max(|a| - t, 0) = a - clip(a, -t, t), as on the NumPy path; a block of rows
-    # at a time, so that the temporaries stay small beside the two n x n arrays
+    # sign(a) max(|a| - t, 0) = a - clip(a, -t, t), as on the NumPy path; ||zref_j - z_j||^2
+    # by vector_norm: one pass over the difference (an n x n pass costs at large n)
     lo, hi = -tau[None, :], tau[None, :]
+    blocks = row_blocks(n, n)
+    if len(blocks) == 1:  # in place on A
+        A -= xp.clip(A, min=lo, max=hi)
+        diff = A if Zref is None else Zref - A
+        return A, colmax, xp.linalg.vector_norm(diff, axis=0) ** 2
+    # a block of rows at a time, so that the temporaries stay small beside the two n x n
+    # arrays (a slice is not a view in every array-API library: the block is written back)
     delta_sq = xp.zeros((n,), dtype=A.dtype, device=device_of(A))
-    rows = max(1, BLOCK_ENTRIES // n)
-    for a in range(0, n, rows):
-        b = min(a + rows, n)
+    for a, b in blocks:
         block = A[a:b, :]
         block = block - xp.clip(block, min=lo, max=hi)
         A[a:b, :] = block
         diff = block if Zref is None else Zref[a:b, :] - block
-        delta_sq += xp.sum(diff * diff, axis=0)
+        delta_sq += xp.linalg.vector_norm(diff, axis=0) ** 2
     return A, colmax, delta_sq
 
 
-def emptying_betas_dense(Rcat, reps, lam, P):
+def emptying_betas_dense(Rcat, views, Q, lam, P):
     """Per sample j, 2 lam sum_v P_vj max_i |A_ij| at Zref = 0 (:func:`._algorithm.column_betas`)."""
     xp = namespace(P)
     s = xp.sum(P, axis=0)
-    A = Rcat.T @ _weighted_Q(reps, P / s[None, :], Rcat.dtype)
+    A = Rcat.T @ _weighted_Q(views, Q, P / s[None, :], Rcat.dtype)
     A = zero_diagonal(A, xp)
     colmax = xp.astype(xp.maximum(xp.max(A, axis=0), -xp.min(A, axis=0)), xp.float64)
     del A
     return 2.0 * lam * s * colmax
 
 
-def _weighted_Q(reps, W, dtype):
-    """QW: every view's Q scaled column-wise by its weights W_v = P_v / s, stacked."""
-    xp = namespace(W)
-    return xp.astype(xp.concat([rep.Q * W[v:v + 1, :] for v, rep in enumerate(reps)],
-                               axis=0), dtype)
+def _weighted_Q(views, Q, W, dtype):
+    """QW: every view's rows of Q scaled column-wise by its weights W_v = P_v / s."""
+    xp = namespace(Q)
+    return xp.astype(Q * views.per_row(W), dtype, copy=False)
 
 
 def _precision(precision, dtype, xp):
     if isinstance(precision, str) and precision == "auto":
         return dtype
     return {"float32": xp.float32, "float64": xp.float64}[str(np.dtype(precision))]
+
+
+def _to_host(xp, values):
+    """0-d float64 device arrays to one NumPy vector: one transfer, one wait."""
+    return to_numpy(xp.stack([xp.astype(v, xp.float64, copy=False) for v in values]))
 
 
 def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
@@ -269,31 +351,27 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
     wdt = _precision(precision, factors[0].dtype, xp)
     n = factors[0].shape[1]
     check_device_fits(n, sum(R.shape[0] for R in factors), wdt, xp, device_of(factors[0]))
-    views = [factorize_dense(R, lam) for R in factors]
-    splits = np.cumsum([0] + [v.R.shape[0] for v in views])
-    Rcat = xp.astype(xp.concat([v.R for v in views], axis=0), wdt)
-    reps = [zv_step_dense(v, v.R) for v in views]  # Z* = 0: T = R
-
-    def losses(T_now=None, delta_sq=None):
-        pairs = [losses_dense(v, rep) if T_now is None else
-                 losses_dense(v, rep, T_now[i], delta_sq)
-                 for i, (v, rep) in enumerate(zip(views, reps))]
-        return xp.stack([p[0] for p in pairs]), xp.stack([p[1] for p in pairs])
-
-    recon, coupling = losses()
+    views = factorize_dense(factors, lam)
+    Rcat = xp.astype(views.R, wdt, copy=False)
+    T = views.R  # Z* = 0: T = R
+    Q = zv_step_dense(views, T)
+    recon, base = losses_dense(views, Q, T)
+    coupling = xp.clip(base, min=0.0)
     P = initial_weights(recon + lam * coupling, gamma, weighting)
     b_max = cbetas = None
     if with_beta_max or callable(beta):
         P1 = p_step(recon + lam * coupling, gamma, weighting)
-        cbetas = to_numpy(emptying_betas_dense(Rcat, reps, lam, P1))
+        cbetas = to_numpy(emptying_betas_dense(Rcat, views, Q, lam, P1))
         b_max = float(np.max(cbetas))
     if callable(beta):
         beta = float(beta(cbetas))
         if not (np.isfinite(beta) and beta >= 0):
             raise ValueError(f"The beta rule gave {beta!r}; it must give a finite beta >= 0.")
-    zero = sp.csc_matrix((n, n))  # Z* = 0 at the start, as on the NumPy path
-    f_prev = sum(terms_from_losses(recon, coupling, lam, P, zero, beta, gamma,
-                                   weighting).values())
+    # Z* = 0 at the start, as on the NumPy path: its l1 norm is 0
+    f_prev = float(sum(_to_host(xp, term_values(recon, coupling, lam, P,
+                                                xp.zeros((), dtype=xp.float64,
+                                                         device=device_of(P)),
+                                                beta, gamma, weighting))))
     f_init = f_prev
     history = {k: [] for k in OBJECTIVE_TERMS}
     objective = []
@@ -304,20 +382,31 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
         first = with_beta_max and it == 1
         s = xp.sum(P, axis=0)
         tau = xp.astype(beta / (2.0 * lam * s), wdt)
-        Zstar, colmax, delta_sq = zstar_step_dense(Rcat, _weighted_Q(reps, P / s[None, :], wdt),
+        Zstar, colmax, delta_sq = zstar_step_dense(Rcat, _weighted_Q(views, Q, P / s[None, :], wdt),
                                                    Zstar, tau, with_colmax=first)
-        if first:
-            b_max = max(b_max, float(xp.max(2.0 * lam * s * xp.astype(colmax, xp.float64))))
-        RZ = xp.astype(Rcat @ Zstar, xp.float64)
-        T_now = [v.R - RZ[int(a):int(b), :] for v, a, b in zip(views, splits[:-1], splits[1:])]
-        del RZ
-        # P-step (eq. update_p), with the Z^v of the previous iteration
-        recon, coupling = losses(T_now, xp.astype(delta_sq, xp.float64))
-        P = p_step(recon + lam * coupling, gamma, weighting)
+        T_now = views.R - xp.astype(Rcat @ Zstar, xp.float64)
+        # P-step (eq. update_p), with the Z^v of the previous iteration; its check that
+        # every weight is finite comes to the host with the objective below
+        coupling = moved_coupling(views, Q, T, base, T_now, xp.astype(delta_sq, xp.float64))
+        losses = recon + lam * coupling
+        P = p_step(losses, gamma, weighting, check=False)
         # Z^v-steps (eq. update_z_v)
-        reps = [zv_step_dense(v, T) for v, T in zip(views, T_now)]
-        recon, coupling = losses()
-        terms = terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting)
+        T = T_now
+        Q = zv_step_dense(views, T)
+        recon, base = losses_dense(views, Q, T)
+        coupling = xp.clip(base, min=0.0)
+        # the objective's terms, whether P is finite (and beta_max's candidate): one wait
+        values = list(term_values(recon, coupling, lam, P, l1_norm_array(Zstar), beta, gamma,
+                                  weighting))
+        values.append(xp.all(xp.isfinite(P)))
+        if first:
+            values.append(xp.max(2.0 * lam * s * xp.astype(colmax, xp.float64)))
+        host = _to_host(xp, values)
+        if not host[4]:
+            p_step(losses, gamma, weighting)  # raises, saying which weight is infinite
+        if first:
+            b_max = max(b_max, float(host[5]))
+        terms = {k: float(v) for k, v in zip(OBJECTIVE_TERMS, host[:4])}
         f = sum(terms.values())
         for k in OBJECTIVE_TERMS:
             history[k].append(terms[k])

@@ -90,7 +90,7 @@ def loss_of_weight(p, gamma):
         return np.maximum(1.0 / (p * p) - gamma, 0.0)
 
 
-def p_step(losses, gamma, weighting="sample"):
+def p_step(losses, gamma, weighting="sample", *, check=True):
     """P-step: the optimal weights for fixed losses.
 
     Paper eq. (update_p): P_vj = 1 / sqrt(gamma + l_vj). With
@@ -102,13 +102,19 @@ def p_step(losses, gamma, weighting="sample"):
     losses : ndarray of shape (n_views, n_samples)
     gamma : float >= 0
     weighting : {"sample", "view"}
+    check : bool, default=True
+        Raise when a weight is infinite (gamma = 0 and a loss of 0). The device path
+        (:mod:`rmsc.solver._dense`) passes False and checks P with the one transfer to
+        the host of its iteration (a check here would wait for the device).
 
     Returns
     -------
     P : ndarray of shape (n_views, n_samples)
     """
     xp = namespace(losses)
-    losses = xp.maximum(losses, 0.0)
+    # on a device, clip to a Python bound: maximum(x, 0.0) would make a device array of
+    # the 0.0 (torch: a copy from the host, which waits for the device)
+    losses = xp.maximum(losses, 0.0) if xp is np else xp.clip(losses, min=0.0)
     if weighting == "view":
         total = xp.sum(losses, axis=1, keepdims=True)
         P = xp.broadcast_to(minimizer(total, gamma), losses.shape) * 1.0
@@ -116,7 +122,7 @@ def p_step(losses, gamma, weighting="sample"):
     else:
         P = minimizer(losses, gamma) if gamma > 0 else _safe_minimizer(losses)
         where = losses
-    if not bool(xp.all(xp.isfinite(P))):
+    if check and not bool(xp.all(xp.isfinite(P))):
         _infinite_weight(to_numpy(P), to_numpy(where), weighting)
     return P
 
