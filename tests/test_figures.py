@@ -25,6 +25,10 @@ def test_class_counts_figure_shows_the_counts():
     fig = figures.class_counts_figure(counts)
     assert list(fig.data[0].x) == ["0", "1", "2"]
     assert list(fig.data[0].y) == [5, 7, 3]
+    # the counts stand above their bars, inside the plot area and never cut by it
+    assert list(fig.data[0].text) == [5, 7, 3] and fig.data[0].textposition == "outside"
+    assert fig.data[0].cliponaxis is False
+    assert fig.layout.yaxis.range[1] >= 7 * 1.15 - 1e-9
 
 
 def test_views_scatter_figure_one_panel_per_view_and_ringed_outliers():
