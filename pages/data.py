@@ -11,14 +11,7 @@ ss = st.session_state
 
 ui.page_setup()
 st.title("Data")
-ui.intro(
-    "A multi-view dataset describes every sample several times, with different features "
-    "(for Digit: pixels, Fourier coefficients, profile correlations, Zernike and "
-    "Karhunen-Loève moments, morphology). Below: the views, the classes, and a 2-D PCA "
-    "picture of each view coloured by class — some views separate the digits well, others "
-    "barely. **Try:** inject outliers into one or two views and watch where they land, then "
-    "see on the *Weights* page whether RMSC gives them low weights."
-)
+ui.intro(dash.data_intro(ss.get("data")))  # about the data loaded (the callbacks ran first)
 
 
 # ---------------------------------------------------------------------------

@@ -90,7 +90,7 @@ with tab_grid:
         if len(failed):
             st.warning(f"{len(failed)} setting(s) gave no clustering (blank cells), e.g. "
                        f"λ = {failed['lam'].iloc[0]:g}, β = {failed['beta'].iloc[0]:g}: "
-                       f"{failed['error'].iloc[0]}")
+                       f"{dash.page_words(failed['error'].iloc[0])}")
 
 with tab_views:
     all_methods = rmsc.available_methods()
@@ -118,5 +118,5 @@ with tab_views:
         failed = df[df["error"].notna()]
         if len(failed):
             st.caption(f"{len(failed)} point(s) missing: " + "; ".join(
-                f"{r.method} with {r.n_views} view(s): {r.error}" for r in
+                f"{r.method} with {r.n_views} view(s): {dash.page_words(r.error)}" for r in
                 failed.head(3).itertuples()))

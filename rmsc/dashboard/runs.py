@@ -9,6 +9,7 @@ from .. import experiments, outliers
 from ..methods import MethodSpec, get_spec, register_missing, rmsc_method, specs
 from .fitting import estimator_params
 from .params import BETA_GRID, LAM_GRID, nearest
+from .words import page_words
 
 #: The Compare page's default selection: RMSC against its ablation and the average.
 DEFAULT_COMPARE = ("RMSC", "RMSC-WV", "SSC-AVG")
@@ -232,7 +233,7 @@ def compare_display(df):
             "purity %": (np.nan if not np.isfinite(rec["purity_mean"])
                          else 100 * rec["purity_mean"]),
             "time s": rec["fit_time"],
-            "note": rec.get("error") or rec.get("note") or "",
+            "note": page_words(rec.get("error") or rec.get("note") or ""),
         })
     return pd.DataFrame(rows)
 

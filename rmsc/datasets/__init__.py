@@ -3,7 +3,8 @@
 Where things live (one small module each, public names re-exported here):
 
 ======================  ===============================================================
-``_dataset``            :class:`MultiViewDataset`, the immutable type every loader returns
+``_dataset``            :class:`MultiViewDataset`, the immutable type every loader returns;
+                        :func:`repeats_text` (how its repeated samples are said)
 ``_bundled``            the data shipped in ``sample_data/``: :func:`load_bundled`,
                         :func:`bundled_names`, :func:`load_digit`, :func:`load_digit_small`,
                         :func:`load_reuter`, :func:`load_3sources`
@@ -35,7 +36,7 @@ from ._bundled import (
     load_reuter,
 )
 from ._conventions import LABEL_KEYS, VIEW_KEYS
-from ._dataset import MultiViewDataset
+from ._dataset import MultiViewDataset, repeats_text
 from ._errors import DataLoadError
 from ._load import load
 from ._outliers import inject
@@ -59,4 +60,5 @@ __all__ = [
     "load_reuter",
     "make_multiview_subspaces",
     "preprocess",
+    "repeats_text",
 ]
