@@ -920,7 +920,10 @@ def test_sensitivity_grid_and_views_on_demand(fitted_app):
     assert at.session_state["slots"]["sensitivity"].latest.wait(300)
     at.run()
     no_trouble(at)
-    assert any("gave no clustering" in w for w in texts(at, "warning"))
+    failed = [w for w in texts(at, "warning") if "gave no clustering" in w]
+    # the library's reason in the page's words: "β = 10 is so large ...", no "beta=10"
+    assert failed and "β = 10 is so large that the consensus Z* is all zero" in failed[0]
+    assert "beta" not in failed[0] and "lam=" not in failed[0]
     df = at.session_state["slots"]["sensitivity"].latest.result
     assert len(df) == 4 and df.loc[df["beta"] == 10.0, "error"].notna().all()
     at.multiselect(key="w_views_methods").set_value(["RMSC"]).run()

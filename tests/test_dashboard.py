@@ -670,7 +670,8 @@ def test_fit_rmsc_cancelled_raises(small):
 def test_fit_rmsc_too_large_beta_is_a_failure_with_the_estimators_message(small):
     out = dash.fit_rmsc(small, dash.Params(beta=1e4, max_iter=3))
     assert isinstance(out, dash.FitFailure) and out.degenerate
-    assert "beta" in out.message and "all zero" in out.message
+    # the estimator's message, in the pages' words
+    assert out.message.startswith("β = 10000 is so large") and "all zero" in out.message
     # where Z* empties, for the Sensitivity page's grid: the estimator's own beta_max_
     est = rmsc.RMSC(n_clusters=3, beta=1e4, max_iter=3)
     with pytest.raises(ValueError):
@@ -1007,7 +1008,19 @@ def test_compare_display_marks_failed_methods():
                         "purity_mean": np.nan, "fit_time": 0.1, "error": "beta too large",
                         "note": None}])
     shown = dash.compare_display(df)
-    assert shown["ACC %"].iloc[0] == "—" and shown["note"].iloc[0] == "beta too large"
+    assert shown["ACC %"].iloc[0] == "—" and shown["note"].iloc[0] == "β too large"
+
+
+def test_compare_display_names_the_best_view_and_leaves_other_notes_empty(small):
+    out = dash.run_compare({"clean": small}, ["SC-BSV", "RMSC"],
+                           {"RMSC": {"beta": 0.01, "max_iter": 3}})["clean"]
+    bsv = out[out["method"] == "SC-BSV"].iloc[0]
+    shown = dash.compare_display(out, small.view_names)
+    assert shown["note"].tolist() == [
+        f"best single view {small.view_names[int(bsv['view'])]}, chosen with the labels "
+        f"(without them: {small.view_names[int(bsv['nolabel_view'])]})", ""]  # not "nan"
+    # without the names, the library's note (and still nothing for RMSC)
+    assert dash.compare_display(out)["note"].tolist() == [bsv["note"], ""]
 
 
 def test_sensitivity_axes_are_centered_on_where_z_star_empties():
