@@ -111,8 +111,12 @@ views_df, classes = data.describe()
 c1, c2 = st.columns([3, 2])
 with c1:
     st.markdown("**Views**")
-    st.dataframe(views_df, hide_index=True, key="views_table",
-                 column_config={"density": st.column_config.NumberColumn(format="%.3f")})
+    st.dataframe(views_df, hide_index=True, key="views_table", height="content",
+                 column_config={"density": st.column_config.NumberColumn(format="%.3f"),
+                                # five significant digits in every row (not -11.5839 beside
+                                # -11.383): the views' scales differ too much for decimals
+                                "min": st.column_config.NumberColumn(format="%.5g"),
+                                "max": st.column_config.NumberColumn(format="%.5g")})
 with c2:
     if classes is not None:
         st.plotly_chart(figures.class_counts_figure(classes), key="class_counts")

@@ -156,7 +156,9 @@ with left:
               on_change=_apply)
     st.selectbox("affinity post-processing", list(dash.POSTPROCESSING),
                  index=list(dash.POSTPROCESSING).index(p.post), key="w_post",
-                 format_func=lambda k: f"{k}: {dash.POSTPROCESSING[k]}", on_change=_apply)
+                 format_func=dash.POSTPROCESSING_NAMES.get, on_change=_apply)
+    what = dash.POSTPROCESSING[p.post]
+    st.caption(f"{what[0].upper()}{what[1:]}.")  # the choice in full, beneath its short name
     if p.post.startswith("top_k"):
         st.number_input("top-k", 1, 500, value=p.top_k, key="w_top_k", on_change=_apply)
     if p.post == "rho+scale":
@@ -284,7 +286,7 @@ with right:
                         key="view_weights")
         table = r.metrics_table()
         if table is not None:
-            st.dataframe(table, hide_index=True, key="metrics_table",
+            st.dataframe(table, hide_index=True, key="metrics_table", height="content",
                          column_config={c: st.column_config.NumberColumn(format="%.2f")
                                         for c in ("mean %", "std %", "chosen run %")})
             st.caption("Paper protocol: k-means 20 times on the spectral embedding; mean ± std "
@@ -346,18 +348,19 @@ def _suggestion_section(key):
     c1.plotly_chart(figures.suggestion_figure(s.table, s.best, n_clusters=run.n_clusters,
                                               title=f"{data.name}: criterion per setting"),
                     key="suggest_fig")
-    table = dash.suggestion_table(s)
-    if not table["note"].any():
-        table = table.drop(columns="note")  # every setting gave a clustering
-    c2.dataframe(table, hide_index=True, key="suggest_table",
-                 column_config={"β": st.column_config.NumberColumn(format="%.4g"),
-                                "eigengap": st.column_config.NumberColumn(format="%.4f")})
     c2.caption("β_rel is β in units of the data's own scale (the default is "
                f"{dash.auto_beta_rel(run.weighting):g}); β is the absolute value it gave on these "
                "data, for reference. Apply sets β = auto with the suggested β_rel, which means "
                "the same on other data (a shared link keeps it). How far this criterion lands "
                "from the best setting chosen with labels, on every dataset of the repository: "
                "docs/defaults.md.")
+    # Below the chart at full width: every column whole (the notes are sentences).
+    table = dash.suggestion_table(s)
+    if not table["note"].any():
+        table = table.drop(columns="note")  # every setting gave a clustering
+    st.dataframe(table, hide_index=True, key="suggest_table", height="content",
+                 column_config={"β": st.column_config.NumberColumn(format="%.4g"),
+                                "eigengap": st.column_config.NumberColumn(format="%.4f")})
 
 
 if not blocker:

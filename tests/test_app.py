@@ -604,18 +604,18 @@ def test_affinity_page_reports_block_structure(fitted_app):
     no_trouble(at)
     data = at.session_state["data"]
     out = at.session_state["slots"]["fit"].latest.result
-    table = find_table(at, "affinity", "within-class share")
+    table = find_table(at, "affinity", "within-class share %")
     assert table["affinity"].iloc[0] == "consensus (RMSC)"
-    assert table["within-class share"].iloc[0] == pytest.approx(
-        dash.within_group_mass(out.affinity, data.labels))
+    assert table["within-class share %"].iloc[0] == pytest.approx(
+        100 * dash.within_group_mass(out.affinity, data.labels))
     # consensus, every view's Zᵛ of this fit, every view's k-NN graph
     assert len(table) == 1 + 2 * data.n_views
     Zs = out.model.view_representations(list(data.views))
     for v, name in enumerate(data.view_names):
         row = table[table["affinity"] == f"{name}: Zᵛ of this fit"]
         S = (np.abs(Zs[v]) + np.abs(Zs[v].T)) / 2
-        assert row["within-class share"].iloc[0] == pytest.approx(
-            dash.within_group_mass(S, data.labels))
+        assert row["within-class share %"].iloc[0] == pytest.approx(
+            100 * dash.within_group_mass(S, data.labels))
     wrong = dash.mistakes(data.labels, out.labels)
     assert any(f"{int(wrong.sum())} of {data.n_samples} samples misclustered" in c
                for c in texts(at, "caption"))
