@@ -6,12 +6,17 @@ Compare with notes on the clean and the corrupted data, both Sensitivity tabs). 
 ``tests/clipped_text.js`` looks for text the page cuts: a select's value or a chip cut by its
 box, an equation running past its column, a chart's label outside the chart or its clip
 region, a table cell wider than its column, columns behind a table's scroll bar, a short
-table that scrolls inside itself. A screenshot of every visit is kept in
-``tests/screenshots_1280/`` (committed, to be looked at). The detector itself is shown to
-find planted cuts and to pass the same elements shown whole (``tests/planted_clips.py``).
+table that scrolls inside itself. A screenshot of every visit is taken: the committed set in
+``tests/screenshots_1280/`` (to be looked at) is rewritten with ``RMSC_UPDATE_SHOTS=1``; an
+ordinary run writes to the git-ignored ``tests/screenshots/1280/``, leaving the checkout
+clean. The detector itself is shown to find planted cuts and to pass the same elements shown
+whole (``tests/planted_clips.py``).
+
+    RMSC_UPDATE_SHOTS=1 .venv/bin/python -m pytest tests/test_clipping.py
 """
 
 import io
+import os
 import re
 from pathlib import Path
 
@@ -34,7 +39,8 @@ from test_browser import (  # noqa: F401 - browser: the module's shared Chromium
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "tests" / "screenshots_1280"
+SHOTS = ROOT / "tests" / ("screenshots_1280" if os.environ.get("RMSC_UPDATE_SHOTS")
+                          else "screenshots/1280")
 SIZE = {"width": 1280, "height": 800}
 DETECTOR = (Path(__file__).parent / "clipped_text.js").read_text()
 
@@ -64,7 +70,7 @@ def findings(page, timeout=60_000):
 
 
 def keep_shot(page, name):
-    """The whole page at 1280 px wide, as a 256-colour PNG in tests/screenshots_1280/."""
+    """The whole page at 1280 px wide, as a 256-colour PNG in :data:`SHOTS`."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
     page.set_viewport_size({"width": SIZE["width"], "height": max(SIZE["height"], height + 40)})
