@@ -101,21 +101,24 @@ if zv is not None:
                     key="every_view_affinity")
 
 if labelled:
+    share = "within-class share %"
     rows = [{"affinity": "consensus (RMSC)",
-             "within-class share": dash.within_group_mass(r.affinity, data.labels)}]
+             share: 100 * dash.within_group_mass(r.affinity, data.labels)}]
     if zv is not None:
-        rows += [{"affinity": f"{name}: Zᵛ of this fit", "within-class share": share}
-                 for name, share in zip(data.view_names, zv[2])]
+        rows += [{"affinity": f"{name}: Zᵛ of this fit", share: 100 * s}
+                 for name, s in zip(data.view_names, zv[2])]
     missing = []
     for v, name in enumerate(data.view_names):
         try:
             rows.append({"affinity": f"{name}: k-NN graph",
-                         "within-class share": dash.within_group_mass(_knn(v), data.labels)})
+                         share: 100 * dash.within_group_mass(_knn(v), data.labels)})
         except ValueError as exc:  # e.g. fewer samples than neighbours, a constant view
             missing.append(f"{name}: {exc}")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key="within_class",
-                 column_config={"within-class share": st.column_config.ProgressColumn(
-                     format="percent", min_value=0.0, max_value=1.0)})
+    # one decimal on every row (the "percent" format drops trailing zeros: 58.1 %, 25 %);
+    # as tall as its rows, without a scroll bar of its own
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key="within_class", height="content",
+                 column_config={share: st.column_config.ProgressColumn(
+                     format="%.1f%%", min_value=0.0, max_value=100.0)})
     if missing:
         st.caption("No k-NN graph for " + "; ".join(missing))
 

@@ -64,7 +64,7 @@ if preset == "robustness preset":
     try:
         variants = dash.robustness_variants(clean, rob_views, random_state=int(seed))
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(dash.page_words(str(exc)))
         st.stop()
 elif ss.outliers is not None:
     both = st.checkbox("also run on the clean data (side by side)", value=True,
@@ -74,7 +74,7 @@ elif ss.outliers is not None:
 try:
     params = dash.rmsc_method_params(ss.params, data) if use_solve else None
 except ValueError as exc:
-    st.error(str(exc))
+    st.error(dash.page_words(str(exc)))
     st.stop()
 key = ("compare", tuple(d.fingerprint for d in variants.values()), tuple(variants),
        tuple(methods), json.dumps(params, sort_keys=True, default=str), int(seed))
@@ -102,7 +102,7 @@ if tables is None:
 
 def robustness_dataframe(tables):
     table = dash.robustness_table(tables)
-    st.dataframe(table, hide_index=True, key="robustness_table",
+    st.dataframe(table, hide_index=True, key="robustness_table", height="content",
                  column_config={c: st.column_config.NumberColumn(format="%.2f")
                                 for c in table.columns if c != "method"})
 
@@ -116,16 +116,19 @@ if len(tables) > 2:  # the robustness preset: one table and one figure across th
                "the default relative β it rarely finds any).")
     st.stop()
 
-cols = st.columns(len(tables))
-for col, (name, df) in zip(cols, tables.items()):
-    with col:
-        st.markdown(f"**{name}**" if len(tables) > 1 else "**Results**")
-        st.dataframe(dash.compare_display(df), hide_index=True, key=f"cmp_table_{name}",
-                     column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
-                                    "purity %": st.column_config.NumberColumn(format="%.2f"),
-                                    "time s": st.column_config.NumberColumn(format="%.1f")})
-        st.plotly_chart(figures.comparison_figure(df, title=f"{name}: ACC and NMI"),
-                        key=f"cmp_fig_{name}")
+# The tables one under the other at full width (side by side, half of their columns would
+# hide behind a scroll bar at 1280 px); the charts side by side below them.
+for name, df in tables.items():
+    st.markdown(f"**{name}**" if len(tables) > 1 else "**Results**")
+    st.dataframe(dash.compare_display(df, data.view_names), hide_index=True,
+                 key=f"cmp_table_{name}",
+                 height="content",
+                 column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
+                                "purity %": st.column_config.NumberColumn(format="%.2f"),
+                                "time s": st.column_config.NumberColumn(format="%.1f")})
+for col, (name, df) in zip(st.columns(len(tables)), tables.items()):
+    col.plotly_chart(figures.comparison_figure(df, title=f"{name}: ACC and NMI"),
+                     key=f"cmp_fig_{name}")
 if len(tables) == 2:
     st.subheader("What the outliers cost")
     st.plotly_chart(figures.robustness_figure(tables), key="robustness")

@@ -11,14 +11,7 @@ ss = st.session_state
 
 ui.page_setup()
 st.title("Data")
-ui.intro(
-    "A multi-view dataset describes every sample several times, with different features "
-    "(for Digit: pixels, Fourier coefficients, profile correlations, Zernike and "
-    "Karhunen-Loève moments, morphology). Below: the views, the classes, and a 2-D PCA "
-    "picture of each view coloured by class — some views separate the digits well, others "
-    "barely. **Try:** inject outliers into one or two views and watch where they land, then "
-    "see on the *Weights* page whether RMSC gives them low weights."
-)
+ui.intro(dash.data_intro(ss.get("data")))  # about the data loaded (the callbacks ran first)
 
 
 # ---------------------------------------------------------------------------
@@ -118,8 +111,12 @@ views_df, classes = data.describe()
 c1, c2 = st.columns([3, 2])
 with c1:
     st.markdown("**Views**")
-    st.dataframe(views_df, hide_index=True, key="views_table",
-                 column_config={"density": st.column_config.NumberColumn(format="%.3f")})
+    st.dataframe(views_df, hide_index=True, key="views_table", height="content",
+                 column_config={"density": st.column_config.NumberColumn(format="%.3f"),
+                                # five significant digits in every row (not -11.5839 beside
+                                # -11.383): the views' scales differ too much for decimals
+                                "min": st.column_config.NumberColumn(format="%.5g"),
+                                "max": st.column_config.NumberColumn(format="%.5g")})
 with c2:
     if classes is not None:
         st.plotly_chart(figures.class_counts_figure(classes), key="class_counts")

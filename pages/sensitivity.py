@@ -31,8 +31,8 @@ book = ui.cost_book()
 tab_grid, tab_views = st.tabs(["λ × β grid", "number of views"])
 
 with tab_grid:
-    c1, c2, c3 = st.columns(3)
-    method = c3.radio("method", dash.grid_methods(), key="w_sens_method")
+    # One row each: a value list at full width shows every chip whole at 1280 px.
+    method = st.radio("method", dash.grid_methods(), key="w_sens_method", horizontal=True)
     p = ss.params
     # The default grid follows the data: β across the range where Z* is neither empty nor
     # dense (from the current fit's β_max when it is for this method), λ around Solve's.
@@ -50,23 +50,23 @@ with tab_grid:
             ss.pop("w_sens_lams", None)
             ss.pop("w_sens_betas", None)
         ss._sens_basis = basis
-    lams = c1.multiselect("λ values", dash.LAM_GRID, default=list(default_lams),
+    lams = st.multiselect("λ values", dash.LAM_GRID, default=list(default_lams),
                           key="w_sens_lams", format_func=lambda v: f"{v:g}")
-    betas = c2.multiselect("β values", dash.BETA_GRID, default=list(default_betas),
+    betas = st.multiselect("β values", dash.BETA_GRID, default=list(default_betas),
                            key="w_sens_betas", format_func=lambda v: f"{v:g}")
     if beta_max is not None:
         fr = dash.SENSITIVITY_BETA_FRACTIONS
         fitted = getattr(out, "beta", None)  # the absolute β of Solve's fit (None if failed)
-        c2.caption(f"Default: from β_max/{1 / fr[0]:g} to β_max/{1 / fr[-1]:g}; Z* is empty "
+        st.caption(f"Default: from β_max/{1 / fr[0]:g} to β_max/{1 / fr[-1]:g}; Z* is empty "
                    f"from β_max ≈ {beta_max:.3g} on (these data, λ = {p.resolved_lam:g})."
                    + (f" Solve's β = {p.beta_text} is β = {fitted:.3g} here."
                       if p.beta == dash.AUTO and fitted is not None else ""))
     else:
-        c2.caption("Default: around β = "
+        st.caption("Default: around β = "
                    + (p.beta_text if p.method == method else dash.format_beta(beta))
                    + f"; it follows these data once {method} has been fitted on *Solve*.")
     base = dash.sensitivity_settings(p, method)
-    c3.caption(f"γ = {p.gamma:g}, max {p.max_iter} iterations and post-processing from *Solve*.")
+    st.caption(f"γ = {p.gamma:g}, max {p.max_iter} iterations and post-processing from *Solve*.")
     lams, betas = sorted(lams), sorted(betas)
     key = ("sensitivity", data.fingerprint, method, tuple(lams), tuple(betas),
            json.dumps(base, sort_keys=True, default=str), p.seed)
@@ -90,7 +90,7 @@ with tab_grid:
         if len(failed):
             st.warning(f"{len(failed)} setting(s) gave no clustering (blank cells), e.g. "
                        f"λ = {failed['lam'].iloc[0]:g}, β = {failed['beta'].iloc[0]:g}: "
-                       f"{failed['error'].iloc[0]}")
+                       f"{dash.page_words(failed['error'].iloc[0])}")
 
 with tab_views:
     all_methods = rmsc.available_methods()
@@ -118,5 +118,5 @@ with tab_views:
         failed = df[df["error"].notna()]
         if len(failed):
             st.caption(f"{len(failed)} point(s) missing: " + "; ".join(
-                f"{r.method} with {r.n_views} view(s): {r.error}" for r in
+                f"{r.method} with {r.n_views} view(s): {dash.page_words(r.error)}" for r in
                 failed.head(3).itertuples()))

@@ -27,9 +27,11 @@ data = ui.require_data()
 # starts the fit), so the sidebar, URL and background fit always agree with the widgets.
 # ---------------------------------------------------------------------------
 
-WIDGETS = {"w_lam": "lam", "w_beta": "beta", "w_beta_rel": "beta_rel", "w_gamma": "gamma",
+WIDGETS = {"w_lam": "lam", "w_gamma": "gamma",
            "w_max_iter": "max_iter", "w_post": "post", "w_top_k": "top_k",
            "w_keep_mass": "keep_mass", "w_placement": "placement", "w_seed": "seed"}
+#: β's widgets: how it is set (auto / fixed), then the slider of that way (only one shown).
+BETA_WIDGETS = ("w_beta_mode", "w_beta", "w_beta_rel")
 WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
                     "view": "RMSC-WV — one weight per view"}
 
@@ -37,6 +39,11 @@ WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
 def _apply():
     try:
         changes = {name: ss[key] for key, name in WIDGETS.items() if key in ss}
+        # β from the slider of the way it is set (the other slider's value may linger)
+        if ss.params.beta == dash.AUTO and "w_beta_rel" in ss:
+            changes["beta_rel"] = ss.w_beta_rel
+        elif ss.params.beta != dash.AUTO and "w_beta" in ss:
+            changes["beta"] = ss.w_beta
         if "w_weighting" in ss:
             changes["weighting"] = ss.w_weighting
         if "w_clusters" in ss:
@@ -47,7 +54,7 @@ def _apply():
         ui.set_params(ss.params.replace(**changes))
         ss.param_error = None
     except ValueError as exc:
-        ss.param_error = f"Parameters not applied: {exc}"
+        ss.param_error = f"Parameters not applied: {dash.page_words(str(exc))}"
 
 
 def _weighting_changed():
@@ -62,13 +69,28 @@ def _weighting_changed():
         ui.set_params(ss.params.replace(**changes))
     except ValueError as exc:
         ss.param_error = str(exc)
-    for key in ("w_lam", "w_beta", "w_beta_rel"):
+    for key in ("w_lam", *BETA_WIDGETS):
         ss.pop(key, None)  # the sliders start again from the new values
+    ss.pop("beta_memory", None)  # the other weighting's β values mean other things
+
+
+def _beta_mode_changed():
+    """auto ↔ fixed: each way comes back at the value it had when it was left (kept in
+    ``beta_memory`` for the session; the URL holds the way in use)."""
+    key = ui.fit_key()  # the result on screen (of these parameters), if any
+    fitted = getattr(ui.result_cache().get(key), "beta", None) if key is not None else None
+    params, ss.beta_memory = dash.switch_beta_mode(ss.params, ss.w_beta_mode,
+                                                   ss.get("beta_memory"), fixed_start=fitted)
+    ui.set_params(params)
+    ss.param_error = None
+    for key in ("w_beta", "w_beta_rel"):
+        ss.pop(key, None)  # the slider of the new way starts from its value
 
 
 def _reset():
-    for key in [*WIDGETS, "w_weighting", "w_clusters"]:
+    for key in [*WIDGETS, *BETA_WIDGETS, "w_weighting", "w_clusters"]:
         ss.pop(key, None)  # widgets start again from the defaults below
+    ss.pop("beta_memory", None)
     ui.set_params(dash.Params())
     ss.param_error = None
 
@@ -87,7 +109,7 @@ def _apply_suggestion(run):
     """Move λ and β (and the method it was run for) to the suggestion; the fit follows."""
     ui.set_params(dash.apply_suggestion(ss.params, run))
     ss.param_error = None
-    for key in ("w_lam", "w_beta", "w_beta_rel", "w_weighting"):
+    for key in ("w_lam", *BETA_WIDGETS, "w_weighting"):
         ss.pop(key, None)  # the sliders start again from the new values
     if not ss.autorun and ui.fit_key() not in ui.result_cache():
         ui.ensure_fit(force=True)  # with "run automatically" the frame starts it
@@ -105,8 +127,13 @@ with left:
     st.select_slider("λ (coupling to the consensus)",
                      dash.options_with(dash.LAM_GRID, p.resolved_lam), value=p.resolved_lam,
                      key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
-    st.select_slider("β (sparsity of Z*)", dash.beta_options(p.beta), value=p.beta, key="w_beta",
-                     on_change=_apply, format_func=dash.format_beta)
+    st.radio("how β (the sparsity of Z*) is set", list(dash.BETA_MODES), horizontal=True,
+             key="w_beta_mode",
+             index=list(dash.BETA_MODES).index(dash.beta_mode(p)),
+             format_func=dash.BETA_MODES.get, on_change=_beta_mode_changed,
+             help="auto: β = β_rel × the data's own scale, so that one setting means the same "
+                  "on other data; fixed: the paper's absolute β. Each keeps its value while "
+                  "you try the other.")
     if p.beta == dash.AUTO:  # an absolute β has no relative part
         rel = p.resolved_beta_rel
         st.select_slider("β_rel (β relative to the data)",
@@ -117,6 +144,9 @@ with left:
                               "(where Z* begins to empty). As a fraction of that point, β_rel "
                               "means the same on other data (default "
                               f"{dash.auto_beta_rel(p.weighting):g}).")
+    else:
+        st.select_slider("β (sparsity of Z*)", dash.beta_options(p.beta), value=p.beta,
+                         key="w_beta", on_change=_apply, format_func=lambda v: f"{v:g}")
     st.select_slider("γ (weight regulariser)", dash.options_with(dash.GAMMA_GRID, p.gamma),
                      value=p.gamma, key="w_gamma", on_change=_apply,
                      format_func=lambda v: f"{v:g}")
@@ -126,7 +156,9 @@ with left:
               on_change=_apply)
     st.selectbox("affinity post-processing", list(dash.POSTPROCESSING),
                  index=list(dash.POSTPROCESSING).index(p.post), key="w_post",
-                 format_func=lambda k: f"{k}: {dash.POSTPROCESSING[k]}", on_change=_apply)
+                 format_func=dash.POSTPROCESSING_NAMES.get, on_change=_apply)
+    what = dash.POSTPROCESSING[p.post]
+    st.caption(f"{what[0].upper()}{what[1:]}.")  # the choice in full, beneath its short name
     if p.post.startswith("top_k"):
         st.number_input("top-k", 1, 500, value=p.top_k, key="w_top_k", on_change=_apply)
     if p.post == "rho+scale":
@@ -254,7 +286,7 @@ with right:
                         key="view_weights")
         table = r.metrics_table()
         if table is not None:
-            st.dataframe(table, hide_index=True, key="metrics_table",
+            st.dataframe(table, hide_index=True, key="metrics_table", height="content",
                          column_config={c: st.column_config.NumberColumn(format="%.2f")
                                         for c in ("mean %", "std %", "chosen run %")})
             st.caption("Paper protocol: k-means 20 times on the spectral embedding; mean ± std "
@@ -316,18 +348,19 @@ def _suggestion_section(key):
     c1.plotly_chart(figures.suggestion_figure(s.table, s.best, n_clusters=run.n_clusters,
                                               title=f"{data.name}: criterion per setting"),
                     key="suggest_fig")
-    table = dash.suggestion_table(s)
-    if not table["note"].any():
-        table = table.drop(columns="note")  # every setting gave a clustering
-    c2.dataframe(table, hide_index=True, key="suggest_table",
-                 column_config={"β": st.column_config.NumberColumn(format="%.4g"),
-                                "eigengap": st.column_config.NumberColumn(format="%.4f")})
     c2.caption("β_rel is β in units of the data's own scale (the default is "
                f"{dash.auto_beta_rel(run.weighting):g}); β is the absolute value it gave on these "
                "data, for reference. Apply sets β = auto with the suggested β_rel, which means "
                "the same on other data (a shared link keeps it). How far this criterion lands "
                "from the best setting chosen with labels, on every dataset of the repository: "
                "docs/defaults.md.")
+    # Below the chart at full width: every column whole (the notes are sentences).
+    table = dash.suggestion_table(s)
+    if not table["note"].any():
+        table = table.drop(columns="note")  # every setting gave a clustering
+    st.dataframe(table, hide_index=True, key="suggest_table", height="content",
+                 column_config={"β": st.column_config.NumberColumn(format="%.4g"),
+                                "eigengap": st.column_config.NumberColumn(format="%.4f")})
 
 
 if not blocker:

@@ -21,11 +21,15 @@ ui.intro(
 )
 
 st.subheader("The model")
+# Two lines: the objective, then its constraints (on one line the "= 0" runs off a 1280-px
+# screen).
 st.latex(r"""
-\min_{\{Z^v\},\,Z^*,\,P}\ \sum_{v=1}^{m}\sum_{j=1}^{n} \Big\{ P_{vj}\big(
+\begin{aligned}
+\min_{\{Z^v\},\,Z^*,\,P}\ & \sum_{v=1}^{m}\sum_{j=1}^{n} \Big\{ P_{vj}\big(
 \|x^v_j - X^v z^v_j\|_2^2 + \lambda\,\|z^v_j - z^*_j\|_2^2\big) + \psi(P_{vj}) \Big\}
-+ \beta\,\|Z^*\|_1
-\quad \text{s.t. } P \ge 0,\ \operatorname{diag}(Z^v) = 0
++ \beta\,\|Z^*\|_1 \\
+\text{s.t. }\ & P \ge 0,\ \operatorname{diag}(Z^v) = 0
+\end{aligned}
 """)
 st.markdown(
     "- $X^v$ ($d_v \\times n$): view $v$, samples as columns; $z^v_j$: how sample $j$ is "

@@ -86,7 +86,7 @@ with c2:
             st.plotly_chart(figures.roc_figure(curves, data.view_names,
                                                aucs=list(table["roc_auc"])), key="roc")
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(dash.page_words(str(exc)))
 
 if mask is not None and mask.any():
     st.subheader("Which score finds the outliers")
@@ -105,18 +105,20 @@ if mask is not None and mask.any():
             {name: outliers.roc_curves(S, mask) for name, S in named.items()},
             data.view_names, aucs), key="score_roc")
         st.dataframe(table[table["outliers"] > 0], hide_index=True, key="auc_table",
+                     height="content",
                      column_config={c: st.column_config.NumberColumn(format="%.3f")
                                     for c in ("roc_auc", "average_precision")})
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(dash.page_words(str(exc)))
 
 st.subheader("Least-trusted samples")
 st.markdown("Samples whose weight is lowest relative to their view's median. "
             "Select a row to see that sample across all views.")
 table = dash.least_trusted(P, data.view_names, labels=data.labels, outlier_mask=mask, top=25)
 event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row",
-                     key="least_trusted",
-                     column_config={c: st.column_config.NumberColumn(format="%.4g") for c in
+                     key="least_trusted", height="content",
+                     # one number of decimals in every row (not 8.951 beside 106.3)
+                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
                                     ("lowest weight", "relative to view median", "mean weight")})
 rows = event.selection.rows if event is not None else []
 default = int(table["sample"].iloc[rows[0]]) if rows else int(table["sample"].iloc[0])
@@ -139,8 +141,8 @@ with c2:
             dash.image_tiles(images, [j], vmax=float(ss.clean.images().max())),
             [f"{data.view_names[data.image_view]} of #{j}"],
             columns=1), key="sample_image")
-    st.dataframe(detail, hide_index=True, key="sample_table",
-                 column_config={"weight": st.column_config.NumberColumn(format="%.4g"),
-                                "view median": st.column_config.NumberColumn(format="%.4g"),
+    st.dataframe(detail, hide_index=True, key="sample_table", height="content",
+                 column_config={"weight": st.column_config.NumberColumn(format="%.3f"),
+                                "view median": st.column_config.NumberColumn(format="%.3f"),
                                 "percentile in view": st.column_config.NumberColumn(
                                     format="%.1f")})

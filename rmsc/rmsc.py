@@ -591,7 +591,7 @@ def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None, *, fit=No
         try_ = f"try beta={suggested:.3g} (beta='auto' with beta_rel={rel:g})."
     else:
         suggested = beta / 3.0
-        try_ = (f"beta='auto' (beta_rel={rel:g}) would not be below the failed beta here, so "
+        try_ = (f"here beta='auto' (beta_rel={rel:g}) would not be below the failed beta, so "
                 f"step down: try beta={suggested:.3g}, or a larger lam.")
     text += try_ if cut_short else try_[0].upper() + try_[1:]
     return text, float(suggested)

@@ -109,6 +109,15 @@ def cancel_jobs(at):
         s.cancel()
 
 
+def set_beta(at, value):
+    """Move β as a user does: "auto", or a fixed value (the way first, then its slider)."""
+    if value == dash.AUTO:
+        return at.radio(key="w_beta_mode").set_value(dash.AUTO).run()
+    if at.session_state["params"].beta == dash.AUTO:
+        at.radio(key="w_beta_mode").set_value(dash.FIXED).run()
+    return at.select_slider(key="w_beta").set_value(value).run()
+
+
 def expected_fit(params, data):
     est = rmsc.get_method(params.method, **dash.estimator_params(params, data))
     est.fit(list(data.views))
@@ -138,6 +147,32 @@ def test_opens_on_digit_with_the_estimators_defaults():
         assert job is not None and job.key == dash.fit_key(dash.Params(), digit)
         assert len(at.get("plotly_chart")) >= 3  # class counts, 2-D views, pictures
         assert at.query_params.get("data") in (None, [], "")  # default state: clean URL
+        # Digit's known repeated samples are in its description, not in a warning box
+        assert texts(at, "warning") == []
+        assert any("6 samples repeat another sample exactly in every view" in c
+                   for c in texts(at, "caption"))
+        intro = at.markdown[0].value
+        assert "**Digit** has 2,000 samples, each seen through 6 views: PIX, FOU" in intro
+    finally:
+        cancel_jobs(at)
+
+
+def test_the_data_page_describes_the_data_loaded():
+    at = open_app({"data": "Subspaces"})
+    try:
+        no_trouble(at)
+        intro = at.markdown[0].value
+        assert intro == dash.data_intro(at.session_state["data"])
+        assert "**Subspaces** has 150 samples, each seen through 3 views" in intro
+        assert "They belong to 3 classes" in intro
+        for digit_only in ("Digit", "Fourier", "digits", "Karhunen"):
+            assert digit_only not in intro
+        # loading another set rewrites it
+        at.selectbox(key="w_bundled").set_value("3-Sources").run()
+        at.button(key="w_load_bundled").click().run()
+        no_trouble(at)
+        assert "**3-Sources** has 169 samples, each seen through 3 views: BBC, Guardian and " \
+               "Reuters." in at.markdown[0].value
     finally:
         cancel_jobs(at)
 
@@ -239,7 +274,7 @@ def test_solve_shows_the_fit_the_library_computes(fitted_app):
 def test_a_slider_change_refits_and_updates_url_sidebar_and_result(fitted_app):
     at = fitted_app
     first = dash.fit_key(at.session_state["params"], at.session_state["data"])
-    at.select_slider(key="w_beta").set_value(0.03).run()
+    set_beta(at, 0.03)
     p = at.session_state["params"]
     assert p.beta == 0.03
     assert "β = 0.03" in sidebar_text(at)
@@ -270,7 +305,7 @@ def test_the_next_slider_steps_are_fitted_while_a_result_is_on_screen(fitted_app
     q = near[0]  # β one step to the left
     # The slider moved onto that step: its result is on screen at once, no fit is started,
     # and it is the fit of that setting (the same numbers as fitting it afresh).
-    at.select_slider(key="w_beta").set_value(q.beta).run()
+    set_beta(at, q.beta)
     no_trouble(at)
     assert at.session_state["params"] == q
     assert at.session_state["slots"]["fit"].latest_key != dash.fit_key(q, data)
@@ -281,7 +316,7 @@ def test_the_next_slider_steps_are_fitted_while_a_result_is_on_screen(fitted_app
     give_back = pre.yield_workers
     monkeypatch.setattr(pre, "yield_workers", lambda keep=None: calls.append(keep) or
                         give_back(keep=keep))
-    at.select_slider(key="w_beta").set_value(dash.BETA_GRID[0]).run()
+    set_beta(at, dash.BETA_GRID[0])
     far = dash.fit_key(at.session_state["params"], data)
     assert calls == [far] and pre.running == []
     assert at.session_state["slots"]["fit"].latest_key == far
@@ -296,7 +331,8 @@ def test_solve_with_beta_rel_in_the_url_fits_that_relative_beta():
         no_trouble(at)
         data, p = at.session_state["data"], at.session_state["params"]
         assert p == dash.Params(beta_rel=0.5)  # every other parameter at its default
-        assert at.select_slider(key="w_beta").value == dash.AUTO
+        assert at.radio(key="w_beta_mode").value == dash.AUTO
+        assert "w_beta" not in [s.key for s in at.select_slider]  # the fixed β's slider
         assert at.select_slider(key="w_beta_rel").value == 0.5
         assert "β = auto (β_rel 0.5)" in sidebar_text(at)
         assert at.query_params["beta_rel"] == "0.5"
@@ -316,18 +352,66 @@ def test_solve_with_beta_rel_in_the_url_fits_that_relative_beta():
         assert p.beta_rel == 1.0 and at.query_params["beta_rel"] == "1"
         assert at.session_state["slots"]["fit"].latest.key == dash.fit_key(p, data)
         # an absolute β has no relative part: the β_rel slider and the URL's beta_rel go
-        at.select_slider(key="w_beta").set_value(0.03).run()
+        set_beta(at, 0.03)
         no_trouble(at)
         p = at.session_state["params"]
         assert p.beta == 0.03 and p.beta_rel is None
         assert "w_beta_rel" not in [s.key for s in at.select_slider]
         assert (at.query_params.get("beta_rel") or None) is None
         assert "β_rel" not in sidebar_text(at)
-        # and back to auto: β_rel starts at the default
-        at.select_slider(key="w_beta").set_value(dash.AUTO).run()
+        # and back to auto: β_rel comes back where it was left (test_beta_remembers_...)
+        set_beta(at, dash.AUTO)
         no_trouble(at)
+        assert at.session_state["params"] == dash.Params(beta_rel=1.0)
+        assert at.select_slider(key="w_beta_rel").value == 1.0
+    finally:
+        cancel_jobs(at)
+
+
+def test_beta_remembers_each_way_it_is_set():
+    """auto → fixed → auto gives back the β_rel that was left (0.3, not the default 0.25), and
+    fixed comes back at its β; the URL carries the way in use."""
+    import ui
+
+    at = open_app({"data": "Subspaces", "beta_rel": "0.3"}, page="solve")
+    try:
+        wait_fit(at)
+        no_trouble(at)
+        data = at.session_state["data"]
+        auto = at.session_state["params"]
+        assert auto == dash.Params(beta_rel=0.3)
+        fitted = ui.result_cache().get(dash.fit_key(auto, data))
+        # fixed for the first time: β starts at what auto gave on these data
+        at.radio(key="w_beta_mode").set_value(dash.FIXED).run()
+        no_trouble(at)
+        p = at.session_state["params"]
+        assert p == dash.Params(beta=float(f"{fitted.beta:.3g}"))
+        assert at.select_slider(key="w_beta").value == p.beta
+        assert "w_beta_rel" not in [s.key for s in at.select_slider]
+        at.select_slider(key="w_beta").set_value(0.02).run()
+        assert at.query_params["beta"] == "0.02" and "beta_rel" not in at.query_params
+        # back to auto: β_rel where it was left, in the sliders, the sidebar and the URL
+        at.radio(key="w_beta_mode").set_value(dash.AUTO).run()
+        no_trouble(at)
+        assert at.session_state["params"] == auto
+        assert at.select_slider(key="w_beta_rel").value == 0.3
+        assert "β = auto (β_rel 0.3)" in sidebar_text(at)
+        assert at.query_params["beta_rel"] == "0.3" and "beta" not in at.query_params
+        # the first fit of that setting is on screen again (from the cache, not refitted)
+        assert {m.label: m.value for m in at.metric}["density of Z*"] == \
+            f"{100 * fitted.density:.2f}%"
+        # and fixed again: the β it had
+        at.radio(key="w_beta_mode").set_value(dash.FIXED).run()
+        assert at.session_state["params"] == dash.Params(beta=0.02)
+        assert at.select_slider(key="w_beta").value == 0.02
+        assert at.query_params["beta"] == "0.02"
+        # Defaults forget both
+        at.button(key="w_defaults").click().run()
         assert at.session_state["params"] == dash.Params()
-        assert at.select_slider(key="w_beta_rel").value == dash.auto_beta_rel("sample")
+        at.radio(key="w_beta_mode").set_value(dash.FIXED).run()
+        assert at.session_state["params"].beta != 0.02
+        at.radio(key="w_beta_mode").set_value(dash.AUTO).run()
+        assert at.session_state["params"] == dash.Params()
     finally:
         cancel_jobs(at)
 
@@ -424,15 +508,21 @@ def test_a_lambda_the_user_chose_stays_when_the_weighting_changes(fitted_app):
 
 def test_too_large_beta_explains_itself_on_every_page(fitted_app):
     at = fitted_app
-    at.select_slider(key="w_beta").set_value(10.0).run()
+    set_beta(at, 10.0)
     wait_fit(at)
     no_trouble(at)
     errors = " ".join(texts(at, "error"))
-    assert "did not give a usable clustering" in errors and "beta" in errors
+    assert "did not give a usable clustering" in errors
+    # in the page's words: β and λ as on the sliders, no argument or attribute names
+    assert "β = 10 is so large that the consensus Z* is all zero" in errors
+    assert "Measured on these data with λ = " in errors and "Try β = " in errors
+    for code in ("beta=", "lam=", "beta_max_", "beta_rel=", "'auto'", "beta "):
+        assert code not in errors, code
     for page in ("weights", "affinity"):
         goto(at, page)
         no_trouble(at)
-        assert any("failed" in e for e in texts(at, "error"))
+        shown = [e for e in texts(at, "error") if "failed" in e]
+        assert shown and "β = 10" in shown[0] and "beta" not in shown[0]
     goto(at, "theory")
     no_trouble(at)
 
@@ -445,7 +535,9 @@ def test_an_impossible_parameter_is_a_message_and_loses_nothing():
         wait_fit(at)
         no_trouble(at)
         errors = " ".join(texts(at, "error"))
-        assert "The fit failed" in errors and "n_clusters" in errors
+        assert "The fit failed" in errors
+        assert "c = 400 exceeds the number of samples (150)" in errors  # the page's c
+        assert "n_clusters" not in errors
         assert at.session_state["data"] is before
         at.number_input(key="w_clusters").set_value(3).run()
         wait_fit(at)
@@ -512,18 +604,18 @@ def test_affinity_page_reports_block_structure(fitted_app):
     no_trouble(at)
     data = at.session_state["data"]
     out = at.session_state["slots"]["fit"].latest.result
-    table = find_table(at, "affinity", "within-class share")
+    table = find_table(at, "affinity", "within-class share %")
     assert table["affinity"].iloc[0] == "consensus (RMSC)"
-    assert table["within-class share"].iloc[0] == pytest.approx(
-        dash.within_group_mass(out.affinity, data.labels))
+    assert table["within-class share %"].iloc[0] == pytest.approx(
+        100 * dash.within_group_mass(out.affinity, data.labels))
     # consensus, every view's Zᵛ of this fit, every view's k-NN graph
     assert len(table) == 1 + 2 * data.n_views
     Zs = out.model.view_representations(list(data.views))
     for v, name in enumerate(data.view_names):
         row = table[table["affinity"] == f"{name}: Zᵛ of this fit"]
         S = (np.abs(Zs[v]) + np.abs(Zs[v].T)) / 2
-        assert row["within-class share"].iloc[0] == pytest.approx(
-            dash.within_group_mass(S, data.labels))
+        assert row["within-class share %"].iloc[0] == pytest.approx(
+            100 * dash.within_group_mass(S, data.labels))
     wrong = dash.mistakes(data.labels, out.labels)
     assert any(f"{int(wrong.sum())} of {data.n_samples} samples misclustered" in c
                for c in texts(at, "caption"))
@@ -828,7 +920,10 @@ def test_sensitivity_grid_and_views_on_demand(fitted_app):
     assert at.session_state["slots"]["sensitivity"].latest.wait(300)
     at.run()
     no_trouble(at)
-    assert any("gave no clustering" in w for w in texts(at, "warning"))
+    failed = [w for w in texts(at, "warning") if "gave no clustering" in w]
+    # the library's reason in the page's words: "β = 10 is so large ...", no "beta=10"
+    assert failed and "β = 10 is so large that the consensus Z* is all zero" in failed[0]
+    assert "beta" not in failed[0] and "lam=" not in failed[0]
     df = at.session_state["slots"]["sensitivity"].latest.result
     assert len(df) == 4 and df.loc[df["beta"] == 10.0, "error"].notna().all()
     at.multiselect(key="w_views_methods").set_value(["RMSC"]).run()
@@ -880,7 +975,7 @@ def test_suggest_then_apply_moves_the_sliders_and_fits_the_suggestion(fitted_app
     assert p.resolved_lam == chosen["lam"] and p.beta == dash.AUTO
     assert p.resolved_beta_rel == chosen["beta_rel"] == run.suggestion.params["beta_rel"]
     assert at.select_slider(key="w_lam").value == chosen["lam"]
-    assert at.select_slider(key="w_beta").value == dash.AUTO
+    assert at.radio(key="w_beta_mode").value == dash.AUTO
     assert at.select_slider(key="w_beta_rel").value == chosen["beta_rel"]
     assert f"β = auto (β_rel {chosen['beta_rel']:g})" in sidebar_text(at)
     for name in ("lam", "beta", "beta_rel"):  # none at the default; the absolute β has gone
@@ -1023,7 +1118,8 @@ def test_twenty_thousand_generated_samples_never_hang_a_page():
         for page in ("solve", "weights", "affinity"):
             goto(at, page)
             no_trouble(at)
-            assert any("Z*" in e and "try beta" in e.lower() for e in texts(at, "error")), page
+            assert any("Z*" in e and "Try β = " in e and "beta" not in e
+                       for e in texts(at, "error")), page
         goto(at, "theory")
         no_trouble(at)
         assert "Fit failed (see Solve)." in texts(at, "error")  # the sidebar

@@ -39,13 +39,14 @@ def free_port():
 
 
 @contextlib.contextmanager
-def serve(log_name="server.log"):
-    """``streamlit run app.py`` on a free local port; yields its URL, stops it on exit."""
+def serve(log_name="server.log", script="app.py"):
+    """``streamlit run app.py`` (or another ``script``) on a free local port; yields its URL,
+    stops it on exit."""
     port = free_port()
     SHOTS.mkdir(parents=True, exist_ok=True)
     log = open(SHOTS / log_name, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 import rmsc
 from rmsc import dashboard as dash
+from rmsc import datasets
 from rmsc.datasets import MultiViewDataset
 from rmsc.metrics import clustering_accuracy
 from rmsc.solver import minimizer
@@ -43,14 +44,36 @@ def test_log_grid_holds_the_defaults_in_order_and_in_range():
 def test_slider_grids_contain_the_estimators_defaults():
     defaults = rmsc.RMSC().get_params()
     assert all(lam in dash.LAM_GRID for lam in rmsc.rmsc.LAM.values())
-    # beta's default is relative ("auto"): the slider's first option, before absolute values.
-    assert defaults["beta"] == dash.AUTO == dash.beta_options(defaults["beta"])[0]
-    assert dash.beta_options(defaults["beta"])[1:] == dash.BETA_GRID
-    assert dash.beta_options(0.3)[1:] == dash.BETA_GRID
-    assert dash.beta_options(0.0123) == [dash.AUTO, *dash.options_with(dash.BETA_GRID, 0.0123)]
+    # beta's default is relative ("auto", a way of its own); the fixed β's slider is the grid
+    assert defaults["beta"] == dash.AUTO
+    assert dash.beta_mode(dash.Params()) == dash.AUTO
+    assert dash.beta_mode(dash.Params(beta=0.3)) == dash.FIXED
+    assert dash.beta_options(defaults["beta"]) == dash.BETA_GRID
+    assert dash.beta_options(0.3) == dash.BETA_GRID
+    assert dash.beta_options(0.0123) == dash.options_with(dash.BETA_GRID, 0.0123)
     assert defaults["gamma"] in dash.GAMMA_GRID
     assert dash.method_default_beta("view") == dash.AUTO
     assert dash.format_beta(0.3) == "0.3" and "auto" in dash.format_beta(dash.AUTO)
+
+
+def test_each_way_of_setting_beta_comes_back_at_the_value_it_was_left_at():
+    p = dash.Params(beta_rel=0.3)
+    # fixed for the first time: the β auto gave on the data (3 digits), else the fallback
+    fixed, memory = dash.switch_beta_mode(p, dash.FIXED, None, fixed_start=0.066812)
+    assert fixed == dash.Params(beta=0.0668) and memory == {dash.AUTO: 0.3}
+    assert dash.switch_beta_mode(p, dash.FIXED)[0].beta == dash.FIXED_BETA_FALLBACK
+    moved = fixed.replace(beta=0.02)
+    back, memory = dash.switch_beta_mode(moved, dash.AUTO, memory)
+    assert back == p and back.resolved_beta_rel == 0.3  # not the default 0.25
+    assert memory == {dash.AUTO: 0.3, dash.FIXED: 0.02}
+    again, memory = dash.switch_beta_mode(back.replace(beta_rel=0.5), dash.FIXED, memory)
+    assert again == dash.Params(beta=0.02) and memory[dash.AUTO] == 0.5
+    # the default β_rel is remembered as the default (None), and a non-switch changes nothing
+    assert dash.switch_beta_mode(dash.Params(), dash.AUTO, {dash.AUTO: 0.3})[0] == dash.Params()
+    rel_default, memory = dash.switch_beta_mode(dash.Params(), dash.FIXED, {dash.AUTO: 0.3})
+    assert dash.switch_beta_mode(rel_default, dash.AUTO, memory)[0] == dash.Params()
+    with pytest.raises(ValueError, match="'auto' or 'fixed'"):
+        dash.switch_beta_mode(p, "relative")
 
 
 def test_options_with_inserts_a_foreign_value_in_order():
@@ -96,23 +119,24 @@ def test_lambda_follows_the_weighting_until_the_user_sets_it(small):
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"lam": 0}, "lam must be positive"),
-    ({"beta": -1}, "beta must be a finite number >= 0"),
-    ({"gamma": float("nan")}, "gamma must be a finite"),
+    # in the pages' words: the symbols on the sliders, not the estimator's argument names
+    ({"lam": 0}, "λ must be positive: λ = 0 cuts every view off"),
+    ({"beta": -1}, "β must be a finite number >= 0"),
+    ({"gamma": float("nan")}, "γ must be a finite"),
     ({"weighting": "both"}, "weighting must be"),
-    ({"post": "magic"}, "post-processing"),
-    ({"max_iter": 0}, "max_iter must be an integer >= 1"),
-    ({"top_k": 2.5}, "top_k must be an integer"),
-    ({"keep_mass": 0}, r"keep_mass \(ρ\) must be in \(0, 1\]"),
-    ({"keep_mass": 1.5}, r"keep_mass \(ρ\) must be in \(0, 1\]"),
-    ({"keep_mass": "most"}, r"keep_mass \(ρ\) must be a number"),
-    ({"n_clusters": 1}, "n_clusters must be an integer >= 2"),
-    ({"lam": "abc"}, "lam must be a number"),
-    ({"beta_rel": 0}, "beta_rel must be a positive number"),
-    ({"beta_rel": -0.5}, "beta_rel must be a positive number"),
-    ({"beta_rel": float("inf")}, "beta_rel must be a positive number"),
-    ({"beta_rel": "half"}, "beta_rel must be a positive number"),
-    ({"beta": 0.3, "beta_rel": float("nan")}, "beta_rel must be a positive number"),
+    ({"post": "magic"}, "affinity post-processing must be one of none, scale"),
+    ({"max_iter": 0}, "max iterations must be an integer >= 1"),
+    ({"top_k": 2.5}, "top-k must be an integer"),
+    ({"keep_mass": 0}, r"ρ must be in \(0, 1\]"),
+    ({"keep_mass": 1.5}, r"ρ must be in \(0, 1\]"),
+    ({"keep_mass": "most"}, r"ρ must be a number"),
+    ({"n_clusters": 1}, "clusters c must be an integer >= 2"),
+    ({"lam": "abc"}, "λ must be a number"),
+    ({"beta_rel": 0}, "β_rel must be a positive number"),
+    ({"beta_rel": -0.5}, "β_rel must be a positive number"),
+    ({"beta_rel": float("inf")}, "β_rel must be a positive number"),
+    ({"beta_rel": "half"}, "β_rel must be a positive number"),
+    ({"beta": 0.3, "beta_rel": float("nan")}, "β_rel must be a positive number"),
 ])
 def test_params_reject_bad_values_with_a_message(changes, message):
     with pytest.raises(ValueError, match=message):
@@ -268,7 +292,7 @@ def test_beta_rel_travels_in_the_url_and_bad_values_are_ignored_with_a_message(m
         back, problems = dash.Params.from_query({"beta_rel": raw, "lam": "3"})
         assert back == dash.Params(lam=3.0)
         assert len(problems) == 1 and problems[0].startswith(f"Ignored beta_rel={raw!r} from "
-                                                             "the URL: beta_rel must be")
+                                                             "the URL: β_rel must be")
     back, problems = dash.Params.from_query({"beta": "0.3", "beta_rel": "0.5"})
     assert back == dash.Params(beta=0.3)
     assert problems == ["Ignored beta_rel='0.5' from the URL: β_rel applies to β = auto only, "
@@ -646,7 +670,8 @@ def test_fit_rmsc_cancelled_raises(small):
 def test_fit_rmsc_too_large_beta_is_a_failure_with_the_estimators_message(small):
     out = dash.fit_rmsc(small, dash.Params(beta=1e4, max_iter=3))
     assert isinstance(out, dash.FitFailure) and out.degenerate
-    assert "beta" in out.message and "all zero" in out.message
+    # the estimator's message, in the pages' words
+    assert out.message.startswith("β = 10000 is so large") and "all zero" in out.message
     # where Z* empties, for the Sensitivity page's grid: the estimator's own beta_max_
     est = rmsc.RMSC(n_clusters=3, beta=1e4, max_iter=3)
     with pytest.raises(ValueError):
@@ -983,7 +1008,19 @@ def test_compare_display_marks_failed_methods():
                         "purity_mean": np.nan, "fit_time": 0.1, "error": "beta too large",
                         "note": None}])
     shown = dash.compare_display(df)
-    assert shown["ACC %"].iloc[0] == "—" and shown["note"].iloc[0] == "beta too large"
+    assert shown["ACC %"].iloc[0] == "—" and shown["note"].iloc[0] == "β too large"
+
+
+def test_compare_display_names_the_best_view_and_leaves_other_notes_empty(small):
+    out = dash.run_compare({"clean": small}, ["SC-BSV", "RMSC"],
+                           {"RMSC": {"beta": 0.01, "max_iter": 3}})["clean"]
+    bsv = out[out["method"] == "SC-BSV"].iloc[0]
+    shown = dash.compare_display(out, small.view_names)
+    assert shown["note"].tolist() == [
+        f"best single view {small.view_names[int(bsv['view'])]}, chosen with the labels "
+        f"(without them: {small.view_names[int(bsv['nolabel_view'])]})", ""]  # not "nan"
+    # without the names, the library's note (and still nothing for RMSC)
+    assert dash.compare_display(out)["note"].tolist() == [bsv["note"], ""]
 
 
 def test_sensitivity_axes_are_centered_on_where_z_star_empties():
@@ -1028,11 +1065,108 @@ def test_data_notes_name_views_and_samples_without_information(small):
     assert notes(sp.csr_matrix(np.ones((45, 3))), B)[0].startswith("View A is the same")
     A0 = A.copy()
     A0[[3, 9]] = 0
-    assert notes(A0, sp.csr_matrix(B))[0].startswith("2 sample(s) are all zero in view A")
+    assert notes(A0, sp.csr_matrix(B))[0].startswith("2 samples are all zero in view A: they")
+    A0 = A.copy()
+    A0[9] = 0
+    assert notes(A0, B)[0].startswith("1 sample is all zero in view A: it carries")
+    # a view named "view 1" is not "view view 1"
+    named = small.replace(views=(A, np.zeros_like(B)), view_names=("view 0", "view 1"))
+    assert dash.data_notes(named) == ["View 1 is zero for every sample: it carries no "
+                                      "information."]
+    A1 = A.copy()
+    A1[[2, 4, 7]] = 0
+    assert dash.data_notes(named.replace(views=(A1, B)))[0].startswith(
+        "3 samples are all zero in view 0:")
     # a sample equal to another in every view (not in one view only) is a repeat
     A2, B2 = A.copy(), B.copy()
     A2[5], B2[5] = A2[0], B2[0]
     A2[6] = A2[1]
     assert notes(A2, sp.csr_matrix(B2)) == [
-        "1 sample(s) repeat another sample exactly in every view: RMSC cannot tell them apart "
+        "1 sample repeats another sample exactly in every view: RMSC cannot tell them apart "
         "(each is represented by its copies)."]
+    # ... unless the description says so already (the bundled data say their own)
+    said = small.replace(views=(A2, B2), description="Made up. 1 sample repeats another "
+                         "sample exactly in every view, as in the source.")
+    assert dash.data_notes(said) == []
+    assert dash.data_notes(said.replace(description="Made up.")) == notes(A2, B2)
+
+
+def test_the_bundled_data_say_their_repeated_samples_and_the_page_does_not_warn():
+    digit = datasets.load_bundled("Digit")
+    assert digit.repeated_samples() == 6
+    assert "6 samples repeat another sample exactly in every view" in digit.description
+    assert "FOU: 76 Fourier coefficients" in digit.description  # what each view measures
+    assert dash.data_notes(digit) == []
+    # the same data under another description (a user's upload) still warns
+    assert dash.data_notes(digit.replace(name="mine", description="")) == [
+        "6 samples repeat another sample exactly in every view: RMSC cannot tell them apart "
+        "(each is represented by its copies)."]
+    reuter = datasets.load_bundled("Reuter")
+    assert reuter.repeated_samples() == 3 and "3 samples repeat" in reuter.description
+    assert not [n for n in dash.data_notes(reuter) if "repeat" in n]
+    assert "repeat" not in datasets.load_bundled("3-Sources").description
+
+
+# ---------------------------------------------------------------------------
+# The library's messages in the pages' words
+# ---------------------------------------------------------------------------
+
+#: What a page must never show: the estimator's argument and attribute spellings.
+CODE_WORDS = ("beta=", "lam=", "beta_rel=", "beta_max_", "beta='auto'", "n_clusters", "beta ",
+              " lam ")
+
+
+def test_page_words_turn_the_advice_of_a_failed_beta_into_the_sliders_symbols():
+    # both branches of the library's advice, from measured emptying betas
+    column_betas = np.linspace(0.01, 1.0, 100)
+    for beta in (0.5, 0.02):
+        text, suggested = rmsc.rmsc.beta_advice(1.0, beta, column_betas, 0.25, 0.8227)
+        assert "beta_max_" in text and f"beta={beta:.4g}" in text  # the library's own words
+        page = dash.page_words(text)
+        assert not [w for w in CODE_WORDS if w in page], page
+        assert f"Measured on these data with λ = 1: at β = {beta:.4g}, " in page
+        assert "and β ≥ 0.8227 empties Z*." in page and "β ≤ " in page
+        assert f"Try β = {suggested:.3g}" in page
+    assert "(β = auto with β_rel = 0.25)" in dash.page_words(
+        rmsc.rmsc.beta_advice(1.0, 0.5, column_betas, 0.25)[0])
+    assert "Here β = auto (β_rel = 0.25) would not be below the failed β, so step down" in dash.page_words(
+        rmsc.rmsc.beta_advice(1.0, 0.001, column_betas, 0.25)[0])
+
+
+def test_a_failed_fit_says_it_in_the_pages_words(small):
+    with pytest.raises(rmsc.DegenerateSolutionError) as raised:
+        rmsc.RMSC(n_clusters=3, beta=1000.0).fit(small.views)
+    assert str(raised.value).startswith("beta=1000 is so large")  # the library keeps its own
+    out = dash.fit_rmsc(small, dash.Params(beta=1000.0))
+    assert isinstance(out, dash.FitFailure)
+    assert out.message.startswith("β = 1000 is so large that the consensus Z* is all zero")
+    assert not [w for w in CODE_WORDS if w in out.message], out.message
+
+
+def test_progress_and_plain_words_are_left_as_people_read_them(small):
+    messages = []
+    rmsc.experiments.sensitivity_grid(small, [0.2], [0.02], progress=lambda d, t, m:
+                                      messages.append(m))
+    assert messages[0] == "small: RMSC lam=0.2, beta=0.02"  # the library's progress ...
+    assert dash.page_words(messages[0]) == "small: RMSC λ = 0.2, β = 0.02"  # ... on a page
+    assert dash.page_words("n_clusters=11 exceeds the number of samples (10). n_clusters must "
+                           "be at least 2. Lower beta or raise lam.") == (
+        "c = 11 exceeds the number of samples (10). The number of clusters c must be at least "
+        "2. Lower β or raise λ.")
+    # words that merely contain a name, and everything else, stay
+    for text in ("lambda and beta_scale_ stay", "iteration 3 of at most 30", "betas", ""):
+        assert dash.page_words(text) == text
+    assert dash.page_words(None) is None
+
+
+def test_the_data_pages_introduction_is_written_from_the_data(small):
+    text = dash.data_intro(small)
+    assert "**small** has 45 samples, each seen through 2 views: A and B. They belong to " \
+           "3 classes." in text
+    assert "coloured by class" in text and "Digit" not in text
+    many = small.replace(views=small.views * 5, view_names=[f"v{k}" for k in range(10)])
+    assert "10 views: v0 to v9." in dash.data_intro(many)
+    bare = small.replace(labels=None)
+    assert "This dataset has no labels." in dash.data_intro(bare)
+    assert "coloured by class" not in dash.data_intro(bare)
+    assert "Load one below" in dash.data_intro(None)

@@ -189,12 +189,12 @@ CASES = [
     Case("no labels", _no_labels, solve="choose c"),
     Case("100 classes", _hundred_classes, timeout=400, check=lambda at: _legible(at)),
     Case("constant view", _constant_view, check=lambda at: (
-        _says(at, "data", "warning", "View view1 is the same for every sample"),
+        _says(at, "data", "warning", "View1 is the same for every sample"),
         _says(at, "affinity", "caption", "No k-NN graph for view1: Every sample has at least"))),
     Case("all-zero view", _zero_view, check=lambda at: _says(
-        at, "data", "warning", "View view1 is zero for every sample")),
+        at, "data", "warning", "View1 is zero for every sample")),
     Case("duplicate samples", _duplicates, experiments=True, check=lambda at: _says(
-        at, "data", "warning", "60 sample(s) repeat another sample exactly in every view")),
+        at, "data", "warning", "60 samples repeat another sample exactly in every view")),
     # d >> n text fits at the defaults (beta relative to the data, docs/defaults.md); the
     # failure path (an absolute beta that empties Z*) is exercised on the triplet views.
     Case("sparse text, d >> n", _sparse_text),

@@ -25,6 +25,10 @@ def test_class_counts_figure_shows_the_counts():
     fig = figures.class_counts_figure(counts)
     assert list(fig.data[0].x) == ["0", "1", "2"]
     assert list(fig.data[0].y) == [5, 7, 3]
+    # the counts stand above their bars, inside the plot area and never cut by it
+    assert list(fig.data[0].text) == [5, 7, 3] and fig.data[0].textposition == "outside"
+    assert fig.data[0].cliponaxis is False
+    assert fig.layout.yaxis.range[1] >= 7 * 1.15 - 1e-9
 
 
 def test_views_scatter_figure_one_panel_per_view_and_ringed_outliers():
@@ -447,5 +451,7 @@ def test_suggestion_figure_one_line_per_beta_rel_and_the_suggestion_starred():
     assert len(star) == 1 and star[0].name == "suggested: λ = 3, β_rel = 0.25"
     assert list(star[0].x) == [3.0] and list(star[0].y) == [0.40]
     assert fig.layout.xaxis2.type == "log" and list(fig.layout.xaxis2.ticktext) == ["0.3", "3"]
+    # the star on the top of its range and the points at 0 isolated are not cut by the axes
+    assert all(t.cliponaxis is False for t in fig.data)
     with pytest.raises(ValueError, match="not a row"):
         figures.suggestion_figure(table, 4)

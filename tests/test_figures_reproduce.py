@@ -90,4 +90,8 @@ def test_comparison_figure_bars_error_bars_and_paper_markers():
     assert list(p_acc.y) == [None, 97.91, None] and list(p_nmi.y) == [None, 94.98, None]
     assert fig.layout.barmode == "group"
     assert fig.layout.yaxis.title.text == "score (%)"
-    assert len(figures.comparison_figure(df).data) == 2  # no paper markers unless asked
+    assert [t.name for t in fig.data] == ["ACC (ours)", "NMI (ours)", "ACC (paper)",
+                                          "NMI (paper)"]
+    alone = figures.comparison_figure(df)
+    assert len(alone.data) == 2  # no paper markers unless asked
+    assert [t.name for t in alone.data] == ["ACC", "NMI"]  # and nothing to tell "ours" from

@@ -35,12 +35,13 @@ def test_neighbors_under_beta_auto_step_beta_rel_and_stop_at_the_ends():
     got = dash.slider_neighbors(p)
     assert [q.resolved_beta_rel for q in got[:2]] == [opts[k - 1], opts[k + 1]]
     assert all(q.beta == dash.AUTO for q in got)
-    # The λ slider's last value has one neighbour; the β slider's first absolute
-    # value steps left to "auto".
+    # The λ slider's last value has one neighbour, and so has the fixed β slider's first
+    # value ("auto" is a way of setting β of its own, not a step of that slider).
     last = dash.Params(beta=0.3, lam=dash.LAM_GRID[-1])
     assert [q.resolved_lam for q in dash.slider_neighbors(last)[2:]] == [dash.LAM_GRID[-2]]
     first = dash.Params(beta=dash.BETA_GRID[0])
-    assert [q.beta for q in dash.slider_neighbors(first)[:2]] == [dash.AUTO, dash.BETA_GRID[1]]
+    assert [q.beta for q in dash.slider_neighbors(first)] == [dash.BETA_GRID[1], first.beta,
+                                                              first.beta]
 
 
 class FakeBackend:

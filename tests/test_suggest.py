@@ -197,7 +197,8 @@ def test_the_table_marks_the_suggestion_and_explains_failures():
     assert df["suggested"].tolist() == [False, True, False]
     assert df["isolated"].iloc[0] == 2 and pd.isna(df["isolated"].iloc[2])
     assert np.isnan(df["eigengap"].iloc[2])
-    assert df["note"].iloc[2] == ("beta=5 is so large that the consensus Z* is all zero, so "
+    # the failure's first sentence, in the page's words (β, not the estimator's beta=)
+    assert df["note"].iloc[2] == ("β = 5 is so large that the consensus Z* is all zero, so "
                                   "there is nothing to cluster.")
     assert df["note"].iloc[1] == ""
 

@@ -46,8 +46,8 @@ def _experiment_progress_body(slot_name):
     if job is None or not job.active:
         st.rerun()
     snap = job.snapshot()
-    text = f"{snap.message or 'starting'} — {snap.done} of {snap.total or '?'} fits, " \
-           f"{snap.elapsed:.0f} s"
+    text = f"{dash.page_words(snap.message) or 'starting'} — {snap.done} of " \
+           f"{snap.total or '?'} fits, {snap.elapsed:.0f} s"
     st.progress(snap.fraction, text=text)
     st.button("Cancel", on_click=slot(slot_name).cancel, key=f"cancel_{slot_name}")
 
@@ -63,7 +63,7 @@ def experiment_panel(slot_name, key):
     if job is not None and job.active:
         _experiment_progress(slot_name)
     elif job is not None and job.state == dash.FAILED:
-        st.error(job.error)
+        st.error(dash.page_words(job.error))
     elif job is not None and job.state == dash.CANCELLED:
         st.info("Cancelled.")
     return None

@@ -186,9 +186,9 @@ def fit_outcome(hurry=False):
 
 
 def failed_job_message(job):
-    """The error of a job that failed, else None."""
+    """The error of a job that failed (in the pages' words), else None."""
     if job is not None and job.state == dash.FAILED:
-        return job.error
+        return dash.page_words(job.error)
     return None
 
 

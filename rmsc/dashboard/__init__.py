@@ -31,6 +31,8 @@ streamlit: background work receives plain objects and reports through
 ``prefetch``        :class:`Prefetcher`: the fits one slider step away
                     (:func:`slider_neighbors`) on idle workers, so the next move is
                     answered from the cache
+``words``           :func:`page_words`: the library's messages in the pages' words (λ, β,
+                    β_rel for lam, beta, beta_rel)
 ``sessions``        :class:`SessionBook`, :class:`Sweeper`: a gone session's work
                     cancelled, the server back to its idle footprint, what Streamlit keeps
                     of expired sessions released (:func:`release_expired_sessions`)
@@ -39,6 +41,10 @@ streamlit: background work receives plain objects and reports through
 Every public name is re-exported here (``from rmsc import dashboard as dash; dash.Params``).
 """
 
+from .words import (  # noqa: F401
+    SYMBOLS,
+    page_words,
+)
 from .cache import (  # noqa: F401
     ResultCache,
     nbytes,
@@ -97,17 +103,22 @@ from .workers import (  # noqa: F401
 from .params import (  # noqa: F401
     AUTO,
     BETA_GRID,
+    BETA_MODES,
     BETA_REL_GRID,
     DEFAULT_KEEP_MASS,
     DEFAULT_TOP_K,
+    FIXED,
+    FIXED_BETA_FALLBACK,
     GAMMA_GRID,
     LAM_GRID,
     MAX_ITER_RANGE,
     POSTPROCESSING,
+    POSTPROCESSING_NAMES,
     OutlierSpec,
     Params,
     auto_beta_rel,
     auto_lam,
+    beta_mode,
     beta_options,
     default_beta,
     format_beta,
@@ -115,6 +126,7 @@ from .params import (  # noqa: F401
     method_default_beta,
     nearest,
     options_with,
+    switch_beta_mode,
 )
 from .runs import (  # noqa: F401
     DEFAULT_COMPARE,
@@ -182,6 +194,7 @@ from .tables import (  # noqa: F401
     ScalePlan,
     align_clusters,
     class_examples,
+    data_intro,
     data_notes,
     dataset_summary,
     dataset_view_affinities,

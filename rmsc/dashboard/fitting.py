@@ -22,6 +22,7 @@ from ..placement import PLACEMENTS
 from ..rmsc import DegenerateSolutionError
 from .params import Params
 from .tables import scoring_labels
+from .words import page_words
 
 #: The estimator's placement rule, used when the pages' placement is on.
 PLACEMENT = next(rule for rule in PLACEMENTS if rule is not None)
@@ -128,6 +129,7 @@ class FitFailure:
 
     key: tuple
     params: Params
+    #: What went wrong and what to try, in the pages' words (:func:`page_words`).
     message: str
     degenerate: bool
     #: Where Z* empties for these data (``rmsc.RMSC.beta_max_``), when the fit got that far.
@@ -168,7 +170,7 @@ def fit_rmsc(dataset, params, job=None):
         est.fit(list(dataset.views))
     except DegenerateSolutionError as exc:
         beta_max = getattr(est, "beta_max_", None)
-        return FitFailure(key=key, params=params, message=str(exc), degenerate=True,
+        return FitFailure(key=key, params=params, message=page_words(str(exc)), degenerate=True,
                           beta_max=None if beta_max is None else float(beta_max))
     scores = chosen = None
     labels = scoring_labels(dataset)

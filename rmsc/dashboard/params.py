@@ -23,6 +23,7 @@ from ..methods import get_method, rmsc_method
 from ..rmsc import RMSC, WEIGHTINGS, check_lam_positive, default_lam
 from ..selection import SUGGEST_BETA_RELS
 from .tables import labels_problem
+from .words import SYMBOLS, page_words
 
 
 def log_grid(low, high, mantissas=(1, 2, 3, 5)):
@@ -88,6 +89,17 @@ POSTPROCESSING = {
 }
 
 
+#: Each choice's name as the Solve page's select shows it (short enough for its field at
+#: 1280 px; the description of :data:`POSTPROCESSING` is written beneath).
+POSTPROCESSING_NAMES = {
+    "none": "none (the paper's)",
+    "scale": "scale columns",
+    "top_k": "top-k",
+    "top_k+scale": "top-k, then scale",
+    "rho+scale": "ρ, then scale",
+}
+
+
 DEFAULT_TOP_K = 10
 
 
@@ -95,23 +107,67 @@ DEFAULT_TOP_K = 10
 DEFAULT_KEEP_MASS = 0.7
 
 
-#: The dashboard's own settings (not the estimator's), in the same terms as its rules.
+#: The dashboard's own settings (not the estimator's), in the same terms as its rules, and
+#: their names in messages (the widgets' labels).
+UI_LABELS = {"post": "affinity post-processing"}
 UI_RULES = {
-    "post": Param(Options(POSTPROCESSING), what="one of the affinity post-processing choices: "
-                  + ", ".join(POSTPROCESSING)),
+    "post": Param(Options(POSTPROCESSING), what="one of " + ", ".join(POSTPROCESSING)),
     "placement": Param(Options([True, False]), what="True or False"),
     "seed": Param(Interval(numbers.Integral, 0), what="an integer >= 0"),
 }
 
 
-#: The β slider's options: the estimator's relative default ("auto": β follows the data,
-#: see ``rmsc.RMSC``) first, then absolute values.
+#: How β is set (the Solve page's choice above the β sliders): "auto", the estimator's
+#: relative default (β = β_rel × the data's own scale, see ``rmsc.RMSC``), or "fixed", the
+#: paper's absolute β.
 AUTO = "auto"
+FIXED = "fixed"
+BETA_MODES = {AUTO: "auto: follows the data", FIXED: "fixed"}
+
+#: A fixed β chosen before any fit said what auto gives on the data: the paper's setting
+#: (λ = β = 0.3), the estimator's former absolute default (docs/defaults.md).
+FIXED_BETA_FALLBACK = 0.3
 
 
 def beta_options(value):
-    """The β slider's options: "auto", then :data:`BETA_GRID` (with ``value`` if absolute)."""
-    return [AUTO, *options_with(BETA_GRID, None if value == AUTO else value)]
+    """The fixed β slider's options: :data:`BETA_GRID` (with ``value`` when it is a number
+    off the grid)."""
+    return options_with(BETA_GRID, None if value == AUTO else value)
+
+
+def beta_mode(params):
+    """How ``params`` set β: :data:`AUTO` or :data:`FIXED`."""
+    return AUTO if params.beta == AUTO else FIXED
+
+
+def switch_beta_mode(params, mode, memory=None, fixed_start=None):
+    """``params`` with β set the ``mode`` way, at the value that way had when it was left.
+
+    Each way keeps its own value: β_rel under "auto" (None: the weighting's default), β when
+    "fixed". ``memory`` (mode -> value, or None) holds what was left before; a fixed β never
+    set starts at ``fixed_start`` (the β that auto gave on the data, so the result does not
+    jump; rounded to 3 digits), else :data:`FIXED_BETA_FALLBACK`.
+
+    Returns
+    -------
+    params : Params
+    memory : dict
+        ``memory`` with the way just left remembered (a new dict).
+    """
+    if mode not in BETA_MODES:
+        raise ValueError(f"β is set 'auto' or 'fixed'; got {mode!r}.")
+    memory = dict(memory or {})
+    left = beta_mode(params)
+    memory[left] = params.beta_rel if left == AUTO else params.beta
+    if mode == left:
+        return params, memory
+    if mode == AUTO:
+        return params.replace(beta=AUTO, beta_rel=memory.get(AUTO)), memory
+    beta = memory.get(FIXED)
+    if beta is None:
+        beta = (float(f"{fixed_start:.3g}") if fixed_start is not None and fixed_start > 0
+                else FIXED_BETA_FALLBACK)
+    return params.replace(beta=beta), memory
 
 
 def format_beta(value):
@@ -195,9 +251,12 @@ class Params:
                 continue  # None: the weighting's default, the number of classes
             rules[name].check(name, value, label=LABELS.get(name), page=True)
         if self.lam is not None:
-            check_lam_positive(self.lam)
+            try:
+                check_lam_positive(self.lam)
+            except ValueError as exc:
+                raise ValueError(page_words(str(exc))) from None
         for name, rule in UI_RULES.items():
-            rule.check(name, getattr(self, name))
+            rule.check(name, getattr(self, name), label=UI_LABELS.get(name), page=True)
         if self.lam is not None and math.isclose(self.lam, auto_lam(self.weighting),
                                                  rel_tol=1e-12):
             object.__setattr__(self, "lam", None)
@@ -323,8 +382,8 @@ _ESTIMATOR_FIELDS = ("lam", "beta", "beta_rel", "gamma", "weighting", "max_iter"
 _NUMBERS = ("lam", "beta", "beta_rel", "gamma", "max_iter", "tol", "top_k", "keep_mass",
             "n_clusters", "seed")
 _INTEGERS = ("max_iter", "top_k", "n_clusters", "seed")
-#: How the pages name a parameter in a message, where it differs from the estimator.
-LABELS = {"keep_mass": "keep_mass (ρ)"}
+#: How the pages name a parameter in a message: the symbol on its slider (λ, β, β_rel, ...).
+LABELS = {**SYMBOLS, "n_clusters": "clusters c"}
 
 
 def _number(value, integer=False):

@@ -9,6 +9,7 @@ from .. import experiments, outliers
 from ..methods import MethodSpec, get_spec, register_missing, rmsc_method, specs
 from .fitting import estimator_params
 from .params import BETA_GRID, LAM_GRID, nearest
+from .words import page_words
 
 #: The Compare page's default selection: RMSC against its ablation and the average.
 DEFAULT_COMPARE = ("RMSC", "RMSC-WV", "SSC-AVG")
@@ -220,8 +221,10 @@ def _pm(mean, std):
     return f"{100 * mean:.2f} ± {100 * std:.2f}"
 
 
-def compare_display(df):
-    """A compare table as the page shows it: ACC/NMI 'mean ± std' in %, ARI, purity, time."""
+def compare_display(df, view_names=None):
+    """A compare table as the page shows it: ACC/NMI 'mean ± std' in %, ARI, purity, time,
+    and a note in the pages' words: why a method failed, or which single view a best-view
+    method scored (by name, from ``view_names``, with the one it picks without labels)."""
     rows = []
     for rec in df.to_dict("records"):
         rows.append({
@@ -232,9 +235,28 @@ def compare_display(df):
             "purity %": (np.nan if not np.isfinite(rec["purity_mean"])
                          else 100 * rec["purity_mean"]),
             "time s": rec["fit_time"],
-            "note": rec.get("error") or rec.get("note") or "",
+            "note": _note(rec, view_names),
         })
     return pd.DataFrame(rows)
+
+
+def _text(value):
+    """A table cell's text, or None (a missing cell is NaN or None)."""
+    return value if isinstance(value, str) and value else None
+
+
+def _note(rec, view_names):
+    if _text(rec.get("error")):
+        return page_words(rec["error"])
+    view, blind = rec.get("view"), rec.get("nolabel_view")
+    if view_names is not None and _is_index(view) and _is_index(blind):
+        return (f"best single view {view_names[int(view)]}, chosen with the labels "
+                f"(without them: {view_names[int(blind)]})")
+    return page_words(_text(rec.get("note")) or "")
+
+
+def _is_index(value):
+    return value is not None and not (isinstance(value, float) and np.isnan(value))
 
 
 def robustness_table(tables, metric="acc"):

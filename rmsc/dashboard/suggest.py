@@ -26,6 +26,7 @@ from ..selection import SUGGEST_BETA_RELS, SUGGEST_LAMS, Suggestion, suggest_par
 from .fitting import estimator_params
 from .params import AUTO
 from .tables import scoring_labels
+from .words import page_words
 
 #: What the criterion is, in words a student follows (the page shows it beside the figure).
 CRITERION_TEXT = (
@@ -164,7 +165,7 @@ def suggestion_table(suggestion):
             "isolated": pd.NA if failed else int(r["isolated"]),
             "pieces": pd.NA if failed else int(r["pieces"]),
             "suggested": i == suggestion.best,
-            "note": _first_sentence(r["error"]) if failed else "",
+            "note": page_words(_first_sentence(r["error"])) if failed else "",
         })
     df = pd.DataFrame(rows)
     for col in ("isolated", "pieces"):

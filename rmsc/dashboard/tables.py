@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ..datasets import repeats_text
 from ..graphs import N_NEIGHBORS, knn_affinity
 from ..metrics import match_clusters
 from ..pooling import MAX_MATRIX_SIDE, MAX_SCATTER_POINTS, MAX_WEIGHT_COLUMNS, pool_matrix
@@ -40,6 +41,39 @@ def dataset_summary(dataset):
     return rows
 
 
+#: Views named one by one in the Data page's introduction (more: the first and the last).
+INTRO_VIEW_NAMES = 8
+
+
+def data_intro(dataset):
+    """The Data page's introduction for ``dataset`` (Markdown): what a multi-view dataset is,
+    this one's samples, views and classes, what the page shows, what to try. Written from
+    the dataset itself, so it never describes other data than the data loaded (what each
+    view measures, where known, is in its description)."""
+    lead = ("A multi-view dataset describes every sample several times, with different "
+            "features.")
+    try_ = ("**Try:** inject outliers into one or two views and watch where they land, then "
+            "see on the *Weights* page whether RMSC gives them low weights.")
+    if dataset is None:
+        return f"{lead} Load one below: a bundled set, a synthetic one or your own file."
+    names = list(dataset.view_names)
+    if len(names) > INTRO_VIEW_NAMES:
+        listed = f"{names[0]} to {names[-1]}"
+    elif len(names) > 1:
+        listed = f"{', '.join(names[:-1])} and {names[-1]}"
+    else:
+        listed = names[0]
+    views = "one view" if dataset.n_views == 1 else f"{dataset.n_views} views"
+    problem = labels_problem(dataset)
+    classes = (f"They belong to {dataset.n_clusters} classes." if problem is None
+               else f"{problem}.")
+    picture = ("the views, the classes, and a 2-D PCA picture of each view coloured by "
+               "class — some views separate the classes well, others barely" if problem is None
+               else "the views and a 2-D PCA picture of each view")
+    return (f"{lead} **{dataset.name}** has {dataset.n_samples:,} samples, each seen through "
+            f"{views}: {listed}. {classes} Below: {picture}. {try_}")
+
+
 def labels_problem(dataset):
     """Why ``dataset``'s labels cannot score a clustering, in words; None when they can.
 
@@ -64,7 +98,8 @@ def data_notes(dataset):
     A view that is all zero or the same for every sample cannot tell samples apart;
     all-zero samples stay zero after the unit-length scaling RMSC applies (the
     estimator warns about them); samples repeated in every view are
-    indistinguishable. None of these stops a fit; the Data page says them.
+    indistinguishable, which the Data page says unless the dataset's description already
+    does (the bundled data say theirs). None of these stops a fit.
 
     Returns
     -------
@@ -72,36 +107,42 @@ def data_notes(dataset):
     """
     out = []
     n = dataset.n_samples
-    keys = []
     for name, X in zip(dataset.view_names, dataset.views):
         if sp.issparse(X):
             X = sp.csr_matrix(X)
             zero_rows = int(np.count_nonzero(X.getnnz(axis=1) == 0))
-            X.sort_indices()
-            rows = [hash((X.indices[a:b].tobytes(), X.data[a:b].tobytes()))
-                    for a, b in zip(X.indptr[:-1], X.indptr[1:])]
-            same = len(set(rows)) == 1
+            first = sp.csr_matrix(np.ones((n, 1))) @ X[0]  # the first row, n times
+            same = (X != first).nnz == 0
         else:
             A = np.asarray(X)
             zero_rows = int(np.count_nonzero(~A.any(axis=1)))
-            rows = [hash(r.tobytes()) for r in np.ascontiguousarray(A)]
             same = bool((A == A[0]).all())
-        keys.append(rows)
+        view = _view(name)
         if zero_rows == n:
-            out.append(f"View {name} is zero for every sample: it carries no information.")
+            out.append(f"{view[0].upper()}{view[1:]} is zero for every sample: it carries no "
+                       "information.")
         elif same:
-            out.append(f"View {name} is the same for every sample: it cannot tell samples "
-                       "apart.")
+            out.append(f"{view[0].upper()}{view[1:]} is the same for every sample: it cannot "
+                       "tell samples apart.")
+        elif zero_rows == 1:
+            out.append(f"1 sample is all zero in {view}: it carries no information there "
+                       "(RMSC scales samples to unit length, which leaves it zero).")
         elif zero_rows:
-            out.append(f"{zero_rows} sample(s) are all zero in view {name}: they carry no "
+            out.append(f"{zero_rows} samples are all zero in {view}: they carry no "
                        "information there (RMSC scales samples to unit length, which leaves "
                        "them zero).")
-    if n > 1:
-        repeats = n - len(set(zip(*keys)))  # samples equal to an earlier one in every view
-        if repeats:
-            out.append(f"{repeats} sample(s) repeat another sample exactly in every view: "
-                       "RMSC cannot tell them apart (each is represented by its copies).")
+    repeats = dataset.repeated_samples()
+    said = repeats_text(repeats)
+    if repeats and said not in dataset.description:
+        out.append(f"{said}: RMSC cannot tell them apart (each is represented by its "
+                   "copies).")
     return out
+
+
+def _view(name):
+    """A view in a sentence: "view PIX", and a name that says it already as it is ("view 1",
+    not "view view 1")."""
+    return name if str(name).lower().startswith("view") else f"view {name}"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 Where things live (one small module each, public names re-exported here):
 
 ======================  ===============================================================
-``_dataset``            :class:`MultiViewDataset`, the immutable type every loader returns
+``_dataset``            :class:`MultiViewDataset`, the immutable type every loader returns;
+                        :func:`repeats_text` (how its repeated samples are said)
 ``_bundled``            the data shipped in ``sample_data/``: :func:`load_bundled`,
                         :func:`bundled_names`, :func:`load_digit`, :func:`load_digit_small`,
                         :func:`load_reuter`, :func:`load_3sources`
@@ -44,6 +45,7 @@ _WHERE = {
     "LABEL_KEYS": "_conventions",
     "VIEW_KEYS": "_conventions",
     "MultiViewDataset": "_dataset",
+    "repeats_text": "_dataset",
     "DataLoadError": "_errors",
     "load": "_load",
     "inject": "_outliers",
@@ -89,4 +91,5 @@ __all__ = [
     "load_reuter",
     "make_multiview_subspaces",
     "preprocess",
+    "repeats_text",
 ]

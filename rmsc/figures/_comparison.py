@@ -31,7 +31,9 @@ def comparison_figure(df, *, paper=None, title=None):
     fig = go.Figure()
     for metric, label, color in (("acc", "ACC", "#1F77B4"), ("nmi", "NMI", "#FF7F0E")):
         fig.add_trace(go.Bar(
-            x=methods, y=percent(df[f"{metric}_mean"]).tolist(), name=f"{label} (ours)",
+            # "(ours)" only beside the paper's markers: alone, the bars need no qualifier
+            x=methods, y=percent(df[f"{metric}_mean"]).tolist(),
+            name=f"{label} (ours)" if paper else label,
             error_y=dict(type="data", array=percent(df[f"{metric}_std"]).tolist(), visible=True),
             marker_color=color, offsetgroup=metric,
             hovertemplate=f"%{{x}}: {label} %{{y:.2f}} %<extra></extra>",

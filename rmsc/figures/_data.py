@@ -21,10 +21,14 @@ def class_counts_figure(counts):
     shown = len(labels) <= MAX_BAR_LABELS  # many classes: the hover gives the numbers
     fig = go.Figure(go.Bar(x=labels, y=counts.to_numpy(), marker_color=[
         class_color(i) for i in range(len(labels))], text=counts.to_numpy() if shown else None,
-        textposition="outside" if shown else None,
+        textposition="outside" if shown else None, cliponaxis=False,
         hovertemplate="class %{x}: %{y} samples<extra></extra>"))
+    # Room above the tallest bar for its count, inside the plot area (the counts are not
+    # clipped by the axes either way, but above the range they would meet the title).
+    top = float(counts.max()) if len(counts) else 1.0
     fig.update_layout(title="Samples per class", xaxis_title="class", yaxis_title="samples",
-                      xaxis_type="category", height=300, margin=dict(t=40, b=40, l=50, r=10))
+                      xaxis_type="category", height=300, margin=dict(t=40, b=40, l=50, r=10),
+                      yaxis_range=[0, top * (1.15 if shown else 1.05)])
     return fig
 
 

@@ -69,7 +69,7 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
     rels = sorted({float(r["beta_rel"]) for r in table})
     lams = sorted({float(r["lam"]) for r in table})
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32],
-                        vertical_spacing=0.08,
+                        vertical_spacing=0.14,  # the lower title clear of the upper axis
                         subplot_titles=("Eigengap at c (larger: clearer c groups)",
                                         "Isolated samples (fewer is better; ranked first)"))
     for i, rel in enumerate(rels):
@@ -114,6 +114,9 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
         marker=dict(symbol="star", size=18, color="gold", line=dict(color="black", width=1)),
         hovertemplate="suggested: λ = %{x:g}, eigengap %{y:.4f}<extra></extra>",
     ), row=1, col=1)
+    # Points on the range's ends (the best eigengap, no isolated sample) and their labels
+    # are drawn whole, not cut in half by the axes.
+    fig.update_traces(cliponaxis=False)
     ticks = dict(type="log", tickvals=lams, ticktext=[f"{v:g}" for v in lams])
     fig.update_xaxes(**ticks, row=1, col=1)
     fig.update_xaxes(**ticks, title_text="λ", row=2, col=1)

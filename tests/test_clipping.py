@@ -1,0 +1,206 @@
+"""Nothing cut off at 1280 × 800 (a projector), in a real browser.
+
+Every page is visited on Digit, on a 100-class set uploaded through the Data page, and on
+Digit-small with outliers after running what fills a page with results (Solve's suggestion,
+Compare with notes on the clean and the corrupted data, both Sensitivity tabs). On each,
+``tests/clipped_text.js`` looks for text the page cuts: a select's value or a chip cut by its
+box, an equation running past its column, a chart's label outside the chart or its clip
+region, a table cell wider than its column, columns behind a table's scroll bar, a short
+table that scrolls inside itself. A screenshot of every visit is taken: the committed set in
+``tests/screenshots_1280/`` (to be looked at) is rewritten with ``RMSC_UPDATE_SHOTS=1``; an
+ordinary run writes to the git-ignored ``tests/screenshots/1280/``, leaving the checkout
+clean. The detector itself is shown to find planted cuts and to pass the same elements shown
+whole (``tests/planted_clips.py``).
+
+    RMSC_UPDATE_SHOTS=1 .venv/bin/python -m pytest tests/test_clipping.py
+"""
+
+import io
+import os
+import re
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from test_browser import (  # noqa: F401 - browser: the module's shared Chromium
+    FIT_TIMEOUT,
+    browser,
+    nav,
+    no_exception,
+    open_app,
+    serve,
+    settle,
+    upload_file,
+    wait_charts,
+    wait_fitted,
+)
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "tests" / ("screenshots_1280" if os.environ.get("RMSC_UPDATE_SHOTS")
+                          else "screenshots/1280")
+SIZE = {"width": 1280, "height": 800}
+DETECTOR = (Path(__file__).parent / "clipped_text.js").read_text()
+
+#: The pages, and the charts each draws (before any experiment runs).
+PAGES = [("Data", 2), ("Solve", 2), ("Weights", 3), ("Affinity", 3), ("Compare", 0),
+         ("Sensitivity", 0), ("Theory", 2)]
+
+#: Findings on a page once its layout has settled: the detector run until two runs half a
+#: second apart agree, with the fonts loaded and the script idle (charts and tables lay
+#: themselves out after they arrive).
+SETTLED = """() => {
+    const detector = (DETECTOR);
+    if (document.fonts.status !== 'loaded') return false;
+    if (!document.querySelector("[data-test-script-state='notRunning']")) return false;
+    const now = JSON.stringify(detector());
+    const same = window.__clipFindings === now;
+    window.__clipFindings = now;
+    return same;
+}"""
+
+
+def findings(page, timeout=60_000):
+    """What ``clipped_text.js`` finds on the page once its layout is steady."""
+    page.evaluate("window.__clipFindings = undefined")
+    page.wait_for_function(SETTLED.replace("DETECTOR", DETECTOR), polling=500, timeout=timeout)
+    return page.evaluate("JSON.parse(window.__clipFindings)")
+
+
+def keep_shot(page, name):
+    """The whole page at 1280 px wide, as a 256-colour PNG in :data:`SHOTS`."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+    page.set_viewport_size({"width": SIZE["width"], "height": max(SIZE["height"], height + 40)})
+    try:
+        findings(page)  # the taller window laid out (charts redraw on resize)
+        raw = page.screenshot()
+    finally:
+        page.set_viewport_size(SIZE)
+    image = Image.open(io.BytesIO(raw)).convert("RGB")
+    image.quantize(colors=256).save(SHOTS / f"{name}.png", optimize=True)
+
+
+def visit_every_page(page, prefix):
+    """Every page: drawn, photographed, and its cut text (page -> findings, empty when none)."""
+    out = {}
+    for title, n_charts in PAGES:
+        nav(page, title)
+        no_exception(page)
+        if n_charts:
+            wait_charts(page, n_charts)
+        out[title] = findings(page)
+        keep_shot(page, f"{prefix}_{title.lower()}")
+    return out
+
+
+def cut(results):
+    return {page: found for page, found in results.items() if found}
+
+
+def test_the_detector_finds_planted_cuts_and_passes_what_is_whole(browser):
+    with serve("server_planted.log", script="tests/planted_clips.py") as url:
+        context = browser.new_context(viewport=SIZE)
+        page = context.new_page()
+        try:
+            page.goto(url)
+            page.wait_for_selector(".js-plotly-plot")
+            wait_charts(page, 2)
+            found = findings(page)
+        finally:
+            context.close()
+    text = "\n".join(found)
+    expected = [
+        r'html: stSelectbox: "PLANT select: a value far too long',  # a select's value
+        r'html: stMultiSelect: "PLANT chip \d"',                      # chips past their box
+        r'html: stMarkdown: ".*" … "0" \(\d+ texts\)',                # an equation's "= 0"
+        r'plotly: plant bars: "111" cut by its clip region',          # bar counts above the axes
+        r'plotly: plant bars: "PLANT annotation" outside the chart',
+        r'table: plantcell .*column "plantcell" is \d+ px, "PLANT cell',  # a cell past its column
+        r'table: plantwide 0 .*hidden behind a horizontal scroll bar',
+        r'scroll: plantscroll: 8 rows scroll inside the table',
+    ]
+    for pattern in expected:
+        assert re.search(pattern, text), (pattern, found)
+    # nothing shown whole is reported, nor anything twice
+    assert not [f for f in found if "whole" in f or "222" in f], found
+    assert len(found) == len(expected) + 1, found  # two bars: "111" twice
+
+
+def test_nothing_is_cut_off_at_1280_px_on_any_page(browser, tmp_path):
+    from test_dataset_grid import _hundred_classes
+
+    name, raw = _hundred_classes()
+    hundred = tmp_path / name
+    hundred.write_bytes(raw)
+    results = {}
+    with serve("server_clipping.log") as url:
+        context = browser.new_context(viewport=SIZE)
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            # Digit, as the app opens
+            open_app(page, url)
+            wait_fitted(page)
+            results["Digit"] = visit_every_page(page, "digit")
+
+            # 100 classes, uploaded on the Data page
+            nav(page, "Data")
+            upload_file(page, hundred)
+            page.wait_for_function("document.querySelector('[data-testid=stSidebar]')"
+                                   ".innerText.includes('1,600')", timeout=60_000)
+            wait_fitted(page)
+            results["100 classes"] = visit_every_page(page, "hundred_classes")
+
+            # Digit-small with outliers, with the results of every experiment on screen
+            results["experiments"] = run_experiments(page, url)
+        finally:
+            page.screenshot(path=str(tmp_path / "last.png"))
+            context.close()
+    assert not errors, errors
+    assert not {k: cut(v) for k, v in results.items() if cut(v)}, results
+
+
+def run_experiments(page, url):
+    out = {}
+    open_app(page, url, "?data=Digit-small&outliers=PIX:0.1:replace:1:1:0")
+    wait_fitted(page)
+    nav(page, "Solve")
+    page.get_by_role("button", name="Suggest λ and β (no labels)").click()
+    page.locator("text=/Suggested for RMSC/").first.wait_for(timeout=FIT_TIMEOUT)
+    settle(page)
+    wait_charts(page, 3)
+    out["Solve with the suggestion"] = findings(page)
+    keep_shot(page, "experiments_solve_suggestion")
+
+    nav(page, "Compare")
+    choose = page.locator("[data-testid=stMultiSelect]").first
+    choose.click()
+    page.get_by_role("option", name="SC-BSV", exact=True).click()  # a method with a note
+    page.keyboard.press("Escape")
+    settle(page)
+    page.get_by_role("button", name=re.compile(r"^Run 8 fits")).click()
+    page.wait_for_selector("text=What the outliers cost", timeout=FIT_TIMEOUT * 2)
+    settle(page)
+    wait_charts(page, 3)
+    out["Compare, clean and with outliers"] = findings(page)
+    keep_shot(page, "experiments_compare")
+
+    nav(page, "Sensitivity")
+    page.get_by_role("button", name=re.compile(r"^Run 25 fits")).first.click()
+    wait_charts(page, 1, timeout=FIT_TIMEOUT * 2)
+    settle(page)
+    out["Sensitivity, λ × β"] = findings(page)
+    keep_shot(page, "experiments_sensitivity_grid")
+    page.get_by_role("tab", name="number of views").click()
+    settle(page)
+    page.get_by_role("button", name=re.compile(r"^Run \d+ fits")).last.click()
+    wait_charts(page, 2, timeout=FIT_TIMEOUT * 2)
+    settle(page)
+    out["Sensitivity, views"] = findings(page)
+    keep_shot(page, "experiments_sensitivity_views")
+    no_exception(page)
+    return out
