@@ -115,6 +115,22 @@ class RMSC(ClusterMixin, BaseEstimator):
     weighting : {"sample", "view"}, default="sample"
         ``"sample"``: a weight per sample and view (RMSC). ``"view"``: one
         weight per view (RMSC-WV, paper appendix).
+    loss_scale : {None, "median"}, default=None
+        None: the paper's model (absolute losses). ``"median"``: the scaled
+        model, each view's losses measured in that view's unit s_v (the median
+        of its per-sample losses at the start)::
+
+            min  sum_v c_v sum_j [ P_vj l_vj + s_v psi(P_vj) ] + beta ||Z*||_1
+
+        so P_vj = 1 / sqrt(gamma + l_vj / s_v) compares a sample with its own
+        view's peers, and the Z*-step averages the Z^v with weights c_v P_vj
+        (c_v = s_v ** -scale_power). Every block step is exact, so the objective
+        still never increases. See :mod:`rmsc.solver._weights`.
+    scale_power : float, default=0.0
+        The scaled model's view factor c_v = s_v ** -scale_power: 0 weighs every
+        view's typical sample alike; 0.5 is the paper's model with gamma
+        relative to each view's unit (weights 1 / sqrt(gamma s_v + l_vj)).
+        Ignored for ``loss_scale=None``.
     max_iter : int, default=30
         Most iterations of Algorithm 1.
     tol : float, default=1e-4
@@ -212,6 +228,10 @@ class RMSC(ClusterMixin, BaseEstimator):
     beta_rel_ : float
         ``beta_ / beta_scale_``: the fit's beta in relative units (pass it as
         ``beta_rel`` to reuse the setting on other data).
+    loss_scale_ : ndarray of shape (n_views,) or None
+        The scaled model's unit s_v of every view (None for the paper's model).
+    view_factors_ : ndarray of shape (n_views,) or None
+        The scaled model's c_v (None for the paper's model).
     column_betas_ : ndarray of shape (n_samples,)
         For each sample, the beta above which its column of Z* starts empty
         (:func:`rmsc.solver.column_betas`): the measurement behind
@@ -253,6 +273,8 @@ class RMSC(ClusterMixin, BaseEstimator):
         beta_rel=None,
         gamma=1e-5,
         weighting="sample",
+        loss_scale=None,
+        scale_power=0.0,
         max_iter=solver.MAX_ITER,
         tol=solver.TOL,
         normalize=True,
@@ -272,6 +294,8 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.beta_rel = beta_rel
         self.gamma = gamma
         self.weighting = weighting
+        self.loss_scale = loss_scale
+        self.scale_power = scale_power
         self.max_iter = max_iter
         self.tol = tol
         self.normalize = normalize
@@ -305,6 +329,12 @@ class RMSC(ClusterMixin, BaseEstimator):
             raise ValueError(
                 f"backend must be one of {', '.join(map(repr, BACKENDS))}; got {self.backend!r}."
             )
+        if self.loss_scale not in solver.LOSS_SCALES:
+            raise ValueError(
+                f"loss_scale must be None (the paper's absolute losses) or 'median' (each "
+                f"view's losses in units of its median loss); got {self.loss_scale!r}."
+            )
+        check_nonnegative("scale_power", self.scale_power)
         if self.weighting not in WEIGHTINGS:
             raise ValueError(
                 f"weighting must be 'sample' (RMSC) or 'view' (RMSC-WV); got {self.weighting!r}."
@@ -355,6 +385,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             weighting=self.weighting, max_iter=self.max_iter, tol=self.tol,
             callback=self.callback, block_size=self.block_size,
             runner=runner, with_beta_max=True,
+            loss_scale=self.loss_scale, scale_power=self.scale_power,
         )
         self.fit_time_ = time.perf_counter() - t0
         self.consensus_ = sol.Zstar.tocsr()
@@ -371,6 +402,8 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.beta_scale_ = beta_scale(sol.column_betas)
         self.beta_rel_ = beta / self.beta_scale_ if self.beta_scale_ > 0 else float("inf")
         self.column_betas_ = sol.column_betas
+        self.loss_scale_ = sol.scale
+        self.view_factors_ = sol.factors
         if self.consensus_.nnz == 0:
             raise DegenerateSolutionError(
                 f"beta={beta:g} is so large that the consensus Z* is all zero, so there is "
@@ -389,12 +422,9 @@ class RMSC(ClusterMixin, BaseEstimator):
                 "sample in Z*, so spectral clustering cannot place them and the labels would "
                 f"be arbitrary. {self._advice(lam, beta)}"
             )
-        rng = check_random_state(self.random_state)
-        if self.placement == "neighbors":
-            self.embedding_, self.placed_ = place_weak_samples(
-                self.affinity_matrix_, views, self.weights_, self.n_clusters, random_state=rng)
-        else:
-            self.placed_ = np.array([], dtype=np.int64)
+        self.embedding_, self.placed_, runs = embed_and_cluster(
+            self.affinity_matrix_, views, self.weights_, self.n_clusters,
+            placement=self.placement, n_init=self.n_init, random_state=self.random_state)
         graph = self.affinity_matrix_
         if self.placed_.size:  # pieces among the samples the embedding was computed on
             kept = np.setdiff1d(np.arange(n), self.placed_)
@@ -408,13 +438,6 @@ class RMSC(ClusterMixin, BaseEstimator):
                 f"{self._advice(lam, beta)}",
                 UserWarning,
                 stacklevel=2,
-            )
-        if self.placement == "neighbors":
-            runs = kmeans_runs(self.embedding_, self.n_clusters, n_runs=self.n_init,
-                               random_state=rng)
-        else:
-            runs, self.embedding_ = spectral_clustering(
-                self.affinity_matrix_, self.n_clusters, n_runs=self.n_init, random_state=rng
             )
         self.spectral_time_ = time.perf_counter() - t0
         self.labels_ = runs.labels
@@ -471,6 +494,45 @@ class RMSC(ClusterMixin, BaseEstimator):
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
         return [solver.view_representation(solver.gram_factor(X), self.consensus_, self.lam_)
                 for X in views]
+
+
+def embed_and_cluster(affinity, views, weights, n_clusters, *, placement="neighbors",
+                      n_init=N_KMEANS_RUNS, random_state=None):
+    """RMSC's spectral step after the affinity: embedding, placed samples, k-means runs.
+
+    ``placement="neighbors"``: the embedding without the samples the consensus
+    (nearly) isolates, each placed by its neighbours in the views
+    (:func:`rmsc.placement.place_weak_samples`); None: the paper's plain spectral
+    embedding of the affinity. Then k-means ``n_init`` times
+    (:func:`rmsc.spectral.kmeans_runs`), all seeded from ``random_state``.
+
+    Parameters
+    ----------
+    affinity : sparse matrix of shape (n_samples, n_samples)
+    views : list of arrays, each (n_samples, n_features_v), as the model saw them
+    weights : ndarray of shape (n_views, n_samples)
+        P.
+    n_clusters : int
+    placement : {"neighbors", None}
+    n_init : int
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    embedding : ndarray of shape (n_samples, n_clusters)
+    placed : ndarray of int
+    runs : rmsc.spectral.KMeansRuns
+    """
+    rng = check_random_state(random_state)
+    if placement == "neighbors":
+        embedding, placed = place_weak_samples(affinity, views, weights, n_clusters,
+                                               random_state=rng)
+        runs = kmeans_runs(embedding, n_clusters, n_runs=n_init, random_state=rng)
+    else:
+        placed = np.array([], dtype=np.int64)
+        runs, embedding = spectral_clustering(affinity, n_clusters, n_runs=n_init,
+                                              random_state=rng)
+    return embedding, placed, runs
 
 
 def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None):

@@ -15,7 +15,7 @@ from ..backends import LocalBlocks
 from ._factors import factorize_view
 from ._kernel import kernel_block, kernel_colmax, kernel_state, use_kernel_form
 from ._objective import OBJECTIVE_TERMS, terms_from_losses
-from ._weights import initial_weights, p_step
+from ._weights import consensus_weights, initial_weights, loss_scale, p_step, view_factors
 from ._zstar_step import (
     assemble_blocks,
     block_columns,
@@ -49,6 +49,12 @@ class RMSCSolution:
         The beta of the run (the rule's value when beta was a rule).
     column_betas : ndarray of shape (n,) or None
         :func:`column_betas`, when beta_max or a beta rule asked for them.
+    scale : ndarray of shape (n_views,) or None
+        The scaled model's unit of loss s_v per view (:func:`loss_scale`); None for
+        the paper's model.
+    factors : ndarray of shape (n_views,) or None
+        The scaled model's view factors c_v (:func:`view_factors`); the Z*-step
+        averages with the weights c_v P_vj.
     """
 
     Zstar: object
@@ -61,6 +67,8 @@ class RMSCSolution:
     beta_max: float | None = None
     beta: float | None = None
     column_betas: np.ndarray | None = None
+    scale: np.ndarray | None = None
+    factors: np.ndarray | None = None
 
 
 #: Precisions of the Z*-step's products (factor form): always float32, always float64, or
@@ -110,7 +118,7 @@ def converged(f_prev, f, tol):
 
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
           callback=None, block_size=None, runner=None, with_beta_max=False,
-          precision=PRECISION, kernel=None):
+          precision=PRECISION, kernel=None, loss_scale=None, scale_power=0.0):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): every Z^v the exact Z^v-step for
@@ -133,6 +141,10 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     max_iter : int
     tol : float
     callback : callable(iteration, objective, weights) -> bool or None
+        A callback with a true attribute ``needs_consensus`` is called as
+        ``callback(iteration, objective, weights, consensus=Zstar)`` (Z* sparse,
+        or dense while it is held dense; read it, do not keep it: the solver may
+        reuse it), e.g. :class:`rmsc.tracking.ClusteringTrace`.
     block_size : int or None
         Columns per block of the Z*-step (see :func:`block_columns`).
     runner : rmsc.backends.LocalBlocks, rmsc.backends.DaskBlocks or None
@@ -149,6 +161,13 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
         Run the kernel form (n x n H_v per view, see :data:`KERNEL_ROWS`)
         instead of the factor form; None decides by :func:`use_kernel_form`.
         Both give the same iterates.
+    loss_scale : {None, "median"}
+        None: the paper's model. "median": the scaled model of
+        :mod:`rmsc.solver._weights` (each view's losses in its unit s_v, the
+        median of its losses at the start).
+    scale_power : float
+        The scaled model's view factor c_v = s_v ** -scale_power (0: the views'
+        typical samples weigh alike). Ignored for ``loss_scale=None``.
 
     Returns
     -------
@@ -158,7 +177,8 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     runner = LocalBlocks() if runner is None else runner
     with runner:
         return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,
-                           block_size, runner, with_beta_max, precision, kernel)
+                           block_size, runner, with_beta_max, precision, kernel,
+                           loss_scale, scale_power)
 
 
 def _check_precision(precision):
@@ -176,7 +196,7 @@ def _check_precision(precision):
 
 
 def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, block_size,
-                runner, with_beta_max, precision, kernel):
+                runner, with_beta_max, precision, kernel, how_scale=None, scale_power=0.0):
     views = [factorize_view(R, lam) for R in factors]
     if kernel is None:
         kernel = use_kernel_form(factors, runner)
@@ -193,18 +213,20 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
     m = len(views)
     Zstar = sp.csc_matrix((n, n))
     recon, coupling = form.losses()
-    P = initial_weights(recon + lam * coupling, gamma, weighting)
+    scale, factors = _model_units(recon + lam * coupling, how_scale, scale_power)
+    P = initial_weights(recon + lam * coupling, gamma, weighting, scale)
     b_max = cbetas = None
     if with_beta_max or callable(beta):
         # per-sample emptying betas at the second Z*-step (see column_betas)
-        cbetas = _emptying_betas(form, lam, p_step(recon + lam * coupling, gamma, weighting))
+        P1 = p_step(recon + lam * coupling, gamma, weighting, scale)
+        cbetas = _emptying_betas(form, lam, consensus_weights(P1, factors))
         b_max = float(np.max(cbetas))
     if callable(beta):
         beta = float(beta(cbetas))
         if not (np.isfinite(beta) and beta >= 0):
             raise ValueError(f"The beta rule gave {beta!r}; it must give a finite beta >= 0.")
     f_prev = sum(terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma,
-                                   weighting).values())
+                                   weighting, scale, factors).values())
     f_init = f_prev
     history = {k: [] for k in OBJECTIVE_TERMS}
     objective = []
@@ -213,22 +235,24 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         # Z*-step (eq. update_z_*); the first one also gives beta_max's first candidate
         Zref = Zstar
         first = with_beta_max and it == 1
-        Zstar, colmax, delta_sq = form.zstar_step(Zref, P, lam, beta, dense=keep_dense(Zref),
+        W = consensus_weights(P, factors)
+        Zstar, colmax, delta_sq = form.zstar_step(Zref, W, lam, beta, dense=keep_dense(Zref),
                                                   with_colmax=first)
         if first:
-            b_max = max(b_max, float(np.max(2.0 * lam * P.sum(axis=0) * colmax)))
+            b_max = max(b_max, float(np.max(2.0 * lam * W.sum(axis=0) * colmax)))
         # P-step (eq. update_p), with the Z^v of the previous iteration
         recon, coupling = form.losses(delta_sq)
-        P = p_step(recon + lam * coupling, gamma, weighting)
+        P = p_step(recon + lam * coupling, gamma, weighting, scale)
         # Z^v-steps (eq. update_z_v)
         form.zv_step()
         recon, coupling = form.losses()
-        terms = terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting)
+        terms = terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting,
+                                  scale, factors)
         f = sum(terms.values())
         for k in OBJECTIVE_TERMS:
             history[k].append(terms[k])
         objective.append(f)
-        stop = bool(callback(it, f, P)) if callback is not None else False
+        stop = _call(callback, it, f, P, Zstar)
         if converged(f_prev, f, tol):
             done = True
             break
@@ -246,7 +270,27 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         beta_max=b_max,
         beta=float(beta),
         column_betas=cbetas,
+        scale=scale,
+        factors=factors,
     )
+
+
+def _model_units(losses, how_scale, scale_power):
+    """(s, c) of the model: None, None for the paper's; else :func:`loss_scale` of the
+    losses at the start and :func:`view_factors`."""
+    if how_scale is None:
+        return None, None
+    scale = loss_scale(losses, how_scale)
+    return scale, view_factors(scale, scale_power)
+
+
+def _call(callback, it, f, P, Zstar):
+    """The callback's stop request (see :func:`solve`)."""
+    if callback is None:
+        return False
+    if getattr(callback, "needs_consensus", False):
+        return bool(callback(it, f, P, consensus=Zstar))
+    return bool(callback(it, f, P))
 
 
 class FactorForm:
@@ -375,7 +419,7 @@ class KernelForm:
 
 
 def column_betas(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None,
-                 precision=PRECISION):
+                 precision=PRECISION, loss_scale=None, scale_power=0.0):
     """For every sample j, the smallest beta that empties column j of Z* at the start.
 
     The second Z*-step (weights P1 of the initial losses, Z^v the ridge
@@ -390,7 +434,7 @@ def column_betas(factors, lam, gamma, *, weighting="sample", block_size=None, ru
     ----------
     factors : list of ndarray, each (r_v, n)
     lam, gamma : float
-    weighting, block_size, runner, precision : as for :func:`solve`
+    weighting, block_size, runner, precision, loss_scale, scale_power : as for :func:`solve`
 
     Returns
     -------
@@ -402,7 +446,9 @@ def column_betas(factors, lam, gamma, *, weighting="sample", block_size=None, ru
         views = [factorize_view(R, lam) for R in factors]
         form = FactorForm(views, block_size, runner, precision)
         recon, coupling = form.losses()
-        return _emptying_betas(form, lam, p_step(recon + lam * coupling, gamma, weighting))
+        scale, fac = _model_units(recon + lam * coupling, loss_scale, scale_power)
+        P1 = p_step(recon + lam * coupling, gamma, weighting, scale)
+        return _emptying_betas(form, lam, consensus_weights(P1, fac))
 
 
 def _emptying_betas(form, lam, P):
@@ -412,7 +458,7 @@ def _emptying_betas(form, lam, P):
 
 
 def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None,
-             precision=PRECISION):
+             precision=PRECISION, loss_scale=None, scale_power=0.0):
     """The smallest beta for which Algorithm 1 keeps Z* = 0 from the start.
 
     If the first Z*-step (P0 of :func:`initial_weights`: 1 for RMSC) leaves Z* = 0,
@@ -429,7 +475,7 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
     factors : list of ndarray, each (r_v, n)
     lam, gamma : float
     weighting : {"sample", "view"}
-    block_size, runner, precision : as for :func:`solve`
+    block_size, runner, precision, loss_scale, scale_power : as for :func:`solve`
 
     Returns
     -------
@@ -444,6 +490,8 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
         out = 0.0
         recon, coupling = form.losses()
         losses = recon + lam * coupling
-        for P in (initial_weights(losses, gamma, weighting), p_step(losses, gamma, weighting)):
-            out = max(out, float(np.max(_emptying_betas(form, lam, P))))
+        scale, fac = _model_units(losses, loss_scale, scale_power)
+        for P in (initial_weights(losses, gamma, weighting, scale),
+                  p_step(losses, gamma, weighting, scale)):
+            out = max(out, float(np.max(_emptying_betas(form, lam, consensus_weights(P, fac)))))
         return out

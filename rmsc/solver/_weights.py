@@ -5,6 +5,23 @@ By convex conjugacy (Lemma 1, Figure 2):
 * ``psi(p) = gamma * p + 1/p - 2``               — regulariser on a weight
 * ``latent_loss(l) = 2 * (sqrt(gamma + l) - 1)`` — phi(l) = min_p p*l + psi(p)
 * ``minimizer(l) = 1 / sqrt(gamma + l)``         — sigma(l) = argmin_p, the P-step
+
+The scaled model (issue 29; ``loss_scale="median"``) measures each view's losses in
+that view's own unit s_v (:func:`loss_scale`: the median of the view's per-sample
+losses at the start) and gives view v the factor c_v = s_v ** -power
+(:func:`view_factors`)::
+
+    F = sum_v c_v sum_j [ P_vj l_vj + s_v psi(P_vj) ] + beta ||Z*||_1
+
+For fixed s and c every block step is still an exact minimisation, so the objective
+never increases: the P-step is P_vj = sigma(l_vj / s_v) (:func:`p_step` with
+``scale``), the Z^v-step is unchanged (each column's two terms carry the same weight)
+and the Z*-step is the paper's with the weights c_v P_vj (:func:`consensus_weights`).
+Minimised over P, view v contributes c_v s_v phi(l / s_v): the paper's robust loss in
+the view's unit. ``power = 0``: every view's typical sample weighs about 1 whatever
+its number of features; ``power = 1/2`` is the paper's model with gamma_v = gamma s_v
+(its weights c_v P_vj = 1 / sqrt(gamma s_v + l_vj)); ``power = 1`` divides every loss
+by s_v (F = sum P l / s + psi(P)). ``scale=None`` is the paper's model.
 """
 
 from __future__ import annotations
@@ -34,7 +51,7 @@ def minimizer(loss, gamma):
     return 1.0 / np.sqrt(gamma + np.asarray(loss, dtype=np.float64))
 
 
-def initial_weights(losses, gamma, weighting="sample"):
+def initial_weights(losses, gamma, weighting="sample", scale=None):
     """The weights P that Algorithm 1 starts from (the paper leaves the start open).
 
     ``weighting="sample"`` (RMSC): P = 1. ``weighting="view"`` (RMSC-WV): the
@@ -53,14 +70,101 @@ def initial_weights(losses, gamma, weighting="sample"):
         The losses at the start (Z* = 0, every Z^v its ridge self-representation).
     gamma : float >= 0
     weighting : {"sample", "view"}
+    scale : ndarray of shape (n_views,) or None
+        The scaled model's units (:func:`p_step`); P = 1 is of the order of its
+        weights too (a sample at its view's typical loss weighs 1/sqrt(1 + gamma)).
 
     Returns
     -------
     P : ndarray of shape (n_views, n_samples)
     """
     if weighting == "view":
-        return p_step(losses, gamma, weighting)
+        return p_step(losses, gamma, weighting, scale)
     return np.ones(np.shape(losses))
+
+
+#: The rules for each view's unit of loss s_v: None (the paper: no unit, s_v = 1) or
+#: "median" (:func:`loss_scale`).
+LOSS_SCALES = (None, "median")
+
+
+def loss_scale(losses, how="median"):
+    """Each view's unit of loss s_v, from the per-sample losses (scaled model).
+
+    ``how="median"``: the median over the view's samples of l_vj (the solver
+    passes the losses at the start: Z* = 0, every Z^v its ridge
+    self-representation). A view whose median loss is 0 (more than half of its
+    samples reconstructed exactly, e.g. all-zero samples) takes the mean of its
+    losses instead, and 1 when that is 0 too. ``how=None``: the paper's model,
+    s_v = 1 for every view.
+
+    Parameters
+    ----------
+    losses : ndarray of shape (n_views, n_samples)
+    how : {"median", None}
+
+    Returns
+    -------
+    ndarray of shape (n_views,), positive
+    """
+    losses = np.maximum(np.asarray(losses, dtype=np.float64), 0.0)
+    if how is None:
+        return np.ones(losses.shape[0])
+    if how != "median":
+        raise ValueError(f"loss_scale must be one of {', '.join(map(repr, LOSS_SCALES))}; "
+                         f"got {how!r}.")
+    s = np.median(losses, axis=1)
+    mean = losses.mean(axis=1)
+    s = np.where(s > 0, s, np.where(mean > 0, mean, 1.0))
+    return s
+
+
+def view_factors(scale, power=0.0):
+    """The views' factors c_v = s_v ** -power of the scaled model (ones for scale None)."""
+    if scale is None:
+        return None
+    return np.asarray(scale, dtype=np.float64) ** (-float(power))
+
+
+def consensus_weights(P, factors=None):
+    """The weights the Z*-step averages the Z^v with: c_v P_vj (P for the paper's model)."""
+    if factors is None:
+        return P
+    return np.asarray(factors)[:, None] * P
+
+
+def regularizer(P, gamma, weighting="sample", scale=None, factors=None):
+    """The objective's weight term: sum_v c_v s_v sum_j psi(P_vj).
+
+    Paper (``scale=None``): sum_vj psi(P_vj), or sum_v psi(p_v) for RMSC-WV. Scaled
+    model: each view's psi carries its unit s_v (n s_v for RMSC-WV's one weight per
+    view, whose loss is a sum over n samples) and its factor c_v.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n_views, n_samples)
+    gamma : float
+    weighting : {"sample", "view"}
+    scale, factors : ndarray of shape (n_views,) or None
+        :func:`loss_scale` and :func:`view_factors`.
+
+    Returns
+    -------
+    float
+    """
+    if scale is None and factors is None:  # the paper's sum, in its order
+        return float(np.sum(psi(P[:, 0] if weighting == "view" else P, gamma)))
+    if weighting == "view":
+        per_view = psi(P[:, 0], gamma)
+        unit = None if scale is None else np.asarray(scale) * P.shape[1]
+    else:
+        per_view = psi(P, gamma).sum(axis=1)
+        unit = scale
+    if unit is not None:
+        per_view = per_view * unit
+    if factors is not None:
+        per_view = per_view * np.asarray(factors)
+    return float(np.sum(per_view))
 
 
 def loss_of_weight(p, gamma):
@@ -73,24 +177,34 @@ def loss_of_weight(p, gamma):
         return np.maximum(1.0 / (p * p) - gamma, 0.0)
 
 
-def p_step(losses, gamma, weighting="sample"):
+def p_step(losses, gamma, weighting="sample", scale=None):
     """P-step: the optimal weights for fixed losses.
 
     Paper eq. (update_p): P_vj = 1 / sqrt(gamma + l_vj). With
     ``weighting="view"`` (RMSC-WV, appendix) one weight per view,
     p_v = 1 / sqrt(gamma + sum_j l_vj), broadcast over the samples.
+    With ``scale`` (the scaled model, see the module docstring) the losses are
+    measured in each view's unit: P_vj = 1 / sqrt(gamma + l_vj / s_v), and for
+    RMSC-WV p_v = 1 / sqrt(gamma + sum_j l_vj / (n s_v)).
 
     Parameters
     ----------
     losses : ndarray of shape (n_views, n_samples)
     gamma : float >= 0
     weighting : {"sample", "view"}
+    scale : ndarray of shape (n_views,) or None
+        :func:`loss_scale`; None is the paper's model.
 
     Returns
     -------
     P : ndarray of shape (n_views, n_samples)
     """
     losses = np.maximum(losses, 0.0)
+    if scale is not None:
+        unit = np.asarray(scale, dtype=np.float64)[:, None]
+        if weighting == "view":
+            unit = unit * losses.shape[1]
+        losses = losses / unit
     if weighting == "view":
         total = losses.sum(axis=1, keepdims=True)
         P = np.broadcast_to(minimizer(total, gamma), losses.shape).copy()
