@@ -139,31 +139,29 @@ def key_of(config):
     return hashlib.blake2b(text.encode(), digest_size=10).hexdigest()
 
 
-#: The plan of the study's large datasets (run in one go on 15 processes): the paper's
-#: model at today's defaults, the scaled model "s1 g1e-2" over the suggestion's grid
-#: (both lambdas x every beta_rel; Reuter: each method's lambda), "s1" at each method's
-#: lambda (Reuter: beta_rel 0.25 and 0.5).
-LARGE = ("Reuter", "Digit", "Digit+outliers", "Synthetic-1000")
+#: The plan of the study's large datasets, in the order run: the paper's model at today's
+#: defaults, then the scaled model "s1 g1e-2" at each method's lambda over BETA_RELS,
+#: then "s1" (gamma 1e-5) at beta_rel 0.25 and 0.5, then "s1 g1e-2" at the other lambda;
+#: within each, Digit, Digit+outliers, Synthetic-1000, Reuter (the slowest) last.
+LARGE = ("Digit", "Digit+outliers", "Synthetic-1000", "Reuter")
 
 
 def plan_large():
     out = []
-    for name in LARGE:
-        for method in WEIGHTING:
-            lam0, lam1 = LAMS[method]
-            out.append({"dataset": name, "method": method, "model": "paper", "beta_rel": 0.25,
-                        "lam": lam0})
-            for rel in BETA_RELS:
-                out.append({"dataset": name, "method": method, "model": "s1 g1e-2",
-                            "beta_rel": rel, "lam": lam0})
-            for rel in (BETA_RELS if name != "Reuter" else (0.25, 0.5)):
-                out.append({"dataset": name, "method": method, "model": "s1",
-                            "beta_rel": rel, "lam": lam0})
-            if name != "Reuter":
-                for rel in BETA_RELS:
-                    out.append({"dataset": name, "method": method, "model": "s1 g1e-2",
-                                "beta_rel": rel, "lam": lam1, "late": True})
-    return out
+    for stage in range(4):
+        for name in LARGE:
+            for method in WEIGHTING:
+                lam0, lam1 = LAMS[method]
+                if stage == 0:
+                    out.append(("paper", 0.25, lam0, name, method))
+                elif stage == 1:
+                    out += [("s1 g1e-2", rel, lam0, name, method) for rel in BETA_RELS]
+                elif stage == 2:
+                    out += [("s1", rel, lam0, name, method) for rel in (0.25, 0.5)]
+                elif name != "Reuter":
+                    out += [("s1 g1e-2", rel, lam1, name, method) for rel in BETA_RELS]
+    return [{"dataset": d, "method": m, "model": model, "beta_rel": rel, "lam": lam}
+            for model, rel, lam, d, m in out]
 
 
 def grid(datasets, methods, models, beta_rels, lams_all):
@@ -339,11 +337,9 @@ def run(args):
     else:
         configs = grid(args.datasets, args.methods, args.candidates, args.beta_rels,
                        args.all_lams)
-    late = [bool(c.pop("late", False)) for c in configs]
-    todo = [(lt, c) for lt, c in zip(late, configs)
-            if not (OUT / f"{key_of(dict(c, cap=args.cap))}.json").exists()]
-    todo.sort(key=lambda lc: (lc[0], -COST.get(lc[1]["dataset"], 1.0)))
-    todo = [c for _, c in todo]
+    todo = [c for c in configs if not (OUT / f"{key_of(dict(c, cap=args.cap))}.json").exists()]
+    if args.plan != "large":
+        todo.sort(key=lambda c: -COST.get(c["dataset"], 1.0))
     print(f"{len(configs)} runs, {len(todo)} to do, {args.jobs} processes", flush=True)
     t0 = time.time()
     if args.jobs <= 1:
