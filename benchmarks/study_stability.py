@@ -67,7 +67,8 @@ from rmsc.tracking import agreement, quick_clustering  # noqa: E402
 OUT = ROOT / "benchmarks" / "out" / "study_stability"
 
 #: Iterations at which the estimator's clustering is scored on every trajectory.
-CHECKPOINTS = (1, 3, 5, 10, 20, 30, 50, 75, 100, 150, 200, 250, 300, 400, 500)
+CHECKPOINTS = (1, 3, 5, 10, 20, 30, 50, 75, 100, 150, 200, 250, 300, 400, 500, 750, 1000, 1500,
+               2000)
 
 #: Iterations between two quick clusterings (the clustering-stability rules' clock).
 EVERY = 5
@@ -139,29 +140,26 @@ def key_of(config):
     return hashlib.blake2b(text.encode(), digest_size=10).hexdigest()
 
 
-#: The plan of the study's large datasets, in the order run: the paper's model at today's
-#: defaults, then the scaled model "s1 g1e-2" at each method's lambda over BETA_RELS,
-#: then "s1" (gamma 1e-5) at beta_rel 0.25 and 0.5, then "s1 g1e-2" at the other lambda;
-#: within each, Digit, Digit+outliers, Synthetic-1000, Reuter (the slowest) last.
+#: The plan of the study's large datasets, in the order run (each stage: Digit,
+#: Digit+outliers, Synthetic-1000, then Reuter, the slowest): the paper's model at today's
+#: defaults; the scaled model "s1 g1e-2" at each method's lambda, beta_rel 0.25 and 0.5;
+#: then, without Reuter, the paper's model at beta_rel 0.5, "s1" at 0.5 and "s.5" at 0.25.
 LARGE = ("Digit", "Digit+outliers", "Synthetic-1000", "Reuter")
+
+STAGES = (("paper", (0.25,), True), ("s1 g1e-2", (0.25, 0.5), True),
+          ("paper", (0.5,), False), ("s1", (0.5,), False), ("s.5", (0.25,), False))
 
 
 def plan_large():
     out = []
-    for stage in range(4):
+    for model, rels, with_reuter in STAGES:
         for name in LARGE:
+            if name == "Reuter" and not with_reuter:
+                continue
             for method in WEIGHTING:
-                lam0, lam1 = LAMS[method]
-                if stage == 0:
-                    out.append(("paper", 0.25, lam0, name, method))
-                elif stage == 1:
-                    out += [("s1 g1e-2", rel, lam0, name, method) for rel in BETA_RELS]
-                elif stage == 2:
-                    out += [("s1", rel, lam0, name, method) for rel in (0.25, 0.5)]
-                elif name != "Reuter":
-                    out += [("s1 g1e-2", rel, lam1, name, method) for rel in BETA_RELS]
-    return [{"dataset": d, "method": m, "model": model, "beta_rel": rel, "lam": lam}
-            for model, rel, lam, d, m in out]
+                out += [{"dataset": name, "method": method, "model": model, "beta_rel": rel,
+                         "lam": LAMS[method][0]} for rel in rels]
+    return out
 
 
 def grid(datasets, methods, models, beta_rels, lams_all):

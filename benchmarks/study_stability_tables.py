@@ -16,8 +16,10 @@ TODAY = {"model": "paper", "beta_rel": 0.25, "rule": "obj 1e-4", "max_iter": 30}
 TODAY_LAM = {"RMSC": 1.0, "RMSC-WV": 3.0}
 
 #: Stopping rules combined with these iteration budgets.
-MAX_ITERS = (30, 50, 100, 150, 200, 300)
-FIXED = (10, 30, 50, 100, 150, 200, 300)
+#: (Below the study's cap of 300: a rule that always ran to the cap would equal the
+#: reference by construction.)
+MAX_ITERS = (30, 50, 100, 150, 200)
+FIXED = (10, 30, 50, 100, 150, 200)
 
 DATASET_ORDER = ("Subspaces", "Digit-small", "3-Sources", "Synthetic-300", "Synthetic-1000",
                  "Digit", "Digit+outliers", "Reuter")
@@ -130,16 +132,28 @@ def print_tables(results, top=12):
                 if missing:
                     continue
                 mean_iter = sum(r["stop"] for r in rows.values()) / len(rows)
-                cands.append((max(gap, loss), gap, loss, mean_iter, model, rel, lam, rule, mi,
-                              rows))
-        cands.sort(key=lambda c: (c[0], c[3]))
-        print(f"\n### {method}: candidates by max(stop-vs-converged gap, loss vs today), "
-              f"points (ACC or NMI, worst dataset); {len(cands)} candidate x rule pairs\n")
-        print("| model | β_rel | λ | rule | max_iter | worst gap | worst loss vs today | mean stop | "
-              + " | ".join(names) + " |")
-        print("|---|---|---|---|---|---|---|---|" + "---|" * len(names))
-        for c in cands[:top]:
-            _, gap, loss, mean_iter, model, rel, lam, rule, mi, rows = c
-            cells = [f"{rows[n]['at'][0]:.1f}→{rows[n]['conv'][0]:.1f}" for n in names]
-            print(f"| {model} | {rel:g} | {lam:g} | {rule} | {mi} | {gap:.2f} | {loss:.2f} | "
-                  f"{mean_iter:.0f} | " + " | ".join(cells) + " |")
+                mean_acc = sum(r["at"][0] for r in rows.values()) / len(rows)
+                cands.append((max(gap, loss) <= 1.0, gap, loss, mean_iter, model, rel, lam,
+                              rule, mi, rows, mean_acc))
+        ok = [c for c in cands if c[0]]
+        print(f"\n### {method}: {len(ok)} of {len(cands)} candidate x rule pairs meet both "
+              "targets (|stop − converged| <= 1 and no more than 1 below today, ACC and NMI, "
+              "every dataset)\n")
+        _print_candidates(sorted(ok, key=lambda c: (-c[10], c[3]))[:top], names,
+                          "meeting both, best mean ACC at the stop first")
+        _print_candidates(sorted(ok, key=lambda c: (c[3], -c[10]))[:top], names,
+                          "meeting both, fewest iterations first")
+        _print_candidates(sorted(cands, key=lambda c: (max(c[1], c[2]), c[3]))[:top], names,
+                          "all, by the worse of the two targets")
+
+
+def _print_candidates(cands, names, title):
+    print(f"\n{title}:\n")
+    print("| model | β_rel | λ | rule | max_iter | worst gap | worst loss vs today | mean stop | "
+          "mean ACC | " + " | ".join(names) + " |")
+    print("|---|---|---|---|---|---|---|---|---|" + "---|" * len(names))
+    for c in cands:
+        _, gap, loss, mean_iter, model, rel, lam, rule, mi, rows, mean_acc = c
+        cells = [f"{rows[n]['at'][0]:.1f}→{rows[n]['conv'][0]:.1f}" for n in names]
+        print(f"| {model} | {rel:g} | {lam:g} | {rule} | {mi} | {gap:.2f} | {loss:.2f} | "
+              f"{mean_iter:.0f} | {mean_acc:.2f} | " + " | ".join(cells) + " |")
