@@ -210,6 +210,8 @@ class RMSC(ClusterMixin, BaseEstimator):
         below :data:`rmsc.placement.WEAK_DEGREE` times the median.
     objective_ : ndarray of shape (n_iter_,)
         The whole objective after every iteration (non-increasing).
+    changes_ : ndarray of shape (n_iter_,)
+        What the stopping rule (``stop_on``) measured after every iteration.
     objective_terms_ : dict of ndarray of shape (n_iter_,)
         ``reconstruction``, ``coupling``, ``regularizer``, ``sparsity``.
     objective_init_ : float
@@ -277,6 +279,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         scale_power=0.0,
         max_iter=solver.MAX_ITER,
         tol=solver.TOL,
+        stop_on=solver.STOP_ON,
         normalize=True,
         keep_mass=None,
         top_k=None,
@@ -298,6 +301,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.scale_power = scale_power
         self.max_iter = max_iter
         self.tol = tol
+        self.stop_on = stop_on
         self.normalize = normalize
         self.keep_mass = keep_mass
         self.top_k = top_k
@@ -321,6 +325,11 @@ class RMSC(ClusterMixin, BaseEstimator):
             beta = check_nonnegative("beta", self.beta)
         gamma = check_nonnegative("gamma", self.gamma)
         check_nonnegative("tol", self.tol)
+        if self.stop_on not in solver.STOPPINGS:
+            raise ValueError(
+                f"stop_on must be 'zstar' (the consensus's relative change) or 'objective' (the "
+                f"objective's relative decrease); got {self.stop_on!r}."
+            )
         check_positive_int("max_iter", self.max_iter)
         check_positive_int("n_init", self.n_init)
         if self.block_size is not None:
@@ -385,7 +394,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             weighting=self.weighting, max_iter=self.max_iter, tol=self.tol,
             callback=self.callback, block_size=self.block_size,
             runner=runner, with_beta_max=True,
-            loss_scale=self.loss_scale, scale_power=self.scale_power,
+            loss_scale=self.loss_scale, scale_power=self.scale_power, stop_on=self.stop_on,
         )
         self.fit_time_ = time.perf_counter() - t0
         self.consensus_ = sol.Zstar.tocsr()
@@ -393,6 +402,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.view_weights_ = sol.P.mean(axis=1)
         self.objective_ = sol.objective
         self.objective_terms_ = sol.terms
+        self.changes_ = sol.changes
         self.objective_init_ = sol.objective_init
         self.n_iter_ = sol.n_iter
         self.converged_ = sol.converged

@@ -182,3 +182,40 @@ def test_estimator_reports_the_models_units_and_checks_the_option():
         rmsc.RMSC(3, loss_scale="mad").fit(d.views)
     with pytest.raises(ValueError, match="scale_power"):
         rmsc.RMSC(3, loss_scale="median", scale_power=-1).fit(d.views)
+
+
+# --- the stopping rules -------------------------------------------------------------------
+
+@pytest.mark.parametrize("precision", ["float64", "auto"])
+def test_zstar_change_is_the_consensus_relative_change(precision):
+    # The iterates do not depend on where the solve stops, so Z* after t - 1 and after t
+    # iterations come from two solves; the rule's measure at t is their relative distance.
+    rng = np.random.default_rng(20)
+    factors = _factors(random_views(rng, 35, (4, 12, 20)))
+    kw = dict(max_iter=6, tol=0, precision=precision, loss_scale="median", scale_power=1.0,
+              stop_on="zstar")
+    sol = solver.solve(factors, 1.0, 0.02, 1e-2, **kw)
+    prev = solver.solve(factors, 1.0, 0.02, 1e-2, **{**kw, "max_iter": 5})
+    d = sol.Zstar.toarray() - prev.Zstar.toarray()
+    direct = np.linalg.norm(d) / np.linalg.norm(sol.Zstar.toarray())
+    assert sol.changes[-1] == pytest.approx(direct, rel={"float64": 1e-8, "auto": 1e-4}[precision])
+    assert sol.changes[0] == pytest.approx(1.0)  # from Z* = 0
+
+
+def test_each_rule_stops_where_its_measure_first_reaches_tol():
+    rng = np.random.default_rng(21)
+    factors = _factors(random_views(rng, 30, (5, 9)))
+    full = {rule: solver.solve(factors, 1.0, 0.05, 1e-5, max_iter=60, tol=0, stop_on=rule)
+            for rule in solver.STOPPINGS}
+    for rule in solver.STOPPINGS:
+        tol = full[rule].changes[9]  # the measure at iteration 10: the rule stops by then
+        first = int(np.argmax(full[rule].changes <= tol)) + 1
+        assert first <= 10
+        stopped = solver.solve(factors, 1.0, 0.05, 1e-5, max_iter=60, tol=tol, stop_on=rule)
+        assert stopped.converged and stopped.n_iter == first
+        assert np.array_equal(stopped.objective, full[rule].objective[:first])
+    # the objective rule measures |f_prev - f| / |f_prev|
+    f = np.r_[full["objective"].objective_init, full["objective"].objective]
+    assert np.allclose(full["objective"].changes, np.abs(np.diff(f)) / np.abs(f[:-1]))
+    with pytest.raises(ValueError, match="stop_on must be"):
+        solver.solve(factors, 1.0, 0.05, 1e-5, stop_on="labels")

@@ -37,6 +37,8 @@ class RMSCSolution:
     P : ndarray of shape (n_views, n)
     objective : ndarray of shape (n_iter,)
         Whole objective after every iteration.
+    changes : ndarray of shape (n_iter,)
+        What the stopping rule measured after every iteration (:func:`stop_measure`).
     terms : dict of ndarray of shape (n_iter,)
     objective_init : float
         Objective at the initialisation (P of :func:`initial_weights`, Z* = 0, Z^v
@@ -61,6 +63,7 @@ class RMSCSolution:
     P: np.ndarray
     objective: np.ndarray
     terms: dict
+    changes: np.ndarray
     objective_init: float
     n_iter: int
     converged: bool
@@ -104,27 +107,79 @@ MAX_ITER = 30
 TOL = 1e-4
 
 
-#: The stopping rule in words (see :func:`converged`).
-STOPPING = "stop when (f_prev - f) <= tol * |f_prev|, or after max_iter iterations"
+#: The stopping rules (see :func:`stop_measure`): "objective", the objective's relative
+#: decrease in one iteration; "zstar", the relative change of the consensus in one
+#: iteration, ||Z*_t - Z*_{t-1}||_F / ||Z*_t||_F.
+STOPPINGS = ("objective", "zstar")
 
 
-def converged(f_prev, f, tol):
-    """The stopping rule of Algorithm 1: the objective's relative decrease is at most ``tol``.
+#: The default stopping rule.
+STOP_ON = "objective"
 
-    ``tol = 0`` never stops (the iterations run to ``max_iter``).
+
+#: The stopping rules in words (see :func:`converged`).
+STOPPING_TEXT = {
+    "objective": "stop when (f_prev - f) <= tol * |f_prev|, or after max_iter iterations",
+    "zstar": "stop when ||Z*_t - Z*_{t-1}||_F <= tol * ||Z*_t||_F, or after max_iter iterations",
+}
+
+
+#: The default stopping rule in words.
+STOPPING = STOPPING_TEXT[STOP_ON]
+
+
+def objective_change(f_prev, f):
+    """The objective's relative change in one iteration, |f_prev - f| / |f_prev|.
+
+    Beware its unit: psi(p) = gamma p + 1/p - 2 adds -2 per weight, so |f| carries a
+    constant of about 2 m n (m views, n samples) and this ratio measures the decrease
+    against that constant as much as against the objective's variable part.
     """
-    return tol > 0 and abs(f_prev - f) <= tol * max(abs(f_prev), np.finfo(float).tiny)
+    return abs(f_prev - f) / max(abs(f_prev), np.finfo(float).tiny)
+
+
+def zstar_change(delta_sq, Zstar):
+    """The consensus's relative change in one iteration: ||Z*_t - Z*_{t-1}||_F / ||Z*_t||_F.
+
+    ``delta_sq`` holds ||z*_j(t) - z*_j(t-1)||^2 per column (the Z*-step returns it for
+    the P-step); ``Zstar`` is Z*_t, dense or sparse. Scale-free: it does not depend on the
+    objective's constants or on the data's size. 0 when both are zero; inf when Z*_t = 0
+    but it changed.
+    """
+    change = float(np.sum(delta_sq))
+    values = Zstar.data if sp.issparse(Zstar) else Zstar
+    norm = float(np.vdot(values, values).real)
+    if norm > 0:
+        return float(np.sqrt(change / norm))
+    return 0.0 if change == 0 else float("inf")
+
+
+def stop_measure(stop_on, f_prev, f, delta_sq, Zstar):
+    """What the stopping rule ``stop_on`` (:data:`STOPPINGS`) measures after an iteration."""
+    if stop_on == "zstar":
+        return zstar_change(delta_sq, Zstar)
+    return objective_change(f_prev, f)
+
+
+def converged(change, tol):
+    """The stopping rule of Algorithm 1: the measured change is at most ``tol``.
+
+    ``change`` is :func:`stop_measure`'s (:func:`objective_change` or
+    :func:`zstar_change`). ``tol = 0`` never stops (the iterations run to ``max_iter``).
+    """
+    return tol > 0 and change <= tol
 
 
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
           callback=None, block_size=None, runner=None, with_beta_max=False,
-          precision=PRECISION, kernel=None, loss_scale=None, scale_power=0.0):
+          precision=PRECISION, kernel=None, loss_scale=None, scale_power=0.0,
+          stop_on=STOP_ON):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): every Z^v the exact Z^v-step for
     Z* = 0, i.e. the ridge self-representation of its view, and P from
     :func:`initial_weights` (1 for RMSC; RMSC-WV's P-step of those losses).
-    Stops when the objective's relative decrease falls below ``tol`` (never,
+    Stops when the stopping rule's measure (``stop_on``) is at most ``tol`` (never,
     for ``tol=0``), at ``max_iter``, or when ``callback`` returns True.
 
     Parameters
@@ -140,6 +195,8 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     weighting : {"sample", "view"}
     max_iter : int
     tol : float
+    stop_on : {"objective", "zstar"}
+        The stopping rule (:data:`STOPPINGS`, :func:`stop_measure`).
     callback : callable(iteration, objective, weights) -> bool or None
         A callback with a true attribute ``needs_consensus`` is called as
         ``callback(iteration, objective, weights, consensus=Zstar)`` (Z* sparse,
@@ -174,11 +231,14 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     RMSCSolution
     """
     precision = _check_precision(precision)
+    if stop_on not in STOPPINGS:
+        raise ValueError(f"stop_on must be one of {', '.join(map(repr, STOPPINGS))}; "
+                         f"got {stop_on!r}.")
     runner = LocalBlocks() if runner is None else runner
     with runner:
         return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,
                            block_size, runner, with_beta_max, precision, kernel,
-                           loss_scale, scale_power)
+                           loss_scale, scale_power, stop_on)
 
 
 def _check_precision(precision):
@@ -196,7 +256,8 @@ def _check_precision(precision):
 
 
 def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, block_size,
-                runner, with_beta_max, precision, kernel, how_scale=None, scale_power=0.0):
+                runner, with_beta_max, precision, kernel, how_scale=None, scale_power=0.0,
+                stop_on=STOP_ON):
     views = [factorize_view(R, lam) for R in factors]
     if kernel is None:
         kernel = use_kernel_form(factors, runner)
@@ -229,7 +290,7 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
                                    weighting, scale, factors).values())
     f_init = f_prev
     history = {k: [] for k in OBJECTIVE_TERMS}
-    objective = []
+    objective, changes = [], []
     done = False
     for it in range(1, max_iter + 1):
         # Z*-step (eq. update_z_*); the first one also gives beta_max's first candidate
@@ -253,7 +314,8 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
             history[k].append(terms[k])
         objective.append(f)
         stop = _call(callback, it, f, P, Zstar)
-        if converged(f_prev, f, tol):
+        changes.append(stop_measure(stop_on, f_prev, f, delta_sq, Zstar))
+        if converged(changes[-1], tol):
             done = True
             break
         f_prev = f
@@ -264,6 +326,7 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         P=P,
         objective=np.asarray(objective),
         terms={k: np.asarray(v) for k, v in history.items()},
+        changes=np.asarray(changes),
         objective_init=float(f_init),
         n_iter=len(objective),
         converged=done,
