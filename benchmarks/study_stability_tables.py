@@ -101,7 +101,8 @@ def today_scores(idx, method):
     return out
 
 
-def print_tables(results, top=12):
+def print_tables(results, top=12, without=()):
+    results = [r for r in results if r.get("dataset") not in without]
     idx = index(results)
     rules = rules_of(results)
     for method in ("RMSC", "RMSC-WV"):

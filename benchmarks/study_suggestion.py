@@ -93,8 +93,10 @@ def n_clusters_of(name):
     return load(name)[2]
 
 
-def analyse(results, model, rule, max_iter, defaults):
+def analyse(results, model, rule, max_iter, defaults, only=None):
     g = grids(results, model, rule, max_iter)
+    if only:
+        g = {k: v for k, v in g.items() if k[1] in only}
     for method in ("RMSC", "RMSC-WV"):
         names = [d for d in DATASET_ORDER if (method, d) in g]
         if not names:
@@ -172,12 +174,15 @@ def main():
     ap.add_argument("--max-iter", type=int, default=100)
     ap.add_argument("--cap", type=int, default=300)
     ap.add_argument("--default-rel", type=float, default=0.25)
+    ap.add_argument("--datasets", nargs="+", default=None,
+                    help="only these datasets (e.g. those run over the whole grid)")
     args = ap.parse_args()
     defaults = {"RMSC": (1.0, args.default_rel), "RMSC-WV": (3.0, args.default_rel)}
     print("Criteria:")
     for k, (text, _) in CRITERIA.items():
         print(f"- {k}: {text}")
-    analyse(load_results(args.cap), args.model, args.rule, args.max_iter, defaults)
+    analyse(load_results(args.cap), args.model, args.rule, args.max_iter, defaults,
+            args.datasets)
 
 
 if __name__ == "__main__":

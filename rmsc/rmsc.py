@@ -51,6 +51,36 @@ BETA_QUANTILE = 0.05
 BETA_REL = {"sample": 0.25, "view": 0.25}
 
 
+#: The default model (issue 29, docs/stability.md): every view's losses in the unit of its
+#: median loss at the start (``loss_scale="median"``), the view factor c_v = 1/s_v
+#: (``scale_power=1``): F = sum_vj P_vj l_vj / s_v + psi(P_vj) + beta ||Z*||_1.
+#: ``loss_scale=None`` (with ``gamma=PAPER_GAMMA``) is the paper's model.
+LOSS_SCALE = "median"
+
+
+#: The default view factor's power (see :data:`LOSS_SCALE`).
+SCALE_POWER = 1.0
+
+
+#: Default gamma, in the scaled model's unit (a view's median loss): the weight cap
+#: 1/sqrt(gamma) = 10 times a typical sample's weight (docs/stability.md).
+GAMMA = 1e-2
+
+
+#: The paper's gamma (its Section 5), for its model (``loss_scale=None``).
+PAPER_GAMMA = 1e-5
+
+
+#: The parameters that give the paper's exact model (the reproduction's).
+PAPER_MODEL = {"loss_scale": None, "gamma": PAPER_GAMMA}
+
+
+#: The stopping rule before issue 29: the objective's relative decrease <= 1e-4, at most
+#: 30 iterations. With :data:`PAPER_MODEL` it reproduces every fit made before the change
+#: bit for bit (the reproduction's documented results among them).
+FORMER_STOPPING = {"stop_on": "objective", "tol": 1e-4, "max_iter": 30}
+
+
 #: Default affinity post-processing: divide each column of |Z*| by its maximum ("colmax")
 #: before symmetrising (docs/defaults.md: every setting of least worst regret uses it).
 SCALE_COLUMNS = True
@@ -75,16 +105,21 @@ class DegenerateSolutionError(ValueError):
 class RMSC(ClusterMixin, BaseEstimator):
     """Robust localized multi-view subspace clustering.
 
-    Solves (paper eq. proposed_model)::
+    Solves, by default, the paper's model (eq. proposed_model) with every view's
+    losses measured in that view's own unit (issue 29, docs/stability.md)::
 
-        min  sum_v sum_j P_vj (||x^v_j - X^v z^v_j||^2 + lam ||z^v_j - z*_j||^2)
-             + psi(P_vj) + beta ||Z*||_1
+        min  sum_v sum_j P_vj l_vj / s_v + psi(P_vj) + beta ||Z*||_1
+        l_vj = ||x^v_j - X^v z^v_j||^2 + lam ||z^v_j - z*_j||^2
         s.t. P >= 0, diag(Z^v) = 0,     psi(p) = gamma p + 1/p - 2
 
-    by block coordinate descent (Algorithm 1: Z*-step, P-step, Z^v-steps, each
-    in closed form, so the objective never increases), then clusters
-    S = (|Z*| + |Z*^T|)/2 by normalised spectral clustering with k-means
-    restarted ``n_init`` times.
+    where s_v is the median of view v's losses at the start (Z* = 0, each Z^v its
+    ridge self-representation), fixed for the fit: P_vj = 1/sqrt(gamma + l_vj/s_v)
+    compares a sample with its own view's typical sample, and the consensus
+    averages the Z^v with the weights P_vj / s_v. With ``loss_scale=None`` and
+    ``gamma=1e-5`` (:data:`PAPER_MODEL`) it is the paper's model exactly (s_v = 1).
+    Block coordinate descent (Algorithm 1: Z*-step, P-step, Z^v-steps, each in
+    closed form, so the objective never increases), then spectral clustering of
+    the affinity of Z* with k-means restarted ``n_init`` times.
 
     Parameters
     ----------
@@ -108,35 +143,43 @@ class RMSC(ClusterMixin, BaseEstimator):
     beta_rel : float or None, default=None
         beta in units of ``beta_scale_`` when ``beta="auto"``; None takes
         :data:`BETA_REL` for the weighting (0.25). Ignored for a numeric beta.
-    gamma : float, default=1e-5
-        gamma >= 0 of the weight regulariser psi (the paper's value). Larger
-        gamma flattens the weights towards equal; gamma = 0 fails if a sample
-        is reconstructed exactly.
+    gamma : float, default=GAMMA (1e-2)
+        gamma >= 0 of the weight regulariser psi, in the unit of the losses the
+        P-step sees: with the default scaled model a view's median loss, so no
+        weight exceeds 1/sqrt(gamma) = 10 times that of the view's typical
+        sample. The paper's value for its absolute losses is 1e-5
+        (:data:`PAPER_GAMMA`). Larger gamma flattens the weights towards equal;
+        gamma = 0 fails if a sample is reconstructed exactly.
     weighting : {"sample", "view"}, default="sample"
         ``"sample"``: a weight per sample and view (RMSC). ``"view"``: one
         weight per view (RMSC-WV, paper appendix).
-    loss_scale : {None, "median"}, default=None
-        None: the paper's model (absolute losses). ``"median"``: the scaled
-        model, each view's losses measured in that view's unit s_v (the median
-        of its per-sample losses at the start)::
+    loss_scale : {"median", None}, default=LOSS_SCALE ("median")
+        ``"median"``: the scaled model, each view's losses measured in that
+        view's unit s_v (the median of its per-sample losses at the start)::
 
             min  sum_v c_v sum_j [ P_vj l_vj + s_v psi(P_vj) ] + beta ||Z*||_1
 
         so P_vj = 1 / sqrt(gamma + l_vj / s_v) compares a sample with its own
         view's peers, and the Z*-step averages the Z^v with weights c_v P_vj
-        (c_v = s_v ** -scale_power). Every block step is exact, so the objective
-        still never increases. See :mod:`rmsc.solver._weights`.
-    scale_power : float, default=0.0
-        The scaled model's view factor c_v = s_v ** -scale_power: 0 weighs every
-        view's typical sample alike; 0.5 is the paper's model with gamma
-        relative to each view's unit (weights 1 / sqrt(gamma s_v + l_vj)).
-        Ignored for ``loss_scale=None``.
-    max_iter : int, default=30
+        (c_v = s_v ** -scale_power; the default power 1 makes the objective the
+        one above). Every block step is exact, so the objective still never
+        increases (:mod:`rmsc.solver._weights`). None: the paper's absolute
+        losses (use it with ``gamma=1e-5`` for the paper's exact model).
+    scale_power : float, default=SCALE_POWER (1.0)
+        The scaled model's view factor c_v = s_v ** -scale_power: 1 divides every
+        loss by its view's unit; 0 weighs every view's typical sample alike; 0.5
+        is the paper's model with gamma relative to each view's unit (weights
+        1 / sqrt(gamma s_v + l_vj)). Ignored for ``loss_scale=None``.
+    max_iter : int, default=rmsc.solver.MAX_ITER (200)
         Most iterations of Algorithm 1.
-    tol : float, default=1e-4
-        Stop when the objective's relative decrease in one iteration is at
-        most ``tol``; ``tol=0`` runs all ``max_iter`` iterations. See
-        :data:`rmsc.solver.TOL` for why 1e-4.
+    tol : float, default=rmsc.solver.TOL (3e-3)
+        Stop when the stopping rule's measure (``stop_on``) is at most ``tol``;
+        ``tol=0`` runs all ``max_iter`` iterations. See :data:`rmsc.solver.TOL`.
+    stop_on : {"zstar", "objective"}, default=rmsc.solver.STOP_ON ("zstar")
+        The stopping rule: ``"zstar"``, the consensus's relative change in one
+        iteration ||Z*_t - Z*_{t-1}||_F / ||Z*_t||_F; ``"objective"``, the
+        objective's relative decrease in one iteration (the rule before issue
+        29, with ``tol=1e-4, max_iter=30``). docs/stability.md compares them.
     normalize : bool, default=True
         Scale every sample to unit L2 norm within each view (the paper's
         preprocessing). All-zero samples stay zero, with a warning.
@@ -273,10 +316,10 @@ class RMSC(ClusterMixin, BaseEstimator):
         lam=None,
         beta="auto",
         beta_rel=None,
-        gamma=1e-5,
+        gamma=GAMMA,
         weighting="sample",
-        loss_scale=None,
-        scale_power=0.0,
+        loss_scale=LOSS_SCALE,
+        scale_power=SCALE_POWER,
         max_iter=solver.MAX_ITER,
         tol=solver.TOL,
         stop_on=solver.STOP_ON,
