@@ -3,7 +3,7 @@
 Estimators take ``Xs``, a list of views, each ``(n_samples, n_features_v)``.
 """
 
-from . import datasets, memory, outliers
+from . import datasets, inspection, memory, outliers, tracking
 from .methods import available_methods, describe_method, get_method
 from .metrics import evaluate, evaluate_runs
 from .dimsc import DiMSC

@@ -272,9 +272,11 @@ def test_digit_at_the_defaults():
     m = RMSC(10, random_state=0).fit(data.views)
     scores = rmsc.evaluate_runs(data.labels, m.label_runs_)
     # The defaults are chosen for the worst case over every dataset, not for Digit: here they
-    # give 94.7 % / 90.3 % (docs/defaults.md; the former Digit-tuned lam = beta = 0.3 gave
-    # 96.3 % but failed on text and on large n).
-    assert scores["acc_mean"] >= 0.94 and scores["nmi_mean"] >= 0.90
+    # give 93.4 % / 89.1 % at their stop, 92.7 % / 90.0 % run on to 300 iterations
+    # (docs/stability.md; the former defaults stopped at 30 iterations with 94.7 % / 90.3 %,
+    # 86.3 % / 88.6 % run on).
+    assert scores["acc_mean"] >= 0.93 and scores["nmi_mean"] >= 0.885
+    assert m.n_iter_ < m.max_iter and m.converged_  # the rule stopped it, not the budget
     assert m.beta == "auto" and m.beta_ == pytest.approx(0.25 * m.beta_scale_)
     f = np.concatenate([[m.objective_init_], m.objective_])
     assert np.all(np.diff(f) <= 1e-9 * np.abs(f).max())
