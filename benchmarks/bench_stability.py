@@ -11,9 +11,10 @@ table gives ACC and NMI (means over the 20 k-means runs, %) of both, their diffe
 in points, the iterations and the seconds of each fit (whole ``fit``, one thread). The
 issue's target: |Δ ACC| <= 1 and |Δ NMI| <= 1 on every dataset.
 
-``--baseline`` adds, fitted side by side in the same run, the defaults before issue 29
-(the paper's model, tol 1e-4, at most 30 iterations): their scores and seconds, for the
-cost of the new defaults as a ratio.
+``--baseline`` adds, fitted in the same run, the defaults before issue 29 (the paper's
+model, tol 1e-4, at most 30 iterations): their scores and seconds. ``--time N`` only times
+the default fit against the former defaults, alternating them N times each, and prints
+the medians and their ratio (the machine is shared: ratios side by side, not absolutes).
 
 Results are cached in ``benchmarks/out/bench_stability.json`` (per dataset, method and
 parameters; ``--fresh`` ignores the cache).
@@ -123,6 +124,24 @@ def table(rows, baseline, cap):
     return "\n".join(lines), worst
 
 
+def time_side_by_side(names, methods, repeats):
+    """Median seconds of the default fit and of the former defaults, alternated."""
+    print("| dataset | method | default: it | s (median) | before: it | s (median) | ratio |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for name in names:
+        views, labels, c = load(name)
+        for method in methods:
+            now, before = [], []
+            for _ in range(repeats):
+                now.append(fit(method, views, labels, c))
+                before.append(fit(method, views, labels, c, **BEFORE))
+            t_now = float(np.median([r["seconds"] for r in now]))
+            t_before = float(np.median([r["seconds"] for r in before]))
+            print(f"| {name} | {method} | {now[0]['n_iter']} | {t_now:.1f} | "
+                  f"{before[0]['n_iter']} | {t_before:.1f} | {t_now / t_before:.1f} |", flush=True)
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS))
@@ -131,7 +150,12 @@ def main(argv=None):
     ap.add_argument("--baseline", action="store_true")
     ap.add_argument("--smoke", action="store_true", help="tiny synthetic data, no cache")
     ap.add_argument("--fresh", action="store_true", help="ignore the cache")
+    ap.add_argument("--time", type=int, default=0, metavar="N",
+                    help="only time the default fit against the former defaults, N times each, "
+                         "alternating, side by side (no cache); medians and their ratio")
     args = ap.parse_args(argv)
+    if args.time:
+        return time_side_by_side(args.datasets, args.methods, args.time)
     if args.smoke:
         views, labels, c = smoke_data()
         rows = [(("smoke", m), measure("smoke", m, views, labels, c, min(args.cap, 40),

@@ -397,14 +397,19 @@ def main():
                    help="seconds after which no new run starts (0: none)")
     t = sub.add_parser("table")
     t.add_argument("--cap", type=int, default=300)
+    t.add_argument("--long", action="store_true",
+                   help="one row per run: scores at 30/100/300/1000 iterations and at the end")
     t.add_argument("--without", nargs="+", default=(),
                    help="leave these datasets out (e.g. while their runs are missing)")
     args = ap.parse_args()
     if args.cmd == "run":
         run(args)
     else:
-        from study_stability_tables import print_tables  # noqa: PLC0415
-        print_tables(load_results(args.cap), without=tuple(args.without))
+        from study_stability_tables import print_long, print_tables  # noqa: PLC0415
+        if args.long:
+            print_long(load_results(args.cap))
+        else:
+            print_tables(load_results(args.cap), without=tuple(args.without))
 
 
 if __name__ == "__main__":

@@ -158,3 +158,23 @@ def _print_candidates(cands, names, title):
         cells = [f"{rows[n]['at'][0]:.1f}→{rows[n]['conv'][0]:.1f}" for n in names]
         print(f"| {model} | {rel:g} | {lam:g} | {rule} | {mi} | {gap:.2f} | {loss:.2f} | "
               f"{mean_iter:.0f} | {mean_acc:.2f} | " + " | ".join(cells) + " |")
+
+
+def print_long(results, at=(30, 100, 300, 1000)):
+    """One row per run: ACC / NMI at a few iterations and at its end (the long runs)."""
+    print("| dataset | method | model | β_rel | λ | " + " | ".join(f"{k} it" for k in at)
+          + " | end (iterations) | Z* density at the end |")
+    print("|---|---|---|---|---|" + "---|" * len(at) + "---|---|")
+    for r in sorted(results, key=lambda r: (r["dataset"], r["method"], r["model"],
+                                            r["beta_rel"])):
+        if not r.get("final"):
+            continue
+        cells = []
+        for k in at:
+            c = r["full"].get(str(k))
+            cells.append("–" if c is None else f"{c['acc']:.1f} / {c['nmi']:.1f}")
+        cap = "" if r["converged"] else ", cap"
+        print(f"| {r['dataset']} | {r['method']} | {r['model']} | {r['beta_rel']:g} | "
+              f"{r['lam']:g} | " + " | ".join(cells)
+              + f" | {r['final']['acc']:.2f} / {r['final']['nmi']:.2f} ({r['n_iter']}{cap}) | "
+              f"{100 * r['density'][-1]:.1f} % |")
