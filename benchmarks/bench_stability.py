@@ -158,9 +158,9 @@ def main(argv=None):
         return time_side_by_side(args.datasets, args.methods, args.time)
     if args.smoke:
         views, labels, c = smoke_data()
-        rows = [(("smoke", m), measure("smoke", m, views, labels, c, min(args.cap, 40),
-                                       args.baseline)) for m in args.methods]
-        print(table(rows, args.baseline, min(args.cap, 40))[0])
+        rows = [(("smoke", m), measure("smoke", m, views, labels, c, args.cap, args.baseline))
+                for m in args.methods]
+        print(table(rows, args.baseline, args.cap)[0])
         return 0
     cache = {}
     if CACHE.exists() and not args.fresh:

@@ -1,4 +1,12 @@
-"""The RMSC estimator (Fan, Liang, He, Hu & Lyu, IJCAI 2017)."""
+"""The RMSC estimator (Fan, Liang, He, Hu & Lyu, IJCAI 2017).
+
+Why this module is over 600 lines: it holds the estimator and the defaults it resolves
+(lambda, beta's unit, the model and gamma of issue 29, the paper's model and the former
+stopping rule as parameter sets), whose docstrings state the model and its objective,
+plus the two helpers the fit shares with others (``embed_and_cluster``, ``beta_advice``).
+Splitting the defaults from the estimator would put one source of each default away
+from the parameters it documents.
+"""
 
 from __future__ import annotations
 

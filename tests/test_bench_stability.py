@@ -40,7 +40,7 @@ def test_smoke_prints_one_row_per_method_with_its_own_differences(capsys):
         worst = max(worst, abs(d_acc), abs(d_nmi))
         # the default stops within the estimator's budget, the reference within the cap
         est = rmsc.get_method(c[2])
-        assert 1 <= stop_it <= est.max_iter and stop_it <= ref_it <= 40
+        assert 1 <= stop_it <= est.max_iter and stop_it <= ref_it <= 300
         # the baseline columns: the pre-issue-29 defaults, at most 30 iterations
         assert 1 <= int(c[10]) <= 30 and float(c[13]) > 0
     line = re.search(r"Largest \|Δ\| .*: ([0-9.]+) points", out)

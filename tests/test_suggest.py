@@ -99,7 +99,7 @@ def test_cancelling_stops_between_settings(small, monkeypatch):
     monkeypatch.setattr(rmsc.RMSC, "fit", fit_then_cancel)
     with pytest.raises(dash.Cancelled):
         dash.run_suggestion(small, dash.Params(**SOLVE), job=job)
-    assert fits == [0.3]  # the first setting finished, no other started
+    assert fits == [rmsc.selection.SUGGEST_LAMS[0]]  # the first setting finished, no other
     snap = job.snapshot()
     assert snap.done == 1 and snap.total == 8 and snap.message.startswith("setting 2 of 8")
 
