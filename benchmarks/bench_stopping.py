@@ -1,4 +1,9 @@
-"""What the stopping rule costs: RMSC stopped by its rule against RMSC run to tol = 1e-6.
+"""What the former stopping rule cost: RMSC stopped by it against RMSC run to tol = 1e-6.
+
+Issue 14's measurement of the rule before issue 29 (the paper's model, the objective's
+relative decrease, at most 30 iterations: ``rmsc.rmsc.PAPER_MODEL`` and
+``FORMER_STOPPING``), kept as it was; the current defaults' stop against convergence is
+``benchmarks/bench_stability.py`` (docs/stability.md).
 
     python benchmarks/bench_stopping.py [--datasets Digit Reuter 3-Sources] [--data-dir DIR]
                                         [--max-iter 300] [--smoke]
@@ -6,8 +11,8 @@
 For every dataset (Digit, Reuter and 3-Sources, bundled; ``--data-dir DIR``: the paper's
 .mat files instead, the same data) and a few settings (RMSC's and RMSC-WV's defaults, and
 a denser consensus of the dashboard's range), the estimator itself is fitted once per
-rule: ``RMSC(tol=t, max_iter=m)`` for the default rule (``rmsc.solver.TOL``,
-``rmsc.solver.MAX_ITER``), a looser and a tighter tolerance, and the reference
+rule: ``RMSC(tol=t, max_iter=m)`` for the former default rule (tol 1e-4,
+at most 30 iterations), a looser and a tighter tolerance, and the reference
 tol = 1e-6 (at most ``--max-iter`` iterations). Every fit is the whole estimator
 (its affinity, placement and 20 k-means runs, random_state=0), so each cell is what a
 user gets with that rule. The iterates do not depend on the rule (it only says when to
@@ -27,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _smoke  # noqa: E402
 from rmsc import RMSC, datasets, evaluate_runs, solver  # noqa: E402
+from rmsc.rmsc import FORMER_STOPPING, PAPER_MODEL  # noqa: E402
 
 FILES = {"Reuter": "reuters_1200.mat", "3-Sources": "3sources.mat"}
 
@@ -39,7 +45,8 @@ SETTINGS = (
 )
 
 #: Rules compared, as (tol, max_iter); None is the bench's --max-iter.
-RULES = ((1e-3, solver.MAX_ITER), (solver.TOL, solver.MAX_ITER), (1e-5, None))
+FORMER_TOL, FORMER_MAX_ITER = FORMER_STOPPING["tol"], FORMER_STOPPING["max_iter"]
+RULES = ((1e-3, FORMER_MAX_ITER), (FORMER_TOL, FORMER_MAX_ITER), (1e-5, None))
 REFERENCE = 1e-6
 
 
@@ -51,7 +58,8 @@ def load(name, data_dir=None):
 
 
 def fit(data, params, tol, max_iter):
-    est = RMSC(data.n_clusters, tol=tol, max_iter=max_iter, random_state=0, **params)
+    est = RMSC(data.n_clusters, tol=tol, max_iter=max_iter, random_state=0,
+               stop_on="objective", **{**PAPER_MODEL, **params})
     t0 = time.perf_counter()
     est.fit(list(data.views))
     seconds = time.perf_counter() - t0
@@ -68,10 +76,10 @@ def main():
     _smoke.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    print(f"Rule: {solver.STOPPING}; default tol={solver.TOL:g}, max_iter={solver.MAX_ITER}. "
+    print(f"Rule: {solver.STOPPING_TEXT['objective']}; default tol={FORMER_TOL:g}, max_iter={FORMER_MAX_ITER}. "
           f"Reference: tol={REFERENCE:g} (cap {args.max_iter} iterations). Cells: iterations, "
           "ACC / NMI %, and Δ against the reference in points; s = seconds of that fit.\n")
-    cols = [f"tol={t:g}, max {m or args.max_iter}{' (default)' if t == solver.TOL else ''}"
+    cols = [f"tol={t:g}, max {m or args.max_iter}{' (default)' if t == FORMER_TOL else ''}"
             for t, m in RULES]
     print("| data | setting | λ | β (β_rel) | " + " | ".join(cols) + f" | tol={REFERENCE:g} |")
     print("|---|---|---:|---|" + "---|" * (len(RULES) + 1), flush=True)

@@ -13,8 +13,10 @@ import importlib.util
 #: Public name -> the module defining it (a module's own name: the module itself).
 _WHERE = {
     "datasets": "datasets",
+    "inspection": "inspection",
     "memory": "memory",
     "outliers": "outliers",
+    "tracking": "tracking",
     "available_methods": "methods",
     "describe_method": "methods",
     "get_method": "methods",
@@ -69,8 +71,10 @@ __all__ = [
     "DegenerateSolutionError",
     "available_methods",
     "datasets",
+    "inspection",
     "memory",
     "outliers",
+    "tracking",
     "describe_method",
     "evaluate",
     "evaluate_runs",

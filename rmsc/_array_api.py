@@ -16,12 +16,19 @@ machine that cannot install packages).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 try:  # pragma: no cover - which one depends on the environment
     import array_api_compat
 except ImportError:  # pragma: no cover
     from sklearn.externals import array_api_compat
+
+from .memory import available_bytes, parse_bytes
+
+#: Environment variable that overrides the free device memory (bytes, or 2G, 512M, ...).
+DEVICE_MEMORY_ENV = "RMSC_DEVICE_MEMORY"
 
 
 def is_numpy(xp):
@@ -163,3 +170,36 @@ def median(x, xp):
     if n % 2:
         return s[n // 2]
     return (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def describe(x):
+    """Where an array lives, in words: ``"cuda:0 (torch)"``, ``"cpu (NumPy)"``."""
+    if not is_device_array(x):
+        return "cpu (NumPy)"
+    return f"{device_of(x)} ({library(namespace(x))})"
+
+
+def free_bytes(xp, device):
+    """Free memory on ``device`` for new arrays, in bytes (None: unknown).
+
+    ``RMSC_DEVICE_MEMORY`` when set; a CUDA device's free memory (plus what torch's or
+    CuPy's allocator holds unused); the host's available memory (:func:`rmsc.memory.
+    available_bytes`) for CPU devices and array_api_strict.
+    """
+    env = os.environ.get(DEVICE_MEMORY_ENV)
+    if env:
+        return parse_bytes(env)
+    name = library(xp)
+    if name == "torch" and getattr(device, "type", None) == "cuda":  # pragma: no cover - GPU
+        import torch
+
+        free, _ = torch.cuda.mem_get_info(device)
+        return int(free + torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device))
+    if name == "cupy":  # pragma: no cover - needs a GPU
+        import cupy
+
+        with cupy.cuda.Device(device.id):
+            free, _ = cupy.cuda.runtime.memGetInfo()
+            pool = cupy.get_default_memory_pool()
+            return int(free + pool.total_bytes() - pool.used_bytes())
+    return available_bytes()

@@ -13,10 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from .memory import check_dense_fits
-from .solver import initial_weights, psi
+from .solver import consensus_weights, initial_weights, regularizer, view_factors
+from .solver import loss_scale as view_loss_scale
 
 
-def solve_paper_form(Xs, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=0.0):
+def solve_paper_form(Xs, lam, beta, gamma, *, weighting="sample", max_iter=30, tol=0.0,
+                     loss_scale=None, scale_power=0.0):
     """Run Algorithm 1 literally.
 
     Parameters
@@ -26,6 +28,10 @@ def solve_paper_form(Xs, lam, beta, gamma, *, weighting="sample", max_iter=30, t
     weighting : {"sample", "view"}
     max_iter : int
     tol : float
+    loss_scale : {None, "median"}, scale_power : float
+        The scaled model (:mod:`rmsc.solver._weights`): each view's losses in the
+        unit s_v (the median of its losses at the start), the Z*-step's weights
+        c_v P_vj with c_v = s_v ** -scale_power. None: the paper's model.
 
     Returns
     -------
@@ -54,27 +60,36 @@ def solve_paper_form(Xs, lam, beta, gamma, *, weighting="sample", max_iter=30, t
 
     def objective(P, Zv, Zs):
         L = losses(Zv, Zs)
+        c = np.ones(m) if fac is None else fac
         if weighting == "view":
             p = P[:, 0]
-            return float(np.sum(p * L.sum(axis=1)) + np.sum(psi(p, gamma)) + beta * np.abs(Zs).sum())
-        return float(np.sum(P * L) + np.sum(psi(P, gamma)) + beta * np.abs(Zs).sum())
+            fit = np.sum(c * p * L.sum(axis=1))
+        else:
+            fit = np.sum(c[:, None] * P * L)
+        return float(fit + regularizer(P, gamma, weighting, s, fac) + beta * np.abs(Zs).sum())
 
     Zs = np.zeros((n, n))
     Zv = [zv(v, Zs) for v in range(m)]
-    P = initial_weights(losses(Zv, Zs), gamma, weighting)
+    L0 = losses(Zv, Zs)
+    s = None if loss_scale is None else view_loss_scale(L0, loss_scale)
+    fac = view_factors(s, scale_power)
+    unit = np.ones((m, 1)) if s is None else s[:, None]  # l_vj / s_v, the P-step's loss
+    P = initial_weights(L0, gamma, weighting, s)
     f_prev = f_init = objective(P, Zv, Zs)
     history = []
     for _ in range(max_iter):
-        # Z*-step, the paper's three cases
-        a = sum(P[v][None, :] * Zv[v] for v in range(m))  # sum_v P_vj Z^v_ij
-        s = P.sum(axis=0)[None, :]
+        # Z*-step, the paper's three cases (weights c_v P_vj in the scaled model)
+        W = consensus_weights(P, fac)
+        a = sum(W[v][None, :] * Zv[v] for v in range(m))  # sum_v W_vj Z^v_ij
+        sw = W.sum(axis=0)[None, :]
         t = beta / (2 * lam)
-        Zs = np.where(a > t, (2 * lam * a - beta) / (2 * lam * s),
-                      np.where(a < -t, (2 * lam * a + beta) / (2 * lam * s), 0.0))
+        Zs = np.where(a > t, (2 * lam * a - beta) / (2 * lam * sw),
+                      np.where(a < -t, (2 * lam * a + beta) / (2 * lam * sw), 0.0))
         # P-step
-        L = losses(Zv, Zs)
+        L = losses(Zv, Zs) / unit
         if weighting == "view":
-            P = np.repeat(1.0 / np.sqrt(gamma + L.sum(axis=1, keepdims=True)), n, axis=1)
+            P = np.repeat(1.0 / np.sqrt(gamma + L.sum(axis=1, keepdims=True) / (1 if s is None else n)),
+                          n, axis=1)
         else:
             P = 1.0 / np.sqrt(gamma + L)
         # Z^v-step

@@ -31,6 +31,7 @@ from . import _resources
 from . import cluster as dask_cluster
 from . import datasets, experiments
 from .methods import available_methods, describe_method, get_method
+from .device import fit_on
 from .metrics import METRICS, evaluate_runs
 
 
@@ -193,8 +194,6 @@ def cmd_fit(args, out, err):
 def _fit_on_device(est, views, device, err):
     """``est.fit(views)`` on the device ``--device`` names (:func:`rmsc.device.fit_on`:
     float32 copies on a GPU, the attributes back on the host for the output)."""
-    from .device import fit_on
-
     def show(choice):
         print(f"device: {choice.description}" + (f" ({choice.reason})" if choice.reason else ""),
               file=err, flush=True)

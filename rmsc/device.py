@@ -37,14 +37,22 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._array_api import device_of, from_numpy, is_device_array, library, namespace, to_numpy
-from .memory import BUDGET_ENV, MemoryBudgetError, available_bytes, format_bytes, parse_bytes
+from ._array_api import (  # noqa: F401 (describe, free_bytes and the variable: also here)
+    DEVICE_MEMORY_ENV,
+    describe,
+    device_of,
+    free_bytes,
+    from_numpy,
+    is_device_array,
+    library,
+    namespace,
+    to_numpy,
+)
+from .rmsc import RMSC
+from .solver._dense import check_device_fits  # noqa: F401 (also here)
 
 #: Environment variable naming the device of the dashboard's fits (``auto`` by default).
 DEVICE_ENV = "RMSC_DEVICE"
-
-#: Environment variable that overrides the free device memory (bytes, or 2G, 512M, ...).
-DEVICE_MEMORY_ENV = "RMSC_DEVICE_MEMORY"
 
 #: What ``--device`` and ``RMSC_DEVICE`` accept (``cuda:N`` too).
 DEVICES = ("auto", "cpu", "cuda")
@@ -226,86 +234,6 @@ def dispatch_enabled():
     return bool(sklearn.get_config().get("array_api_dispatch", False))
 
 
-def describe(x):
-    """Where an array lives, in words: ``"cuda:0 (torch)"``, ``"cpu (NumPy)"``."""
-    if not is_device_array(x):
-        return "cpu (NumPy)"
-    return f"{device_of(x)} ({library(namespace(x))})"
-
-
-def free_bytes(xp, device):
-    """Free memory on ``device`` for new arrays, in bytes (None: unknown).
-
-    ``RMSC_DEVICE_MEMORY`` when set; a CUDA device's free memory (plus what torch's or
-    CuPy's allocator holds unused); the host's available memory (:func:`rmsc.memory.
-    available_bytes`) for CPU devices and array_api_strict.
-    """
-    env = os.environ.get(DEVICE_MEMORY_ENV)
-    if env:
-        return parse_bytes(env)
-    name = library(xp)
-    if name == "torch" and getattr(device, "type", None) == "cuda":  # pragma: no cover - GPU
-        import torch
-
-        free, _ = torch.cuda.mem_get_info(device)
-        return int(free + torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device))
-    if name == "cupy":  # pragma: no cover - needs a GPU
-        import cupy
-
-        with cupy.cuda.Device(device.id):
-            free, _ = cupy.cuda.runtime.memGetInfo()
-            pool = cupy.get_default_memory_pool()
-            return int(free + pool.total_bytes() - pool.used_bytes())
-    return available_bytes()
-
-
-def _itemsize(xp, dtype):
-    return xp.finfo(dtype).bits // 8
-
-
-def check_device_fits(n_samples, factor_rows, dtype, xp, device):
-    """Refuse before a dense-form fit whose arrays would not fit the device's free memory.
-
-    The need is :func:`rmsc.solver.dense_form_bytes`: :data:`rmsc.solver.DENSE_COPIES`
-    n x n arrays of ``dtype`` and the factors.
-
-    Returns
-    -------
-    int
-        The bytes needed.
-
-    Raises
-    ------
-    rmsc.memory.MemoryBudgetError
-        Saying how much it needs, how much is free, about how many samples would fit,
-        and what else to do.
-    """
-    from .solver._dense import DENSE_COPIES, dense_form_bytes
-
-    size = _itemsize(xp, dtype)
-    need = dense_form_bytes(n_samples, factor_rows, size)
-    have = free_bytes(xp, device)
-    if have is None or need <= have:
-        return need
-    lo, hi = 0, int(n_samples)  # the largest n whose need fits: need grows with n
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if dense_form_bytes(mid, factor_rows, size) <= have else (lo, mid - 1)
-    fit_n = lo
-    source = (f" ({DEVICE_MEMORY_ENV})" if os.environ.get(DEVICE_MEMORY_ENV) else
-              f" ({BUDGET_ENV} or the host's available memory)"
-              if library(xp) not in ("torch", "cupy") or str(device) == "cpu" else "")
-    precision = "float64" if size == 8 else "float32"
-    halve = (" float32 input halves the n x n arrays (these are float64);" if size == 8 else "")
-    raise MemoryBudgetError(
-        f"RMSC's dense form on {device} needs {format_bytes(need)} for {n_samples} samples "
-        f"({DENSE_COPIES} n x n {precision} arrays of {format_bytes(n_samples ** 2 * size)} "
-        f"each, plus the factors), but only {format_bytes(have)} is free{source}. About "
-        f"{fit_n} samples would fit.{halve} Subsample, or fit on the CPU (NumPy input), "
-        "which streams column blocks and keeps Z* sparse when it is sparse."
-    )
-
-
 def fit_on(estimator, views, device="auto", *, dtype="float32", report=None):
     """Fit ``estimator`` to host ``views`` on ``device``; what the CLI and the dashboard call.
 
@@ -328,8 +256,6 @@ def fit_on(estimator, views, device="auto", *, dtype="float32", report=None):
         Where it ran. A GPU fit's attributes are brought to the host
         (:func:`fitted_to_host`), so that the fitted estimator reads as a CPU fit.
     """
-    from .rmsc import RMSC
-
     choice = device if isinstance(device, DeviceChoice) else resolve_device(device)
     if choice.on_device and not isinstance(estimator, RMSC):
         if isinstance(device, str) and device.strip().lower() == "auto":

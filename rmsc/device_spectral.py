@@ -30,7 +30,9 @@ import warnings
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._array_api import device_of, from_numpy, namespace, row_blocks, to_numpy
+from ._array_api import device_of, free_bytes, from_numpy, namespace, row_blocks, to_numpy
+from ._spectral_shared import DENSE_EIGH_MAX, warn_isolated
+from .memory import MemoryBudgetError, format_bytes
 
 #: Residual tolerance ||S_n u - theta u|| of every wanted Ritz pair, by precision (S_n the
 #: normalised affinity, whose eigenvalues lie in [-1, 1]): eigsh's tol=1e-10 in float64;
@@ -71,9 +73,6 @@ def scale_and_symmetrize(A, scale_columns):
 def _check_sort_fits(A):
     """The column sorts of keep_mass / top_k hold about five more n x n arrays (two of
     int64 indices): refuse before them when the device lacks the memory."""
-    from .device import free_bytes
-    from .memory import MemoryBudgetError, format_bytes
-
     xp = namespace(A)
     n = A.shape[0]
     need = n * n * (2 * 8 + 3 * (xp.finfo(A.dtype).bits // 8))
@@ -269,7 +268,7 @@ def spectral_embedding_xp(S, n_components, *, random_state=None, return_eigenval
     """:func:`rmsc.spectral.spectral_embedding` of a device array, computed there.
 
     The same NJW embedding and the same choice of solver by size as the host path: a
-    dense ``eigh`` up to :data:`rmsc.spectral._DENSE_EIGH_MAX` samples, else
+    dense ``eigh`` up to :data:`rmsc._spectral_shared.DENSE_EIGH_MAX` samples, else
     :func:`leading_eigenvectors` started from the host path's random start vector (the
     same draw of ``random_state``) and a fixed-seed block beside it.
 
@@ -280,8 +279,6 @@ def spectral_embedding_xp(S, n_components, *, random_state=None, return_eigenval
     eigenvalues : ndarray of shape (n_components + 1,)
         Only with ``return_eigenvalues=True``; NumPy.
     """
-    from .spectral import _DENSE_EIGH_MAX, warn_isolated
-
     xp = namespace(S)
     dev = device_of(S)
     n = S.shape[0]
@@ -293,7 +290,7 @@ def spectral_embedding_xp(S, n_components, *, random_state=None, return_eigenval
     d = xp.where(isolated, xp.zeros_like(deg), 1.0 / xp.sqrt(xp.where(isolated,
                                                                      xp.ones_like(deg), deg)))
     k = min(n_components + 1, n) if return_eigenvalues else n_components
-    if n <= _DENSE_EIGH_MAX or k >= n - 1:
+    if n <= DENSE_EIGH_MAX or k >= n - 1:
         w, U = xp.linalg.eigh(S * d[:, None] * d[None, :])
         w, U = w[n - k:], U[:, n - k:]
     else:

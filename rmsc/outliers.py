@@ -44,7 +44,9 @@ def scores(model):
 
     RMSC's P-step sets ``P[v, j] = 1 / sqrt(gamma + l_vj)``, where ``l_vj`` is
     the sample's loss in that view (reconstruction error plus ``lam`` times
-    the distance of its representation from the consensus). The score is that
+    the distance of its representation from the consensus), measured in the
+    view's unit (its median loss at the start) under the default scaled model
+    (``loss_scale="median"``), absolute under the paper's. The score is that
     loss, recovered from the weight: ``1 / P**2 - gamma`` - a low weight gives
     a high score. Within a view the score orders samples exactly as the
     weight does (in reverse).

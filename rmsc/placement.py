@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
 from ._array_api import is_device_array, median, namespace, to_numpy
+from .device_spectral import submatrix_xp
 from .spectral import spectral_embedding
 
 #: A sample whose affinity degree is below this fraction of the median degree is
@@ -167,8 +168,6 @@ def place_weak_samples(S, views, weights, n_components, *, fraction=WEAK_DEGREE,
         return spectral_embedding(S, n_components, random_state=random_state), np.array(
             [], dtype=np.int64)
     if is_device_array(S):
-        from .device_spectral import submatrix_xp
-
         S_anchor = submatrix_xp(S, anchors)
         views = [to_numpy(X) for X in views]
         weights = to_numpy(weights)

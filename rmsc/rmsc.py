@@ -1,4 +1,12 @@
-"""The RMSC estimator (Fan, Liang, He, Hu & Lyu, IJCAI 2017)."""
+"""The RMSC estimator (Fan, Liang, He, Hu & Lyu, IJCAI 2017).
+
+Why this module is over 600 lines: it holds the estimator and the defaults it resolves
+(lambda, beta's unit, the model and gamma of issue 29, the paper's model and the former
+stopping rule as parameter sets), whose docstrings state the model and its objective,
+plus the two helpers the fit shares with others (``embed_and_cluster``, ``beta_advice``).
+Splitting the defaults from the estimator would put one source of each default away
+from the parameters it documents.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +21,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import solver
-from ._array_api import count_nonzero, namespace
+from ._array_api import describe, count_nonzero, namespace
 from .backends import BACKENDS, get_runner, one_thread_per_call
-from .device import describe
 from .memory import check_dense_fits
 from ._validation import Interval, Options, Param, check_n_clusters, check_params, check_views
 from .placement import PLACEMENTS, place_weak_samples
@@ -52,6 +59,36 @@ BETA_QUANTILE = 0.05
 #: Default ``beta_rel`` for each weighting: ``beta="auto"`` uses
 #: beta = beta_rel x the BETA_QUANTILE quantile of the emptying betas (docs/defaults.md).
 BETA_REL = {"sample": 0.25, "view": 0.25}
+
+
+#: The default model (issue 29, docs/stability.md): every view's losses in the unit of its
+#: median loss at the start (``loss_scale="median"``), the view factor c_v = 1/s_v
+#: (``scale_power=1``): F = sum_vj P_vj l_vj / s_v + psi(P_vj) + beta ||Z*||_1.
+#: ``loss_scale=None`` (with ``gamma=PAPER_GAMMA``) is the paper's model.
+LOSS_SCALE = "median"
+
+
+#: The default view factor's power (see :data:`LOSS_SCALE`).
+SCALE_POWER = 1.0
+
+
+#: Default gamma, in the scaled model's unit (a view's median loss): the weight cap
+#: 1/sqrt(gamma) = 10 times a typical sample's weight (docs/stability.md).
+GAMMA = 1e-2
+
+
+#: The paper's gamma (its Section 5), for its model (``loss_scale=None``).
+PAPER_GAMMA = 1e-5
+
+
+#: The parameters that give the paper's exact model (the reproduction's).
+PAPER_MODEL = {"loss_scale": None, "gamma": PAPER_GAMMA}
+
+
+#: The stopping rule before issue 29: the objective's relative decrease <= 1e-4, at most
+#: 30 iterations. With :data:`PAPER_MODEL` it reproduces every fit made before the change
+#: bit for bit (the reproduction's documented results among them).
+FORMER_STOPPING = {"stop_on": "objective", "tol": 1e-4, "max_iter": 30}
 
 
 #: Default affinity post-processing: divide each column of |Z*| by its maximum ("colmax")
@@ -113,16 +150,21 @@ class DegenerateSolutionError(ValueError):
 class RMSC(ClusterMixin, BaseEstimator):
     """Robust localized multi-view subspace clustering.
 
-    Solves (paper eq. proposed_model)::
+    Solves, by default, the paper's model (eq. proposed_model) with every view's
+    losses measured in that view's own unit (issue 29, docs/stability.md)::
 
-        min  sum_v sum_j P_vj (||x^v_j - X^v z^v_j||^2 + lam ||z^v_j - z*_j||^2)
-             + psi(P_vj) + beta ||Z*||_1
+        min  sum_v sum_j P_vj l_vj / s_v + psi(P_vj) + beta ||Z*||_1
+        l_vj = ||x^v_j - X^v z^v_j||^2 + lam ||z^v_j - z*_j||^2
         s.t. P >= 0, diag(Z^v) = 0,     psi(p) = gamma p + 1/p - 2
 
-    by block coordinate descent (Algorithm 1: Z*-step, P-step, Z^v-steps, each
-    in closed form, so the objective never increases), then clusters
-    S = (|Z*| + |Z*^T|)/2 by normalised spectral clustering with k-means
-    restarted ``n_init`` times.
+    where s_v is the median of view v's losses at the start (Z* = 0, each Z^v its
+    ridge self-representation), fixed for the fit: P_vj = 1/sqrt(gamma + l_vj/s_v)
+    compares a sample with its own view's typical sample, and the consensus
+    averages the Z^v with the weights P_vj / s_v. With ``loss_scale=None`` and
+    ``gamma=1e-5`` (:data:`PAPER_MODEL`) it is the paper's model exactly (s_v = 1).
+    Block coordinate descent (Algorithm 1: Z*-step, P-step, Z^v-steps, each in
+    closed form, so the objective never increases), then spectral clustering of
+    the affinity of Z* with k-means restarted ``n_init`` times.
 
     Parameters
     ----------
@@ -146,19 +188,43 @@ class RMSC(ClusterMixin, BaseEstimator):
     beta_rel : float or None, default=None
         beta in units of ``beta_scale_`` when ``beta="auto"``; None takes
         :data:`BETA_REL` for the weighting (0.25). Ignored for a numeric beta.
-    gamma : float, default=1e-5
-        gamma >= 0 of the weight regulariser psi (the paper's value). Larger
-        gamma flattens the weights towards equal; gamma = 0 fails if a sample
-        is reconstructed exactly.
+    gamma : float, default=GAMMA (1e-2)
+        gamma >= 0 of the weight regulariser psi, in the unit of the losses the
+        P-step sees: with the default scaled model a view's median loss, so no
+        weight exceeds 1/sqrt(gamma) = 10 times that of the view's typical
+        sample. The paper's value for its absolute losses is 1e-5
+        (:data:`PAPER_GAMMA`). Larger gamma flattens the weights towards equal;
+        gamma = 0 fails if a sample is reconstructed exactly.
     weighting : {"sample", "view"}, default="sample"
         ``"sample"``: a weight per sample and view (RMSC). ``"view"``: one
         weight per view (RMSC-WV, paper appendix).
-    max_iter : int, default=30
+    loss_scale : {"median", None}, default=LOSS_SCALE ("median")
+        ``"median"``: the scaled model, each view's losses measured in that
+        view's unit s_v (the median of its per-sample losses at the start)::
+
+            min  sum_v c_v sum_j [ P_vj l_vj + s_v psi(P_vj) ] + beta ||Z*||_1
+
+        so P_vj = 1 / sqrt(gamma + l_vj / s_v) compares a sample with its own
+        view's peers, and the Z*-step averages the Z^v with weights c_v P_vj
+        (c_v = s_v ** -scale_power; the default power 1 makes the objective the
+        one above). Every block step is exact, so the objective still never
+        increases (:mod:`rmsc.solver._weights`). None: the paper's absolute
+        losses (use it with ``gamma=1e-5`` for the paper's exact model).
+    scale_power : float, default=SCALE_POWER (1.0)
+        The scaled model's view factor c_v = s_v ** -scale_power: 1 divides every
+        loss by its view's unit; 0 weighs every view's typical sample alike; 0.5
+        is the paper's model with gamma relative to each view's unit (weights
+        1 / sqrt(gamma s_v + l_vj)). Ignored for ``loss_scale=None``.
+    max_iter : int, default=rmsc.solver.MAX_ITER (200)
         Most iterations of Algorithm 1.
-    tol : float, default=1e-4
-        Stop when the objective's relative decrease in one iteration is at
-        most ``tol``; ``tol=0`` runs all ``max_iter`` iterations. See
-        :data:`rmsc.solver.TOL` for why 1e-4.
+    tol : float, default=rmsc.solver.TOL (3e-3)
+        Stop when the stopping rule's measure (``stop_on``) is at most ``tol``;
+        ``tol=0`` runs all ``max_iter`` iterations. See :data:`rmsc.solver.TOL`.
+    stop_on : {"zstar", "objective"}, default=rmsc.solver.STOP_ON ("zstar")
+        The stopping rule: ``"zstar"``, the consensus's relative change in one
+        iteration ||Z*_t - Z*_{t-1}||_F / ||Z*_t||_F; ``"objective"``, the
+        objective's relative decrease in one iteration (the rule before issue
+        29, with ``tol=1e-4, max_iter=30``). docs/stability.md compares them.
     normalize : bool, default=True
         Scale every sample to unit L2 norm within each view (the paper's
         preprocessing). All-zero samples stay zero, with a warning.
@@ -232,6 +298,8 @@ class RMSC(ClusterMixin, BaseEstimator):
         below :data:`rmsc.placement.WEAK_DEGREE` times the median.
     objective_ : ndarray of shape (n_iter_,)
         The whole objective after every iteration (non-increasing).
+    changes_ : ndarray of shape (n_iter_,)
+        What the stopping rule (``stop_on``) measured after every iteration.
     objective_terms_ : dict of ndarray of shape (n_iter_,)
         ``reconstruction``, ``coupling``, ``regularizer``, ``sparsity``.
     objective_init_ : float
@@ -250,6 +318,10 @@ class RMSC(ClusterMixin, BaseEstimator):
     beta_rel_ : float
         ``beta_ / beta_scale_``: the fit's beta in relative units (pass it as
         ``beta_rel`` to reuse the setting on other data).
+    loss_scale_ : ndarray of shape (n_views,) or None
+        The scaled model's unit s_v of every view (None for the paper's model).
+    view_factors_ : ndarray of shape (n_views,) or None
+        The scaled model's c_v (None for the paper's model).
     column_betas_ : ndarray of shape (n_samples,)
         For each sample, the beta above which its column of Z* starts empty
         (:func:`rmsc.solver.column_betas`): the measurement behind
@@ -302,10 +374,13 @@ class RMSC(ClusterMixin, BaseEstimator):
         lam=None,
         beta="auto",
         beta_rel=None,
-        gamma=1e-5,
+        gamma=GAMMA,
         weighting="sample",
+        loss_scale=LOSS_SCALE,
+        scale_power=SCALE_POWER,
         max_iter=solver.MAX_ITER,
         tol=solver.TOL,
+        stop_on=solver.STOP_ON,
         normalize=True,
         keep_mass=None,
         top_k=None,
@@ -323,8 +398,11 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.beta_rel = beta_rel
         self.gamma = gamma
         self.weighting = weighting
+        self.loss_scale = loss_scale
+        self.scale_power = scale_power
         self.max_iter = max_iter
         self.tol = tol
+        self.stop_on = stop_on
         self.normalize = normalize
         self.keep_mass = keep_mass
         self.top_k = top_k
@@ -353,8 +431,23 @@ class RMSC(ClusterMixin, BaseEstimator):
                                "0.25 or 0.5)"),
         "gamma": Param(Interval(numbers.Real, 0), what="a finite non-negative number"),
         "weighting": Param(Options(WEIGHTINGS), what="'sample' (RMSC) or 'view' (RMSC-WV)"),
+        "loss_scale": Param(Options(solver.LOSS_SCALES),
+                            what="'median' (each view's losses in units of its median loss at "
+                                 "the start) or None (the paper's absolute losses)",
+                            hint="For the paper's exact model pass loss_scale=None with "
+                                 "gamma=1e-5 (rmsc.rmsc.PAPER_MODEL)."),
+        "scale_power": Param(Interval(numbers.Real, 0), what="a finite non-negative number",
+                             type_what="a number",
+                             hint="1 (the default) divides every view's losses by its unit, 0 "
+                                  "weighs every view's typical sample alike, 0.5 is the "
+                                  "paper's model with gamma in each view's unit."),
         "max_iter": Param(Interval(numbers.Integral, 1), what="an integer >= 1"),
         "tol": Param(Interval(numbers.Real, 0), what="a finite non-negative number"),
+        "stop_on": Param(Options(solver.STOPPINGS),
+                         what="'zstar' (stop on the consensus's relative change) or 'objective' "
+                              "(stop on the objective's relative decrease)",
+                         hint="The rule before issue 29 is stop_on='objective', tol=1e-4, "
+                              "max_iter=30 (rmsc.rmsc.FORMER_STOPPING)."),
         "keep_mass": Param(None, Interval(numbers.Real, 0, 1, closed="right"),
                            what="a number in (0, 1] (the share of each column's ℓ1 mass its "
                                 "largest coefficients keep, 1 = all), or None to turn it off",
@@ -372,7 +465,9 @@ class RMSC(ClusterMixin, BaseEstimator):
 
     def _check_params(self, n_samples):
         """The parameters checked against :attr:`_parameter_constraints`; returns lam, beta
-        (a number, or the :class:`rmsc.solver.RelativeBeta` rule of ``beta="auto"``), gamma."""
+        (a number, or the :class:`rmsc.solver.RelativeBeta` rule of ``beta="auto"``), gamma
+        and the rest of :func:`rmsc.solver.solve`'s model and stopping keywords (weighting,
+        max_iter, tol, stop_on, loss_scale, scale_power)."""
         values = self.get_params()
         if self.beta != "auto":
             values.pop("beta_rel")  # plays no part
@@ -381,7 +476,10 @@ class RMSC(ClusterMixin, BaseEstimator):
         beta = self.beta
         if beta == "auto":
             beta = solver.RelativeBeta(float(self._beta_rel()), BETA_QUANTILE)
-        return float(self._lam()), beta, float(self.gamma)
+        options = {"weighting": self.weighting, "max_iter": int(self.max_iter),
+                   "tol": float(self.tol), "stop_on": self.stop_on,
+                   "loss_scale": self.loss_scale, "scale_power": float(self.scale_power)}
+        return float(self._lam()), beta, float(self.gamma), options
 
     @one_thread_per_call
     def fit(self, Xs, y=None):
@@ -399,7 +497,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         """
         views = check_views(Xs)
         n = views[0].shape[0]
-        lam, beta, gamma = self._check_params(n)
+        lam, beta, gamma, options = self._check_params(n)
         runner = get_runner(self.backend)
         # The solver keeps about eight (factor rows x n) arrays: R, its transpose, and
         # per view Q, T, R Z* and the weighted Q of the Z*-step (see rmsc.solver).
@@ -414,8 +512,7 @@ class RMSC(ClusterMixin, BaseEstimator):
 
         t0 = time.perf_counter()
         sol = solver.solve(
-            factors, lam, beta, gamma,
-            weighting=self.weighting, max_iter=self.max_iter, tol=self.tol,
+            factors, lam, beta, gamma, **options,
             callback=self.callback, block_size=self.block_size,
             runner=runner, with_beta_max=True,
         )
@@ -426,6 +523,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.view_weights_ = namespace(sol.P).mean(sol.P, axis=1)
         self.objective_ = sol.objective
         self.objective_terms_ = sol.terms
+        self.changes_ = sol.changes
         self.objective_init_ = sol.objective_init
         self.n_iter_ = sol.n_iter
         self.converged_ = sol.converged
@@ -435,6 +533,8 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.beta_scale_ = beta_scale(sol.column_betas)
         self.beta_rel_ = beta / self.beta_scale_ if self.beta_scale_ > 0 else float("inf")
         self.column_betas_ = sol.column_betas
+        self.loss_scale_ = sol.scale
+        self.view_factors_ = sol.factors
         if count_nonzero(self.consensus_) == 0:
             raise DegenerateSolutionError(
                 f"beta={beta:g} is so large that the consensus Z* is all zero, so there is "
@@ -453,12 +553,9 @@ class RMSC(ClusterMixin, BaseEstimator):
                 "sample in Z*, so spectral clustering cannot place them and the labels would "
                 f"be arbitrary. {self._advice(lam, beta)}"
             )
-        rng = check_random_state(self.random_state)
-        if self.placement == "neighbors":
-            self.embedding_, self.placed_ = place_weak_samples(
-                self.affinity_matrix_, views, self.weights_, self.n_clusters, random_state=rng)
-        else:
-            self.placed_ = np.array([], dtype=np.int64)
+        self.embedding_, self.placed_, runs = embed_and_cluster(
+            self.affinity_matrix_, views, self.weights_, self.n_clusters,
+            placement=self.placement, n_init=self.n_init, random_state=self.random_state)
         # pieces among the samples the embedding was computed on
         n_pieces = count_pieces(self.affinity_matrix_, self.placed_)
         if n_pieces > self.n_clusters:
@@ -469,13 +566,6 @@ class RMSC(ClusterMixin, BaseEstimator):
                 f"{self._advice(lam, beta)}",
                 UserWarning,
                 stacklevel=2,
-            )
-        if self.placement == "neighbors":
-            runs = kmeans_runs(self.embedding_, self.n_clusters, n_runs=self.n_init,
-                               random_state=rng)
-        else:
-            runs, self.embedding_ = spectral_clustering(
-                self.affinity_matrix_, self.n_clusters, n_runs=self.n_init, random_state=rng
             )
         self.spectral_time_ = time.perf_counter() - t0
         self.labels_ = runs.labels
@@ -535,6 +625,45 @@ class RMSC(ClusterMixin, BaseEstimator):
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
         return [solver.view_representation(solver.gram_factor(X), self.consensus_, self.lam_)
                 for X in views]
+
+
+def embed_and_cluster(affinity, views, weights, n_clusters, *, placement="neighbors",
+                      n_init=N_KMEANS_RUNS, random_state=None):
+    """RMSC's spectral step after the affinity: embedding, placed samples, k-means runs.
+
+    ``placement="neighbors"``: the embedding without the samples the consensus
+    (nearly) isolates, each placed by its neighbours in the views
+    (:func:`rmsc.placement.place_weak_samples`); None: the paper's plain spectral
+    embedding of the affinity. Then k-means ``n_init`` times
+    (:func:`rmsc.spectral.kmeans_runs`), all seeded from ``random_state``.
+
+    Parameters
+    ----------
+    affinity : sparse matrix of shape (n_samples, n_samples)
+    views : list of arrays, each (n_samples, n_features_v), as the model saw them
+    weights : ndarray of shape (n_views, n_samples)
+        P.
+    n_clusters : int
+    placement : {"neighbors", None}
+    n_init : int
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    embedding : ndarray of shape (n_samples, n_clusters)
+    placed : ndarray of int
+    runs : rmsc.spectral.KMeansRuns
+    """
+    rng = check_random_state(random_state)
+    if placement == "neighbors":
+        embedding, placed = place_weak_samples(affinity, views, weights, n_clusters,
+                                               random_state=rng)
+        runs = kmeans_runs(embedding, n_clusters, n_runs=n_init, random_state=rng)
+    else:
+        placed = np.array([], dtype=np.int64)
+        runs, embedding = spectral_clustering(affinity, n_clusters, n_runs=n_init,
+                                              random_state=rng)
+    return embedding, placed, runs
 
 
 def beta_advice(lam, beta, column_betas, beta_rel=None, beta_max=None, *, fit=None):

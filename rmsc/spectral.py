@@ -20,14 +20,14 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from . import device_spectral
 from ._array_api import is_device_array, namespace
+from ._spectral_shared import DENSE_EIGH_MAX as _DENSE_EIGH_MAX  # noqa: F401 (costs, multiview)
+from ._spectral_shared import warn_isolated
 from ._validation import check_fraction
 
 #: Number of k-means restarts used by the paper's protocol.
 N_KMEANS_RUNS = 20
-
-#: Below this many samples the embedding uses a dense eigensolver.
-_DENSE_EIGH_MAX = 600
 
 
 def affinity_from_coefficients(Z, *, keep_mass=None, top_k=None, scale_columns=False):
@@ -84,8 +84,6 @@ def affinity_from_coefficients(Z, *, keep_mass=None, top_k=None, scale_columns=F
     """
     device = is_device_array(Z)
     if device:
-        from . import device_spectral
-
         A = namespace(Z).abs(Z)
     else:
         A = abs(sp.csc_matrix(Z, dtype=np.float64)) if sp.issparse(Z) else np.abs(np.asarray(Z, dtype=np.float64))
@@ -121,9 +119,7 @@ def _keep_mass_per_column(A, keep_mass):
     :func:`rmsc.device_spectral.keep_mass_xp`).
     """
     if is_device_array(A):
-        from .device_spectral import keep_mass_xp
-
-        return keep_mass_xp(A, keep_mass)
+        return device_spectral.keep_mass_xp(A, keep_mass)
     if sp.issparse(A):
         A = sp.csc_matrix(A, copy=True)
         A.sum_duplicates()  # canonical: rows ascending within every column
@@ -172,9 +168,7 @@ def _segment_cumsum(vals, indptr):
 
 def _keep_top_k_per_column(A, k):
     if is_device_array(A):
-        from .device_spectral import keep_top_k_xp
-
-        return keep_top_k_xp(A, k)
+        return device_spectral.keep_top_k_xp(A, k)
     n = A.shape[0]
     if k >= n:
         return A
@@ -210,16 +204,6 @@ def eigengap(eigenvalues, n_clusters):
     return float(w[-n_clusters] - w[-n_clusters - 1]) if w.size > n_clusters else 0.0
 
 
-def warn_isolated(count, stacklevel=3):
-    """The warning about ``count`` samples with no affinity to any other."""
-    warnings.warn(
-        f"{count} sample(s) have zero affinity to every other sample; "
-        "they cannot be placed by spectral clustering and get an arbitrary cluster.",
-        UserWarning,
-        stacklevel=stacklevel,
-    )
-
-
 def empty_rows(S):
     """How many samples have no affinity to any other (an empty row of S, sparse or dense,
     of any array-API library)."""
@@ -244,9 +228,7 @@ def count_pieces(S, exclude=None):
         Samples left out of the graph (e.g. those placed by their neighbours).
     """
     if is_device_array(S):
-        from .device_spectral import connected_pieces_xp
-
-        return connected_pieces_xp(S, exclude)
+        return device_spectral.connected_pieces_xp(S, exclude)
     if exclude is not None and len(exclude):
         kept = np.setdiff1d(np.arange(S.shape[0]), exclude)
         S = S[kept][:, kept] if sp.issparse(S) else np.asarray(S)[np.ix_(kept, kept)]
@@ -285,9 +267,7 @@ def spectral_embedding(S, n_components, *, random_state=None, return_eigenvalues
     the embedding and eigenvalues still come back as NumPy arrays.
     """
     if is_device_array(S):
-        from .device_spectral import spectral_embedding_xp
-
-        return spectral_embedding_xp(S, n_components, random_state=random_state,
+        return device_spectral.spectral_embedding_xp(S, n_components, random_state=random_state,
                                      return_eigenvalues=return_eigenvalues)
     n = S.shape[0]
     deg = np.asarray(S.sum(axis=1)).ravel()

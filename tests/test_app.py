@@ -226,7 +226,8 @@ def test_url_parameters_set_the_state_and_bad_ones_are_reported():
     try:
         no_trouble(at)
         p = at.session_state["params"]
-        assert (p.lam, p.beta, p.weighting, p.max_iter) == (2.0, 0.01, "view", 30)
+        assert (p.lam, p.beta, p.weighting, p.max_iter) == (2.0, 0.01, "view",
+                                                            rmsc.solver.MAX_ITER)
         assert any("max_iter" in w for w in texts(at, "warning"))
         assert "RMSC-WV: λ = 2, β = 0.01" in sidebar_text(at)
         assert at.query_params["lam"] == "2" and at.query_params["data"] == "Subspaces"

@@ -84,9 +84,19 @@ def same_subspace_residual(emb_a, emb_b):
 # The solver: every weighting, both stopping situations
 
 
-@pytest.mark.parametrize("weighting", ["sample", "view"])
-@pytest.mark.parametrize("stopping", ["tol", "max_iter"])
-def test_dense_solve_equals_the_numpy_solve(weighting, stopping, dispatch):
+#: The default scaled model with its stopping rule on the consensus's change, and the
+#: paper's model with the former rule on the objective's decrease.
+MODELS = {
+    "scaled": dict(gamma=1e-2, loss_scale="median", scale_power=1.0, stop_on="zstar", tol=3e-3),
+    "paper": dict(gamma=1e-5, loss_scale=None, stop_on="objective", tol=1e-3),
+}
+
+
+@pytest.mark.parametrize("weighting,stopping,model", [
+    ("sample", "tol", "scaled"), ("view", "tol", "scaled"), ("sample", "tol", "paper"),
+    ("view", "tol", "paper"), ("sample", "max_iter", "scaled"), ("view", "max_iter", "paper"),
+])
+def test_dense_solve_equals_the_numpy_solve(weighting, stopping, model, dispatch):
     views, _ = digit_subset(300)
     host = [normalize_l2(X) for X in views]
     dev = [normalize_l2(X) for X in on_device(views)]
@@ -95,11 +105,16 @@ def test_dense_solve_equals_the_numpy_solve(weighting, stopping, dispatch):
     assert all(R.device == DEV for R in factors_dev)
     lam = rmsc.rmsc.default_lam(weighting)
     rule = lambda cb: 0.25 * beta_scale(cb)  # noqa: E731  (the default beta="auto")
-    kw = (dict(tol=1e-3, max_iter=200) if stopping == "tol" else dict(tol=0.0, max_iter=6))
+    settings = dict(MODELS[model])
+    gamma = settings.pop("gamma")
+    if stopping == "tol":
+        kw = dict(settings, max_iter=200)
+    else:
+        kw = dict(settings, tol=0.0, max_iter=6)
     seen = []
-    want = solver.solve(factors_host, lam, rule, 1e-5, weighting=weighting, with_beta_max=True,
+    want = solver.solve(factors_host, lam, rule, gamma, weighting=weighting, with_beta_max=True,
                         precision="float64", **kw)
-    got = solver.solve(factors_dev, lam, rule, 1e-5, weighting=weighting, with_beta_max=True,
+    got = solver.solve(factors_dev, lam, rule, gamma, weighting=weighting, with_beta_max=True,
                        callback=lambda it, f, P: seen.append((it, f, P.device)), **kw)
     if stopping == "tol":
         assert want.converged and got.converged and got.n_iter < 200
@@ -117,6 +132,13 @@ def test_dense_solve_equals_the_numpy_solve(weighting, stopping, dispatch):
     assert got.beta == pytest.approx(want.beta, rel=1e-6)
     assert got.beta_max == pytest.approx(want.beta_max, rel=1e-6)
     assert got.objective_init == pytest.approx(want.objective_init, rel=1e-9)
+    # the stopping rule measured the same changes; the scaled model's units alike
+    np.testing.assert_allclose(got.changes, want.changes, rtol=1e-5, atol=1e-12)
+    if model == "scaled":
+        np.testing.assert_allclose(got.scale, want.scale, rtol=1e-9)
+        np.testing.assert_allclose(got.factors, want.factors, rtol=1e-9)
+    else:
+        assert got.scale is None and want.scale is None
     # every block update is an exact minimisation: the objective never increases
     f = np.concatenate([[got.objective_init], got.objective])
     assert np.all(np.diff(f) <= 1e-12 * np.abs(f[:-1]))
@@ -177,7 +199,10 @@ def test_placement_and_stopping_by_tol_on_the_device(dispatch, float64_numpy_pat
     out = rng.choice(180, 12, replace=False)
     for X in views:
         X[out] = 3 * rng.standard_normal((12, X.shape[1]))
-    params = dict(n_clusters=3, lam=0.3, beta=0.3, random_state=0)
+    # the paper's model and former stopping rule, whose sparse consensus leaves samples
+    # to place (the default scaled model links these ones)
+    params = dict(n_clusters=3, lam=0.3, beta=0.3, random_state=0, **rmsc.rmsc.PAPER_MODEL,
+                  **rmsc.rmsc.FORMER_STOPPING)
     want = rmsc.RMSC(**params).fit(views)
     got = rmsc.RMSC(**params).fit(on_device(views))
     assert want.converged_ and got.converged_ and got.n_iter_ == want.n_iter_ < 30
@@ -200,14 +225,18 @@ def test_text_views_with_more_features_than_samples(dispatch, float64_numpy_path
 
 
 def test_degenerate_fits_fail_the_same_way(dispatch, float64_numpy_path):
+    # the paper's model empties Z* at this beta; the default scaled model leaves most
+    # samples unlinked: either way the device says what the host says
     views, _ = union_of_subspaces(n_per=40, n_clusters=3, seed=2)
     params = dict(n_clusters=3, lam=0.3, beta=5.0, weighting="view", random_state=0)
-    with pytest.raises(DegenerateSolutionError) as want:
-        rmsc.RMSC(**params).fit(views)
-    with pytest.raises(DegenerateSolutionError) as got:
-        rmsc.RMSC(**params).fit(on_device(views))
-    assert str(got.value).split(".")[0] == str(want.value).split(".")[0]
-    assert "consensus Z* is all zero" in str(got.value)
+    for model, words in ((rmsc.rmsc.PAPER_MODEL, "consensus Z* is all zero"),
+                         ({}, "with no link to any other sample in Z*")):
+        with pytest.raises(DegenerateSolutionError) as want:
+            rmsc.RMSC(**params, **model).fit(views)
+        with pytest.raises(DegenerateSolutionError) as got:
+            rmsc.RMSC(**params, **model).fit(on_device(views))
+        assert str(got.value).split(".")[0] == str(want.value).split(".")[0]
+        assert words in str(got.value)
 
 
 def test_sklearn_config_context_turns_it_on(monkeypatch):

@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 
 from rmsc import RMSC, datasets
 from rmsc.outliers import inject
+from rmsc.rmsc import FORMER_STOPPING, PAPER_MODEL
 from rmsc.placement import (
     WEAK_DEGREE,
     evidence_rows,
@@ -131,7 +132,9 @@ def test_nothing_weak_gives_the_plain_embedding():
 #: A sparse consensus (the former defaults, the paper's affinity), where outliers' columns of
 #: Z* shrink until they are isolated: the case placement is for. Today's relative-beta
 #: defaults keep these sets' consensus dense enough that nothing is isolated.
-SPARSE = {"lam": 0.3, "beta": 0.3, "scale_columns": False}
+#: The former defaults (lam = beta = 0.3, the paper's affinity), on the paper's model with the
+#: stopping rule of their time: a sparse consensus that isolates outliers.
+SPARSE = {"lam": 0.3, "beta": 0.3, "scale_columns": False, **PAPER_MODEL, **FORMER_STOPPING}
 
 
 def rmsc_fit(data, **params):

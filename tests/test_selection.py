@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.metrics import adjusted_rand_score
 
 import rmsc
 from rmsc.selection import GraphCriterion, graph_criterion, suggest_parameters
@@ -52,14 +53,35 @@ def test_isolated_samples_and_excess_pieces_rank_below_a_connected_graph():
     assert good.rank_key() < many.rank_key()  # connectivity before the gap
 
 
-def test_suggest_parameters_picks_the_best_connected_setting(subspaces):
+def test_clustering_agreement_on_hand_worked_runs():
+    from rmsc.selection import clustering_agreement
+
+    labels = [0, 0, 1, 1]
+    assert clustering_agreement(labels, [[1, 1, 0, 0], [0, 0, 1, 1]]) == 1.0  # same partition
+    mixed = clustering_agreement(labels, [[0, 0, 1, 1], [0, 1, 0, 1]])
+    assert mixed == pytest.approx((1.0 + adjusted_rand_score(labels, [0, 1, 0, 1])) / 2)
+    assert mixed < 1.0
+    key = GraphCriterion(0.1, 0, 2, 2, agreement=0.9).rank_key("agreement")
+    assert key == (0, 0, -0.9)
+    with pytest.raises(ValueError, match="criterion must be one of"):
+        GraphCriterion(0.1, 0, 2, 2).rank_key("silhouette")
+
+
+@pytest.mark.parametrize("criterion", ["eigengap", "agreement"])
+def test_suggest_parameters_picks_the_best_connected_setting(subspaces, criterion):
     views, y = subspaces
-    out = suggest_parameters(views, 3, lams=(0.3, 3.0), beta_rels=(0.25, 1.0), max_iter=10)
+    out = suggest_parameters(views, 3, lams=(0.3, 3.0), beta_rels=(0.25, 1.0), max_iter=10,
+                             criterion=criterion)
     assert len(out.table) == 4
     ok = [r for r in out.table if "error" not in r]
     chosen = out.table[out.best]
-    keys = [(r["isolated"], max(0, r["pieces"] - 3), -r["eigengap"]) for r in ok]
-    assert (chosen["isolated"], max(0, chosen["pieces"] - 3), -chosen["eigengap"]) == min(keys)
+    keys = [(r["isolated"], max(0, r["pieces"] - 3), -r[criterion]) for r in ok]
+    assert (chosen["isolated"], max(0, chosen["pieces"] - 3), -chosen[criterion]) == min(keys)
+    # each row's agreement is its fit's k-means runs' mean ARI with the run kept
+    m0 = rmsc.RMSC(3, random_state=0, max_iter=10, lam=ok[0]["lam"],
+                   beta_rel=ok[0]["beta_rel"]).fit(views)
+    assert ok[0]["agreement"] == pytest.approx(
+        np.mean([adjusted_rand_score(m0.labels_, r) for r in m0.label_runs_]))
     assert out.params == {"lam": chosen["lam"], "beta": "auto", "beta_rel": chosen["beta_rel"]}
     # The suggestion is an ordinary setting: refitting it gives the same model.
     m = rmsc.RMSC(3, random_state=0, max_iter=10, **out.params).fit(views)

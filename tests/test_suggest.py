@@ -62,7 +62,8 @@ def test_the_runner_equals_suggest_parameters_with_the_solve_settings(small, wei
     # one report before each of the 8 settings, then one at the end
     total = len(rmsc.selection.SUGGEST_LAMS) * len(rmsc.selection.SUGGEST_BETA_RELS)
     assert [c[:2] for c in rec.calls] == [(k, total) for k in range(total + 1)]
-    assert rec.calls[0][2] == f"setting 1 of {total}: lam=0.3, beta_rel=0.25"
+    lam0, rel0 = rmsc.selection.SUGGEST_LAMS[0], rmsc.selection.SUGGEST_BETA_RELS[0]
+    assert rec.calls[0][2] == f"setting 1 of {total}: lam={lam0:g}, beta_rel={rel0:g}"
     assert rec.calls[-1][2] == "done"
 
 
@@ -98,7 +99,7 @@ def test_cancelling_stops_between_settings(small, monkeypatch):
     monkeypatch.setattr(rmsc.RMSC, "fit", fit_then_cancel)
     with pytest.raises(dash.Cancelled):
         dash.run_suggestion(small, dash.Params(**SOLVE), job=job)
-    assert fits == [0.3]  # the first setting finished, no other started
+    assert fits == [rmsc.selection.SUGGEST_LAMS[0]]  # the first setting finished, no other
     snap = job.snapshot()
     assert snap.done == 1 and snap.total == 8 and snap.message.startswith("setting 2 of 8")
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..methods import get_method
 from ..metrics import best_view, evaluate_runs
+from ..rmsc import FORMER_STOPPING, PAPER_MODEL
 from .cache import Record
 
 
@@ -26,6 +27,20 @@ from .cache import Record
 #: isolates (docs/robustness.md) is left out unless ``params`` ask for it. No thresholding
 #: of the columns either (``keep_mass``, ``top_k``).
 PAPER_AFFINITY = {"keep_mass": None, "top_k": None, "scale_columns": False, "placement": None}
+
+
+#: The paper's model and its stopping, which the protocol fits RMSC and RMSC-WV with unless
+#: ``params`` say otherwise: absolute losses with the paper's gamma
+#: (:data:`rmsc.rmsc.PAPER_MODEL`) and the objective's relative decrease as the stopping
+#: rule (:data:`rmsc.rmsc.FORMER_STOPPING`). The library's defaults (a scaled model that
+#: stops on the consensus's change, docs/stability.md) are a choice beyond the paper; its
+#: tables are the paper's model's.
+PAPER_SOLVER = {**PAPER_MODEL, **FORMER_STOPPING}
+
+
+#: Everything the protocol sets for the paper's tables (:data:`PAPER_AFFINITY`,
+#: :data:`PAPER_SOLVER`), for the methods that take those parameters.
+PAPER_PROTOCOL = {**PAPER_AFFINITY, **PAPER_SOLVER}
 
 
 def run_one(method, params, views, labels, *, random_state=0):
@@ -44,8 +59,8 @@ def run_one(method, params, views, labels, *, random_state=0):
         A name of :func:`rmsc.available_methods`.
     params : dict
         Estimator parameters (``n_clusters`` and ``random_state`` are set here; the
-        affinity is :data:`PAPER_AFFINITY` unless they set ``keep_mass``/``top_k``/
-        ``scale_columns``).
+        affinity is :data:`PAPER_AFFINITY` and RMSC's model and stopping
+        :data:`PAPER_SOLVER` unless they set those parameters).
     views : list of (n_samples, n_features_v) arrays or sparse matrices
     labels : ndarray of shape (n_samples,)
     random_state : int
@@ -71,7 +86,7 @@ def run_one(method, params, views, labels, *, random_state=0):
     if unknown:
         raise ValueError(f"{method} does not take the parameter(s) {', '.join(unknown)}; "
                          f"it takes {', '.join(sorted(est.get_params()))}.")
-    paper = {k: v for k, v in PAPER_AFFINITY.items() if k in est.get_params()}
+    paper = {k: v for k, v in PAPER_PROTOCOL.items() if k in est.get_params()}
     est.set_params(**{**paper, **params, "n_clusters": n_clusters,
                       "random_state": random_state})
     t0 = time.perf_counter()

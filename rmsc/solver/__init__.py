@@ -4,7 +4,8 @@ The paper's Section 4 in code, one small module per part, in the paper's order
 (every public name is re-exported here, so ``rmsc.solver.solve`` etc.):
 
 ================  ===============================================================
-``_weights``      psi, its latent loss and minimizer (Lemma 1, Figure 2); the P-step
+``_weights``      psi, its latent loss and minimizer (Lemma 1, Figure 2); the P-step;
+                  the scaled model's units (loss_scale, view_factors)
 ``_factors``      each view's Gram factor R (R^T R = X^T X) and its Woodbury quantities
 ``_zv_step``      the Z^v-step (eq. update_z_v), Z^v held implicitly; per-sample losses
 ``_zstar_step``   the Z*-step (eq. update_z_*): soft-thresholding, one column block at
@@ -30,12 +31,17 @@ whose products H_v Z* are sparse when Z* is. The stopping rule is
 """
 
 from ._weights import (  # noqa: F401
+    LOSS_SCALES,
+    consensus_weights,
     latent_loss,
+    loss_scale,
     loss_of_weight,
     initial_weights,
     minimizer,
     p_step,
     psi,
+    regularizer,
+    view_factors,
 )
 from ._factors import (  # noqa: F401
     ViewFactor,
@@ -105,9 +111,15 @@ from ._algorithm import (  # noqa: F401
     PRECISIONS,
     RMSCSolution,
     STOPPING,
+    STOPPINGS,
+    STOPPING_TEXT,
+    STOP_ON,
     TOL,
     beta_max,
     column_betas,
     converged,
+    objective_change,
     solve,
+    stop_measure,
+    zstar_change,
 )

@@ -6,8 +6,6 @@ on the views' n x n hat matrices (text views); both behind the same loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -16,7 +14,7 @@ from ..backends import LocalBlocks
 from ._factors import factorize_view
 from ._kernel import kernel_block, kernel_colmax, kernel_state, use_kernel_form
 from ._objective import OBJECTIVE_TERMS, terms_from_losses
-from ._weights import initial_weights, p_step
+from ._weights import consensus_weights, initial_weights, p_step
 from ._zstar_step import (
     assemble_blocks,
     block_columns,
@@ -25,43 +23,23 @@ from ._zstar_step import (
     to_csc,
     zstar_step,
 )
+from ._dense import dense_solve
+from ._solution import (  # noqa: F401 (the solver's names, also here)
+    MAX_ITER,
+    STOP_ON,
+    STOPPING,
+    STOPPING_TEXT,
+    STOPPINGS,
+    TOL,
+    RMSCSolution,
+    call_back,
+    converged,
+    model_units,
+    objective_change,
+    stop_measure,
+    zstar_change,
+)
 from ._zv_step import sample_losses, zv_step
-
-
-@dataclass
-class RMSCSolution:
-    """What :func:`solve` returns.
-
-    Attributes
-    ----------
-    Zstar : scipy.sparse.csc_matrix of shape (n, n)
-    P : ndarray of shape (n_views, n)
-    objective : ndarray of shape (n_iter,)
-        Whole objective after every iteration.
-    terms : dict of ndarray of shape (n_iter,)
-    objective_init : float
-        Objective at the initialisation (P of :func:`initial_weights`, Z* = 0, Z^v
-        solved for Z* = 0).
-    n_iter : int
-    converged : bool
-    beta_max : float or None
-        :func:`beta_max` for these data, lam and gamma, when asked for.
-    beta : float
-        The beta of the run (the rule's value when beta was a rule).
-    column_betas : ndarray of shape (n,) or None
-        :func:`column_betas`, when beta_max or a beta rule asked for them.
-    """
-
-    Zstar: object
-    P: np.ndarray
-    objective: np.ndarray
-    terms: dict
-    objective_init: float
-    n_iter: int
-    converged: bool
-    beta_max: float | None = None
-    beta: float | None = None
-    column_betas: np.ndarray | None = None
 
 
 #: Precisions of the Z*-step's products (factor form): always float32, always float64, or
@@ -84,40 +62,16 @@ PRECISIONS = ("auto", "float32", "float64")
 PRECISION = "auto"
 
 
-#: Most iterations of Algorithm 1, by default.
-MAX_ITER = 30
-
-
-#: Default stopping tolerance: the objective's relative decrease in one iteration.
-#: At the estimators' defaults (``python benchmarks/bench_stopping.py``) Digit's objective
-#: still falls by about 1e-4 a step, so it runs the MAX_ITER = 30 iterations, Reuter
-#: stops after 23 and 3-Sources after 17 (the paper: "the convergence can be reached
-#: within 5 iterations"). Running on to tol = 1e-6 (300 iterations on Digit) moves
-#: Digit's labels along a long tail of the objective and costs 8 ACC points there.
-TOL = 1e-4
-
-
-#: The stopping rule in words (see :func:`converged`).
-STOPPING = "stop when (f_prev - f) <= tol * |f_prev|, or after max_iter iterations"
-
-
-def converged(f_prev, f, tol):
-    """The stopping rule of Algorithm 1: the objective's relative decrease is at most ``tol``.
-
-    ``tol = 0`` never stops (the iterations run to ``max_iter``).
-    """
-    return tol > 0 and abs(f_prev - f) <= tol * max(abs(f_prev), np.finfo(float).tiny)
-
-
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
           callback=None, block_size=None, runner=None, with_beta_max=False,
-          precision=PRECISION, kernel=None):
+          precision=PRECISION, kernel=None, loss_scale=None, scale_power=0.0,
+          stop_on=STOP_ON):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): every Z^v the exact Z^v-step for
     Z* = 0, i.e. the ridge self-representation of its view, and P from
     :func:`initial_weights` (1 for RMSC; RMSC-WV's P-step of those losses).
-    Stops when the objective's relative decrease falls below ``tol`` (never,
+    Stops when the stopping rule's measure (``stop_on``) is at most ``tol`` (never,
     for ``tol=0``), at ``max_iter``, or when ``callback`` returns True.
 
     Parameters
@@ -134,7 +88,13 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     weighting : {"sample", "view"}
     max_iter : int
     tol : float
+    stop_on : {"objective", "zstar"}
+        The stopping rule (:data:`STOPPINGS`, :func:`stop_measure`).
     callback : callable(iteration, objective, weights) -> bool or None
+        A callback with a true attribute ``needs_consensus`` is called as
+        ``callback(iteration, objective, weights, consensus=Zstar)`` (Z* sparse,
+        or dense while it is held dense; read it, do not keep it: the solver may
+        reuse it), e.g. :class:`rmsc.tracking.ClusteringTrace`.
     block_size : int or None
         Columns per block of the Z*-step (see :func:`block_columns`).
     runner : rmsc.backends.LocalBlocks, rmsc.backends.DaskBlocks or None
@@ -151,6 +111,13 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
         Run the kernel form (n x n H_v per view, see :data:`KERNEL_ROWS`)
         instead of the factor form; None decides by :func:`use_kernel_form`.
         Both give the same iterates.
+    loss_scale : {None, "median"}
+        None: the paper's model. "median": the scaled model of
+        :mod:`rmsc.solver._weights` (each view's losses in its unit s_v, the
+        median of its losses at the start).
+    scale_power : float
+        The scaled model's view factor c_v = s_v ** -scale_power (0: the views'
+        typical samples weigh alike). Ignored for ``loss_scale=None``.
 
     Factors that are not NumPy arrays (torch, CuPy, array_api_strict; see
     :func:`rmsc.solver.gram_factor`) run the dense form on their own device
@@ -162,17 +129,20 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     RMSCSolution
     """
     checked = _check_precision(precision)
+    if stop_on not in STOPPINGS:
+        raise ValueError(f"stop_on must be one of {', '.join(map(repr, STOPPINGS))}; "
+                         f"got {stop_on!r}.")
     if namespace(*factors) is not np:
-        from ._dense import dense_solve
-
         return dense_solve(factors, lam, beta, gamma, weighting=weighting, max_iter=max_iter,
                            tol=tol, callback=callback, with_beta_max=with_beta_max,
-                           precision=precision)
+                           precision=precision, loss_scale=loss_scale, scale_power=scale_power,
+                           stop_on=stop_on)
     precision = checked
     runner = LocalBlocks() if runner is None else runner
     with runner:
         return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,
-                           block_size, runner, with_beta_max, precision, kernel)
+                           block_size, runner, with_beta_max, precision, kernel,
+                           loss_scale, scale_power, stop_on)
 
 
 def _check_precision(precision):
@@ -190,7 +160,8 @@ def _check_precision(precision):
 
 
 def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, block_size,
-                runner, with_beta_max, precision, kernel):
+                runner, with_beta_max, precision, kernel, how_scale=None, scale_power=0.0,
+                stop_on=STOP_ON):
     views = [factorize_view(R, lam) for R in factors]
     if kernel is None:
         kernel = use_kernel_form(factors, runner)
@@ -207,43 +178,48 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
     m = len(views)
     Zstar = sp.csc_matrix((n, n))
     recon, coupling = form.losses()
-    P = initial_weights(recon + lam * coupling, gamma, weighting)
+    scale, factors = model_units(recon + lam * coupling, how_scale, scale_power)
+    P = initial_weights(recon + lam * coupling, gamma, weighting, scale)
     b_max = cbetas = None
     if with_beta_max or callable(beta):
         # per-sample emptying betas at the second Z*-step (see column_betas)
-        cbetas = _emptying_betas(form, lam, p_step(recon + lam * coupling, gamma, weighting))
+        P1 = p_step(recon + lam * coupling, gamma, weighting, scale)
+        cbetas = _emptying_betas(form, lam, consensus_weights(P1, factors))
         b_max = float(np.max(cbetas))
     if callable(beta):
         beta = float(beta(cbetas))
         if not (np.isfinite(beta) and beta >= 0):
             raise ValueError(f"The beta rule gave {beta!r}; it must give a finite beta >= 0.")
     f_prev = sum(terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma,
-                                   weighting).values())
+                                   weighting, scale, factors).values())
     f_init = f_prev
     history = {k: [] for k in OBJECTIVE_TERMS}
-    objective = []
+    objective, changes = [], []
     done = False
     for it in range(1, max_iter + 1):
         # Z*-step (eq. update_z_*); the first one also gives beta_max's first candidate
         Zref = Zstar
         first = with_beta_max and it == 1
-        Zstar, colmax, delta_sq = form.zstar_step(Zref, P, lam, beta, dense=keep_dense(Zref),
+        W = consensus_weights(P, factors)
+        Zstar, colmax, delta_sq = form.zstar_step(Zref, W, lam, beta, dense=keep_dense(Zref),
                                                   with_colmax=first)
         if first:
-            b_max = max(b_max, float(np.max(2.0 * lam * P.sum(axis=0) * colmax)))
+            b_max = max(b_max, float(np.max(2.0 * lam * W.sum(axis=0) * colmax)))
         # P-step (eq. update_p), with the Z^v of the previous iteration
         recon, coupling = form.losses(delta_sq)
-        P = p_step(recon + lam * coupling, gamma, weighting)
+        P = p_step(recon + lam * coupling, gamma, weighting, scale)
         # Z^v-steps (eq. update_z_v)
         form.zv_step()
         recon, coupling = form.losses()
-        terms = terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting)
+        terms = terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting,
+                                  scale, factors)
         f = sum(terms.values())
         for k in OBJECTIVE_TERMS:
             history[k].append(terms[k])
         objective.append(f)
-        stop = bool(callback(it, f, P)) if callback is not None else False
-        if converged(f_prev, f, tol):
+        stop = call_back(callback, it, f, P, Zstar)
+        changes.append(stop_measure(stop_on, f_prev, f, delta_sq, Zstar))
+        if converged(changes[-1], tol):
             done = True
             break
         f_prev = f
@@ -254,12 +230,15 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         P=P,
         objective=np.asarray(objective),
         terms={k: np.asarray(v) for k, v in history.items()},
+        changes=np.asarray(changes),
         objective_init=float(f_init),
         n_iter=len(objective),
         converged=done,
         beta_max=b_max,
         beta=float(beta),
         column_betas=cbetas,
+        scale=scale,
+        factors=factors,
     )
 
 
@@ -377,7 +356,7 @@ class KernelForm:
 
 
 def column_betas(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None,
-                 precision=PRECISION):
+                 precision=PRECISION, loss_scale=None, scale_power=0.0):
     """For every sample j, the smallest beta that empties column j of Z* at the start.
 
     The second Z*-step (weights P1 of the initial losses, Z^v the ridge
@@ -392,7 +371,7 @@ def column_betas(factors, lam, gamma, *, weighting="sample", block_size=None, ru
     ----------
     factors : list of ndarray, each (r_v, n)
     lam, gamma : float
-    weighting, block_size, runner, precision : as for :func:`solve`
+    weighting, block_size, runner, precision, loss_scale, scale_power : as for :func:`solve`
 
     Returns
     -------
@@ -404,7 +383,9 @@ def column_betas(factors, lam, gamma, *, weighting="sample", block_size=None, ru
         views = [factorize_view(R, lam) for R in factors]
         form = FactorForm(views, block_size, runner, precision)
         recon, coupling = form.losses()
-        return _emptying_betas(form, lam, p_step(recon + lam * coupling, gamma, weighting))
+        scale, fac = model_units(recon + lam * coupling, loss_scale, scale_power)
+        P1 = p_step(recon + lam * coupling, gamma, weighting, scale)
+        return _emptying_betas(form, lam, consensus_weights(P1, fac))
 
 
 def _emptying_betas(form, lam, P):
@@ -414,7 +395,7 @@ def _emptying_betas(form, lam, P):
 
 
 def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None,
-             precision=PRECISION):
+             precision=PRECISION, loss_scale=None, scale_power=0.0):
     """The smallest beta for which Algorithm 1 keeps Z* = 0 from the start.
 
     If the first Z*-step (P0 of :func:`initial_weights`: 1 for RMSC) leaves Z* = 0,
@@ -431,7 +412,7 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
     factors : list of ndarray, each (r_v, n)
     lam, gamma : float
     weighting : {"sample", "view"}
-    block_size, runner, precision : as for :func:`solve`
+    block_size, runner, precision, loss_scale, scale_power : as for :func:`solve`
 
     Returns
     -------
@@ -446,6 +427,8 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
         out = 0.0
         recon, coupling = form.losses()
         losses = recon + lam * coupling
-        for P in (initial_weights(losses, gamma, weighting), p_step(losses, gamma, weighting)):
-            out = max(out, float(np.max(_emptying_betas(form, lam, P))))
+        scale, fac = model_units(losses, loss_scale, scale_power)
+        for P in (initial_weights(losses, gamma, weighting, scale),
+                  p_step(losses, gamma, weighting, scale)):
+            out = max(out, float(np.max(_emptying_betas(form, lam, consensus_weights(P, fac)))))
         return out

@@ -33,7 +33,7 @@ once (Zref and A in the Z*-step, which thresholds in row blocks of
 entries; Z*, |Z*| and S in the affinity step after it), plus about
 :data:`FACTOR_COPIES` float64 arrays of the factors' size and M. The fit
 checks this against the device's free memory before it starts and refuses with the size it
-would need (:func:`rmsc.device.check_device_fits`) rather than streaming column blocks:
+would need (:func:`check_device_fits`) rather than streaming column blocks:
 streamed, every iteration would move an n x n array between host and device, slower than
 the CPU path, which already streams and keeps Z* sparse when it is sparse.
 """
@@ -44,12 +44,35 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import os
+
 from .. import _array_api
-from .._array_api import device_of, from_numpy, namespace, row_blocks, to_numpy, zero_diagonal
-from ._algorithm import MAX_ITER, TOL, RMSCSolution, converged
+from .._array_api import (
+    DEVICE_MEMORY_ENV,
+    device_of,
+    free_bytes,
+    from_numpy,
+    library,
+    namespace,
+    row_blocks,
+    to_numpy,
+    zero_diagonal,
+)
+from ..memory import BUDGET_ENV, MemoryBudgetError, format_bytes
 from ._factors import _DIAGONAL_K
 from ._objective import OBJECTIVE_TERMS, l1_norm_array, term_values
-from ._weights import initial_weights, p_step
+from ._solution import (
+    MAX_ITER,
+    STOP_ON,
+    TOL,
+    RMSCSolution,
+    call_back,
+    converged,
+    model_units,
+    objective_change,
+    relative_change,
+)
+from ._weights import consensus_weights, initial_weights, p_step
 
 #: n x n arrays alive at once at the peak of a device fit (see the module docstring).
 DENSE_COPIES = 3
@@ -80,6 +103,51 @@ def dense_form_bytes(n_samples, factor_rows, itemsize):
     block = BLOCK_TEMPORARIES * min(n * n, _array_api.BLOCK_ENTRIES) * int(itemsize)
     return (DENSE_COPIES * n * n * int(itemsize) + block + FACTOR_COPIES * r * n * 8
             + r * min(r, n) * 8)
+
+
+def _itemsize(xp, dtype):
+    return xp.finfo(dtype).bits // 8
+
+
+def check_device_fits(n_samples, factor_rows, dtype, xp, device):
+    """Refuse before a dense-form fit whose arrays would not fit the device's free memory.
+
+    The need is :func:`rmsc.solver.dense_form_bytes`: :data:`rmsc.solver.DENSE_COPIES`
+    n x n arrays of ``dtype`` and the factors.
+
+    Returns
+    -------
+    int
+        The bytes needed.
+
+    Raises
+    ------
+    rmsc.memory.MemoryBudgetError
+        Saying how much it needs, how much is free, about how many samples would fit,
+        and what else to do.
+    """
+    size = _itemsize(xp, dtype)
+    need = dense_form_bytes(n_samples, factor_rows, size)
+    have = free_bytes(xp, device)
+    if have is None or need <= have:
+        return need
+    lo, hi = 0, int(n_samples)  # the largest n whose need fits: need grows with n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if dense_form_bytes(mid, factor_rows, size) <= have else (lo, mid - 1)
+    fit_n = lo
+    source = (f" ({DEVICE_MEMORY_ENV})" if os.environ.get(DEVICE_MEMORY_ENV) else
+              f" ({BUDGET_ENV} or the host's available memory)"
+              if library(xp) not in ("torch", "cupy") or str(device) == "cpu" else "")
+    precision = "float64" if size == 8 else "float32"
+    halve = (" float32 input halves the n x n arrays (these are float64);" if size == 8 else "")
+    raise MemoryBudgetError(
+        f"RMSC's dense form on {device} needs {format_bytes(need)} for {n_samples} samples "
+        f"({DENSE_COPIES} n x n {precision} arrays of {format_bytes(n_samples ** 2 * size)} "
+        f"each, plus the factors), but only {format_bytes(have)} is free{source}. About "
+        f"{fit_n} samples would fit.{halve} Subsample, or fit on the CPU (NumPy input), "
+        "which streams column blocks and keeps Z* sparse when it is sparse."
+    )
 
 
 @dataclass
@@ -134,23 +202,6 @@ class DenseViews:
         """Each view's row of Y repeated over that view's rows: (m, n) -> (r, n), exactly
         (one product with the 0/1 E^T: a single nonzero term a sum)."""
         return self.E.T @ Y
-
-
-def gram_factor_dense(X):
-    """:func:`._factors.gram_factor` on the device: R with R^T R = X X^T, X (n, d).
-
-    R = X^T (in X's dtype) when d <= n; else the eigen-factor of the n x n Gram matrix
-    (float64), whose rows are orthogonal.
-    """
-    xp = namespace(X)
-    n, d = X.shape
-    if d <= n:
-        return xp.asarray(X.T, copy=True)
-    X64 = xp.astype(X, xp.float64)
-    w, V = xp.linalg.eigh(X64 @ X64.T)
-    keep = xp.nonzero(w > xp.max(w) * (n * float(np.finfo(np.float64).eps)))[0]
-    R = (xp.take(V, keep, axis=1) * xp.sqrt(xp.take(w, keep))[None, :]).T
-    return xp.astype(R, X.dtype)
 
 
 def factorize_dense(factors, lam):
@@ -319,7 +370,8 @@ def _to_host(xp, values):
 
 
 def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
-                callback=None, with_beta_max=False, precision="auto"):
+                callback=None, with_beta_max=False, precision="auto", loss_scale=None,
+                scale_power=0.0, stop_on=STOP_ON):
     """Block coordinate descent of Algorithm 1 in dense form on the factors' device.
 
     Parameters and initialisation as :func:`rmsc.solver.solve` (which calls this for
@@ -334,19 +386,25 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
     max_iter : int
     tol : float
     callback : callable(iteration, objective, weights) -> bool or None
-        ``weights`` is P on the device.
+        ``weights`` is P on the device (and ``consensus``, for a callback that asks for
+        it, the dense Z* there).
     with_beta_max : bool
     precision : {"auto", "float32", "float64"}
         Of the n x n arrays; "auto" takes the factors' dtype.
+    loss_scale : {None, "median"}
+    scale_power : float
+    stop_on : {"objective", "zstar"}
+        As for :func:`rmsc.solver.solve`: the scaled model's units s_v and factors c_v
+        are computed here, on the device, from the losses at the start; the consensus's
+        relative change from sums on the device, brought to the host with the objective.
 
     Returns
     -------
     rmsc.solver.RMSCSolution
         ``Zstar`` (dense n x n, working precision) and ``P`` on the device;
-        ``objective``, ``terms`` and ``column_betas`` NumPy arrays.
+        ``objective``, ``changes``, ``terms``, ``column_betas``, ``scale`` and
+        ``factors`` NumPy arrays.
     """
-    from ..device import check_device_fits
-
     xp = namespace(*factors)
     wdt = _precision(precision, factors[0].dtype, xp)
     n = factors[0].shape[1]
@@ -357,11 +415,12 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
     Q = zv_step_dense(views, T)
     recon, base = losses_dense(views, Q, T)
     coupling = xp.clip(base, min=0.0)
-    P = initial_weights(recon + lam * coupling, gamma, weighting)
+    scale, fac = model_units(recon + lam * coupling, loss_scale, scale_power)
+    P = initial_weights(recon + lam * coupling, gamma, weighting, scale)
     b_max = cbetas = None
     if with_beta_max or callable(beta):
-        P1 = p_step(recon + lam * coupling, gamma, weighting)
-        cbetas = to_numpy(emptying_betas_dense(Rcat, views, Q, lam, P1))
+        P1 = p_step(recon + lam * coupling, gamma, weighting, scale)
+        cbetas = to_numpy(emptying_betas_dense(Rcat, views, Q, lam, consensus_weights(P1, fac)))
         b_max = float(np.max(cbetas))
     if callable(beta):
         beta = float(beta(cbetas))
@@ -371,48 +430,53 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
     f_prev = float(sum(_to_host(xp, term_values(recon, coupling, lam, P,
                                                 xp.zeros((), dtype=xp.float64,
                                                          device=device_of(P)),
-                                                beta, gamma, weighting))))
+                                                beta, gamma, weighting, scale, fac))))
     f_init = f_prev
     history = {k: [] for k in OBJECTIVE_TERMS}
-    objective = []
+    objective, changes = [], []
     done = False
     Zstar = None
     for it in range(1, max_iter + 1):
         # Z*-step (eq. update_z_*); the first one also gives beta_max's first candidate
         first = with_beta_max and it == 1
-        s = xp.sum(P, axis=0)
+        W = consensus_weights(P, fac)
+        s = xp.sum(W, axis=0)
         tau = xp.astype(beta / (2.0 * lam * s), wdt)
-        Zstar, colmax, delta_sq = zstar_step_dense(Rcat, _weighted_Q(views, Q, P / s[None, :], wdt),
+        Zstar, colmax, delta_sq = zstar_step_dense(Rcat, _weighted_Q(views, Q, W / s[None, :], wdt),
                                                    Zstar, tau, with_colmax=first)
         T_now = views.R - xp.astype(Rcat @ Zstar, xp.float64)
+        delta_sq = xp.astype(delta_sq, xp.float64)
         # P-step (eq. update_p), with the Z^v of the previous iteration; its check that
         # every weight is finite comes to the host with the objective below
-        coupling = moved_coupling(views, Q, T, base, T_now, xp.astype(delta_sq, xp.float64))
+        coupling = moved_coupling(views, Q, T, base, T_now, delta_sq)
         losses = recon + lam * coupling
-        P = p_step(losses, gamma, weighting, check=False)
+        P = p_step(losses, gamma, weighting, scale, check=False)
         # Z^v-steps (eq. update_z_v)
         T = T_now
         Q = zv_step_dense(views, T)
         recon, base = losses_dense(views, Q, T)
         coupling = xp.clip(base, min=0.0)
-        # the objective's terms, whether P is finite (and beta_max's candidate): one wait
+        # the objective's terms, whether P is finite, the consensus's change and norm
+        # (and beta_max's candidate): one wait
         values = list(term_values(recon, coupling, lam, P, l1_norm_array(Zstar), beta, gamma,
-                                  weighting))
-        values.append(xp.all(xp.isfinite(P)))
+                                  weighting, scale, fac))
+        values += [xp.all(xp.isfinite(P)), xp.sum(delta_sq), squared_norm_array(Zstar)]
         if first:
             values.append(xp.max(2.0 * lam * s * xp.astype(colmax, xp.float64)))
         host = _to_host(xp, values)
         if not host[4]:
-            p_step(losses, gamma, weighting)  # raises, saying which weight is infinite
+            p_step(losses, gamma, weighting, scale)  # raises, saying which weight is infinite
         if first:
-            b_max = max(b_max, float(host[5]))
+            b_max = max(b_max, float(host[7]))
         terms = {k: float(v) for k, v in zip(OBJECTIVE_TERMS, host[:4])}
         f = sum(terms.values())
         for k in OBJECTIVE_TERMS:
             history[k].append(terms[k])
         objective.append(f)
-        stop = bool(callback(it, f, P)) if callback is not None else False
-        if converged(f_prev, f, tol):
+        stop = call_back(callback, it, f, P, Zstar)
+        changes.append(relative_change(float(host[5]), float(host[6])) if stop_on == "zstar"
+                       else objective_change(f_prev, f))
+        if converged(changes[-1], tol):
             done = True
             break
         f_prev = f
@@ -423,10 +487,24 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
         P=P,
         objective=np.asarray(objective),
         terms={k: np.asarray(v) for k, v in history.items()},
+        changes=np.asarray(changes),
         objective_init=float(f_init),
         n_iter=len(objective),
         converged=done,
         beta_max=b_max,
         beta=float(beta),
         column_betas=cbetas,
+        scale=None if scale is None else to_numpy(scale),
+        factors=None if fac is None else to_numpy(fac),
     )
+
+
+def squared_norm_array(Z):
+    """||Z||_F^2 of a dense array on a device, as a 0-d float64 array there (a block of
+    rows at a time, as :func:`rmsc.solver._objective.l1_norm_array`)."""
+    xp = namespace(Z)
+    total = None
+    for a, b in row_blocks(*Z.shape):
+        part = xp.astype(xp.linalg.vector_norm(Z[a:b, :]), xp.float64) ** 2
+        total = part if total is None else total + part
+    return total

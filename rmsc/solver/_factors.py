@@ -15,7 +15,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._array_api import is_device_array
+from .._array_api import is_device_array, namespace
 from ..backends import LocalBlocks
 from ..memory import check_dense_fits
 
@@ -70,11 +70,9 @@ def gram_factor(X):
     R : ndarray of shape (r, n_samples), r = n_features when that is at most
         n_samples (then R = X^T exactly), else r = rank of the Gram matrix.
         An array of another array-API namespace (torch, CuPy, array_api_strict) gives
-        its factor there (:func:`rmsc.solver._dense.gram_factor_dense`).
+        its factor there (:func:`gram_factor_dense`).
     """
     if is_device_array(X):
-        from ._dense import gram_factor_dense
-
         return gram_factor_dense(X)
     n, d = X.shape
     if d <= n:
@@ -139,3 +137,20 @@ def factorize_view(R, lam):
     MR = M @ R
     one_minus_h = 1.0 - np.einsum("ij,ij->j", R, MR)
     return ViewFactor(R=R, K=K, M=M, MR=MR, one_minus_h=one_minus_h, lam=float(lam))
+
+
+def gram_factor_dense(X):
+    """:func:`._factors.gram_factor` on the device: R with R^T R = X X^T, X (n, d).
+
+    R = X^T (in X's dtype) when d <= n; else the eigen-factor of the n x n Gram matrix
+    (float64), whose rows are orthogonal.
+    """
+    xp = namespace(X)
+    n, d = X.shape
+    if d <= n:
+        return xp.asarray(X.T, copy=True)
+    X64 = xp.astype(X, xp.float64)
+    w, V = xp.linalg.eigh(X64 @ X64.T)
+    keep = xp.nonzero(w > xp.max(w) * (n * float(np.finfo(np.float64).eps)))[0]
+    R = (xp.take(V, keep, axis=1) * xp.sqrt(xp.take(w, keep))[None, :]).T
+    return xp.astype(R, X.dtype)

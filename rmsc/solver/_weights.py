@@ -6,16 +6,36 @@ By convex conjugacy (Lemma 1, Figure 2):
 * ``latent_loss(l) = 2 * (sqrt(gamma + l) - 1)`` — phi(l) = min_p p*l + psi(p)
 * ``minimizer(l) = 1 / sqrt(gamma + l)``         — sigma(l) = argmin_p, the P-step
 
+The scaled model (issue 29; ``loss_scale="median"``) measures each view's losses in
+that view's own unit s_v (:func:`loss_scale`: the median of the view's per-sample
+losses at the start) and gives view v the factor c_v = s_v ** -power
+(:func:`view_factors`)::
+
+    F = sum_v c_v sum_j [ P_vj l_vj + s_v psi(P_vj) ] + beta ||Z*||_1
+
+For fixed s and c every block step is still an exact minimisation, so the objective
+never increases: the P-step is P_vj = sigma(l_vj / s_v) (:func:`p_step` with
+``scale``), the Z^v-step is unchanged (each column's two terms carry the same weight)
+and the Z*-step is the paper's with the weights c_v P_vj (:func:`consensus_weights`).
+Minimised over P, view v contributes c_v s_v phi(l / s_v): the paper's robust loss in
+the view's unit. ``power = 0``: every view's typical sample weighs about 1 whatever
+its number of features; ``power = 1/2`` is the paper's model with gamma_v = gamma s_v
+(its weights c_v P_vj = 1 / sqrt(gamma s_v + l_vj)); ``power = 1`` divides every loss
+by s_v (F = sum P l / s + psi(P)). ``scale=None`` is the paper's model.
+
 Every function takes NumPy arrays (computed in float64, as always) or the arrays of
 another array-API namespace (torch, CuPy, array_api_strict: computed there, in their
-dtype), so that the device path (:mod:`rmsc.solver._dense`) runs these same formulas.
+dtype), so that the device path (:mod:`rmsc.solver._dense`) runs these same formulas,
+the scaled model's among them (a unit s or factor c given as a NumPy vector is copied to
+the device of P or of the losses; the device path passes device vectors, so its loop
+makes no copy).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._array_api import namespace, to_numpy
+from .._array_api import device_of, from_numpy, namespace, to_numpy
 
 
 def _as_float(x):
@@ -48,7 +68,7 @@ def minimizer(loss, gamma):
     return 1.0 / xp.sqrt(gamma + loss)
 
 
-def initial_weights(losses, gamma, weighting="sample"):
+def initial_weights(losses, gamma, weighting="sample", scale=None):
     """The weights P that Algorithm 1 starts from (the paper leaves the start open).
 
     ``weighting="sample"`` (RMSC): P = 1. ``weighting="view"`` (RMSC-WV): the
@@ -67,17 +87,135 @@ def initial_weights(losses, gamma, weighting="sample"):
         The losses at the start (Z* = 0, every Z^v its ridge self-representation).
     gamma : float >= 0
     weighting : {"sample", "view"}
+    scale : ndarray of shape (n_views,) or None
+        The scaled model's units (:func:`p_step`); P = 1 is of the order of its
+        weights too (a sample at its view's typical loss weighs 1/sqrt(1 + gamma)).
 
     Returns
     -------
     P : ndarray of shape (n_views, n_samples)
     """
     if weighting == "view":
-        return p_step(losses, gamma, weighting)
+        return p_step(losses, gamma, weighting, scale)
     xp = namespace(losses)
     if xp is np:
         return np.ones(np.shape(losses))
     return xp.ones_like(losses)
+
+
+#: The rules for each view's unit of loss s_v: None (the paper: no unit, s_v = 1) or
+#: "median" (:func:`loss_scale`).
+LOSS_SCALES = (None, "median")
+
+
+def loss_scale(losses, how="median"):
+    """Each view's unit of loss s_v, from the per-sample losses (scaled model).
+
+    ``how="median"``: the median over the view's samples of l_vj (the solver
+    passes the losses at the start: Z* = 0, every Z^v its ridge
+    self-representation). A view whose median loss is 0 (more than half of its
+    samples reconstructed exactly, e.g. all-zero samples) takes the mean of its
+    losses instead, and 1 when that is 0 too. ``how=None``: the paper's model,
+    s_v = 1 for every view.
+
+    Parameters
+    ----------
+    losses : ndarray of shape (n_views, n_samples)
+    how : {"median", None}
+
+    Returns
+    -------
+    ndarray of shape (n_views,), positive
+        In the losses' namespace (on their device for device losses).
+    """
+    xp, losses = _as_float(losses)
+    losses = np.maximum(losses, 0.0) if xp is np else xp.clip(losses, min=0.0)
+    if how is None:
+        return np.ones(losses.shape[0]) if xp is np else xp.ones_like(losses[:, 0])
+    if how != "median":
+        raise ValueError(f"loss_scale must be one of {', '.join(map(repr, LOSS_SCALES))}; "
+                         f"got {how!r}.")
+    if xp is np:
+        s = np.median(losses, axis=1)
+        mean = losses.mean(axis=1)
+        return np.where(s > 0, s, np.where(mean > 0, mean, 1.0))
+    s = _row_medians(losses, xp)
+    mean = xp.mean(losses, axis=1)
+    return xp.where(s > 0, s, xp.where(mean > 0, mean, xp.ones_like(mean)))
+
+
+def _row_medians(x, xp):
+    """The median of every row of a 2-D array, as ``np.median(x, axis=1)``."""
+    s = xp.sort(x, axis=1)
+    n = s.shape[1]
+    if n % 2:
+        return s[:, n // 2]
+    return (s[:, n // 2 - 1] + s[:, n // 2]) / 2
+
+
+def view_factors(scale, power=0.0):
+    """The views' factors c_v = s_v ** -power of the scaled model (ones for scale None)."""
+    if scale is None:
+        return None
+    _, scale = _as_float(scale)
+    return scale ** (-float(power))
+
+
+def consensus_weights(P, factors=None):
+    """The weights the Z*-step averages the Z^v with: c_v P_vj (P for the paper's model)."""
+    if factors is None:
+        return P
+    return _like(factors, P)[:, None] * P
+
+
+def regularizer(P, gamma, weighting="sample", scale=None, factors=None):
+    """The objective's weight term: sum_v c_v s_v sum_j psi(P_vj).
+
+    Paper (``scale=None``): sum_vj psi(P_vj), or sum_v psi(p_v) for RMSC-WV. Scaled
+    model: each view's psi carries its unit s_v (n s_v for RMSC-WV's one weight per
+    view, whose loss is a sum over n samples) and its factor c_v.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n_views, n_samples)
+    gamma : float
+    weighting : {"sample", "view"}
+    scale, factors : ndarray of shape (n_views,) or None
+        :func:`loss_scale` and :func:`view_factors`.
+
+    Returns
+    -------
+    float, or a 0-d array on P's device for a device P (the device path brings it to
+    the host with the iteration's other terms, :func:`rmsc.solver._objective.term_values`)
+    """
+    xp = namespace(P)
+    if scale is None and factors is None:  # the paper's sum, in its order
+        total = xp.sum(psi(P[:, 0] if weighting == "view" else P, gamma))
+    else:
+        if weighting == "view":
+            per_view = psi(P[:, 0], gamma)
+            unit = None if scale is None else _like(scale, P) * P.shape[1]
+        else:
+            per_view = xp.sum(psi(P, gamma), axis=1)
+            unit = None if scale is None else _like(scale, P)
+        if unit is not None:
+            per_view = per_view * unit
+        if factors is not None:
+            per_view = per_view * _like(factors, P)
+        total = xp.sum(per_view)
+    return float(total) if xp is np else total
+
+
+def _like(v, ref):
+    """The per-view vector ``v`` (s or c) as an array of ``ref``'s namespace: NumPy float64
+    for a NumPy ``ref``; for a device ``ref``, ``v`` itself when it is a device array
+    already, else a float64 copy of it on ``ref``'s device."""
+    xp = namespace(ref)
+    if xp is np:
+        return np.asarray(to_numpy(v), dtype=np.float64)
+    if namespace(v) is not np:
+        return v
+    return from_numpy(np.asarray(v, dtype=np.float64), xp, device_of(ref), xp.float64)
 
 
 def loss_of_weight(p, gamma):
@@ -90,18 +228,23 @@ def loss_of_weight(p, gamma):
         return np.maximum(1.0 / (p * p) - gamma, 0.0)
 
 
-def p_step(losses, gamma, weighting="sample", *, check=True):
+def p_step(losses, gamma, weighting="sample", scale=None, *, check=True):
     """P-step: the optimal weights for fixed losses.
 
     Paper eq. (update_p): P_vj = 1 / sqrt(gamma + l_vj). With
     ``weighting="view"`` (RMSC-WV, appendix) one weight per view,
     p_v = 1 / sqrt(gamma + sum_j l_vj), broadcast over the samples.
+    With ``scale`` (the scaled model, see the module docstring) the losses are
+    measured in each view's unit: P_vj = 1 / sqrt(gamma + l_vj / s_v), and for
+    RMSC-WV p_v = 1 / sqrt(gamma + sum_j l_vj / (n s_v)).
 
     Parameters
     ----------
     losses : ndarray of shape (n_views, n_samples)
     gamma : float >= 0
     weighting : {"sample", "view"}
+    scale : ndarray of shape (n_views,) or None
+        :func:`loss_scale`; None is the paper's model.
     check : bool, default=True
         Raise when a weight is infinite (gamma = 0 and a loss of 0). The device path
         (:mod:`rmsc.solver._dense`) passes False and checks P with the one transfer to
@@ -115,6 +258,11 @@ def p_step(losses, gamma, weighting="sample", *, check=True):
     # on a device, clip to a Python bound: maximum(x, 0.0) would make a device array of
     # the 0.0 (torch: a copy from the host, which waits for the device)
     losses = xp.maximum(losses, 0.0) if xp is np else xp.clip(losses, min=0.0)
+    if scale is not None:
+        unit = _like(scale, losses)[:, None]
+        if weighting == "view":
+            unit = unit * losses.shape[1]
+        losses = losses / unit
     if weighting == "view":
         total = xp.sum(losses, axis=1, keepdims=True)
         P = xp.broadcast_to(minimizer(total, gamma), losses.shape) * 1.0

@@ -1,0 +1,283 @@
+"""What RMSC's weights P say, in numbers and plain words (issue 29, the Weights page).
+
+Pure functions on a fit's arrays (no plotting, no streamlit):
+
+* :func:`at_cap` — which weights sit at the cap 1/sqrt(gamma) of the P-step;
+* :func:`view_weight_shares` — each view's share of the consensus weight, its mean
+  weight, the share of its samples at the cap and its median loss;
+* :func:`dominance_message` — a measured sentence when one view carries most of the
+  weight, and what about it was measured (its loss, its number of features, its unit);
+* :func:`heatmap_pool` — an order and a pooling of P for a heatmap of at most a few
+  hundred columns that keeps a low weight visible (within each class by weight, each
+  pooled column the minimum or a low quantile of its samples), with
+  :func:`pooled_columns` to find the columns that hold given samples.
+
+"At the cap", precisely: the P-step gives P = 1/sqrt(gamma + l) (l the sample's loss, in
+its view's unit under the scaled model), which cannot exceed 1/sqrt(gamma). A weight is
+*at the cap* when l <= gamma, i.e. P >= 1/sqrt(2 gamma) (71 % of the cap or more): its
+weight is then set by gamma more than by its loss, so samples at the cap are no longer
+told apart by how well they are reconstructed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .solver import consensus_weights, loss_of_weight
+
+
+def at_cap(weights, gamma):
+    """Boolean mask of the weights at the cap (loss <= gamma, P >= 1/sqrt(2 gamma)).
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_views, n_samples)
+        P (``RMSC.weights_``).
+    gamma : float > 0
+
+    Returns
+    -------
+    ndarray of bool, same shape
+    """
+    P = np.asarray(weights, dtype=float)
+    if not gamma > 0:
+        return np.zeros(P.shape, dtype=bool)
+    return P >= 1.0 / np.sqrt(2.0 * gamma)
+
+
+def view_weight_shares(weights, *, gamma, view_names=None, factors=None, scale=None,
+                       n_features=None):
+    """Each view's part of the weights.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_views, n_samples)
+        P (``RMSC.weights_``).
+    gamma : float
+    view_names : list of str or None
+    factors : ndarray of shape (n_views,) or None
+        The scaled model's view factors c_v (``RMSC.view_factors_``): the consensus
+        averages the views with the weights c_v P_vj. None: the paper's model.
+    scale : ndarray of shape (n_views,) or None
+        The scaled model's units s_v (``RMSC.loss_scale_``), to state losses in the
+        data's units. None: the paper's model (losses are absolute already).
+    n_features : sequence of int or None
+
+    Returns
+    -------
+    list of dict, one per view: ``view``, ``share`` (of the consensus weight
+    sum_vj c_v P_vj, 0-1), ``mean_weight`` (mean of P_v), ``at_cap`` (share of its
+    samples at the cap, 0-1), ``median_loss`` (median over its samples of the loss
+    behind the weight, l = 1/P^2 - gamma, times s_v under the scaled model),
+    ``n_features`` (or None).
+    """
+    P = np.asarray(weights, dtype=float)
+    m = P.shape[0]
+    names = list(view_names) if view_names is not None else [f"view {v + 1}" for v in range(m)]
+    W = consensus_weights(P, factors)
+    total = float(W.sum())
+    cap = at_cap(P, gamma)
+    loss = loss_of_weight(P, gamma)
+    if scale is not None:
+        loss = loss * np.asarray(scale, dtype=float)[:, None]
+    out = []
+    for v in range(m):
+        out.append({
+            "view": names[v],
+            "share": float(W[v].sum() / total) if total > 0 else 0.0,
+            "mean_weight": float(P[v].mean()),
+            "at_cap": float(cap[v].mean()),
+            "median_loss": float(np.median(loss[v])),
+            "n_features": None if n_features is None else int(n_features[v]),
+        })
+    return out
+
+
+def dominance_threshold(n_views):
+    """The share of the consensus weight from which one view is said to dominate:
+    half of it, and at least 1.5 times an equal share (0.75 for two views)."""
+    return max(0.5, min(0.75, 1.5 / n_views))
+
+
+def dominance_message(weights, *, gamma, view_names=None, factors=None, scale=None,
+                      n_features=None):
+    """A plain-words message when one view carries most of the consensus weight, else None.
+
+    Every number in it is measured on the fit: the view's share against an equal
+    share, the share of its samples at the cap (see the module docstring), its median
+    loss against the other views', its number of features against theirs (when given),
+    and under the scaled model its unit of loss.
+
+    Parameters
+    ----------
+    weights, gamma, view_names, factors, scale, n_features : see
+        :func:`view_weight_shares`.
+
+    Returns
+    -------
+    str or None
+    """
+    rows = view_weight_shares(weights, gamma=gamma, view_names=view_names, factors=factors,
+                              scale=scale, n_features=n_features)
+    m = len(rows)
+    if m < 2:
+        return None
+    top = max(range(m), key=lambda v: rows[v]["share"])
+    r = rows[top]
+    if r["share"] < dominance_threshold(m):
+        return None
+    others = [rows[v] for v in range(m) if v != top]
+    text = (f"{r['view']} carries {r['share']:.0%} of the consensus weight "
+            f"(an equal share would be {1 / m:.0%} of {m} views).")
+    if r["at_cap"] > 0:
+        text += (f" {r['at_cap']:.0%} of its samples are at the weight cap "
+                 f"1/√γ = {1 / np.sqrt(gamma):.3g} (their loss is at most γ = {gamma:g}).")
+    other_loss = float(np.median([o["median_loss"] for o in others]))
+    if r["median_loss"] > 0 and other_loss > r["median_loss"]:
+        text += (f" Its median loss is {r['median_loss']:.3g}, "
+                 f"{_times(other_loss / r['median_loss'])} times below the other views' "
+                 f"median ({other_loss:.3g}).")
+    if scale is not None and factors is not None:
+        s = np.asarray(scale, dtype=float)
+        rest = np.delete(s, top)
+        if s[top] < np.median(rest):
+            text += (f" The scaled model measures each view's losses in its own unit (its "
+                     f"median loss at the start): {r['view']}'s unit, {s[top]:.3g}, is "
+                     f"{_times(np.median(rest) / s[top])} times below the others' median, so its "
+                     f"factor 1/s_v, and with it its share, is that much larger.")
+    if n_features is not None:
+        nf = [o["n_features"] for o in others]
+        if r["n_features"] < min(nf):
+            rest = (f"the other {nf[0]}" if len(nf) == 1 else
+                    f"the others {min(nf)}" if min(nf) == max(nf) else
+                    f"the others {min(nf)}–{max(nf)}")
+            text += (f" It has the fewest features ({r['n_features']}; {rest}): a view with few features reconstructs most "
+                     f"samples from the others almost exactly, whatever their class, so its "
+                     f"large weight measures how easy it is to reconstruct, not how well it "
+                     f"separates the clusters.")
+    return text
+
+
+def _times(ratio):
+    """A ratio in words' digits: 3 significant digits, whole numbers from 1000 up."""
+    return f"{ratio:,.0f}" if ratio >= 1000 else f"{ratio:.3g}"
+
+
+@dataclass(frozen=True)
+class PooledHeatmap:
+    """What :func:`heatmap_pool` returns.
+
+    Attributes
+    ----------
+    values : ndarray of shape (n_views, n_columns)
+        The pooled weights (relative to each view's median when asked).
+    order : ndarray of shape (n_samples,)
+        Sample indices in display order: class by class, within a class by weight
+        (lowest first).
+    bounds : ndarray of shape (n_columns + 1,)
+        Column k pools the samples ``order[bounds[k]:bounds[k + 1]]``.
+    groups : list of tuple
+        ``(label, first_column, end_column)`` per class, in display order (one group
+        labelled None without labels).
+    pool : str
+        "min" or "quantile q".
+    """
+
+    values: np.ndarray
+    order: np.ndarray
+    bounds: np.ndarray
+    groups: list
+    pool: str
+
+
+def heatmap_pool(weights, labels=None, *, max_columns=600, pool="min", quantile=0.1,
+                 relative=True):
+    """Order and pool P for a heatmap that keeps a low weight visible.
+
+    Samples are grouped by class (``labels``; one group without), ordered within each
+    class by their lowest weight over the views (relative to the view's median when
+    ``relative``), lowest first, so the samples some view distrusts come first in their
+    class. With more samples than ``max_columns`` each class gets a number of columns in
+    proportion to its size (at least one; a column never spans two classes) and every
+    column pools its consecutive samples by their minimum (``pool="min"``) or their
+    ``quantile`` (``pool="quantile"``): a low weight stays as low in the pooled column,
+    where a mean would average it away.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_views, n_samples)
+    labels : array-like of shape (n_samples,) or None
+    max_columns : int, default=600
+    pool : {"min", "quantile"}
+    quantile : float in [0, 1], default=0.1
+    relative : bool, default=True
+        Divide each view's weights by their median first (1 = the view's typical
+        sample), so views of different scale share one colour scale.
+
+    Returns
+    -------
+    PooledHeatmap
+    """
+    P = np.asarray(weights, dtype=float)
+    if P.ndim != 2 or P.shape[1] == 0:
+        raise ValueError(f"weights must be (n_views, n_samples) with samples; got {P.shape}.")
+    if pool not in ("min", "quantile"):
+        raise ValueError(f"pool must be 'min' or 'quantile'; got {pool!r}.")
+    if pool == "quantile" and not 0.0 <= quantile <= 1.0:
+        raise ValueError(f"quantile must be in [0, 1]; got {quantile!r}.")
+    if int(max_columns) != max_columns or max_columns < 1:
+        raise ValueError(f"max_columns must be a whole number >= 1; got {max_columns!r}.")
+    m, n = P.shape
+    if relative:
+        med = np.median(P, axis=1, keepdims=True)
+        P = np.divide(P, med, out=np.zeros_like(P), where=med > 0)
+    y = np.zeros(n, dtype=int) if labels is None else np.asarray(labels)
+    if y.shape != (n,):
+        raise ValueError(f"labels must have one entry per sample ({n}); got shape {y.shape}.")
+    classes = [None] if labels is None else list(np.unique(y))
+    members = [np.arange(n)] if labels is None else [np.flatnonzero(y == c) for c in classes]
+    low = P.min(axis=0)
+    budget = max(int(max_columns), len(classes))
+    sizes = np.array([len(idx) for idx in members])
+    cols = _columns_per_class(sizes, budget) if n > budget else sizes
+    order, bounds, groups, pooled = [], [0], [], []
+    for c, idx, k in zip(classes, members, cols):
+        idx = idx[np.argsort(low[idx], kind="stable")]
+        first = len(bounds) - 1
+        edges = np.linspace(0, len(idx), int(k) + 1).round().astype(int)
+        for a, b in zip(edges[:-1], edges[1:]):
+            block = P[:, idx[a:b]]
+            pooled.append(block.min(axis=1) if pool == "min"
+                          else np.quantile(block, quantile, axis=1))
+            bounds.append(len(order) + b)
+        order.extend(idx.tolist())
+        groups.append((None if c is None else c.item() if hasattr(c, "item") else c,
+                       first, len(bounds) - 1))
+    return PooledHeatmap(values=np.column_stack(pooled), order=np.asarray(order),
+                         bounds=np.asarray(bounds),
+                         groups=groups, pool="min" if pool == "min" else f"quantile {quantile:g}")
+
+
+def _columns_per_class(sizes, budget):
+    """Columns per class, in proportion to the sizes, at least one each, summing to
+    ``budget`` (largest remainders first)."""
+    sizes = np.asarray(sizes, dtype=float)
+    spare = budget - len(sizes)
+    share = sizes / sizes.sum() * spare
+    cols = np.floor(share).astype(int)
+    rest = spare - cols.sum()
+    if rest > 0:
+        cols[np.argsort(-(share - cols), kind="stable")[:rest]] += 1
+    cols += 1
+    return np.minimum(cols, sizes.astype(int))
+
+
+def pooled_columns(heatmap, samples):
+    """The columns of a :class:`PooledHeatmap` that hold the given sample indices
+    (sorted, unique): where to draw marks for, e.g., the injected outliers."""
+    position = np.empty(heatmap.order.size, dtype=np.int64)
+    position[heatmap.order] = np.arange(heatmap.order.size)
+    where = position[np.asarray(samples, dtype=np.int64)]
+    return np.unique(np.searchsorted(heatmap.bounds, where, side="right") - 1)
