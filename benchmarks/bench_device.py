@@ -459,7 +459,8 @@ def _calls_row(backend, views, dtype):
 
     gpu = backend.device == "cuda"
     n = views[0].shape[0]
-    lam, beta, gamma = rmsc.RMSC(n_clusters=10)._check_params(n)
+    lam, beta, gamma, options = rmsc.RMSC(n_clusters=10)._check_params(n)
+    model = {k: options[k] for k in ("weighting", "loss_scale", "scale_power", "stop_on")}
     copies = [0]
     original = dense.to_numpy
 
@@ -470,7 +471,7 @@ def _calls_row(backend, views, dtype):
     counts = []
     with dispatch():
         factors = [solver.gram_factor(normalize_l2(backend.put(X, dtype))) for X in views]
-        solver.solve(factors, lam, beta, gamma, max_iter=2, tol=0.0, with_beta_max=True)
+        solver.solve(factors, lam, beta, gamma, max_iter=2, tol=0.0, with_beta_max=True, **model)
         for k in (3, 5):
             copies[0] = 0
             dense.to_numpy = counted
@@ -478,7 +479,7 @@ def _calls_row(backend, views, dtype):
                 activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
                 with profile(activities=activities) as prof:
                     solver.solve(factors, lam, beta, gamma, max_iter=k, tol=0.0,
-                                 with_beta_max=True)
+                                 with_beta_max=True, **model)
                     backend.sync()
             finally:
                 dense.to_numpy = original
