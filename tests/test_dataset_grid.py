@@ -7,7 +7,7 @@ their pooled mode (:func:`rmsc.dashboard.scale_plan`). Each file is uploaded on 
 page as a user would, then every page is drawn before the fit, after it, and (where the
 data need it) after the user has chosen the number of clusters.
 
-The decision for each case (README, "Datasets at the edges") is asserted here: the loader
+The decision for each case (docs/dashboard.md, "Datasets at the edges") is asserted here: the loader
 refuses what no clustering can use, with a message, and keeps the previous dataset;
 everything else loads and every page copes: no exception, and where a page cannot do its
 job it says why and what to do.

@@ -1,4 +1,4 @@
-"""The code's layout rules (DEVELOPERS.md): no import cycle, imports inside functions only where
+"""The code's layout rules (CONTRIBUTING.md): no import cycle, imports inside functions only where
 a reason is written down, no crowded module without a reason. Over the library (``rmsc/``)
 and the app code (``ui/``, ``pages/``, ``app.py``) alike."""
 

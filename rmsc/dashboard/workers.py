@@ -60,7 +60,7 @@ CONTROL_POLL_SECONDS = 0.2
 MAX_SCATTERED = 8
 #: Niceness of the LocalCluster's worker processes: on a machine that also serves the
 #: pages, drawing a page and answering the health check come before a queued fit. Measured
-#: with benchmarks/bench_load.py (README, "Serving a class").
+#: with benchmarks/bench_load.py (docs/measurements.md, "Many sessions at once").
 WORKER_NICENESS = 5
 
 

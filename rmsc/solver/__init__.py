@@ -12,8 +12,10 @@ The paper's Section 4 in code, one small module per part, in the paper's order
                   a time, sparse or dense
 ``_kernel``       the same iteration on n x n hat matrices, for text views (r_v = n)
 ``_objective``    the objective's four terms (eq. proposed_model / rmsc_mv)
-``_algorithm``    Algorithm 1 (:func:`solve`), the stopping rule (:func:`converged`),
-                  :func:`beta_max`
+``_algorithm``    Algorithm 1 (:func:`solve`), :func:`beta_max`
+``_solution``     what a solve returns (:class:`RMSCSolution`), the default budget and
+                  the stopping rules (:func:`converged`), shared by ``_algorithm`` and
+                  ``_dense``
 ``_beta``         beta relative to the data: :func:`beta_scale`, the rule
                   :class:`RelativeBeta` a solve may be given instead of a number
 ``_linalg``       dense-factor times sparse-consensus products within a memory budget
