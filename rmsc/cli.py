@@ -32,6 +32,7 @@ from . import cluster as dask_cluster
 from . import datasets, experiments
 from .methods import available_methods, describe_method, get_method
 from .device import fit_on
+from .rmsc import BETA_QUANTILE, GAMMA, PAPER_GAMMA, RMSC
 from .metrics import METRICS, evaluate_runs
 
 
@@ -81,8 +82,6 @@ def _beta_arg(text):
 def fitted_parameters(est):
     """Lines saying the parameters a fitted estimator used: lambda and beta as resolved on
     the data (never None or 'auto'), with the rule that gave beta, then every parameter."""
-    from .rmsc import BETA_QUANTILE
-
     params = {k: v for k, v in est.get_params().items() if k != "callback"}
     lines = []
     if hasattr(est, "beta_scale_"):  # RMSC, RMSC-WV
@@ -109,8 +108,6 @@ def fitted_parameters(est):
 
 def cmd_fit(args, out, err):
     import pandas as pd
-
-    from .rmsc import RMSC
 
     if args.labels == "-" and args.weights == "-":
         raise ValueError("--labels and --weights cannot both go to stdout ('-'); "
@@ -455,7 +452,9 @@ def build_parser():
                    help="SSC-BSV, SSC-AVG, DiMSC: Elhamifar & Vidal's alpha (> 1) of beta = "
                         "2 mu / alpha, mu each view's coherence; used when beta is auto "
                         "(default 20)")
-    f.add_argument("--gamma", type=float, help="gamma (RMSC); default 1e-5 as in the paper")
+    f.add_argument("--gamma", type=float,
+                   help=f"gamma (RMSC); default {GAMMA:g} in the scaled model's units "
+                        f"(the paper's model, loss_scale=None, uses {PAPER_GAMMA:g})")
     f.add_argument("--max-iter", type=int)
     f.add_argument("--keep-mass", type=float, metavar="RHO",
                    help="affinity post-processing (Elhamifar & Vidal's rho, in (0, 1]): keep the "

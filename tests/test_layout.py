@@ -16,8 +16,6 @@ FUNCTION_LEVEL_IMPORTS = {
     # the pages' package is imported in a script run only (app.py is also imported bare).
     ("app", "rmsc.dashboard"), ("app", "rmsc.datasets"), ("app", "rmsc.figures"),
     ("app", "rmsc.spectral"), ("app", "ui"),
-    # the `fit` command's check that the chosen method has sample weights
-    ("rmsc.cli", "rmsc.rmsc"),
     # a module that imports distributed (an optional dependency) when it is imported
     ("rmsc.dashboard.workers", "rmsc.dashboard._worker_setup"),
     # plotly (slow to import) only when the reproduction draws its figures
