@@ -269,7 +269,11 @@ def test_solve_shows_the_fit_the_library_computes(fitted_app):
     table = find_table(at, "metric", "mean %")
     assert table["mean %"].iloc[0] == pytest.approx(100 * scores["acc_mean"])
     assert len(at.get("download_button")) == 4
-    assert "Fitted:" in " ".join(s.value for s in at.sidebar.success)
+    # where it ran: the worker's device, in the sidebar with the server's resolution of
+    # RMSC_DEVICE (the suite's machine has no GPU)
+    assert "Fitted on CPU (NumPy):" in " ".join(s.value for s in at.sidebar.success)
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "Fits run on: CPU (NumPy)" in captions
 
 
 def test_a_slider_change_refits_and_updates_url_sidebar_and_result(fitted_app):

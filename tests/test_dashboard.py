@@ -639,6 +639,26 @@ def test_fit_rmsc_returns_everything_the_pages_show(small):
     assert table["mean %"].iloc[0] == pytest.approx(100 * expect["acc_mean"])
     assert r.key == dash.fit_key(dash.Params(max_iter=8, tol=0.0, beta=0.01), small)
     assert r.weights_ is r.weights
+    assert r.device == "CPU (NumPy)"
+
+
+def test_the_fits_device_comes_from_rmsc_device(small, monkeypatch):
+    # no GPU on this machine whatever is installed: both probes say so
+    monkeypatch.setattr(rmsc.device, "_torch_gpu", lambda index: (None, "torch sees no GPU"))
+    monkeypatch.setattr(rmsc.device, "_cupy_gpu", lambda index: (None, "CuPy is not installed"))
+    monkeypatch.delenv("RMSC_DEVICE", raising=False)
+    assert dash.device_text() == ("CPU (NumPy) (no GPU found (torch sees no GPU; CuPy is not "
+                                  "installed))")
+    monkeypatch.setenv("RMSC_DEVICE", "cpu")
+    assert dash.device_text() == "CPU (NumPy)"
+    for bad, words in (("cuda", "asks for a CUDA GPU, but none can be used: torch sees no GPU"),
+                       ("tpu", "device must be one of auto, cpu, cuda")):
+        monkeypatch.setenv("RMSC_DEVICE", bad)
+        text = dash.device_text()
+        assert text.startswith("RMSC_DEVICE cannot be used: ") and words in text
+        # a fit asked for on that device fails with the same words (a Job shows them)
+        with pytest.raises(ValueError, match=words.split(":")[0]):
+            dash.fit_rmsc(small, dash.Params(max_iter=2, beta=0.01))
 
 
 def test_fit_rmsc_stops_early_on_request(small):

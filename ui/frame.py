@@ -42,6 +42,13 @@ def server_limits():
         return "The worker processes cannot be reached."
 
 
+@st.cache_resource(show_spinner=False)
+def fit_device():
+    """Where the fits run (``RMSC_DEVICE``, resolved once per server: probing for a GPU
+    imports torch or CuPy when installed)."""
+    return dash.device_text()
+
+
 def sidebar():
     """The sidebar of every page: the dataset, the parameters, the fit's status, the limits."""
     with st.sidebar:
@@ -56,6 +63,7 @@ def sidebar():
         except ValueError as exc:
             lines = [str(exc)]
         st.markdown("\n".join(f"- {line}" for line in lines))
+        st.caption(f"Fits run on: {fit_device()}")
         fit_status()
         st.caption(server_limits())
 
@@ -76,7 +84,7 @@ def _fit_status_body():
     if isinstance(out, dash.FitResult):
         acc = ("" if out.scores is None
                else f", ACC {100 * out.scores['acc_mean']:.2f}%")
-        st.success(f"Fitted: {out.n_iter} iterations, "
+        st.success(f"Fitted on {out.device}: {out.n_iter} iterations, "
                    f"{out.fit_time + out.spectral_time:.1f} s{acc}")
     elif isinstance(out, dash.FitFailure):
         st.error("Fit failed (see Solve).")

@@ -58,6 +58,7 @@ from .downloads import (  # noqa: F401
 from .fitting import (  # noqa: F401
     FitFailure,
     FitResult,
+    device_text,
     diagnose,
     estimator_params,
     fit_key,

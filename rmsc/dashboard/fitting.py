@@ -16,6 +16,8 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from .._array_api import to_numpy
+from ..device import DEVICE_ENV, device_from_env, fit_on
 from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
 from ..placement import PLACEMENTS
@@ -88,6 +90,9 @@ class FitResult:
     model: object = field(default=None, repr=False, compare=False)
     #: The absolute β of the fit (``rmsc.RMSC.beta_``; differs from ``params.beta`` for "auto").
     beta: float | None = None
+    #: Where the fit ran, for people (:attr:`rmsc.device.DeviceChoice.description`): the
+    #: worker's ``RMSC_DEVICE`` (a GPU when one is present, by default).
+    device: str = "CPU (NumPy)"
 
     @property
     def weights_(self):
@@ -158,7 +163,7 @@ def fit_rmsc(dataset, params, job=None):
         if job is None:
             return False
         job.check()
-        job.record((int(iteration), float(objective)), latest=np.asarray(weights).mean(axis=1))
+        job.record((int(iteration), float(objective)), latest=to_numpy(weights).mean(axis=1))
         job.report(iteration, params.max_iter, f"iteration {iteration} of at most {params.max_iter}")
         if job.stop_requested:
             stopped["early"] = iteration < params.max_iter
@@ -167,7 +172,8 @@ def fit_rmsc(dataset, params, job=None):
 
     est = get_method(params.method, callback=callback, **kwargs)
     try:
-        est.fit(list(dataset.views))
+        # on the worker's device (RMSC_DEVICE; a GPU fit's attributes come back as NumPy)
+        choice = fit_on(est, list(dataset.views), device_from_env())
     except DegenerateSolutionError as exc:
         beta_max = getattr(est, "beta_max_", None)
         return FitFailure(key=key, params=params, message=page_words(str(exc)), degenerate=True,
@@ -188,6 +194,7 @@ def fit_rmsc(dataset, params, job=None):
         fit_time=float(est.fit_time_), spectral_time=float(est.spectral_time_),
         beta_max=float(est.beta_max_), scores=scores, chosen_scores=chosen, diagnostics=(),
         model=est.set_params(callback=None), beta=float(est.beta_),
+        device=choice.description,
     )
     return dataclasses.replace(result, diagnostics=tuple(diagnose(result)))
 
@@ -243,3 +250,14 @@ def diagnose(result):
 def _beta_of(result):
     """The absolute β of a fit (the params' own when the result does not record it)."""
     return result.beta if result.beta is not None else result.params.beta
+
+
+def device_text():
+    """Where the dashboard's fits run, in one line for the sidebar: the device
+    ``RMSC_DEVICE`` names (``auto``: a GPU when one is present), resolved here, with why
+    when ``auto`` fell back to the CPU; or what is wrong with the variable."""
+    try:
+        choice = device_from_env()
+    except ValueError as exc:
+        return f"{DEVICE_ENV} cannot be used: {exc}"
+    return choice.description + (f" ({choice.reason})" if choice.reason else "")
