@@ -272,6 +272,27 @@ def test_solve_shows_the_fit_the_library_computes(fitted_app):
     assert "Fitted:" in " ".join(s.value for s in at.sidebar.success)
 
 
+def test_solve_shows_the_clustering_along_the_iterations(fitted_app):
+    at = fitted_app
+    no_trouble(at)
+    out = at.session_state["slots"]["fit"].latest.result
+    # the trace was recorded on the worker and came back with the result: rows every
+    # PAGE_TRACE_EVERY iterations, the fit's own clustering last
+    assert out.trace and out.trace[-1]["final"]
+    assert out.trace[-1]["iteration"] == out.n_iter
+    assert out.trace[-1]["acc"] == pytest.approx(100 * out.scores["acc_mean"])
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert any("clustering_trace" in k for k in keys), keys
+    captions = texts(at, "caption")
+    assert any(f"Every {dash.PAGE_TRACE_EVERY}th iteration" in c for c in captions)
+    # its measured summary is said, and no unmeasured "slightly" anywhere
+    summary = dash.trace_summary(out.trace)
+    assert summary and summary in captions
+    assert not any("slightly" in t for t in captions + texts(at, "info"))
+    # the suggestion's measured worth stands beside its button
+    assert dash.SUGGESTION_VERDICT in captions
+
+
 def test_a_slider_change_refits_and_updates_url_sidebar_and_result(fitted_app):
     at = fitted_app
     first = dash.fit_key(at.session_state["params"], at.session_state["data"])

@@ -455,3 +455,39 @@ def test_suggestion_figure_one_line_per_beta_rel_and_the_suggestion_starred():
     assert all(t.cliponaxis is False for t in fig.data)
     with pytest.raises(ValueError, match="not a row"):
         figures.suggestion_figure(table, 4)
+
+
+def _trace_rows(scored=True):
+    rows = [{"iteration": 1, "ari_previous": None, "changed": None, "final": False},
+            {"iteration": 10, "ari_previous": 0.6, "changed": 20, "final": False},
+            {"iteration": 20, "ari_previous": 0.99, "changed": 1, "final": False},
+            {"iteration": 23, "ari_previous": 0.97, "changed": 3, "final": True}]
+    for r, acc, nmi in zip(rows, (50.0, 70.0, 80.0, 82.5), (40.0, 60.0, 70.0, 71.0)):
+        r["acc"], r["nmi"] = (acc, nmi) if scored else (None, None)
+    return rows
+
+
+def test_clustering_trace_figure_draws_agreement_and_scores_per_iteration():
+    fig = figures.clustering_trace_figure(_trace_rows(), max_iter=50)
+    ari = fig.data[0]
+    # the agreement starts at the second record (the first has nothing before it)
+    assert list(ari.x) == [10, 20, 23] and list(ari.y) == [0.6, 0.99, 0.97]
+    assert list(ari.customdata) == [20, 1, 3]
+    assert list(ari.marker.symbol) == ["circle", "circle", "star"]  # the fit's own last
+    by_name = {t.name: t for t in fig.data}
+    assert list(by_name["ACC %"].x) == [1, 10, 20] and list(by_name["ACC %"].y) == [50, 70, 80]
+    assert list(by_name["NMI %"].y) == [40, 60, 70]
+    assert list(by_name["ACC % of the fit"].x) == [23]
+    assert list(by_name["ACC % of the fit"].y) == [82.5]
+    assert list(by_name["NMI % of the fit"].y) == [71.0]
+    # the x range lines up with the objective curve's
+    assert tuple(fig.layout.xaxis.range) == (0.5, 50.5)
+    assert fig.layout.yaxis.range[1] == 1.05
+
+
+def test_clustering_trace_figure_without_labels_is_the_agreement_alone():
+    fig = figures.clustering_trace_figure(_trace_rows(scored=False))
+    assert len(fig.data) == 1 and fig.data[0].name == "ARI with the previous"
+    assert "yaxis2" not in fig.layout.to_plotly_json()  # one panel
+    with pytest.raises(ValueError):
+        figures.clustering_trace_figure([])

@@ -56,12 +56,14 @@ from .downloads import (  # noqa: F401
     weights_csv,
 )
 from .fitting import (  # noqa: F401
+    PAGE_TRACE_EVERY,
     FitFailure,
     FitResult,
     diagnose,
     estimator_params,
     fit_key,
     fit_rmsc,
+    trace_summary,
 )
 from .jobs import (  # noqa: F401
     ACTIVE_STATES,
@@ -157,6 +159,7 @@ from .prefetch import (  # noqa: F401
 )
 from .suggest import (  # noqa: F401
     CRITERION_TEXT,
+    SUGGESTION_VERDICT,
     SUGGEST_BETA_RELS,
     SUGGEST_LAMS,
     SuggestionRun,

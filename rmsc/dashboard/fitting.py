@@ -20,12 +20,21 @@ from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
 from ..placement import PLACEMENTS
 from ..rmsc import DegenerateSolutionError
+from ..tracking import ClusteringTrace
 from .params import Params
 from .tables import scoring_labels
 from .words import page_words
 
 #: The estimator's placement rule, used when the pages' placement is on.
 PLACEMENT = next(rule for rule in PLACEMENTS if rule is not None)
+
+#: Iterations between two clusterings the Solve page records along a fit
+#: (:class:`rmsc.tracking.ClusteringTrace`): each costs a spectral embedding and two k-means
+#: (about 0.5 s on Digit), so every 10th keeps the overhead near a tenth of the fit.
+PAGE_TRACE_EVERY = 10
+
+#: How many of the last recorded clusterings :func:`trace_summary` reports on.
+SETTLED_ROWS = 3
 
 
 def estimator_params(params, dataset):
@@ -88,6 +97,13 @@ class FitResult:
     model: object = field(default=None, repr=False, compare=False)
     #: The absolute β of the fit (``rmsc.RMSC.beta_``; differs from ``params.beta`` for "auto").
     beta: float | None = None
+    #: The clustering along the iterations (:attr:`rmsc.tracking.ClusteringTrace.rows`, the
+    #: fit's own clustering last); empty in made-up results.
+    trace: tuple = ()
+    #: What the stopping rule measured after every iteration (``rmsc.RMSC.changes_``).
+    changes: np.ndarray | None = None
+    #: The stopping rule (``rmsc.RMSC.stop_on``): "zstar" or "objective".
+    stop_on: str | None = None
 
     @property
     def weights_(self):
@@ -140,7 +156,10 @@ def fit_rmsc(dataset, params, job=None):
     """Fit RMSC (or RMSC-WV) to ``dataset`` with ``params``, reporting to ``job``.
 
     Every iteration records ``(iteration, objective)`` on the job's live curve,
-    with the mean weight of every view as its latest state; a stop request
+    with the mean weight of every view as its latest state; every
+    :data:`PAGE_TRACE_EVERY` iterations the clustering of the current Z* is recorded
+    (:class:`rmsc.tracking.ClusteringTrace`) and its row sent to the job
+    (``job.add_row``); a stop request
     finishes the iterations early (the clustering still runs), a cancel
     abandons the fit.
 
@@ -165,15 +184,23 @@ def fit_rmsc(dataset, params, job=None):
             return True
         return False
 
-    est = get_method(params.method, callback=callback, **kwargs)
+    labels = scoring_labels(dataset)
+    post = params.postprocessing
+    send_row = getattr(job, "add_row", None)  # a job that keeps no table gets none
+    trace = ClusteringTrace(kwargs["n_clusters"], every=PAGE_TRACE_EVERY, labels=labels,
+                            keep_mass=post["keep_mass"], top_k=post["top_k"],
+                            scale_columns=post["scale_columns"], random_state=params.seed,
+                            callback=callback,
+                            on_record=send_row)
+    est = get_method(params.method, callback=trace, **kwargs)
     try:
         est.fit(list(dataset.views))
     except DegenerateSolutionError as exc:
         beta_max = getattr(est, "beta_max_", None)
         return FitFailure(key=key, params=params, message=page_words(str(exc)), degenerate=True,
                           beta_max=None if beta_max is None else float(beta_max))
+    trace.finish(est)  # on_record sends the final row too
     scores = chosen = None
-    labels = scoring_labels(dataset)
     if labels is not None:
         scores = evaluate_runs(labels, est.label_runs_)
         chosen = evaluate(labels, est.labels_)
@@ -188,6 +215,8 @@ def fit_rmsc(dataset, params, job=None):
         fit_time=float(est.fit_time_), spectral_time=float(est.spectral_time_),
         beta_max=float(est.beta_max_), scores=scores, chosen_scores=chosen, diagnostics=(),
         model=est.set_params(callback=None), beta=float(est.beta_),
+        trace=tuple(trace.rows), changes=np.asarray(est.changes_, dtype=float),
+        stop_on=est.stop_on,
     )
     return dataclasses.replace(result, diagnostics=tuple(diagnose(result)))
 
@@ -233,11 +262,45 @@ def diagnose(result):
         out.append(("info", f"The run was stopped after {result.n_iter} iteration(s); the "
                              "clustering uses Z* as it was then."))
     elif not result.converged:
+        measured = ""
+        if result.changes is not None and len(result.changes):
+            measured = f" was {result.changes[-1]:.3g} at the last iteration,"
         out.append(("info",
-            f"Not converged within {result.n_iter} iterations (relative decrease still above "
-            f"tol = {result.params.tol:g}); more iterations may change the result slightly."
+            f"Not converged within {result.n_iter} iterations: "
+            f"{STOP_MEASURES.get(result.stop_on, 'the stopping rule’s measure')}{measured} "
+            f"above tol = {result.params.tol:g}."
         ))
+    settled = trace_summary(result.trace)
+    if settled:
+        out.append(("info", settled))
     return out
+
+
+#: What each stopping rule (``rmsc.RMSC.stop_on``) measures, in words.
+STOP_MEASURES = {"zstar": "the relative change of Z* in one iteration",
+                 "objective": "the objective’s relative decrease in one iteration"}
+
+
+def trace_summary(rows, last=SETTLED_ROWS):
+    """A measured sentence on how settled the clustering was at the end of a fit, or None.
+
+    ``rows`` are :attr:`rmsc.tracking.ClusteringTrace.rows` (the fit's own clustering,
+    ``final``, is left out: it comes from 20 k-means runs, not the quick clustering the
+    other rows compare). Reports the lowest adjusted Rand index with the previous recorded
+    clustering and the most samples that changed cluster over the ``last`` recorded ones.
+    """
+    rows = [r for r in rows if not r.get("final") and r.get("ari_previous") is not None]
+    if not rows:
+        return None
+    tail = rows[-last:]
+    ari = min(float(r["ari_previous"]) for r in tail)
+    changed = max(int(r["changed"]) for r in tail)
+    first, end = tail[0]["iteration"], tail[-1]["iteration"]
+    span = f"iteration {end}" if len(tail) == 1 else f"iterations {first}–{end}"
+    count = "The last recorded clustering" if len(tail) == 1 else (
+        f"The last {len(tail)} recorded clusterings")
+    return (f"{count} ({span}) agreed with the one recorded before at ARI ≥ {ari:.3f}; "
+            f"at most {changed} sample(s) changed cluster between two of them.")
 
 
 def _beta_of(result):
