@@ -621,6 +621,33 @@ def test_weights_page_ranks_and_drills_down(fitted_app):
     assert any("No injected outliers" in t for t in texts(at, "info"))
 
 
+def test_weights_page_shows_each_views_share_of_the_weights(fitted_app):
+    at = goto(fitted_app, "weights")
+    no_trouble(at)
+    data = at.session_state["data"]
+    out = at.session_state["slots"]["fit"].latest.result
+    expect = rmsc.inspection.view_weight_shares(
+        out.weights, gamma=out.model.gamma, view_names=data.view_names,
+        factors=out.model.view_factors_, scale=out.model.loss_scale_,
+        n_features=[X.shape[1] for X in data.views])
+    table = find_table(at, "share of ΣP %", "samples at the cap %")
+    assert table["view"].tolist() == list(data.view_names)
+    np.testing.assert_allclose(table["share of ΣP %"], [100 * e["share"] for e in expect])
+    np.testing.assert_allclose(table["samples at the cap %"], [100 * e["at_cap"] for e in expect])
+    np.testing.assert_allclose(table["mean weight"], [e["mean_weight"] for e in expect])
+    assert table["share of ΣP %"].sum() == pytest.approx(100)
+    message = rmsc.inspection.dominance_message(
+        out.weights, gamma=out.model.gamma, view_names=data.view_names,
+        factors=out.model.view_factors_, scale=out.model.loss_scale_,
+        n_features=[X.shape[1] for X in data.views])
+    if message is None:
+        assert "No view carries most of the consensus weight." in texts(at, "caption")
+    else:
+        assert message in texts(at, "warning")
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert any("view_shares" in k for k in keys), keys
+
+
 def test_affinity_page_reports_block_structure(fitted_app):
     at = goto(fitted_app, "affinity")
     no_trouble(at)

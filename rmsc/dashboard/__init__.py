@@ -64,6 +64,8 @@ from .fitting import (  # noqa: F401
     fit_key,
     fit_rmsc,
     trace_summary,
+    weight_shares,
+    weight_shares_table,
 )
 from .jobs import (  # noqa: F401
     ACTIVE_STATES,

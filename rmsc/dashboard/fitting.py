@@ -16,6 +16,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from ..inspection import dominance_message, view_weight_shares
 from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
 from ..placement import PLACEMENTS
@@ -306,3 +307,35 @@ def trace_summary(rows, last=SETTLED_ROWS):
 def _beta_of(result):
     """The absolute β of a fit (the params' own when the result does not record it)."""
     return result.beta if result.beta is not None else result.params.beta
+
+
+def weight_shares(result, dataset):
+    """Each view's part of a fit's weights, and the plain-words message when one dominates.
+
+    :func:`rmsc.inspection.view_weight_shares` and :func:`rmsc.inspection.dominance_message`
+    of the fit (its P, γ, and under the scaled model its view factors and units), with the
+    views' names and numbers of features.
+
+    Returns
+    -------
+    shares : list of dict
+        One per view (keys of :func:`rmsc.inspection.view_weight_shares`).
+    message : str or None
+    """
+    model = result.model
+    kwargs = dict(gamma=float(getattr(model, "gamma", result.params.gamma)),
+                  view_names=list(dataset.view_names),
+                  factors=getattr(model, "view_factors_", None),
+                  scale=getattr(model, "loss_scale_", None),
+                  n_features=[int(X.shape[1]) for X in dataset.views])
+    return (view_weight_shares(result.weights, **kwargs),
+            dominance_message(result.weights, **kwargs))
+
+
+def weight_shares_table(shares):
+    """:func:`weight_shares`' rows as the Weights page's table (percentages)."""
+    return pd.DataFrame([{
+        "view": s["view"], "features": s["n_features"],
+        "share of ΣP %": 100 * s["share"], "samples at the cap %": 100 * s["at_cap"],
+        "mean weight": s["mean_weight"], "median loss": s["median_loss"],
+    } for s in shares])

@@ -46,10 +46,14 @@ from ._solve import (  # noqa: F401
     view_weights_figure,
 )
 from ._weights import (  # noqa: F401
+    LOW_END_COLORSCALE,
+    RELATIVE_ZMAX,
     WEIGHT_ROW_GAP,
+    pooled_weights_heatmap_figure,
     roc_figure,
     sample_weights_figure,
     score_roc_figure,
+    view_shares_figure,
     weight_distribution_figure,
     weights_heatmap_figure,
 )
