@@ -877,6 +877,22 @@ def test_compare_runs_in_the_background_and_fills_the_table(fitted_app):
                                       f"{100 * tables['clean']['acc_std'].iloc[1]:.2f}")
     assert "change (points)" in find_table(at, "method", "change (points)").columns
     assert len(at.get("plotly_chart")) == 3
+    # by default both self-representation methods used the Solve page's post-processing,
+    # and each row says so; the rows' parameters are what ran
+    name = dash.POSTPROCESSING_NAMES[at.session_state["params"].post]
+    assert clean["post-processing"].tolist() == [name, name]
+    ssc = tables["clean"].set_index("method").loc["SSC-AVG", "params"]
+    assert {k: ssc[k] for k in ("keep_mass", "top_k", "scale_columns")} == \
+        at.session_state["params"].postprocessing
+    # each method's own default: SSC-AVG back to its registry's plain affinity
+    at.radio(key="w_cmp_post").set_value("own").run()
+    at.button(key="w_cmp_run").click().run()
+    job = at.session_state["slots"]["compare"].latest
+    assert job.wait(300)
+    at.run()
+    no_trouble(at)
+    clean = [d.value for d in at.dataframe if "ACC %" in d.value.columns][0]
+    assert clean["post-processing"].tolist() == [dash.POSTPROCESSING_NAMES["none"], name]
 
 
 def test_compare_robustness_preset(fitted_app):

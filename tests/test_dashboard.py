@@ -1227,3 +1227,42 @@ def test_an_unconverged_fit_says_what_the_stopping_rule_measured(small):
     rule = [m for m in notes if m.startswith("Not converged within 12 iterations")]
     assert rule and f"{r.changes[-1]:.3g}" in rule[0] and "relative change of Z*" in rule[0]
     assert dash.trace_summary(r.trace) in notes
+
+
+# ---------------------------------------------------------------------------
+# Compare: the same post-processing for every self-representation method (issue 29)
+# ---------------------------------------------------------------------------
+
+
+def test_compare_params_give_every_self_representation_method_the_same_affinity(small):
+    params = dash.Params(post="top_k+scale", top_k=7, beta=0.01)
+    methods = ["RMSC", "RMSC-WV", "SSC-AVG", "DiMSC", "Co-Training"]
+    same = dash.compare_params(params, small, methods)
+    for m in ("RMSC", "RMSC-WV", "SSC-AVG", "DiMSC"):
+        assert {k: same[m][k] for k in ("keep_mass", "top_k", "scale_columns")} == \
+            {"keep_mass": None, "top_k": 7, "scale_columns": True}, m
+    assert "Co-Training" not in same  # no self-representation: nothing to set
+    assert same["RMSC"]["beta"] == 0.01  # the Solve page's other settings stay
+    own = dash.compare_params(params, small, methods, postprocessing="own")
+    assert own["SSC-AVG"]["scale_columns"] is False and own["SSC-AVG"]["top_k"] is None
+    assert own["RMSC-WV"]["scale_columns"] is True
+    assert own["RMSC"]["top_k"] == 7  # the Solve page's method keeps its choice
+    assert dash.compare_params(params, small, methods, use_solve=False,
+                               postprocessing="own")["SSC-AVG"]["scale_columns"] is False
+    with pytest.raises(ValueError, match="same, own"):
+        dash.compare_params(params, small, methods, postprocessing="mine")
+
+
+def test_postprocessing_used_names_what_each_row_ran():
+    names = dash.POSTPROCESSING_NAMES
+    # nothing said: the protocol's affinity, the paper's
+    assert dash.postprocessing_used("SSC-AVG", {}) == names["none"]
+    assert dash.postprocessing_used("RMSC", {"scale_columns": True}) == names["scale"]
+    assert dash.postprocessing_used("RMSC", {"top_k": 5, "scale_columns": True}) == \
+        names["top_k+scale"]
+    assert dash.postprocessing_used("RMSC", {"keep_mass": 0.7, "scale_columns": True}) == \
+        names["rho+scale"]
+    assert dash.postprocessing_used("Co-Training", {}).startswith("—")
+    for post in names:  # every choice of the Solve page reads back as itself
+        p = dash.Params(post=post).postprocessing
+        assert dash.postprocessing_used("DiMSC", p) == names[post]

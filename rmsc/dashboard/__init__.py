@@ -151,6 +151,9 @@ from .runs import (  # noqa: F401
     run_views,
     sensitivity_axes,
     sensitivity_settings,
+    COMPARE_POSTPROCESSING,
+    compare_params,
+    postprocessing_used,
 )
 from .prefetch import (  # noqa: F401
     PREFETCH_ENV,
