@@ -58,7 +58,8 @@ heatmap = inspection.heatmap_pool(P, group_labels, pool="min", relative=relative
 st.plotly_chart(figures.pooled_weights_heatmap_figure(
     heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=relative,
     axis_title=f"samples grouped by {order_mode}" if group_labels is not None else
-    "samples, lowest weight first"), key="weights_heatmap")
+    "samples, lowest weight first"), key="weights_heatmap",
+    theme=None)  # its own colour scale, dark at the low end (Streamlit's theme lightens it)
 pooled = heatmap.values.shape[1] < data.n_samples
 st.caption("Within each group the samples are ordered by their lowest weight over the views, "
            "lowest first" + (f"; each of the {heatmap.values.shape[1]} columns shows the "

@@ -272,15 +272,18 @@ def view_shares_figure(shares, *, cap=None, title="Each view's part of the weigh
 
 
 #: The colour scale of :func:`pooled_weights_heatmap_figure` for P / view median on
-#: [0, :data:`RELATIVE_ZMAX`]: most of its range (black to red) lies below half the
-#: median, so a distrusted sample is dark and one trusted as usual (1) is pale.
+#: [0, :data:`RELATIVE_ZMAX`]: black to dark purple up to 0.6 of the median, red at 0.72,
+#: orange at 0.82, pale from 0.96: a sample its view trusts less than three quarters as
+#: much as usual is dark, one trusted as usual is pale. (On Digit with 10 % replaced samples
+#: in PIX and FOU the pooled cells of the injected samples lie at 0.4-0.7 of the median,
+#: their neighbours' at 0.8-1.1.)
 LOW_END_COLORSCALE = [
-    [0.0, "#000004"], [0.15, "#2c0b55"], [0.33, "#8c2981"], [0.5, "#de4968"],
-    [0.67, "#fe9f6d"], [0.8, "#fcfdbf"], [1.0, "#ffffff"],
+    [0.0, "#000004"], [0.5, "#3b0f70"], [0.6, "#8c2981"], [0.68, "#fe9f6d"],
+    [0.8, "#fcfdbf"], [1.0, "#ffffff"],
 ]
 
 #: The top of the colour scale of relative weights (P / view median).
-RELATIVE_ZMAX = 1.5
+RELATIVE_ZMAX = 1.2
 
 
 def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, placed=None,
@@ -301,7 +304,7 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     relative : bool
         Whether ``values`` are P / view median (the heatmap was pooled with
         ``relative=True``): then the colours are :data:`LOW_END_COLORSCALE` on
-        [0, :data:`RELATIVE_ZMAX`], dark below half the median.
+        [0, :data:`RELATIVE_ZMAX`], dark below three quarters of the median.
     axis_title : str
 
     Rows are at y = 0..n_views-1, columns at x = 0..n_columns-1; a mark for view v is at
