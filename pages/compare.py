@@ -44,6 +44,14 @@ use_solve = st.checkbox(
     f"(λ = {ss.params.resolved_lam:g}, β = {ss.params.beta_text}, γ = {ss.params.gamma:g})",
     value=True, key="w_cmp_use_solve",
     help="Otherwise every method runs with its registry defaults.")
+post_mode = st.radio(
+    "affinity post-processing", list(dash.COMPARE_POSTPROCESSING), horizontal=True,
+    key="w_cmp_post", format_func=dash.COMPARE_POSTPROCESSING.get,
+    help="The same: every method that clusters a self-representation (RMSC, RMSC-WV, "
+         "SSC-*, DiMSC) turns it into an affinity the same way, the Solve page's "
+         f"({dash.POSTPROCESSING_NAMES[ss.params.post]}), so that no method wins by its "
+         "post-processing alone. Each method's own: its registry default (RMSC scales the "
+         "columns, SSC-AVG does not). Each row of the table says which it used.")
 with st.expander("method descriptions"):
     st.markdown("\n".join(f"- **{m}** — {rmsc.describe_method(m)}" for m in methods_all))
 
@@ -72,7 +80,8 @@ elif ss.outliers is not None:
     variants = {"clean": ss.clean, "with outliers": data} if both else {"with outliers": data}
 
 try:
-    params = dash.rmsc_method_params(ss.params, data) if use_solve else None
+    params = dash.compare_params(ss.params, data, methods, use_solve=use_solve,
+                                 postprocessing=post_mode) or None
 except ValueError as exc:
     st.error(dash.page_words(str(exc)))
     st.stop()

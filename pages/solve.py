@@ -16,6 +16,8 @@ ui.intro(
     "background (you can keep moving sliders or switch pages). **λ** ties each view's "
     "representation to the consensus Z*, **β** makes Z* sparse (too large and Z* empties; "
     "β = auto sets it as **β_rel** × the data's own scale), **γ** flattens the weights. "
+    "Under the curve, the clustering of Z* recorded along the iterations shows whether the "
+    "answer still moves when the fit stops. "
     "**Try:** raise β_rel step by step and watch the density of Z* and the accuracy; switch "
     "to RMSC-WV (one weight per view) and compare."
 )
@@ -195,8 +197,8 @@ with left:
               disabled=bool(blocker), help=blocker or (
                   f"Fits {ss.params.method} at {len(dash.SUGGEST_LAMS)} λ × "
                   f"{len(dash.SUGGEST_BETA_RELS)} β values with these other settings"
-                  + took + " and picks the one whose graph looks most like c clusters, without "
-                  "the labels. The result appears below the fit."))
+                  + took + ". The result appears below the fit."))
+    st.caption(dash.SUGGESTION_VERDICT)
     if not blocker and any(x is not None for x in ui.experiment_state(
             "suggest", dash.suggestion_key(p, data))):
         st.caption("The suggestion is shown below the fit.")
@@ -224,6 +226,10 @@ def _live_body(queued=False):
         c1, c2 = st.columns([3, 2])
         c1.plotly_chart(figures.objective_figure(snap.history, max_iter=ss.params.max_iter),
                         key="live_objective")
+        if snap.rows:
+            c1.plotly_chart(figures.clustering_trace_figure(snap.rows,
+                                                            max_iter=ss.params.max_iter),
+                            key="live_trace")
         if snap.latest is not None:
             c2.plotly_chart(figures.view_weights_figure(data.view_names, snap.latest),
                             key="live_weights")
@@ -282,6 +288,13 @@ with right:
         c1.plotly_chart(figures.objective_figure(list(zip(range(1, r.n_iter + 1), r.objective)),
                                                  max_iter=r.params.max_iter),
                         key="objective")
+        if r.trace:
+            c1.plotly_chart(figures.clustering_trace_figure(r.trace, max_iter=r.params.max_iter),
+                            key="clustering_trace")
+            c1.caption(f"Every {dash.PAGE_TRACE_EVERY}th iteration (and the first) the worker "
+                       "clustered the Z* of that iteration once (its spectral embedding, one "
+                       "k-means) and compared it with the clustering recorded before; the "
+                       "stars are the fit's own result (20 k-means runs).")
         c2.plotly_chart(figures.view_weights_figure(data.view_names, r.weights.mean(axis=1)),
                         key="view_weights")
         table = r.metrics_table()

@@ -5,7 +5,7 @@ import streamlit as st
 
 import ui
 from rmsc import dashboard as dash
-from rmsc import figures, outliers, placement
+from rmsc import figures, inspection, outliers, placement
 
 ss = st.session_state
 
@@ -15,9 +15,9 @@ ui.intro(
     "RMSC gives every sample a weight in every view, P = 1/√(γ + loss): a sample its view "
     "reconstructs badly from the others (an outlier, a noisy measurement) gets a low weight, "
     "so that view counts less for it when the views are fused into Z*. The heatmap shows P "
-    "with samples grouped by class; a red mark just above a row points at an outlier you "
-    "injected into that view (*Data* page). **Try:** inject 10% 'replace' outliers into one "
-    "view and check that exactly that row turns dark under the marks, and that the ROC curve "
+    "with samples grouped by class, the least trusted first in each class; a red mark just "
+    "above a row points at an outlier you injected into that view (*Data* page). **Try:** "
+    "inject 10% 'replace' outliers into one view and check that exactly that row turns dark under the marks, and that the ROC curve "
     "of that view hugs the top-left corner. Low weights find view-inconsistent samples "
     "(clean-looking in every view, but the views disagree about their class: their view "
     "still reconstructs them well) only partly; the *view inconsistency* score below does "
@@ -41,33 +41,55 @@ P = r.weights
 mask = data.outlier_mask
 plan = dash.scale_plan(data.n_samples)
 
-choices = ["cluster", "as stored"]
+choices = ["cluster", "nothing"]
 if dash.scoring_labels(data) is not None:
     choices.insert(0, "class")
 c1, c2 = st.columns([2, 3])
-order_mode = c1.radio("order samples by", choices, horizontal=True, key="w_weights_order")
+order_mode = c1.radio("group samples by", choices, horizontal=True, key="w_weights_order")
 relative = c2.toggle("divide each view's weights by its median", value=True, wrap=True,
                      key="w_weights_relative",
                      help="Views differ in scale (a view with few features is reconstructed "
                           "better, so all its weights are higher); relative weights show which "
                           "samples each view trusts less than usual.")
-if order_mode == "class":
-    order, bounds, groups = dash.order_by(data.labels)
-elif order_mode == "cluster":
-    order, bounds, groups = dash.order_by(r.labels)
-else:
-    order, bounds, groups = np.arange(data.n_samples), None, None
-st.plotly_chart(figures.weights_heatmap_figure(P, data.view_names, order=order, boundaries=bounds,
-                                               groups=groups, outlier_mask=mask,
-                                               max_columns=plan.weight_columns,
-                                               relative=relative, placed=r.placed),
-                key="weights_heatmap")
-if plan.weight_columns < data.n_samples:
-    st.caption(plan.notices[-1])
+group_labels = {"class": data.labels, "cluster": r.labels}.get(order_mode)
+heatmap = inspection.heatmap_pool(P, group_labels, pool="min", relative=relative,
+                                  max_columns=min(plan.weight_columns,
+                                                  inspection.HEATMAP_COLUMNS))
+st.plotly_chart(figures.pooled_weights_heatmap_figure(
+    heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=relative,
+    axis_title=f"samples grouped by {order_mode}" if group_labels is not None else
+    "samples, lowest weight first"), key="weights_heatmap",
+    theme=None)  # its own colour scale, dark at the low end (Streamlit's theme lightens it)
+pooled = heatmap.values.shape[1] < data.n_samples
+st.caption("Within each group the samples are ordered by their lowest weight over the views, "
+           "lowest first" + (f"; each of the {heatmap.values.shape[1]} columns shows the "
+                            "lowest weight of the samples it holds, so one distrusted sample "
+                            "keeps its column dark." if pooled else "."))
 if r.placed.size:
     st.caption(f"{r.placed.size} sample(s) were placed by their neighbours in the views rather "
                "than by the spectral embedding: the consensus Z* nearly cut them off (affinity "
                f"degree below {placement.WEAK_DEGREE:g} × the median).")
+
+st.subheader("Each view's part of the weights")
+shares, dominance = dash.weight_shares(r, data)
+c1, c2 = st.columns([3, 2])
+c1.plotly_chart(figures.view_shares_figure(shares, cap=1 / np.sqrt(r.gamma)),
+                key="view_shares")
+with c2:
+    st.markdown("The consensus Z* averages the views with these weights: a view's **share of "
+                "ΣP** is how much it counts. A sample is **at the cap** when its loss is at "
+                f"most γ = {r.gamma:g}: its weight is then near 1/√γ whatever its loss, so "
+                "the weight no longer tells such samples apart.")
+    if dominance:
+        st.warning(dominance)
+    else:
+        st.caption("No view carries most of the consensus weight.")
+st.dataframe(dash.weight_shares_table(shares), hide_index=True, key="view_shares_table",
+             height="content",
+             column_config={c: st.column_config.NumberColumn(format="%.1f")
+                            for c in ("share of ΣP %", "samples at the cap %")}
+             | {c: st.column_config.NumberColumn(format="%.3g")
+                for c in ("mean weight", "median loss")})
 
 c1, c2 = st.columns(2)
 with c1:

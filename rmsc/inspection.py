@@ -165,6 +165,11 @@ def _times(ratio):
     return f"{ratio:,.0f}" if ratio >= 1000 else f"{ratio:.3g}"
 
 
+#: Columns of :func:`heatmap_pool` by default: about one per two pixels of a heatmap at
+#: 1280 px, so that a column is never thinner than a screen pixel.
+HEATMAP_COLUMNS = 600
+
+
 @dataclass(frozen=True)
 class PooledHeatmap:
     """What :func:`heatmap_pool` returns.
@@ -192,7 +197,7 @@ class PooledHeatmap:
     pool: str
 
 
-def heatmap_pool(weights, labels=None, *, max_columns=600, pool="min", quantile=0.1,
+def heatmap_pool(weights, labels=None, *, max_columns=HEATMAP_COLUMNS, pool="min", quantile=0.1,
                  relative=True):
     """Order and pool P for a heatmap that keeps a low weight visible.
 

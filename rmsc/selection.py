@@ -152,6 +152,13 @@ def suggest_parameters(Xs, n_clusters, *, weighting="sample", lams=SUGGEST_LAMS,
                        random_state=0, progress=None, **params):
     """Choose RMSC's lambda and beta without labels (see the module docstring).
 
+    Without labels, this tries 8 settings and keeps the one whose clustering looks most
+    settled (every sample linked, k-means agreeing with itself). Tested on every dataset
+    in this repository by leaving each one out, no such criterion chose better settings
+    than the defaults (mean regret 1.47 against the defaults' 1.10 ACC points for RMSC,
+    1.42 against 0.61 for RMSC-WV; docs/stability.md): use it to explore, not as a
+    recommendation — the defaults stay the default.
+
     Parameters
     ----------
     Xs : list of array-like or sparse matrices

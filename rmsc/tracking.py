@@ -30,10 +30,10 @@ import time
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
+from ._array_api import count_nonzero
 from .metrics import clustering_accuracy, evaluate, evaluate_runs
 from .spectral import affinity_from_coefficients, spectral_embedding
 
@@ -103,9 +103,9 @@ def agreement(previous, labels):
 
 
 def _density(Z):
+    """Share of nonzero entries of Z (sparse, NumPy or a device array)."""
     n = Z.shape[0]
-    nnz = Z.nnz if sp.issparse(Z) else np.count_nonzero(Z)
-    return float(nnz) / float(n * n)
+    return float(count_nonzero(Z)) / float(n * n)
 
 
 class ClusteringTrace:

@@ -276,6 +276,27 @@ def test_solve_shows_the_fit_the_library_computes(fitted_app):
     assert "Fits run on: CPU (NumPy)" in captions
 
 
+def test_solve_shows_the_clustering_along_the_iterations(fitted_app):
+    at = fitted_app
+    no_trouble(at)
+    out = at.session_state["slots"]["fit"].latest.result
+    # the trace was recorded on the worker and came back with the result: rows every
+    # PAGE_TRACE_EVERY iterations, the fit's own clustering last
+    assert out.trace and out.trace[-1]["final"]
+    assert out.trace[-1]["iteration"] == out.n_iter
+    assert out.trace[-1]["acc"] == pytest.approx(100 * out.scores["acc_mean"])
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert any("clustering_trace" in k for k in keys), keys
+    captions = texts(at, "caption")
+    assert any(f"Every {dash.PAGE_TRACE_EVERY}th iteration" in c for c in captions)
+    # its measured summary is said, and no unmeasured "slightly" anywhere
+    summary = dash.trace_summary(out.trace)
+    assert summary and summary in captions
+    assert not any("slightly" in t for t in captions + texts(at, "info"))
+    # the suggestion's measured worth stands beside its button
+    assert dash.SUGGESTION_VERDICT in captions
+
+
 def test_a_slider_change_refits_and_updates_url_sidebar_and_result(fitted_app):
     at = fitted_app
     first = dash.fit_key(at.session_state["params"], at.session_state["data"])
@@ -604,6 +625,33 @@ def test_weights_page_ranks_and_drills_down(fitted_app):
     assert any("No injected outliers" in t for t in texts(at, "info"))
 
 
+def test_weights_page_shows_each_views_share_of_the_weights(fitted_app):
+    at = goto(fitted_app, "weights")
+    no_trouble(at)
+    data = at.session_state["data"]
+    out = at.session_state["slots"]["fit"].latest.result
+    expect = rmsc.inspection.view_weight_shares(
+        out.weights, gamma=out.model.gamma, view_names=data.view_names,
+        factors=out.model.view_factors_, scale=out.model.loss_scale_,
+        n_features=[X.shape[1] for X in data.views])
+    table = find_table(at, "share of ΣP %", "samples at the cap %")
+    assert table["view"].tolist() == list(data.view_names)
+    np.testing.assert_allclose(table["share of ΣP %"], [100 * e["share"] for e in expect])
+    np.testing.assert_allclose(table["samples at the cap %"], [100 * e["at_cap"] for e in expect])
+    np.testing.assert_allclose(table["mean weight"], [e["mean_weight"] for e in expect])
+    assert table["share of ΣP %"].sum() == pytest.approx(100)
+    message = rmsc.inspection.dominance_message(
+        out.weights, gamma=out.model.gamma, view_names=data.view_names,
+        factors=out.model.view_factors_, scale=out.model.loss_scale_,
+        n_features=[X.shape[1] for X in data.views])
+    if message is None:
+        assert "No view carries most of the consensus weight." in texts(at, "caption")
+    else:
+        assert message in texts(at, "warning")
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert any("view_shares" in k for k in keys), keys
+
+
 def test_affinity_page_reports_block_structure(fitted_app):
     at = goto(fitted_app, "affinity")
     no_trouble(at)
@@ -833,6 +881,22 @@ def test_compare_runs_in_the_background_and_fills_the_table(fitted_app):
                                       f"{100 * tables['clean']['acc_std'].iloc[1]:.2f}")
     assert "change (points)" in find_table(at, "method", "change (points)").columns
     assert len(at.get("plotly_chart")) == 3
+    # by default both self-representation methods used the Solve page's post-processing,
+    # and each row says so; the rows' parameters are what ran
+    name = dash.POSTPROCESSING_NAMES[at.session_state["params"].post]
+    assert clean["post-processing"].tolist() == [name, name]
+    ssc = tables["clean"].set_index("method").loc["SSC-AVG", "params"]
+    assert {k: ssc[k] for k in ("keep_mass", "top_k", "scale_columns")} == \
+        at.session_state["params"].postprocessing
+    # each method's own default: SSC-AVG back to its registry's plain affinity
+    at.radio(key="w_cmp_post").set_value("own").run()
+    at.button(key="w_cmp_run").click().run()
+    job = at.session_state["slots"]["compare"].latest
+    assert job.wait(300)
+    at.run()
+    no_trouble(at)
+    clean = [d.value for d in at.dataframe if "ACC %" in d.value.columns][0]
+    assert clean["post-processing"].tolist() == [dash.POSTPROCESSING_NAMES["none"], name]
 
 
 def test_compare_robustness_preset(fitted_app):

@@ -204,3 +204,71 @@ def run_experiments(page, url):
     keep_shot(page, "experiments_sensitivity_views")
     no_exception(page)
     return out
+
+
+#: The heatmap's geometry in the browser: for each view, the pixel columns (relative to the
+#: chart) of the columns holding an injected sample (the red marks' x, from the figure's own
+#: data), of every column, and the pixel band of each view's row.
+HEATMAP_GEOMETRY = """(plot) => {
+    const xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+    const full = plot._fullData;  // decoded (the figure's arrays arrive typed-encoded)
+    const heat = full[0], marks = full.find(t => (t.name || '').startsWith('injected'));
+    const z = plot.calcdata[0][0].z;
+    const k = z[0].length, m = z.length;
+    const px = x => xa._offset + xa.l2p(x), py = y => ya._offset + ya.l2p(y);
+    const rows = [];
+    for (let v = 0; v < m; v++) rows.push([py(v - 0.3), py(v + 0.3)].sort((a, b) => a - b));
+    const marked = [];
+    for (let v = 0; v < m; v++) marked.push([]);
+    Array.from(marks.x).forEach((x, i) => marked[Math.round(marks.y[i] + 0.5)].push(x));
+    return {k, rows, marked, columns: [...Array(k).keys()].map(px),
+            width: Math.abs(px(1) - px(0))};
+}"""
+
+
+def test_the_weights_heatmap_shows_injected_outliers_at_1280_px(browser):
+    """10 % replaced samples in PIX and FOU on Digit (as the Data page injects them): under
+    the red marks the heatmap's cells are clearly darker than their neighbours in the same
+    row, measured on the screenshot."""
+    import numpy as np
+
+    with serve("server_heatmap.log") as url:
+        context = browser.new_context(viewport=SIZE)
+        page = context.new_page()
+        try:
+            open_app(page, url, "?outliers=PIX,FOU:0.1:replace:1:1:0")
+            nav(page, "Weights")
+            wait_fitted(page, timeout=3 * FIT_TIMEOUT)
+            wait_charts(page, 3)
+            no_exception(page)
+            plot = page.locator(".js-plotly-plot").first
+            plot.scroll_into_view_if_needed()
+            findings(page)  # laid out
+            geometry = plot.evaluate(HEATMAP_GEOMETRY)
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            raw = plot.screenshot()
+            Image.open(io.BytesIO(raw)).convert("RGB").save(
+                SHOTS / "digit_weights_outliers_heatmap.png", optimize=True)
+            keep_shot(page, "digit_weights_outliers")
+        finally:
+            context.close()
+    image = np.asarray(Image.open(io.BytesIO(raw)).convert("RGB"), dtype=float)
+    luminance = image @ np.array([0.2126, 0.7152, 0.0722])
+    cols = np.asarray(geometry["columns"])  # CSS pixels = image pixels (scale factor 1)
+    contrast = {}
+    for v, (top, bottom) in enumerate(geometry["rows"]):
+        band = luminance[int(round(top)):int(round(bottom)) + 1]
+        per_column = np.array([band[:, int(np.floor(c))].mean() for c in cols])
+        marked = np.unique(np.asarray(geometry["marked"][v], dtype=int))
+        if marked.size == 0:
+            continue
+        near = np.zeros(geometry["k"], bool)
+        for c in marked:
+            near[max(c - 10, 0):c + 11] = True
+        near[marked] = False
+        contrast[v] = (per_column[marked].mean(), per_column[near].mean())
+    print("mean luminance under the marks vs their unmarked neighbours (±10 columns):",
+          {v: tuple(round(x, 1) for x in c) for v, c in contrast.items()})
+    assert set(contrast) == {0, 1}  # PIX and FOU, the injected views
+    for v, (under, around) in contrast.items():
+        assert around - under >= 60 and around >= 1.6 * under, (v, under, around)

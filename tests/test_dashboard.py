@@ -1190,3 +1190,99 @@ def test_the_data_pages_introduction_is_written_from_the_data(small):
     assert "This dataset has no labels." in dash.data_intro(bare)
     assert "coloured by class" not in dash.data_intro(bare)
     assert "Load one below" in dash.data_intro(None)
+
+
+# ---------------------------------------------------------------------------
+# The clustering along the iterations (issue 29)
+# ---------------------------------------------------------------------------
+
+
+def test_fit_rmsc_records_the_clustering_along_the_iterations(small):
+    from rmsc.tracking import ClusteringTrace
+
+    job = dash.Job("k", lambda j: None)
+    params = dash.Params(max_iter=25, tol=0.0, beta=0.01)
+    r = dash.fit_rmsc(small, params, job)
+    every = dash.PAGE_TRACE_EVERY
+    # rows at 1, every, 2 every, ... then the fit's own clustering; the job got the same
+    assert [row["iteration"] for row in r.trace] == [1, *range(every, 26, every), 25]
+    assert list(job.snapshot().rows) == list(r.trace)
+    assert r.trace[-1]["final"] and not any(row["final"] for row in r.trace[:-1])
+    # the same trace the library records on the estimator the page fits
+    trace = ClusteringTrace(3, every=every, labels=small.labels, scale_columns=True,
+                            random_state=params.seed)
+    est = rmsc.get_method(params.method, callback=trace,
+                          **dash.estimator_params(params, small)).fit(list(small.views))
+    trace.finish(est)
+    for mine, lib in zip(r.trace, trace.rows):
+        assert {k: v for k, v in mine.items() if k != "seconds"} == pytest.approx(
+            {k: v for k, v in lib.items() if k != "seconds"})
+    # the final row's ACC is the protocol's (mean over the 20 k-means runs)
+    assert r.trace[-1]["acc"] == pytest.approx(100 * r.scores["acc_mean"])
+    np.testing.assert_allclose(r.changes, est.changes_)
+    assert r.stop_on == est.stop_on
+
+
+def test_trace_summary_reports_the_last_recorded_agreements():
+    rows = [{"iteration": 1, "ari_previous": None, "changed": None, "final": False},
+            {"iteration": 10, "ari_previous": 0.5, "changed": 30, "final": False},
+            {"iteration": 20, "ari_previous": 0.98, "changed": 4, "final": False},
+            {"iteration": 30, "ari_previous": 0.995, "changed": 1, "final": False},
+            {"iteration": 40, "ari_previous": 1.0, "changed": 0, "final": False},
+            {"iteration": 41, "ari_previous": 0.2, "changed": 90, "final": True}]
+    text = dash.trace_summary(rows)
+    # the last three quick clusterings (20, 30, 40): the lowest ARI, the most changed;
+    # the final row (20 k-means, not the quick clustering) is left out
+    assert "The last 3 recorded clusterings (iterations 20–40)" in text
+    assert "ARI ≥ 0.980" in text and "at most 4 sample(s)" in text
+    assert dash.trace_summary(rows[:1]) is None
+    assert "The last recorded clustering (iteration 10)" in dash.trace_summary(rows[:2])
+
+
+def test_an_unconverged_fit_says_what_the_stopping_rule_measured(small):
+    r = dash.fit_rmsc(small, dash.Params(max_iter=12, beta=0.01))
+    assert not r.converged
+    notes = [m for _, m in r.diagnostics]
+    assert not any("slightly" in m for m in notes)
+    rule = [m for m in notes if m.startswith("Not converged within 12 iterations")]
+    assert rule and f"{r.changes[-1]:.3g}" in rule[0] and "relative change of Z*" in rule[0]
+    assert dash.trace_summary(r.trace) in notes
+
+
+# ---------------------------------------------------------------------------
+# Compare: the same post-processing for every self-representation method (issue 29)
+# ---------------------------------------------------------------------------
+
+
+def test_compare_params_give_every_self_representation_method_the_same_affinity(small):
+    params = dash.Params(post="top_k+scale", top_k=7, beta=0.01)
+    methods = ["RMSC", "RMSC-WV", "SSC-AVG", "DiMSC", "Co-Training"]
+    same = dash.compare_params(params, small, methods)
+    for m in ("RMSC", "RMSC-WV", "SSC-AVG", "DiMSC"):
+        assert {k: same[m][k] for k in ("keep_mass", "top_k", "scale_columns")} == \
+            {"keep_mass": None, "top_k": 7, "scale_columns": True}, m
+    assert "Co-Training" not in same  # no self-representation: nothing to set
+    assert same["RMSC"]["beta"] == 0.01  # the Solve page's other settings stay
+    own = dash.compare_params(params, small, methods, postprocessing="own")
+    assert own["SSC-AVG"]["scale_columns"] is False and own["SSC-AVG"]["top_k"] is None
+    assert own["RMSC-WV"]["scale_columns"] is True
+    assert own["RMSC"]["top_k"] == 7  # the Solve page's method keeps its choice
+    assert dash.compare_params(params, small, methods, use_solve=False,
+                               postprocessing="own")["SSC-AVG"]["scale_columns"] is False
+    with pytest.raises(ValueError, match="same, own"):
+        dash.compare_params(params, small, methods, postprocessing="mine")
+
+
+def test_postprocessing_used_names_what_each_row_ran():
+    names = dash.POSTPROCESSING_NAMES
+    # nothing said: the protocol's affinity, the paper's
+    assert dash.postprocessing_used("SSC-AVG", {}) == names["none"]
+    assert dash.postprocessing_used("RMSC", {"scale_columns": True}) == names["scale"]
+    assert dash.postprocessing_used("RMSC", {"top_k": 5, "scale_columns": True}) == \
+        names["top_k+scale"]
+    assert dash.postprocessing_used("RMSC", {"keep_mass": 0.7, "scale_columns": True}) == \
+        names["rho+scale"]
+    assert dash.postprocessing_used("Co-Training", {}).startswith("—")
+    for post in names:  # every choice of the Solve page reads back as itself
+        p = dash.Params(post=post).postprocessing
+        assert dash.postprocessing_used("DiMSC", p) == names[post]

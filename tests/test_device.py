@@ -523,3 +523,22 @@ def test_torch_cpu_tensors_take_the_same_path(dispatch):
     assert isinstance(got.consensus_, torch.Tensor) and got.fit_device_ == "cpu (torch)"
     assert np.array_equal(got.labels_, want.labels_)
     assert_close(got.consensus_, to_numpy(want.consensus_), rel=1e-9)
+
+
+def test_the_clustering_trace_follows_a_device_fit(dispatch, float64_numpy_path):
+    # the Solve page's trace (rmsc.tracking) reads the consensus where it lives
+    from rmsc.tracking import ClusteringTrace
+
+    views, _ = union_of_subspaces(n_per=30, n_clusters=3, seed=3)
+    params = dict(n_clusters=3, random_state=0, max_iter=6, tol=0.0)
+    on_host, on_dev = ClusteringTrace(3, every=2), ClusteringTrace(3, every=2)
+    want = rmsc.RMSC(callback=on_host, **params).fit(views)
+    got = rmsc.RMSC(callback=on_dev, **params).fit(on_device(views))
+    on_host.finish(want)
+    on_dev.finish(got)
+    assert [r["iteration"] for r in on_dev.rows] == [r["iteration"] for r in on_host.rows]
+    assert len(on_dev.rows) >= 3
+    for a, b in zip(on_dev.rows, on_host.rows):
+        assert a["density"] == pytest.approx(b["density"], abs=1e-3)
+        assert a["ari_previous"] == pytest.approx(b["ari_previous"]) or (
+            a["ari_previous"] is None and b["ari_previous"] is None)

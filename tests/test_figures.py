@@ -455,3 +455,83 @@ def test_suggestion_figure_one_line_per_beta_rel_and_the_suggestion_starred():
     assert all(t.cliponaxis is False for t in fig.data)
     with pytest.raises(ValueError, match="not a row"):
         figures.suggestion_figure(table, 4)
+
+
+def _trace_rows(scored=True):
+    rows = [{"iteration": 1, "ari_previous": None, "changed": None, "final": False},
+            {"iteration": 10, "ari_previous": 0.6, "changed": 20, "final": False},
+            {"iteration": 20, "ari_previous": 0.99, "changed": 1, "final": False},
+            {"iteration": 23, "ari_previous": 0.97, "changed": 3, "final": True}]
+    for r, acc, nmi in zip(rows, (50.0, 70.0, 80.0, 82.5), (40.0, 60.0, 70.0, 71.0)):
+        r["acc"], r["nmi"] = (acc, nmi) if scored else (None, None)
+    return rows
+
+
+def test_clustering_trace_figure_draws_agreement_and_scores_per_iteration():
+    fig = figures.clustering_trace_figure(_trace_rows(), max_iter=50)
+    ari = fig.data[0]
+    # the agreement starts at the second record (the first has nothing before it)
+    assert list(ari.x) == [10, 20, 23] and list(ari.y) == [0.6, 0.99, 0.97]
+    assert list(ari.customdata) == [20, 1, 3]
+    assert list(ari.marker.symbol) == ["circle", "circle", "star"]  # the fit's own last
+    by_name = {t.name: t for t in fig.data}
+    assert list(by_name["ACC %"].x) == [1, 10, 20] and list(by_name["ACC %"].y) == [50, 70, 80]
+    assert list(by_name["NMI %"].y) == [40, 60, 70]
+    assert list(by_name["ACC % of the fit"].x) == [23]
+    assert list(by_name["ACC % of the fit"].y) == [82.5]
+    assert list(by_name["NMI % of the fit"].y) == [71.0]
+    # the x range lines up with the objective curve's
+    assert tuple(fig.layout.xaxis.range) == (0.5, 50.5)
+    assert fig.layout.yaxis.range[1] == 1.05
+
+
+def test_clustering_trace_figure_without_labels_is_the_agreement_alone():
+    fig = figures.clustering_trace_figure(_trace_rows(scored=False))
+    assert len(fig.data) == 1 and fig.data[0].name == "ARI with the previous"
+    assert "yaxis2" not in fig.layout.to_plotly_json()  # one panel
+    with pytest.raises(ValueError):
+        figures.clustering_trace_figure([])
+
+
+def test_view_shares_figure_bars_in_percent_with_an_equal_share_line():
+    shares = [{"view": "a", "share": 0.7, "at_cap": 0.5}, {"view": "b", "share": 0.3,
+                                                          "at_cap": 0.0}]
+    fig = figures.view_shares_figure(shares, cap=316.2)
+    share, cap = fig.data
+    assert list(share.x) == ["a", "b"] and list(share.y) == pytest.approx([70, 30])
+    assert list(cap.y) == pytest.approx([50, 0]) and "316" in cap.name
+    assert list(share.text) == ["70%", "30%"] and share.cliponaxis is False
+    assert fig.layout.shapes[0].y0 == pytest.approx(50)  # an equal share of two views
+    with pytest.raises(ValueError):
+        figures.view_shares_figure([])
+
+
+def test_pooled_weights_heatmap_keeps_an_outlier_dark_and_marks_its_column():
+    from rmsc.inspection import heatmap_pool, pooled_columns
+
+    rng = np.random.default_rng(0)
+    n = 1200
+    labels = np.repeat([0, 1, 2], n // 3)
+    P = 1 + 0.05 * rng.random((2, n))
+    mask = np.zeros((2, n), bool)
+    hit = np.array([5, 450, 1000])
+    mask[1, hit] = True
+    P[1, hit] = 0.1  # distrusted in view 1 only
+    hp = heatmap_pool(P, labels, max_columns=300, pool="min")
+    fig = figures.pooled_weights_heatmap_figure(hp, ["a", "b"], outlier_mask=mask)
+    z = np.asarray(fig.data[0].z)
+    assert z.shape == (2, 300)
+    marks = fig.data[1]
+    cols = pooled_columns(hp, hit)
+    assert sorted(marks.x) == sorted(cols.tolist()) and set(marks.y) == {0.5}
+    # under every mark the pooled cell is the outlier's own (relative) weight, not an average
+    med = np.median(P[1])
+    np.testing.assert_allclose(z[1, cols], 0.1 / med, rtol=1e-6)
+    others = np.setdiff1d(np.arange(300), cols)
+    assert z[1, others].min() > 0.9
+    # the colour scale puts such a weight in its dark end and the usual weight in its pale end
+    assert fig.data[0].colorscale[0][1] == figures.LOW_END_COLORSCALE[0][1]
+    assert fig.data[0].zmin == 0 and fig.data[0].zmax == figures.RELATIVE_ZMAX
+    # one class per group: boundaries between the three, the classes named on the axis
+    assert [s.x0 for s in fig.layout.shapes] == [g[1] - 0.5 for g in hp.groups[1:]]
+    assert list(fig.layout.xaxis.ticktext) == ["0", "1", "2"]

@@ -56,6 +56,7 @@ from .downloads import (  # noqa: F401
     weights_csv,
 )
 from .fitting import (  # noqa: F401
+    PAGE_TRACE_EVERY,
     FitFailure,
     FitResult,
     device_text,
@@ -63,6 +64,9 @@ from .fitting import (  # noqa: F401
     estimator_params,
     fit_key,
     fit_rmsc,
+    trace_summary,
+    weight_shares,
+    weight_shares_table,
 )
 from .jobs import (  # noqa: F401
     ACTIVE_STATES,
@@ -148,6 +152,9 @@ from .runs import (  # noqa: F401
     run_views,
     sensitivity_axes,
     sensitivity_settings,
+    COMPARE_POSTPROCESSING,
+    compare_params,
+    postprocessing_used,
 )
 from .prefetch import (  # noqa: F401
     PREFETCH_ENV,
@@ -158,6 +165,7 @@ from .prefetch import (  # noqa: F401
 )
 from .suggest import (  # noqa: F401
     CRITERION_TEXT,
+    SUGGESTION_VERDICT,
     SUGGEST_BETA_RELS,
     SUGGEST_LAMS,
     SuggestionRun,

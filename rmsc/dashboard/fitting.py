@@ -18,16 +18,26 @@ from scipy.sparse.csgraph import connected_components
 
 from .._array_api import to_numpy
 from ..device import DEVICE_ENV, device_from_env, fit_on
+from ..inspection import dominance_message, view_weight_shares
 from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
 from ..placement import PLACEMENTS
 from ..rmsc import DegenerateSolutionError
+from ..tracking import ClusteringTrace
 from .params import Params
 from .tables import scoring_labels
 from .words import page_words
 
 #: The estimator's placement rule, used when the pages' placement is on.
 PLACEMENT = next(rule for rule in PLACEMENTS if rule is not None)
+
+#: Iterations between two clusterings the Solve page records along a fit
+#: (:class:`rmsc.tracking.ClusteringTrace`): each costs a spectral embedding and two k-means
+#: (about 0.5 s on Digit), so every 10th keeps the overhead near a tenth of the fit.
+PAGE_TRACE_EVERY = 10
+
+#: How many of the last recorded clusterings :func:`trace_summary` reports on.
+SETTLED_ROWS = 3
 
 
 def estimator_params(params, dataset):
@@ -93,6 +103,13 @@ class FitResult:
     #: Where the fit ran, for people (:attr:`rmsc.device.DeviceChoice.description`): the
     #: worker's ``RMSC_DEVICE`` (a GPU when one is present, by default).
     device: str = "CPU (NumPy)"
+    #: The clustering along the iterations (:attr:`rmsc.tracking.ClusteringTrace.rows`, the
+    #: fit's own clustering last); empty in made-up results.
+    trace: tuple = ()
+    #: What the stopping rule measured after every iteration (``rmsc.RMSC.changes_``).
+    changes: np.ndarray | None = None
+    #: The stopping rule (``rmsc.RMSC.stop_on``): "zstar" or "objective".
+    stop_on: str | None = None
 
     @property
     def weights_(self):
@@ -145,7 +162,10 @@ def fit_rmsc(dataset, params, job=None):
     """Fit RMSC (or RMSC-WV) to ``dataset`` with ``params``, reporting to ``job``.
 
     Every iteration records ``(iteration, objective)`` on the job's live curve,
-    with the mean weight of every view as its latest state; a stop request
+    with the mean weight of every view as its latest state; every
+    :data:`PAGE_TRACE_EVERY` iterations the clustering of the current Z* is recorded
+    (:class:`rmsc.tracking.ClusteringTrace`) and its row sent to the job
+    (``job.add_row``); a stop request
     finishes the iterations early (the clustering still runs), a cancel
     abandons the fit.
 
@@ -170,7 +190,15 @@ def fit_rmsc(dataset, params, job=None):
             return True
         return False
 
-    est = get_method(params.method, callback=callback, **kwargs)
+    labels = scoring_labels(dataset)
+    post = params.postprocessing
+    send_row = getattr(job, "add_row", None)  # a job that keeps no table gets none
+    trace = ClusteringTrace(kwargs["n_clusters"], every=PAGE_TRACE_EVERY, labels=labels,
+                            keep_mass=post["keep_mass"], top_k=post["top_k"],
+                            scale_columns=post["scale_columns"], random_state=params.seed,
+                            callback=callback,
+                            on_record=send_row)
+    est = get_method(params.method, callback=trace, **kwargs)
     try:
         # on the worker's device (RMSC_DEVICE; a GPU fit's attributes come back as NumPy)
         choice = fit_on(est, list(dataset.views), device_from_env())
@@ -178,8 +206,8 @@ def fit_rmsc(dataset, params, job=None):
         beta_max = getattr(est, "beta_max_", None)
         return FitFailure(key=key, params=params, message=page_words(str(exc)), degenerate=True,
                           beta_max=None if beta_max is None else float(beta_max))
+    trace.finish(est)  # on_record sends the final row too
     scores = chosen = None
-    labels = scoring_labels(dataset)
     if labels is not None:
         scores = evaluate_runs(labels, est.label_runs_)
         chosen = evaluate(labels, est.labels_)
@@ -195,6 +223,8 @@ def fit_rmsc(dataset, params, job=None):
         beta_max=float(est.beta_max_), scores=scores, chosen_scores=chosen, diagnostics=(),
         model=est.set_params(callback=None), beta=float(est.beta_),
         device=choice.description,
+        trace=tuple(trace.rows), changes=np.asarray(est.changes_, dtype=float),
+        stop_on=est.stop_on,
     )
     return dataclasses.replace(result, diagnostics=tuple(diagnose(result)))
 
@@ -240,11 +270,45 @@ def diagnose(result):
         out.append(("info", f"The run was stopped after {result.n_iter} iteration(s); the "
                              "clustering uses Z* as it was then."))
     elif not result.converged:
+        measured = ""
+        if result.changes is not None and len(result.changes):
+            measured = f" was {result.changes[-1]:.3g} at the last iteration,"
         out.append(("info",
-            f"Not converged within {result.n_iter} iterations (relative decrease still above "
-            f"tol = {result.params.tol:g}); more iterations may change the result slightly."
+            f"Not converged within {result.n_iter} iterations: "
+            f"{STOP_MEASURES.get(result.stop_on, 'the stopping rule’s measure')}{measured} "
+            f"above tol = {result.params.tol:g}."
         ))
+    settled = trace_summary(result.trace)
+    if settled:
+        out.append(("info", settled))
     return out
+
+
+#: What each stopping rule (``rmsc.RMSC.stop_on``) measures, in words.
+STOP_MEASURES = {"zstar": "the relative change of Z* in one iteration",
+                 "objective": "the objective’s relative decrease in one iteration"}
+
+
+def trace_summary(rows, last=SETTLED_ROWS):
+    """A measured sentence on how settled the clustering was at the end of a fit, or None.
+
+    ``rows`` are :attr:`rmsc.tracking.ClusteringTrace.rows` (the fit's own clustering,
+    ``final``, is left out: it comes from 20 k-means runs, not the quick clustering the
+    other rows compare). Reports the lowest adjusted Rand index with the previous recorded
+    clustering and the most samples that changed cluster over the ``last`` recorded ones.
+    """
+    rows = [r for r in rows if not r.get("final") and r.get("ari_previous") is not None]
+    if not rows:
+        return None
+    tail = rows[-last:]
+    ari = min(float(r["ari_previous"]) for r in tail)
+    changed = max(int(r["changed"]) for r in tail)
+    first, end = tail[0]["iteration"], tail[-1]["iteration"]
+    span = f"iteration {end}" if len(tail) == 1 else f"iterations {first}–{end}"
+    count = "The last recorded clustering" if len(tail) == 1 else (
+        f"The last {len(tail)} recorded clusterings")
+    return (f"{count} ({span}) agreed with the one recorded before at ARI ≥ {ari:.3f}; "
+            f"at most {changed} sample(s) changed cluster between two of them.")
 
 
 def _beta_of(result):
@@ -261,3 +325,35 @@ def device_text():
     except ValueError as exc:
         return f"{DEVICE_ENV} cannot be used: {exc}"
     return choice.description + (f" ({choice.reason})" if choice.reason else "")
+
+
+def weight_shares(result, dataset):
+    """Each view's part of a fit's weights, and the plain-words message when one dominates.
+
+    :func:`rmsc.inspection.view_weight_shares` and :func:`rmsc.inspection.dominance_message`
+    of the fit (its P, γ, and under the scaled model its view factors and units), with the
+    views' names and numbers of features.
+
+    Returns
+    -------
+    shares : list of dict
+        One per view (keys of :func:`rmsc.inspection.view_weight_shares`).
+    message : str or None
+    """
+    model = result.model
+    kwargs = dict(gamma=float(getattr(model, "gamma", result.params.gamma)),
+                  view_names=list(dataset.view_names),
+                  factors=getattr(model, "view_factors_", None),
+                  scale=getattr(model, "loss_scale_", None),
+                  n_features=[int(X.shape[1]) for X in dataset.views])
+    return (view_weight_shares(result.weights, **kwargs),
+            dominance_message(result.weights, **kwargs))
+
+
+def weight_shares_table(shares):
+    """:func:`weight_shares`' rows as the Weights page's table (percentages)."""
+    return pd.DataFrame([{
+        "view": s["view"], "features": s["n_features"],
+        "share of ΣP %": 100 * s["share"], "samples at the cap %": 100 * s["at_cap"],
+        "mean weight": s["mean_weight"], "median loss": s["median_loss"],
+    } for s in shares])

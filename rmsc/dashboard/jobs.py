@@ -57,6 +57,9 @@ class JobSnapshot:
     elapsed: float
     #: Place in the cluster's queue (1 = next) while the task waits for a worker, else None.
     place: int | None = None
+    #: Rows of a table the task sends as it goes (:meth:`Job.add_row`; e.g. the clustering
+    #: along a fit's iterations), oldest first.
+    rows: tuple = ()
 
     @property
     def active(self):
@@ -100,6 +103,7 @@ class Job:
         self._done, self._total, self._message = 0, 0, ""
         self._history = []
         self._latest = None
+        self._rows = []
         self._result = None
         self._error = None
         self._t0 = None
@@ -235,6 +239,7 @@ class Job:
                 total=self._total, message=message, history=tuple(self._history),
                 latest=self._latest, result=self._result, error=self._error,
                 elapsed=0.0 if self._t0 is None else t_end - self._t0, place=place,
+                rows=tuple(self._rows),
             )
 
     # -- reporting (task side) ---------------------------------------------------------
@@ -256,6 +261,11 @@ class Job:
             self._history.append(point)
             if latest is not None:
                 self._latest = latest
+
+    def add_row(self, row):
+        """Append one row (a dict of plain values) to the task's table of news."""
+        with self._lock:
+            self._rows.append(dict(row))
 
     # -- news from a runner (any thread) ---------------------------------------------------
 

@@ -89,6 +89,19 @@ POSTPROCESSING = {
 }
 
 
+
+def post_of(affinity):
+    """The :data:`POSTPROCESSING` choice of the estimator's affinity parameters
+    (``{"keep_mass", "top_k", "scale_columns"}``, as :attr:`Params.postprocessing` gives
+    them), or None when no choice gives them (e.g. ρ without scaling)."""
+    scale, top_k, keep = (bool(affinity.get("scale_columns")), affinity.get("top_k"),
+                          affinity.get("keep_mass"))
+    if keep is not None:
+        return "rho+scale" if scale and top_k is None else None
+    if top_k is not None:
+        return "top_k+scale" if scale else "top_k"
+    return "scale" if scale else "none"
+
 #: Each choice's name as the Solve page's select shows it (short enough for its field at
 #: 1280 px; the description of :data:`POSTPROCESSING` is written beneath).
 POSTPROCESSING_NAMES = {

@@ -8,7 +8,9 @@ import pandas as pd
 from .. import experiments, outliers
 from ..methods import MethodSpec, get_spec, register_missing, rmsc_method, specs
 from .fitting import estimator_params
-from .params import BETA_GRID, LAM_GRID, nearest
+from ..experiments.grid import applies_postprocessing
+from ..experiments.protocol import PAPER_AFFINITY
+from .params import BETA_GRID, LAM_GRID, POSTPROCESSING_NAMES, nearest, post_of
 from .words import page_words
 
 #: The Compare page's default selection: RMSC against its ablation and the average.
@@ -235,6 +237,7 @@ def compare_display(df, view_names=None):
             "purity %": (np.nan if not np.isfinite(rec["purity_mean"])
                          else 100 * rec["purity_mean"]),
             "time s": rec["fit_time"],
+            "post-processing": postprocessing_used(rec["method"], rec.get("params")),
             "note": _note(rec, view_names),
         })
     return pd.DataFrame(rows)
@@ -271,3 +274,54 @@ def robustness_table(tables, metric="acc"):
     if len(names) == 2:
         merged["change (points)"] = merged[f"{names[1]} %"] - merged[f"{names[0]} %"]
     return merged
+
+
+#: The Compare page's ways of choosing each method's affinity post-processing.
+COMPARE_POSTPROCESSING = {
+    "same": "the same for every self-representation method (the Solve page's)",
+    "own": "each method's own default",
+}
+
+#: The affinity parameters a post-processing sets (:attr:`Params.postprocessing`).
+_AFFINITY_KEYS = ("keep_mass", "top_k", "scale_columns")
+
+
+def compare_params(params, dataset, methods, *, use_solve=True, postprocessing="same"):
+    """``{method: {...}}`` for :func:`run_compare`, with each method's affinity post-processing.
+
+    ``postprocessing="same"`` (the default) gives every self-representation method
+    (:func:`rmsc.experiments.applies_postprocessing`) the Solve page's post-processing
+    (``params.postprocessing``), so that no method wins by its affinity alone; ``"own"``
+    gives each its registry default (RMSC's column scaling, SSC-AVG's plain affinity, ...).
+    With ``use_solve`` the Solve page's method also gets its other settings
+    (:func:`rmsc_method_params`).
+    """
+    if postprocessing not in COMPARE_POSTPROCESSING:
+        raise ValueError(f"postprocessing must be one of {', '.join(COMPARE_POSTPROCESSING)}; "
+                         f"got {postprocessing!r}.")
+    base = rmsc_method_params(params, dataset) if use_solve else {}
+    out = {}
+    for method in _names(methods):
+        own = dict(base.get(method, {}))
+        if applies_postprocessing(method):
+            if postprocessing == "same":
+                affinity = params.postprocessing
+            else:
+                defaults = get_spec(method).make().get_params()
+                affinity = {k: defaults[k] for k in _AFFINITY_KEYS if k in defaults}
+            if postprocessing == "own" and method in base:
+                affinity = {}  # the Solve page's method keeps the Solve page's choice
+            own = {**affinity, **own} if postprocessing == "own" else {**own, **affinity}
+        if own:
+            out[method] = own
+    return out
+
+
+def postprocessing_used(method, params):
+    """The affinity post-processing a compare row used, in the Solve page's names: its
+    ``params`` over the protocol's (the paper's affinity where they say nothing), or "—"
+    for a method that clusters no self-representation."""
+    if not applies_postprocessing(method):
+        return "— (no self-representation)"
+    p = {**{k: PAPER_AFFINITY[k] for k in _AFFINITY_KEYS}, **(params or {})}
+    return POSTPROCESSING_NAMES.get(post_of(p), ", ".join(f"{k}={p[k]}" for k in _AFFINITY_KEYS))

@@ -128,6 +128,9 @@ class WorkerJob:
         self.send("record", point=[float(v) for v in point],
                   latest=None if latest is None else np.asarray(latest, float).tolist())
 
+    def add_row(self, row):
+        self.send("row", row=dict(row))
+
 
 def _memory_room():
     """Bytes this worker may still allocate: its memory limit minus what it holds."""
@@ -174,7 +177,7 @@ def worker_died_message(label):
 def relay(job, msg):
     """An event from the worker running ``job``'s task, told to the job (the client's thread)."""
     kind = msg.get("kind")
-    if kind in ("start", "report", "record"):
+    if kind in ("start", "report", "record", "row"):
         job.mark_started()
     if kind == "report":
         job.set_progress(msg["done"], msg["total"], msg["message"])
@@ -182,6 +185,8 @@ def relay(job, msg):
         latest = msg.get("latest")
         job.record(tuple(msg["point"]),
                    latest=None if latest is None else np.asarray(latest, dtype=float))
+    elif kind == "row":
+        job.add_row(msg["row"])
 
 
 def _failure(exc, label):

@@ -11,7 +11,8 @@ One private module per subject; every public name is re-exported here
 ===============  ===================================================================
 ``_style``       class and method colors, legends of many classes, group ticks, log axes
 ``_data``        the Data page: samples per class, every view in 2-D, sample pictures
-``_solve``       the Solve page: objective curve, mean weight per view, the suggestion
+``_solve``       the Solve page: objective curve, the clustering along the iterations,
+                 mean weight per view, the suggestion
 ``_weights``     the Weights page: P as a heatmap, its distribution, outlier ROC curves
 ``_affinity``    the Affinity page: affinities as images, every view's, the embedding
 ``_theory``      the Theory page: ψ, the latent loss and the minimizer; a fit on them
@@ -39,15 +40,20 @@ from ._data import (  # noqa: F401
     views_scatter_figure,
 )
 from ._solve import (  # noqa: F401
+    clustering_trace_figure,
     objective_figure,
     suggestion_figure,
     view_weights_figure,
 )
 from ._weights import (  # noqa: F401
+    LOW_END_COLORSCALE,
+    RELATIVE_ZMAX,
     WEIGHT_ROW_GAP,
+    pooled_weights_heatmap_figure,
     roc_figure,
     sample_weights_figure,
     score_roc_figure,
+    view_shares_figure,
     weight_distribution_figure,
     weights_heatmap_figure,
 )

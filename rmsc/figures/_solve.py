@@ -126,3 +126,74 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
                       margin=dict(t=60, b=40, l=60, r=10), legend_title_text="",
                       legend=dict(orientation="h", yanchor="top", y=-0.16, x=0))
     return fig
+
+
+def clustering_trace_figure(rows, *, max_iter=None,
+                            title="The clustering along the iterations"):
+    """The clustering of Z* recorded along a fit (:class:`rmsc.tracking.ClusteringTrace`).
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        :attr:`rmsc.tracking.ClusteringTrace.rows`: ``iteration``, ``ari_previous``,
+        ``changed``, ``acc``, ``nmi`` (None without labels), ``final``.
+    max_iter : int or None
+        Fixes the x range to [1, max_iter], as :func:`objective_figure` does, so the two
+        curves line up.
+    title : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Top: the adjusted Rand index of each recorded clustering with the previous one (a
+        label-free agreement; 1 = the same partition), samples that changed cluster on
+        hover. Bottom, when the rows have ACC/NMI: ACC and NMI (%) of each recorded
+        clustering; the fit's own result (20 k-means runs, the ``final`` row) as stars.
+    """
+    rows = list(rows)
+    if not rows:
+        raise ValueError("clustering_trace_figure needs at least one recorded row.")
+    scored = any(r.get("acc") is not None for r in rows)
+    quick = [r for r in rows if not r.get("final")]
+    final = [r for r in rows if r.get("final")]
+    fig = make_subplots(rows=2 if scored else 1, cols=1, shared_xaxes=True,
+                        vertical_spacing=0.16, row_heights=[0.5, 0.5] if scored else None,
+                        subplot_titles=(("Agreement with the previous clustering (ARI)",
+                                         "Scores against the labels")
+                                        if scored else None))
+    agree = [r for r in rows if r.get("ari_previous") is not None]
+    fig.add_trace(go.Scatter(
+        x=[r["iteration"] for r in agree], y=[r["ari_previous"] for r in agree],
+        mode="lines+markers", name="ARI with the previous", line=dict(color="#4c78a8"),
+        marker=dict(symbol=["star" if r.get("final") else "circle" for r in agree],
+                    size=[12 if r.get("final") else 7 for r in agree]),
+        customdata=[r["changed"] for r in agree],
+        hovertemplate="iteration %{x}: ARI %{y:.4f}, %{customdata} sample(s) changed "
+                      "cluster<extra></extra>"), row=1, col=1)
+    if scored:
+        for key, name, color in (("acc", "ACC %", "#e45756"), ("nmi", "NMI %", "#54a24b")):
+            fig.add_trace(go.Scatter(
+                x=[r["iteration"] for r in quick], y=[r[key] for r in quick],
+                mode="lines+markers", name=name, legendgroup=key, line=dict(color=color),
+                hovertemplate=f"iteration %{{x}}: {name} %{{y:.2f}} (one k-means)"
+                              "<extra></extra>"), row=2, col=1)
+            if final:
+                fig.add_trace(go.Scatter(
+                    x=[r["iteration"] for r in final], y=[r[key] for r in final],
+                    mode="markers", name=f"{name} of the fit", legendgroup=key,
+                    marker=dict(symbol="star", size=13, color=color,
+                                line=dict(color="black", width=1)),
+                    hovertemplate=f"the fit's result: {name} %{{y:.2f}} (mean of its "
+                                  "k-means runs)<extra></extra>"), row=2, col=1)
+        fig.update_yaxes(title_text="%", row=2, col=1)
+    fig.update_yaxes(title_text="ARI", range=[min(0.0, *(r["ari_previous"] for r in agree))
+                                              if agree else 0.0, 1.05], row=1, col=1)
+    fig.update_xaxes(title_text="iteration", row=2 if scored else 1, col=1)
+    if max_iter:
+        last = max(r["iteration"] for r in rows)
+        fig.update_xaxes(range=[0.5, max(float(max_iter), last) + 0.5])
+    fig.update_traces(cliponaxis=False)
+    fig.update_layout(title=title, height=420 if scored else 280,
+                      margin=dict(t=60, b=40, l=60, r=10),
+                      legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
+    return fig

@@ -1,4 +1,5 @@
-"""The Weights page's figures: P as a heatmap, its distribution, the outlier ROC curves."""
+"""The Weights page's figures: P as a heatmap (pooled to keep low weights visible), each
+view's share of the weights, their distribution, the outlier ROC curves."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..inspection import pooled_columns
 from ..pooling import MAX_WEIGHT_COLUMNS, bin_columns
 from ._style import boundary_line, class_color, group_ticks
 
@@ -226,4 +228,143 @@ def sample_weights_figure(table, *, title="Weights of one sample", relative=Fals
     ])
     fig.update_layout(title=title, yaxis_title="P / view median" if relative else "P",
                       height=300, margin=dict(t=40, b=40, l=60, r=10))
+    return fig
+
+
+def view_shares_figure(shares, *, cap=None, title="Each view's part of the weights"):
+    """Each view's share of the consensus weight ΣP and the share of its samples at the cap.
+
+    Parameters
+    ----------
+    shares : list of dict
+        :func:`rmsc.inspection.view_weight_shares`: ``view``, ``share`` and ``at_cap``
+        (fractions).
+    cap : float or None
+        The cap 1/√γ, named in the legend when given.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two bars per view (in %), each labelled with its value; a dotted line at an
+        equal share (100 / number of views).
+    """
+    if not shares:
+        raise ValueError("view_shares_figure needs at least one view.")
+    names = [str(s["view"]) for s in shares]
+    share = [100 * float(s["share"]) for s in shares]
+    capped = [100 * float(s["at_cap"]) for s in shares]
+    at = "samples at the cap" + ("" if cap is None else f" 1/√γ = {cap:.3g}")
+    fig = go.Figure([
+        go.Bar(x=names, y=share, name="share of ΣP", marker_color="#4c78a8",
+               text=[f"{v:.0f}%" for v in share], textposition="outside", cliponaxis=False,
+               hovertemplate="%{x}: %{y:.1f}% of the consensus weight<extra></extra>"),
+        go.Bar(x=names, y=capped, name=at, marker_color="#e45756",
+               text=[f"{v:.0f}%" for v in capped], textposition="outside", cliponaxis=False,
+               hovertemplate="%{x}: %{y:.1f}% of its samples at the cap<extra></extra>"),
+    ])
+    fig.add_hline(y=100 / len(shares), line=dict(dash="dot", color="grey"),
+                  annotation_text="equal share", annotation_position="top right")
+    fig.update_layout(title=title, barmode="group", yaxis_title="%", yaxis_range=[0, 110],
+                      height=340, margin=dict(t=60, b=40, l=60, r=10),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=1,
+                                  xanchor="right"))
+    return fig
+
+
+#: The colour scale of :func:`pooled_weights_heatmap_figure` for P / view median on
+#: [0, :data:`RELATIVE_ZMAX`]: black to dark purple up to 0.6 of the median, red at 0.72,
+#: orange at 0.82, pale from 0.96: a sample its view trusts less than three quarters as
+#: much as usual is dark, one trusted as usual is pale. (On Digit with 10 % replaced samples
+#: in PIX and FOU the pooled cells of the injected samples lie at 0.4-0.7 of the median,
+#: their neighbours' at 0.8-1.1.)
+LOW_END_COLORSCALE = [
+    [0.0, "#000004"], [0.5, "#3b0f70"], [0.6, "#8c2981"], [0.68, "#fe9f6d"],
+    [0.8, "#fcfdbf"], [1.0, "#ffffff"],
+]
+
+#: The top of the colour scale of relative weights (P / view median).
+RELATIVE_ZMAX = 1.2
+
+
+def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, placed=None,
+                                  relative=True, axis_title="samples grouped by class"):
+    """P as a heatmap pooled to keep a low weight visible (:func:`rmsc.inspection.heatmap_pool`).
+
+    Parameters
+    ----------
+    heatmap : rmsc.inspection.PooledHeatmap
+        Its ``values`` (n_views x n_columns) are drawn as they are: every column the
+        minimum (or a low quantile) of its samples, classes in ``groups``.
+    view_names : list of str
+    outlier_mask : ndarray of bool, shape (n_views, n_samples), or None
+        Each column holding an injected (view, sample) pair gets a red triangle in the gap
+        just above its cell in that view's row.
+    placed : array of int or None
+        Samples placed by their neighbours: a black triangle below the last row.
+    relative : bool
+        Whether ``values`` are P / view median (the heatmap was pooled with
+        ``relative=True``): then the colours are :data:`LOW_END_COLORSCALE` on
+        [0, :data:`RELATIVE_ZMAX`], dark below three quarters of the median.
+    axis_title : str
+
+    Rows are at y = 0..n_views-1, columns at x = 0..n_columns-1; a mark for view v is at
+    (column, v - 0.5).
+    """
+    Z = np.asarray(heatmap.values, dtype=float)
+    m, k = Z.shape
+    names = [str(v) for v in view_names]
+    first = heatmap.order[heatmap.bounds[:-1]]
+    count = np.diff(heatmap.bounds)
+    fig = go.Figure(go.Heatmap(
+        z=Z.astype(np.float32), x=np.arange(k), y=list(range(m)), ygap=WEIGHT_ROW_GAP,
+        colorscale=LOW_END_COLORSCALE if relative else "Viridis",
+        zmin=0 if relative else None, zmax=RELATIVE_ZMAX if relative else None,
+        colorbar=dict(title="P / median" if relative else "P"),
+        customdata=np.broadcast_to(np.stack([first, count], axis=-1), (m, k, 2)),
+        text=np.broadcast_to(np.asarray(names, dtype=object)[:, None], Z.shape),
+        hovertemplate="view %{text}<br>%{customdata[1]} sample(s) from #%{customdata[0]}<br>"
+                      f"{heatmap.pool} of " + ("P / median" if relative else "P")
+                      + " = %{z:.3g}<extra></extra>"))
+    marked = False
+    if outlier_mask is not None:
+        mask = np.asarray(outlier_mask, bool)
+        xs, ys = [], []
+        for v in range(m):
+            cols = pooled_columns(heatmap, np.flatnonzero(mask[v]))
+            xs.extend(cols.tolist())
+            ys.extend([v - 0.5] * cols.size)
+        if xs:
+            marked = True
+            fig.add_trace(go.Scatter(
+                x=xs, y=ys, mode="markers", name="injected outlier (mark above its row)",
+                marker=dict(symbol="triangle-down", size=6, color="red"),
+                hovertemplate="column %{x}: holds an injected sample<extra></extra>"))
+    has_placed = placed is not None and len(placed) > 0
+    if has_placed:
+        cols = pooled_columns(heatmap, np.asarray(placed, dtype=np.int64))
+        marked = True
+        fig.add_trace(go.Scatter(
+            x=cols, y=np.full(cols.size, m - 0.5), mode="markers",
+            name="placed by its neighbours (mark below the rows)",
+            marker=dict(symbol="triangle-up", size=6, color="black"),
+            hovertemplate="column %{x}: holds a placed sample<extra></extra>"))
+    groups = [g for g in heatmap.groups if g[0] is not None]
+    if groups:
+        line = boundary_line(len(groups), "rgba(255,255,255,0.45)")
+        if line is not None:
+            for _, start, _ in groups[1:]:
+                fig.add_vline(x=start - 0.5, line=dict(line, color="#1f77b4"))
+        vals, text = group_ticks([(a + b) / 2 - 0.5 for _, a, b in groups],
+                                 [g[0] for g in groups])
+        fig.update_xaxes(tickvals=vals, ticktext=text)
+    fig.update_xaxes(title=axis_title, range=[-0.5, k - 0.5], showgrid=False, zeroline=False)
+    fig.update_yaxes(tickvals=list(range(m)), ticktext=names,
+                     range=[m - 0.25 if has_placed else m - 0.5, -0.75],
+                     zeroline=False, showgrid=False)
+    fig.update_layout(
+        title="Weights P, lowest first within each group (each column the "
+              f"{heatmap.pool} of its samples" + (", P / view median)" if relative else ")"),
+        height=140 + 44 * m, margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
+        plot_bgcolor="white",
+        legend=dict(orientation="h", x=1, xanchor="right", y=1.02, yanchor="bottom"))
     return fig
