@@ -53,8 +53,7 @@ relative = c2.toggle("divide each view's weights by its median", value=True, wra
                           "samples each view trusts less than usual.")
 group_labels = {"class": data.labels, "cluster": r.labels}.get(order_mode)
 heatmap = inspection.heatmap_pool(P, group_labels, pool="min", relative=relative,
-                                  max_columns=min(plan.weight_columns,
-                                                  inspection.HEATMAP_COLUMNS))
+                                  max_columns=plan.weight_columns)
 st.plotly_chart(figures.pooled_weights_heatmap_figure(
     heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=relative,
     axis_title=f"samples grouped by {order_mode}" if group_labels is not None else

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .pooling import MAX_WEIGHT_COLUMNS
 from .solver import consensus_weights, loss_of_weight
 
 
@@ -165,9 +166,8 @@ def _times(ratio):
     return f"{ratio:,.0f}" if ratio >= 1000 else f"{ratio:.3g}"
 
 
-#: Columns of :func:`heatmap_pool` by default: about one per two pixels of a heatmap at
-#: 1280 px, so that a column is never thinner than a screen pixel.
-HEATMAP_COLUMNS = 600
+#: Columns of :func:`heatmap_pool` by default (the pages' limit, one source).
+HEATMAP_COLUMNS = MAX_WEIGHT_COLUMNS
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""What a page sends of large data: matrices pooled, columns binned, and the size limits.
+"""What a page sends of large data: matrices pooled, and the size limits.
 
 A figure of the whole data would be too large to send or draw above a few thousand
 samples (a 2000 x 2000 float heatmap is tens of MB of JSON), so every figure and page
@@ -17,23 +17,14 @@ import scipy.sparse as sp
 MAX_MATRIX_SIDE = 500
 
 
-#: Most columns of the weights heatmap; wider ones are averaged in bins (:func:`bin_columns`).
-MAX_WEIGHT_COLUMNS = 2000
+#: Most columns of the weights heatmap (:func:`rmsc.inspection.heatmap_pool`: each column
+#: the lowest weight of the samples it holds): about one per two pixels of a heatmap at
+#: 1280 px, so that a column is never thinner than a screen pixel.
+MAX_WEIGHT_COLUMNS = 600
 
 
 #: Most points of a scatter plot; more samples are subsampled.
 MAX_SCATTER_POINTS = 3000
-
-
-def bin_columns(A, n_bins):
-    """Average groups of adjacent columns so that at most ``n_bins`` remain."""
-    n = A.shape[1]
-    if n <= n_bins:
-        return A, np.arange(n)
-    edges = np.linspace(0, n, n_bins + 1).astype(int)
-    sums = np.add.reduceat(A, edges[:-1], axis=1)
-    counts = np.diff(edges)
-    return sums / counts[None, :], edges[:-1]
 
 
 def pool_matrix(S, order=None, max_side=MAX_MATRIX_SIDE):

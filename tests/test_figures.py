@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 from PIL import Image
 
+import rmsc
 from rmsc import figures
 from rmsc.pooling import pool_matrix
 
@@ -82,41 +83,6 @@ def test_view_weights_figure_bars():
     assert list(fig.data[0].x) == ["a", "b"] and list(fig.data[0].y) == [1.5, 20.0]
 
 
-def test_weights_heatmap_orders_columns_and_marks_outliers_beside_their_row():
-    P = np.array([[1.0, 2.0, 3.0, 4.0], [10.0, 20.0, 30.0, 40.0]])
-    order = np.array([3, 1, 0, 2])
-    mask = np.zeros((2, 4), bool)
-    mask[1, 0] = True
-    mask[0, 3] = True
-    fig = figures.weights_heatmap_figure(P, ["a", "b"], order=order, boundaries=np.array([2]),
-                                         groups=np.array(["g0", "g1"]), outlier_mask=mask)
-    heat, marks = fig.data
-    np.testing.assert_allclose(np.asarray(heat.z), P[:, order])
-    assert list(heat.y) == [0, 1] and fig.layout.yaxis.ticktext == ("a", "b")
-    # sample 3 (position 0) in view a, sample 0 (position 2) in view b; each mark sits half a
-    # row above its row's centre: in the gap between rows, never over a cell
-    assert list(marks.x) == [0.0, 2.0] and list(marks.customdata) == [3, 0]
-    assert list(marks.y) == [-0.5, 0.5] and list(marks.text) == ["a", "b"]
-    assert heat.ygap >= marks.marker.size  # the gap holds the whole mark
-    top, bottom = sorted(fig.layout.yaxis.range)
-    assert top < min(marks.y) - 0.1 and bottom == 1.5  # room above the first row; reversed
-    assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]
-    assert fig.layout.xaxis.ticktext == ("g0", "g1")
-    assert [s.x0 for s in fig.layout.shapes] == [1.5]
-
-
-def test_weights_heatmap_relative_and_binned():
-    rng = np.random.default_rng(0)
-    P = rng.uniform(1, 2, (3, 5000)) * np.array([[1.0], [10.0], [100.0]])
-    fig = figures.weights_heatmap_figure(P, ["a", "b", "c"], max_columns=500, relative=True)
-    Z = np.asarray(fig.data[0].z)
-    assert Z.shape == (3, 500)
-    # each bin is the mean of 10 adjacent samples of P / median
-    rel = P / np.median(P, axis=1, keepdims=True)
-    np.testing.assert_allclose(Z[:, 0], rel[:, :10].mean(axis=1), rtol=1e-5)
-    assert fig.data[0].zmin == 0 and fig.data[0].zmax == 2
-
-
 def test_weight_distribution_splits_clean_and_injected():
     P = np.arange(12, dtype=float).reshape(2, 6)
     mask = np.zeros((2, 6), bool)
@@ -134,20 +100,6 @@ def test_roc_figure_skips_views_without_curves():
     fig = figures.roc_figure(curves, ["a", "b"], aucs=[1.0, float("nan")])
     assert [t.name for t in fig.data] == ["a (AUC 1.000)", "chance"]
     assert list(fig.data[0].y) == [0, 1, 1]
-
-
-def test_weights_heatmap_marks_placed_samples_below_the_rows():
-    P = np.arange(8, dtype=float).reshape(2, 4)
-    order = np.array([3, 1, 0, 2])
-    fig = figures.weights_heatmap_figure(P, ["a", "b"], order=order, placed=np.array([0, 3]))
-    heat, placed = fig.data
-    # sample 3 is at position 0, sample 0 at position 2; marks in the gap below row "b"
-    assert sorted(zip(placed.x, placed.customdata)) == [(0.0, 3), (2.0, 0)]
-    assert list(placed.y) == [1.5, 1.5] and placed.marker.symbol == "triangle-up"
-    assert max(fig.layout.yaxis.range) > 1.5  # room below the last row
-    assert fig.layout.showlegend
-    plain = figures.weights_heatmap_figure(P, ["a", "b"], placed=np.array([], int))
-    assert len(plain.data) == 1 and max(plain.layout.yaxis.range) == 1.5
 
 
 def test_score_roc_figure_one_panel_per_corrupted_view():
@@ -422,7 +374,8 @@ def test_class_counts_and_weights_heatmap_with_a_hundred_classes():
     assert list(figures.class_counts_figure(counts[:5]).data[0].text) == [16] * 5
     labels, _, bounds = hundred_classes()
     P = np.ones((2, labels.size))
-    fig = figures.weights_heatmap_figure(P, ["a", "b"], boundaries=bounds, groups=np.arange(100))
+    fig = figures.pooled_weights_heatmap_figure(rmsc.inspection.heatmap_pool(P, labels),
+                                                ["a", "b"])
     assert len(fig.layout.shapes) == 0
     assert len(fig.layout.xaxis.ticktext) <= figures.MAX_GROUP_TICKS
 

@@ -182,9 +182,7 @@ def scale_plan(n_samples):
         notices.append(f"Each view's own Zᵛ ({n_samples:,}² dense) is not formed above "
                        f"{MAX_DENSE_VIEW_SAMPLES:,} samples: the views are shown by their "
                        "k-NN graphs.")
-    weight_cols = min(n_samples, MAX_WEIGHT_COLUMNS)
-    if weight_cols < n_samples:
-        notices.append(f"The weight heatmap averages samples in {weight_cols:,} bins.")
+    weight_cols = min(n_samples, MAX_WEIGHT_COLUMNS)  # the Weights page says how it pools
     return ScalePlan(n_samples, scatter, MAX_MATRIX_SIDE, weight_cols, tuple(notices),
                      dense_views)
 

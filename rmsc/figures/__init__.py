@@ -6,7 +6,7 @@ matrices are pooled (:mod:`rmsc.pooling`) or rendered as images before they are
 put in a figure, so no figure carries more than about 600 x 600 cells as JSON.
 
 One private module per subject; every public name is re-exported here
-(``rmsc.figures.weights_heatmap_figure`` etc.):
+(``rmsc.figures.pooled_weights_heatmap_figure`` etc.):
 
 ===============  ===================================================================
 ``_style``       class and method colors, legends of many classes, group ticks, log axes
@@ -55,7 +55,6 @@ from ._weights import (  # noqa: F401
     score_roc_figure,
     view_shares_figure,
     weight_distribution_figure,
-    weights_heatmap_figure,
 )
 from ._affinity import (  # noqa: F401
     PANEL_SIDE,

@@ -8,105 +8,11 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..inspection import pooled_columns
-from ..pooling import MAX_WEIGHT_COLUMNS, bin_columns
 from ._style import boundary_line, class_color, group_ticks
 
 
 #: Gap between the rows of the weights heatmap (px): the outlier marks sit in it.
 WEIGHT_ROW_GAP = 10
-
-
-def weights_heatmap_figure(weights, view_names, *, order=None, boundaries=None, groups=None,
-                           outlier_mask=None, max_columns=MAX_WEIGHT_COLUMNS, relative=False,
-                           placed=None):
-    """Heatmap of P (views x samples), samples in ``order``, injected pairs marked beside their row.
-
-    Parameters
-    ----------
-    weights : ndarray of shape (n_views, n_samples)
-    view_names : list of str
-    order : ndarray of int or None
-        Column order (e.g. samples grouped by class); None = as stored.
-    boundaries, groups : from :func:`rmsc.dashboard.order_by`
-        Group starts (drawn as lines) and group labels (tick text).
-    outlier_mask : ndarray of bool, shape (n_views, n_samples), or None
-        Each injected (view, sample) pair gets a small red triangle in the gap just above
-        its cell, pointing at it, so the cell itself stays visible (does it turn dark?).
-    max_columns : int
-        Wider matrices are averaged in adjacent bins (the marks stay exact).
-    relative : bool
-        Colour P divided by its view's median (views' weights differ in scale; this
-        shows which samples each view trusts less than usual).
-    placed : array of int or None
-        Samples RMSC placed by their neighbours (``RMSC.placed_``): each gets a small
-        black triangle below the last row, pointing up.
-
-    Rows are at y = 0..n_views-1 (top to bottom, named by ``view_names``), separated by
-    :data:`WEIGHT_ROW_GAP` pixels; a mark for view v is at y = v - 0.5.
-    """
-    P = np.asarray(weights, dtype=float)
-    m, n = P.shape
-    if relative:
-        med = np.median(P, axis=1, keepdims=True)
-        P = P / np.where(med > 0, med, 1.0)
-    order = np.arange(n) if order is None else np.asarray(order)
-    Po = P[:, order]
-    Z, starts = bin_columns(Po, max_columns)
-    scale = Z.shape[1] / n
-    names = [str(v) for v in view_names]
-    fig = go.Figure(go.Heatmap(
-        z=Z.astype(np.float32), y=list(range(m)), ygap=WEIGHT_ROW_GAP, colorscale="Viridis",
-        colorbar=dict(title="P / median" if relative else "P"),
-        zmin=0 if relative else None, zmax=2 if relative else None,
-        customdata=np.broadcast_to(order[starts], Z.shape),
-        text=np.broadcast_to(np.asarray(names, dtype=object)[:, None], Z.shape),
-        hovertemplate="view %{text}<br>sample %{customdata}<br>" + (
-            "P / median" if relative else "P") + " = %{z:.4g}<extra></extra>"))
-    marked = False
-    if outlier_mask is not None:
-        mask = np.asarray(outlier_mask, bool)[:, order]
-        vv, jj = np.nonzero(mask)
-        if vv.size:
-            marked = True
-            fig.add_trace(go.Scattergl(
-                x=(jj + 0.5) * scale - 0.5, y=vv - 0.5, mode="markers",
-                marker=dict(symbol="triangle-down", size=7, color="red"),
-                name="injected outlier (mark above its row)", customdata=order[jj],
-                text=[names[v] for v in vv],
-                hovertemplate="sample %{customdata} (injected in %{text})<extra></extra>"))
-    has_placed = placed is not None and len(placed) > 0
-    if has_placed:
-        where = np.empty(n, dtype=np.int64)
-        where[order] = np.arange(n)
-        jj = where[np.asarray(placed, dtype=np.int64)]
-        marked = True
-        fig.add_trace(go.Scattergl(
-            x=(jj + 0.5) * scale - 0.5, y=np.full(jj.size, m - 0.5), mode="markers",
-            marker=dict(symbol="triangle-up", size=7, color="black"),
-            name="placed by its neighbours (mark below the rows)", customdata=order[jj],
-            hovertemplate="sample %{customdata}: placed by its neighbours<extra></extra>"))
-    line = None if boundaries is None else boundary_line(len(boundaries) + 1,
-                                                          "rgba(255,255,255,0.45)")
-    if line is not None:
-        for b in np.asarray(boundaries):
-            fig.add_vline(x=b * scale - 0.5, line=dict(line, color="white"))
-    if groups is not None and boundaries is not None:
-        starts_g = np.concatenate([[0], np.asarray(boundaries), [n]])
-        vals, text = group_ticks((starts_g[:-1] + starts_g[1:]) / 2 * scale - 0.5, groups)
-        fig.update_xaxes(tickvals=vals, ticktext=text, title="samples grouped by class")
-    else:
-        fig.update_xaxes(title="sample")
-    # the top row's marks need room above it: the axis starts a little before -0.5
-    fig.update_yaxes(tickvals=list(range(m)), ticktext=names,
-                     range=[m - 0.25 if has_placed else m - 0.5, -0.75],
-                     zeroline=False, showgrid=False)
-    fig.update_layout(title="Weights P (one per sample per view)" + (
-        ", each view divided by its median" if relative else ""), height=140 + 44 * m,
-                      margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
-                      plot_bgcolor="white",
-                      legend=dict(orientation="h", x=1, xanchor="right", y=1.02,
-                                  yanchor="bottom"))
-    return fig
 
 
 def weight_distribution_figure(weights, view_names, outlier_mask=None, *, relative=False):
