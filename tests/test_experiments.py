@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import rmsc
 from rmsc import evaluate_runs, experiments, get_method
 from rmsc.datasets import MultiViewDataset
 from rmsc.experiments import Cache
@@ -134,3 +135,26 @@ def test_experiments_share_the_cache_and_do_not_refit(toy, monkeypatch, tmp_path
     df = experiments.compare(toy, ["RMSC"], params={"RMSC": {"lam": 1.0, "beta": 0.02}},
                              cache=cache)
     assert df.loc[0, "acc_mean"] == first.loc[0, "acc_mean"]
+
+
+def test_the_protocol_fits_the_papers_model_unless_told_and_only_rmscs():
+    from rmsc.experiments.protocol import PAPER_SOLVER, at_library_defaults, run_one
+
+    d = rmsc.datasets.make_multiview_subspaces(n_clusters=3, n_per_cluster=15, n_views=2,
+                                               view_dims=(8, 12), random_state=0)
+    # RMSC: the paper's model and former stopping unless the params say otherwise
+    _, est = run_one("RMSC", {}, d.views, d.labels)
+    assert {k: est.get_params()[k] for k in PAPER_SOLVER} == PAPER_SOLVER
+    assert est.loss_scale_ is None and est.n_iter_ <= 30
+    # at the library's defaults: every model and stopping parameter is the estimator's own
+    lib = at_library_defaults("RMSC", {"lam": 2.0})
+    default = rmsc.RMSC().get_params()
+    assert lib["lam"] == 2.0 and all(lib[k] == default[k] for k in PAPER_SOLVER)
+    _, est = run_one("RMSC", lib, d.views, d.labels)
+    assert est.loss_scale == "median" and est.loss_scale_ is not None
+    # SSC-AVG's tol and max_iter are its own ADMM's: the protocol leaves them alone
+    ssc_default = rmsc.get_method("SSC-AVG").get_params()
+    _, est = run_one("SSC-AVG", {}, d.views, d.labels)
+    assert est.get_params()["max_iter"] == ssc_default["max_iter"]
+    assert est.get_params()["tol"] == ssc_default["tol"]
+    assert at_library_defaults("SSC-AVG", {"beta": 0.1}) == {"beta": 0.1}

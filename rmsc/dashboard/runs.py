@@ -9,7 +9,7 @@ from .. import experiments, outliers
 from ..methods import MethodSpec, get_spec, register_missing, rmsc_method, specs
 from .fitting import estimator_params
 from ..experiments.grid import applies_postprocessing
-from ..experiments.protocol import PAPER_AFFINITY
+from ..experiments.protocol import PAPER_AFFINITY, at_library_defaults
 from .params import BETA_GRID, LAM_GRID, POSTPROCESSING_NAMES, nearest, post_of
 from .words import page_words
 
@@ -91,7 +91,7 @@ def rmsc_method_params(params, dataset):
     est = estimator_params(params, dataset)
     est.pop("n_clusters")
     est.pop("random_state")
-    return {params.method: est}
+    return {params.method: at_library_defaults(params.method, est)}
 
 
 def method_specs(names):
@@ -114,7 +114,7 @@ def sensitivity_settings(params, method):
     takes."""
     base = {"gamma": params.gamma, "max_iter": params.max_iter, **params.postprocessing}
     takes = get_spec(method).make().get_params()
-    return {k: v for k, v in base.items() if k in takes}
+    return at_library_defaults(method, {k: v for k, v in base.items() if k in takes})
 
 
 def grid_methods():
@@ -312,6 +312,7 @@ def compare_params(params, dataset, methods, *, use_solve=True, postprocessing="
             if postprocessing == "own" and method in base:
                 affinity = {}  # the Solve page's method keeps the Solve page's choice
             own = {**affinity, **own} if postprocessing == "own" else {**own, **affinity}
+        own = at_library_defaults(method, own)  # the library's model, as on Solve
         if own:
             out[method] = own
     return out

@@ -51,7 +51,7 @@ from .paper import (
     VIEWS_METHODS,
     paper_dataset,
 )
-from .protocol import FIT_FAILURES, evaluate_setting, run_one
+from .protocol import FIT_FAILURES, at_library_defaults, evaluate_setting, run_one
 from .report import (
     NOLABEL_SUFFIX,
     goal_table,
@@ -128,6 +128,7 @@ __all__ = [
     "compare",
     "comparison_frame",
     "count_jobs",
+    "at_library_defaults",
     "evaluate_setting",
     "figures_of",
     "goal_table",

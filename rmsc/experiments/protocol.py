@@ -38,9 +38,30 @@ PAPER_AFFINITY = {"keep_mass": None, "top_k": None, "scale_columns": False, "pla
 PAPER_SOLVER = {**PAPER_MODEL, **FORMER_STOPPING}
 
 
-#: Everything the protocol sets for the paper's tables (:data:`PAPER_AFFINITY`,
-#: :data:`PAPER_SOLVER`), for the methods that take those parameters.
-PAPER_PROTOCOL = {**PAPER_AFFINITY, **PAPER_SOLVER}
+#: The parameters of RMSC's model and stopping (what :data:`PAPER_SOLVER` sets, and the
+#: scaled model's power).
+SOLVER_KEYS = (*PAPER_SOLVER, "scale_power")
+
+
+def at_library_defaults(method, params):
+    """``params`` with ``method``'s own defaults for the model and stopping parameters
+    (:data:`SOLVER_KEYS`) they leave out, so that :func:`run_one` fits the library's model
+    (as the dashboard's Solve page does), not the paper's (:data:`PAPER_SOLVER`): the
+    dashboard's Compare and Sensitivity pass their settings through this. Methods without
+    those parameters get ``params`` unchanged."""
+    takes = get_method(method).get_params()
+    if not _has_rmsc_model(takes):
+        return dict(params)
+    fill = {k: takes[k] for k in SOLVER_KEYS if k not in params}
+    return {**fill, **dict(params)}
+
+
+def _has_rmsc_model(takes):
+    """Whether an estimator with parameters ``takes`` is RMSC's (RMSC, RMSC-WV): it has
+    the model's ``loss_scale``. Other methods' ``tol`` and ``max_iter`` are their own."""
+    return "loss_scale" in takes
+
+
 
 
 def run_one(method, params, views, labels, *, random_state=0):
@@ -86,7 +107,10 @@ def run_one(method, params, views, labels, *, random_state=0):
     if unknown:
         raise ValueError(f"{method} does not take the parameter(s) {', '.join(unknown)}; "
                          f"it takes {', '.join(sorted(est.get_params()))}.")
-    paper = {k: v for k, v in PAPER_PROTOCOL.items() if k in est.get_params()}
+    takes = est.get_params()
+    paper = {k: v for k, v in PAPER_AFFINITY.items() if k in takes}
+    if _has_rmsc_model(takes):
+        paper.update(PAPER_SOLVER)
     est.set_params(**{**paper, **params, "n_clusters": n_clusters,
                       "random_state": random_state})
     t0 = time.perf_counter()
