@@ -1,6 +1,7 @@
 """What RMSC's weights say on Digit, before and after issue 29's defaults.
 
     python benchmarks/bench_weights.py [--datasets Digit Digit+outliers]
+    python benchmarks/bench_weights.py --smoke     # Digit-small, a few iterations (the tests)
 
 For RMSC at the defaults before issue 29 (the paper's model, tol 1e-4, at most 30
 iterations) and at today's defaults (``rmsc.RMSC()``), on Digit and on Digit with 10 % of
@@ -10,6 +11,10 @@ view's share of the consensus weight and of its samples at the weight cap
 (:func:`rmsc.inspection.dominance_message`), ACC/NMI, and, with outliers, how well the
 weights find them: ROC AUC of the P-based score (:func:`rmsc.outliers.scores`) in each
 corrupted view.
+
+``--smoke`` (benchmarks/_smoke.py): Digit-small instead of Digit, Digit+outliers only
+unless ``--datasets`` is given, at most :data:`SMOKE_ITERS` iterations per fit; its numbers
+mean nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _smoke  # noqa: E402
 import rmsc  # noqa: E402
 from rmsc import outliers  # noqa: E402
 from rmsc.inspection import dominance_message, view_weight_shares  # noqa: E402
@@ -34,9 +41,12 @@ from rmsc.inspection import dominance_message, view_weight_shares  # noqa: E402
 BEFORE = {"loss_scale": None, "gamma": 1e-5, "stop_on": "objective", "tol": 1e-4,
           "max_iter": 30}
 
+#: Most iterations of a smoke run's fits.
+SMOKE_ITERS = 5
 
-def load(name):
-    d = rmsc.datasets.load_bundled("Digit")
+
+def load(name, smoke=False):
+    d = _smoke.digit(smoke)
     if name == "Digit+outliers":
         d = rmsc.datasets.inject(d, ["PIX", "FOU"], 0.1, kind="replace", random_state=0)
     return d
@@ -44,13 +54,20 @@ def load(name):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--datasets", nargs="+", default=["Digit", "Digit+outliers"])
+    ap.add_argument("--datasets", nargs="+", default=None,
+                    help="Digit and/or Digit+outliers (default: both; --smoke: the second)")
+    _smoke.add_argument(ap)
     args = ap.parse_args()
+    datasets = args.datasets or (["Digit+outliers"] if args.smoke else ["Digit", "Digit+outliers"])
     warnings.simplefilter("ignore")
-    for name in args.datasets:
-        d = load(name)
+    for name in datasets:
+        d = load(name, args.smoke)
+        if args.smoke:
+            name = name.replace("Digit", "Digit-small")
         nf = [X.shape[1] for X in d.views]
         for label, params in (("before (paper model, 30 it)", BEFORE), ("today's defaults", {})):
+            if args.smoke:
+                params = {**params, "max_iter": SMOKE_ITERS}
             est = rmsc.RMSC(d.n_clusters, random_state=0, **params).fit(list(d.views))
             s = rmsc.evaluate_runs(d.labels, est.label_runs_)
             rows = view_weight_shares(est.weights_, gamma=est.gamma, view_names=d.view_names,

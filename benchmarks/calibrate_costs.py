@@ -1,6 +1,8 @@
 """Calibrate the Compare / Sensitivity time estimates' cost model (rmsc.costs).
 
     python benchmarks/calibrate_costs.py [--write] [--quick] [--smoke]
+                                         [--iter-datasets Subspaces 3-Sources Digit-small]
+    python benchmarks/calibrate_costs.py --iterations-only [--write]
 
 Times the model's kernels on synthetic data (rmsc.datasets.make_multiview_subspaces, so
 that the bundled datasets check the model out of sample: benchmarks/bench_estimates.py):
@@ -10,7 +12,18 @@ that the bundled datasets check the model out of sample: benchmarks/bench_estima
 * one RMSC iteration (``fit_time_ / (n_iter_ + 1)``: the iterations and beta_max's product);
 * one SSC-ADMM iteration per view (rmsc.ssc.ssc_admm with the auto beta);
 * one DiMSC diversity sweep (the fit minus its SSC start and spectral step, per sweep);
-* every graph method's fit beyond its spectral step.
+* every graph method's fit beyond its spectral step;
+* RMSC's iteration counts (``rmsc_iters``), which no synthetic set stands for: on the
+  bundled datasets (``--iter-datasets``), RMSC and RMSC-WV at their defaults under each
+  model (the default scaled one and the paper's, rmsc.rmsc.PAPER_MODEL) run max_iter
+  (rmsc.solver.MAX_ITER) iterations with no tolerance stop; each rule's stop
+  (rmsc.solver.converged on the objective's relative change or on the consensus's
+  ``changes_``) is read off that one trajectory at every tolerance of :data:`ITER_TOLS`
+  (the iterates do not depend on the rule). Their fewest and median (of the datasets x
+  the two methods) are the range's low end and middle (rmsc.costs.rmsc_iterations); the
+  table of stops is printed. These counts are in sample for benchmarks/bench_estimates.py.
+  ``--iterations-only`` measures these alone (seconds) and, with ``--write``, replaces
+  that entry of rmsc/_costs.py, keeping every other constant.
 
 Every time is divided by the seconds of a multiply-add measured by the speed probe
 (rmsc.costs.probe_seconds, taken before and after each timing), so the
@@ -36,7 +49,8 @@ from scipy.optimize import nnls  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 import rmsc  # noqa: E402
-from rmsc import experiments, solver  # noqa: E402
+from rmsc import datasets, experiments, solver  # noqa: E402
+from rmsc.rmsc import PAPER_MODEL  # noqa: E402
 from rmsc import costs as E  # noqa: E402
 from rmsc.datasets import MultiViewDataset, make_multiview_subspaces  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
@@ -44,6 +58,77 @@ from rmsc.spectral import spectral_clustering  # noqa: E402
 from rmsc.ssc import auto_beta, ssc_admm  # noqa: E402
 
 GRAPH_METHODS = ("SC-BSV", "MSC", "Co-Pairwise", "Co-Centroid", "Co-Training")
+
+#: The bundled datasets of RMSC's iteration counts (Digit takes minutes per trajectory;
+#: add it, or Reuter, with --iter-datasets).
+ITER_DATASETS = ("Subspaces", "3-Sources", "Digit-small")
+
+#: The models of the iteration counts: the default (scaled) one and the paper's.
+ITER_MODELS = {"scaled": {}, "paper": PAPER_MODEL}
+
+#: The tolerances at which each stopping rule's stop is read off a trajectory (each
+#: rule's default among them: rmsc.solver.TOL for "zstar", the former 1e-4 for "objective").
+ITER_TOLS = {"zstar": (1e-2, 3e-3, 1e-3), "objective": (1e-3, 1e-4, 1e-5)}
+
+
+def rule_stops(est):
+    """{rule: {tol: the iteration at which that rule would have stopped this fit}} of a fit
+    run with ``tol=0`` (its ``n_iter_`` when a rule never fires)."""
+    f = np.concatenate([[est.objective_init_], est.objective_])
+    measures = {"objective": [solver.objective_change(a, b) for a, b in zip(f[:-1], f[1:])],
+                "zstar": list(est.changes_)}
+    out = {}
+    for rule, tols in ITER_TOLS.items():
+        out[rule] = {}
+        for tol in tols:
+            hit = [i + 1 for i, m in enumerate(measures[rule]) if solver.converged(m, tol)]
+            out[rule][tol] = hit[0] if hit else int(est.n_iter_)
+    return out
+
+
+def iteration_counts(names, smoke=False):
+    """``(rmsc_iters, rows)``: {model: {rule: {tol: {"min", "typical"}}}} over ``names``
+    (datasets x RMSC, RMSC-WV) and the rows of the printed table."""
+    stops, rows = {}, []
+    cap = 10 if smoke else solver.MAX_ITER
+    for name in names:
+        d = datasets.load_bundled(name)
+        for m in ("RMSC", "RMSC-WV"):
+            for model, params in ITER_MODELS.items():
+                est = rmsc.get_method(m, n_clusters=d.n_clusters, random_state=0,
+                                      placement=None, stop_on="zstar", tol=0.0, max_iter=cap,
+                                      **params)
+                t0 = time.perf_counter()
+                with threadpool_limits(limits=1):
+                    est.fit(list(d.views))
+                t = time.perf_counter() - t0
+                got = rule_stops(est)
+                rows.append((name, m, model, got, t))
+                for rule, by_tol in got.items():
+                    for tol, it in by_tol.items():
+                        stops.setdefault(model, {}).setdefault(rule, {}).setdefault(
+                            tol, []).append(it)
+    counts = {model: {rule: {tol: {"min": int(min(its)), "typical": float(np.median(its))}
+                             for tol, its in by_tol.items()}
+                      for rule, by_tol in by_rule.items()}
+              for model, by_rule in stops.items()}
+    return counts, rows
+
+
+def print_iteration_counts(counts, rows):
+    cols = [(rule, tol) for rule, tols in ITER_TOLS.items() for tol in tols]
+    print(f"\nRMSC's iterations to each rule's stop (trajectories of {solver.MAX_ITER} "
+          "iterations with no tolerance stop; the cap when a rule never fires):\n")
+    print("| dataset | method | model | " + " | ".join(f"{r} {t:g}" for r, t in cols)
+          + " | seconds |")
+    print("|---|---|---|" + "---:|" * len(cols) + "---:|")
+    for name, m, model, got, t in rows:
+        print(f"| {name} | {m} | {model} | " + " | ".join(str(got[r][tol]) for r, tol in cols)
+              + f" | {t:.1f} |")
+    for model in ITER_MODELS:
+        print(f"| fewest / median | | {model} | "
+              + " | ".join(f"{counts[model][r][tol]['min']} / {counts[model][r][tol]['typical']:g}"
+                           for r, tol in cols) + " | |")
 
 
 def timed(fn):
@@ -103,15 +188,27 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="rewrite rmsc/_costs.py")
     ap.add_argument("--quick", action="store_true", help="the smallest dataset only (a check)")
+    ap.add_argument("--iter-datasets", nargs="+", default=list(ITER_DATASETS),
+                    help="bundled datasets of RMSC's iteration counts")
     ap.add_argument("--smoke", action="store_true",
                     help="a seconds-long check that the script works: --quick on even smaller "
                          "data (tests/test_benchmarks.py); its numbers mean nothing")
+    ap.add_argument("--iterations-only", action="store_true",
+                    help="measure RMSC's iteration counts only; --write replaces just them")
     args = ap.parse_args()
     if args.smoke and args.write:
         ap.error("--smoke numbers mean nothing: they cannot be written")
     warnings.simplefilter("ignore")
+    if args.iterations_only:
+        costs = {k: v for k, v in E._costs.COSTS.items()
+                 if k not in ("rmsc_min_iters", "rmsc_typical_iters")}  # replaced by these
+        costs["rmsc_iters"], iter_rows = iteration_counts(
+            ["Subspaces"] if args.smoke else args.iter_datasets, args.smoke)
+        print_iteration_counts(costs["rmsc_iters"], iter_rows)
+        finish(costs, args.write)
+        return
     rows = {k: [] for k in ("spectral", "gram", "rmsc_iter", "ssc_iter")}
-    rmsc_iters, ssc_fractions, dimsc_rows, dimsc_sweeps = [], [], [], []
+    ssc_fractions, dimsc_rows, dimsc_sweeps = [], [], []
     graph_rows = {m.upper(): [] for m in GRAPH_METHODS}
     log = []
     print(f"probe: {E.probe_seconds(refresh=True) * 1e3:.2f} ms "
@@ -136,7 +233,6 @@ def main():
             unit = u / t
             rows["rmsc_iter"].append((E.rmsc_iteration_terms(shape),
                                       est.fit_time_ * unit / (est.n_iter_ + 1)))
-            rmsc_iters.append(est.n_iter_)
             log.append((name, f"RMSC {weighting} ({est.n_iter_} it)", t))
             S = est.affinity_matrix_
             for k in sorted({c, 3}):
@@ -173,8 +269,8 @@ def main():
     costs["gram"] = (fit_nnls(rows["gram"], ("eigh", "cov")) if rows["gram"]
                      else {"eigh": 2.0, "cov": 1.0})
     costs["rmsc_iter"] = fit_nnls(rows["rmsc_iter"], ("const", "product", "passes", "views"))
-    costs["rmsc_typical_iters"] = int(np.median(rmsc_iters))
-    costs["rmsc_min_iters"] = int(min(rmsc_iters))
+    iter_names = ["Subspaces"] if args.smoke else args.iter_datasets
+    costs["rmsc_iters"], iter_rows = iteration_counts(iter_names, args.smoke)
     costs["rmsc_extra_iters"] = 1.0
     costs["ssc_iter"] = fit_nnls(rows["ssc_iter"], ("const", "product", "passes"))
     costs["ssc_extra_iters"] = 2.0
@@ -213,7 +309,10 @@ def main():
             # Iterative self-representations without a tolerance stop (tol = 0 runs every
             # iteration, as SSC does on Digit): the scale then measures overhead, not how
             # early synthetic data happen to converge.
+            # RMSC's at the former 30 (its count is rmsc_iters'; the scale is per iteration).
             p = {"tol": 0.0} if m in ("RMSC", "RMSC-WV", "SSC-AVG", "SSC-BSV") else {}
+            if m in ("RMSC", "RMSC-WV"):
+                p["max_iter"] = 30
             table, u, t = timed(lambda: experiments.compare(data, [m], params={m: p}))
             if isinstance(table["error"].iloc[0], str):
                 continue
@@ -226,10 +325,16 @@ def main():
     print("\n| data | what | seconds |\n|---|---|---:|")
     for name, what, t in log:
         print(f"| {name} | {what} | {t:.2f} |")
+    print_iteration_counts(costs["rmsc_iters"], iter_rows)
+    finish(costs, args.write)
+
+
+def finish(costs, write):
+    """Print the constants; with ``write``, rewrite rmsc/_costs.py with them."""
     print()
     text = pprint.pformat(costs, sort_dicts=True, width=96)
     print(text)
-    if args.write:
+    if write:
         path = ROOT / "rmsc" / "_costs.py"
         path.write_text(
             '"""Constants of the cost model (:mod:`rmsc.costs`), in multiply-adds at\n'

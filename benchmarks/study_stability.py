@@ -3,6 +3,7 @@
     python benchmarks/study_stability.py run [--datasets ...] [--methods ...]
                                              [--candidates ...] [--jobs N] [--cap 300]
     python benchmarks/study_stability.py table [--cap 300]      # the docs' tables
+    python benchmarks/study_stability.py run --smoke            # tiny data, seconds (the tests)
 
 Every run is one trajectory of Algorithm 1 to convergence (tol = 1e-6, at most ``--cap``
 iterations; the cap is recorded when hit) of the whole estimator (``RMSC``, its defaults
@@ -27,8 +28,14 @@ that model) times lambda. Datasets: every one the repository has (:data:`DATASET
 with Digit also with 10 % of its samples replaced in PIX and FOU.
 
 Each run is cached as one JSON file under ``benchmarks/out/study_stability/`` (git
-ignores it), so a rerun resumes; ``--jobs`` runs them in parallel processes, one thread
-each.
+ignores it; ``--out`` names another folder), so a rerun resumes; ``--jobs`` runs them in
+parallel processes, one thread each.
+
+``run --smoke`` runs :func:`smoke_configs` (Subspaces, both methods, the paper's model
+and the default scaled one, two beta_rel, at most :data:`SMOKE_CAP` iterations) into a
+temporary folder (or ``--out``) and prints their long table; its numbers mean nothing
+(benchmarks/_smoke.py). ``study_stability_tables.py --smoke`` and
+``study_suggestion.py --smoke`` go through the same runs.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ import argparse  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: E402
@@ -64,7 +72,9 @@ from rmsc.spectral import affinity_from_coefficients  # noqa: E402
 from rmsc.selection import graph_criterion  # noqa: E402
 from rmsc.tracking import agreement, quick_clustering  # noqa: E402
 
-OUT = ROOT / "benchmarks" / "out" / "study_stability"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from study_stability_tables import OUT, print_long, print_tables, read_results  # noqa: E402
 
 #: Iterations at which the estimator's clustering is scored on every trajectory.
 CHECKPOINTS = (1, 3, 5, 10, 20, 30, 50, 75, 100, 150, 200, 250, 300, 400, 500, 750, 1000, 1500,
@@ -160,6 +170,30 @@ def plan_large():
                 out += [{"dataset": name, "method": method, "model": model, "beta_rel": rel,
                          "lam": LAMS[method][0]} for rel in rels]
     return out
+
+
+#: The smoke runs' datasets, models, beta_rels and iteration cap (see the module docstring).
+SMOKE_DATASETS = ("Subspaces",)
+SMOKE_MODELS = ("paper", "s1 g1e-2")
+SMOKE_BETA_RELS = (0.25, 0.5)
+SMOKE_CAP = 5
+
+
+def smoke_configs():
+    """The smoke run's grid: each method at its default lambda, :data:`SMOKE_MODELS` x
+    :data:`SMOKE_BETA_RELS`, on :data:`SMOKE_DATASETS`."""
+    return grid(SMOKE_DATASETS, tuple(WEIGHTING), SMOKE_MODELS, SMOKE_BETA_RELS, False)
+
+
+def run_smoke(out):
+    """Run :func:`smoke_configs` (at most :data:`SMOKE_CAP` iterations) into the folder
+    ``out``, one process; returns their results."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    for c in smoke_configs():
+        _say(_worker(c, SMOKE_CAP, out)[1], t0)
+    return read_results(out, SMOKE_CAP)
 
 
 def grid(datasets, methods, models, beta_rels, lams_all):
@@ -314,8 +348,8 @@ def run_one(config, cap):
     return out
 
 
-def _worker(config, cap):
-    path = OUT / f"{key_of(dict(config, cap=cap))}.json"
+def _worker(config, cap, out=OUT):
+    path = Path(out) / f"{key_of(dict(config, cap=cap))}.json"
     if path.exists():
         return path, None
     try:
@@ -329,13 +363,21 @@ def _worker(config, cap):
 
 
 def run(args):
-    OUT.mkdir(parents=True, exist_ok=True)
+    if args.smoke:
+        if args.out:
+            print_long(run_smoke(args.out))
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                print_long(run_smoke(tmp))
+        return
+    out = Path(args.out) if args.out else OUT
+    out.mkdir(parents=True, exist_ok=True)
     if args.plan == "large":
         configs = plan_large()
     else:
         configs = grid(args.datasets, args.methods, args.candidates, args.beta_rels,
                        args.all_lams)
-    todo = [c for c in configs if not (OUT / f"{key_of(dict(c, cap=args.cap))}.json").exists()]
+    todo = [c for c in configs if not (out / f"{key_of(dict(c, cap=args.cap))}.json").exists()]
     if args.plan != "large":
         todo.sort(key=lambda c: -COST.get(c["dataset"], 1.0))
     print(f"{len(configs)} runs, {len(todo)} to do, {args.jobs} processes", flush=True)
@@ -344,11 +386,11 @@ def run(args):
         for c in todo:
             if args.deadline and time.time() - t0 > args.deadline:
                 break
-            _, res = _worker(c, args.cap)
+            _, res = _worker(c, args.cap, out)
             _say(res, t0)
         return
     with ProcessPoolExecutor(args.jobs) as pool:
-        futures = {pool.submit(_worker, c, args.cap): c for c in todo}
+        futures = {pool.submit(_worker, c, args.cap, out): c for c in todo}
         for fut in as_completed(futures):
             try:
                 _, res = fut.result()
@@ -371,13 +413,9 @@ def _say(res, t0):
           f"{res.get('seconds', 0):.1f} s {res.get('error', '')}", flush=True)
 
 
-def load_results(cap):
-    out = []
-    for path in sorted(OUT.glob("*.json")):
-        r = json.loads(path.read_text())
-        if r.get("cap") == cap:
-            out.append(r)
-    return out
+def load_results(cap, out=OUT):
+    """The study's cached runs with this ``cap`` (in ``out``)."""
+    return read_results(out, cap)
 
 
 def main():
@@ -395,21 +433,25 @@ def main():
                    help="'large': the plan of the large datasets (plan_large) instead of the grid")
     r.add_argument("--deadline", type=float, default=0,
                    help="seconds after which no new run starts (0: none)")
+    r.add_argument("--out", default=None,
+                   help="the folder of the runs' JSON files (default: benchmarks/out/study_stability)")
+    r.add_argument("--smoke", action="store_true",
+                   help="the smoke runs (smoke_configs) into a temporary folder or --out; "
+                        "their numbers mean nothing (tests/test_benchmarks.py)")
     t = sub.add_parser("table")
     t.add_argument("--cap", type=int, default=300)
     t.add_argument("--long", action="store_true",
                    help="one row per run: scores at 30/100/300/1000 iterations and at the end")
     t.add_argument("--without", nargs="+", default=(),
                    help="leave these datasets out (e.g. while their runs are missing)")
+    t.add_argument("--out", default=str(OUT), help="the folder of the runs' JSON files")
     args = ap.parse_args()
     if args.cmd == "run":
         run(args)
+    elif args.long:
+        print_long(load_results(args.cap, args.out))
     else:
-        from study_stability_tables import print_long, print_tables  # noqa: PLC0415
-        if args.long:
-            print_long(load_results(args.cap))
-        else:
-            print_tables(load_results(args.cap), without=tuple(args.without))
+        print_tables(load_results(args.cap, args.out), without=tuple(args.without))
 
 
 if __name__ == "__main__":

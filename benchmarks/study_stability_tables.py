@@ -1,14 +1,32 @@
 """Tables of issue 29's study (``python benchmarks/study_stability.py table``).
 
-Reads the cached trajectories of :mod:`study_stability` and prints, for every candidate
-(model, beta_rel, lambda) x stopping rule (tolerance, max_iter), the scores at the
-rule's stop against the converged ones, dataset by dataset.
+    python benchmarks/study_stability_tables.py [--cap 300] [--long] [--without ...]
+    python benchmarks/study_stability_tables.py --smoke     # tiny data, seconds (the tests)
+
+Reads the cached trajectories of :mod:`study_stability` (:data:`OUT`) and prints, for
+every candidate (model, beta_rel, lambda) x stopping rule (tolerance, max_iter), the
+scores at the rule's stop against the converged ones, dataset by dataset; run as a
+script, the same as ``study_stability.py table``. ``--smoke`` first runs
+``study_stability.py run --smoke`` (a process of its own, so that this module imports
+nothing of the study's) into a temporary folder and prints the tables of those runs; their
+numbers mean nothing (benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import math
+import subprocess
+import sys
+import tempfile
 from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+#: The study's cache: one JSON file per run (written by ``study_stability.py run``).
+OUT = HERE / "out" / "study_stability"
 
 #: Today's defaults: the paper's model, beta_rel 0.25, each method's lambda, the
 #: objective's relative decrease <= 1e-4, at most 30 iterations.
@@ -23,6 +41,16 @@ FIXED = (10, 30, 50, 100, 150, 200)
 
 DATASET_ORDER = ("Subspaces", "Digit-small", "3-Sources", "Synthetic-300", "Synthetic-1000",
                  "Digit", "Digit+outliers", "Reuter")
+
+
+def read_results(folder, cap=None):
+    """The runs cached in ``folder`` (with this iteration ``cap``; every one when None)."""
+    out = []
+    for path in sorted(Path(folder).glob("*.json")):
+        r = json.loads(path.read_text())
+        if cap is None or r.get("cap") == cap:
+            out.append(r)
+    return out
 
 
 def stop_of(run, rule, max_iter):
@@ -178,3 +206,32 @@ def print_long(results, at=(30, 100, 300, 1000)):
               f"{r['lam']:g} | " + " | ".join(cells)
               + f" | {r['final']['acc']:.2f} / {r['final']['nmi']:.2f} ({r['n_iter']}{cap}) | "
               f"{100 * r['density'][-1]:.1f} % |")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cap", type=int, default=300)
+    ap.add_argument("--long", action="store_true",
+                    help="one row per run: scores at 30/100/300/1000 iterations and at the end")
+    ap.add_argument("--without", nargs="+", default=(),
+                    help="leave these datasets out (e.g. while their runs are missing)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="the tables of study_stability.py run --smoke, run now into a "
+                         "temporary folder; their numbers mean nothing (tests/test_benchmarks.py)")
+    args = ap.parse_args(argv)
+    if args.smoke:
+        with tempfile.TemporaryDirectory() as tmp:
+            sys.stdout.flush()
+            subprocess.run([sys.executable, str(HERE / "study_stability.py"), "run", "--smoke",
+                            "--out", tmp], check=True, stdout=subprocess.DEVNULL)
+            results = read_results(tmp)
+    else:
+        results = read_results(OUT, args.cap)
+    if args.long:
+        print_long(results)
+    else:
+        print_tables(results, without=tuple(args.without))
+
+
+if __name__ == "__main__":
+    main()

@@ -2,6 +2,7 @@
 
     python benchmarks/study_suggestion.py [--model "s1 g1e-2"] [--rule "obj 1e-4"]
                                           [--max-iter 100] [--cap 300]
+    python benchmarks/study_suggestion.py --smoke    # tiny data, seconds (the tests)
 
 Reads the trajectories of ``benchmarks/study_stability.py`` (run that first): for every
 dataset and method, the grid of settings (lambda x beta_rel) run under ``--model``, each
@@ -17,12 +18,17 @@ same iterate (see ``study_stability.label_free``). For each criterion (:data:`CR
   looking at anything).
 
 A criterion earns the suggestion button only if its LODO regret beats the defaults'.
+
+``--smoke`` analyses ``study_stability``'s smoke runs (:func:`study_stability.run_smoke`:
+Subspaces, a few iterations), run now into a temporary folder, instead of the cache;
+its numbers mean nothing (benchmarks/_smoke.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +36,7 @@ from scipy.stats import spearmanr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from study_stability import load_results  # noqa: E402
+from study_stability import load, load_results, run_smoke  # noqa: E402
 from study_stability_tables import DATASET_ORDER, score_at, stop_of  # noqa: E402
 
 
@@ -89,7 +95,6 @@ def grids(results, model, rule, max_iter):
 
 
 def n_clusters_of(name):
-    from study_stability import load
     return load(name)[2]
 
 
@@ -176,13 +181,20 @@ def main():
     ap.add_argument("--default-rel", type=float, default=0.25)
     ap.add_argument("--datasets", nargs="+", default=None,
                     help="only these datasets (e.g. those run over the whole grid)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="study_stability's smoke runs, run now into a temporary folder; their "
+                         "numbers mean nothing (tests/test_benchmarks.py)")
     args = ap.parse_args()
     defaults = {"RMSC": (1.0, args.default_rel), "RMSC-WV": (3.0, args.default_rel)}
     print("Criteria:")
     for k, (text, _) in CRITERIA.items():
         print(f"- {k}: {text}")
-    analyse(load_results(args.cap), args.model, args.rule, args.max_iter, defaults,
-            args.datasets)
+    if args.smoke:
+        with tempfile.TemporaryDirectory() as tmp:
+            results = run_smoke(tmp)
+    else:
+        results = load_results(args.cap)
+    analyse(results, args.model, args.rule, args.max_iter, defaults, args.datasets)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,9 @@ model out of sample: ``benchmarks/bench_estimates.py``): first each kernel alone
 iteration, the spectral step, ...), then one scale and offset per method so that the sum
 matches whole fits as the Compare page runs them (validation, scaling, the protocol's
 scoring). Iteration counts the model cannot know (RMSC stops on a tolerance) give a range:
-from typical to ``max_iter``. A method without a model (``cost=None``) raises here; the
+from typical to ``max_iter``. RMSC's come from its stopping rule as set (:func:`rmsc_iterations`:
+counts measured on the bundled datasets for each model, rule and tolerance, capped by
+``max_iter``; docs/measurements.md). A method without a model (``cost=None``) raises here; the
 dashboard then estimates it from measured durations only.
 
 :class:`Estimate` carries a low / middle / high number of seconds and whether all of it
@@ -273,18 +275,37 @@ def format_duration(seconds):
 # ---------------------------------------------------------------------------
 
 
+def rmsc_iterations(params):
+    """``(low, typical, high)`` iterations of an RMSC fit with these parameters.
+
+    The counts measured by ``benchmarks/calibrate_costs.py`` (``COSTS["rmsc_iters"]``:
+    per model, "paper" when ``loss_scale`` is None else "scaled", per stopping rule
+    ``stop_on`` and per tolerance, the fewest and the median iterations of RMSC and
+    RMSC-WV on the bundled datasets), interpolated in log ``tol`` between the measured
+    tolerances (held at the nearest one outside them), each capped by ``max_iter``, which
+    is the high end. ``tol <= 0`` never stops early: ``max_iter`` all three.
+    """
+    max_iter = int(params["max_iter"])
+    tol = float(params["tol"])
+    if tol <= 0:
+        return max_iter, max_iter, max_iter
+    model = "paper" if params.get("loss_scale") is None else "scaled"
+    table = _costs.COSTS["rmsc_iters"][model][params.get("stop_on") or "zstar"]
+    tols = sorted(table)
+    x = np.log(np.clip(tol, tols[0], tols[-1]))
+    xs = np.log(tols)
+    low, typical = (float(np.interp(x, xs, [table[t][k] for t in tols]))
+                    for k in ("min", "typical"))
+    return min(max_iter, low), min(max_iter, typical), max_iter
+
+
 class RMSCCost:
-    """Algorithm 1: its iterations (a range: the tolerance stop), the Gram factors, the
-    spectral step."""
+    """Algorithm 1: its iterations (a range: the tolerance stop, :func:`rmsc_iterations`),
+    the Gram factors, the spectral step."""
 
     def parts(self, spec, shape, params, defaults):
         c = _costs.COSTS
-        max_iter = int(params["max_iter"])
-        if float(params["tol"]) > 0:
-            low, typical = min(max_iter, c["rmsc_min_iters"]), min(max_iter,
-                                                                    c["rmsc_typical_iters"])
-        else:  # no tolerance stop: every iteration runs
-            low = typical = max_iter
+        low, typical, max_iter = rmsc_iterations(params)
         per_iter = _dot(c["rmsc_iter"], rmsc_iteration_terms(shape))
         extra = c["rmsc_extra_iters"]  # the initialization and beta_max's product
         return {"iterations": tuple(per_iter * (i + extra) for i in (low, typical, max_iter)),
@@ -390,16 +411,23 @@ def has_model(method):
     return True
 
 
+#: Parameters for which None is a setting, not "the default": ``loss_scale=None`` is the
+#: paper's model (:data:`rmsc.rmsc.PAPER_MODEL`), whose iteration counts differ.
+NONE_IS_A_SETTING = ("loss_scale",)
+
+
 def model_parts(method, shape, params=None):
     """The model's cost of one fit in multiply-add units, as ``{part: (low, mid, high)}``.
 
     ``low``/``high`` differ from ``mid`` where an iteration count is not known before
     the fit (RMSC's tolerance stop, MSC, DiMSC's sweeps); see the module docstring.
-    Parameters not given (or None) are the method's registry defaults.
+    Parameters not given (or None, except those of :data:`NONE_IS_A_SETTING`) are the
+    method's registry defaults.
     """
     spec, model = _model(method)
     defaults = spec.make().get_params()
-    given = {k: v for k, v in (params or {}).items() if v is not None}
+    given = {k: v for k, v in (params or {}).items()
+             if v is not None or (k in NONE_IS_A_SETTING and k in defaults)}
     return model.parts(spec, shape, {**defaults, **given}, defaults)
 
 

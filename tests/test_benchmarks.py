@@ -9,6 +9,7 @@ mean nothing; the test asserts that it ends cleanly and prints its table. The ru
 start a Dask cluster or a browser take tens of seconds and are marked ``slow``.
 """
 
+import ast
 import json
 import os
 import subprocess
@@ -60,6 +61,17 @@ SMOKE = {
     "digit_scores.py": [(["--smoke", "--methods", "RMSC", "SSC-BSV"], "| SSC-BSV = ")],
     "study_affinity.py": [(["--smoke"], "Subspaces|RMSC|0.3|0.25")],
     "study_defaults.py": [(["--smoke"], "label-free suggestion")],
+    "bench_weights.py": [(["--smoke"], "### Digit-small+outliers, RMSC today's defaults")],
+    "study_stability.py": [(["run", "--smoke"], "| Subspaces | RMSC-WV | s1 g1e-2 | 0.5 | 3 |")],
+    "study_stability_tables.py": [(["--smoke"], "candidate x rule pairs meet both targets")],
+    "study_suggestion.py": [(["--smoke"], "| **mean** | | | **")],
+}
+
+#: Scripts whose smoke run is a test file of its own, which checks their tables cell by
+#: cell (not run again here): script -> that file.
+OWN_TEST = {
+    "bench_device.py": "tests/test_bench_device.py",
+    "bench_stability.py": "tests/test_bench_stability.py",
 }
 
 #: Scripts that start a Dask cluster (tens of seconds) or a browser.
@@ -77,7 +89,25 @@ BROWSER = {
 
 def test_every_benchmark_script_has_a_smoke_run():
     scripts = {p.name for p in BENCH.glob("*.py") if not p.name.startswith("_")}
-    assert scripts == set(SMOKE) | set(SLOW) | set(BROWSER)
+    assert scripts == set(SMOKE) | set(SLOW) | set(BROWSER) | set(OWN_TEST)
+
+
+@pytest.mark.parametrize("name", sorted(OWN_TEST))
+def test_a_script_with_its_own_smoke_test_is_run_there_with_smoke(name):
+    """The file of :data:`OWN_TEST` exists, names the script and has a test that runs it
+    with ``--smoke`` (that test is what runs it; here only that it is there)."""
+    path = ROOT / OWN_TEST[name]
+    assert path.is_file(), f"{OWN_TEST[name]} (the smoke test of benchmarks/{name}) is missing"
+    tree = ast.parse(path.read_text())
+
+    def strings(node):
+        return {n.value for n in ast.walk(node)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+    assert name in strings(tree), f"{OWN_TEST[name]} does not name benchmarks/{name}"
+    tests = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.startswith("test")]
+    assert any("--smoke" in strings(f) for f in tests), \
+        f"no test of {OWN_TEST[name]} runs benchmarks/{name} with --smoke"
 
 
 #: Environment of every smoke run: one thread per library (the machine running the suite

@@ -6,6 +6,8 @@ from rmsc import dashboard as dash
 from rmsc import experiments
 from rmsc import costs as E
 from rmsc.datasets import make_multiview_subspaces
+from rmsc.methods import get_method
+from rmsc.rmsc import FORMER_STOPPING, PAPER_MODEL
 
 PROBE = 2e-3  # a fixed speed probe (s per 256^3 multiply-adds): deterministic predictions
 
@@ -69,6 +71,46 @@ def test_rmsc_grows_with_features_and_has_a_range_of_iterations():
     assert E.predict("RMSC", shape(1000), {"max_iter": 5}, probe=PROBE).high < est.high
 
 
+def test_rmsc_iterations_follow_the_model_rule_and_tolerance(monkeypatch):
+    table = {"scaled": {"zstar": {1e-2: {"min": 10, "typical": 50.0},
+                                  1e-3: {"min": 20, "typical": 150.0}},
+                        "objective": {1e-4: {"min": 5, "typical": 40.0}}},
+             "paper": {"objective": {1e-4: {"min": 12, "typical": 28.0}}}}
+    monkeypatch.setitem(E._costs.COSTS, "rmsc_iters", table)
+    it = E.rmsc_iterations
+    base = {"loss_scale": "median", "stop_on": "zstar", "max_iter": 200}
+    # at a measured tolerance: its counts; between two: linear in log(tol)
+    assert it({**base, "tol": 1e-2}) == (10, 50, 200)
+    assert it({**base, "tol": 10 ** -2.5}) == pytest.approx((15, 100, 200))
+    # outside the measured ones: the nearest; capped by max_iter; tol 0 runs them all
+    assert it({**base, "tol": 1e-6}) == (20, 150, 200)
+    assert it({**base, "tol": 1e-6, "max_iter": 100}) == (20, 100, 100)
+    assert it({**base, "tol": 0.0, "max_iter": 70}) == (70, 70, 70)
+    # the rule and the model as set
+    assert it({**base, "stop_on": "objective", "tol": 1e-4}) == (5, 40, 200)
+    assert it({"loss_scale": None, "stop_on": "objective", "tol": 1e-4, "max_iter": 30}) \
+        == (12, 28, 30)
+    # through predict: the paper's model (loss_scale=None is a setting, not "the default")
+    s = shape(500)
+    paper = E.model_parts("RMSC", s, {"loss_scale": None, "gamma": 1e-5, "stop_on": "objective",
+                                      "tol": 1e-4, "max_iter": 30})["iterations"]
+    scaled = E.model_parts("RMSC", s, {"stop_on": "objective", "tol": 1e-4, "max_iter": 30})
+    per_iter = paper[2] / (30 + E._costs.COSTS["rmsc_extra_iters"])
+    assert paper[1] == pytest.approx(per_iter * (28 + E._costs.COSTS["rmsc_extra_iters"]))
+    assert scaled["iterations"][1] == pytest.approx(paper[2])  # 40 typical, capped at 30
+
+
+def test_the_defaults_are_estimated_longer_than_the_former_paper_fits():
+    """The calibrated counts (rmsc/_costs.py): the default scaled model with its zstar stop
+    runs more iterations than the paper's model with the former stop (issue 29)."""
+    s = shape(1000)
+    default = E.predict("RMSC", s, probe=PROBE)
+    former = E.predict("RMSC", s, {**PAPER_MODEL, **FORMER_STOPPING}, probe=PROBE)
+    assert default.mid > former.mid and default.high > former.high
+    low, mid, high = E.rmsc_iterations(get_method("RMSC").get_params())
+    assert low <= mid <= high == 200
+
+
 def test_the_prediction_scales_with_the_machine_speed():
     s = shape(700)
     for m in ("RMSC", "SSC-AVG", "MSC", "DiMSC", "Co-Training"):
@@ -80,10 +122,13 @@ def test_the_prediction_scales_with_the_machine_speed():
 
 
 def test_ssc_avg_costs_more_than_rmsc_on_digit_like_data():
+    """At the paper's model and the former stop (at most 30 iterations: the reproduction's);
+    the default scaled model's stop typically runs ~125 (issue 29), ~4 times as many."""
     digit = E.DataShape(2000, (240, 76, 216, 47, 64, 6), tuple(2000 * d for d in
                                                           (240, 76, 216, 47, 64, 6)), 10)
+    former = {**PAPER_MODEL, **FORMER_STOPPING}
     assert (E.predict("SSC-AVG", digit, probe=PROBE).mid
-            > 3 * E.predict("RMSC", digit, probe=PROBE).mid)
+            > 3 * E.predict("RMSC", digit, former, probe=PROBE).mid)
 
 
 def test_unknown_method_is_refused():
