@@ -5,6 +5,8 @@ import streamlit as st
 import ui
 from rmsc import dashboard as dash
 from rmsc import figures
+from rmsc.rmsc import GAMMA
+from rmsc.solver import TOL
 
 ss = st.session_state
 
@@ -65,11 +67,10 @@ st.markdown("Finally spectral clustering on $S = (|Z^*| + |Z^{*\\top}|)/2$ "
 
 st.subheader("What the defaults change: each view in its own unit")
 st.markdown(
-    "With the paper's absolute losses a view with few features reconstructs every sample "
-    "almost exactly, so all its losses are near 0 and all its weights near the cap "
-    "$1/\\sqrt{\\gamma}$, whatever it says about the classes (on Digit the 6-feature view "
-    "carried about three quarters of $\\sum P$). rmsc's defaults therefore measure each "
-    "view's losses in its own unit $s_v$, the median of its losses at the start, and give "
+    "The paper's losses are absolute, so one iteration's weights depend on each view's "
+    "scale, and on Digit the clustering of Z* kept drifting for hundreds of iterations after "
+    "the objective had settled. rmsc's defaults measure each view's losses in its own unit "
+    "$s_v$, the median of its losses at the start, and give "
     "the view the factor $c_v = 1/s_v$:"
 )
 st.latex(r"""
@@ -80,11 +81,14 @@ st.latex(r"""
 st.markdown(
     "Every step is still exact, so the objective never increases; the Z\\*-step averages "
     "with the weights $c_v P_{vj}$, and γ is in the views' unit (default "
-    f"{dash.DEFAULT_GAMMA:g}: a weight at most {1 / dash.DEFAULT_GAMMA ** 0.5:g} times a "
+    f"{GAMMA:g}: a weight at most {1 / GAMMA ** 0.5:g} times a "
     "typical sample's). The iterations stop when $Z^*$ changes by less than "
-    f"{dash.DEFAULT_TOL:g} of its size in one iteration. The paper's exact model is one "
+    f"{TOL:g} of its size in one iteration. The paper's exact model is one "
     "setting away in Python (`loss_scale=None, gamma=1e-5`) and is what the reproduction "
-    "fits; why the defaults changed, measured: docs/stability.md."
+    "fits; why the defaults changed, measured: docs/stability.md. The unit does not stop "
+    "a view with few features from drawing most of the weight (it reconstructs every "
+    "sample almost exactly, relative to its own median too): the *Weights* page shows "
+    "each view's share."
 )
 
 st.subheader("Why these weights are robust (the paper's Figure 2)")

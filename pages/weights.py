@@ -12,7 +12,8 @@ ss = st.session_state
 ui.page_setup()
 st.title("Weights")
 ui.intro(
-    "RMSC gives every sample a weight in every view, P = 1/√(γ + loss): a sample its view "
+    "RMSC gives every sample a weight in every view, P = 1/√(γ + loss), the loss in its "
+    "view's own unit by default (*Theory*): a sample its view "
     "reconstructs badly from the others (an outlier, a noisy measurement) gets a low weight, "
     "so that view counts less for it when the views are fused into Z*. The heatmap shows P "
     "with samples grouped by class, the least trusted first in each class; a red mark just "

@@ -692,7 +692,14 @@ def test_affinity_page_reports_block_structure(fitted_app):
 def test_theory_page_with_a_fit_and_a_gamma_slider(fitted_app):
     at = goto(fitted_app, "theory")
     no_trouble(at)
-    assert len(at.latex) >= 4 and len(at.get("plotly_chart")) == 2
+    assert len(at.latex) >= 5 and len(at.get("plotly_chart")) == 2
+    # the defaults' scaled model, in the page's words, with the library's own numbers
+    scaled = [m.value for m in at.markdown if "in its own unit" in m.value]
+    assert scaled and "weights $c_v P_{vj}$" in " ".join(m.value for m in at.markdown)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"(default {rmsc.rmsc.GAMMA:g}: a weight at most {rmsc.rmsc.GAMMA ** -0.5:g} times" in text
+    assert f"less than {rmsc.solver.TOL:g} of its size" in text
+    assert any(r"\ell_{vj}/s_v" in x.value for x in at.latex)
     at.select_slider(key="w_theory_gamma").set_value(0.01).run()
     no_trouble(at)
 
