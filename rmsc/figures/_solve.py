@@ -195,5 +195,6 @@ def clustering_trace_figure(rows, *, max_iter=None,
     fig.update_traces(cliponaxis=False)
     fig.update_layout(title=title, height=420 if scored else 280,
                       margin=dict(t=60, b=40, l=60, r=10),
-                      legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
+                      # below the x axis's title, not over it
+                      legend=dict(orientation="h", yanchor="top", y=-0.3, x=0))
     return fig
