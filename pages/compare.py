@@ -143,4 +143,5 @@ if len(tables) == 2:
     st.plotly_chart(figures.robustness_figure(tables), key="robustness")
     robustness_dataframe(tables)
 st.caption("SC-BSV and SSC-BSV report the best single view chosen with the labels, as the "
-           "paper does (an oracle choice).")
+           "paper does (an oracle choice); the note names it, and the view each picks without "
+           "labels. A '—' under post-processing: the method clusters no self-representation.")

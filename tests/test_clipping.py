@@ -33,7 +33,6 @@ from test_browser import (  # noqa: F401 - browser: the module's shared Chromium
     settle,
     upload_file,
     wait_charts,
-    wait_fitted,
 )
 
 pytestmark = pytest.mark.browser
@@ -60,6 +59,14 @@ SETTLED = """() => {
     window.__clipFindings = now;
     return same;
 }"""
+
+
+def wait_fitted(page, timeout=FIT_TIMEOUT):
+    """Until the sidebar reports the fit ("Fitted on CPU (NumPy): 145 iterations, ..."; the
+    device came into that line after ``test_browser.wait_fitted`` was written)."""
+    page.wait_for_selector("[data-testid=stSidebar] >> text=/Fitted( on [^:]+)?:/",
+                           timeout=timeout)
+    settle(page)
 
 
 def findings(page, timeout=60_000):

@@ -488,3 +488,49 @@ def test_pooled_weights_heatmap_keeps_an_outlier_dark_and_marks_its_column():
     # one class per group: boundaries between the three, the classes named on the axis
     assert [s.x0 for s in fig.layout.shapes] == [g[1] - 0.5 for g in hp.groups[1:]]
     assert list(fig.layout.xaxis.ticktext) == ["0", "1", "2"]
+
+
+def _luminance(hex_colour):
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_the_weights_heatmap_colour_bar_is_the_cells_colour_scale_in_streamlit():
+    """The bar is drawn from the heatmap trace's own scale and range (no coloraxis, no
+    second coloured trace, full opacity), and that scale survives Streamlit's frontend: no
+    colour in the figure is one of the placeholders (#000001-#000040) it replaces, also
+    with ``theme=None`` (magma's #000004 at 0 had become a light purple there)."""
+    import json
+    import re
+
+    from streamlit.elements.lib import streamlit_plotly_theme as st_theme
+
+    placeholders = {v.lower() for k, v in vars(st_theme).items()
+                    if k.isupper() and isinstance(v, str) and re.fullmatch(r"#[0-9a-fA-F]{6}", v)}
+    assert "#000004" in placeholders and len(placeholders) >= 30
+    rng = np.random.default_rng(1)
+    P = rng.uniform(0.0, 1.3, (3, 200))
+    mask = np.zeros((3, 200), bool)
+    mask[0, :5] = True
+    hp = rmsc.inspection.heatmap_pool(P, np.repeat([0, 1], 100), pool="min", relative=True)
+    fig = figures.pooled_weights_heatmap_figure(hp, list("abc"), outlier_mask=mask,
+                                                placed=np.array([7]))
+    own = fig.to_plotly_json()
+    own["layout"].pop("template", None)  # importing streamlit makes its template the default
+    spec = json.dumps(own, default=str).lower()
+    found = set(re.findall(r"#[0-9a-f]{6}", spec)) & placeholders
+    assert not found, found
+    heat = fig.data[0]
+    assert [t.type for t in fig.data].count("heatmap") == 1
+    assert heat.coloraxis is None and fig.layout.coloraxis.colorscale is None
+    assert heat.opacity in (None, 1) and heat.reversescale in (None, False)
+    assert heat.showscale in (None, True)
+    assert not any(getattr(t, "marker", None) is not None and t.marker.showscale
+                   for t in fig.data[1:])  # the marks draw no second bar
+    assert heat.zmin == 0 and heat.zmax == figures.RELATIVE_ZMAX and heat.zauto in (None, False)
+    stops = [(float(at), colour) for at, colour in heat.colorscale]
+    assert stops == [tuple(s) for s in figures.LOW_END_COLORSCALE]
+    # dark below three quarters of the median, darkest at 0, pale at the median and above
+    dark = [c for at, c in stops if at * figures.RELATIVE_ZMAX <= 0.6]
+    assert dark and max(map(_luminance, dark)) < 40 and _luminance(stops[0][1]) < 5
+    assert all(_luminance(c) > 200 for at, c in stops if at * figures.RELATIVE_ZMAX >= 0.96)

@@ -253,8 +253,9 @@ def _note(rec, view_names):
         return page_words(rec["error"])
     view, blind = rec.get("view"), rec.get("nolabel_view")
     if view_names is not None and _is_index(view) and _is_index(blind):
-        return (f"best single view {view_names[int(view)]}, chosen with the labels "
-                f"(without them: {view_names[int(blind)]})")
+        # short: at 1280 px the whole table fits its column (the page's caption says how
+        # the view is chosen)
+        return f"best view {view_names[int(view)]} (without labels: {view_names[int(blind)]})"
     return page_words(_text(rec.get("note")) or "")
 
 
@@ -323,6 +324,6 @@ def postprocessing_used(method, params):
     ``params`` over the protocol's (the paper's affinity where they say nothing), or "—"
     for a method that clusters no self-representation."""
     if not applies_postprocessing(method):
-        return "— (no self-representation)"
+        return "—"
     p = {**{k: PAPER_AFFINITY[k] for k in _AFFINITY_KEYS}, **(params or {})}
     return POSTPROCESSING_NAMES.get(post_of(p), ", ".join(f"{k}={p[k]}" for k in _AFFINITY_KEYS))

@@ -158,7 +158,7 @@ def clustering_trace_figure(rows, *, max_iter=None,
     final = [r for r in rows if r.get("final")]
     fig = make_subplots(rows=2 if scored else 1, cols=1, shared_xaxes=True,
                         vertical_spacing=0.16, row_heights=[0.5, 0.5] if scored else None,
-                        subplot_titles=(("Agreement with the previous clustering (ARI)",
+                        subplot_titles=(("ARI with the previous clustering",
                                          "Scores against the labels")
                                         if scored else None))
     agree = [r for r in rows if r.get("ari_previous") is not None]
@@ -195,5 +195,6 @@ def clustering_trace_figure(rows, *, max_iter=None,
     fig.update_traces(cliponaxis=False)
     fig.update_layout(title=title, height=420 if scored else 280,
                       margin=dict(t=60, b=40, l=60, r=10),
-                      legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
+                      # below the x axis's title, not over it
+                      legend=dict(orientation="h", yanchor="top", y=-0.3, x=0))
     return fig

@@ -182,9 +182,12 @@ def view_shares_figure(shares, *, cap=None, title="Each view's part of the weigh
 #: orange at 0.82, pale from 0.96: a sample its view trusts less than three quarters as
 #: much as usual is dark, one trusted as usual is pale. (On Digit with 10 % replaced samples
 #: in PIX and FOU the pooled cells of the injected samples lie at 0.4-0.7 of the median,
-#: their neighbours' at 0.8-1.1.)
+#: their neighbours' at 0.8-1.1.) Its colours avoid #000001-#000040: Streamlit's frontend
+#: replaces those strings anywhere in a figure (its theme's placeholder colours, also with
+#: ``theme=None``), so magma's #000004 at 0 became plotly's light purple #ab63fa in the
+#: colour bar and in the cells near 0.
 LOW_END_COLORSCALE = [
-    [0.0, "#000004"], [0.5, "#3b0f70"], [0.6, "#8c2981"], [0.68, "#fe9f6d"],
+    [0.0, "#000000"], [0.5, "#3b0f70"], [0.6, "#8c2981"], [0.68, "#fe9f6d"],
     [0.8, "#fcfdbf"], [1.0, "#ffffff"],
 ]
 

@@ -1,0 +1,79 @@
+"""The pages' newer charts, drawn in a real browser (Chromium driven by Playwright).
+
+The server, the browser and the helpers are ``tests/test_browser.py``'s; here the charts'
+own data are read from the plotly divs in the page (``_fullData``: plotly's decoded copy of
+the figure, whose arrays arrive typed-encoded) and checked against what the page says.
+"""
+
+import re
+
+import pytest
+
+from rmsc.dashboard import PAGE_TRACE_EVERY
+from rmsc.tracking import ClusteringTrace
+from test_browser import (  # noqa: F401 - browser, page, server: the shared fixtures
+    browser,
+    metric,
+    nav,
+    no_exception,
+    open_app,
+    page,
+    server,
+)
+from test_clipping import wait_fitted
+
+pytestmark = pytest.mark.browser
+
+TRACE_TITLE = "The clustering along the iterations"
+
+#: The traces (name, x, y) of the chart titled ``title``, once one is drawn with data; null
+#: while none is.
+TRACES_OF = """(title) => {
+    for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+        const layout = plot._fullLayout, data = plot._fullData;
+        if (!layout || !data || !data.length) continue;
+        // Streamlit's theme wraps the title in <b>
+        if (((layout.title || {}).text || '').replace(/<[^>]*>/g, '') !== title) continue;
+        return data.map(t => ({name: t.name, x: Array.from(t.x || []),
+                               y: Array.from(t.y || [])}));
+    }
+    return null;
+}"""
+
+
+def test_solve_draws_the_clustering_along_the_iterations(page, server):
+    """Digit-small at the defaults (well over a hundred iterations): under the objective, the
+    chart of the clustering along the iterations has one point per recorded row, its ARI in
+    [0, 1], its ACC and NMI in [0, 100] %, and the fit's own ACC (the star) is the ACC the
+    page reports."""
+    open_app(page, server, "?data=Digit-small")
+    nav(page, "Solve")
+    wait_fitted(page)
+    no_exception(page)
+    page.wait_for_function(f"title => ({TRACES_OF})(title) !== null", arg=TRACE_TITLE,
+                           timeout=60_000)
+    traces = {t["name"]: t for t in page.evaluate(TRACES_OF, TRACE_TITLE)}
+
+    # the rows the worker recorded: iteration 1, every PAGE_TRACE_EVERY-th, then the fit's own
+    n_iter = int(re.match(r"(\d+)", metric(page, "iterations")).group(1))
+    due = ClusteringTrace(2, every=PAGE_TRACE_EVERY).due
+    n_rows = sum(due(i) for i in range(1, n_iter + 1)) + 1
+    assert n_rows >= 3, n_iter  # enough iterations for the chart to show a trace
+
+    assert set(traces) == {"ARI with the previous", "ACC %", "ACC % of the fit", "NMI %",
+                           "NMI % of the fit"}, list(traces)
+    ari = traces["ARI with the previous"]
+    assert len(ari["x"]) == len(ari["y"]) == n_rows - 1  # the first row has no previous
+    for score in ("ACC %", "NMI %"):
+        quick, final = traces[score], traces[f"{score} of the fit"]
+        assert len(quick["y"]) + len(final["y"]) == n_rows, score
+        assert len(final["y"]) == 1 and final["x"] == [n_iter], score
+        assert quick["x"] == [i for i in range(1, n_iter + 1) if due(i)], score
+        assert all(0 <= y <= 100 for y in quick["y"] + final["y"]), (score, quick, final)
+    assert ari["x"] == traces["ACC %"]["x"][1:] + [n_iter]
+    assert all(0 <= y <= 1 for y in ari["y"]), ari["y"]
+    assert max(ari["y"]) > 0.5, ari["y"]  # successive clusterings of a fit agree
+
+    # the star is the fit's own score, as the metric above the charts shows it
+    shown = float(metric(page, "ACC").rstrip("%"))
+    assert traces["ACC % of the fit"]["y"][0] == pytest.approx(shown, abs=0.006)
