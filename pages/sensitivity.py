@@ -42,17 +42,20 @@ with tab_grid:
     default_lams, default_betas = dash.sensitivity_axes(p.resolved_lam, beta_max, beta)
     basis = (data.fingerprint, method, default_lams, default_betas)
     previous = ss.get("_sens_basis")
+    restart = False
     if previous != basis:  # new data or parameters: the selection starts again, unless a run
         # was started on these data and method (Solve's fit landing after the click moves the
         # defaults, and the run must stay on screen)
-        if previous is None or previous[:2] != basis[:2] or \
-                ss.get("_sens_started_for") != basis[:2]:
-            ss.pop("w_sens_lams", None)
-            ss.pop("w_sens_betas", None)
+        restart = previous is None or previous[:2] != basis[:2] or \
+            ss.get("_sens_started_for") != basis[:2]
         ss._sens_basis = basis
-    lams = c1.multiselect("λ values", dash.LAM_GRID, default=list(default_lams),
+    # a restart moves the selections on screen (written, not dropped: ui.widget_values)
+    shown = ui.widget_values({key: list(values) for key, values in (
+        ("w_sens_lams", default_lams), ("w_sens_betas", default_betas))
+        if restart or key not in ss})
+    lams = c1.multiselect("λ values", dash.LAM_GRID, default=shown.get("w_sens_lams"),
                           key="w_sens_lams", format_func=lambda v: f"{v:g}")
-    betas = c2.multiselect("β values", dash.BETA_GRID, default=list(default_betas),
+    betas = c2.multiselect("β values", dash.BETA_GRID, default=shown.get("w_sens_betas"),
                            key="w_sens_betas", format_func=lambda v: f"{v:g}")
     if beta_max is not None:
         fr = dash.SENSITIVITY_BETA_FRACTIONS

@@ -62,13 +62,10 @@ def _weighting_changed():
         ui.set_params(ss.params.replace(**changes))
     except ValueError as exc:
         ss.param_error = str(exc)
-    for key in ("w_lam", "w_beta", "w_beta_rel"):
-        ss.pop(key, None)  # the sliders start again from the new values
+    # the sliders show the new values: _widget_values below, before they are drawn
 
 
 def _reset():
-    for key in [*WIDGETS, "w_weighting", "w_clusters"]:
-        ss.pop(key, None)  # widgets start again from the defaults below
     ui.set_params(dash.Params())
     ss.param_error = None
 
@@ -86,9 +83,7 @@ def _suggest():
 def _apply_suggestion(run):
     """Move λ and β (and the method it was run for) to the suggestion; the fit follows."""
     ui.set_params(dash.apply_suggestion(ss.params, run))
-    ss.param_error = None
-    for key in ("w_lam", "w_beta", "w_beta_rel", "w_weighting"):
-        ss.pop(key, None)  # the sliders start again from the new values
+    ss.param_error = None  # the sliders show the new values: _widget_values below
     if not ss.autorun and ui.fit_key() not in ui.result_cache():
         ui.ensure_fit(force=True)  # with "run automatically" the frame starts it
 
@@ -97,20 +92,45 @@ def _stop():
     ui.slot("fit").stop()
 
 
+def _set_autorun():
+    ss.autorun = ss.w_autorun
+
+
+def _index(options, value):
+    """``index=`` of a radio or select box showing ``value`` (None: its key holds it)."""
+    return None if value is None else list(options).index(value)
+
+
+def _widget_values(p):
+    """What each parameter widget shows for the parameters ``p`` (ss.params is the source:
+    a change made in a callback reaches the widgets on screen, ui.widget_values)."""
+    values = {"w_lam": p.resolved_lam, "w_beta": p.beta, "w_gamma": p.gamma,
+              "w_weighting": p.weighting, "w_max_iter": p.max_iter, "w_post": p.post,
+              "w_top_k": p.top_k, "w_keep_mass": p.keep_mass, "w_placement": p.placement,
+              "w_seed": p.seed, "w_autorun": ss.autorun,
+              "w_clusters": p.n_clusters or (data.n_clusters if dash.labels_problem(data) is None
+                                             else None)}
+    if p.beta == dash.AUTO:
+        values["w_beta_rel"] = p.resolved_beta_rel
+    return values
+
+
 p = ss.params
+shown = ui.widget_values(_widget_values(p))
 
 left, right = st.columns([1, 2], gap="large")
 with left:
     st.markdown("**Parameters**")
     st.select_slider("λ (coupling to the consensus)",
-                     dash.options_with(dash.LAM_GRID, p.resolved_lam), value=p.resolved_lam,
+                     dash.options_with(dash.LAM_GRID, p.resolved_lam), value=shown["w_lam"],
                      key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
-    st.select_slider("β (sparsity of Z*)", dash.beta_options(p.beta), value=p.beta, key="w_beta",
-                     on_change=_apply, format_func=dash.format_beta)
+    st.select_slider("β (sparsity of Z*)", dash.beta_options(p.beta), value=shown["w_beta"],
+                     key="w_beta", on_change=_apply, format_func=dash.format_beta)
     if p.beta == dash.AUTO:  # an absolute β has no relative part
         rel = p.resolved_beta_rel
         st.select_slider("β_rel (β relative to the data)",
-                         dash.options_with(dash.BETA_REL_GRID, rel), value=rel, key="w_beta_rel",
+                         dash.options_with(dash.BETA_REL_GRID, rel),
+                         value=shown["w_beta_rel"], key="w_beta_rel",
                          on_change=_apply, format_func=lambda v: f"{v:g}",
                          help="β = β_rel × the data's own scale of β: the β above which 5% "
                               "of the samples start with an empty column of the consensus Z* "
@@ -118,23 +138,26 @@ with left:
                               "means the same on other data (default "
                               f"{dash.auto_beta_rel(p.weighting):g}).")
     st.select_slider("γ (weight regulariser)", dash.options_with(dash.GAMMA_GRID, p.gamma),
-                     value=p.gamma, key="w_gamma", on_change=_apply,
+                     value=shown["w_gamma"], key="w_gamma", on_change=_apply,
                      format_func=lambda v: f"{v:g}")
-    st.radio("weighting", list(WEIGHTING_LABELS), index=list(WEIGHTING_LABELS).index(p.weighting),
-             key="w_weighting", format_func=WEIGHTING_LABELS.get, on_change=_weighting_changed)
-    st.slider("max iterations", *dash.MAX_ITER_RANGE, value=p.max_iter, key="w_max_iter",
-              on_change=_apply)
+    st.radio("weighting", list(WEIGHTING_LABELS),
+             index=_index(WEIGHTING_LABELS, shown["w_weighting"]), key="w_weighting",
+             format_func=WEIGHTING_LABELS.get, on_change=_weighting_changed)
+    st.slider("max iterations", *dash.MAX_ITER_RANGE, value=shown["w_max_iter"],
+              key="w_max_iter", on_change=_apply)
     st.selectbox("affinity post-processing", list(dash.POSTPROCESSING),
-                 index=list(dash.POSTPROCESSING).index(p.post), key="w_post",
+                 index=_index(dash.POSTPROCESSING, shown["w_post"]), key="w_post",
                  format_func=lambda k: f"{k}: {dash.POSTPROCESSING[k]}", on_change=_apply)
     if p.post.startswith("top_k"):
-        st.number_input("top-k", 1, 500, value=p.top_k, key="w_top_k", on_change=_apply)
+        st.number_input("top-k", 1, 500, value=shown["w_top_k"], key="w_top_k",
+                        on_change=_apply)
     if p.post == "rho+scale":
-        st.number_input("ρ (share of each column's ℓ1 mass kept)", 0.05, 1.0, value=p.keep_mass,
-                        step=0.05, key="w_keep_mass", on_change=_apply,
+        st.number_input("ρ (share of each column's ℓ1 mass kept)", 0.05, 1.0,
+                        value=shown["w_keep_mass"], step=0.05, key="w_keep_mass",
+                        on_change=_apply,
                         help="Each column of |Z*| keeps its largest coefficients until they "
                              "hold this share of the column's sum; 1 keeps everything.")
-    st.checkbox("place isolated samples", value=p.placement,
+    st.checkbox("place isolated samples", value=bool(shown["w_placement"]),
                 key="w_placement", on_change=_apply,
                 help="Samples the consensus Z* (nearly) cuts off get their cluster from "
                      "their neighbours in the views they are trusted in (weighted by P), "
@@ -144,12 +167,14 @@ with left:
     labels_problem = dash.labels_problem(data)
     clusters = p.n_clusters or (data.n_clusters if labels_problem is None else None)
     # at most one cluster per sample (a larger c from a URL stays, and the fit explains it)
-    c1.number_input("clusters c", 2, max(2, data.n_samples, clusters or 0), value=clusters,
+    c1.number_input("clusters c", 2, max(2, data.n_samples, clusters or 0),
+                    value=shown["w_clusters"],
                     key="w_clusters", on_change=_apply, placeholder="choose",
                     help="Defaults to the number of classes in the labels; without labels "
                          "(or with one class) choose it here.")
-    c2.number_input("seed", 0, 2**31 - 1, value=p.seed, key="w_seed", on_change=_apply)
-    st.toggle("run automatically", key="autorun", wrap=True,
+    c2.number_input("seed", 0, 2**31 - 1, value=shown["w_seed"], key="w_seed", on_change=_apply)
+    st.toggle("run automatically", value=bool(shown["w_autorun"]), key="w_autorun",
+              on_change=_set_autorun, wrap=True,
               help="Fit again whenever the data or a parameter changes.")
     blocker = ui.fit_blocker()
     with st.container(horizontal=True):  # wraps on narrow screens: no label is cut

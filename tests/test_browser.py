@@ -289,6 +289,54 @@ def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page
     no_exception(page)
 
 
+#: JavaScript: the value a labelled slider shows in the browser (its thumb's aria-valuetext).
+SLIDER_TEXT = """label => { const box = [...document.querySelectorAll('[data-testid=stSlider]')]
+    .find(e => e.innerText.includes(label));
+    const thumb = box && box.querySelector('[role=slider], input[type=range]');
+    return thumb ? thumb.getAttribute('aria-valuetext') : null; }"""
+
+
+def wait_slider(page, label, value, timeout=60_000):
+    page.wait_for_function(f"([l, v]) => ({SLIDER_TEXT})(l) === v", arg=[label, value],
+                           timeout=timeout)
+
+
+def test_apply_sticks_when_clicked_at_once_20_times(page, server):
+    """Apply right after the suggestion lands, then another click (a rerun that carries the
+    browser's widget values, as any click or a fragment's poll does): the sliders, the URL and
+    the sidebar keep the suggestion, 20 times. The first round waits for the suggestion
+    itself (its end redraws the page); the others open new sessions on other start values
+    of λ and β, where the suggestion of these settings is cached (its key leaves λ and β
+    out) and its Apply button is there at once."""
+    starts = [("0.1", "0.3"), ("0.03", "0.5"), ("2", "0.1"), ("0.05", "1")]
+    expected = None
+    for i in range(20):
+        lam0, beta0 = starts[i % len(starts)]
+        open_app(page, server, f"solve?data=Subspaces&lam={lam0}&beta={beta0}")
+        if i == 0:
+            page.get_by_role("button", name="Suggest λ and β (no labels)").click()
+        apply = page.get_by_role("button", name=re.compile("^Apply: move"))
+        apply.click(timeout=FIT_TIMEOUT)  # as soon as it is there
+        words = page.locator("[data-testid=stMarkdownContainer]",
+                             has_text="Suggested for RMSC").first.inner_text()
+        lam, rel = re.search(r"λ = ([0-9.]+), β = auto \(β_rel ([0-9.]+)\)", words).groups()
+        assert expected in (None, (lam, rel))
+        expected = (lam, rel)
+        # the browser's sliders show the suggestion (not only the server's state)
+        wait_slider(page, "λ (coupling", lam)
+        wait_slider(page, "β (sparsity", dash.format_beta(dash.AUTO))
+        # a rerun that carries the browser's values: Stop (nothing to stop: nothing else moves)
+        page.get_by_role("button", name="Stop", exact=True).click()
+        settle(page)
+        page.locator("text=The sliders are at the suggestion.").wait_for(timeout=60_000)
+        assert page.get_by_role("button", name=re.compile("^Apply: move")).count() == 0, i
+        assert page.evaluate(SLIDER_TEXT, "λ (coupling") == lam, i
+        assert f"λ = {lam}, β = auto (β_rel {rel})," in sidebar(page), i
+        search = page.evaluate("location.search")
+        assert f"lam={lam0}" not in search and "beta=" not in search, (i, search)
+        no_exception(page)
+
+
 def test_uploading_a_paper_mat_file(page, server, paper_mats):
     open_app(page, server, "?data=Subspaces")
     upload_file(page, paper_mats / "3sources.mat")

@@ -46,6 +46,7 @@ from .state import (  # noqa: F401
     reset_outliers,
     set_dataset,
     set_params,
+    widget_values,
     slot,
 )
 from .fitting import (  # noqa: F401
