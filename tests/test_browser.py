@@ -9,6 +9,7 @@ local port. Every page is opened, its charts must be drawn (plotly's
 import contextlib
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -513,3 +514,79 @@ def test_run_clicked_at_once_after_load_starts_the_run(browser, path, run_label,
         finally:
             page.screenshot(path=str(SHOTS / f"last_click_{path}.png"))
             context.close()
+
+
+# ---------------------------------------------------------------------------
+# The terminal a teacher projects: `make run`'s command, fits, Ctrl-C
+# ---------------------------------------------------------------------------
+
+#: Lines that must never reach the terminal: Dask's warning about a large task graph (the
+#: data go to the workers by scatter), the estimators' warnings printed by every worker for
+#: every fit (the pages say them), and what a disorderly Ctrl-C prints.
+NOISE = ("Sending large graph", "UserWarning", "all zero", "lose scattered data", "ERROR",
+         "Traceback", "KeyboardInterrupt", "Exception")
+
+
+def test_a_quiet_terminal_through_fits_and_a_clean_ctrl_c(browser, tmp_path):
+    from conftest import union_of_subspaces
+    from test_dataset_grid import npz
+
+    views, labels = union_of_subspaces()
+    views[1][:7] = 0.0  # 7 all-zero samples in one view: every fit of them warns
+    upload = tmp_path / "zero_samples.npz"
+    upload.write_bytes(npz(views, labels))
+    port = free_port()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    log_path = SHOTS / "server_make_run.log"
+    # Dask's bound for "a large graph" lowered from 10 MB, so that Digit-small's fitted model
+    # (0.6 MB; Digit's is 29 MB) would trip it if it went inside a task's graph
+    env = {**os.environ, "DASK_DISTRIBUTED__ADMIN__LARGE_GRAPH_WARNING_THRESHOLD": "256kB"}
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(  # `make run`, on a port of its own
+            [sys.executable, "-m", "rmsc", "dashboard", "--port", str(port),
+             "--address", "127.0.0.1"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
+            start_new_session=True)  # its own process group, as a terminal's
+        try:
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.time() + 120
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                        break
+                except OSError:
+                    assert proc.poll() is None and time.time() < deadline, log_path.read_text()
+                    time.sleep(0.3)
+            context = browser.new_context(viewport=VIEWPORT)
+            page = context.new_page()
+            try:
+                # a fit, then every view's Zᵛ formed on a worker from the fitted model
+                open_app(page, url, "affinity?data=Digit-small")
+                wait_charts(page, 4, timeout=FIT_TIMEOUT)
+                nav(page, "Data")
+                upload_file(page, upload)
+                page.wait_for_selector("text=/7 sample\\(s\\) are all zero/", timeout=60_000)
+                nav(page, "Solve")
+                wait_fitted(page)
+                thumb = page.locator("[data-testid=stSlider]",
+                                     has_text="λ (coupling").get_by_role("slider")
+                for _ in range(2):  # two more fits
+                    before = page.evaluate("location.search")
+                    thumb.focus()
+                    thumb.press("ArrowRight")
+                    page.wait_for_function("s => location.search !== s", arg=before,
+                                           timeout=60_000)
+                    wait_fitted(page)
+                no_exception(page)
+            finally:
+                context.close()
+        finally:
+            os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole process group
+            try:
+                code = proc.wait(120)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                raise
+    text = log_path.read_text()
+    assert [line for line in text.splitlines() if any(n in line for n in NOISE)] == [], text
+    assert "Stopping" in text and code == 0, text

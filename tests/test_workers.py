@@ -339,3 +339,86 @@ def test_a_task_with_more_datasets_than_are_kept_scattered_gets_them_all(backend
         assert job.wait(WAIT) and job.state == dash.DONE, job.error
         assert job.result == {name: small.n_samples for name in variants}
     assert len(backend._scattered) == 2
+
+
+def array_sum(a, job):
+    return float(a.sum())
+
+
+def test_a_large_argument_is_scattered_not_sent_in_the_tasks_graph(backend):
+    """Dask warns in the server's terminal about a task whose graph is large (the Affinity
+    page sent a fitted Digit model: 'Sending large graph of size 28.87 MiB')."""
+    import warnings
+
+    import dask
+
+    big = np.arange(4 * workers.SCATTER_BYTES // 8, dtype=float)  # 4 x the scatter bound
+    threshold = f"{2 * workers.SCATTER_BYTES}B"
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": threshold}), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        job = run(backend, workers.Remote(array_sum, {"a": big}["a"]), key="big")
+        assert job.wait(WAIT) and job.state == dash.DONE, job.error
+    assert job.result == big.sum()
+    assert not [w for w in caught if "large graph" in str(w.message)]
+    assert not backend._futures  # what was scattered for the job was released with it
+
+
+def warn_twice(job):
+    import warnings
+
+    warnings.warn("7 sample(s) in view 1 are all zero", UserWarning)
+    warnings.warn("7 sample(s) in view 1 are all zero", UserWarning)
+    return 1
+
+
+def test_a_tasks_warnings_are_logged_once_by_the_server_not_printed_by_workers(
+        backend, caplog, monkeypatch):
+    import logging
+
+    monkeypatch.setattr(workers, "_logged_warnings", set())
+    caplog.set_level(logging.INFO, logger="rmsc.dashboard")
+    for attempt in range(3):
+        job = run(backend, workers.Remote(warn_twice), key=("warn", attempt), label="fit")
+        assert job.wait(WAIT) and job.state == dash.DONE, job.error
+
+    def logged():
+        return [r.getMessage() for r in caplog.records if "all zero" in r.getMessage()]
+
+    wait_until(logged, "the warning in the server's log")
+    time.sleep(1.0)  # the later tasks' events have arrived too (nothing more is logged)
+    assert logged() == ["a fit on a worker warned: UserWarning: 7 sample(s) in view 1 are all "
+                        "zero"]
+
+
+def test_worker_processes_leave_ctrl_c_to_the_program_that_owns_them(backend):
+    import signal
+
+    ignored = backend.client.run(lambda: signal.getsignal(signal.SIGINT) == signal.SIG_IGN)
+    assert set(ignored.values()) == {True}
+
+
+EXIT_SCRIPT = """
+import time
+from rmsc import dashboard as dash, datasets
+from rmsc.dashboard import workers
+data = datasets.load_bundled("Digit-small")
+job = dash.Job("k", dash.Remote(dash.fit_rmsc, data, dash.Params(max_iter=200, tol=0.0)),
+               label="fit", runner=dash.DaskRunner()).start()
+while not job.snapshot().history:  # the fit is running on a worker, its dataset scattered
+    time.sleep(0.05)
+print("exiting", flush=True)
+"""
+
+
+def test_the_process_exits_cleanly_with_a_fit_running_and_data_scattered():
+    """At exit the dashboard's backend closes before distributed's own exit handlers close
+    the LocalCluster: the client lets go of its data first, so the scheduler reports no
+    loss ('... caused the cluster to lose scattered data') and no task is failed."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", EXIT_SCRIPT], capture_output=True, text=True,
+                         timeout=WAIT, env={**os.environ, "RMSC_PREFETCH": "0"})
+    assert out.returncode == 0, out.stderr
+    assert "exiting" in out.stdout
+    assert out.stderr.strip() == "", out.stderr

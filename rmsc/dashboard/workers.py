@@ -16,7 +16,12 @@ How the two sides talk:
   which the task reads at most every :data:`CONTROL_POLL_SECONDS` (once per solver
   iteration or experiment step); a job still waiting for a worker is simply cancelled
   (``Future.cancel``), so it never starts.
-* datasets are scattered once per fingerprint and shared by every job that uses them.
+* datasets are scattered once per fingerprint and shared by every job that uses them;
+  any other argument holding more than :data:`SCATTER_BYTES` of arrays (a fitted model)
+  is scattered for its job, so no task's graph is large (Dask warns about those);
+* the warnings a task raises on its worker are sent to the server with its result and
+  logged once each (:func:`log_warnings`), not printed by every worker for every fit:
+  what they say is on the page (a fit's diagnostics, the data's notes).
 
 A worker that dies mid-task (killed, out of memory) fails the job with a message that
 says so (the scheduler does not retry: ``allowed-failures`` is 0 in the LocalCluster);
@@ -33,6 +38,7 @@ import os
 import threading
 import time
 import uuid
+import warnings
 from collections import OrderedDict
 from concurrent.futures import CancelledError
 
@@ -58,6 +64,8 @@ TOPIC = "rmsc-dashboard-job"
 CONTROL_POLL_SECONDS = 0.2
 #: Datasets kept scattered on the workers (least recently used dropped first).
 MAX_SCATTERED = 8
+#: Arguments holding more bytes of arrays than this are scattered, not sent in the graph.
+SCATTER_BYTES = 64 << 10
 #: Niceness of the LocalCluster's worker processes: on a machine that also serves the
 #: pages, drawing a page and answering the health check come before a queued fit. Measured
 #: with benchmarks/bench_load.py (README, "Serving a class").
@@ -158,11 +166,58 @@ def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
         have = available_bytes()
         os.environ[BUDGET_ENV] = str(room if have is None else min(room, have))
     try:
-        return fn(*args, job=job, **kwargs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                return fn(*args, job=job, **kwargs)
+            finally:
+                said = list(dict.fromkeys(f"{w.category.__name__}: {w.message}"
+                                          for w in caught))
+                if said:
+                    job.send("warnings", messages=said)
     finally:
         if set_budget:
             os.environ.pop(BUDGET_ENV, None)
         trim_memory()  # the task's freed temporaries go back to the OS
+
+
+#: Warnings already logged by this server (each is logged once).
+_logged_warnings = set()
+_logged_lock = threading.Lock()
+MAX_LOGGED_WARNINGS = 1024
+
+
+def log_warnings(label, messages):
+    """Log the warnings a task raised on its worker, each text once per server (INFO, on
+    the ``rmsc.dashboard`` logger). Returns the ones logged now."""
+    new = []
+    with _logged_lock:
+        for msg in messages:
+            if msg not in _logged_warnings and len(_logged_warnings) < MAX_LOGGED_WARNINGS:
+                _logged_warnings.add(msg)
+                new.append(msg)
+    for msg in new:
+        log.info("a %s on a worker warned: %s", label or "task", msg)
+    return new
+
+
+def _nbytes(value, depth=0):
+    """Bytes of the arrays ``value`` holds (numpy, scipy.sparse; in sequences, dicts and
+    objects' attributes, a few levels deep)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if hasattr(value, "nnz") and hasattr(value, "data"):  # scipy.sparse
+        return sum(getattr(getattr(value, a, None), "nbytes", 0)
+                   for a in ("data", "indices", "indptr", "row", "col", "offsets"))
+    if depth >= 3:
+        return 0
+    if isinstance(value, (list, tuple)):
+        return sum(_nbytes(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return sum(_nbytes(v, depth + 1) for v in value.values())
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return sum(_nbytes(v, depth + 1) for v in vars(value).values())
+    return 0
 
 
 def worker_died_message(label):
@@ -182,6 +237,8 @@ def relay(job, msg):
         latest = msg.get("latest")
         job.record(tuple(msg["point"]),
                    latest=None if latest is None else np.asarray(latest, dtype=float))
+    elif kind == "warnings":
+        log_warnings(job.label, msg.get("messages") or ())
 
 
 def _failure(exc, label):
@@ -276,6 +333,7 @@ class Backend:
         self._jobs = {}          # job id -> Job (unfinished)
         self._waiting = OrderedDict()  # job id -> None, submitted and not started, in order
         self._scattered = OrderedDict()  # dataset fingerprint -> Future
+        self._futures = {}       # job id -> (its task's Future, futures scattered for it)
         self.client.subscribe_topic(TOPIC, self._on_event)
         self.closed = False
 
@@ -302,10 +360,14 @@ class Backend:
 
     # -- jobs ----------------------------------------------------------------------------
 
-    def _scatter(self, value):
+    def _scatter(self, value, held):
         fp = getattr(value, "fingerprint", None)
         if fp is None or not hasattr(value, "views"):
-            return value
+            if _nbytes(value) <= SCATTER_BYTES:
+                return value
+            fut = self.client.scatter(value, hash=False)  # this job's: released with it
+            held.append(fut)
+            return fut
         with self._lock:
             fut = self._scattered.get(fp)
             if fut is not None and fut.status == "finished":
@@ -329,10 +391,10 @@ class Backend:
         for fut in dropped:
             fut.release()
 
-    def _pack(self, value):
+    def _pack(self, value, held):
         if isinstance(value, dict):
-            return {k: self._scatter(v) for k, v in value.items()}
-        return self._scatter(value)
+            return {k: self._scatter(v, held) for k, v in value.items()}
+        return self._scatter(value, held)
 
     def submit(self, job, remote):
         """Send ``remote`` to the cluster for ``job``.
@@ -345,14 +407,17 @@ class Backend:
 
         job_id = uuid.uuid4().hex
         stop_name, cancel_name = f"rmsc-stop-{job_id}", f"rmsc-cancel-{job_id}"
-        args = tuple(self._pack(a) for a in remote.args)
-        kwargs = {k: self._pack(v) for k, v in remote.kwargs.items()}
+        held = []  # what is scattered for this job alone
+        args = tuple(self._pack(a, held) for a in remote.args)
+        kwargs = {k: self._pack(v, held) for k, v in remote.kwargs.items()}
         with self._lock:
             self._jobs[job_id] = job
             self._waiting[job_id] = None
         fut = self.client.submit(run_remote, remote.fn, args, kwargs, job_id, stop_name,
                                  cancel_name, key=f"rmsc-{job.label or 'job'}-{job_id}",
                                  pure=False, retries=0, priority=remote.priority)
+        with self._lock:
+            self._futures[job_id] = (fut, held)
         self._trim_scattered()
         control = (Event(stop_name, client=self.client), Event(cancel_name, client=self.client))
         return job_id, fut, control
@@ -363,9 +428,13 @@ class Backend:
             return len(self._jobs)
 
     def forget(self, job_id):
+        """The job's task has ended (or was cancelled): drop it and what was sent for it."""
         with self._lock:
             self._jobs.pop(job_id, None)
             self._waiting.pop(job_id, None)
+            _, held = self._futures.pop(job_id, (None, ()))
+        for fut in held:
+            fut.release()
 
     def place(self, job_id):
         """Place (1 = next) among this server's jobs waiting for a worker, or None if started."""
@@ -384,6 +453,8 @@ class Backend:
                 self._waiting.pop(job_id, None)
         if job is not None:
             relay(job, msg)
+        elif msg.get("kind") == "warnings":  # sent as the task ended: its job may be done
+            log_warnings(msg.get("label"), msg.get("messages") or ())
 
     def trim_workers(self):
         """Every worker returns its freed heap to the OS (:func:`trim_memory`); how many."""
@@ -405,13 +476,21 @@ class Backend:
         return len(scattered)
 
     def close(self):
+        """Close in order: the tasks under way are cancelled and the data sent released,
+        then the client closes, then the LocalCluster (which ends its workers). A worker
+        ended before the client lets go of its data makes the scheduler report the data
+        as lost."""
         if self.closed:
             return
         self.closed = True
         with self._lock:
             scattered, self._scattered = list(self._scattered.values()), OrderedDict()
+            tasks, self._futures = list(self._futures.values()), {}
         try:
-            for fut in scattered:
+            futures = [fut for fut, _ in tasks]
+            if futures:
+                self.client.cancel(futures)
+            for fut in [*scattered, *(f for _, held in tasks for f in held)]:
                 fut.release()
             self.client.close(timeout=10)
         finally:
@@ -459,6 +538,12 @@ def default_backend():
             log.info("starting the dashboard's Dask backend (%s)", address or "LocalCluster")
             try:
                 _default = Backend(address)
+                # Exit handlers run last registered first: distributed's own (which close
+                # every LocalCluster, the workers first) were registered as it was imported
+                # for this backend; ours goes after them so that it runs before them and
+                # closes the client before the cluster (Backend.close).
+                atexit.unregister(shutdown)
+                atexit.register(shutdown)
             except (OSError, TimeoutError) as exc:
                 if address is None:
                     raise
