@@ -231,12 +231,75 @@ _live = st.fragment(run_every=ui.POLL_SECONDS)(_live_body)
 # and the browser (with a class on one server most sessions wait most of the time).
 _queued = st.fragment(run_every=ui.QUEUE_POLL_SECONDS)(_live_body)
 
+
+def _result(r):
+    """The fit ``r``: its numbers, charts, table and downloads."""
+    # A row that wraps instead of cutting values ("96.…") on narrow screens.
+    metrics = st.container(horizontal=True, gap="medium")
+    if r.scores is not None:
+        metrics.metric("ACC", f"{100 * r.scores['acc_mean']:.2f}%", width="content",
+                       help=f"mean ± std over {r.scores['n_runs']} k-means runs: "
+                            f"± {100 * r.scores['acc_std']:.2f}")
+        metrics.metric("NMI", f"{100 * r.scores['nmi_mean']:.2f}%", width="content",
+                       help=f"± {100 * r.scores['nmi_std']:.2f}")
+    else:
+        unscored = "no labels" if data.labels is None else "one class"
+        metrics.metric("ACC", unscored, width="content", help=labels_problem)
+        metrics.metric("NMI", unscored, width="content", help=labels_problem)
+    metrics.metric("iterations", f"{r.n_iter}" + ("" if r.converged else "+"),
+                   width="content",
+                   help="converged" if r.converged else "stopped at the limit")
+    metrics.metric("time", f"{r.fit_time + r.spectral_time:.1f} s", width="content",
+                   help=f"solver {r.fit_time:.2f} s, spectral step {r.spectral_time:.2f} s")
+    metrics.metric("density of Z*", f"{100 * r.density:.2f}%", width="content",
+                   help=f"Z* becomes empty at β ≈ {r.beta_max:.3g}")
+    for level, msg in r.diagnostics:
+        (st.warning if level == "warning" else st.caption)(msg)
+    c1, c2 = st.columns([3, 2])
+    c1.plotly_chart(figures.objective_figure(list(zip(range(1, r.n_iter + 1), r.objective)),
+                                             max_iter=r.params.max_iter),
+                    key="objective")
+    c2.plotly_chart(figures.view_weights_figure(data.view_names, r.weights.mean(axis=1)),
+                    key="view_weights")
+    table = r.metrics_table()
+    if table is not None:
+        st.dataframe(table, hide_index=True, key="metrics_table",
+                     column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                    for c in ("mean %", "std %", "chosen run %")})
+        st.caption("Paper protocol: k-means 20 times on the spectral embedding; mean ± std "
+                   "over the runs. 'chosen run' is the run of lowest k-means inertia "
+                   "(the labels shown on the other pages).")
+    st.markdown("**Downloads**")
+    st.caption("Files are made when you click.")
+    labels, names, outliers = data.labels, data.view_names, ss.outliers
+    # Deferred (callables): nothing is serialised on reruns that download nothing.
+    with st.container(horizontal=True):  # wraps: labels stay whole
+        st.download_button("labels (CSV)", lambda: dash.labels_csv(r, labels),
+                           "rmsc_labels.csv", "text/csv", key="dl_labels",
+                           on_click="ignore")
+        st.download_button("weights P (CSV)", lambda: dash.weights_csv(r, names),
+                           "rmsc_weights.csv", "text/csv", key="dl_weights",
+                           on_click="ignore")
+        st.download_button("affinity (.npz)", lambda: dash.affinity_npz(r),
+                           "rmsc_affinity.npz", "application/octet-stream",
+                           key="dl_affinity", on_click="ignore")
+        st.download_button("configuration (JSON)",
+                           lambda: dash.config_json(r, data, outliers), "rmsc_config.json",
+                           "application/json", key="dl_config", on_click="ignore")
+
+
 with right:
     out, job = ui.fit_outcome(hurry=True)
-    if job is not None and job.active and job.snapshot().place is not None:
-        _queued(queued=True)
-    elif job is not None and job.active:
-        _live()
+    if job is not None and job.active:
+        # a fit waiting for a worker is polled less often: only its place changes
+        watch = ((lambda: _queued(queued=True)) if job.snapshot().place is not None
+                 else _live)
+        previous = ui.previous_result()
+        if previous is None:
+            watch()
+        else:  # the last result, dimmed, below the new fit's progress
+            ui.stale_banner(previous, watch)
+            _result(previous)
     elif isinstance(out, dash.FitFailure):
         st.error(f"**The fit did not give a usable clustering.** {out.message}")
         st.caption("Nothing else changed: the dataset and earlier results are kept.")
@@ -249,59 +312,7 @@ with right:
     elif out is None:
         st.info(ui.not_fitted_message())
     else:
-        r = out
-        # A row that wraps instead of cutting values ("96.…") on narrow screens.
-        metrics = st.container(horizontal=True, gap="medium")
-        if r.scores is not None:
-            metrics.metric("ACC", f"{100 * r.scores['acc_mean']:.2f}%", width="content",
-                           help=f"mean ± std over {r.scores['n_runs']} k-means runs: "
-                                f"± {100 * r.scores['acc_std']:.2f}")
-            metrics.metric("NMI", f"{100 * r.scores['nmi_mean']:.2f}%", width="content",
-                           help=f"± {100 * r.scores['nmi_std']:.2f}")
-        else:
-            unscored = "no labels" if data.labels is None else "one class"
-            metrics.metric("ACC", unscored, width="content", help=labels_problem)
-            metrics.metric("NMI", unscored, width="content", help=labels_problem)
-        metrics.metric("iterations", f"{r.n_iter}" + ("" if r.converged else "+"),
-                       width="content",
-                       help="converged" if r.converged else "stopped at the limit")
-        metrics.metric("time", f"{r.fit_time + r.spectral_time:.1f} s", width="content",
-                       help=f"solver {r.fit_time:.2f} s, spectral step {r.spectral_time:.2f} s")
-        metrics.metric("density of Z*", f"{100 * r.density:.2f}%", width="content",
-                       help=f"Z* becomes empty at β ≈ {r.beta_max:.3g}")
-        for level, msg in r.diagnostics:
-            (st.warning if level == "warning" else st.caption)(msg)
-        c1, c2 = st.columns([3, 2])
-        c1.plotly_chart(figures.objective_figure(list(zip(range(1, r.n_iter + 1), r.objective)),
-                                                 max_iter=r.params.max_iter),
-                        key="objective")
-        c2.plotly_chart(figures.view_weights_figure(data.view_names, r.weights.mean(axis=1)),
-                        key="view_weights")
-        table = r.metrics_table()
-        if table is not None:
-            st.dataframe(table, hide_index=True, key="metrics_table",
-                         column_config={c: st.column_config.NumberColumn(format="%.2f")
-                                        for c in ("mean %", "std %", "chosen run %")})
-            st.caption("Paper protocol: k-means 20 times on the spectral embedding; mean ± std "
-                       "over the runs. 'chosen run' is the run of lowest k-means inertia "
-                       "(the labels shown on the other pages).")
-        st.markdown("**Downloads**")
-        st.caption("Files are made when you click.")
-        labels, names, outliers = data.labels, data.view_names, ss.outliers
-        # Deferred (callables): nothing is serialised on reruns that download nothing.
-        with st.container(horizontal=True):  # wraps: labels stay whole
-            st.download_button("labels (CSV)", lambda: dash.labels_csv(r, labels),
-                               "rmsc_labels.csv", "text/csv", key="dl_labels",
-                               on_click="ignore")
-            st.download_button("weights P (CSV)", lambda: dash.weights_csv(r, names),
-                               "rmsc_weights.csv", "text/csv", key="dl_weights",
-                               on_click="ignore")
-            st.download_button("affinity (.npz)", lambda: dash.affinity_npz(r),
-                               "rmsc_affinity.npz", "application/octet-stream",
-                               key="dl_affinity", on_click="ignore")
-            st.download_button("configuration (JSON)",
-                               lambda: dash.config_json(r, data, outliers), "rmsc_config.json",
-                               "application/json", key="dl_config", on_click="ignore")
+        _result(out)
 
 
 # ---------------------------------------------------------------------------

@@ -283,7 +283,8 @@ def test_the_next_slider_steps_are_fitted_while_a_result_is_on_screen(fitted_app
                         give_back(keep=keep))
     at.select_slider(key="w_beta").set_value(dash.BETA_GRID[0]).run()
     far = dash.fit_key(at.session_state["params"], data)
-    assert calls == [far] and pre.running == []
+    # before the fit starts (and once more after: a step it had joined and left gives way)
+    assert calls[:1] == [far] and set(calls) == {far} and pre.running == []
     assert at.session_state["slots"]["fit"].latest_key == far
     wait_fit(at)
     no_trouble(at)

@@ -398,6 +398,37 @@ def test_stop_ends_a_long_run_early(page, server):
     no_exception(page)
 
 
+#: JavaScript: how opaque an element looks (its own opacity times its ancestors').
+SEEN_OPACITY = """e => { let o = 1; for (; e; e = e.parentElement)
+    o *= parseFloat(getComputedStyle(e).opacity); return o; }"""
+
+
+def test_the_last_result_stays_dimmed_while_the_next_fit_runs(page, server):
+    # Digit, 10 iterations without a tolerance stop; then 200: far longer than the checks
+    open_app(page, server, "solve?tol=0&max_iter=10")
+    wait_fitted(page)
+    acc = metric(page, "ACC")
+    thumb = page.locator("[data-testid=stSlider]", has_text="max iterations").get_by_role("slider")
+    thumb.focus()
+    thumb.press("End")  # 200 iterations
+    page.locator("text=/Below, dimmed: the previous result/").first.wait_for(timeout=60_000)
+    settle(page)
+    note = page.locator("text=/Below, dimmed/").first.inner_text()
+    assert "Running for λ = 1, β = auto" in note
+    box = page.locator("[data-testid=stMetric]", has_text="ACC").first
+    assert box.inner_text().splitlines()[-1] == acc  # the previous result's numbers ...
+    assert box.evaluate(SEEN_OPACITY) < 0.6  # ... dimmed
+    assert page.locator("text=/Running RMSC: (iteration|waiting)/").count() >= 1  # the new run
+    shot(page, "solve_dimmed")
+    page.get_by_role("button", name="Stop").first.click()
+    page.wait_for_selector("text=/stopped after \\d+ iteration/", timeout=FIT_TIMEOUT)
+    settle(page)
+    assert page.locator("text=/Below, dimmed/").count() == 0
+    assert page.locator("[data-testid=stMetric]", has_text="ACC").first.evaluate(
+        SEEN_OPACITY) == 1
+    no_exception(page)
+
+
 # ---------------------------------------------------------------------------
 # Readable at any size, on any dataset the loader accepts
 # ---------------------------------------------------------------------------

@@ -1036,3 +1036,56 @@ def test_data_notes_name_views_and_samples_without_information(small):
     assert notes(A2, sp.csr_matrix(B2)) == [
         "1 sample(s) repeat another sample exactly in every view: RMSC cannot tell them apart "
         "(each is represented by its copies)."]
+
+
+class ElsewhereRunner:
+    """A runner like rmsc.dashboard.DaskRunner: the task runs elsewhere (a thread standing
+    for a worker process), and the job's own thread ends as soon as the job is cancelled,
+    while the task winds down on its own at its next step."""
+
+    def run(self, job, task):
+        out = {}
+
+        def work():
+            try:
+                out["result"] = task(job)
+            except dash.Cancelled:
+                pass
+
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        while worker.is_alive():
+            if job.cancelled:
+                raise dash.Cancelled(job.label)
+            job.wait_for_request(0.01)
+        return out.get("result")
+
+
+def test_the_latest_move_wins_without_waiting_for_the_moves_before():
+    """Three slider moves before any fit ends: the first two fits are cancelled (nobody
+    waits for them) and the last starts at once, while their tasks are still at a step."""
+    registry = dash.JobRegistry()
+    slot = dash.JobSlot(registry, ElsewhereRunner())
+    gates = {k: Gate(steps=3) for k in "abc"}
+    jobs = {}
+    for k in "abc":
+        jobs[k] = slot.submit(k, gates[k])
+        _wait_until(lambda: slot.current is jobs[k] or slot.queued is jobs[k])
+    for k in "ab":  # their tasks never got past their first step
+        assert jobs[k].wait(5) and jobs[k].state == dash.CANCELLED and jobs[k].result is None
+    _wait_until(lambda: slot.current is jobs["c"] and jobs["c"].active)
+    gates["c"].go.release(3)
+    assert jobs["c"].wait(5) and jobs["c"].state == dash.DONE and jobs["c"].result == 3
+    assert slot.latest is jobs["c"] and len(registry) == 0
+    # another session watching a fit keeps it going when this one moves on
+    other = dash.JobSlot(registry, ElsewhereRunner())
+    gd = Gate(steps=1)
+    d = slot.submit("d", gd)
+    assert other.submit("d", Gate()) is d
+    e = slot.submit("e", Gate(steps=1))
+    assert not d.cancelled
+    gd.go.release()
+    e._task.go.release()
+    assert d.wait(5) and d.state == dash.DONE and e.wait(5) and e.state == dash.DONE
+    for g in gates.values():
+        g.go.release(3)  # let the cancelled tasks end
