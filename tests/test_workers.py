@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from rmsc import dashboard as dash
 from rmsc import datasets
-from rmsc.dashboard import workers
+from rmsc.dashboard import remote, workers
 
 # The tasks below are defined in this test module, which the workers cannot import.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -335,7 +335,7 @@ def test_a_task_with_more_datasets_than_are_kept_scattered_gets_them_all(backend
                 for i in range(5)}
     assert len({d.fingerprint for d in variants.values()}) == 5
     for attempt in range(3):
-        job = run(backend, workers.Remote(sample_counts, variants), key=("many", attempt))
+        job = run(backend, dash.Remote(sample_counts, variants), key=("many", attempt))
         assert job.wait(WAIT) and job.state == dash.DONE, job.error
         assert job.result == {name: small.n_samples for name in variants}
     assert len(backend._scattered) == 2
@@ -357,7 +357,7 @@ def test_a_large_argument_is_scattered_not_sent_in_the_tasks_graph(backend):
     with dask.config.set({"distributed.admin.large-graph-warning-threshold": threshold}), \
             warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        job = run(backend, workers.Remote(array_sum, {"a": big}["a"]), key="big")
+        job = run(backend, dash.Remote(array_sum, {"a": big}["a"]), key="big")
         assert job.wait(WAIT) and job.state == dash.DONE, job.error
     assert job.result == big.sum()
     assert not [w for w in caught if "large graph" in str(w.message)]
@@ -376,10 +376,10 @@ def test_a_tasks_warnings_are_logged_once_by_the_server_not_printed_by_workers(
         backend, caplog, monkeypatch):
     import logging
 
-    monkeypatch.setattr(workers, "_logged_warnings", set())
+    monkeypatch.setattr(remote, "_logged_warnings", set())
     caplog.set_level(logging.INFO, logger="rmsc.dashboard")
     for attempt in range(3):
-        job = run(backend, workers.Remote(warn_twice), key=("warn", attempt), label="fit")
+        job = run(backend, dash.Remote(warn_twice), key=("warn", attempt), label="fit")
         assert job.wait(WAIT) and job.state == dash.DONE, job.error
 
     def logged():
@@ -401,7 +401,7 @@ def test_worker_processes_leave_ctrl_c_to_the_program_that_owns_them(backend):
 EXIT_SCRIPT = """
 import time
 from rmsc import dashboard as dash, datasets
-from rmsc.dashboard import workers
+from rmsc.dashboard import remote, workers
 data = datasets.load_bundled("Digit-small")
 job = dash.Job("k", dash.Remote(dash.fit_rmsc, data, dash.Params(max_iter=200, tol=0.0)),
                label="fit", runner=dash.DaskRunner()).start()
@@ -422,3 +422,67 @@ def test_the_process_exits_cleanly_with_a_fit_running_and_data_scattered():
     assert out.returncode == 0, out.stderr
     assert "exiting" in out.stdout
     assert out.stderr.strip() == "", out.stderr
+
+
+def meet(i, others, steps, job):
+    """A part that reports its steps and waits (up to WAIT s) until every other part has
+    started: it ends only if the parts run side by side, on different workers."""
+    from distributed import Event, get_worker
+
+    Event(f"meet-{i}").set()
+    job.report(0, steps, f"part {i} started")
+    met = all(Event(f"meet-{j}").wait(WAIT) for j in others)
+    for k in range(steps):
+        job.report(k + 1, steps, f"part {i} step {k + 1}")
+    return {"part": i, "met": met, "worker": get_worker().address}
+
+
+def test_the_parts_of_a_task_run_side_by_side_on_every_worker(backend):
+    parts = []
+    for i in range(2):
+        part = dash.Remote(meet, i, [1 - i], 3)
+        part.steps = 3
+        parts.append(part)
+    task = dash.RemoteParts(parts, combine=lambda results: results)
+    job = run(backend, task, key="parts", label="compare")
+    assert job.wait(WAIT) and job.state == dash.DONE, job.error
+    first, second = job.result  # in the parts' order
+    assert (first["part"], second["part"]) == (0, 1)
+    assert first["met"] and second["met"]  # each saw the other start: both ran at once
+    assert first["worker"] != second["worker"]
+    snap = job.snapshot()
+    assert (snap.done, snap.total) == (6, 6)  # every part's steps, one bar
+
+
+def part_that(kind, job):
+    if kind == "fails":
+        raise ValueError("this setting cannot be fitted: try another")
+    for k in range(400):  # about 20 s unless cancelled
+        job.report(k, 400, "working")
+        time.sleep(0.05)
+    return kind
+
+
+def test_a_cancel_reaches_every_part_and_a_failing_part_fails_the_task(backend):
+    task = dash.RemoteParts([dash.Remote(part_that, "slow") for _ in range(3)],
+                            combine=lambda results: results)
+    job = run(backend, task, key="cancel-parts", label="compare")
+    wait_until(lambda: job.snapshot().message == "working", "the parts to start")
+    job.cancel()
+    assert job.wait(WAIT) and job.state == dash.CANCELLED
+    wait_until(lambda: executing(backend) == 0, "the parts to end on the workers")
+    assert not backend._futures
+    task = dash.RemoteParts([dash.Remote(part_that, "slow"), dash.Remote(part_that, "fails")],
+                            combine=lambda results: results)
+    job = run(backend, task, key="failing-parts", label="compare")
+    assert job.wait(WAIT) and job.state == dash.FAILED
+    assert job.error == "this setting cannot be fitted: try another"
+    wait_until(lambda: executing(backend) == 0, "the other part to be cancelled")
+
+
+def test_parts_run_in_the_jobs_thread_without_a_runner():
+    parts = [dash.Remote(lambda i, job: job.report(1, 1, f"p{i}") or i * 10, i)
+             for i in range(3)]
+    job = dash.Job("k", dash.RemoteParts(parts, combine=sum, after=lambda r: r + 1)).start()
+    assert job.wait(WAIT) and job.state == dash.DONE and job.result == 31
+    assert (job.snapshot().done, job.snapshot().total) == (3, 3)

@@ -15,9 +15,13 @@ streamlit: background work receives plain objects and reports through
 ``jobs``            :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
                     with progress, stop and cancel, run where its runner says;
                     :func:`describe_error` (knows nothing of Dask)
-``workers``         :class:`Remote`, :class:`Backend`, :class:`DaskRunner`: jobs on
-                    dask.distributed worker processes (a LocalCluster, or
-                    ``RMSC_SCHEDULER``; :mod:`rmsc.cluster` is the plumbing)
+``remote``          :class:`Remote` (a task for a worker), :class:`RemoteParts` (a task in
+                    parts run side by side), what a worker runs and reports back
+``workers``         :class:`Backend`: the Dask client the tasks go through (a
+                    LocalCluster, or ``RMSC_SCHEDULER``; :mod:`rmsc.cluster` is the
+                    plumbing), data scattered once, a clean shutdown
+``runner``          :class:`DaskRunner`: a job's task on the workers, waited for, its
+                    stop and cancel relayed
 ``_worker_setup``   what every LocalCluster worker process sets up (imports distributed)
 ``cache``           :class:`ResultCache`, an LRU bounded by entries and bytes
 ``tables``          summaries, orderings, projections, weight tables; the large-data plan
@@ -83,17 +87,21 @@ from .sessions import (  # noqa: F401
     release_slot,
 )
 from ..cluster import trim_memory  # noqa: F401
+from .remote import (  # noqa: F401
+    PARTS_PRIORITY,
+    Remote,
+    RemoteParts,
+    WorkerJob,
+)
 from .workers import (  # noqa: F401
     SCHEDULER_ENV,
     Backend,
-    DaskRunner,
-    Remote,
-    WorkerJob,
     default_backend,
     running_backend,
     shutdown,
     trim_everywhere,
 )
+from .runner import DaskRunner  # noqa: F401
 from .params import (  # noqa: F401
     AUTO,
     BETA_GRID,

@@ -24,7 +24,7 @@ import threading
 
 from .jobs import DONE, Job
 from .params import AUTO, BETA_REL_GRID, LAM_GRID, beta_options, options_with
-from .workers import DaskRunner
+from .runner import DaskRunner
 
 #: Dask priority of a prefetch's task (every other job has the default, 0).
 PREFETCH_PRIORITY = -10

@@ -1,27 +1,20 @@
-"""The dashboard's heavy work on dask.distributed workers (processes), not in the server.
+"""Where the dashboard's heavy work runs: dask.distributed worker processes, not the server.
 
-A :class:`Job` whose runner is a :class:`DaskRunner` runs its :class:`Remote` task on a
-worker of a :class:`Backend`: a ``LocalCluster`` of worker processes started with the app (one
-single-threaded worker per core), or an existing scheduler when ``RMSC_SCHEDULER``
-(or ``rmsc dashboard --scheduler``) names one. The page's side does not change: the
-job's progress, live curve, stop and cancel work as for a job in a thread.
+A :class:`Backend` is a Dask client: of a ``LocalCluster`` of worker processes started with
+the app (one single-threaded worker per core), or of an existing scheduler when
+``RMSC_SCHEDULER`` (or ``rmsc dashboard --scheduler``) names one. It submits a job's
+task (:mod:`rmsc.dashboard.remote`: what runs there and how it reports back) and relays
+the task's events to its job; :class:`rmsc.dashboard.runner.DaskRunner` waits for it.
 
-How the two sides talk:
-
-* worker -> server: the task's ``job`` argument is a :class:`WorkerJob`, whose
-  ``report`` and ``record`` send events (``Worker.log_event``) on one topic that the
-  server's client subscribes to (``Client.subscribe_topic``); the backend relays each
-  event to its job (:func:`relay`).
-* server -> worker: stop and cancel set a ``distributed.Event`` named after the job,
-  which the task reads at most every :data:`CONTROL_POLL_SECONDS` (once per solver
-  iteration or experiment step); a job still waiting for a worker is simply cancelled
-  (``Future.cancel``), so it never starts.
 * datasets are scattered once per fingerprint and shared by every job that uses them;
   any other argument holding more than :data:`SCATTER_BYTES` of arrays (a fitted model)
   is scattered for its job, so no task's graph is large (Dask warns about those);
-* the warnings a task raises on its worker are sent to the server with its result and
-  logged once each (:func:`log_warnings`), not printed by every worker for every fit:
-  what they say is on the page (a fit's diagnostics, the data's notes).
+* the warnings a task raises on its worker come back with it and are logged once each
+  (:func:`rmsc.dashboard.remote.log_warnings`), not printed by every worker for every
+  fit: what they say is on the page (a fit's diagnostics, the data's notes);
+* at exit it closes in order (tasks cancelled, data released, client, cluster), before
+  distributed's own exit handlers; the LocalCluster's workers leave Ctrl-C to it
+  (:func:`rmsc.cluster.dask_setup`).
 
 A worker that dies mid-task (killed, out of memory) fails the job with a message that
 says so (the scheduler does not retry: ``allowed-failures`` is 0 in the LocalCluster);
@@ -38,9 +31,7 @@ import os
 import threading
 import time
 import uuid
-import warnings
 from collections import OrderedDict
-from concurrent.futures import CancelledError
 
 import numpy as np
 
@@ -48,20 +39,14 @@ from ..cluster import (
     CONNECT_TIMEOUT,
     SCHEDULER_ENV,
     connect,
-    current_worker,
     local_cluster,
-    reuse_heap,
     trim_memory,
 )
-from ..memory import BUDGET_ENV, available_bytes, format_bytes
-from .jobs import Cancelled, WorkerDied
+from ..memory import format_bytes
+from .remote import TOPIC, log_warnings, relay, run_remote
 
 log = logging.getLogger("rmsc.dashboard")
 
-#: The event topic of every job's progress.
-TOPIC = "rmsc-dashboard-job"
-#: How often (at most) a running task asks whether it should stop.
-CONTROL_POLL_SECONDS = 0.2
 #: Datasets kept scattered on the workers (least recently used dropped first).
 MAX_SCATTERED = 8
 #: Arguments holding more bytes of arrays than this are scattered, not sent in the graph.
@@ -70,135 +55,6 @@ SCATTER_BYTES = 64 << 10
 #: pages, drawing a page and answering the health check come before a queued fit. Measured
 #: with benchmarks/bench_load.py (README, "Serving a class").
 WORKER_NICENESS = 5
-
-
-class Remote:
-    """A task for a worker: ``fn(*args, job=<WorkerJob>, **kwargs)``.
-
-    ``fn`` and its arguments are pickled to the worker (``fn`` must be importable
-    there, e.g. a function of :mod:`rmsc.dashboard`). Datasets among the arguments
-    (objects with a ``fingerprint``, directly or as values of a dict) are scattered once
-    and shared. ``after(result)`` runs in the server when the result has arrived (e.g.
-    to cache it) and returns what the job keeps.
-    """
-
-    def __init__(self, fn, *args, after=None, **kwargs):
-        self.fn, self.args, self.kwargs, self.after = fn, args, kwargs, after
-        #: The Dask task's priority (higher first; prefetches run below everything else).
-        self.priority = 0
-
-
-class WorkerJob:
-    """The ``job`` a remote task receives: the reporting half of :class:`Job`, on a worker."""
-
-    def __init__(self, job_id, stop_name, cancel_name):
-        self.id = job_id
-        self._stop_name, self._cancel_name = stop_name, cancel_name
-        self._stop = self._cancel = False
-        self._polled = 0.0
-
-    def send(self, kind, **msg):
-        current_worker().log_event(TOPIC, {"id": self.id, "kind": kind, **msg})
-
-    def _poll(self, force=False):
-        now = time.monotonic()
-        if self._cancel or (not force and now - self._polled < CONTROL_POLL_SECONDS):
-            return
-        self._polled = now
-        from distributed import Event
-
-        try:
-            self._cancel = Event(self._cancel_name).is_set()
-            self._stop = self._cancel or Event(self._stop_name).is_set()
-        except Exception:  # noqa: BLE001 - the scheduler is unreachable: keep working
-            log.debug("could not read the control of job %s", self.id, exc_info=True)
-
-    @property
-    def stop_requested(self):
-        self._poll()
-        return self._stop
-
-    @property
-    def cancelled(self):
-        self._poll()
-        return self._cancel
-
-    def check(self):
-        self._poll()
-        if self._cancel:
-            raise Cancelled(self.id)
-
-    def report(self, done, total, message=""):
-        self.send("report", done=int(done), total=int(total), message=str(message))
-        self.check()
-
-    def record(self, point, latest=None):
-        self.send("record", point=[float(v) for v in point],
-                  latest=None if latest is None else np.asarray(latest, float).tolist())
-
-
-def _memory_room():
-    """Bytes this worker may still allocate: its memory limit minus what it holds."""
-    try:
-        import psutil
-
-        limit = current_worker().memory_manager.memory_limit
-        if not limit:
-            return None
-        return max(int(limit - psutil.Process().memory_info().rss), 0)
-    except Exception:  # noqa: BLE001 - no limit known: the machine's memory applies
-        return None
-
-
-def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
-    """What a worker runs for a :class:`Remote` (a module-level function: it pickles)."""
-    job = WorkerJob(job_id, stop_name, cancel_name)
-    reuse_heap()  # undoes what Dask's malloc setting costs a fit (see reuse_heap); on any cluster
-    job.send("start", pid=os.getpid())
-    job.check()
-    # The memory guards of rmsc (rmsc.memory.check_dense_fits) refuse before allocating,
-    # with a message; on a worker they count against the worker's own memory limit (the
-    # nanny kills a worker that exceeds it), unless the user set a budget.
-    room = _memory_room()
-    user_budget = os.environ.get(BUDGET_ENV)
-    set_budget = room is not None and not user_budget
-    if set_budget:
-        have = available_bytes()
-        os.environ[BUDGET_ENV] = str(room if have is None else min(room, have))
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                return fn(*args, job=job, **kwargs)
-            finally:
-                said = list(dict.fromkeys(f"{w.category.__name__}: {w.message}"
-                                          for w in caught))
-                if said:
-                    job.send("warnings", messages=said)
-    finally:
-        if set_budget:
-            os.environ.pop(BUDGET_ENV, None)
-        trim_memory()  # the task's freed temporaries go back to the OS
-
-
-#: Warnings already logged by this server (each is logged once).
-_logged_warnings = set()
-_logged_lock = threading.Lock()
-MAX_LOGGED_WARNINGS = 1024
-
-
-def log_warnings(label, messages):
-    """Log the warnings a task raised on its worker, each text once per server (INFO, on
-    the ``rmsc.dashboard`` logger). Returns the ones logged now."""
-    new = []
-    with _logged_lock:
-        for msg in messages:
-            if msg not in _logged_warnings and len(_logged_warnings) < MAX_LOGGED_WARNINGS:
-                _logged_warnings.add(msg)
-                new.append(msg)
-    for msg in new:
-        log.info("a %s on a worker warned: %s", label or "task", msg)
-    return new
 
 
 def _nbytes(value, depth=0):
@@ -218,84 +74,6 @@ def _nbytes(value, depth=0):
     if hasattr(value, "__dict__") and not isinstance(value, type):
         return sum(_nbytes(v, depth + 1) for v in vars(value).values())
     return 0
-
-
-def worker_died_message(label):
-    return (f"The worker process running this {label or 'task'} stopped before it finished "
-            "(it was killed or ran out of memory). The server and other sessions are not "
-            "affected: press Run to try again, or subsample the data if it happens again.")
-
-
-def relay(job, msg):
-    """An event from the worker running ``job``'s task, told to the job (the client's thread)."""
-    kind = msg.get("kind")
-    if kind in ("start", "report", "record"):
-        job.mark_started()
-    if kind == "report":
-        job.set_progress(msg["done"], msg["total"], msg["message"])
-    elif kind == "record":
-        latest = msg.get("latest")
-        job.record(tuple(msg["point"]),
-                   latest=None if latest is None else np.asarray(latest, dtype=float))
-    elif kind == "warnings":
-        log_warnings(job.label, msg.get("messages") or ())
-
-
-def _failure(exc, label):
-    """The exception a job reports for ``exc`` raised by its remote task or by Dask."""
-    try:
-        from distributed.scheduler import KilledWorker
-    except ImportError:  # pragma: no cover - distributed is a dependency
-        KilledWorker = ()
-    if isinstance(exc, (KilledWorker, CancelledError)) or type(exc).__name__ in (
-            "KilledWorker", "FutureCancelledError", "CommClosedError"):
-        return WorkerDied(worker_died_message(label))
-    return exc
-
-
-class DaskRunner:
-    """A job's runner (:class:`rmsc.dashboard.Job`): its :class:`Remote` task on a Dask worker.
-
-    Submits the task to ``backend`` (None: the process's :func:`default_backend`, started on
-    first use), tells the job its place while it waits for a worker, relays a stop or a
-    cancel to the task, and hands back the result (after ``Remote.after``) or the failure
-    (a worker that died is :class:`rmsc.dashboard.WorkerDied`). A task that is not a
-    :class:`Remote` runs in the job's thread.
-    """
-
-    #: Seconds between two looks at the job's stop and cancel while the task runs.
-    POLL_SECONDS = 0.1
-
-    def __init__(self, backend=None):
-        self.backend = backend
-
-    def run(self, job, task):
-        if not isinstance(task, Remote):
-            return task(job)
-        backend = self.backend or default_backend()
-        job_id, fut, (stop_event, cancel_event) = backend.submit(job, task)
-        job.queued_at(lambda: backend.place(job_id))
-        try:
-            sent_stop = False
-            while not fut.done():
-                if job.cancelled:
-                    cancel_event.set()  # a running task ends at its next check
-                    fut.cancel()        # a waiting one never starts
-                    raise Cancelled(job.label)
-                if job.stop_requested and not sent_stop:
-                    stop_event.set()
-                    sent_stop = True
-                job.wait_for_request(self.POLL_SECONDS, stop_seen=sent_stop)
-            try:
-                result = fut.result()
-            except Cancelled:
-                raise
-            except Exception as exc:  # noqa: BLE001 - classified below
-                raise _failure(exc, job.label) from exc
-        finally:
-            backend.forget(job_id)
-            clear_control_later(backend, stop_event, cancel_event)
-        return task.after(result) if task.after is not None else result
 
 
 class Backend:
@@ -412,7 +190,7 @@ class Backend:
         kwargs = {k: self._pack(v, held) for k, v in remote.kwargs.items()}
         with self._lock:
             self._jobs[job_id] = job
-            self._waiting[job_id] = None
+            self._waiting[job_id] = remote.priority
         fut = self.client.submit(run_remote, remote.fn, args, kwargs, job_id, stop_name,
                                  cancel_name, key=f"rmsc-{job.label or 'job'}-{job_id}",
                                  pure=False, retries=0, priority=remote.priority)
@@ -437,12 +215,17 @@ class Backend:
             fut.release()
 
     def place(self, job_id):
-        """Place (1 = next) among this server's jobs waiting for a worker, or None if started."""
+        """Place (1 = next) among this server's jobs waiting for a worker, or None if started:
+        behind those of a higher priority, and of the same submitted earlier."""
         with self._lock:
             if job_id not in self._waiting:
                 return None
-            place = list(self._waiting).index(job_id) + 1
-        return place
+            waiting = list(self._waiting.items())
+        index = next(k for k, (other, _) in enumerate(waiting) if other == job_id)
+        mine = waiting[index][1]
+        ahead = sum(1 for k, (_, priority) in enumerate(waiting)
+                    if priority > mine or (priority == mine and k < index))
+        return ahead + 1
 
     def _on_event(self, event):
         _, msg = event
@@ -496,27 +279,6 @@ class Backend:
         finally:
             if self.cluster is not None:
                 self.cluster.close(timeout=20)
-
-
-#: Seconds a finished job's stop and cancel events stay set on the scheduler (a cancelled
-#: task may still be running until its next check), then they are cleared (freed).
-CONTROL_LINGER_SECONDS = 30.0
-
-
-def clear_control_later(backend, *events):
-    """Clear (free on the scheduler) a finished job's control events, a little later."""
-    def clear():
-        if backend.closed:
-            return
-        for ev in events:
-            try:
-                ev.clear()
-            except Exception:  # noqa: BLE001 - the cluster is gone: nothing to free
-                pass
-
-    timer = threading.Timer(CONTROL_LINGER_SECONDS, clear)
-    timer.daemon = True
-    timer.start()
 
 
 def _takes_n_workers(client):
