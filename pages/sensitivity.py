@@ -74,14 +74,14 @@ with tab_grid:
     key = ("sensitivity", data.fingerprint, method, tuple(lams), tuple(betas),
            json.dumps(base, sort_keys=True, default=str), p.seed)
     n = len(lams) * len(betas)
-    hint = (f" ({dash.estimate_sensitivity(data, lams, betas, method, base, book).text()})"
-            if n else "")
+    slots = dash.worker_slots()  # the fits run side by side on these workers
+    took = dash.estimate_sensitivity(data, lams, betas, method, base, book, **slots)
+    hint = f" ({took.text()})" if n else ""
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_sens_run", disabled=n == 0):
         ss._sens_started_for = (data.fingerprint, method)
         ui.start_experiment(
             "sensitivity", key,
-            dash.Remote(dash.run_sensitivity, data, lams, betas, dash.method_specs([method])[0],
-                        base, p.seed),
+            dash.sensitivity_parts(data, lams, betas, method, base, p.seed),  # every worker
             label="sensitivity",
             record=lambda b, df, method=method, base=base: dash.record_sensitivity(
                 b, data, method, base, df))
@@ -106,11 +106,11 @@ with tab_views:
     key = ("views", data.fingerprint, tuple(methods), json.dumps(params, sort_keys=True,
                                                                  default=str), ss.params.seed)
     n = len(methods) * data.n_views
-    hint = f" ({dash.estimate_views(data, methods, params, book).text()})" if n else ""
+    hint = (f" ({dash.estimate_views(data, methods, params, book, **dash.worker_slots()).text()})"
+            if n else "")
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_views_run", disabled=n == 0):
         ui.start_experiment("views", key,
-                            dash.Remote(dash.run_views, data, dash.method_specs(methods),
-                                        params, ss.params.seed),
+                            dash.views_parts(data, methods, params, ss.params.seed),
                             label="views",
                             record=lambda b, df, params=params: dash.record_views(
                                 b, data, params, df))

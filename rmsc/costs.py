@@ -210,7 +210,8 @@ class Estimate:
     """Seconds a run will take: ``low <= mid <= high``; ``measured`` when every part was.
 
     ``unknown`` counts fits of the run that were neither measured nor modelled (a method
-    without a cost model, before its first run): they are not in the seconds.
+    without a cost model, before its first run): they are not in the seconds. ``guess``:
+    no part was measured, the seconds are the cost model's alone (:func:`predict`).
     """
 
     low: float
@@ -218,6 +219,7 @@ class Estimate:
     high: float
     measured: bool = False
     unknown: int = 0
+    guess: bool = False
 
     @classmethod
     def exact(cls, seconds):
@@ -227,18 +229,24 @@ class Estimate:
     @classmethod
     def not_known(cls):
         """One fit of unknown duration (no measurement, no model)."""
-        return cls(0.0, 0.0, 0.0, False, 1)
+        return cls(0.0, 0.0, 0.0, False, 1, True)
 
     def __add__(self, other):
         return Estimate(self.low + other.low, self.mid + other.mid, self.high + other.high,
-                        self.measured and other.measured, self.unknown + other.unknown)
+                        self.measured and other.measured, self.unknown + other.unknown,
+                        self.guess and other.guess)
 
     def text(self):
         """The estimate in words: "about 40 s"; with a modelled part that may be far off,
         "about 40 s–2 min" (its range); fits of unknown duration are counted apart
-        ("about 40 s + 1 fit of unknown time")."""
+        ("about 40 s + 1 fit of unknown time"); nothing measured yet, the cost model's
+        alone: "a guess: about 40 s–2 min"."""
         if self.unknown and self.high <= 0:
             return "time unknown until it has run once"
+        words = self._words()
+        return f"a guess: {words}" if self.guess else words
+
+    def _words(self):
         extra = ""
         if self.unknown:
             extra = f" + {self.unknown} fit{'s' if self.unknown > 1 else ''} of unknown time"
@@ -253,7 +261,43 @@ class Estimate:
         return f"about {low}–{high}{extra}"
 
 
-ZERO = Estimate(0.0, 0.0, 0.0, True)
+#: Nothing to run (the sum of no estimates: measured and a guess alike, for ``and``).
+ZERO = Estimate(0.0, 0.0, 0.0, True, 0, True)
+
+
+def schedule(parts, workers=1, capacity=None):
+    """The :class:`Estimate` of ``parts`` (an Estimate each: fits run one after another, e.g.
+    a group that shares a solve) run side by side on ``workers`` workers.
+
+    Longest first, each part goes to the worker that frees first (what Dask does with
+    parts of equal priority submitted longest first, :class:`rmsc.dashboard.RemoteParts`).
+    ``capacity``: how many parts the workers run at their own full speed at once (None:
+    ``workers``). Workers that share a machine share its cores, and a fit already uses
+    every core of its machine (its column blocks run on threads), so with ``k`` parts
+    running each runs at ``min(1, capacity / k)`` of its speed alone. The run ends with
+    its last part. Low, middle and high are scheduled each on their own; ``measured``,
+    ``unknown`` and ``guess`` are those of the sum.
+    """
+    parts = list(parts)
+    workers = max(1, int(workers))
+    capacity = float(workers if capacity is None else min(max(capacity, 1), workers))
+
+    def makespan(seconds):
+        waiting = sorted((s for s in seconds if s > 0), reverse=True)
+        running, now = [], 0.0  # seconds of work (at full speed) left per running part
+        while waiting or running:
+            while waiting and len(running) < workers:
+                running.append(waiting.pop(0))
+            rate = min(1.0, capacity / len(running))
+            step = min(running) / rate
+            now += step
+            running = [r - step * rate for r in running if r - step * rate > 1e-12]
+        return now
+
+    total = sum(parts, ZERO)
+    return Estimate(makespan([p.low for p in parts]), makespan([p.mid for p in parts]),
+                    makespan([p.high for p in parts]), total.measured, total.unknown,
+                    total.guess)
 
 
 def format_duration(seconds):
@@ -429,4 +473,4 @@ def predict(method, shape, params=None, probe=None):
     diversity = parts.pop("diversity", (0.0, 0.0, 0.0))
     low, mid, high = (unit * (offset + scale * sum(p[i] for p in parts.values())
                               + diversity[i]) for i in range(3))
-    return Estimate(low, mid, high, False)
+    return Estimate(low, mid, high, False, guess=True)

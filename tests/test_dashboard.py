@@ -1089,3 +1089,34 @@ def test_the_latest_move_wins_without_waiting_for_the_moves_before():
     assert d.wait(5) and d.state == dash.DONE and e.wait(5) and e.state == dash.DONE
     for g in gates.values():
         g.go.release(3)  # let the cancelled tasks end
+
+
+def test_runs_in_parts_give_the_tables_of_the_runs_one_fit_after_another(small):
+    """compare_parts, sensitivity_parts and views_parts: one part per group of fits that
+    share a solve (SSC-AVG with SSC-BSV), the same tables as run_compare & co."""
+    methods = ["RMSC", "RMSC-WV", "SSC-AVG", "SSC-BSV"]
+    variants = {"clean": small,
+                "noisy": dash.OutlierSpec(views=("A",), fraction=0.2).inject(small)}
+    task = dash.compare_parts(variants, methods, None, 3)
+    assert sorted(len(p.args[1]) for p in task.parts) == [1, 1, 1, 1, 2, 2]
+    assert sum(p.share for p in task.parts) == pytest.approx(1.0)
+    job = dash.Job("c", task).start()
+    assert job.wait(120) and job.state == dash.DONE, job.error
+    ref = dash.run_compare(variants, methods, None, 3)
+    assert list(job.result) == list(ref) == ["clean", "noisy"]
+    for name in ref:
+        got, want = job.result[name], ref[name]
+        assert got["method"].tolist() == want["method"].tolist()
+        pd.testing.assert_frame_equal(got.drop(columns="fit_time"), want.drop(columns="fit_time"))
+    assert (job.snapshot().done, job.snapshot().total) == (8, 8)
+    job = dash.Job("s", dash.sensitivity_parts(small, [0.1, 1.0], [0.01, 0.1], "RMSC",
+                                               {"max_iter": 5}, 0)).start()
+    assert job.wait(120) and job.state == dash.DONE, job.error
+    ref = dash.run_sensitivity(small, [0.1, 1.0], [0.01, 0.1], "RMSC", {"max_iter": 5}, 0)
+    pd.testing.assert_frame_equal(job.result.drop(columns="fit_time"),
+                                  ref.drop(columns="fit_time"))
+    job = dash.Job("v", dash.views_parts(small, ["RMSC", "Co-Training"], None, 0)).start()
+    assert job.wait(120) and job.state == dash.DONE, job.error
+    ref = dash.run_views(small, ["RMSC", "Co-Training"], None, 0)
+    pd.testing.assert_frame_equal(job.result.drop(columns="fit_time"),
+                                  ref.drop(columns="fit_time"))

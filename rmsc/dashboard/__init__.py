@@ -26,8 +26,9 @@ streamlit: background work receives plain objects and reports through
 ``cache``           :class:`ResultCache`, an LRU bounded by entries and bytes
 ``tables``          summaries, orderings, projections, weight tables; the large-data plan
 ``downloads``       labels, weights, affinity and configuration files of a fit
-``runs``            Compare / Sensitivity / views experiments with a job's progress; the
-                    methods' specs a task carries; the λ × β grid's methods and settings
+``runs``            Compare / Sensitivity / views experiments with a job's progress, in
+                    one process or in parts for every worker; the methods' specs a task
+                    carries; the λ × β grid's methods and settings
 ``suggest``         Solve's label-free suggestion of λ and β as a job
                     (:func:`run_suggestion`), mapped back onto :class:`Params`
 ``estimates``       how long those runs take: measured durations (:class:`CostBook`),
@@ -100,6 +101,7 @@ from .workers import (  # noqa: F401
     running_backend,
     shutdown,
     trim_everywhere,
+    worker_slots,
 )
 from .runner import DaskRunner  # noqa: F401
 from .params import (  # noqa: F401
@@ -133,16 +135,23 @@ from .runs import (  # noqa: F401
     SENSITIVITY_BETA_FRACTIONS,
     SENSITIVITY_LAM_FACTORS,
     compare_display,
+    compare_fits,
+    compare_parts,
     grid_methods,
     method_specs,
     rmsc_method_params,
     robustness_table,
     robustness_variants,
     run_compare,
+    run_fit_group,
     run_sensitivity,
     run_views,
     sensitivity_axes,
+    sensitivity_fits,
+    sensitivity_parts,
     sensitivity_settings,
+    views_fits,
+    views_parts,
 )
 from .prefetch import (  # noqa: F401
     PREFETCH_ENV,
@@ -169,11 +178,13 @@ from ..costs import (  # noqa: F401
     format_duration,
     predict,
     probe_seconds,
+    schedule,
 )
 from .estimates import (  # noqa: F401
     CostBook,
     estimate_compare,
     estimate_fit,
+    estimate_run,
     estimate_sensitivity,
     estimate_suggestion,
     estimate_views,

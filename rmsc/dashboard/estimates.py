@@ -13,7 +13,11 @@ A button that starts many fits says how long they will take. Two sources, the be
 
 A method with neither (no cost model in its spec, not measured yet) counts as a fit of
 unknown duration (:meth:`rmsc.costs.Estimate.not_known`): the button says so instead of
-failing.
+failing. An estimate with nothing measured in it is the model's guess, and says so.
+
+A run's fits go to the workers side by side, in groups that share a solve
+(:class:`rmsc.dashboard.RemoteParts`): its estimate schedules the groups' estimates the
+same way over the cluster's workers (:func:`estimate_run`, :func:`rmsc.costs.schedule`).
 """
 
 from __future__ import annotations
@@ -23,10 +27,11 @@ import threading
 
 import numpy as np
 
-from ..costs import ZERO, Estimate, data_shape, has_model, predict, probe_seconds
+from ..costs import ZERO, Estimate, data_shape, has_model, predict, probe_seconds, schedule
+from ..experiments import plan_groups
 from ..methods import find_spec, specs
 from .fitting import FitResult
-from .runs import rmsc_method_params
+from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
 from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
 
 
@@ -128,8 +133,36 @@ def method_params(params, method):
     return {}
 
 
-def estimate_compare(variants, methods, params=None, book=None, probe=None):
-    """The :class:`Estimate` of :func:`rmsc.dashboard.run_compare` (every method on every variant).
+def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None):
+    """The :class:`Estimate` of ``fits`` (:class:`rmsc.experiments.Fit`, on ``datasets`` by
+    ``Fit.data``) run as the pages run them: in groups that share a solve
+    (:func:`rmsc.experiments.plan_groups`), one group per worker at a time, longest first
+    (:class:`rmsc.dashboard.RemoteParts`), on ``workers`` workers of which ``capacity``
+    run at full speed at once (:func:`rmsc.costs.schedule`;
+    :func:`rmsc.dashboard.worker_slots` gives both for the cluster).
+
+    A fit that needs more views than it is given (its spec's ``min_views``) refuses at
+    once: it is not counted.
+    """
+    probe = probe_seconds() if probe is None else probe
+    parts = []
+    for group in plan_groups(fits, datasets):
+        part = ZERO
+        for i in group:
+            fit = fits[i]
+            spec = find_spec(fit.method)
+            if fit.n_views is not None and spec is not None and fit.n_views < spec.min_views:
+                continue  # it refuses so few views at once
+            shape = data_shape(datasets[fit.data], n_views=fit.n_views)
+            part = part + estimate_fit(fit.method, shape, fit.params, book, probe)
+        parts.append(part)
+    return schedule(parts, workers, capacity)
+
+
+def estimate_compare(variants, methods, params=None, book=None, probe=None, workers=1,
+                     capacity=None):
+    """The :class:`Estimate` of :func:`rmsc.dashboard.compare_parts` (every method on every
+    variant; :func:`estimate_run`).
 
     Parameters
     ----------
@@ -139,42 +172,27 @@ def estimate_compare(variants, methods, params=None, book=None, probe=None):
         ``{method: {parameter: value}}`` as passed to the run.
     book : CostBook or None
     probe : float or None
+    workers, capacity : int
+        The cluster's (:func:`rmsc.dashboard.worker_slots`); 1: the fits one after another.
     """
-    probe = probe_seconds() if probe is None else probe
-    total = ZERO
-    for data in variants.values():
-        shape = data_shape(data)
-        for m in methods:
-            total = total + estimate_fit(m, shape, method_params(params, m), book, probe)
-    return total
+    return estimate_run(variants, compare_fits(variants, methods, params), book, probe,
+                        workers, capacity)
 
 
 def estimate_sensitivity(dataset, lams, betas, method="RMSC", params=None, book=None,
-                         probe=None):
-    """The :class:`Estimate` of :func:`rmsc.dashboard.run_sensitivity` (one fit per (λ, β))."""
-    probe = probe_seconds() if probe is None else probe
-    shape = data_shape(dataset)
-    total = ZERO
-    for lam in lams:
-        for beta in betas:
-            p = {**dict(params or {}), "lam": float(lam), "beta": float(beta)}
-            total = total + estimate_fit(method, shape, p, book, probe)
-    return total
+                         probe=None, workers=1, capacity=None):
+    """The :class:`Estimate` of :func:`rmsc.dashboard.sensitivity_parts` (one fit per (λ, β))."""
+    return estimate_run({"data": dataset},
+                        sensitivity_fits(dataset, lams, betas, method, params), book, probe,
+                        workers, capacity)
 
 
-def estimate_views(dataset, methods, params=None, book=None, probe=None):
-    """The :class:`Estimate` of :func:`rmsc.dashboard.run_views` (each method on 1..m views;
+def estimate_views(dataset, methods, params=None, book=None, probe=None, workers=1,
+                   capacity=None):
+    """The :class:`Estimate` of :func:`rmsc.dashboard.views_parts` (each method on 1..m views;
     one that needs more views (its spec's ``min_views``) refuses fewer at once: not counted)."""
-    probe = probe_seconds() if probe is None else probe
-    total = ZERO
-    for k in range(1, dataset.n_views + 1):
-        shape = data_shape(dataset, n_views=k)
-        for m in methods:
-            spec = find_spec(m)
-            if spec is not None and k < spec.min_views:
-                continue  # it refuses so few views at once
-            total = total + estimate_fit(m, shape, method_params(params, m), book, probe)
-    return total
+    return estimate_run({"data": dataset}, views_fits(dataset, methods, params), book, probe,
+                        workers, capacity)
 
 
 def record_compare(book, variants, tables):

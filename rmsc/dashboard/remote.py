@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 
+from ..backends import FIT_THREADS_ENV
 from ..cluster import current_worker, reuse_heap, trim_memory
 from ..memory import BUDGET_ENV, available_bytes
 from .jobs import Cancelled
@@ -58,6 +59,12 @@ class Remote:
         self.priority = 0
         #: Steps it counts for in a :class:`RemoteParts` job's progress (e.g. its fits).
         self.steps = 1
+        #: Threads its fits may use on the worker (None: every core of the worker's machine;
+        #: the runner gives parts that share a machine their share).
+        self.threads = None
+        #: Its share of its run's work (the cost model's), for the runner's split of the
+        #: cores; None: an equal share.
+        self.share = None
 
 
 class RemoteParts:
@@ -220,8 +227,10 @@ def _memory_room():
         return None
 
 
-def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
-    """What a worker runs for a :class:`Remote` (a module-level function: it pickles)."""
+def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name, threads=None):
+    """What a worker runs for a :class:`Remote` (a module-level function: it pickles);
+    ``threads``: its fits' share of the machine's cores (:data:`rmsc.backends.FIT_THREADS_ENV`),
+    None for all of them."""
     job = WorkerJob(job_id, stop_name, cancel_name)
     reuse_heap()  # undoes what Dask's malloc setting costs a fit (see reuse_heap); on any cluster
     job.send("start", pid=os.getpid())
@@ -235,6 +244,8 @@ def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
     if set_budget:
         have = available_bytes()
         os.environ[BUDGET_ENV] = str(room if have is None else min(room, have))
+    if threads:
+        os.environ[FIT_THREADS_ENV] = str(int(threads))
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -248,6 +259,8 @@ def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
     finally:
         if set_budget:
             os.environ.pop(BUDGET_ENV, None)
+        if threads:
+            os.environ.pop(FIT_THREADS_ENV, None)
         trim_memory()  # the task's freed temporaries go back to the OS
 
 

@@ -21,6 +21,24 @@ from .remote import PartsProgress, Remote, RemoteParts, worker_died_message
 from .workers import default_backend
 
 
+def part_threads(part, parts, cores):
+    """Threads for ``part``'s fits when the workers share ``cores`` (None: not shared out).
+
+    The cores go to the parts in proportion to their share of the run's work
+    (``Remote.share``; equal shares when not given), at least one each: a part that is
+    most of the run (Compare's SSC-AVG on Digit) keeps the cores it can use, while many
+    small parts (a Sensitivity grid) run one thread each, side by side, instead of every
+    fit starting a thread per core and all of them waiting for each other
+    (docs/measurements.md, "Parts side by side").
+    """
+    if not cores:
+        return None
+    share = getattr(part, "share", None)
+    if share is None:
+        share = 1.0 / max(1, len(parts))
+    return max(1, min(int(cores), round(cores * share)))
+
+
 def _failure(exc, label):
     """The exception a job reports for ``exc`` raised by its remote task or by Dask."""
     try:
@@ -87,10 +105,12 @@ class DaskRunner:
         backend = self.backend or default_backend()
         progress = PartsProgress(job, task.parts)
         job.set_progress(0, progress.total, "")
+        cores = backend.slots()["cores"]  # those of a machine the workers share, or None
         sent = []  # (job id, future, control events) per part, in the parts' order
         try:
             for i, part in enumerate(task.parts):
                 job.check()
+                part.threads = part_threads(part, task.parts, cores)
                 sent.append(backend.submit(progress.part(i), part))
             places = [job_id for job_id, _, _ in sent]
             job.queued_at(lambda: min((p for p in map(backend.place, places) if p is not None),

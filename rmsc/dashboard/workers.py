@@ -35,6 +35,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..backends import available_cores
 from ..cluster import (
     CONNECT_TIMEOUT,
     SCHEDULER_ENV,
@@ -129,12 +130,29 @@ class Backend:
             else self.client.scheduler_info()
         workers = info.get("workers", {})
         mems = [w.get("memory_limit") or 0 for w in workers.values()]
-        out = {"workers": len(workers),
+        hosts = {str(w.get("host") or addr.rsplit(":", 1)[0]) for addr, w in workers.items()}
+        out = {"workers": len(workers), "hosts": len(hosts),
                "threads": sum(w.get("nthreads", 0) for w in workers.values()),
                "memory_per_worker": min(mems) if mems else 0,
                "address": self.address or "LocalCluster"}
         self._limits = (time.monotonic(), out)
         return out
+
+    def slots(self):
+        """How the parts of a run share the cluster: ``{"workers", "capacity", "cores"}``.
+
+        ``workers`` run one part each at a time. On this machine's LocalCluster the workers
+        share its ``cores``: the parts of a run share them out (their fits' threads,
+        :class:`rmsc.dashboard.DaskRunner`), so all ``capacity`` = ``workers`` run at
+        their own speed at once. On a scheduler elsewhere each fit uses every core of its
+        machine (``cores`` None: not shared out) and the workers of one machine share it:
+        ``capacity`` is the number of machines.
+        """
+        workers = max(1, self.limits()["workers"])
+        if self.cluster is not None:
+            return {"workers": workers, "capacity": workers, "cores": available_cores()}
+        return {"workers": workers, "capacity": max(1, self.limits().get("hosts", 1)),
+                "cores": None}
 
     # -- jobs ----------------------------------------------------------------------------
 
@@ -192,7 +210,8 @@ class Backend:
             self._jobs[job_id] = job
             self._waiting[job_id] = remote.priority
         fut = self.client.submit(run_remote, remote.fn, args, kwargs, job_id, stop_name,
-                                 cancel_name, key=f"rmsc-{job.label or 'job'}-{job_id}",
+                                 cancel_name, getattr(remote, "threads", None),
+                                 key=f"rmsc-{job.label or 'job'}-{job_id}",
                                  pure=False, retries=0, priority=remote.priority)
         with self._lock:
             self._futures[job_id] = (fut, held)
@@ -349,6 +368,26 @@ def describe_limits(backend, results_bytes, upload_mb):
             f"per worker, queued in order. The server keeps at most "
             f"{format_bytes(results_bytes)} of results for all sessions; uploads up to "
             f"{upload_mb} MB.")
+
+
+def worker_slots():
+    """``{"workers", "capacity"}`` of :meth:`Backend.slots` for the running backend (what a
+    run's time estimate schedules its parts on); before it has started, what the
+    LocalCluster it will start gives, or one worker when a scheduler elsewhere is named
+    (its workers are not known yet)."""
+    backend = running_backend()
+    slots = None
+    if backend is not None:
+        try:
+            slots = backend.slots()
+        except Exception:  # noqa: BLE001 - the cluster is unreachable: the jobs will say so
+            slots = None
+    if slots is None and os.environ.get(SCHEDULER_ENV):
+        slots = {"workers": 1, "capacity": 1}
+    if slots is None:
+        workers = available_cores()  # local_cluster's default: one worker per core
+        slots = {"workers": workers, "capacity": workers}
+    return {"workers": slots["workers"], "capacity": slots["capacity"]}
 
 
 def running_backend():
