@@ -74,9 +74,9 @@ def buttons(names):
 
     backend = workers.Backend()  # the dashboard's LocalCluster: one worker per core
     try:
-        slots = {k: v for k, v in backend.slots().items() if k != "cores"}
+        slots = backend.slots()
         print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
-              f"{slots['workers']} workers sharing {backend.slots()['cores']} cores\n")
+              f"{slots['workers']} workers sharing {slots['cores']} cores\n")
         print("| dataset | button | says | predicted s | measured s (wall) | "
               "predicted / measured | within 1.5x |")
         print("|---|---|---|---:|---:|---:|---|")
@@ -93,11 +93,13 @@ def buttons(names):
                 ("Compare: Run 3 fits", lambda b: dash.estimate_compare(
                     {"data": data}, methods, params, b, **slots),
                  dash.compare_parts({"data": data}, methods, params, p.seed),
-                 lambda b, out: dash.record_compare(b, {"data": data}, out)),
+                 lambda b, out: dash.record_compare(b, {"data": data}, out, params,
+                                                    slots["cores"])),
                 (f"Sensitivity: Run {len(lams) * len(betas)} fits", lambda b: (
                     dash.estimate_sensitivity(data, lams, betas, "RMSC", base, b, **slots)),
                  dash.sensitivity_parts(data, lams, betas, "RMSC", base, p.seed),
-                 lambda b, out: dash.record_sensitivity(b, data, "RMSC", base, out)),
+                 lambda b, out: dash.record_sensitivity(b, data, "RMSC", base, out,
+                                                        slots["cores"])),
             ]
             for button, estimate, task, record in runs:
                 guess = estimate(None)

@@ -89,7 +89,8 @@ if st.button(f"Run {n_fits} fits{hint}", type="primary", key="w_cmp_run",
         "compare", key,
         dash.compare_parts(variants, methods, params, int(seed)),  # on every worker at once
         label="compare",
-        record=lambda b, tables, variants=variants: dash.record_compare(b, variants, tables))
+        record=lambda b, tables, variants=variants, params=params: dash.record_compare(
+            b, variants, tables, params, dash.worker_slots()["cores"]))
 
 tables = ui.experiment_panel("compare", key)
 if tables is None:

@@ -84,7 +84,7 @@ with tab_grid:
             dash.sensitivity_parts(data, lams, betas, method, base, p.seed),  # every worker
             label="sensitivity",
             record=lambda b, df, method=method, base=base: dash.record_sensitivity(
-                b, data, method, base, df))
+                b, data, method, base, df, dash.worker_slots()["cores"]))
     df = ui.experiment_panel("sensitivity", key)
     if df is not None:
         st.plotly_chart(figures.sensitivity_figure(df, title=f"{method} on {data.name}"),
@@ -113,7 +113,7 @@ with tab_views:
                             dash.views_parts(data, methods, params, ss.params.seed),
                             label="views",
                             record=lambda b, df, params=params: dash.record_views(
-                                b, data, params, df))
+                                b, data, params, df, dash.worker_slots()["cores"]))
     df = ui.experiment_panel("views", key)
     if df is not None:
         st.plotly_chart(figures.accuracy_vs_views_figure(df, title=f"{data.name}: adding views"),

@@ -265,33 +265,54 @@ class Estimate:
 ZERO = Estimate(0.0, 0.0, 0.0, True, 0, True)
 
 
-def schedule(parts, workers=1, capacity=None):
+def schedule(parts, workers=1, capacity=None, threads=None, cores=None):
     """The :class:`Estimate` of ``parts`` (an Estimate each: fits run one after another, e.g.
     a group that shares a solve) run side by side on ``workers`` workers.
 
     Longest first, each part goes to the worker that frees first (what Dask does with
     parts of equal priority submitted longest first, :class:`rmsc.dashboard.RemoteParts`).
-    ``capacity``: how many parts the workers run at their own full speed at once (None:
-    ``workers``). Workers that share a machine share its cores, and a fit already uses
-    every core of its machine (its column blocks run on threads), so with ``k`` parts
-    running each runs at ``min(1, capacity / k)`` of its speed alone. The run ends with
-    its last part. Low, middle and high are scheduled each on their own; ``measured``,
-    ``unknown`` and ``guess`` are those of the sum.
+    Every estimate is in seconds of a fit that has its machine's every core (its column
+    blocks run on threads). Two ways the running parts share the machines:
+
+    * ``threads`` (one per part) and ``cores`` given: the workers share one machine of
+      ``cores`` cores and each part runs its fits on its own ``threads``
+      (:func:`rmsc.dashboard.share_threads`), so a part runs at ``threads / cores`` of
+      its speed alone, and all of them slower in proportion when the running parts' threads
+      outnumber the cores. Two parts of one thread each on two cores finish together in
+      the time of the two one after another with both cores (measured on the Sensitivity
+      grid: ``benchmarks/bench_estimates.py --buttons``).
+    * else ``capacity``: how many parts run at full speed at once (None: ``workers``;
+      the machines of a cluster elsewhere, whose fits use every core of theirs): with
+      ``k`` parts running each runs at ``min(1, capacity / k)`` of its speed.
+
+    The run ends with its last part. Low, middle and high are scheduled each on their own;
+    ``measured``, ``unknown`` and ``guess`` are those of the sum.
     """
     parts = list(parts)
     workers = max(1, int(workers))
     capacity = float(workers if capacity is None else min(max(capacity, 1), workers))
+    shared = threads is not None and cores
+    widths = [max(1, int(t)) for t in threads] if shared else [1] * len(parts)
+
+    def rates(running):
+        if shared:
+            total = sum(w for _, w in running)
+            return [w / cores * min(1.0, cores / total) for _, w in running]
+        return [min(1.0, capacity / len(running))] * len(running)
 
     def makespan(seconds):
-        waiting = sorted((s for s in seconds if s > 0), reverse=True)
-        running, now = [], 0.0  # seconds of work (at full speed) left per running part
+        # (seconds of work at full speed, threads) per part, longest first
+        waiting = sorted(((s, w) for s, w in zip(seconds, widths) if s > 0),
+                         key=lambda p: -p[0])
+        running, now = [], 0.0
         while waiting or running:
             while waiting and len(running) < workers:
                 running.append(waiting.pop(0))
-            rate = min(1.0, capacity / len(running))
-            step = min(running) / rate
+            rate = rates(running)
+            step = min(r / v for (r, _), v in zip(running, rate))
             now += step
-            running = [r - step * rate for r in running if r - step * rate > 1e-12]
+            running = [(r - step * v, w) for (r, w), v in zip(running, rate)
+                       if r - step * v > 1e-12]
         return now
 
     total = sum(parts, ZERO)

@@ -268,3 +268,43 @@ def test_the_cores_go_to_the_parts_by_their_share_of_the_work():
     many = [dash.Remote(print) for _ in range(25)]  # a grid: one thread each
     assert {part_threads(p, many, 2) for p in many} == {1}
     assert part_threads(parts[0], parts, None) is None  # cores not shared out (elsewhere)
+
+
+def test_parts_on_a_share_of_one_machines_cores_run_at_that_share_of_its_speed():
+    one = dash.Estimate.exact
+    # two one-thread parts on two cores: each at half speed, together in the time of both
+    # one after another with both cores (5 + 5), not in the time of one (5)
+    assert dash.schedule([one(5), one(5)], 2, threads=[1, 1], cores=2).mid == pytest.approx(10)
+    # a part left alone keeps its one thread: 8 and 10 end together at 16, then 2 s of
+    # work at half speed
+    assert dash.schedule([one(10), one(8)], 2, threads=[1, 1], cores=2).mid == pytest.approx(20)
+    # a two-thread part beside a one-thread one: three threads on two cores share them;
+    # by hand: rates 2/3 and 1/3 until the small part's 2 s of work end (at 6 s, 4 of the
+    # large part's 12 done), then the large part alone at full speed (8 s more)
+    assert dash.schedule([one(12), one(2)], 2, threads=[2, 1], cores=2).mid == pytest.approx(14)
+    # every core to every part: as a worker alone
+    assert dash.schedule([one(3), one(4)], 1, threads=[2, 2], cores=2).mid == pytest.approx(7)
+
+
+def test_a_run_in_parts_is_recorded_as_fits_with_every_core_and_predicted_again():
+    """A grid's fits ran on one of two cores each: their durations count at half, so that
+    the next estimate of the same run (scheduled on one thread each) gives its own time."""
+    data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
+    lams, betas = [0.3, 1.0], [0.1, 0.2]
+    fits = dash.sensitivity_fits(data, lams, betas, "RMSC", {})
+    assert dash.fit_speeds({"data": data}, fits, 2) == [0.5] * 4
+    assert dash.fit_speeds({"data": data}, fits, None) == [1.0] * 4
+    df = dash.run_sensitivity(data, lams, betas, "RMSC", {})
+    book = dash.CostBook()
+    dash.record_sensitivity(book, data, "RMSC", {}, df, cores=2)
+    for rec in df.to_dict("records"):
+        p = {"lam": rec["lam"], "beta": rec["beta"]}
+        assert book.lookup(data.fingerprint, "RMSC", p) == (pytest.approx(rec["fit_time"] / 2),
+                                                            True)
+    again = dash.estimate_sensitivity(data, lams, betas, "RMSC", {}, book, PROBE, workers=2,
+                                      capacity=2, cores=2)
+    # two at a time, each at half speed: (half of every duration) summed
+    expect = dash.schedule([dash.Estimate.exact(t / 2) for t in df["fit_time"]], 2,
+                           threads=[1] * 4, cores=2)
+    assert again.measured and again.mid == pytest.approx(expect.mid)
+    assert again.mid >= df["fit_time"].sum() / 2 - 1e-9

@@ -188,6 +188,8 @@ from .estimates import (  # noqa: F401
     estimate_sensitivity,
     estimate_suggestion,
     estimate_views,
+    fit_speeds,
+    part_threads_of,
     record_compare,
     record_sensitivity,
     record_solve_fit,

@@ -67,6 +67,24 @@ class Remote:
         self.share = None
 
 
+def share_threads(share, n_parts, cores):
+    """Threads for the fits of a part that is ``share`` of its run's work (None: an equal
+    share of ``n_parts``) when the workers share ``cores`` (None: not shared out, None).
+
+    The cores go to the parts in proportion to their share of the run's work, at least
+    one each: a part that is most of the run (Compare's SSC-AVG on Digit) keeps the cores
+    it can use, while many small parts (a Sensitivity grid) run one thread each, side by
+    side, instead of every fit starting a thread per core and all of them waiting for each
+    other. The runner gives the parts these threads; the run's estimate schedules them so
+    (:func:`rmsc.costs.schedule`).
+    """
+    if not cores:
+        return None
+    if share is None:
+        share = 1.0 / max(1, int(n_parts))
+    return max(1, min(int(cores), round(cores * share)))
+
+
 class RemoteParts:
     """A task in parts that the cluster runs side by side: each part a :class:`Remote`
     (one fit, or a group of fits that share a solve), the job's result

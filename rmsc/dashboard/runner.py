@@ -17,26 +17,14 @@ import threading
 from concurrent.futures import CancelledError
 
 from .jobs import Cancelled, WorkerDied
-from .remote import PartsProgress, Remote, RemoteParts, worker_died_message
+from .remote import PartsProgress, Remote, RemoteParts, share_threads, worker_died_message
 from .workers import default_backend
 
 
 def part_threads(part, parts, cores):
-    """Threads for ``part``'s fits when the workers share ``cores`` (None: not shared out).
-
-    The cores go to the parts in proportion to their share of the run's work
-    (``Remote.share``; equal shares when not given), at least one each: a part that is
-    most of the run (Compare's SSC-AVG on Digit) keeps the cores it can use, while many
-    small parts (a Sensitivity grid) run one thread each, side by side, instead of every
-    fit starting a thread per core and all of them waiting for each other
-    (docs/measurements.md, "Parts side by side").
-    """
-    if not cores:
-        return None
-    share = getattr(part, "share", None)
-    if share is None:
-        share = 1.0 / max(1, len(parts))
-    return max(1, min(int(cores), round(cores * share)))
+    """Threads for ``part``'s fits when the workers share ``cores`` (None: not shared out):
+    :func:`rmsc.dashboard.remote.share_threads` of its ``Remote.share`` of the run's work."""
+    return share_threads(getattr(part, "share", None), len(parts), cores)
 
 
 def _failure(exc, label):

@@ -268,20 +268,29 @@ def run_fit_group(dataset, fits, random_state=0, methods=(), messages=(), job=No
                                  on_fit=on_fit)
 
 
+def part_shares(datasets, fits):
+    """``(groups, shares)``: the parts a run of ``fits`` goes in (groups that share a solve,
+    :func:`rmsc.experiments.plan_groups`) and each one's share of the run's work by the
+    cost model (None each when the model gives no work)."""
+    groups = experiments.plan_groups(fits, datasets)
+    costs = [sum(experiments.fit_cost(fits[i], datasets[fits[i].data]) for i in group)
+             for group in groups]
+    total = sum(costs)
+    return groups, [c / total if total > 0 else None for c in costs]
+
+
 def _parts(datasets, fits, messages, random_state, combine):
     """A :class:`RemoteParts` of ``fits`` (on ``datasets``, by ``Fit.data``): one part per
     group that shares a solve, longest first; ``combine(records)`` gets every fit's
     record in the fits' order."""
-    groups = experiments.plan_groups(fits, datasets)
+    groups, shares = part_shares(datasets, fits)
     used = method_specs(sorted({f.method for f in fits}))
-    costs = [sum(experiments.fit_cost(fits[i], datasets[fits[i].data]) for i in group)
-             for group in groups]
     parts = []
-    for group, cost in zip(groups, costs):
+    for group, share in zip(groups, shares):
         part = Remote(run_fit_group, datasets[fits[group[0]].data], [fits[i] for i in group],
                       random_state, used, [messages[i] for i in group])
         part.steps = len(group)
-        part.share = cost / sum(costs) if sum(costs) > 0 else None
+        part.share = share
         parts.append(part)
 
     def combine_records(results):

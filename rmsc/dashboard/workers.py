@@ -143,8 +143,8 @@ class Backend:
 
         ``workers`` run one part each at a time. On this machine's LocalCluster the workers
         share its ``cores``: the parts of a run share them out (their fits' threads,
-        :class:`rmsc.dashboard.DaskRunner`), so all ``capacity`` = ``workers`` run at
-        their own speed at once. On a scheduler elsewhere each fit uses every core of its
+        :class:`rmsc.dashboard.DaskRunner`), each at its threads' share of the machine's
+        speed (:func:`rmsc.costs.schedule`). On a scheduler elsewhere each fit uses every core of its
         machine (``cores`` None: not shared out) and the workers of one machine share it:
         ``capacity`` is the number of machines.
         """
@@ -371,8 +371,8 @@ def describe_limits(backend, results_bytes, upload_mb):
 
 
 def worker_slots():
-    """``{"workers", "capacity"}`` of :meth:`Backend.slots` for the running backend (what a
-    run's time estimate schedules its parts on); before it has started, what the
+    """``{"workers", "capacity", "cores"}`` of :meth:`Backend.slots` for the running backend
+    (what a run's time estimate schedules its parts on); before it has started, what the
     LocalCluster it will start gives, or one worker when a scheduler elsewhere is named
     (its workers are not known yet)."""
     backend = running_backend()
@@ -383,11 +383,12 @@ def worker_slots():
         except Exception:  # noqa: BLE001 - the cluster is unreachable: the jobs will say so
             slots = None
     if slots is None and os.environ.get(SCHEDULER_ENV):
-        slots = {"workers": 1, "capacity": 1}
+        slots = {"workers": 1, "capacity": 1, "cores": None}
     if slots is None:
         workers = available_cores()  # local_cluster's default: one worker per core
-        slots = {"workers": workers, "capacity": workers}
-    return {"workers": slots["workers"], "capacity": slots["capacity"]}
+        slots = {"workers": workers, "capacity": workers, "cores": workers}
+    return {"workers": slots["workers"], "capacity": slots["capacity"],
+            "cores": slots["cores"]}
 
 
 def running_backend():
