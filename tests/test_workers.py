@@ -424,6 +424,59 @@ def test_the_process_exits_cleanly_with_a_fit_running_and_data_scattered():
     assert out.stderr.strip() == "", out.stderr
 
 
+TWO_FITS_SCRIPT = """
+import time
+from rmsc import dashboard as dash, datasets
+from rmsc.dashboard import workers
+data = datasets.load_bundled("Digit-small")
+for max_iter in (2, 3):  # two fits of the same data, on the dashboard's own cluster
+    job = dash.Job(("fit", max_iter), dash.Remote(dash.fit_rmsc, data,
+                                                  dash.Params(max_iter=max_iter, tol=0.0)),
+                   label="fit", runner=dash.DaskRunner()).start()
+    assert job.wait(WAIT) and job.state == dash.DONE, job.error
+backend = workers.running_backend()
+print("scattered", len(backend._scattered), flush=True)
+print("fitted", flush=True)
+try:
+    time.sleep(WAIT)  # until Ctrl-C
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_two_fits_of_one_dataset_send_it_once_and_ctrl_c_closes_quietly():
+    """The dashboard's cluster path (``DaskRunner()`` starts the default backend, a
+    LocalCluster) runs two fits of one dataset, then gets Ctrl-C as a terminal sends it (to
+    the whole process group): the data went to the workers once (no 'Sending large graph';
+    Dask's bound lowered so that Digit-small's 0.6 MB would trip it), and the shutdown
+    loses nothing ('... caused the cluster to lose scattered data')."""
+    import signal
+    import subprocess
+
+    env = {**os.environ, "RMSC_PREFETCH": "0",
+           "DASK_DISTRIBUTED__ADMIN__LARGE_GRAPH_WARNING_THRESHOLD": "256kB"}
+    proc = subprocess.Popen([sys.executable, "-c", f"WAIT = {WAIT}\n" + TWO_FITS_SCRIPT],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, start_new_session=True)
+    try:
+        lines = []
+        while "fitted" not in lines:  # blocks until the script prints (or exits)
+            line = proc.stdout.readline()
+            assert line, (lines, proc.stderr.read())
+            lines.append(line.strip())
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert "scattered 1" in lines  # one dataset, sent once, kept for both fits
+    assert "interrupted" in out and proc.returncode == 0, err
+    assert "Sending large graph" not in err, err
+    assert "lose scattered data" not in err, err
+    assert "ERROR" not in err and "Traceback" not in err, err
+
+
 def meet(i, others, steps, job):
     """A part that reports its steps and waits (up to WAIT s) until every other part has
     started: it ends only if the parts run side by side, on different workers."""
