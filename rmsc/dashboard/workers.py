@@ -289,6 +289,13 @@ class Backend:
             scattered, self._scattered = list(self._scattered.values()), OrderedDict()
             tasks, self._futures = list(self._futures.values()), {}
         try:
+            # no more job events for this client first: a task still running reports until
+            # it sees the cancel, and the scheduler logged a CRITICAL "Closed comm ...
+            # while trying to write" event for a client that had closed meanwhile
+            try:
+                self.client.unsubscribe_topic(TOPIC)
+            except Exception:  # noqa: BLE001 - closing anyway
+                log.debug("unsubscribing from the job events failed", exc_info=True)
             futures = [fut for fut, _ in tasks]
             if futures:
                 self.client.cancel(futures)
