@@ -28,8 +28,10 @@ charts are on screen):
 * moves at a natural pace (``--only paced``): the λ slider moved :data:`MOVES` steps
   :data:`PACE` seconds apart, without waiting for any result, prefetching on (as ``make
   run``); measured from the last move until its result is on screen, against the fit's
-  own time (the page's "time"): the latest move wins when that ratio stays within 1.5
-  (the fits of the earlier moves were cancelled, not waited for);
+  own time (the page's "time") and against one fit of the same λ alone, in this process
+  and on a worker of the dashboard's kind (a table of its own, a row per round): the
+  latest move wins when that ratio stays within 1.5 (the fits of the earlier moves were
+  cancelled, not waited for);
 * cached revisit: the slider moved back to a value already fitted (its result
   comes from the cache), and switching back to the Solve page from another.
 
@@ -284,10 +286,60 @@ def measure_paced(browser, repeat, m, prefetch=True):
             m["paced"].append(latency)
             m["paced_fit"].append(fit)
             m["paced_ratio"].append(latency / fit)
+            m["paced_lams"].append(LAM_GRID[index])
         ctx.close()
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def measure_paced_plain_fits(m):
+    """The paced rounds' last fits once more without a dashboard, each alone: in this
+    process, and on a worker of the dashboard's kind of LocalCluster (niced below the
+    server, :data:`rmsc.dashboard.workers.WORKER_NICENESS`; warmed by one fit first): one
+    fit, what the latest move's result cannot come faster than."""
+    from rmsc import dashboard as dash
+    from rmsc.dashboard import workers
+    from rmsc.datasets import load_bundled
+
+    data = load_bundled("Digit")
+    for lam in m["paced_lams"]:
+        t0 = time.perf_counter()
+        dash.fit_rmsc(data, dash.Params(lam=float(lam)))
+        m["paced_plain"].append(time.perf_counter() - t0)
+    backend = workers.Backend()
+    try:
+        def on_worker(lam):
+            t0 = time.perf_counter()
+            job = dash.Job(("plain", lam), dash.Remote(dash.fit_rmsc, data,
+                                                       dash.Params(lam=float(lam))),
+                           label="fit", runner=dash.DaskRunner(backend)).start()
+            job.wait()
+            return time.perf_counter() - t0
+
+        on_worker(1.0)  # the data sent, the worker's imports done
+        for lam in m["paced_lams"]:
+            m["paced_worker"].append(on_worker(lam))
+    finally:
+        backend.close()
+
+
+def print_paced(m):
+    """The paced rounds, one row each: the last move's latency beside one plain fit."""
+    print()
+    print(f"Slider moves at a natural pace: λ moved {MOVES} steps {PACE:g} s apart "
+          "(prefetching on), then the time from the last move until its result is on "
+          "screen, beside one plain fit of the same setting measured in this run")
+    print()
+    print("| round | move pace | moves | time to result after last move s | "
+          "one fit in-process s | ratio | one fit on a worker s | ratio | target | met "
+          "(worker) |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---|---|")
+    for k, (latency, fit, remote) in enumerate(zip(m["paced"], m["paced_plain"],
+                                                   m["paced_worker"])):
+        print(f"| {k + 1} | {PACE:g} s | {MOVES} | {latency:.2f} | {fit:.2f} | "
+              f"{latency / fit:.2f} | {remote:.2f} | {latency / remote:.2f} | ≤ 1.5 | "
+              f"{'yes' if latency / remote <= 1.5 else 'NO'} |")
 
 
 def measure_plain_fits(repeat, m):
@@ -352,6 +404,7 @@ def main():
 
     load_before = os.getloadavg()
     m = {key: [] for key, _, _ in ROWS}
+    m.update(paced_lams=[], paced_plain=[], paced_worker=[])
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         if args.only in (None, "load"):
@@ -365,6 +418,8 @@ def main():
         browser.close()
     if args.only in (None, "solve", "paced"):
         measure_plain_fits(args.repeat, m)
+    if m["paced_lams"]:
+        measure_paced_plain_fits(m)
     load_after = os.getloadavg()
 
     server = "python app.py" if ENTRY == "app" else "streamlit run app.py"
@@ -377,6 +432,8 @@ def main():
     for key, name, target in ROWS:
         if m[key]:
             print(row(name, target, m[key]))
+    if m["paced_plain"]:
+        print_paced(m)
 
 
 if __name__ == "__main__":
