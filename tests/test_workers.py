@@ -436,8 +436,8 @@ for max_iter in (2, 3):  # two fits of the same data, on the dashboard's own clu
     assert job.wait(WAIT) and job.state == dash.DONE, job.error
 backend = workers.running_backend()
 print("scattered", len(backend._scattered), flush=True)
-print("fitted", flush=True)
-try:
+try:  # Ctrl-C comes as soon as the test reads "fitted": the print is inside the try
+    print("fitted", flush=True)
     time.sleep(WAIT)  # until Ctrl-C
 except KeyboardInterrupt:
     print("interrupted", flush=True)
