@@ -29,6 +29,13 @@ charts are on screen):
   moving as soon as it is on screen. The prefetch order favours this benchmark's
   direction (left); a step the other way is the second prefetch, ready about one fit
   later;
+* moves at a natural pace (``--only paced``): the λ slider moved :data:`MOVES` steps
+  :data:`PACE` seconds apart, without waiting for any result, prefetching on (as ``make
+  run``); measured from the last move until its result is on screen, against the fit's
+  own time (the page's "time") and against one fit of the same λ alone, in this process
+  and on a worker of the dashboard's kind (a table of its own, a row per round): the
+  latest move wins when that ratio stays within 1.5 (the fits of the earlier moves were
+  cancelled, not waited for);
 * cached revisit: the slider moved back to a value already fitted (its result
   comes from the cache), and switching back to the Solve page from another.
 
@@ -124,10 +131,12 @@ DATA_TEXT = ("document.querySelector('h1') && document.querySelector('h1').inner
              ".innerText.includes('2,000') && document.querySelector('[data-testid=stDataFrame]')")
 DATA_READY = ("document.querySelector('h1') && document.querySelector('h1').innerText"
               ".startsWith('Data') && document.querySelectorAll('.js-plotly-plot').length >= 3")
+# (a previous result shown dimmed while the new fit runs is not the result: ui.STALE_KEY)
 SOLVE_RESULT = ("document.querySelector('h1') && document.querySelector('h1').innerText"
                 ".startsWith('Solve') && [...document.querySelectorAll('[data-testid=stMetric]')]"
                 ".some(e => e.innerText.includes('density of Z*'))"
-                " && document.querySelectorAll('.js-plotly-plot').length >= 2")
+                " && document.querySelectorAll('.js-plotly-plot').length >= 2"
+                " && !document.querySelector('.st-key-rmsc_stale')")
 SOLVE_LIVE = ("[...document.querySelectorAll('p, div')].some(e => e.innerText && "
               "e.innerText.startsWith('Running RMSC'))")
 FIT_SECONDS = ("(() => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
@@ -247,6 +256,105 @@ def measure_solve(browser, repeat, m, prefetch=False, look=0.0, tag=""):
         stop_server(proc)
 
 
+def lam_thumb(page):
+    return page.locator("[data-testid=stSlider]", has_text="λ (coupling").get_by_role("slider")
+
+
+def measure_paced(browser, repeat, m, prefetch=True):
+    """λ moved MOVES steps right, PACE s apart, per round; the last move's latency."""
+    from rmsc.dashboard import LAM_GRID
+
+    proc, url = start_server(free_port(), prefetch)
+    try:
+        ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+        page = ctx.new_page()
+        # λ starts low enough for every round's moves to the right (β = auto: a usable β
+        # at every λ)
+        index = len(LAM_GRID) - 1 - repeat * MOVES
+        if index < 0:
+            raise SystemExit(f"--repeat {repeat}: at most {(len(LAM_GRID) - 1) // MOVES} "
+                             "rounds of λ moves fit on the slider")
+        page.goto(f"{url}/?lam={LAM_GRID[index]:g}")
+        wait(page, DATA_READY)
+        nav(page, "Solve")
+        wait(page, SOLVE_RESULT)
+        for _ in range(repeat):
+            for k in range(MOVES):
+                thumb = lam_thumb(page)
+                thumb.focus()
+                t0 = time.perf_counter()
+                thumb.press("ArrowRight")
+                index += 1
+                mark(f"paced move {k + 1}: lam -> {LAM_GRID[index]:g}")
+                if k < MOVES - 1:
+                    time.sleep(max(0.0, PACE - (time.perf_counter() - t0)))
+            target = f"{LAM_GRID[index]:g}"
+            wait(page, f"location.search.includes('lam=' + a + '&') || "
+                       f"location.search.endsWith('lam=' + a)", target)
+            wait(page, f"(location.search.includes('lam=' + a + '&') || "
+                       f"location.search.endsWith('lam=' + a)) && {SOLVE_RESULT}", target)
+            latency = time.perf_counter() - t0
+            mark("paced: the last move's result on screen")
+            fit = page.evaluate(FIT_SECONDS)
+            m["paced"].append(latency)
+            m["paced_fit"].append(fit)
+            m["paced_ratio"].append(latency / fit)
+            m["paced_lams"].append(LAM_GRID[index])
+        ctx.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def measure_paced_plain_fits(m):
+    """The paced rounds' last fits once more without a dashboard, each alone: in this
+    process, and on a worker of the dashboard's kind of LocalCluster (niced below the
+    server, :data:`rmsc.dashboard.workers.WORKER_NICENESS`; warmed by one fit first): one
+    fit, what the latest move's result cannot come faster than."""
+    from rmsc import dashboard as dash
+    from rmsc.dashboard import workers
+    from rmsc.datasets import load_bundled
+
+    data = load_bundled("Digit")
+    for lam in m["paced_lams"]:
+        t0 = time.perf_counter()
+        dash.fit_rmsc(data, dash.Params(lam=float(lam)))
+        m["paced_plain"].append(time.perf_counter() - t0)
+    backend = workers.Backend()
+    try:
+        def on_worker(lam):
+            t0 = time.perf_counter()
+            job = dash.Job(("plain", lam), dash.Remote(dash.fit_rmsc, data,
+                                                       dash.Params(lam=float(lam))),
+                           label="fit", runner=dash.DaskRunner(backend)).start()
+            job.wait()
+            return time.perf_counter() - t0
+
+        on_worker(1.0)  # the data sent, the worker's imports done
+        for lam in m["paced_lams"]:
+            m["paced_worker"].append(on_worker(lam))
+    finally:
+        backend.close()
+
+
+def print_paced(m):
+    """The paced rounds, one row each: the last move's latency beside one plain fit."""
+    print()
+    print(f"Slider moves at a natural pace: λ moved {MOVES} steps {PACE:g} s apart "
+          "(prefetching on), then the time from the last move until its result is on "
+          "screen, beside one plain fit of the same setting measured in this run")
+    print()
+    print("| round | move pace | moves | time to result after last move s | "
+          "one fit in-process s | ratio | one fit on a worker s | ratio | target | met "
+          "(worker) |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---|---|")
+    for k, (latency, fit, remote) in enumerate(zip(m["paced"], m["paced_plain"],
+                                                   m["paced_worker"])):
+        print(f"| {k + 1} | {PACE:g} s | {MOVES} | {latency:.2f} | {fit:.2f} | "
+              f"{latency / fit:.2f} | {remote:.2f} | {latency / remote:.2f} | ≤ 1.5 | "
+              f"{'yes' if latency / remote <= 1.5 else 'NO'} |")
+
+
 def measure_plain_fits(repeat, m):
     """The slider's fits once more, in this process without a dashboard (what the fit costs)."""
     from rmsc import dashboard as dash
@@ -262,6 +370,8 @@ def measure_plain_fits(repeat, m):
 BETAS = ["0.2", "0.1", "0.05", "0.03", "0.02"]  # the slider's steps to the left from 0.3
 #: Seconds a user looks at a result before moving a slider again (prefetching measurement).
 LOOK = 4.0
+#: Moves at a natural pace: this many steps of the λ slider, this many seconds apart.
+MOVES, PACE = 3, 1.5
 
 ROWS = [
     ("first_text", "first page load: Digit's text, tables and sidebar on screen", None),
@@ -278,6 +388,10 @@ ROWS = [
     ("fit", "… of which the fit itself (solver + spectral step, as the page shows it)", None),
     ("overhead", "… the rest: the dashboard's own time (start, updates, redraw)", None),
     ("plain", "the same fits without a dashboard (fit_rmsc in this process)", None),
+    ("paced", f"λ moved {MOVES} steps {PACE:g} s apart (prefetching on): last move → its "
+              "result on screen", None),
+    ("paced_fit", "… of which the fit itself (as the page shows it)", None),
+    ("paced_ratio", "… that latency / the fit's own time (a ratio, not seconds)", 1.5),
     ("cached_slider", "cached revisit: slider back to a fitted β", 1),
     ("cached_page", "cached revisit: back to the Solve page from another page", 1),
 ]
@@ -286,8 +400,9 @@ ROWS = [
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--only", choices=["load", "solve"], default=None,
-                    help="measure only the first page loads, or only the Solve page")
+    ap.add_argument("--only", choices=["load", "solve", "paced"], default=None,
+                    help="measure only the first page loads, only the Solve page, or only "
+                         "slider moves at a natural pace")
     ap.add_argument("--trace", type=Path, default=None,
                     help="append a timeline of the server's script runs and jobs, and of "
                          "the benchmark's actions, to this file")
@@ -307,17 +422,22 @@ def main():
 
     load_before = os.getloadavg()
     m = {key: [] for key, _, _ in ROWS}
+    m.update(paced_lams=[], paced_plain=[], paced_worker=[])
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        if args.only != "solve":
+        if args.only in (None, "load"):
             measure_loads(browser, args.repeat, m)
-        if args.only != "load":
+        if args.only in (None, "solve"):
             measure_solve(browser, args.repeat, m)
             measure_solve(browser, args.repeat, m, prefetch=True, look=LOOK, tag="_look")
             measure_solve(browser, args.repeat, m, prefetch=True, tag="_now")
+        if args.only in (None, "paced"):
+            measure_paced(browser, args.repeat, m)
         browser.close()
-    if args.only != "load":
+    if args.only in (None, "solve", "paced"):
         measure_plain_fits(args.repeat, m)
+    if m["paced_lams"]:
+        measure_paced_plain_fits(m)
     load_after = os.getloadavg()
 
     server = "python app.py" if ENTRY == "app" else "streamlit run app.py"
@@ -330,6 +450,8 @@ def main():
     for key, name, target in ROWS:
         if m[key]:
             print(row(name, target, m[key]))
+    if m["paced_plain"]:
+        print_paced(m)
 
 
 if __name__ == "__main__":

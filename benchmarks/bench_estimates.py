@@ -2,6 +2,14 @@
 
     python benchmarks/bench_estimates.py [--datasets digit-small digit 3sources reuter]
                                          [--methods RMSC RMSC-WV SSC-AVG ...]
+    python benchmarks/bench_estimates.py --buttons [--datasets digit]
+
+``--buttons``: the default Compare and Sensitivity buttons as the pages run them (their
+fits in parts on the dashboard's LocalCluster, side by side on every worker,
+:class:`rmsc.dashboard.RemoteParts`): the wall time from the click to the result, against
+what the button says before (the cost model alone, "a guess"; then with Solve's fit of
+these data measured, as the page is after its first fit) and after the run (its own
+durations), each scheduled over the workers (:func:`rmsc.dashboard.estimate_run`).
 
 For every dataset and method: the cost model's prediction (rmsc.costs:
 no measured duration, the speed probe taken just before the fit), then the fit as the
@@ -39,13 +47,92 @@ METHODS = ("RMSC", "RMSC-WV", "SSC-AVG", "SC-BSV", "MSC", "Co-Pairwise", "Co-Cen
 DIMSC_DATASETS = ("Digit-small", "3-Sources")
 
 
+def _wall(backend, task):
+    """Seconds from submitting ``task`` (as the page's button does) to its result."""
+    from rmsc import dashboard as dash
+
+    t0 = time.perf_counter()
+    job = dash.Job("bench", task, label="bench", runner=dash.DaskRunner(backend)).start()
+    job.wait()
+    if job.state != dash.DONE:
+        raise SystemExit(f"the run {job.state}: {job.error}")
+    return time.perf_counter() - t0, job.result
+
+
+def _row(name, button, est, measured, extra=""):
+    r = est.mid / measured
+    ok = "yes" if 1 / 1.5 <= r <= 1.5 else "**no**"
+    print(f"| {name} | {button} | {est.text()} | {est.mid:.1f} | {measured:.1f} | {r:.2f} | "
+          f"{ok} |{extra}", flush=True)
+    return r
+
+
+def buttons(names):
+    """The default Compare and Sensitivity buttons, run as the pages run them."""
+    from rmsc import dashboard as dash
+    from rmsc.dashboard import workers
+
+    backend = workers.Backend()  # the dashboard's LocalCluster: one worker per core
+    try:
+        slots = backend.slots()
+        print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
+              f"{slots['workers']} workers sharing {slots['cores']} cores\n")
+        print("| dataset | button | says | predicted s | measured s (wall) | "
+              "predicted / measured | within 1.5x |")
+        print("|---|---|---|---:|---:|---:|---|")
+        ratios = []
+        for key in names:
+            data = datasets.load_bundled(DATASETS[key])
+            p = dash.Params()
+            solve = dash.fit_rmsc(data, p)  # the Solve page's first fit (its β_max, its time)
+            params = dash.rmsc_method_params(p, data)
+            methods = list(DEFAULT_COMPARE)
+            lams, betas = dash.sensitivity_axes(p.resolved_lam, solve.beta_max, p.beta)
+            base = dash.sensitivity_settings(p, "RMSC")
+            runs = [
+                ("Compare: Run 3 fits", lambda b: dash.estimate_compare(
+                    {"data": data}, methods, params, b, **slots),
+                 dash.compare_parts({"data": data}, methods, params, p.seed),
+                 lambda b, out: dash.record_compare(b, {"data": data}, out, params,
+                                                    slots["cores"])),
+                (f"Sensitivity: Run {len(lams) * len(betas)} fits", lambda b: (
+                    dash.estimate_sensitivity(data, lams, betas, "RMSC", base, b, **slots)),
+                 dash.sensitivity_parts(data, lams, betas, "RMSC", base, p.seed),
+                 lambda b, out: dash.record_sensitivity(b, data, "RMSC", base, out,
+                                                        slots["cores"])),
+            ]
+            for button, estimate, task, record in runs:
+                guess = estimate(None)
+                seen = E.CostBook()
+                dash.record_solve_fit(seen, solve, data)
+                before = estimate(seen)
+                seconds, out = _wall(backend, task)
+                after = E.CostBook()
+                record(after, out)
+                name = DATASETS[key]
+                ratios.append(_row(name, f"{button}, nothing measured", guess, seconds))
+                ratios.append(_row(name, f"{button}, after Solve's fit", before, seconds))
+                ratios.append(_row(name, f"{button}, after this run", estimate(after), seconds))
+        inside = sum(1 / 1.5 <= r <= 1.5 for r in ratios)
+        print(f"\n{inside} of {len(ratios)} ratios within [1/1.5, 1.5]; load average at end: "
+              f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    finally:
+        backend.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--datasets", nargs="+", default=["digit-small", "digit", "3sources"],
-                    choices=sorted(DATASETS))
+    ap.add_argument("--datasets", nargs="+", default=None, choices=sorted(DATASETS))
     ap.add_argument("--methods", nargs="+", default=None)
+    ap.add_argument("--buttons", action="store_true",
+                    help="the default Compare and Sensitivity buttons as the pages run them "
+                         "(default data: digit)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    if args.buttons:
+        buttons(args.datasets or ["digit"])
+        return
+    args.datasets = args.datasets or ["digit-small", "digit", "3sources"]
     book = E.CostBook()
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     print("| dataset | method | predicted s (range) | measured s | predicted / measured | "
@@ -92,5 +179,5 @@ def main():
           f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # the LocalCluster's worker processes import this file again
     main()

@@ -90,15 +90,16 @@ key = ("compare", tuple(d.fingerprint for d in variants.values()), tuple(variant
 
 n_fits = len(methods) * len(variants)
 book = ui.cost_book()
-hint = (f" ({dash.estimate_compare(variants, methods, params, book).text()} on this machine)"
-        if methods else "")
+hint = (f" ({dash.estimate_compare(variants, methods, params, book, **dash.worker_slots()).text()}"
+        " on this machine)" if methods else "")
 if st.button(f"Run {n_fits} fits{hint}", type="primary", key="w_cmp_run",
              disabled=not methods):
     ui.start_experiment(
         "compare", key,
-        dash.Remote(dash.run_compare, variants, dash.method_specs(methods), params, int(seed)),
+        dash.compare_parts(variants, methods, params, int(seed)),  # on every worker at once
         label="compare",
-        record=lambda b, tables, variants=variants: dash.record_compare(b, variants, tables))
+        record=lambda b, tables, variants=variants, params=params: dash.record_compare(
+            b, variants, tables, params, dash.worker_slots()["cores"]))
 
 tables = ui.experiment_panel("compare", key)
 if tables is None:

@@ -42,17 +42,20 @@ with tab_grid:
     default_lams, default_betas = dash.sensitivity_axes(p.resolved_lam, beta_max, beta)
     basis = (data.fingerprint, method, default_lams, default_betas)
     previous = ss.get("_sens_basis")
+    restart = False
     if previous != basis:  # new data or parameters: the selection starts again, unless a run
         # was started on these data and method (Solve's fit landing after the click moves the
         # defaults, and the run must stay on screen)
-        if previous is None or previous[:2] != basis[:2] or \
-                ss.get("_sens_started_for") != basis[:2]:
-            ss.pop("w_sens_lams", None)
-            ss.pop("w_sens_betas", None)
+        restart = previous is None or previous[:2] != basis[:2] or \
+            ss.get("_sens_started_for") != basis[:2]
         ss._sens_basis = basis
-    lams = st.multiselect("λ values", dash.LAM_GRID, default=list(default_lams),
+    # a restart moves the selections on screen (written, not dropped: ui.widget_values)
+    shown = ui.widget_values({key: list(values) for key, values in (
+        ("w_sens_lams", default_lams), ("w_sens_betas", default_betas))
+        if restart or key not in ss})
+    lams = st.multiselect("λ values", dash.LAM_GRID, default=shown.get("w_sens_lams"),
                           key="w_sens_lams", format_func=lambda v: f"{v:g}")
-    betas = st.multiselect("β values", dash.BETA_GRID, default=list(default_betas),
+    betas = st.multiselect("β values", dash.BETA_GRID, default=shown.get("w_sens_betas"),
                            key="w_sens_betas", format_func=lambda v: f"{v:g}")
     if beta_max is not None:
         fr = dash.SENSITIVITY_BETA_FRACTIONS
@@ -71,17 +74,17 @@ with tab_grid:
     key = ("sensitivity", data.fingerprint, method, tuple(lams), tuple(betas),
            json.dumps(base, sort_keys=True, default=str), p.seed)
     n = len(lams) * len(betas)
-    hint = (f" ({dash.estimate_sensitivity(data, lams, betas, method, base, book).text()})"
-            if n else "")
+    slots = dash.worker_slots()  # the fits run side by side on these workers
+    took = dash.estimate_sensitivity(data, lams, betas, method, base, book, **slots)
+    hint = f" ({took.text()})" if n else ""
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_sens_run", disabled=n == 0):
         ss._sens_started_for = (data.fingerprint, method)
         ui.start_experiment(
             "sensitivity", key,
-            dash.Remote(dash.run_sensitivity, data, lams, betas, dash.method_specs([method])[0],
-                        base, p.seed),
+            dash.sensitivity_parts(data, lams, betas, method, base, p.seed),  # every worker
             label="sensitivity",
             record=lambda b, df, method=method, base=base: dash.record_sensitivity(
-                b, data, method, base, df))
+                b, data, method, base, df, dash.worker_slots()["cores"]))
     df = ui.experiment_panel("sensitivity", key)
     if df is not None:
         st.plotly_chart(figures.sensitivity_figure(df, title=f"{method} on {data.name}"),
@@ -103,14 +106,14 @@ with tab_views:
     key = ("views", data.fingerprint, tuple(methods), json.dumps(params, sort_keys=True,
                                                                  default=str), ss.params.seed)
     n = len(methods) * data.n_views
-    hint = f" ({dash.estimate_views(data, methods, params, book).text()})" if n else ""
+    hint = (f" ({dash.estimate_views(data, methods, params, book, **dash.worker_slots()).text()})"
+            if n else "")
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_views_run", disabled=n == 0):
         ui.start_experiment("views", key,
-                            dash.Remote(dash.run_views, data, dash.method_specs(methods),
-                                        params, ss.params.seed),
+                            dash.views_parts(data, methods, params, ss.params.seed),
                             label="views",
                             record=lambda b, df, params=params: dash.record_views(
-                                b, data, params, df))
+                                b, data, params, df, dash.worker_slots()["cores"]))
     df = ui.experiment_panel("views", key)
     if df is not None:
         st.plotly_chart(figures.accuracy_vs_views_figure(df, title=f"{data.name}: adding views"),

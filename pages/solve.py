@@ -32,8 +32,6 @@ data = ui.require_data()
 WIDGETS = {"w_lam": "lam", "w_gamma": "gamma",
            "w_max_iter": "max_iter", "w_post": "post", "w_top_k": "top_k",
            "w_keep_mass": "keep_mass", "w_placement": "placement", "w_seed": "seed"}
-#: β's widgets: how it is set (auto / fixed), then the slider of that way (only one shown).
-BETA_WIDGETS = ("w_beta_mode", "w_beta", "w_beta_rel")
 WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
                     "view": "RMSC-WV — one weight per view"}
 
@@ -71,8 +69,7 @@ def _weighting_changed():
         ui.set_params(ss.params.replace(**changes))
     except ValueError as exc:
         ss.param_error = str(exc)
-    for key in ("w_lam", *BETA_WIDGETS):
-        ss.pop(key, None)  # the sliders start again from the new values
+    # the sliders show the new values: _widget_values below, before they are drawn
     ss.pop("beta_memory", None)  # the other weighting's β values mean other things
 
 
@@ -84,14 +81,10 @@ def _beta_mode_changed():
     params, ss.beta_memory = dash.switch_beta_mode(ss.params, ss.w_beta_mode,
                                                    ss.get("beta_memory"), fixed_start=fitted)
     ui.set_params(params)
-    ss.param_error = None
-    for key in ("w_beta", "w_beta_rel"):
-        ss.pop(key, None)  # the slider of the new way starts from its value
+    ss.param_error = None  # the slider of the new way shows its value: _widget_values below
 
 
 def _reset():
-    for key in [*WIDGETS, *BETA_WIDGETS, "w_weighting", "w_clusters"]:
-        ss.pop(key, None)  # widgets start again from the defaults below
     ss.pop("beta_memory", None)
     ui.set_params(dash.Params())
     ss.param_error = None
@@ -110,9 +103,7 @@ def _suggest():
 def _apply_suggestion(run):
     """Move λ and β (and the method it was run for) to the suggestion; the fit follows."""
     ui.set_params(dash.apply_suggestion(ss.params, run))
-    ss.param_error = None
-    for key in ("w_lam", *BETA_WIDGETS, "w_weighting"):
-        ss.pop(key, None)  # the sliders start again from the new values
+    ss.param_error = None  # the sliders show the new values: _widget_values below
     if not ss.autorun and ui.fit_key() not in ui.result_cache():
         ui.ensure_fit(force=True)  # with "run automatically" the frame starts it
 
@@ -121,17 +112,43 @@ def _stop():
     ui.slot("fit").stop()
 
 
+def _set_autorun():
+    ss.autorun = ss.w_autorun
+
+
+def _index(options, value):
+    """``index=`` of a radio or select box showing ``value`` (None: its key holds it)."""
+    return None if value is None else list(options).index(value)
+
+
+def _widget_values(p):
+    """What each parameter widget shows for the parameters ``p`` (ss.params is the source:
+    a change made in a callback reaches the widgets on screen, ui.widget_values)."""
+    values = {"w_lam": p.resolved_lam, "w_beta_mode": dash.beta_mode(p), "w_gamma": p.gamma,
+              "w_weighting": p.weighting, "w_max_iter": p.max_iter, "w_post": p.post,
+              "w_top_k": p.top_k, "w_keep_mass": p.keep_mass, "w_placement": p.placement,
+              "w_seed": p.seed, "w_autorun": ss.autorun,
+              "w_clusters": p.n_clusters or (data.n_clusters if dash.labels_problem(data) is None
+                                             else None)}
+    if p.beta == dash.AUTO:  # the one β slider drawn: β_rel, or the absolute β
+        values["w_beta_rel"] = p.resolved_beta_rel
+    else:
+        values["w_beta"] = p.beta
+    return values
+
+
 p = ss.params
+shown = ui.widget_values(_widget_values(p))
 
 left, right = st.columns([1, 2], gap="large")
 with left:
     st.markdown("**Parameters**")
     st.select_slider("λ (coupling to the consensus)",
-                     dash.options_with(dash.LAM_GRID, p.resolved_lam), value=p.resolved_lam,
+                     dash.options_with(dash.LAM_GRID, p.resolved_lam), value=shown["w_lam"],
                      key="w_lam", on_change=_apply, format_func=lambda v: f"{v:g}")
     st.radio("how β (the sparsity of Z*) is set", list(dash.BETA_MODES), horizontal=True,
              key="w_beta_mode",
-             index=list(dash.BETA_MODES).index(dash.beta_mode(p)),
+             index=_index(dash.BETA_MODES, shown["w_beta_mode"]),
              format_func=dash.BETA_MODES.get, on_change=_beta_mode_changed,
              help="auto: β = β_rel × the data's own scale, so that one setting means the same "
                   "on other data; fixed: the paper's absolute β. Each keeps its value while "
@@ -139,7 +156,8 @@ with left:
     if p.beta == dash.AUTO:  # an absolute β has no relative part
         rel = p.resolved_beta_rel
         st.select_slider("β_rel (β relative to the data)",
-                         dash.options_with(dash.BETA_REL_GRID, rel), value=rel, key="w_beta_rel",
+                         dash.options_with(dash.BETA_REL_GRID, rel),
+                         value=shown["w_beta_rel"], key="w_beta_rel",
                          on_change=_apply, format_func=lambda v: f"{v:g}",
                          help="β = β_rel × the data's own scale of β: the β above which 5% "
                               "of the samples start with an empty column of the consensus Z* "
@@ -147,28 +165,31 @@ with left:
                               "means the same on other data (default "
                               f"{dash.auto_beta_rel(p.weighting):g}).")
     else:
-        st.select_slider("β (sparsity of Z*)", dash.beta_options(p.beta), value=p.beta,
+        st.select_slider("β (sparsity of Z*)", dash.beta_options(p.beta), value=shown["w_beta"],
                          key="w_beta", on_change=_apply, format_func=lambda v: f"{v:g}")
     st.select_slider("γ (weight regulariser)", dash.options_with(dash.GAMMA_GRID, p.gamma),
-                     value=p.gamma, key="w_gamma", on_change=_apply,
+                     value=shown["w_gamma"], key="w_gamma", on_change=_apply,
                      format_func=lambda v: f"{v:g}")
-    st.radio("weighting", list(WEIGHTING_LABELS), index=list(WEIGHTING_LABELS).index(p.weighting),
-             key="w_weighting", format_func=WEIGHTING_LABELS.get, on_change=_weighting_changed)
-    st.slider("max iterations", *dash.MAX_ITER_RANGE, value=p.max_iter, key="w_max_iter",
-              on_change=_apply)
+    st.radio("weighting", list(WEIGHTING_LABELS),
+             index=_index(WEIGHTING_LABELS, shown["w_weighting"]), key="w_weighting",
+             format_func=WEIGHTING_LABELS.get, on_change=_weighting_changed)
+    st.slider("max iterations", *dash.MAX_ITER_RANGE, value=shown["w_max_iter"],
+              key="w_max_iter", on_change=_apply)
     st.selectbox("affinity post-processing", list(dash.POSTPROCESSING),
-                 index=list(dash.POSTPROCESSING).index(p.post), key="w_post",
+                 index=_index(dash.POSTPROCESSING, shown["w_post"]), key="w_post",
                  format_func=dash.POSTPROCESSING_NAMES.get, on_change=_apply)
     what = dash.POSTPROCESSING[p.post]
     st.caption(f"{what[0].upper()}{what[1:]}.")  # the choice in full, beneath its short name
     if p.post.startswith("top_k"):
-        st.number_input("top-k", 1, 500, value=p.top_k, key="w_top_k", on_change=_apply)
+        st.number_input("top-k", 1, 500, value=shown["w_top_k"], key="w_top_k",
+                        on_change=_apply)
     if p.post == "rho+scale":
-        st.number_input("ρ (share of each column's ℓ1 mass kept)", 0.05, 1.0, value=p.keep_mass,
-                        step=0.05, key="w_keep_mass", on_change=_apply,
+        st.number_input("ρ (share of each column's ℓ1 mass kept)", 0.05, 1.0,
+                        value=shown["w_keep_mass"], step=0.05, key="w_keep_mass",
+                        on_change=_apply,
                         help="Each column of |Z*| keeps its largest coefficients until they "
                              "hold this share of the column's sum; 1 keeps everything.")
-    st.checkbox("place isolated samples", value=p.placement,
+    st.checkbox("place isolated samples", value=bool(shown["w_placement"]),
                 key="w_placement", on_change=_apply,
                 help="Samples the consensus Z* (nearly) cuts off get their cluster from "
                      "their neighbours in the views they are trusted in (weighted by P), "
@@ -178,12 +199,14 @@ with left:
     labels_problem = dash.labels_problem(data)
     clusters = p.n_clusters or (data.n_clusters if labels_problem is None else None)
     # at most one cluster per sample (a larger c from a URL stays, and the fit explains it)
-    c1.number_input("clusters c", 2, max(2, data.n_samples, clusters or 0), value=clusters,
+    c1.number_input("clusters c", 2, max(2, data.n_samples, clusters or 0),
+                    value=shown["w_clusters"],
                     key="w_clusters", on_change=_apply, placeholder="choose",
                     help="Defaults to the number of classes in the labels; without labels "
                          "(or with one class) choose it here.")
-    c2.number_input("seed", 0, 2**31 - 1, value=p.seed, key="w_seed", on_change=_apply)
-    st.toggle("run automatically", key="autorun", wrap=True,
+    c2.number_input("seed", 0, 2**31 - 1, value=shown["w_seed"], key="w_seed", on_change=_apply)
+    st.toggle("run automatically", value=bool(shown["w_autorun"]), key="w_autorun",
+              on_change=_set_autorun, wrap=True,
               help="Fit again whenever the data or a parameter changes.")
     blocker = ui.fit_blocker()
     with st.container(horizontal=True):  # wraps on narrow screens: no label is cut
@@ -244,12 +267,82 @@ _live = st.fragment(run_every=ui.POLL_SECONDS)(_live_body)
 # and the browser (with a class on one server most sessions wait most of the time).
 _queued = st.fragment(run_every=ui.QUEUE_POLL_SECONDS)(_live_body)
 
+
+def _result(r):
+    """The fit ``r``: its numbers, charts, table and downloads."""
+    # A row that wraps instead of cutting values ("96.…") on narrow screens.
+    metrics = st.container(horizontal=True, gap="medium")
+    if r.scores is not None:
+        metrics.metric("ACC", f"{100 * r.scores['acc_mean']:.2f}%", width="content",
+                       help=f"mean ± std over {r.scores['n_runs']} k-means runs: "
+                            f"± {100 * r.scores['acc_std']:.2f}")
+        metrics.metric("NMI", f"{100 * r.scores['nmi_mean']:.2f}%", width="content",
+                       help=f"± {100 * r.scores['nmi_std']:.2f}")
+    else:
+        unscored = "no labels" if data.labels is None else "one class"
+        metrics.metric("ACC", unscored, width="content", help=labels_problem)
+        metrics.metric("NMI", unscored, width="content", help=labels_problem)
+    metrics.metric("iterations", f"{r.n_iter}" + ("" if r.converged else "+"),
+                   width="content",
+                   help="converged" if r.converged else "stopped at the limit")
+    metrics.metric("time", f"{r.fit_time + r.spectral_time:.1f} s", width="content",
+                   help=f"solver {r.fit_time:.2f} s, spectral step {r.spectral_time:.2f} s")
+    metrics.metric("density of Z*", f"{100 * r.density:.2f}%", width="content",
+                   help=f"Z* becomes empty at β ≈ {r.beta_max:.3g}")
+    for level, msg in r.diagnostics:
+        (st.warning if level == "warning" else st.caption)(msg)
+    c1, c2 = st.columns([3, 2])
+    c1.plotly_chart(figures.objective_figure(list(zip(range(1, r.n_iter + 1), r.objective)),
+                                             max_iter=r.params.max_iter),
+                    key="objective")
+    if r.trace:
+        c1.plotly_chart(figures.clustering_trace_figure(r.trace, max_iter=r.params.max_iter),
+                        key="clustering_trace")
+        c1.caption(f"Every {dash.PAGE_TRACE_EVERY}th iteration (and the first) the worker "
+                   "clustered the Z* of that iteration once (its spectral embedding, one "
+                   "k-means) and compared it with the clustering recorded before; the "
+                   "stars are the fit's own result (20 k-means runs).")
+    c2.plotly_chart(figures.view_weights_figure(data.view_names, r.weights.mean(axis=1)),
+                    key="view_weights")
+    table = r.metrics_table()
+    if table is not None:
+        st.dataframe(table, hide_index=True, key="metrics_table", height="content",
+                     column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                    for c in ("mean %", "std %", "chosen run %")})
+        st.caption("Paper protocol: k-means 20 times on the spectral embedding; mean ± std "
+                   "over the runs. 'chosen run' is the run of lowest k-means inertia "
+                   "(the labels shown on the other pages).")
+    st.markdown("**Downloads**")
+    st.caption("Files are made when you click.")
+    labels, names, outliers = data.labels, data.view_names, ss.outliers
+    # Deferred (callables): nothing is serialised on reruns that download nothing.
+    with st.container(horizontal=True):  # wraps: labels stay whole
+        st.download_button("labels (CSV)", lambda: dash.labels_csv(r, labels),
+                           "rmsc_labels.csv", "text/csv", key="dl_labels",
+                           on_click="ignore")
+        st.download_button("weights P (CSV)", lambda: dash.weights_csv(r, names),
+                           "rmsc_weights.csv", "text/csv", key="dl_weights",
+                           on_click="ignore")
+        st.download_button("affinity (.npz)", lambda: dash.affinity_npz(r),
+                           "rmsc_affinity.npz", "application/octet-stream",
+                           key="dl_affinity", on_click="ignore")
+        st.download_button("configuration (JSON)",
+                           lambda: dash.config_json(r, data, outliers), "rmsc_config.json",
+                           "application/json", key="dl_config", on_click="ignore")
+
+
 with right:
     out, job = ui.fit_outcome(hurry=True)
-    if job is not None and job.active and job.snapshot().place is not None:
-        _queued(queued=True)
-    elif job is not None and job.active:
-        _live()
+    if job is not None and job.active:
+        # a fit waiting for a worker is polled less often: only its place changes
+        watch = ((lambda: _queued(queued=True)) if job.snapshot().place is not None
+                 else _live)
+        previous = ui.previous_result()
+        if previous is None:
+            watch()
+        else:  # the last result, dimmed, below the new fit's progress
+            ui.stale_banner(previous, watch)
+            _result(previous)
     elif isinstance(out, dash.FitFailure):
         st.error(f"**The fit did not give a usable clustering.** {out.message}")
         st.caption("Nothing else changed: the dataset and earlier results are kept.")
@@ -262,66 +355,7 @@ with right:
     elif out is None:
         st.info(ui.not_fitted_message())
     else:
-        r = out
-        # A row that wraps instead of cutting values ("96.…") on narrow screens.
-        metrics = st.container(horizontal=True, gap="medium")
-        if r.scores is not None:
-            metrics.metric("ACC", f"{100 * r.scores['acc_mean']:.2f}%", width="content",
-                           help=f"mean ± std over {r.scores['n_runs']} k-means runs: "
-                                f"± {100 * r.scores['acc_std']:.2f}")
-            metrics.metric("NMI", f"{100 * r.scores['nmi_mean']:.2f}%", width="content",
-                           help=f"± {100 * r.scores['nmi_std']:.2f}")
-        else:
-            unscored = "no labels" if data.labels is None else "one class"
-            metrics.metric("ACC", unscored, width="content", help=labels_problem)
-            metrics.metric("NMI", unscored, width="content", help=labels_problem)
-        metrics.metric("iterations", f"{r.n_iter}" + ("" if r.converged else "+"),
-                       width="content",
-                       help="converged" if r.converged else "stopped at the limit")
-        metrics.metric("time", f"{r.fit_time + r.spectral_time:.1f} s", width="content",
-                       help=f"solver {r.fit_time:.2f} s, spectral step {r.spectral_time:.2f} s")
-        metrics.metric("density of Z*", f"{100 * r.density:.2f}%", width="content",
-                       help=f"Z* becomes empty at β ≈ {r.beta_max:.3g}")
-        for level, msg in r.diagnostics:
-            (st.warning if level == "warning" else st.caption)(msg)
-        c1, c2 = st.columns([3, 2])
-        c1.plotly_chart(figures.objective_figure(list(zip(range(1, r.n_iter + 1), r.objective)),
-                                                 max_iter=r.params.max_iter),
-                        key="objective")
-        if r.trace:
-            c1.plotly_chart(figures.clustering_trace_figure(r.trace, max_iter=r.params.max_iter),
-                            key="clustering_trace")
-            c1.caption(f"Every {dash.PAGE_TRACE_EVERY}th iteration (and the first) the worker "
-                       "clustered the Z* of that iteration once (its spectral embedding, one "
-                       "k-means) and compared it with the clustering recorded before; the "
-                       "stars are the fit's own result (20 k-means runs).")
-        c2.plotly_chart(figures.view_weights_figure(data.view_names, r.weights.mean(axis=1)),
-                        key="view_weights")
-        table = r.metrics_table()
-        if table is not None:
-            st.dataframe(table, hide_index=True, key="metrics_table", height="content",
-                         column_config={c: st.column_config.NumberColumn(format="%.2f")
-                                        for c in ("mean %", "std %", "chosen run %")})
-            st.caption("Paper protocol: k-means 20 times on the spectral embedding; mean ± std "
-                       "over the runs. 'chosen run' is the run of lowest k-means inertia "
-                       "(the labels shown on the other pages).")
-        st.markdown("**Downloads**")
-        st.caption("Files are made when you click.")
-        labels, names, outliers = data.labels, data.view_names, ss.outliers
-        # Deferred (callables): nothing is serialised on reruns that download nothing.
-        with st.container(horizontal=True):  # wraps: labels stay whole
-            st.download_button("labels (CSV)", lambda: dash.labels_csv(r, labels),
-                               "rmsc_labels.csv", "text/csv", key="dl_labels",
-                               on_click="ignore")
-            st.download_button("weights P (CSV)", lambda: dash.weights_csv(r, names),
-                               "rmsc_weights.csv", "text/csv", key="dl_weights",
-                               on_click="ignore")
-            st.download_button("affinity (.npz)", lambda: dash.affinity_npz(r),
-                               "rmsc_affinity.npz", "application/octet-stream",
-                               key="dl_affinity", on_click="ignore")
-            st.download_button("configuration (JSON)",
-                               lambda: dash.config_json(r, data, outliers), "rmsc_config.json",
-                               "application/json", key="dl_config", on_click="ignore")
+        _result(out)
 
 
 # ---------------------------------------------------------------------------

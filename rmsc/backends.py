@@ -60,14 +60,31 @@ def available_cores():
         return os.cpu_count() or 1
 
 
+#: Environment variable: how many threads a fit's blocks run on (default: every core this
+#: process may run on). Processes that share a machine and fit side by side each take
+#: their share (the dashboard's Compare and Sensitivity parts on a LocalCluster), instead
+#: of every fit starting a thread per core and all of them waiting for each other.
+FIT_THREADS_ENV = "RMSC_FIT_THREADS"
+
+
+def fit_threads():
+    """Threads a :class:`LocalBlocks` runs its blocks on: :data:`FIT_THREADS_ENV` when set to a
+    positive number, else :func:`available_cores`."""
+    try:
+        n = int(os.environ.get(FIT_THREADS_ENV, ""))
+    except ValueError:
+        n = 0
+    return n if n > 0 else available_cores()
+
+
 class LocalBlocks:
     """Runs column blocks in this process, on ``n_threads`` threads.
 
     Parameters
     ----------
     n_threads : int or None, default=None
-        Threads running blocks at the same time; None uses every core
-        available to the process.
+        Threads running blocks at the same time; None: :func:`fit_threads` (every core
+        available to the process, unless :data:`FIT_THREADS_ENV` says fewer).
     blas_threads : int or None, default=1
         Threads per BLAS call inside the ``with`` block (one, so that the
         blocks do not compete with BLAS's own threads); None leaves BLAS as
@@ -75,7 +92,7 @@ class LocalBlocks:
     """
 
     def __init__(self, n_threads=None, blas_threads=1):
-        self.n_threads = available_cores() if n_threads is None else int(n_threads)
+        self.n_threads = fit_threads() if n_threads is None else int(n_threads)
         self.blas_threads = blas_threads
         self._pool = None
         self._limits = None

@@ -7,7 +7,9 @@ Neither :mod:`rmsc.dashboard` nor :mod:`rmsc.experiments` imports the other for 
   :func:`connect` within :data:`CONNECT_TIMEOUT`, or :func:`local_cluster`;
 * the workers' heap: :func:`reuse_heap` (undoes what a Dask nanny's malloc setting costs
   a fit) and :func:`trim_memory` (freed memory back to the OS);
-* :func:`current_worker`: the Dask worker running this code, or None.
+* :func:`current_worker`: the Dask worker running this code, or None;
+* :func:`dask_setup`: what every worker process of :func:`local_cluster` does first (it
+  leaves Ctrl-C to the program that owns the cluster).
 
 Dask is an optional dependency (``pip install rmsc[dask]``): it is imported where a
 cluster is used, never when this module is.
@@ -77,7 +79,27 @@ def local_cluster(n_workers=None, memory_limit="auto", dashboard=False):
                             # loopback, a free port (Dask's default is 8787 on its host)
                             dashboard_address="127.0.0.1:0",
                             scheduler_kwargs={"dashboard": bool(dashboard)},
-                            memory_limit=memory_limit, silence_logs=logging.ERROR)
+                            memory_limit=memory_limit, silence_logs=logging.ERROR,
+                            preload=[__name__])  # dask_setup below, in every worker process
+
+
+def dask_setup(worker):
+    """Dask's preload hook, run in every worker process of :func:`local_cluster` as it starts:
+    the process ignores SIGINT.
+
+    Ctrl-C in a terminal sends SIGINT to every process of its group, the workers
+    included. A worker that the signal kills takes the data scattered to it along and the
+    scheduler reports the loss as an error ("... caused the cluster to lose scattered
+    data"), while the program that owns the cluster is still closing it. Ignoring the
+    signal leaves the shutdown to that program (the dashboard's
+    :func:`rmsc.dashboard.workers.shutdown`, ``rmsc reproduce``'s ``finally``): the client
+    first, then the cluster, which ends its workers.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():  # where signals can be set
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _libc = None

@@ -212,7 +212,8 @@ class Estimate:
     """Seconds a run will take: ``low <= mid <= high``; ``measured`` when every part was.
 
     ``unknown`` counts fits of the run that were neither measured nor modelled (a method
-    without a cost model, before its first run): they are not in the seconds.
+    without a cost model, before its first run): they are not in the seconds. ``guess``:
+    no part was measured, the seconds are the cost model's alone (:func:`predict`).
     """
 
     low: float
@@ -220,6 +221,7 @@ class Estimate:
     high: float
     measured: bool = False
     unknown: int = 0
+    guess: bool = False
 
     @classmethod
     def exact(cls, seconds):
@@ -229,18 +231,24 @@ class Estimate:
     @classmethod
     def not_known(cls):
         """One fit of unknown duration (no measurement, no model)."""
-        return cls(0.0, 0.0, 0.0, False, 1)
+        return cls(0.0, 0.0, 0.0, False, 1, True)
 
     def __add__(self, other):
         return Estimate(self.low + other.low, self.mid + other.mid, self.high + other.high,
-                        self.measured and other.measured, self.unknown + other.unknown)
+                        self.measured and other.measured, self.unknown + other.unknown,
+                        self.guess and other.guess)
 
     def text(self):
         """The estimate in words: "about 40 s"; with a modelled part that may be far off,
         "about 40 s–2 min" (its range); fits of unknown duration are counted apart
-        ("about 40 s + 1 fit of unknown time")."""
+        ("about 40 s + 1 fit of unknown time"); nothing measured yet, the cost model's
+        alone: "a guess: about 40 s–2 min"."""
         if self.unknown and self.high <= 0:
             return "time unknown until it has run once"
+        words = self._words()
+        return f"a guess: {words}" if self.guess else words
+
+    def _words(self):
         extra = ""
         if self.unknown:
             extra = f" + {self.unknown} fit{'s' if self.unknown > 1 else ''} of unknown time"
@@ -255,7 +263,64 @@ class Estimate:
         return f"about {low}–{high}{extra}"
 
 
-ZERO = Estimate(0.0, 0.0, 0.0, True)
+#: Nothing to run (the sum of no estimates: measured and a guess alike, for ``and``).
+ZERO = Estimate(0.0, 0.0, 0.0, True, 0, True)
+
+
+def schedule(parts, workers=1, capacity=None, threads=None, cores=None):
+    """The :class:`Estimate` of ``parts`` (an Estimate each: fits run one after another, e.g.
+    a group that shares a solve) run side by side on ``workers`` workers.
+
+    Longest first, each part goes to the worker that frees first (what Dask does with
+    parts of equal priority submitted longest first, :class:`rmsc.dashboard.RemoteParts`).
+    Every estimate is in seconds of a fit that has its machine's every core (its column
+    blocks run on threads). Two ways the running parts share the machines:
+
+    * ``threads`` (one per part) and ``cores`` given: the workers share one machine of
+      ``cores`` cores and each part runs its fits on its own ``threads``
+      (:func:`rmsc.dashboard.share_threads`), so a part runs at ``threads / cores`` of
+      its speed alone, and all of them slower in proportion when the running parts' threads
+      outnumber the cores. Two parts of one thread each on two cores finish together in
+      the time of the two one after another with both cores (measured on the Sensitivity
+      grid: ``benchmarks/bench_estimates.py --buttons``).
+    * else ``capacity``: how many parts run at full speed at once (None: ``workers``;
+      the machines of a cluster elsewhere, whose fits use every core of theirs): with
+      ``k`` parts running each runs at ``min(1, capacity / k)`` of its speed.
+
+    The run ends with its last part. Low, middle and high are scheduled each on their own;
+    ``measured``, ``unknown`` and ``guess`` are those of the sum.
+    """
+    parts = list(parts)
+    workers = max(1, int(workers))
+    capacity = float(workers if capacity is None else min(max(capacity, 1), workers))
+    shared = threads is not None and cores
+    widths = [max(1, int(t)) for t in threads] if shared else [1] * len(parts)
+
+    def rates(running):
+        if shared:
+            total = sum(w for _, w in running)
+            return [w / cores * min(1.0, cores / total) for _, w in running]
+        return [min(1.0, capacity / len(running))] * len(running)
+
+    def makespan(seconds):
+        # (seconds of work at full speed, threads) per part, longest first
+        waiting = sorted(((s, w) for s, w in zip(seconds, widths) if s > 0),
+                         key=lambda p: -p[0])
+        running, now = [], 0.0
+        while waiting or running:
+            while waiting and len(running) < workers:
+                running.append(waiting.pop(0))
+            rate = rates(running)
+            step = min(r / v for (r, _), v in zip(running, rate))
+            now += step
+            running = [(r - step * v, w) for (r, w), v in zip(running, rate)
+                       if r - step * v > 1e-12]
+        return now
+
+    total = sum(parts, ZERO)
+    return Estimate(makespan([p.low for p in parts]), makespan([p.mid for p in parts]),
+                    makespan([p.high for p in parts]), total.measured, total.unknown,
+                    total.guess)
 
 
 def format_duration(seconds):
@@ -457,4 +522,4 @@ def predict(method, shape, params=None, probe=None):
     diversity = parts.pop("diversity", (0.0, 0.0, 0.0))
     low, mid, high = (unit * (offset + scale * sum(p[i] for p in parts.values())
                               + diversity[i]) for i in range(3))
-    return Estimate(low, mid, high, False)
+    return Estimate(low, mid, high, False, guess=True)

@@ -7,8 +7,10 @@ local port. Every page is opened, its charts must be drawn (plotly's
 """
 
 import contextlib
+import itertools
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -109,11 +111,43 @@ def page(browser, request):
 # ---------------------------------------------------------------------------
 
 
+#: Milliseconds the app must have reported "not running" without a change before the page
+#: counts as settled: a click's rerun, or the rerun a finished fit asks for, can start a
+#: moment after the action (later under load), so one look at "not running" is not enough.
+STABLE_MS = 1200
+
+#: JavaScript: true once the script has been "notRunning" for ``ms`` with no change of its
+#: state in between; or, while a live fragment reruns every second (a fit under way: the
+#: state never stays put for ``ms``), once ``ms`` have passed since this wait began and the
+#: state has not changed for a quarter of that. A MutationObserver (installed on the first
+#: call in each document) stamps every change of the attribute; a poll that sees the
+#: script running stamps it too (in case the element itself was replaced). ``token``
+#: starts a new wait.
+SETTLED = """([ms, token]) => { const w = window; const now = performance.now();
+    if (!w.__rmscObserved) {
+        w.__rmscObserved = true;
+        w.__rmscChanged = now;
+        new MutationObserver(() => { w.__rmscChanged = performance.now(); }).observe(
+            document.documentElement, {attributes: true, subtree: true,
+                                       attributeFilter: ['data-test-script-state']});
+    }
+    if (w.__rmscToken !== token) { w.__rmscToken = token; w.__rmscSince = now; }
+    const e = document.querySelector('[data-test-script-state]');
+    if (!e || e.getAttribute('data-test-script-state') !== 'notRunning') {
+        w.__rmscChanged = now;
+        return false;
+    }
+    const quiet = now - w.__rmscChanged;
+    return quiet >= ms || (now - w.__rmscSince >= ms && quiet >= ms / 4); }"""
+
+_settle_calls = itertools.count()
+
+
 def settle(page, timeout=60_000):
-    """Wait until the script has finished its run (and the page has drawn)."""
-    page.wait_for_selector("[data-test-script-state='notRunning']", timeout=timeout)
-    page.wait_for_timeout(300)
-    page.wait_for_selector("[data-test-script-state='notRunning']", timeout=timeout)
+    """Wait until the script has finished its run and stayed finished for :data:`STABLE_MS`
+    (a condition polled in the page, not a fixed pause; see :data:`SETTLED`)."""
+    page.wait_for_function(SETTLED, arg=[STABLE_MS, next(_settle_calls)], timeout=timeout,
+                           polling=100)
 
 
 def open_app(page, server, query="", timeout=60_000):
@@ -131,7 +165,8 @@ def nav(page, title):
 
 
 def wait_fitted(page, timeout=FIT_TIMEOUT):
-    page.wait_for_selector("[data-testid=stSidebar] >> text=Fitted:", timeout=timeout)
+    page.wait_for_selector("[data-testid=stSidebar] >> text=/Fitted( on [^:]+)?:/",
+                           timeout=timeout)
     settle(page)
 
 
@@ -151,6 +186,43 @@ def sidebar(page):
 def metric(page, label):
     box = page.locator("[data-testid=stMetric]", has_text=label).first
     return box.locator("[data-testid=stMetricValue]").inner_text()
+
+
+def wait_sidebar(page, *texts, absent=(), timeout=60_000):
+    """Wait until the sidebar shows every one of ``texts`` and none of ``absent`` (the page
+    is redrawn a moment after an action: a condition, not a look at once)."""
+    page.wait_for_function(
+        "([ts, no]) => { const s = document.querySelector('[data-testid=stSidebar]');"
+        " if (!s) return false; const t = s.innerText.replaceAll('**', '');"
+        " return ts.every(x => t.includes(x)) && !no.some(x => t.includes(x)); }",
+        arg=[list(texts), list(absent)], timeout=timeout)
+
+
+def wait_sidebar_match(page, pattern, timeout=60_000):
+    """Wait until the sidebar's text matches the JavaScript regular expression ``pattern``."""
+    page.wait_for_function(
+        "p => { const s = document.querySelector('[data-testid=stSidebar]');"
+        " return s && new RegExp(p).test(s.innerText); }", arg=pattern, timeout=timeout)
+
+
+def wait_metric(page, label, pattern, timeout=60_000):
+    """Wait until the metric ``label`` shows a value that matches ``pattern`` (a JavaScript
+    regular expression, the whole value); return that value."""
+    page.wait_for_function(
+        "([l, p]) => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
+        ".find(e => e.innerText.includes(l));"
+        " const v = m && m.querySelector('[data-testid=stMetricValue]');"
+        " return v && new RegExp('^(' + p + ')$').test(v.innerText.trim()); }",
+        arg=[label, pattern], timeout=timeout)
+    return metric(page, label)
+
+
+def wait_url(page, *texts, absent=(), timeout=60_000):
+    """Wait until the URL's query has every one of ``texts`` and none of ``absent``."""
+    page.wait_for_function(
+        "([ts, no]) => ts.every(x => location.search.includes(x))"
+        " && !no.some(x => location.search.includes(x))",
+        arg=[list(texts), list(absent)], timeout=timeout)
 
 
 def shot(page, name):
@@ -178,8 +250,7 @@ def test_opens_on_digit_and_fits_it_live(page, server):
     # in eight, often before the live view's first poll
     open_app(page, server, "?beta=0.05")
     assert page.locator("h1").first.inner_text().startswith("Data")
-    side = sidebar(page)
-    assert "Digit" in side and "2,000" in side and "6 (PIX" in side
+    wait_sidebar(page, "Digit", "2,000", "6 (PIX")
     wait_charts(page, 3)  # class counts, 2-D views, pictures
     shot(page, "digit_data")
     nav(page, "Solve")
@@ -194,7 +265,7 @@ def test_opens_on_digit_and_fits_it_live(page, server):
     nav(page, "Solve")
     wait_fitted(page)
     no_exception(page)
-    assert re.match(r"\d+\.\d\d%", metric(page, "ACC"))
+    wait_metric(page, "ACC", r"\d+\.\d\d%")
     wait_charts(page, 2)
     shot(page, "digit_solve")
     nav(page, "Weights")
@@ -202,8 +273,8 @@ def test_opens_on_digit_and_fits_it_live(page, server):
     shot(page, "digit_weights")
     nav(page, "Affinity")
     wait_charts(page, 4)  # consensus, one view's Zᵛ, every view's Zᵛ, embedding
-    assert page.locator("text=pooled 4×4").count() >= 1  # 2000² sent as 500² images
-    assert page.locator("text=/Every view's affinity/").count() >= 1
+    page.locator("text=pooled 4×4").first.wait_for(timeout=60_000)  # 2000² sent as 500² images
+    page.locator("text=/Every view's affinity/").first.wait_for(timeout=60_000)
     shot(page, "digit_affinity")
 
 
@@ -226,7 +297,7 @@ def test_every_page_renders_its_charts(page, server):
             settle(page)
             wait_charts(page, 3)
         shot(page, title.lower())
-    assert "injected outliers" in sidebar(page) and "PIX 30" in sidebar(page)
+    wait_sidebar(page, "injected outliers", "PIX 30")
 
 
 def test_sensitivity_grid_runs_with_a_progress_bar(page, server):
@@ -255,7 +326,7 @@ def test_a_slider_change_updates_the_result(page, server):
         "d => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
         ".find(e => e.innerText.includes('density of Z*'));"
         " return m && !m.innerText.includes(d); }", arg=density, timeout=FIT_TIMEOUT)
-    assert "β = 0.5" in sidebar(page)
+    wait_sidebar(page, "β = 0.5")
     no_exception(page)
     shot(page, "solve_after_slider")
 
@@ -269,6 +340,7 @@ def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page
     page.locator("text=/Suggested for RMSC/").first.wait_for(timeout=FIT_TIMEOUT)
     settle(page)
     wait_charts(page, 3)  # objective, view weights, the criterion against λ
+    page.locator(".js-plotly-plot", has_text="Eigengap at c").first.wait_for(timeout=60_000)
     assert page.locator(".js-plotly-plot", has_text="Eigengap at c").count() == 1
     no_exception(page)
     shot(page, "solve_suggestion")
@@ -279,15 +351,70 @@ def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page
     page.locator("text=The sliders are at the suggestion.").wait_for(timeout=60_000)
     page.wait_for_function("!location.search.includes('lam=0.1')", timeout=30_000)
     wait_fitted(page)
-    assert "λ = 0.1," not in sidebar(page)
-    assert f"λ = {lam}, β = auto (β_rel {rel})," in sidebar(page)
+    wait_sidebar(page, f"λ = {lam}, β = auto (β_rel {rel}),", absent=["λ = 0.1,"])
     # the URL carries β_rel (the data's units; none at the default), not an absolute β
-    search = page.evaluate("location.search")
-    assert "beta=" not in search
-    assert ("beta_rel=" in search) == (float(rel) != dash.auto_beta_rel("sample"))
-    assert f"beta_rel={rel}" in search or "beta_rel=" not in search
+    if float(rel) != dash.auto_beta_rel("sample"):
+        wait_url(page, f"beta_rel={rel}", absent=["beta="])
+    else:
+        wait_url(page, absent=["beta=", "beta_rel="])
+    page.locator("[data-testid=stSlider]", has_text="β_rel (β relative").first.wait_for(
+        timeout=60_000)
     assert page.locator("[data-testid=stSlider]", has_text="β_rel (β relative").count() == 1
     no_exception(page)
+
+
+#: JavaScript: the value a labelled slider shows in the browser (its thumb's aria-valuetext).
+SLIDER_TEXT = """label => { const box = [...document.querySelectorAll('[data-testid=stSlider]')]
+    .find(e => e.innerText.includes(label));
+    const thumb = box && box.querySelector('[role=slider], input[type=range]');
+    return thumb ? thumb.getAttribute('aria-valuetext') : null; }"""
+
+
+def wait_slider(page, label, value, timeout=60_000):
+    page.wait_for_function(f"([l, v]) => ({SLIDER_TEXT})(l) === v", arg=[label, value],
+                           timeout=timeout)
+
+
+def test_apply_sticks_when_clicked_at_once_20_times(page, server):
+    """Apply right after the suggestion lands, then another click (a rerun that carries the
+    browser's widget values, as any click or a fragment's poll does): the sliders, the URL and
+    the sidebar keep the suggestion, 20 times. The first round waits for the suggestion
+    itself (its end redraws the page); the others open new sessions on other start values
+    of λ and β, where the suggestion of these settings is cached (its key leaves λ and β
+    out) and its Apply button is there at once."""
+    starts = [("0.1", "0.3"), ("0.03", "0.5"), ("2", "0.1"), ("0.05", "1")]
+    expected = None
+    for i in range(20):
+        lam0, beta0 = starts[i % len(starts)]
+        open_app(page, server, f"solve?data=Subspaces&lam={lam0}&beta={beta0}")
+        if i == 0:
+            page.get_by_role("button", name="Suggest λ and β (no labels)").click()
+        apply = page.get_by_role("button", name=re.compile("^Apply: move"))
+        apply.click(timeout=FIT_TIMEOUT)  # as soon as it is there
+        words = page.locator("[data-testid=stMarkdownContainer]",
+                             has_text="Suggested for RMSC").first.inner_text()
+        lam, rel = re.search(r"λ = ([0-9.]+), β = auto \(β_rel ([0-9.]+)\)", words).groups()
+        assert expected in (None, (lam, rel))
+        expected = (lam, rel)
+        # the browser's sliders show the suggestion (not only the server's state)
+        wait_slider(page, "λ (coupling", lam)
+        wait_slider(page, "β (sparsity", dash.format_beta(dash.AUTO))
+        # a rerun that carries the browser's values: Stop (nothing to stop: nothing else moves)
+        page.get_by_role("button", name="Stop", exact=True).click()
+        settle(page)
+        # settled (no rerun for a while): what is on screen now stays; an undone Apply
+        # would show the button again, the old λ in the slider, sidebar and URL
+        page.locator("text=The sliders are at the suggestion.").wait_for(timeout=60_000)
+        page.get_by_role("button", name=re.compile("^Apply: move")).wait_for(
+            state="detached", timeout=60_000)
+        wait_slider(page, "λ (coupling", lam)
+        wait_sidebar(page, f"λ = {lam}, β = auto (β_rel {rel}),")
+        wait_url(page, absent=[f"lam={lam0}", "beta="])
+        settle(page)  # and nothing moved back since
+        assert page.get_by_role("button", name=re.compile("^Apply: move")).count() == 0, i
+        assert page.evaluate(SLIDER_TEXT, "λ (coupling") == lam, i
+        assert f"λ = {lam}, β = auto (β_rel {rel})," in sidebar(page), i
+        no_exception(page)
 
 
 def test_uploading_a_paper_mat_file(page, server, paper_mats):
@@ -297,9 +424,8 @@ def test_uploading_a_paper_mat_file(page, server, paper_mats):
         "document.querySelector('[data-testid=stSidebar]').innerText.includes('169')",
         timeout=60_000)
     settle(page)
-    side = sidebar(page)
-    assert "3 (BBC" in side or "views**" in side or "views: 3" in side
-    assert "classes: 6" in side.replace("**", "")
+    wait_sidebar_match(page, r"3 \(BBC|views\*\*|views: 3")
+    wait_sidebar(page, "classes: 6")
     no_exception(page)
     shot(page, "data_uploaded")
 
@@ -311,7 +437,8 @@ def test_a_broken_upload_is_a_message_and_keeps_the_data(page, server, tmp_path)
     upload_file(page, bad)
     page.wait_for_selector("[data-testid=stAlertContentError] >> text=Could not load broken.mat",
                            timeout=60_000)
-    assert "Subspaces" in sidebar(page)
+    settle(page)
+    assert "Subspaces" in sidebar(page)  # the data loaded before stay
     no_exception(page)
 
 
@@ -322,12 +449,15 @@ def test_an_injection_shows_up_on_the_weights_page(page, server):
     page.wait_for_function(
         "document.querySelector('[data-testid=stSidebar]').innerText.includes('15 samples')",
         timeout=FIT_TIMEOUT)
-    assert "outliers=" in page.url
+    # the URL follows in the same run, after the sidebar (the browser applies it a moment
+    # later: under load, later than a check made at once)
+    page.wait_for_function("location.search.includes('outliers=')", timeout=60_000)
     nav(page, "Weights")
     wait_fitted(page)
     page.wait_for_selector("text=Finding the injected outliers", timeout=FIT_TIMEOUT)
-    wait_charts(page, 4)  # heatmap, distributions, ROC, one sample
-    assert page.locator("text=injected outlier").count() >= 1
+    wait_charts(page, 4, timeout=FIT_TIMEOUT)  # heatmap, distributions, ROC, one sample
+    # legends are drawn by plotly after the chart's frame: wait for them too
+    page.locator("text=injected outlier").first.wait_for(timeout=60_000)
     no_exception(page)
     shot(page, "weights_injected")
 
@@ -342,8 +472,40 @@ def test_stop_ends_a_long_run_early(page, server):
         page.wait_for_selector("text=/stopped after \\d+ iteration/", timeout=FIT_TIMEOUT)
     finally:
         shot(page, "solve_stopped")
-    iterations = metric(page, "iterations")
-    assert iterations.endswith("+") and int(iterations[:-1]) < 200
+    iterations = wait_metric(page, "iterations", r"\d+\+")
+    assert int(iterations[:-1]) < 200
+    no_exception(page)
+
+
+#: JavaScript: how opaque an element looks (its own opacity times its ancestors').
+SEEN_OPACITY = """e => { let o = 1; for (; e; e = e.parentElement)
+    o *= parseFloat(getComputedStyle(e).opacity); return o; }"""
+#: JavaScript: how opaque the ACC metric looks (-1 while it is not on the page).
+ACC_OPACITY = f"""(() => {{ const m = [...document.querySelectorAll('[data-testid=stMetric]')]
+    .find(e => e.innerText.includes('ACC')); return m ? ({SEEN_OPACITY})(m) : -1; }})()"""
+
+
+def test_the_last_result_stays_dimmed_while_the_next_fit_runs(page, server):
+    # Digit, 10 iterations without a tolerance stop; then 200: far longer than the checks
+    open_app(page, server, "solve?tol=0&max_iter=10")
+    wait_fitted(page)
+    acc = metric(page, "ACC")
+    thumb = page.locator("[data-testid=stSlider]", has_text="max iterations").get_by_role("slider")
+    thumb.focus()
+    thumb.press("End")  # 200 iterations
+    page.locator("text=/Below, dimmed: the previous result/").first.wait_for(timeout=60_000)
+    page.locator("text=/Below, dimmed/").filter(
+        has_text="Running for λ = 1, β = auto").first.wait_for(timeout=60_000)
+    wait_metric(page, "ACC", re.escape(acc))  # the previous result's numbers ...
+    page.wait_for_function(f"() => (o => o >= 0 && o < 0.6)({ACC_OPACITY})",
+                           timeout=60_000)  # ... dimmed
+    page.locator("text=/Running RMSC: (iteration|waiting)/").first.wait_for(
+        timeout=60_000)  # the new run
+    shot(page, "solve_dimmed")
+    page.get_by_role("button", name="Stop").first.click()
+    page.wait_for_selector("text=/stopped after \\d+ iteration/", timeout=FIT_TIMEOUT)
+    page.locator("text=/Below, dimmed/").first.wait_for(state="detached", timeout=60_000)
+    page.wait_for_function(f"() => ({ACC_OPACITY}) === 1", timeout=60_000)
     no_exception(page)
 
 
@@ -402,7 +564,8 @@ def test_edge_datasets_in_the_browser(page, server, tmp_path):
     upload_file(page, files["one_sample.npz"])
     page.wait_for_selector("[data-testid=stAlertContentError] >> text=clustering needs at least 2",
                            timeout=60_000)
-    assert "Subspaces" in sidebar(page)
+    settle(page)
+    assert "Subspaces" in sidebar(page)  # the data loaded before stay
     no_exception(page)
 
     upload_file(page, files["no_labels.npz"])
@@ -416,7 +579,7 @@ def test_edge_datasets_in_the_browser(page, server, tmp_path):
     box.fill("3")
     box.press("Enter")
     wait_fitted(page)
-    assert metric(page, "ACC") == "no labels"
+    wait_metric(page, "ACC", "no labels")
     no_exception(page)
 
     nav(page, "Data")
@@ -429,7 +592,7 @@ def test_edge_datasets_in_the_browser(page, server, tmp_path):
         nav(page, title)
         no_exception(page)
     nav(page, "Solve")
-    assert re.match(r"\d+\.\d\d%", metric(page, "ACC"))
+    wait_metric(page, "ACC", r"\d+\.\d\d%")
     assert page.evaluate(CUT_TEXT) == []
     shot(page, "hundred_classes_solve_1280")
     nav(page, "Affinity")
@@ -552,3 +715,79 @@ def test_make_run_listens_on_loopback_only(browser):
             proc.kill()
             proc.wait()
         log.close()
+
+
+# ---------------------------------------------------------------------------
+# The terminal a teacher projects: `make run`'s command, fits, Ctrl-C
+# ---------------------------------------------------------------------------
+
+#: Lines that must never reach the terminal: Dask's warning about a large task graph (the
+#: data go to the workers by scatter), the estimators' warnings printed by every worker for
+#: every fit (the pages say them), and what a disorderly Ctrl-C prints.
+NOISE = ("Sending large graph", "UserWarning", "all zero", "lose scattered data", "ERROR",
+         "Traceback", "KeyboardInterrupt", "Exception")
+
+
+def test_a_quiet_terminal_through_fits_and_a_clean_ctrl_c(browser, tmp_path):
+    from conftest import union_of_subspaces
+    from test_dataset_grid import npz
+
+    views, labels = union_of_subspaces()
+    views[1][:7] = 0.0  # 7 all-zero samples in one view: every fit of them warns
+    upload = tmp_path / "zero_samples.npz"
+    upload.write_bytes(npz(views, labels))
+    port = free_port()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    log_path = SHOTS / "server_make_run.log"
+    # Dask's bound for "a large graph" lowered from 10 MB, so that Digit-small's fitted model
+    # (0.6 MB; Digit's is 29 MB) would trip it if it went inside a task's graph
+    env = {**os.environ, "DASK_DISTRIBUTED__ADMIN__LARGE_GRAPH_WARNING_THRESHOLD": "256kB"}
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(  # `make run`, on a port of its own
+            [sys.executable, "-m", "rmsc", "dashboard", "--port", str(port),
+             "--address", "127.0.0.1"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
+            start_new_session=True)  # its own process group, as a terminal's
+        try:
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.time() + 120
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                        break
+                except OSError:
+                    assert proc.poll() is None and time.time() < deadline, log_path.read_text()
+                    time.sleep(0.3)
+            context = browser.new_context(viewport=VIEWPORT)
+            page = context.new_page()
+            try:
+                # a fit, then every view's Zᵛ formed on a worker from the fitted model
+                open_app(page, url, "affinity?data=Digit-small")
+                wait_charts(page, 4, timeout=FIT_TIMEOUT)
+                nav(page, "Data")
+                upload_file(page, upload)
+                page.wait_for_selector("text=/7 sample\\(s\\) are all zero/", timeout=60_000)
+                nav(page, "Solve")
+                wait_fitted(page)
+                thumb = page.locator("[data-testid=stSlider]",
+                                     has_text="λ (coupling").get_by_role("slider")
+                for _ in range(2):  # two more fits
+                    before = page.evaluate("location.search")
+                    thumb.focus()
+                    thumb.press("ArrowRight")
+                    page.wait_for_function("s => location.search !== s", arg=before,
+                                           timeout=60_000)
+                    wait_fitted(page)
+                no_exception(page)
+            finally:
+                context.close()
+        finally:
+            os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole process group
+            try:
+                code = proc.wait(120)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                raise
+    text = log_path.read_text()
+    assert [line for line in text.splitlines() if any(n in line for n in NOISE)] == [], text
+    assert "Stopping" in text and code == 0, text

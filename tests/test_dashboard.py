@@ -1286,3 +1286,87 @@ def test_postprocessing_used_names_what_each_row_ran():
     for post in names:  # every choice of the Solve page reads back as itself
         p = dash.Params(post=post).postprocessing
         assert dash.postprocessing_used("DiMSC", p) == names[post]
+
+
+class ElsewhereRunner:
+    """A runner like rmsc.dashboard.DaskRunner: the task runs elsewhere (a thread standing
+    for a worker process), and the job's own thread ends as soon as the job is cancelled,
+    while the task winds down on its own at its next step."""
+
+    def run(self, job, task):
+        out = {}
+
+        def work():
+            try:
+                out["result"] = task(job)
+            except dash.Cancelled:
+                pass
+
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        while worker.is_alive():
+            if job.cancelled:
+                raise dash.Cancelled(job.label)
+            job.wait_for_request(0.01)
+        return out.get("result")
+
+
+def test_the_latest_move_wins_without_waiting_for_the_moves_before():
+    """Three slider moves before any fit ends: the first two fits are cancelled (nobody
+    waits for them) and the last starts at once, while their tasks are still at a step."""
+    registry = dash.JobRegistry()
+    slot = dash.JobSlot(registry, ElsewhereRunner())
+    gates = {k: Gate(steps=3) for k in "abc"}
+    jobs = {}
+    for k in "abc":
+        jobs[k] = slot.submit(k, gates[k])
+        _wait_until(lambda: slot.current is jobs[k] or slot.queued is jobs[k])
+    for k in "ab":  # their tasks never got past their first step
+        assert jobs[k].wait(5) and jobs[k].state == dash.CANCELLED and jobs[k].result is None
+    _wait_until(lambda: slot.current is jobs["c"] and jobs["c"].active)
+    gates["c"].go.release(3)
+    assert jobs["c"].wait(5) and jobs["c"].state == dash.DONE and jobs["c"].result == 3
+    assert slot.latest is jobs["c"] and len(registry) == 0
+    # another session watching a fit keeps it going when this one moves on
+    other = dash.JobSlot(registry, ElsewhereRunner())
+    gd = Gate(steps=1)
+    d = slot.submit("d", gd)
+    assert other.submit("d", Gate()) is d
+    e = slot.submit("e", Gate(steps=1))
+    assert not d.cancelled
+    gd.go.release()
+    e._task.go.release()
+    assert d.wait(5) and d.state == dash.DONE and e.wait(5) and e.state == dash.DONE
+    for g in gates.values():
+        g.go.release(3)  # let the cancelled tasks end
+
+
+def test_runs_in_parts_give_the_tables_of_the_runs_one_fit_after_another(small):
+    """compare_parts, sensitivity_parts and views_parts: one part per group of fits that
+    share a solve (SSC-AVG with SSC-BSV), the same tables as run_compare & co."""
+    methods = ["RMSC", "RMSC-WV", "SSC-AVG", "SSC-BSV"]
+    variants = {"clean": small,
+                "noisy": dash.OutlierSpec(views=("A",), fraction=0.2).inject(small)}
+    task = dash.compare_parts(variants, methods, None, 3)
+    assert sorted(len(p.args[1]) for p in task.parts) == [1, 1, 1, 1, 2, 2]
+    assert sum(p.share for p in task.parts) == pytest.approx(1.0)
+    job = dash.Job("c", task).start()
+    assert job.wait(120) and job.state == dash.DONE, job.error
+    ref = dash.run_compare(variants, methods, None, 3)
+    assert list(job.result) == list(ref) == ["clean", "noisy"]
+    for name in ref:
+        got, want = job.result[name], ref[name]
+        assert got["method"].tolist() == want["method"].tolist()
+        pd.testing.assert_frame_equal(got.drop(columns="fit_time"), want.drop(columns="fit_time"))
+    assert (job.snapshot().done, job.snapshot().total) == (8, 8)
+    job = dash.Job("s", dash.sensitivity_parts(small, [0.1, 1.0], [0.01, 0.1], "RMSC",
+                                               {"max_iter": 5}, 0)).start()
+    assert job.wait(120) and job.state == dash.DONE, job.error
+    ref = dash.run_sensitivity(small, [0.1, 1.0], [0.01, 0.1], "RMSC", {"max_iter": 5}, 0)
+    pd.testing.assert_frame_equal(job.result.drop(columns="fit_time"),
+                                  ref.drop(columns="fit_time"))
+    job = dash.Job("v", dash.views_parts(small, ["RMSC", "Co-Training"], None, 0)).start()
+    assert job.wait(120) and job.state == dash.DONE, job.error
+    ref = dash.run_views(small, ["RMSC", "Co-Training"], None, 0)
+    pd.testing.assert_frame_equal(job.result.drop(columns="fit_time"),
+                                  ref.drop(columns="fit_time"))

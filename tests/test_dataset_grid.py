@@ -369,7 +369,7 @@ def test_without_labels_the_messages_match_what_the_page_does():
         no_trouble(at)
         assert {m.label: m.value for m in at.metric}["ACC"] == "no labels"
         # a labelled dataset next: c follows its labels again (not the 3 chosen here)
-        at.toggle(key="autorun").set_value(True).run()
+        at.toggle(key="w_autorun").set_value(True).run()
         goto(at, "data")
         at.selectbox(key="w_bundled").set_value("Subspaces")
         at.button(key="w_load_bundled").click().run()

@@ -259,3 +259,97 @@ def test_estimate_text_gives_a_range_only_when_unsure():
     total = dash.Estimate.exact(10) + dash.Estimate(5, 10, 40)
     assert total == dash.Estimate(15, 20, 50, False)
     assert (dash.Estimate.exact(3) + dash.Estimate.exact(4)).measured
+
+
+# -- runs in parts, side by side on the workers ------------------------------------------------
+
+
+def test_schedule_puts_the_longest_part_first_on_the_worker_that_frees_first():
+    parts = [dash.Estimate.exact(s) for s in (3, 5, 3, 4, 3)]
+    # by hand: 5 | 4, then 3 to the second (7), 3 to the first (8), 3 to the second (10)
+    assert dash.schedule(parts, workers=2).mid == pytest.approx(10)
+    assert dash.schedule(parts, workers=1).mid == pytest.approx(18)  # one after another
+    assert dash.schedule(parts, workers=5).mid == pytest.approx(5)  # the longest part
+    # workers that share one machine's speed (capacity 1) do no better than one worker
+    assert dash.schedule(parts, workers=2, capacity=1).mid == pytest.approx(18)
+    # low, middle and high are each scheduled; a sum's flags
+    ranged = [dash.Estimate(1, 2, 6, guess=True), dash.Estimate(2, 3, 3, guess=True)]
+    s = dash.schedule(ranged, workers=2)
+    assert (s.low, s.mid, s.high) == (2, 3, 6) and s.guess and not s.measured
+
+
+def test_a_run_is_scheduled_in_its_groups_and_says_when_it_is_a_guess():
+    data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
+    methods = ["RMSC", "RMSC-WV", "SSC-AVG", "SSC-BSV"]
+    fits = dash.compare_fits({"data": data}, methods)
+    shape = dash.data_shape(data)
+    one = {m: dash.predict(m, shape, {}, PROBE) for m in methods}
+    # SSC-AVG and SSC-BSV share their SSC solves: one group, one after the other on a worker
+    groups = experiments.plan_groups(fits, {"data": data})
+    assert sorted(sorted(fits[i].method for i in g) for g in groups) == [
+        ["RMSC"], ["RMSC-WV"], ["SSC-AVG", "SSC-BSV"]]
+    est = dash.estimate_compare({"data": data}, methods, None, None, PROBE, workers=2)
+    expect = dash.schedule([one["RMSC"], one["RMSC-WV"], one["SSC-AVG"] + one["SSC-BSV"]], 2)
+    assert est == expect and est.guess
+    assert est.text().startswith("a guess: about ")
+    # one worker: the sum, as before
+    alone = dash.estimate_compare({"data": data}, methods, None, None, PROBE)
+    assert alone.mid == pytest.approx(sum(e.mid for e in one.values()))
+    # a measured fit of the data makes it more than a guess
+    book = dash.CostBook()
+    book.record(data.fingerprint, "RMSC", {}, 2.0)
+    seen = dash.estimate_compare({"data": data}, methods, None, book, PROBE, workers=2)
+    assert not seen.guess and not seen.text().startswith("a guess")
+
+
+def test_the_cores_go_to_the_parts_by_their_share_of_the_work():
+    from rmsc.dashboard.runner import part_threads
+
+    parts = [dash.Remote(print) for _ in range(3)]
+    for part, share in zip(parts, (0.8, 0.1, 0.1)):
+        part.share = share
+    assert [part_threads(p, parts, 2) for p in parts] == [2, 1, 1]
+    assert [part_threads(p, parts, 8) for p in parts] == [6, 1, 1]
+    many = [dash.Remote(print) for _ in range(25)]  # a grid: one thread each
+    assert {part_threads(p, many, 2) for p in many} == {1}
+    assert part_threads(parts[0], parts, None) is None  # cores not shared out (elsewhere)
+
+
+def test_parts_on_a_share_of_one_machines_cores_run_at_that_share_of_its_speed():
+    one = dash.Estimate.exact
+    # two one-thread parts on two cores: each at half speed, together in the time of both
+    # one after another with both cores (5 + 5), not in the time of one (5)
+    assert dash.schedule([one(5), one(5)], 2, threads=[1, 1], cores=2).mid == pytest.approx(10)
+    # a part left alone keeps its one thread: 8 and 10 end together at 16, then 2 s of
+    # work at half speed
+    assert dash.schedule([one(10), one(8)], 2, threads=[1, 1], cores=2).mid == pytest.approx(20)
+    # a two-thread part beside a one-thread one: three threads on two cores share them;
+    # by hand: rates 2/3 and 1/3 until the small part's 2 s of work end (at 6 s, 4 of the
+    # large part's 12 done), then the large part alone at full speed (8 s more)
+    assert dash.schedule([one(12), one(2)], 2, threads=[2, 1], cores=2).mid == pytest.approx(14)
+    # every core to every part: as a worker alone
+    assert dash.schedule([one(3), one(4)], 1, threads=[2, 2], cores=2).mid == pytest.approx(7)
+
+
+def test_a_run_in_parts_is_recorded_as_fits_with_every_core_and_predicted_again():
+    """A grid's fits ran on one of two cores each: their durations count at half, so that
+    the next estimate of the same run (scheduled on one thread each) gives its own time."""
+    data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
+    lams, betas = [0.3, 1.0], [0.1, 0.2]
+    fits = dash.sensitivity_fits(data, lams, betas, "RMSC", {})
+    assert dash.fit_speeds({"data": data}, fits, 2) == [0.5] * 4
+    assert dash.fit_speeds({"data": data}, fits, None) == [1.0] * 4
+    df = dash.run_sensitivity(data, lams, betas, "RMSC", {})
+    book = dash.CostBook()
+    dash.record_sensitivity(book, data, "RMSC", {}, df, cores=2)
+    for rec in df.to_dict("records"):
+        p = {"lam": rec["lam"], "beta": rec["beta"]}
+        assert book.lookup(data.fingerprint, "RMSC", p) == (pytest.approx(rec["fit_time"] / 2),
+                                                            True)
+    again = dash.estimate_sensitivity(data, lams, betas, "RMSC", {}, book, PROBE, workers=2,
+                                      capacity=2, cores=2)
+    # two at a time, each at half speed: (half of every duration) summed
+    expect = dash.schedule([dash.Estimate.exact(t / 2) for t in df["fit_time"]], 2,
+                           threads=[1] * 4, cores=2)
+    assert again.measured and again.mid == pytest.approx(expect.mid)
+    assert again.mid >= df["fit_time"].sum() / 2 - 1e-9

@@ -112,3 +112,41 @@ def test_no_backend_or_prefetch_off_starts_nothing(monkeypatch):
 def test_prefetch_env_values_that_turn_it_off(monkeypatch, value):
     monkeypatch.setenv(dash.PREFETCH_ENV, value)
     assert not dash.prefetch_enabled()
+
+
+def test_a_joined_prefetch_goes_on_while_a_session_waits_for_it_and_gives_way_after():
+    """The latest move wins: a session that moved onto the step being prefetched and moves
+    on again leaves it to another session still on it, else it is cancelled."""
+    backend = FakeBackend(workers=2)
+    registry = dash.JobRegistry()
+    pre = dash.Prefetcher(registry, lambda: backend)
+    gate = Gate(steps=3)
+    (p,) = pre.prefetch([("n", gate)])
+    s1, s2 = dash.JobSlot(registry), dash.JobSlot(registry)
+    assert pre.request(s1, "n", Gate()) is p and pre.request(s2, "n", Gate()) is p
+    gate.go.release()  # it runs
+    m1 = pre.request(s1, "m1", Gate(steps=1))  # session 1 moves on; session 2 still waits
+    assert not p.cancelled and p.watchers == 2 and s1.current is m1
+    m2 = pre.request(s2, "m2", Gate(steps=1))  # session 2 moves on too: nobody waits
+    assert p.cancelled and s2.current is m2
+    gate.go.release(2)  # the task's next step sees the cancel
+    assert p.wait(5) and p.state == dash.CANCELLED
+    for job in (m1, m2):
+        job._task.go.release()
+        assert job.wait(5) and job.state == dash.DONE
+
+
+def test_a_prefetch_one_session_joined_gives_way_when_it_moves_on():
+    backend = FakeBackend(workers=2)
+    registry = dash.JobRegistry()
+    pre = dash.Prefetcher(registry, lambda: backend)
+    gate = Gate(steps=3)
+    (p,) = pre.prefetch([("n", gate)])
+    s = dash.JobSlot(registry)
+    assert pre.request(s, "n", Gate()) is p
+    nxt = pre.request(s, "m", Gate(steps=1))
+    assert p.cancelled and pre.running == []
+    gate.go.release(3)
+    nxt._task.go.release()
+    assert p.wait(5) and p.state == dash.CANCELLED
+    assert nxt.wait(5) and nxt.state == dash.DONE

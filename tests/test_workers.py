@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from rmsc import dashboard as dash
 from rmsc import datasets
-from rmsc.dashboard import workers
+from rmsc.dashboard import remote, workers
 
 # The tasks below are defined in this test module, which the workers cannot import.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -335,7 +335,207 @@ def test_a_task_with_more_datasets_than_are_kept_scattered_gets_them_all(backend
                 for i in range(5)}
     assert len({d.fingerprint for d in variants.values()}) == 5
     for attempt in range(3):
-        job = run(backend, workers.Remote(sample_counts, variants), key=("many", attempt))
+        job = run(backend, dash.Remote(sample_counts, variants), key=("many", attempt))
         assert job.wait(WAIT) and job.state == dash.DONE, job.error
         assert job.result == {name: small.n_samples for name in variants}
     assert len(backend._scattered) == 2
+
+
+def array_sum(a, job):
+    return float(a.sum())
+
+
+def test_a_large_argument_is_scattered_not_sent_in_the_tasks_graph(backend):
+    """Dask warns in the server's terminal about a task whose graph is large (the Affinity
+    page sent a fitted Digit model: 'Sending large graph of size 28.87 MiB')."""
+    import warnings
+
+    import dask
+
+    big = np.arange(4 * workers.SCATTER_BYTES // 8, dtype=float)  # 4 x the scatter bound
+    threshold = f"{2 * workers.SCATTER_BYTES}B"
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": threshold}), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        job = run(backend, dash.Remote(array_sum, {"a": big}["a"]), key="big")
+        assert job.wait(WAIT) and job.state == dash.DONE, job.error
+    assert job.result == big.sum()
+    assert not [w for w in caught if "large graph" in str(w.message)]
+    assert not backend._futures  # what was scattered for the job was released with it
+
+
+def warn_twice(job):
+    import warnings
+
+    warnings.warn("7 sample(s) in view 1 are all zero", UserWarning)
+    warnings.warn("7 sample(s) in view 1 are all zero", UserWarning)
+    return 1
+
+
+def test_a_tasks_warnings_are_logged_once_by_the_server_not_printed_by_workers(
+        backend, caplog, monkeypatch):
+    import logging
+
+    monkeypatch.setattr(remote, "_logged_warnings", set())
+    caplog.set_level(logging.INFO, logger="rmsc.dashboard")
+    for attempt in range(3):
+        job = run(backend, dash.Remote(warn_twice), key=("warn", attempt), label="fit")
+        assert job.wait(WAIT) and job.state == dash.DONE, job.error
+
+    def logged():
+        return [r.getMessage() for r in caplog.records if "all zero" in r.getMessage()]
+
+    wait_until(logged, "the warning in the server's log")
+    time.sleep(1.0)  # the later tasks' events have arrived too (nothing more is logged)
+    assert logged() == ["a fit on a worker warned: UserWarning: 7 sample(s) in view 1 are all "
+                        "zero"]
+
+
+def test_worker_processes_leave_ctrl_c_to_the_program_that_owns_them(backend):
+    import signal
+
+    ignored = backend.client.run(lambda: signal.getsignal(signal.SIGINT) == signal.SIG_IGN)
+    assert set(ignored.values()) == {True}
+
+
+EXIT_SCRIPT = """
+import time
+from rmsc import dashboard as dash, datasets
+from rmsc.dashboard import remote, workers
+data = datasets.load_bundled("Digit-small")
+job = dash.Job("k", dash.Remote(dash.fit_rmsc, data, dash.Params(max_iter=200, tol=0.0)),
+               label="fit", runner=dash.DaskRunner()).start()
+while not job.snapshot().history:  # the fit is running on a worker, its dataset scattered
+    time.sleep(0.05)
+print("exiting", flush=True)
+"""
+
+
+def test_the_process_exits_cleanly_with_a_fit_running_and_data_scattered():
+    """At exit the dashboard's backend closes before distributed's own exit handlers close
+    the LocalCluster: the client lets go of its data first, so the scheduler reports no
+    loss ('... caused the cluster to lose scattered data') and no task is failed."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", EXIT_SCRIPT], capture_output=True, text=True,
+                         timeout=WAIT, env={**os.environ, "RMSC_PREFETCH": "0"})
+    assert out.returncode == 0, out.stderr
+    assert "exiting" in out.stdout
+    assert out.stderr.strip() == "", out.stderr
+
+
+TWO_FITS_SCRIPT = """
+import time
+from rmsc import dashboard as dash, datasets
+from rmsc.dashboard import workers
+data = datasets.load_bundled("Digit-small")
+for max_iter in (2, 3):  # two fits of the same data, on the dashboard's own cluster
+    job = dash.Job(("fit", max_iter), dash.Remote(dash.fit_rmsc, data,
+                                                  dash.Params(max_iter=max_iter, tol=0.0)),
+                   label="fit", runner=dash.DaskRunner()).start()
+    assert job.wait(WAIT) and job.state == dash.DONE, job.error
+backend = workers.running_backend()
+print("scattered", len(backend._scattered), flush=True)
+try:  # Ctrl-C comes as soon as the test reads "fitted": the print is inside the try
+    print("fitted", flush=True)
+    time.sleep(WAIT)  # until Ctrl-C
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_two_fits_of_one_dataset_send_it_once_and_ctrl_c_closes_quietly():
+    """The dashboard's cluster path (``DaskRunner()`` starts the default backend, a
+    LocalCluster) runs two fits of one dataset, then gets Ctrl-C as a terminal sends it (to
+    the whole process group): the data went to the workers once (no 'Sending large graph';
+    Dask's bound lowered so that Digit-small's 0.6 MB would trip it), and the shutdown
+    loses nothing ('... caused the cluster to lose scattered data')."""
+    import signal
+    import subprocess
+
+    env = {**os.environ, "RMSC_PREFETCH": "0",
+           "DASK_DISTRIBUTED__ADMIN__LARGE_GRAPH_WARNING_THRESHOLD": "256kB"}
+    proc = subprocess.Popen([sys.executable, "-c", f"WAIT = {WAIT}\n" + TWO_FITS_SCRIPT],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, start_new_session=True)
+    try:
+        lines = []
+        while "fitted" not in lines:  # blocks until the script prints (or exits)
+            line = proc.stdout.readline()
+            assert line, (lines, proc.stderr.read())
+            lines.append(line.strip())
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert "scattered 1" in lines  # one dataset, sent once, kept for both fits
+    assert "interrupted" in out and proc.returncode == 0, err
+    assert "Sending large graph" not in err, err
+    assert "lose scattered data" not in err, err
+    assert "ERROR" not in err and "Traceback" not in err, err
+
+
+def meet(i, others, steps, job):
+    """A part that reports its steps and waits (up to WAIT s) until every other part has
+    started: it ends only if the parts run side by side, on different workers."""
+    from distributed import Event, get_worker
+
+    Event(f"meet-{i}").set()
+    job.report(0, steps, f"part {i} started")
+    met = all(Event(f"meet-{j}").wait(WAIT) for j in others)
+    for k in range(steps):
+        job.report(k + 1, steps, f"part {i} step {k + 1}")
+    return {"part": i, "met": met, "worker": get_worker().address}
+
+
+def test_the_parts_of_a_task_run_side_by_side_on_every_worker(backend):
+    parts = []
+    for i in range(2):
+        part = dash.Remote(meet, i, [1 - i], 3)
+        part.steps = 3
+        parts.append(part)
+    task = dash.RemoteParts(parts, combine=lambda results: results)
+    job = run(backend, task, key="parts", label="compare")
+    assert job.wait(WAIT) and job.state == dash.DONE, job.error
+    first, second = job.result  # in the parts' order
+    assert (first["part"], second["part"]) == (0, 1)
+    assert first["met"] and second["met"]  # each saw the other start: both ran at once
+    assert first["worker"] != second["worker"]
+    snap = job.snapshot()
+    assert (snap.done, snap.total) == (6, 6)  # every part's steps, one bar
+
+
+def part_that(kind, job):
+    if kind == "fails":
+        raise ValueError("this setting cannot be fitted: try another")
+    for k in range(400):  # about 20 s unless cancelled
+        job.report(k, 400, "working")
+        time.sleep(0.05)
+    return kind
+
+
+def test_a_cancel_reaches_every_part_and_a_failing_part_fails_the_task(backend):
+    task = dash.RemoteParts([dash.Remote(part_that, "slow") for _ in range(3)],
+                            combine=lambda results: results)
+    job = run(backend, task, key="cancel-parts", label="compare")
+    wait_until(lambda: job.snapshot().message == "working", "the parts to start")
+    job.cancel()
+    assert job.wait(WAIT) and job.state == dash.CANCELLED
+    wait_until(lambda: executing(backend) == 0, "the parts to end on the workers")
+    assert not backend._futures
+    task = dash.RemoteParts([dash.Remote(part_that, "slow"), dash.Remote(part_that, "fails")],
+                            combine=lambda results: results)
+    job = run(backend, task, key="failing-parts", label="compare")
+    assert job.wait(WAIT) and job.state == dash.FAILED
+    assert job.error == "this setting cannot be fitted: try another"
+    wait_until(lambda: executing(backend) == 0, "the other part to be cancelled")
+
+
+def test_parts_run_in_the_jobs_thread_without_a_runner():
+    parts = [dash.Remote(lambda i, job: job.report(1, 1, f"p{i}") or i * 10, i)
+             for i in range(3)]
+    job = dash.Job("k", dash.RemoteParts(parts, combine=sum, after=lambda r: r + 1)).start()
+    assert job.wait(WAIT) and job.state == dash.DONE and job.result == 31
+    assert (job.snapshot().done, job.snapshot().total) == (3, 3)

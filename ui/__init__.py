@@ -46,6 +46,7 @@ from .state import (  # noqa: F401
     reset_outliers,
     set_dataset,
     set_params,
+    widget_values,
     slot,
 )
 from .fitting import (  # noqa: F401
@@ -60,8 +61,10 @@ from .fitting import (  # noqa: F401
     fit_key,
     fit_outcome,
     not_fitted_message,
+    previous_result,
     require_data,
     require_result,
+    stale_banner,
 )
 from .experiments import (  # noqa: F401
     experiment_panel,

@@ -3,8 +3,10 @@
 The frame calls :func:`ensure_fit` on every run: the fit of the session's data and
 :class:`rmsc.dashboard.Params` starts (or joins a run under way, or is found in the shared
 result cache) on a Dask worker; :func:`fit_outcome` is what a page shows; a finished fit
-redraws the page at once (:func:`redraw_when_done`). While a result is on screen, the fits
-one slider step away run on idle workers (the prefetcher).
+redraws the page at once (:func:`redraw_when_done`). While a new fit runs, a page shows
+the previous result of the same data dimmed (:func:`previous_result`,
+:func:`stale_banner`). While a result is on screen, the fits one slider step away run on
+idle workers (the prefetcher).
 """
 
 from __future__ import annotations
@@ -138,10 +140,10 @@ def ensure_fit(force=False):
             return s.latest
     delay = 0.0 if force else (CHANGE_FIT_DELAY if ss.get("_fitted_once") else FIRST_FIT_DELAY)
     ss._fitted_once = True
-    prefetcher().yield_workers(keep=key)  # a fit asked for comes before fits guessed at
     task = _fit_task(data(), ss.params, cache, cost_book())
-    job = s.submit(key, task, label="fit", force=True,
-                   delay=delay, min_delay=0.0 if force else CHANGE_FIT_DELAY)
+    # the latest request wins: what nobody waits for any more is cancelled
+    job = prefetcher().request(s, key, task, label="fit", force=True, delay=delay,
+                               min_delay=0.0 if force else CHANGE_FIT_DELAY)
     redraw_when_done(job, "fit")
     return job
 
@@ -177,12 +179,46 @@ def fit_outcome(hurry=False):
     out = result_cache().get(key)
     if out is None and job is not None and not job.active and job.result is not None:
         out = job.result  # a stopped run: shown, not cached
+    if isinstance(out, dash.FitResult):
+        ss._last_fit_key = key  # shown (dimmed) while the next fit of these data runs
     if out is not None and ss.get("_sidebar_running") == key:
         # The sidebar of this run said "running" (drawn before the page), and the fit has
         # finished since: nothing else would redraw it, so the page runs once more.
         ss["_sidebar_running"] = None
         st.rerun()
     return out, job
+
+
+def previous_result():
+    """While a fit of the current parameters runs: the last result this session was shown
+    for the same data (a :class:`rmsc.dashboard.FitResult`, still kept), else None."""
+    key, last = fit_key(), ss.get("_last_fit_key")
+    if key is None or last is None or last == key or last[:2] != key[:2]:
+        return None  # none yet, the current one, or a fit of other data (key[1]: fingerprint)
+    out = result_cache().get(last)
+    return out if isinstance(out, dash.FitResult) else None
+
+
+def _setting(params):
+    return f"λ = {params.resolved_lam:g}, β = {params.beta_text}"
+
+
+#: The keyed container that says a newer fit runs; everything after it in its block (the
+#: previous result) is dimmed until that fit ends and the page is drawn again.
+STALE_KEY = "rmsc_stale"
+_STALE_CSS = (f"<style>div:has(> .st-key-{STALE_KEY}) ~ div {{opacity: 0.45; "
+              "filter: grayscale(0.6); transition: opacity 0.3s;}</style>")
+
+
+def stale_banner(previous, progress):
+    """The previous result is about to be drawn while the fit of the current parameters
+    runs: say so, draw ``progress()`` (a fragment polling the fit) and dim what follows."""
+    st.markdown(_STALE_CSS, unsafe_allow_html=True)
+    with st.container(key=STALE_KEY):
+        st.caption(f"Running for {_setting(ss.params)}. Below, dimmed: the previous result "
+                   f"({previous.params.method}, {_setting(previous.params)}) until the new "
+                   "one is ready.")
+        progress()
 
 
 def failed_job_message(job):
@@ -214,19 +250,24 @@ def require_result(what="This page"):
         st.error(f"The fit with the current parameters failed: {msg}")
         return None
     if job is not None and job.active:
-        _fit_wait(what)
-        return None
+        previous = previous_result()
+        if previous is None:
+            _fit_wait(what)
+            return None
+        stale_banner(previous, lambda: _fit_wait(what, stale=True))
+        return previous
     st.info(f"{what} shows a fitted model. {not_fitted_message()}")
     return None
 
 
-def _fit_wait_body(what):
+def _fit_wait_body(what, stale=False):
     _, job = fit_outcome()
     if job is None or not job.active:
         st.rerun()  # finished: draw the page with the result
     snap = job.snapshot()
-    st.info(f"{what} fills in when RMSC finishes (it runs in the background; the *Solve* page "
-            "shows its live objective curve).")
+    if not stale:
+        st.info(f"{what} fills in when RMSC finishes (it runs in the background; the *Solve* "
+                "page shows its live objective curve).")
     st.progress(snap.fraction, text=f"{snap.message or 'starting'} — {snap.elapsed:.0f} s")
 
 

@@ -126,6 +126,32 @@ def set_params(params):
     ss.params = params
 
 
+def widget_values(values):
+    """The ``value=`` to draw each widget with, so that it shows ``values`` (``{key: value}``).
+
+    The session's state is the source of what the widgets show:
+
+    * a widget drawn for the first time (its key not in the session state) is drawn with
+      its value (what the browser starts from);
+    * a widget on screen whose key holds another value was moved by a callback (Apply,
+      Defaults, another method): its key is written here, before it is drawn, and it is
+      drawn with ``None`` (the key holds the value; Streamlit warns when given both).
+      Streamlit then sends the browser the new value. Dropping the key instead, to draw
+      the widget again from a new ``value=``, does not: a keyed widget's id is its key
+      alone (Streamlit 1.67), so the browser keeps its old value and sends it back with its
+      next rerun (a click, a fragment's poll), whose ``on_change`` undoes the change;
+    * a widget whose key holds its value (the user's own move) is drawn with it.
+    """
+    out = {}
+    for key, value in values.items():
+        if key in ss and ss[key] != value:
+            ss[key] = value
+            out[key] = None
+        else:
+            out[key] = value
+    return out
+
+
 def slot(name):
     """The session's :class:`rmsc.dashboard.JobSlot` for one kind of work ("fit", ...)."""
     return ss.slots[name]

@@ -15,15 +15,20 @@ streamlit: background work receives plain objects and reports through
 ``jobs``            :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
                     with progress, stop and cancel, run where its runner says;
                     :func:`describe_error` (knows nothing of Dask)
-``workers``         :class:`Remote`, :class:`Backend`, :class:`DaskRunner`: jobs on
-                    dask.distributed worker processes (a LocalCluster, or
-                    ``RMSC_SCHEDULER``; :mod:`rmsc.cluster` is the plumbing)
+``remote``          :class:`Remote` (a task for a worker), :class:`RemoteParts` (a task in
+                    parts run side by side), what a worker runs and reports back
+``workers``         :class:`Backend`: the Dask client the tasks go through (a
+                    LocalCluster, or ``RMSC_SCHEDULER``; :mod:`rmsc.cluster` is the
+                    plumbing), data scattered once, a clean shutdown
+``runner``          :class:`DaskRunner`: a job's task on the workers, waited for, its
+                    stop and cancel relayed
 ``_worker_setup``   what every LocalCluster worker process sets up (imports distributed)
 ``cache``           :class:`ResultCache`, an LRU bounded by entries and bytes
 ``tables``          summaries, orderings, projections, weight tables; the large-data plan
 ``downloads``       labels, weights, affinity and configuration files of a fit
-``runs``            Compare / Sensitivity / views experiments with a job's progress; the
-                    methods' specs a task carries; the λ × β grid's methods and settings
+``runs``            Compare / Sensitivity / views experiments with a job's progress, in
+                    one process or in parts for every worker; the methods' specs a task
+                    carries; the λ × β grid's methods and settings
 ``suggest``         Solve's label-free suggestion of λ and β as a job
                     (:func:`run_suggestion`), mapped back onto :class:`Params`
 ``estimates``       how long those runs take: measured durations (:class:`CostBook`),
@@ -94,17 +99,22 @@ from .sessions import (  # noqa: F401
     release_slot,
 )
 from ..cluster import trim_memory  # noqa: F401
+from .remote import (  # noqa: F401
+    PARTS_PRIORITY,
+    Remote,
+    RemoteParts,
+    WorkerJob,
+)
 from .workers import (  # noqa: F401
     SCHEDULER_ENV,
     Backend,
-    DaskRunner,
-    Remote,
-    WorkerJob,
     default_backend,
     running_backend,
     shutdown,
     trim_everywhere,
+    worker_slots,
 )
+from .runner import DaskRunner  # noqa: F401
 from .params import (  # noqa: F401
     AUTO,
     BETA_GRID,
@@ -142,19 +152,26 @@ from .runs import (  # noqa: F401
     SENSITIVITY_BETA_FRACTIONS,
     SENSITIVITY_LAM_FACTORS,
     compare_display,
+    compare_fits,
+    compare_parts,
     grid_methods,
     method_specs,
     rmsc_method_params,
     robustness_table,
     robustness_variants,
     run_compare,
+    run_fit_group,
     run_sensitivity,
     run_views,
     sensitivity_axes,
+    sensitivity_fits,
+    sensitivity_parts,
     sensitivity_settings,
     COMPARE_POSTPROCESSING,
     compare_params,
     postprocessing_used,
+    views_fits,
+    views_parts,
 )
 from .prefetch import (  # noqa: F401
     PREFETCH_ENV,
@@ -182,14 +199,18 @@ from ..costs import (  # noqa: F401
     format_duration,
     predict,
     probe_seconds,
+    schedule,
 )
 from .estimates import (  # noqa: F401
     CostBook,
     estimate_compare,
     estimate_fit,
+    estimate_run,
     estimate_sensitivity,
     estimate_suggestion,
     estimate_views,
+    fit_speeds,
+    part_threads_of,
     record_compare,
     record_sensitivity,
     record_solve_fit,

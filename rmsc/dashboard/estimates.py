@@ -13,7 +13,15 @@ A button that starts many fits says how long they will take. Two sources, the be
 
 A method with neither (no cost model in its spec, not measured yet) counts as a fit of
 unknown duration (:meth:`rmsc.costs.Estimate.not_known`): the button says so instead of
-failing.
+failing. An estimate with nothing measured in it is the model's guess, and says so.
+
+A run's fits go to the workers side by side, in groups that share a solve
+(:class:`rmsc.dashboard.RemoteParts`), each group's fits on its share of the cores of a
+machine the workers share: its estimate schedules the groups' estimates the same way over
+the cluster's workers (:func:`estimate_run`, :func:`rmsc.costs.schedule`). Durations are
+kept as those of a fit with its machine's every core (as the model's and the Solve page's
+fit): a fit measured on a share of the cores is recorded at that share of its time
+(:func:`fit_speeds`).
 """
 
 from __future__ import annotations
@@ -23,10 +31,12 @@ import threading
 
 import numpy as np
 
-from ..costs import ZERO, Estimate, data_shape, has_model, predict, probe_seconds
+from ..costs import ZERO, Estimate, data_shape, has_model, predict, probe_seconds, schedule
+from ..experiments import plan_groups
 from ..methods import find_spec, specs
 from .fitting import FitResult
-from .runs import rmsc_method_params
+from .remote import share_threads
+from .runs import compare_fits, part_shares, rmsc_method_params, sensitivity_fits, views_fits
 from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
 
 
@@ -128,8 +138,64 @@ def method_params(params, method):
     return {}
 
 
-def estimate_compare(variants, methods, params=None, book=None, probe=None):
-    """The :class:`Estimate` of :func:`rmsc.dashboard.run_compare` (every method on every variant).
+def part_threads_of(datasets, fits, cores=None):
+    """``(groups, threads)``: the parts a run of ``fits`` goes in and the threads each
+    part's fits get when the workers share ``cores`` (None each when they do not), as
+    :class:`rmsc.dashboard.DaskRunner` gives them."""
+    groups, shares = part_shares(datasets, fits)
+    return groups, [share_threads(s, len(groups), cores) for s in shares]
+
+
+def fit_speeds(datasets, fits, cores=None):
+    """Per fit of a run in parts: the share of its machine's cores its fits ran on
+    (threads / ``cores``; 1 when the cores are not shared out). A fit's duration times its
+    speed is its duration with every core (fits scale with their threads: two one-thread
+    Sensitivity fits side by side on two cores each took twice the Solve page's
+    two-thread fit, ``benchmarks/bench_estimates.py --buttons``)."""
+    out = [1.0] * len(fits)
+    if not cores:
+        return out
+    groups, threads = part_threads_of(datasets, fits, cores)
+    for group, t in zip(groups, threads):
+        for i in group:
+            out[i] = t / float(cores)
+    return out
+
+
+def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None, cores=None):
+    """The :class:`Estimate` of ``fits`` (:class:`rmsc.experiments.Fit`, on ``datasets`` by
+    ``Fit.data``) run as the pages run them: in groups that share a solve
+    (:func:`rmsc.experiments.plan_groups`), one group per worker at a time, longest first
+    (:class:`rmsc.dashboard.RemoteParts`), on ``workers`` workers; on a LocalCluster the
+    workers share ``cores`` and each group's fits run on its share of them
+    (:func:`part_threads_of`), elsewhere ``capacity`` groups run at full speed at once
+    (:func:`rmsc.costs.schedule`; :func:`rmsc.dashboard.worker_slots` gives all three).
+
+    A fit that needs more views than it is given (its spec's ``min_views``) refuses at
+    once: it is not counted.
+    """
+    probe = probe_seconds() if probe is None else probe
+    groups, threads = part_threads_of(datasets, fits, cores)
+    parts = []
+    for group in groups:
+        part = ZERO
+        for i in group:
+            fit = fits[i]
+            spec = find_spec(fit.method)
+            if fit.n_views is not None and spec is not None and fit.n_views < spec.min_views:
+                continue  # it refuses so few views at once
+            shape = data_shape(datasets[fit.data], n_views=fit.n_views)
+            part = part + estimate_fit(fit.method, shape, fit.params, book, probe)
+        parts.append(part)
+    shared = cores and all(t is not None for t in threads)
+    return schedule(parts, workers, capacity, threads if shared else None,
+                    cores if shared else None)
+
+
+def estimate_compare(variants, methods, params=None, book=None, probe=None, workers=1,
+                     capacity=None, cores=None):
+    """The :class:`Estimate` of :func:`rmsc.dashboard.compare_parts` (every method on every
+    variant; :func:`estimate_run`).
 
     Parameters
     ----------
@@ -139,69 +205,92 @@ def estimate_compare(variants, methods, params=None, book=None, probe=None):
         ``{method: {parameter: value}}`` as passed to the run.
     book : CostBook or None
     probe : float or None
+    workers, capacity, cores : int
+        The cluster's (:func:`rmsc.dashboard.worker_slots`); 1: the fits one after another.
     """
-    probe = probe_seconds() if probe is None else probe
-    total = ZERO
-    for data in variants.values():
-        shape = data_shape(data)
-        for m in methods:
-            total = total + estimate_fit(m, shape, method_params(params, m), book, probe)
-    return total
+    return estimate_run(variants, compare_fits(variants, methods, params), book, probe,
+                        workers, capacity, cores)
 
 
 def estimate_sensitivity(dataset, lams, betas, method="RMSC", params=None, book=None,
-                         probe=None):
-    """The :class:`Estimate` of :func:`rmsc.dashboard.run_sensitivity` (one fit per (λ, β))."""
-    probe = probe_seconds() if probe is None else probe
-    shape = data_shape(dataset)
-    total = ZERO
-    for lam in lams:
-        for beta in betas:
-            p = {**dict(params or {}), "lam": float(lam), "beta": float(beta)}
-            total = total + estimate_fit(method, shape, p, book, probe)
-    return total
+                         probe=None, workers=1, capacity=None, cores=None):
+    """The :class:`Estimate` of :func:`rmsc.dashboard.sensitivity_parts` (one fit per (λ, β))."""
+    return estimate_run({"data": dataset},
+                        sensitivity_fits(dataset, lams, betas, method, params), book, probe,
+                        workers, capacity, cores)
 
 
-def estimate_views(dataset, methods, params=None, book=None, probe=None):
-    """The :class:`Estimate` of :func:`rmsc.dashboard.run_views` (each method on 1..m views;
+def estimate_views(dataset, methods, params=None, book=None, probe=None, workers=1,
+                   capacity=None, cores=None):
+    """The :class:`Estimate` of :func:`rmsc.dashboard.views_parts` (each method on 1..m views;
     one that needs more views (its spec's ``min_views``) refuses fewer at once: not counted)."""
-    probe = probe_seconds() if probe is None else probe
-    total = ZERO
-    for k in range(1, dataset.n_views + 1):
-        shape = data_shape(dataset, n_views=k)
-        for m in methods:
-            spec = find_spec(m)
-            if spec is not None and k < spec.min_views:
-                continue  # it refuses so few views at once
-            total = total + estimate_fit(m, shape, method_params(params, m), book, probe)
-    return total
+    return estimate_run({"data": dataset}, views_fits(dataset, methods, params), book, probe,
+                        workers, capacity, cores)
 
 
-def record_compare(book, variants, tables):
-    """Record the durations of a finished :func:`rmsc.dashboard.run_compare` in ``book``."""
+def _unique(values):
+    return list(dict.fromkeys(values))
+
+
+def record_compare(book, variants, tables, params=None, cores=None):
+    """Record the durations of a finished :func:`rmsc.dashboard.compare_parts` (or
+    :func:`rmsc.dashboard.run_compare`) in ``book``.
+
+    ``params`` (``{method: {...}}``) and ``cores``: the run's and the cores its workers
+    shared (:func:`rmsc.dashboard.worker_slots`; None: every fit had every core), for the
+    share of the cores each fit ran on (:func:`fit_speeds`)."""
+    methods = _unique(m for df in (tables.get(n) for n in variants if hasattr(tables, "get"))
+                      if df is not None for m in df["method"])
+    fits = compare_fits(variants, methods, params) if cores and methods else []
+    speed = {(f.data, f.method): s for f, s in zip(fits, fit_speeds(variants, fits, cores))}
     for name, data in variants.items():
         df = tables.get(name) if hasattr(tables, "get") else None
         if df is None:
             continue
         fp = str(getattr(data, "fingerprint", "") or "")
         for rec in df.to_dict("records"):  # a failed fit's time is part of the run too
-            book.record(fp, rec["method"], rec.get("params") or {}, rec.get("fit_time"))
+            seconds = _scaled(rec.get("fit_time"), speed.get((name, rec["method"]), 1.0))
+            book.record(fp, rec["method"], rec.get("params") or {}, seconds)
 
 
-def record_sensitivity(book, dataset, method, params, df):
-    """Record the durations of a finished :func:`rmsc.dashboard.run_sensitivity` in ``book``."""
+def _scaled(seconds, speed):
+    try:
+        return float(seconds) * speed
+    except (TypeError, ValueError):
+        return seconds
+
+
+def record_sensitivity(book, dataset, method, params, df, cores=None):
+    """Record the durations of a finished :func:`rmsc.dashboard.sensitivity_parts` (or
+    :func:`rmsc.dashboard.run_sensitivity`) in ``book`` (``cores``: see
+    :func:`record_compare`)."""
     fp = str(getattr(dataset, "fingerprint", "") or "")
+    speed = {}
+    if cores and len(df):
+        fits = sensitivity_fits(dataset, _unique(float(x) for x in df["lam"]),
+                                _unique(float(x) for x in df["beta"]), method, params)
+        speed = {(float(f.params["lam"]), float(f.params["beta"])): s
+                 for f, s in zip(fits, fit_speeds({"data": dataset}, fits, cores))}
     for rec in df.to_dict("records"):
-        p = {**dict(params or {}), "lam": float(rec["lam"]), "beta": float(rec["beta"])}
-        book.record(fp, method, p, rec.get("fit_time"))
+        lam, beta = float(rec["lam"]), float(rec["beta"])
+        p = {**dict(params or {}), "lam": lam, "beta": beta}
+        book.record(fp, method, p, _scaled(rec.get("fit_time"), speed.get((lam, beta), 1.0)))
 
 
-def record_views(book, dataset, params, df):
-    """Record the durations of a finished :func:`rmsc.dashboard.run_views` in ``book``."""
+def record_views(book, dataset, params, df, cores=None):
+    """Record the durations of a finished :func:`rmsc.dashboard.views_parts` (or
+    :func:`rmsc.dashboard.run_views`) in ``book`` (``cores``: see :func:`record_compare`)."""
+    speed = {}
+    if cores and len(df):
+        fits = views_fits(dataset, _unique(df["method"]), params)
+        speed = {(f.method, f.n_views): s
+                 for f, s in zip(fits, fit_speeds({"data": dataset}, fits, cores))}
     for rec in df.to_dict("records"):
         shape = data_shape(dataset, n_views=int(rec["n_views"]))
+        seconds = _scaled(rec.get("fit_time"),
+                          speed.get((rec["method"], int(rec["n_views"])), 1.0))
         book.record(shape.fingerprint, rec["method"], method_params(params, rec["method"]),
-                    rec.get("fit_time"))
+                    seconds)
 
 
 def record_solve_fit(book, result, dataset):

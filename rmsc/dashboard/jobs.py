@@ -7,7 +7,7 @@ requests of different sessions share one run.
 
 Where a job's task runs is its *runner*'s business: without one, ``task(job)`` runs
 in the job's own thread (light work, tests); the dashboard's slots are given a
-:class:`rmsc.dashboard.workers.DaskRunner`, which sends the task to a dask.distributed
+:class:`rmsc.dashboard.runner.DaskRunner`, which sends the task to a dask.distributed
 worker and relays its progress back (the job's thread in the server only waits).
 A runner is any object with ``run(job, task) -> result``; it reports through the
 job's :meth:`Job.set_progress`, :meth:`Job.record`, :meth:`Job.mark_started` and

@@ -24,7 +24,7 @@ import threading
 
 from .jobs import DONE, Job
 from .params import AUTO, BETA_REL_GRID, LAM_GRID, beta_options, options_with
-from .workers import DaskRunner
+from .runner import DaskRunner
 
 #: Dask priority of a prefetch's task (every other job has the default, 0).
 PREFETCH_PRIORITY = -10
@@ -138,6 +138,21 @@ class Prefetcher:
         for job in jobs:
             job.release()  # the last hold: the job is cancelled
         return len(jobs)
+
+    def request(self, slot, key, task, **kwargs):
+        """A session asks its ``slot`` (a :class:`rmsc.dashboard.JobSlot`) for the fit ``key``
+        (``slot.submit(key, task, **kwargs)``; returns its job): the latest request wins.
+
+        A fit asked for comes before fits guessed at: the prefetches nobody joined give way
+        first (but ``key``'s own, which the slot joins). The slot then lets go of its
+        earlier request, which is cancelled unless another session watches it; a prefetch
+        this session had joined and has now left goes on only while another session waits
+        for it, else it gives way too.
+        """
+        self.yield_workers(keep=key)
+        job = slot.submit(key, task, **kwargs)
+        self.yield_workers(keep=key)
+        return job
 
     def _finished(self, job):
         with self._lock:

@@ -1,4 +1,14 @@
-"""Experiments on demand (Compare, Sensitivity pages): rmsc.experiments with a job's progress."""
+"""Experiments on demand (Compare, Sensitivity pages): rmsc.experiments with a job's progress.
+
+Each run comes two ways: ``run_compare``, ``run_sensitivity``, ``run_views`` fit one
+setting after another (in one process), and ``compare_parts``, ``sensitivity_parts``,
+``views_parts`` give the same run as a :class:`rmsc.dashboard.RemoteParts`, one part per
+group of fits that share a solve (:func:`rmsc.experiments.plan_groups`: longest first),
+which the Dask workers run side by side (the pages use these). Both give the same tables
+(:func:`rmsc.experiments.compare_row` and the like). ``compare_fits``,
+``sensitivity_fits`` and ``views_fits`` list a run's fits; the time estimates
+(:mod:`rmsc.dashboard.estimates`) schedule the same groups.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +16,13 @@ import numpy as np
 import pandas as pd
 
 from .. import experiments, outliers
+from ..experiments import Fit
 from ..methods import MethodSpec, get_spec, register_missing, rmsc_method, specs
 from .fitting import estimator_params
 from ..experiments.grid import applies_postprocessing
 from ..experiments.protocol import PAPER_AFFINITY, at_library_defaults
 from .params import BETA_GRID, LAM_GRID, POSTPROCESSING_NAMES, nearest, post_of
+from .remote import Remote, RemoteParts
 from .words import page_words
 
 #: The Compare page's default selection: RMSC against its ablation and the average.
@@ -215,6 +227,128 @@ def run_views(dataset, methods, params=None, random_state=0, job=None):
     return experiments.accuracy_vs_views(dataset, list(methods), params=params,
                                          random_state=random_state,
                                          progress=_progress_into(job, 0, total, ""))
+
+
+def compare_fits(variants, methods, params=None):
+    """The fits of :func:`run_compare`: every method (Table 1 order) on every variant, as
+    :class:`rmsc.experiments.Fit` (``data`` the variant's name, ``record`` its dataset's)."""
+    plan = experiments.compare_plan(_names(methods), params)
+    return [Fit(record=str(d.name), data=name, method=m, params=p)
+            for name, d in variants.items() for m, p in plan]
+
+
+def sensitivity_fits(dataset, lams, betas, method="RMSC", params=None):
+    """The fits of :func:`run_sensitivity` (λ-major), as :class:`rmsc.experiments.Fit`."""
+    return [Fit(record=str(dataset.name), data="data", method=m, params=p)
+            for m, p in experiments.sensitivity_plan(lams, betas, _names([method])[0],
+                                                     params)]
+
+
+def views_fits(dataset, methods, params=None):
+    """The fits of :func:`run_views` (on 1, 2, ... views), as :class:`rmsc.experiments.Fit`."""
+    return [Fit(record=record, data="data", method=m, params=p, n_views=k)
+            for record, m, p, k in experiments.views_plan(dataset, _names(methods), params)]
+
+
+def run_fit_group(dataset, fits, random_state=0, methods=(), messages=(), job=None):
+    """One part of a run on a worker: the ``fits`` of one group on ``dataset``, their
+    shared solves solved once (:func:`rmsc.experiments.run_group`); their records.
+
+    ``methods``: the specs of the methods used (a method registered in the server only
+    is registered here too); ``messages``: what the progress says during each fit. Each
+    fit is one step of ``job``'s progress; a cancel stops between fits.
+    """
+    register_missing(list(methods))
+    fits = list(fits)
+
+    def on_fit(k, rec):
+        if job is not None:
+            job.report(k + (rec is not None), len(fits),
+                       messages[k] if k < len(messages) else fits[k].method)
+
+    return experiments.run_group(list(dataset.views), np.asarray(dataset.labels), fits,
+                                 random_state, str(getattr(dataset, "fingerprint", "") or ""),
+                                 on_fit=on_fit)
+
+
+def part_shares(datasets, fits):
+    """``(groups, shares)``: the parts a run of ``fits`` goes in (groups that share a solve,
+    :func:`rmsc.experiments.plan_groups`) and each one's share of the run's work by the
+    cost model (None each when the model gives no work)."""
+    groups = experiments.plan_groups(fits, datasets)
+    costs = [sum(experiments.fit_cost(fits[i], datasets[fits[i].data]) for i in group)
+             for group in groups]
+    total = sum(costs)
+    return groups, [c / total if total > 0 else None for c in costs]
+
+
+def _parts(datasets, fits, messages, random_state, combine):
+    """A :class:`RemoteParts` of ``fits`` (on ``datasets``, by ``Fit.data``): one part per
+    group that shares a solve, longest first; ``combine(records)`` gets every fit's
+    record in the fits' order."""
+    groups, shares = part_shares(datasets, fits)
+    used = method_specs(sorted({f.method for f in fits}))
+    parts = []
+    for group, share in zip(groups, shares):
+        part = Remote(run_fit_group, datasets[fits[group[0]].data], [fits[i] for i in group],
+                      random_state, used, [messages[i] for i in group])
+        part.steps = len(group)
+        part.share = share
+        parts.append(part)
+
+    def combine_records(results):
+        records = [None] * len(fits)
+        for group, recs in zip(groups, results):
+            for i, rec in zip(group, recs):
+                records[i] = rec
+        return combine(records)
+
+    return RemoteParts(parts, combine_records)
+
+
+def compare_parts(variants, methods, params=None, random_state=0):
+    """:func:`run_compare` for every worker at once (a :class:`RemoteParts`; see the
+    module docstring): the same tables."""
+    if not methods:
+        raise ValueError("Choose at least one method to compare.")
+    fits = compare_fits(variants, methods, params)
+    several = len(variants) > 1
+    messages = [f"{f.data} — {f.method}" if several else f.method for f in fits]
+
+    def combine(records):
+        return {name: experiments.compare_frame(
+            [experiments.compare_row(f.method, f.params, rec)
+             for f, rec in zip(fits, records) if f.data == name]) for name in variants}
+
+    return _parts(variants, fits, messages, random_state, combine)
+
+
+def sensitivity_parts(dataset, lams, betas, method="RMSC", params=None, random_state=0):
+    """:func:`run_sensitivity` for every worker at once (one part per cell)."""
+    fits = sensitivity_fits(dataset, lams, betas, method, params)
+    messages = [f"{f.method} λ = {f.params['lam']:g}, β = {f.params['beta']:g}" for f in fits]
+
+    def combine(records):
+        return experiments.sensitivity_frame(
+            [experiments.sensitivity_row(f.params, rec) for f, rec in zip(fits, records)])
+
+    return _parts({"data": dataset}, fits, messages, random_state, combine)
+
+
+def views_parts(dataset, methods, params=None, random_state=0):
+    """:func:`run_views` for every worker at once."""
+    if not methods:
+        raise ValueError("Choose at least one method.")
+    fits = views_fits(dataset, methods, params)
+    names = list(dataset.view_names)
+    used = ["+".join(names[:f.n_views]) for f in fits]
+    messages = [f"{f.method} on {u}" for f, u in zip(fits, used)]
+
+    def combine(records):
+        return experiments.views_frame([experiments.views_row(f.method, f.n_views, u, rec)
+                                        for f, u, rec in zip(fits, used, records)])
+
+    return _parts({"data": dataset}, fits, messages, random_state, combine)
 
 
 def _pm(mean, std):

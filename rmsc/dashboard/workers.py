@@ -1,22 +1,20 @@
-"""The dashboard's heavy work on dask.distributed workers (processes), not in the server.
+"""Where the dashboard's heavy work runs: dask.distributed worker processes, not the server.
 
-A :class:`Job` whose runner is a :class:`DaskRunner` runs its :class:`Remote` task on a
-worker of a :class:`Backend`: a ``LocalCluster`` of worker processes started with the app (one
-single-threaded worker per core), or an existing scheduler when ``RMSC_SCHEDULER``
-(or ``rmsc dashboard --scheduler``) names one. The page's side does not change: the
-job's progress, live curve, stop and cancel work as for a job in a thread.
+A :class:`Backend` is a Dask client: of a ``LocalCluster`` of worker processes started with
+the app (one single-threaded worker per core), or of an existing scheduler when
+``RMSC_SCHEDULER`` (or ``rmsc dashboard --scheduler``) names one. It submits a job's
+task (:mod:`rmsc.dashboard.remote`: what runs there and how it reports back) and relays
+the task's events to its job; :class:`rmsc.dashboard.runner.DaskRunner` waits for it.
 
-How the two sides talk:
-
-* worker -> server: the task's ``job`` argument is a :class:`WorkerJob`, whose
-  ``report`` and ``record`` send events (``Worker.log_event``) on one topic that the
-  server's client subscribes to (``Client.subscribe_topic``); the backend relays each
-  event to its job (:func:`relay`).
-* server -> worker: stop and cancel set a ``distributed.Event`` named after the job,
-  which the task reads at most every :data:`CONTROL_POLL_SECONDS` (once per solver
-  iteration or experiment step); a job still waiting for a worker is simply cancelled
-  (``Future.cancel``), so it never starts.
-* datasets are scattered once per fingerprint and shared by every job that uses them.
+* datasets are scattered once per fingerprint and shared by every job that uses them;
+  any other argument holding more than :data:`SCATTER_BYTES` of arrays (a fitted model)
+  is scattered for its job, so no task's graph is large (Dask warns about those);
+* the warnings a task raises on its worker come back with it and are logged once each
+  (:func:`rmsc.dashboard.remote.log_warnings`), not printed by every worker for every
+  fit: what they say is on the page (a fit's diagnostics, the data's notes);
+* at exit it closes in order (tasks cancelled, data released, client, cluster), before
+  distributed's own exit handlers; the LocalCluster's workers leave Ctrl-C to it
+  (:func:`rmsc.cluster.dask_setup`).
 
 A worker that dies mid-task (killed, out of memory) fails the job with a message that
 says so (the scheduler does not retry: ``allowed-failures`` is 0 in the LocalCluster);
@@ -34,216 +32,49 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from concurrent.futures import CancelledError
 
 import numpy as np
 
+from ..backends import available_cores
 from ..cluster import (
     CONNECT_TIMEOUT,
     SCHEDULER_ENV,
     connect,
-    current_worker,
     local_cluster,
-    reuse_heap,
     trim_memory,
 )
-from ..memory import BUDGET_ENV, available_bytes, format_bytes
-from .jobs import Cancelled, WorkerDied
+from ..memory import format_bytes
+from .remote import TOPIC, log_warnings, relay, run_remote
 
 log = logging.getLogger("rmsc.dashboard")
 
-#: The event topic of every job's progress.
-TOPIC = "rmsc-dashboard-job"
-#: How often (at most) a running task asks whether it should stop.
-CONTROL_POLL_SECONDS = 0.2
 #: Datasets kept scattered on the workers (least recently used dropped first).
 MAX_SCATTERED = 8
+#: Arguments holding more bytes of arrays than this are scattered, not sent in the graph.
+SCATTER_BYTES = 64 << 10
 #: Niceness of the LocalCluster's worker processes: on a machine that also serves the
 #: pages, drawing a page and answering the health check come before a queued fit. Measured
 #: with benchmarks/bench_load.py (docs/measurements.md, "Many sessions at once").
 WORKER_NICENESS = 5
 
 
-class Remote:
-    """A task for a worker: ``fn(*args, job=<WorkerJob>, **kwargs)``.
-
-    ``fn`` and its arguments are pickled to the worker (``fn`` must be importable
-    there, e.g. a function of :mod:`rmsc.dashboard`). Datasets among the arguments
-    (objects with a ``fingerprint``, directly or as values of a dict) are scattered once
-    and shared. ``after(result)`` runs in the server when the result has arrived (e.g.
-    to cache it) and returns what the job keeps.
-    """
-
-    def __init__(self, fn, *args, after=None, **kwargs):
-        self.fn, self.args, self.kwargs, self.after = fn, args, kwargs, after
-        #: The Dask task's priority (higher first; prefetches run below everything else).
-        self.priority = 0
-
-
-class WorkerJob:
-    """The ``job`` a remote task receives: the reporting half of :class:`Job`, on a worker."""
-
-    def __init__(self, job_id, stop_name, cancel_name):
-        self.id = job_id
-        self._stop_name, self._cancel_name = stop_name, cancel_name
-        self._stop = self._cancel = False
-        self._polled = 0.0
-
-    def send(self, kind, **msg):
-        current_worker().log_event(TOPIC, {"id": self.id, "kind": kind, **msg})
-
-    def _poll(self, force=False):
-        now = time.monotonic()
-        if self._cancel or (not force and now - self._polled < CONTROL_POLL_SECONDS):
-            return
-        self._polled = now
-        from distributed import Event
-
-        try:
-            self._cancel = Event(self._cancel_name).is_set()
-            self._stop = self._cancel or Event(self._stop_name).is_set()
-        except Exception:  # noqa: BLE001 - the scheduler is unreachable: keep working
-            log.debug("could not read the control of job %s", self.id, exc_info=True)
-
-    @property
-    def stop_requested(self):
-        self._poll()
-        return self._stop
-
-    @property
-    def cancelled(self):
-        self._poll()
-        return self._cancel
-
-    def check(self):
-        self._poll()
-        if self._cancel:
-            raise Cancelled(self.id)
-
-    def report(self, done, total, message=""):
-        self.send("report", done=int(done), total=int(total), message=str(message))
-        self.check()
-
-    def record(self, point, latest=None):
-        self.send("record", point=[float(v) for v in point],
-                  latest=None if latest is None else np.asarray(latest, float).tolist())
-
-    def add_row(self, row):
-        self.send("row", row=dict(row))
-
-
-def _memory_room():
-    """Bytes this worker may still allocate: its memory limit minus what it holds."""
-    try:
-        import psutil
-
-        limit = current_worker().memory_manager.memory_limit
-        if not limit:
-            return None
-        return max(int(limit - psutil.Process().memory_info().rss), 0)
-    except Exception:  # noqa: BLE001 - no limit known: the machine's memory applies
-        return None
-
-
-def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name):
-    """What a worker runs for a :class:`Remote` (a module-level function: it pickles)."""
-    job = WorkerJob(job_id, stop_name, cancel_name)
-    reuse_heap()  # undoes what Dask's malloc setting costs a fit (see reuse_heap); on any cluster
-    job.send("start", pid=os.getpid())
-    job.check()
-    # The memory guards of rmsc (rmsc.memory.check_dense_fits) refuse before allocating,
-    # with a message; on a worker they count against the worker's own memory limit (the
-    # nanny kills a worker that exceeds it), unless the user set a budget.
-    room = _memory_room()
-    user_budget = os.environ.get(BUDGET_ENV)
-    set_budget = room is not None and not user_budget
-    if set_budget:
-        have = available_bytes()
-        os.environ[BUDGET_ENV] = str(room if have is None else min(room, have))
-    try:
-        return fn(*args, job=job, **kwargs)
-    finally:
-        if set_budget:
-            os.environ.pop(BUDGET_ENV, None)
-        trim_memory()  # the task's freed temporaries go back to the OS
-
-
-def worker_died_message(label):
-    return (f"The worker process running this {label or 'task'} stopped before it finished "
-            "(it was killed or ran out of memory). The server and other sessions are not "
-            "affected: press Run to try again, or subsample the data if it happens again.")
-
-
-def relay(job, msg):
-    """An event from the worker running ``job``'s task, told to the job (the client's thread)."""
-    kind = msg.get("kind")
-    if kind in ("start", "report", "record", "row"):
-        job.mark_started()
-    if kind == "report":
-        job.set_progress(msg["done"], msg["total"], msg["message"])
-    elif kind == "record":
-        latest = msg.get("latest")
-        job.record(tuple(msg["point"]),
-                   latest=None if latest is None else np.asarray(latest, dtype=float))
-    elif kind == "row":
-        job.add_row(msg["row"])
-
-
-def _failure(exc, label):
-    """The exception a job reports for ``exc`` raised by its remote task or by Dask."""
-    try:
-        from distributed.scheduler import KilledWorker
-    except ImportError:  # pragma: no cover - distributed is a dependency
-        KilledWorker = ()
-    if isinstance(exc, (KilledWorker, CancelledError)) or type(exc).__name__ in (
-            "KilledWorker", "FutureCancelledError", "CommClosedError"):
-        return WorkerDied(worker_died_message(label))
-    return exc
-
-
-class DaskRunner:
-    """A job's runner (:class:`rmsc.dashboard.Job`): its :class:`Remote` task on a Dask worker.
-
-    Submits the task to ``backend`` (None: the process's :func:`default_backend`, started on
-    first use), tells the job its place while it waits for a worker, relays a stop or a
-    cancel to the task, and hands back the result (after ``Remote.after``) or the failure
-    (a worker that died is :class:`rmsc.dashboard.WorkerDied`). A task that is not a
-    :class:`Remote` runs in the job's thread.
-    """
-
-    #: Seconds between two looks at the job's stop and cancel while the task runs.
-    POLL_SECONDS = 0.1
-
-    def __init__(self, backend=None):
-        self.backend = backend
-
-    def run(self, job, task):
-        if not isinstance(task, Remote):
-            return task(job)
-        backend = self.backend or default_backend()
-        job_id, fut, (stop_event, cancel_event) = backend.submit(job, task)
-        job.queued_at(lambda: backend.place(job_id))
-        try:
-            sent_stop = False
-            while not fut.done():
-                if job.cancelled:
-                    cancel_event.set()  # a running task ends at its next check
-                    fut.cancel()        # a waiting one never starts
-                    raise Cancelled(job.label)
-                if job.stop_requested and not sent_stop:
-                    stop_event.set()
-                    sent_stop = True
-                job.wait_for_request(self.POLL_SECONDS, stop_seen=sent_stop)
-            try:
-                result = fut.result()
-            except Cancelled:
-                raise
-            except Exception as exc:  # noqa: BLE001 - classified below
-                raise _failure(exc, job.label) from exc
-        finally:
-            backend.forget(job_id)
-            clear_control_later(backend, stop_event, cancel_event)
-        return task.after(result) if task.after is not None else result
+def _nbytes(value, depth=0):
+    """Bytes of the arrays ``value`` holds (numpy, scipy.sparse; in sequences, dicts and
+    objects' attributes, a few levels deep)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if hasattr(value, "nnz") and hasattr(value, "data"):  # scipy.sparse
+        return sum(getattr(getattr(value, a, None), "nbytes", 0)
+                   for a in ("data", "indices", "indptr", "row", "col", "offsets"))
+    if depth >= 3:
+        return 0
+    if isinstance(value, (list, tuple)):
+        return sum(_nbytes(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return sum(_nbytes(v, depth + 1) for v in value.values())
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return sum(_nbytes(v, depth + 1) for v in vars(value).values())
+    return 0
 
 
 class Backend:
@@ -281,6 +112,7 @@ class Backend:
         self._jobs = {}          # job id -> Job (unfinished)
         self._waiting = OrderedDict()  # job id -> None, submitted and not started, in order
         self._scattered = OrderedDict()  # dataset fingerprint -> Future
+        self._futures = {}       # job id -> (its task's Future, futures scattered for it)
         self.client.subscribe_topic(TOPIC, self._on_event)
         self.closed = False
 
@@ -298,19 +130,40 @@ class Backend:
             else self.client.scheduler_info()
         workers = info.get("workers", {})
         mems = [w.get("memory_limit") or 0 for w in workers.values()]
-        out = {"workers": len(workers),
+        hosts = {str(w.get("host") or addr.rsplit(":", 1)[0]) for addr, w in workers.items()}
+        out = {"workers": len(workers), "hosts": len(hosts),
                "threads": sum(w.get("nthreads", 0) for w in workers.values()),
                "memory_per_worker": min(mems) if mems else 0,
                "address": self.address or "LocalCluster"}
         self._limits = (time.monotonic(), out)
         return out
 
+    def slots(self):
+        """How the parts of a run share the cluster: ``{"workers", "capacity", "cores"}``.
+
+        ``workers`` run one part each at a time. On this machine's LocalCluster the workers
+        share its ``cores``: the parts of a run share them out (their fits' threads,
+        :class:`rmsc.dashboard.DaskRunner`), each at its threads' share of the machine's
+        speed (:func:`rmsc.costs.schedule`). On a scheduler elsewhere each fit uses every core of its
+        machine (``cores`` None: not shared out) and the workers of one machine share it:
+        ``capacity`` is the number of machines.
+        """
+        workers = max(1, self.limits()["workers"])
+        if self.cluster is not None:
+            return {"workers": workers, "capacity": workers, "cores": available_cores()}
+        return {"workers": workers, "capacity": max(1, self.limits().get("hosts", 1)),
+                "cores": None}
+
     # -- jobs ----------------------------------------------------------------------------
 
-    def _scatter(self, value):
+    def _scatter(self, value, held):
         fp = getattr(value, "fingerprint", None)
         if fp is None or not hasattr(value, "views"):
-            return value
+            if _nbytes(value) <= SCATTER_BYTES:
+                return value
+            fut = self.client.scatter(value, hash=False)  # this job's: released with it
+            held.append(fut)
+            return fut
         with self._lock:
             fut = self._scattered.get(fp)
             if fut is not None and fut.status == "finished":
@@ -334,10 +187,10 @@ class Backend:
         for fut in dropped:
             fut.release()
 
-    def _pack(self, value):
+    def _pack(self, value, held):
         if isinstance(value, dict):
-            return {k: self._scatter(v) for k, v in value.items()}
-        return self._scatter(value)
+            return {k: self._scatter(v, held) for k, v in value.items()}
+        return self._scatter(value, held)
 
     def submit(self, job, remote):
         """Send ``remote`` to the cluster for ``job``.
@@ -350,14 +203,18 @@ class Backend:
 
         job_id = uuid.uuid4().hex
         stop_name, cancel_name = f"rmsc-stop-{job_id}", f"rmsc-cancel-{job_id}"
-        args = tuple(self._pack(a) for a in remote.args)
-        kwargs = {k: self._pack(v) for k, v in remote.kwargs.items()}
+        held = []  # what is scattered for this job alone
+        args = tuple(self._pack(a, held) for a in remote.args)
+        kwargs = {k: self._pack(v, held) for k, v in remote.kwargs.items()}
         with self._lock:
             self._jobs[job_id] = job
-            self._waiting[job_id] = None
+            self._waiting[job_id] = remote.priority
         fut = self.client.submit(run_remote, remote.fn, args, kwargs, job_id, stop_name,
-                                 cancel_name, key=f"rmsc-{job.label or 'job'}-{job_id}",
+                                 cancel_name, getattr(remote, "threads", None),
+                                 key=f"rmsc-{job.label or 'job'}-{job_id}",
                                  pure=False, retries=0, priority=remote.priority)
+        with self._lock:
+            self._futures[job_id] = (fut, held)
         self._trim_scattered()
         control = (Event(stop_name, client=self.client), Event(cancel_name, client=self.client))
         return job_id, fut, control
@@ -368,17 +225,26 @@ class Backend:
             return len(self._jobs)
 
     def forget(self, job_id):
+        """The job's task has ended (or was cancelled): drop it and what was sent for it."""
         with self._lock:
             self._jobs.pop(job_id, None)
             self._waiting.pop(job_id, None)
+            _, held = self._futures.pop(job_id, (None, ()))
+        for fut in held:
+            fut.release()
 
     def place(self, job_id):
-        """Place (1 = next) among this server's jobs waiting for a worker, or None if started."""
+        """Place (1 = next) among this server's jobs waiting for a worker, or None if started:
+        behind those of a higher priority, and of the same submitted earlier."""
         with self._lock:
             if job_id not in self._waiting:
                 return None
-            place = list(self._waiting).index(job_id) + 1
-        return place
+            waiting = list(self._waiting.items())
+        index = next(k for k, (other, _) in enumerate(waiting) if other == job_id)
+        mine = waiting[index][1]
+        ahead = sum(1 for k, (_, priority) in enumerate(waiting)
+                    if priority > mine or (priority == mine and k < index))
+        return ahead + 1
 
     def _on_event(self, event):
         _, msg = event
@@ -389,6 +255,8 @@ class Backend:
                 self._waiting.pop(job_id, None)
         if job is not None:
             relay(job, msg)
+        elif msg.get("kind") == "warnings":  # sent as the task ended: its job may be done
+            log_warnings(msg.get("label"), msg.get("messages") or ())
 
     def trim_workers(self):
         """Every worker returns its freed heap to the OS (:func:`trim_memory`); how many."""
@@ -410,39 +278,33 @@ class Backend:
         return len(scattered)
 
     def close(self):
+        """Close in order: the tasks under way are cancelled and the data sent released,
+        then the client closes, then the LocalCluster (which ends its workers). A worker
+        ended before the client lets go of its data makes the scheduler report the data
+        as lost."""
         if self.closed:
             return
         self.closed = True
         with self._lock:
             scattered, self._scattered = list(self._scattered.values()), OrderedDict()
+            tasks, self._futures = list(self._futures.values()), {}
         try:
-            for fut in scattered:
+            # no more job events for this client first: a task still running reports until
+            # it sees the cancel, and the scheduler logged a CRITICAL "Closed comm ...
+            # while trying to write" event for a client that had closed meanwhile
+            try:
+                self.client.unsubscribe_topic(TOPIC)
+            except Exception:  # noqa: BLE001 - closing anyway
+                log.debug("unsubscribing from the job events failed", exc_info=True)
+            futures = [fut for fut, _ in tasks]
+            if futures:
+                self.client.cancel(futures)
+            for fut in [*scattered, *(f for _, held in tasks for f in held)]:
                 fut.release()
             self.client.close(timeout=10)
         finally:
             if self.cluster is not None:
                 self.cluster.close(timeout=20)
-
-
-#: Seconds a finished job's stop and cancel events stay set on the scheduler (a cancelled
-#: task may still be running until its next check), then they are cleared (freed).
-CONTROL_LINGER_SECONDS = 30.0
-
-
-def clear_control_later(backend, *events):
-    """Clear (free on the scheduler) a finished job's control events, a little later."""
-    def clear():
-        if backend.closed:
-            return
-        for ev in events:
-            try:
-                ev.clear()
-            except Exception:  # noqa: BLE001 - the cluster is gone: nothing to free
-                pass
-
-    timer = threading.Timer(CONTROL_LINGER_SECONDS, clear)
-    timer.daemon = True
-    timer.start()
 
 
 def _takes_n_workers(client):
@@ -464,6 +326,12 @@ def default_backend():
             log.info("starting the dashboard's Dask backend (%s)", address or "LocalCluster")
             try:
                 _default = Backend(address)
+                # Exit handlers run last registered first: distributed's own (which close
+                # every LocalCluster, the workers first) were registered as it was imported
+                # for this backend; ours goes after them so that it runs before them and
+                # closes the client before the cluster (Backend.close).
+                atexit.unregister(shutdown)
+                atexit.register(shutdown)
             except (OSError, TimeoutError) as exc:
                 if address is None:
                     raise
@@ -507,6 +375,27 @@ def describe_limits(backend, results_bytes, upload_mb):
             f"per worker, queued in order. The server keeps at most "
             f"{format_bytes(results_bytes)} of results for all sessions; uploads up to "
             f"{upload_mb} MB.")
+
+
+def worker_slots():
+    """``{"workers", "capacity", "cores"}`` of :meth:`Backend.slots` for the running backend
+    (what a run's time estimate schedules its parts on); before it has started, what the
+    LocalCluster it will start gives, or one worker when a scheduler elsewhere is named
+    (its workers are not known yet)."""
+    backend = running_backend()
+    slots = None
+    if backend is not None:
+        try:
+            slots = backend.slots()
+        except Exception:  # noqa: BLE001 - the cluster is unreachable: the jobs will say so
+            slots = None
+    if slots is None and os.environ.get(SCHEDULER_ENV):
+        slots = {"workers": 1, "capacity": 1, "cores": None}
+    if slots is None:
+        workers = available_cores()  # local_cluster's default: one worker per core
+        slots = {"workers": workers, "capacity": workers, "cores": workers}
+    return {"workers": slots["workers"], "capacity": slots["capacity"],
+            "cores": slots["cores"]}
 
 
 def running_backend():

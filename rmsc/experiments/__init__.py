@@ -4,13 +4,16 @@
 ``protocol``        :func:`run_one`, :func:`evaluate_setting`: fit a method and score it
                     by the paper's protocol (the only place that does)
 ``tables``          :func:`compare`, :func:`accuracy_vs_views`, :func:`sensitivity_grid`:
-                    one dataset, a DataFrame each (the dashboard's Compare/Sensitivity)
+                    one dataset, a DataFrame each (the dashboard's Compare/Sensitivity);
+                    their plans and rows, for the same tables from fits run elsewhere
 ``paper``           Table 1 as published, the paper's datasets and view names
 ``grid``            every method's search grid, the equal budget, :func:`thin`,
                     affinity post-processing variants
 ``cache``           :class:`Record`, :class:`Cache`: finished fits in a JSON file (resume)
 ``search``          :func:`search` every setting of every method on a dataset; :func:`best`
 ``shared``          :class:`SharedSolves`: an inner problem solved once per run
+``parallel``        fits in groups that share a solve (:func:`plan_groups`, longest
+                    first; :func:`run_group`), on Dask workers (:func:`run_fits`)
 ``reproduce``       :func:`run`: the whole reproduction (``rmsc reproduce``)
 ``report``          the results document (Markdown tables)
 ``report_figures``  the reproduction's figures and their files
@@ -18,7 +21,8 @@
 ==================  ===============================================================
 
 Imports go one way: protocol → cache; tables → protocol, grid; search → protocol,
-grid; reproduce → search, tables, shared; report → grid, paper, cache. The public
+grid; parallel → protocol, cache, shared; reproduce → search, tables, shared, parallel;
+report → grid, paper, cache. The public
 names of every module are re-exported here.
 """
 
@@ -76,7 +80,7 @@ from .reproduce import (
     text_progress,
 )
 from .results_json import to_json
-from .parallel import Fit, run_fits, share_key
+from .parallel import Fit, fit_cost, plan_groups, run_fits, run_group, share_key
 from .search import RUN_ORDER, best, count_jobs, search, search_plan
 from .shared import SharedSolves
 from .tables import (
@@ -86,12 +90,29 @@ from .tables import (
     VIEWS_COLUMNS,
     accuracy_vs_views,
     compare,
+    compare_frame,
+    compare_plan,
+    compare_row,
+    sensitivity_frame,
     sensitivity_grid,
     sensitivity_plan,
+    sensitivity_row,
+    views_frame,
     views_plan,
+    views_row,
 )
 
 __all__ = [
+    "run_group",
+    "plan_groups",
+    "fit_cost",
+    "views_row",
+    "views_frame",
+    "sensitivity_row",
+    "sensitivity_frame",
+    "compare_row",
+    "compare_plan",
+    "compare_frame",
     "COMPARE_COLUMNS",
     "CONVERGENCE_DATASETS",
     "Cache",

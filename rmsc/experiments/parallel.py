@@ -77,12 +77,46 @@ def share_key(fit):
     return (fit.data, fit.n_views) + what
 
 
-def _cost(fit, dataset):
+def fit_cost(fit, dataset):
     """A relative cost of ``fit`` (the cost model at a unit machine speed; 0 without one)."""
     if not has_model(fit.method):
         return 0.0
     shape = data_shape(dataset, fit.n_views)
     return predict(fit.method, shape, fit.params, probe=1.0).mid
+
+
+def plan_groups(fits, datasets):
+    """The fits in groups that share a solve (:func:`share_key`), longest group first by
+    the cost model (:func:`fit_cost`; ties in the fits' order): lists of indices into
+    ``fits``. ``datasets`` maps each ``Fit.data`` to its dataset."""
+    groups = {}
+    for i, fit in enumerate(fits):
+        groups.setdefault(share_key(fit), []).append(i)
+    cost = {k: sum(fit_cost(fits[i], datasets[fits[i].data]) for i in g)
+            for k, g in groups.items()}
+    return [groups[k] for k in sorted(groups, key=lambda k: -cost[k])]  # a stable sort
+
+
+def run_group(views, labels, fits, random_state=0, data_id="", on_fit=None):
+    """The fits of one group (:func:`plan_groups`) on ``views``, their shared solves solved
+    once (:class:`SharedSolves`): their :class:`Record` s, in order.
+
+    ``on_fit(k, record)`` is called before fit ``k`` (``record`` None) and after it (its
+    record), e.g. to report progress or send the record on at once.
+    """
+    cache = Cache()
+    out = []
+    with SharedSolves():
+        for k, fit in enumerate(fits):
+            if on_fit is not None:
+                on_fit(k, None)
+            used = views if fit.n_views is None else views[:fit.n_views]
+            rec = evaluate_setting(fit.record, fit.method, fit.params, used, labels,
+                                   cache=cache, random_state=random_state, data_id=data_id)
+            out.append(rec)
+            if on_fit is not None:
+                on_fit(k, rec)
+    return out
 
 
 def _run_group(payload, fits, random_state, data_id, topic=None):
@@ -93,17 +127,12 @@ def _run_group(payload, fits, random_state, data_id, topic=None):
     if current_worker() is not None:
         reuse_heap()  # as the dashboard's workers do (rmsc.cluster.reuse_heap)
     views, labels = payload
-    cache = Cache()
-    out = []
-    with SharedSolves():
-        for fit in fits:
-            used = views if fit.n_views is None else views[:fit.n_views]
-            rec = evaluate_setting(fit.record, fit.method, fit.params, used, labels,
-                                   cache=cache, random_state=random_state, data_id=data_id)
-            out.append(rec)
-            if topic is not None:
-                _send(topic, rec)
-    return out
+
+    def send(k, rec):
+        if rec is not None and topic is not None:
+            _send(topic, rec)
+
+    return run_group(views, labels, fits, random_state, data_id, on_fit=send)
 
 
 def _send(topic, rec):
@@ -159,11 +188,7 @@ def run_fits(client, fits, datasets, cache, *, random_state=0, progress=None):
         progress(done, total, f"{len(todo)} fits to run on {n} Dask worker(s)")
     if not todo:
         return 0
-    groups = {}
-    for fit in todo:
-        groups.setdefault(share_key(fit), []).append(fit)
-    costs = {k: sum(_cost(f, datasets[f.data]) for f in g) for k, g in groups.items()}
-    order = sorted(groups, key=lambda k: -costs[k])
+    groups = [[todo[i] for i in g] for g in plan_groups(todo, datasets)]
     payloads = {}
     for name in {f.data for f in todo}:
         ds = datasets[name]
@@ -185,10 +210,10 @@ def run_fits(client, fits, datasets, cache, *, random_state=0, progress=None):
             progress(min(done, total), total, f"{rec.dataset} {rec.method} "
                      f"{_fmt_params(rec.params)}")
 
-    futures = [client.submit(_run_group, payloads[groups[key][0].data], groups[key],
-                             random_state, data_id(groups[key][0].data), topic,
-                             priority=len(order) - rank, pure=False)
-               for rank, key in enumerate(order)]
+    futures = [client.submit(_run_group, payloads[group[0].data], group,
+                             random_state, data_id(group[0].data), topic,
+                             priority=len(groups) - rank, pure=False)
+               for rank, group in enumerate(groups)]
     pending = set(futures)
     try:
         while pending:

@@ -118,23 +118,39 @@ def compare(dataset, methods, params=None, random_state=0, progress=None, *, cac
         ``nolabel_*`` scores (best-single-view methods only; NaN otherwise).
     """
     name, views, labels, _ = _parts(dataset)
-    methods = check_methods(methods)
+    jobs = compare_plan(methods, params)
     rows = []
-    for i, method in enumerate(methods):
-        _notify(progress, i, len(methods), f"{name}: {method}")
-        p = _method_params(params, method)
+    for i, (method, p) in enumerate(jobs):
+        _notify(progress, i, len(jobs), f"{name}: {method}")
         rec = evaluate_setting(name, method, p, views, labels, cache=cache,
                                random_state=random_state, data_id=_data_id(dataset))
-        row = {"method": method,
-               **_scores(rec, ("acc_mean", "acc_std", "nmi_mean", "nmi_std", "ari_mean",
-                               "purity_mean", "fit_time")),
-               "error": rec.error, "params": p, "note": rec.note, "view": rec.view}
-        nolabel = rec.nolabel or {}
-        for k in SCORE_COLUMNS:
-            row[f"nolabel_{k}"] = float(nolabel[k]) if k in nolabel else np.nan
-        row["nolabel_view"] = nolabel.get("view")  # the view chosen without labels
-        rows.append(row)
-    _notify(progress, len(methods), len(methods), f"{name}: done")
+        rows.append(compare_row(method, p, rec))
+    _notify(progress, len(jobs), len(jobs), f"{name}: done")
+    return compare_frame(rows)
+
+
+def compare_plan(methods, params=None):
+    """The fits of :func:`compare`, in its order (the paper's Table 1 order): a list of
+    ``(method, params)``."""
+    return [(m, _method_params(params, m)) for m in check_methods(methods)]
+
+
+def compare_row(method, params, rec):
+    """One row of :func:`compare`'s table: ``method`` fitted with ``params``, its
+    :class:`rmsc.experiments.Record` ``rec``."""
+    row = {"method": method,
+           **_scores(rec, ("acc_mean", "acc_std", "nmi_mean", "nmi_std", "ari_mean",
+                           "purity_mean", "fit_time")),
+           "error": rec.error, "params": params, "note": rec.note, "view": rec.view}
+    nolabel = rec.nolabel or {}
+    for k in SCORE_COLUMNS:
+        row[f"nolabel_{k}"] = float(nolabel[k]) if k in nolabel else np.nan
+    row["nolabel_view"] = nolabel.get("view")  # the view chosen without labels
+    return row
+
+
+def compare_frame(rows):
+    """:func:`compare`'s table from its rows (:func:`compare_row`)."""
     return pd.DataFrame(rows, columns=list(COMPARE_COLUMNS))
 
 
@@ -172,9 +188,20 @@ def accuracy_vs_views(dataset, methods, params=None, random_state=0, progress=No
         _notify(progress, i, len(jobs), f"{name}: {method} on {used}")
         rec = evaluate_setting(record_name, method, p, views[:k], labels, cache=cache,
                                random_state=random_state, data_id=_data_id(dataset))
-        rows.append({"method": method, "n_views": k, "views": used,
-                     **_scores(rec, SCORE_COLUMNS + ("fit_time",)), "error": rec.error})
+        rows.append(views_row(method, k, used, rec))
     _notify(progress, len(jobs), len(jobs), f"{name}: done")
+    return views_frame(rows)
+
+
+def views_row(method, n_views, used, rec):
+    """One row of :func:`accuracy_vs_views`' table: ``method`` on the first ``n_views``
+    views (named ``used``), its record ``rec``."""
+    return {"method": method, "n_views": n_views, "views": used,
+            **_scores(rec, SCORE_COLUMNS + ("fit_time",)), "error": rec.error}
+
+
+def views_frame(rows):
+    """:func:`accuracy_vs_views`' table from its rows (:func:`views_row`)."""
     return pd.DataFrame(rows, columns=list(VIEWS_COLUMNS))
 
 
@@ -233,7 +260,18 @@ def sensitivity_grid(dataset, lams, betas, method="RMSC", params=None, random_st
         _notify(progress, i, len(jobs), f"{name}: {method} lam={lam:g}, beta={beta:g}")
         rec = evaluate_setting(name, method, p, views, labels,
                                cache=cache, random_state=random_state, data_id=_data_id(dataset))
-        rows.append({"lam": lam, "beta": beta, **_scores(rec, SCORE_COLUMNS + ("fit_time",)),
-                     "error": rec.error})
+        rows.append(sensitivity_row(p, rec))
     _notify(progress, len(jobs), len(jobs), f"{name}: done")
+    return sensitivity_frame(rows)
+
+
+def sensitivity_row(params, rec):
+    """One cell of :func:`sensitivity_grid`: the setting ``params`` (its ``lam`` and
+    ``beta``), its record ``rec``."""
+    return {"lam": params["lam"], "beta": params["beta"],
+            **_scores(rec, SCORE_COLUMNS + ("fit_time",)), "error": rec.error}
+
+
+def sensitivity_frame(rows):
+    """:func:`sensitivity_grid`'s table from its rows (:func:`sensitivity_row`)."""
     return pd.DataFrame(rows, columns=list(SENSITIVITY_COLUMNS))
