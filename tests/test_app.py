@@ -519,7 +519,9 @@ def test_switching_to_rmsc_wv_uses_its_registry_beta(fitted_app):
     assert p.lam is None and p.resolved_lam == rmsc.rmsc.LAM["view"] != rmsc.rmsc.LAM["sample"]
     assert at.select_slider(key="w_lam").value == rmsc.rmsc.LAM["view"]
     assert at.select_slider(key="w_lam").proto.set_value  # the browser is told (see Apply)
-    assert at.select_slider(key="w_beta").proto.set_value
+    beta_slider = "w_beta_rel" if p.beta == dash.AUTO else "w_beta"  # the way β is set
+    assert at.select_slider(key=beta_slider).value == (
+        p.resolved_beta_rel if p.beta == dash.AUTO else p.beta)
     wait_fit(at)
     no_trouble(at)
     assert f"RMSC-WV: λ = {rmsc.rmsc.LAM['view']:g}" in sidebar_text(at)
@@ -1090,9 +1092,12 @@ def test_suggest_then_apply_moves_the_sliders_and_fits_the_suggestion(fitted_app
     # ... and the browser is told: a slider on screen drawn again from its key alone keeps its
     # old value in the browser (its id is its key), which the browser's next rerun sends
     # back, undoing the suggestion (the sidebar and URL showed it for a moment, then went
-    # back); β_rel, not on screen before (β was absolute), starts from the new value
-    for key in ("w_lam", "w_beta"):
-        assert at.select_slider(key=key).proto.set_value, key
+    # back): λ, if the suggestion moved it, and the way β is set (fixed -> auto) are sent
+    # their new values; β_rel, not on screen before (β was absolute), starts from the new value
+    assert before.beta != dash.AUTO
+    if before.resolved_lam != chosen["lam"]:
+        assert at.select_slider(key="w_lam").proto.set_value
+    assert at.radio(key="w_beta_mode").proto.set_value
     rel = at.select_slider(key="w_beta_rel")
     assert rel.proto.options[int(rel.proto.default[0])] == f"{chosen['beta_rel']:g}"
     assert f"β = auto (β_rel {chosen['beta_rel']:g})" in sidebar_text(at)
