@@ -380,8 +380,9 @@ def _suggestion_section(key):
     target = dash.apply_suggestion(ss.params, run)
     st.markdown(f"**Suggested for {run.method}:** "
                 f"λ = {chosen['lam']:g}, β = {target.beta_text}, which is β = {s.beta:.4g} "
-                f"on these data — eigengap {chosen['eigengap']:.4f}, "
-                f"{chosen['isolated']} isolated sample(s), {chosen['pieces']} piece(s).")
+                f"on these data — k-means runs agreeing at ARI {chosen['agreement']:.3f}, "
+                f"{chosen['isolated']} isolated sample(s), {chosen['pieces']} piece(s), "
+                f"eigengap {chosen['eigengap']:.4f}.")
     if run.scores is not None:
         st.caption(f"With the labels (not used to choose): ACC "
                    f"{100 * run.scores['acc_mean']:.2f}%, NMI {100 * run.scores['nmi_mean']:.2f}% "

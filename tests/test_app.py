@@ -1077,6 +1077,7 @@ def test_suggest_then_apply_moves_the_sliders_and_fits_the_suggestion(fitted_app
     chosen = run.suggestion.table[run.suggestion.best]
     words = " ".join(m.value for m in at.markdown)
     assert f"λ = {chosen['lam']:g}" in words and "eigengap" in words
+    assert f"k-means runs agreeing at ARI {chosen['agreement']:.3f}" in words  # the criterion
     assert any(f"ACC {100 * run.scores['acc_mean']:.2f}%" in c for c in texts(at, "caption"))
     assert at.session_state["params"] == before  # nothing moves before "apply"
     at.button(key="w_suggest_apply").click().run()
