@@ -398,9 +398,9 @@ def test_apply_sticks_when_clicked_at_once_20_times(page, server):
         expected = (lam, rel)
         # the browser's sliders show the suggestion (not only the server's state)
         wait_slider(page, "λ (coupling", lam)
-        wait_slider(page, "β (sparsity", dash.format_beta(dash.AUTO))
+        wait_slider(page, "β_rel (β relative", rel)  # β is set by β_rel now (auto)
         # a rerun that carries the browser's values: Stop (nothing to stop: nothing else moves)
-        page.get_by_role("button", name="Stop", exact=True).click()
+        page.get_by_role("button", name="Stop", exact=True).first.click()
         settle(page)
         # settled (no rerun for a while): what is on screen now stays; an undone Apply
         # would show the button again, the old λ in the slider, sidebar and URL
