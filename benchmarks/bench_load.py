@@ -179,9 +179,9 @@ SHOWN = """() => {
 
 
 def fit_seconds(sidebar):
-    """The fit's own duration on its worker, as the sidebar states it ("Fitted: 30
-    iterations, 9.8 s"), or NaN."""
-    m = re.search(r"Fitted: \d+ iterations, ([0-9.]+) s", sidebar)
+    """The fit's own duration on its worker, as the sidebar states it ("Fitted on CPU
+    (NumPy): 30 iterations, 9.8 s"), or NaN."""
+    m = re.search(r"Fitted(?: on [^:]+)?: \d+ iterations, ([0-9.]+) s", sidebar)
     return float(m.group(1)) if m else float("nan")
 
 
@@ -192,12 +192,13 @@ async def run_session(browser, url, i, moves, out, errors):
     page.on("pageerror", lambda e: errors.append(f"session {i}: page error {e}"))
 
     async def result_for(beta):
-        # the new β is on the page (sidebar) and its fit has finished (sidebar "Fitted:")
+        # the new β is on the page (sidebar) and its fit has finished (sidebar "Fitted on
+        # <device>:")
         await page.wait_for_function(
             "b => { const s = document.querySelector('[data-testid=stSidebar]');"
             " const t = s ? s.innerText : '';"
             " const idle = document.querySelector(\"[data-test-script-state='notRunning']\");"
-            " return idle && t.includes('β = ' + b + ',') && ((t.includes('Fitted:') &&"
+            " return idle && t.includes('β = ' + b + ',') && ((/Fitted( on [^:]+)?:/.test(t) &&"
             " [...document.querySelectorAll('[data-testid=stMetric]')]"
             ".some(e => e.innerText.includes('iterations'))) || t.includes('Fit failed')); }",
             arg=f"{beta:g}", timeout=TIMEOUT)
