@@ -444,6 +444,17 @@ except KeyboardInterrupt:
 """
 
 
+def as_from_a_terminal():
+    """In the child before it runs: Ctrl-C (SIGINT) at its default and not blocked, as a
+    shell starts a program. A child inherits an ignored or blocked signal across exec, and
+    in the whole suite the test process had SIGINT so (alone it had not): the child then
+    never saw the Ctrl-C and slept out its 180 s."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_two_fits_of_one_dataset_send_it_once_and_ctrl_c_closes_quietly():
     """The dashboard's cluster path (``DaskRunner()`` starts the default backend, a
     LocalCluster) runs two fits of one dataset, then gets Ctrl-C as a terminal sends it (to
@@ -457,7 +468,7 @@ def test_two_fits_of_one_dataset_send_it_once_and_ctrl_c_closes_quietly():
            "DASK_DISTRIBUTED__ADMIN__LARGE_GRAPH_WARNING_THRESHOLD": "256kB"}
     proc = subprocess.Popen([sys.executable, "-c", f"WAIT = {WAIT}\n" + TWO_FITS_SCRIPT],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, start_new_session=True)
+                            env=env, start_new_session=True, preexec_fn=as_from_a_terminal)
     try:
         lines = []
         while "fitted" not in lines:  # blocks until the script prints (or exits)
