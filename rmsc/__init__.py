@@ -7,8 +7,7 @@ Estimators take ``Xs``, a list of views, each ``(n_samples, n_features_v)``.
 (:mod:`rmsc.datasets._isolate`) start without loading every estimator.
 """
 
-import importlib
-import importlib.util
+from ._lazy import lazy_attributes
 
 #: Public name -> the module defining it (a module's own name: the module itself).
 _WHERE = {
@@ -37,26 +36,6 @@ _WHERE = {
 }
 
 
-def __getattr__(name):
-    where = _WHERE.get(name, name)
-    if where == name and not _is_submodule(name):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(f"{__name__}.{where}")
-    value = module if where == name else getattr(module, name)
-    globals()[name] = value  # the next access is a plain attribute
-    return value
-
-
-def _is_submodule(name):
-    """True for a module of this package (``rmsc.solver`` works as it did when this package
-    imported everything)."""
-    return not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
-
-
 __all__ = [
     "MSC",
     "RMSC",
@@ -81,4 +60,6 @@ __all__ = [
     "get_method",
     "suggest_parameters",
 ]
+
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE, __all__)
 __version__ = "0.1.0"

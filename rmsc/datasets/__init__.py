@@ -29,8 +29,7 @@ first use (PEP 562), so that the file reader's child program
 (:mod:`rmsc.datasets._isolate`) starts without pandas or scikit-learn.
 """
 
-import importlib
-import importlib.util
+from .._lazy import lazy_attributes
 
 #: Public name -> the module defining it.
 _WHERE = {
@@ -54,26 +53,6 @@ _WHERE = {
 }
 
 
-def __getattr__(name):
-    where = _WHERE.get(name, name)
-    if where == name and not _is_submodule(name):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(f"{__name__}.{where}")
-    value = module if where == name else getattr(module, name)
-    globals()[name] = value  # the next access is a plain attribute
-    return value
-
-
-def _is_submodule(name):
-    """True for a module of this package (``rmsc.solver`` works as it did when this package
-    imported everything)."""
-    return not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
-
-
 __all__ = [
     "DIGIT_SMALL_PER_CLASS",
     "LABEL_KEYS",
@@ -93,3 +72,5 @@ __all__ = [
     "preprocess",
     "repeats_text",
 ]
+
+__getattr__, __dir__ = lazy_attributes(__name__, _WHERE, __all__)

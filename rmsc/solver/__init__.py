@@ -105,23 +105,25 @@ from ._beta import (  # noqa: F401
     RelativeBeta,
     beta_scale,
 )
-from ._algorithm import (  # noqa: F401
-    FactorForm,
-    KernelForm,
+from ._solution import (  # noqa: F401
     MAX_ITER,
-    PRECISION,
-    PRECISIONS,
     RMSCSolution,
     STOPPING,
     STOPPINGS,
     STOPPING_TEXT,
     STOP_ON,
     TOL,
-    beta_max,
-    column_betas,
     converged,
     objective_change,
-    solve,
     stop_measure,
     zstar_change,
+)
+from ._algorithm import (  # noqa: F401
+    FactorForm,
+    KernelForm,
+    PRECISION,
+    PRECISIONS,
+    beta_max,
+    column_betas,
+    solve,
 )

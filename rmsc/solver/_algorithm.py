@@ -24,20 +24,16 @@ from ._zstar_step import (
     zstar_step,
 )
 from ._dense import dense_solve
-from ._solution import (  # noqa: F401 (the solver's names, also here)
+from ._solution import (
     MAX_ITER,
     STOP_ON,
-    STOPPING,
-    STOPPING_TEXT,
     STOPPINGS,
     TOL,
     RMSCSolution,
     call_back,
     converged,
     model_units,
-    objective_change,
     stop_measure,
-    zstar_change,
 )
 from ._zv_step import sample_losses, zv_step
 

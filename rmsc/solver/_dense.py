@@ -6,7 +6,7 @@ docs/device.md). The steps are those of the factor form (:mod:`._factors`, :mod:
 :mod:`._zstar_step`) with Z* held as a dense n x n array on the device, where one iteration
 is two dense products (A = Zref + R^T QW and R Z*) and a few passes over n x n, all of which
 an accelerator runs at its full rate. The P-step (:func:`._weights.p_step`), the objective
-(:func:`._objective.term_values`) and the stopping rule (:func:`._algorithm.converged`)
+(:func:`._objective.term_values`) and the stopping rule (:func:`._solution.converged`)
 are the same functions the NumPy path calls.
 
 Few device calls, one wait a step. On a GPU a small fit is bound by the time it takes to
