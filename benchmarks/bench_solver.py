@@ -47,6 +47,7 @@ the solver behaves on a busy machine.
 
 import argparse
 import multiprocessing
+import os
 import sys
 import time
 import tracemalloc
@@ -221,6 +222,7 @@ def main():
     spinners = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.busy)]
     for p in spinners:
         p.start()
+    load_start = os.getloadavg()[0]  # the machine's other load, which --busy does not count
 
     data = _smoke.digit(args.smoke)
     args.data_name = data.name
@@ -289,7 +291,9 @@ def main():
     print(f"{data.name}: n={n}, views={len(views)}, d={d}, gamma={gamma:g}; the estimators' "
           f"defaults: RMSC lam={lam:g}, beta={beta:.3g}, RMSC-WV lam={lam_wv:g}, "
           f"beta={beta_wv:.3g} (beta='auto' on these data); fastest of {args.repeat} runs per "
-          f"fast row; {args.busy} busy process(es) alongside")
+          f"fast row; {args.busy} spinning process(es) of its own (--busy) alongside; 1-min load "
+          f"average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
+          f"({os.cpu_count()} CPUs)")
     print()
     print("| step | seconds | peak MB | note |")
     print("|---|---:|---:|---|")
