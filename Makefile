@@ -7,7 +7,7 @@ PORT   ?= 8501
 ADDRESS ?= localhost
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test test-fast bench venv browser clean
+.PHONY: run test test-fast lint bench venv browser clean
 
 # The virtual environment is rebuilt only when pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml setup.py
@@ -29,11 +29,15 @@ browser:
 run: venv
 	$(PY) -m rmsc dashboard --port $(PORT) --address $(ADDRESS)
 
-test: venv browser
+# ruff first (seconds): an undefined name fails here, before the 25-minute suite.
+test: venv browser lint
 	$(PY) -m pytest -q
 
+lint: venv
+	$(PY) -m ruff check .
+
 # Everything but the browser and slow tests, for a quick loop while developing.
-test-fast: venv
+test-fast: venv lint
 	$(PY) -m pytest -q -m "not browser and not slow"
 
 bench: venv

@@ -19,7 +19,6 @@ import time
 
 _t0 = time.perf_counter()
 
-import streamlit as st  # noqa: E402
 from streamlit.runtime.scriptrunner import get_script_run_ctx  # noqa: E402
 
 

@@ -289,9 +289,9 @@ def measure_paced(browser, repeat, m, prefetch=True):
                 if k < MOVES - 1:
                     time.sleep(max(0.0, PACE - (time.perf_counter() - t0)))
             target = f"{LAM_GRID[index]:g}"
-            wait(page, f"location.search.includes('lam=' + a + '&') || "
-                       f"location.search.endsWith('lam=' + a)", target)
-            wait(page, f"(location.search.includes('lam=' + a + '&') || "
+            wait(page, "location.search.includes('lam=' + a + '&') || "
+                       "location.search.endsWith('lam=' + a)", target)
+            wait(page, "(location.search.includes('lam=' + a + '&') || "
                        f"location.search.endsWith('lam=' + a)) && {SOLVE_RESULT}", target)
             latency = time.perf_counter() - t0
             mark("paced: the last move's result on screen")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
-import inspect
 import os
 import socket
 import sys

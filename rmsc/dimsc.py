@@ -505,7 +505,6 @@ def diversity_subproblem(R, beta, C0, W=None, mu=0.0, *, rho=1.0, max_iter=200, 
         next call, ``value`` (the surrogate at C), ``start_value`` (at C0),
         ``accepted`` (False when C0 was returned).
     """
-    n = R.shape[1]
     if mu == 0.0 or W is None:
         mu, W = 0.0, None
     dtype = precision_dtype(precision, tol)

@@ -1,7 +1,10 @@
 import os
+import sys
 
 import numpy as np
 import pytest
+
+from browser_support import CHROMIUM, CHROMIUM_ARGS, SHOTS, VIEWPORT, serve
 
 
 def cell(*items, column=False):
@@ -113,3 +116,91 @@ def _dashboard_workers_end_with_the_tests():
     from rmsc.dashboard import workers
 
     workers.shutdown()
+
+
+@pytest.fixture
+def fake_cuda_torch(monkeypatch):
+    """A stand-in ``torch`` (``tests/fake_torch.py``) that reports one CUDA GPU, in place
+    of any real one for the test: ``rmsc.device`` resolves ``auto`` to it."""
+    import fake_torch
+
+    torch = fake_torch.make(count=1)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    return torch
+
+
+# ---------------------------------------------------------------------------
+# The app tests' fixtures (AppTest): modules that run the app name them in
+# ``pytestmark = pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")``.
+
+@pytest.fixture
+def steady_state_navigation(monkeypatch, request):
+    """Run app.py on every AppTest run, as a live server does.
+
+    Because the repository has a ``pages/`` folder, Streamlit starts in its
+    legacy pages-directory mode until ``st.navigation`` is first called; a live
+    server leaves it after its first run, but AppTest resets it before every
+    run and would then run the page file alone. Tests named ``*legacy*`` keep
+    AppTest's behaviour to check that a page run on its own still works.
+    """
+    if "legacy" in request.node.name:
+        yield
+        return
+    import streamlit.testing.v1.app_test as app_test_module
+    from streamlit.runtime.pages_manager import PagesManager
+
+    class SteadyStatePagesManager(PagesManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(app_test_module, "PagesManager", SteadyStatePagesManager)
+    yield
+    PagesManager.uses_pages_directory = None
+
+
+@pytest.fixture
+def fresh_caches():
+    """Streamlit's caches empty before and after the test."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+# ---------------------------------------------------------------------------
+# The real-browser tests' fixtures: one server and one Chromium per module, a fresh page
+# (1500 x 1000) per test, failing the test on any JavaScript error.
+
+@pytest.fixture(scope="module")
+def server():
+    with serve() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    context = browser.new_context(viewport=VIEWPORT)
+    pg = context.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    try:  # what was on screen when the test ended (to look at when one fails)
+        pg.screenshot(path=str(SHOTS / f"last_{request.node.name}.png"))
+    except Exception:  # noqa: BLE001 - a screenshot must not hide the test's own result
+        pass
+    context.close()
+    assert not errors, errors

@@ -25,40 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGES = ["data", "solve", "weights", "affinity", "compare", "sensitivity", "theory"]
 
-
-@pytest.fixture(autouse=True)
-def steady_state_navigation(monkeypatch, request):
-    """Run app.py on every AppTest run, as a live server does.
-
-    Because the repository has a ``pages/`` folder, Streamlit starts in its
-    legacy pages-directory mode until ``st.navigation`` is first called; a live
-    server leaves it after its first run, but AppTest resets it before every
-    run and would then run the page file alone. Tests named ``*legacy*`` keep
-    AppTest's behaviour to check that a page run on its own still works.
-    """
-    if "legacy" in request.node.name:
-        yield
-        return
-    import streamlit.testing.v1.app_test as app_test_module
-    from streamlit.runtime.pages_manager import PagesManager
-
-    class SteadyStatePagesManager(PagesManager):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(app_test_module, "PagesManager", SteadyStatePagesManager)
-    yield
-    PagesManager.uses_pages_directory = None
-
-
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    st.cache_data.clear()
-    st.cache_resource.clear()
+#: Every test here runs the app as a live server does, on fresh caches (conftest.py).
+pytestmark = pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
 
 
 def open_app(query=None, page=None, timeout=120):
@@ -205,6 +173,25 @@ def test_every_page_renders_before_any_fit():
     goto(at, "weights")
     assert any("press **Run** on the *Solve* page" in t or "fills in" in t
                for t in texts(at, "info"))
+
+
+def test_the_sidebar_names_the_gpu_torch_reports(fake_cuda_torch, monkeypatch):
+    """With ``RMSC_DEVICE`` at auto and torch reporting a CUDA GPU (tests/fake_torch.py), the
+    sidebar's "Fits run on" line names that GPU on every page (the server's resolution;
+    the fits themselves run on the workers, which have no fake torch)."""
+    import fake_torch
+
+    monkeypatch.delenv("RMSC_DEVICE", raising=False)
+    at = open_app({"data": "Subspaces"})
+    at.session_state["autorun"] = False
+    cancel_jobs(at)
+    want = (f"Fits run on: {fake_torch.NAME} (cuda:0 through torch {fake_torch.VERSION}, "
+            "80.0 GB)")
+    for page in ("solve", "weights"):
+        goto(at, page)
+        no_trouble(at)
+        assert want in [c.value for c in at.sidebar.caption]
+    assert ("get_device_properties", (0,)) in fake_cuda_torch.calls
 
 
 def test_every_page_without_a_dataset_says_what_to_do():

@@ -19,7 +19,7 @@ from rmsc.dimsc import (
     hsic,
     surrogate,
 )
-from rmsc.graphs import knn_affinity, knn_bandwidth, knn_distances, normalized_affinity
+from rmsc.graphs import knn_affinity, knn_bandwidth, normalized_affinity
 from rmsc.multiview_spectral import (
     centroid_step,
     cotraining_step,

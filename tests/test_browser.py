@@ -6,105 +6,21 @@ local port. Every page is opened, its charts must be drawn (plotly's
 ``tests/screenshots/`` (git-ignored) for a person to look at.
 """
 
-import contextlib
 import itertools
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
+from browser_support import FIT_TIMEOUT, ROOT, SHOTS, VIEWPORT, free_port, serve
 from rmsc import dashboard as dash
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "tests" / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic"]
-FIT_TIMEOUT = 240_000  # ms; the machine is shared, Digit fits take seconds to tens of seconds
-VIEWPORT = {"width": 1500, "height": 1000}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serve(log_name="server.log", script="app.py"):
-    """``streamlit run app.py`` (or another ``script``) on a free local port; yields its URL,
-    stops it on exit."""
-    port = free_port()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    log = open(SHOTS / log_name, "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"streamlit did not start; see tests/screenshots/{log_name}")
-            time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-@pytest.fixture(scope="module")
-def server():
-    with serve() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser, request):
-    context = browser.new_context(viewport=VIEWPORT)
-    pg = context.new_page()
-    errors = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    yield pg
-    try:  # what was on screen when the test ended (to look at when one fails)
-        pg.screenshot(path=str(SHOTS / f"last_{request.node.name}.png"))
-    except Exception:  # noqa: BLE001 - a screenshot must not hide the test's own result
-        pass
-    context.close()
-    assert not errors, errors
-
 
 # ---------------------------------------------------------------------------
 # Helpers

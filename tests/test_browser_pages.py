@@ -11,15 +11,7 @@ import pytest
 
 from rmsc.dashboard import PAGE_TRACE_EVERY
 from rmsc.tracking import ClusteringTrace
-from test_browser import (  # noqa: F401 - browser, page, server: the shared fixtures
-    browser,
-    metric,
-    nav,
-    no_exception,
-    open_app,
-    page,
-    server,
-)
+from test_browser import metric, nav, no_exception, open_app
 from test_clipping import wait_fitted
 
 pytestmark = pytest.mark.browser

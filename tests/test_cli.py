@@ -80,7 +80,7 @@ def test_fit_prints_the_lambda_and_beta_it_used_and_the_rule():
     assert (f"β = {est.beta_:.3g} (auto: β_rel 0.25 × the 5 % quantile of the emptying βs, "
             f"{est.beta_scale_:.3g} on these data)") in out
     params = out.split("parameters: ")[1].splitlines()[0]
-    assert f"lam=1.0," in params and f"beta={est.beta_:.6g}," in params
+    assert "lam=1.0," in params and f"beta={est.beta_:.6g}," in params
     assert "beta_rel=0.25," in params
     assert not re.search(r"\b(lam|beta|beta_rel)=(None|auto)", params)
     code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--method", "RMSC-WV")

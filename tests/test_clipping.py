@@ -23,17 +23,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from test_browser import (  # noqa: F401 - browser: the module's shared Chromium
-    FIT_TIMEOUT,
-    browser,
-    nav,
-    no_exception,
-    open_app,
-    serve,
-    settle,
-    upload_file,
-    wait_charts,
-)
+from browser_support import FIT_TIMEOUT, serve
+from test_browser import nav, no_exception, open_app, settle, upload_file, wait_charts
 
 pytestmark = pytest.mark.browser
 

@@ -26,15 +26,10 @@ import scipy.sparse as sp
 
 from conftest import union_of_subspaces
 from rmsc import dashboard as dash
-from test_app import (  # noqa: F401 - the fixtures apply here too
-    cancel_jobs,
-    fresh_caches,
-    goto,
-    no_trouble,
-    open_app,
-    steady_state_navigation,
-    texts,
-)
+from test_app import cancel_jobs, goto, no_trouble, open_app, texts
+
+#: The app runs as a live server does, on fresh caches (conftest.py).
+pytestmark = pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
 
 PAGES = ["data", "solve", "weights", "affinity", "compare", "sensitivity", "theory"]
 

@@ -27,7 +27,7 @@ import rmsc
 from rmsc import device, solver
 from rmsc._array_api import to_numpy
 from rmsc.datasets import load_bundled
-from rmsc.memory import MemoryBudgetError
+from rmsc.memory import MemoryBudgetError, format_bytes
 from rmsc.preprocessing import normalize_l2
 from rmsc.rmsc import DegenerateSolutionError, beta_scale
 from rmsc.spectral import (
@@ -510,6 +510,88 @@ def test_cli_fit_device(monkeypatch):
     code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--device", "auto",
                          "--method", "SSC-AVG")
     assert code == 0 and "device: CPU (NumPy) (SSCAVG runs on the CPU only)" in err
+
+
+# ---------------------------------------------------------------------------------------
+# A CUDA GPU through torch, without one: tests/fake_torch.py stands in for torch
+
+
+def test_auto_resolves_to_the_cuda_gpu_torch_reports(fake_cuda_torch):
+    import fake_torch
+
+    want = (f"{fake_torch.NAME} (cuda:0 through torch {fake_torch.VERSION}, "
+            f"{format_bytes(fake_torch.TOTAL)})")
+    auto = device.resolve_device("auto")
+    assert auto == device.DeviceChoice("cuda:0", "torch", want) and auto.on_device
+    assert ("get_device_properties", (0,)) in fake_cuda_torch.calls  # the driver was asked
+    assert device.resolve_device("cuda") == auto == device.resolve_device(None)
+    assert device.resolve_device("cuda:0") == auto
+    with pytest.raises(ValueError, match=r"torch sees 1 CUDA GPU\(s\), no cuda:1"):
+        device.resolve_device("cuda:1")
+    assert device.resolve_device("cpu").name == "cpu"
+
+
+def test_auto_falls_back_to_the_cpu_when_torch_sees_no_gpu(monkeypatch):
+    import fake_torch
+
+    monkeypatch.setitem(sys.modules, "torch", fake_torch.make(count=0))
+    auto = device.resolve_device("auto")
+    assert auto.name == "cpu" and not auto.on_device
+    assert f"torch {fake_torch.VERSION} sees no CUDA GPU" in auto.reason
+    with pytest.raises(ValueError, match="asks for a CUDA GPU, but none can be used"):
+        device.resolve_device("cuda")
+
+
+def test_the_dashboard_device_line_names_the_gpu(fake_cuda_torch, monkeypatch):
+    import fake_torch
+
+    from rmsc.dashboard.fitting import device_text
+
+    monkeypatch.delenv(device.DEVICE_ENV, raising=False)  # auto
+    assert device_text().startswith(f"{fake_torch.NAME} (cuda:0 through torch ")
+    monkeypatch.setenv(device.DEVICE_ENV, "cuda:3")
+    assert device_text().startswith(f"{device.DEVICE_ENV} cannot be used: device 'cuda:3'")
+
+
+def test_free_memory_of_a_torch_cuda_device(fake_cuda_torch, monkeypatch):
+    import fake_torch
+
+    from rmsc._array_api import free_bytes
+
+    monkeypatch.delenv(device.DEVICE_MEMORY_ENV, raising=False)
+    # free on the card, plus what torch's allocator holds but does not use
+    want = fake_torch.FREE + fake_torch.RESERVED - fake_torch.ALLOCATED
+    assert free_bytes(fake_cuda_torch, fake_torch.FakeDevice(0)) == want
+    assert [name for name, _ in fake_cuda_torch.calls] == [
+        "mem_get_info", "memory_reserved", "memory_allocated"]
+    monkeypatch.setenv(device.DEVICE_MEMORY_ENV, "20G")  # a shared GPU: the variable wins
+    assert free_bytes(fake_cuda_torch, fake_torch.FakeDevice(0)) == 20 * 2**30
+
+
+def test_cli_fit_device_auto_takes_the_cuda_gpu(fake_cuda_torch, monkeypatch):
+    """``rmsc fit --device auto`` with torch reporting a GPU: the CLI names the GPU, copies
+    the views to cuda:0 through torch and fits there. The copy is the one step a fake torch
+    cannot take: here it puts the views on array_api_strict's simulated device instead, so
+    that the fit after it runs the device path too."""
+    import io
+
+    import fake_torch
+
+    from rmsc.cli import main
+
+    copied = []
+
+    def to_simulated_device(views, choice, dtype="float32"):
+        copied.append((choice.name, choice.library, dtype))
+        return on_device(views, dtype=getattr(xps, dtype))
+
+    monkeypatch.setattr(device, "to_device", to_simulated_device)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["fit", "--data", "Subspaces", "--quiet", "--device", "auto"], out=out, err=err)
+    assert code == 0, err.getvalue()
+    assert copied == [("cuda:0", "torch", "float32")]
+    assert f"device: {fake_torch.NAME} (cuda:0 through torch {fake_torch.VERSION}" in err.getvalue()
+    assert "ACC     100.00" in out.getvalue()  # the summary, of the fit on the device
 
 
 def test_torch_cpu_tensors_take_the_same_path(dispatch):

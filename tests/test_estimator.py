@@ -1,7 +1,5 @@
 """The RMSC estimator: API conventions, behaviour on structured data, and bad input."""
 
-import warnings
-
 import numpy as np
 import pytest
 import scipy.sparse as sp

@@ -10,7 +10,6 @@ the script's body run once and nothing on stderr.
 
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 import warnings

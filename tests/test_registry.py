@@ -14,14 +14,10 @@ from rmsc import dashboard as dash
 from rmsc import methods
 from rmsc._validation import check_views
 from rmsc.preprocessing import normalize_l2
-from test_app import (  # noqa: F401 - the app tests' fixtures apply here too
-    cancel_jobs,
-    fresh_caches,
-    goto,
-    no_trouble,
-    open_app,
-    steady_state_navigation,
-)
+from test_app import cancel_jobs, goto, no_trouble, open_app
+
+#: The app runs as a live server does, on fresh caches (conftest.py).
+pytestmark = pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
 
 WAIT = 300
 

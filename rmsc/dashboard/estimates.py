@@ -32,7 +32,6 @@ import threading
 import numpy as np
 
 from ..costs import ZERO, Estimate, data_shape, has_model, predict, probe_seconds, schedule
-from ..experiments import plan_groups
 from ..methods import find_spec, specs
 from .fitting import FitResult
 from .remote import share_threads

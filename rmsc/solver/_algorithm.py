@@ -171,7 +171,6 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
     form = (KernelForm(views, block_size, runner, np.float64) if kernel
             else FactorForm(views, block_size, runner, precision))
     n = views[0].R.shape[1]
-    m = len(views)
     Zstar = sp.csc_matrix((n, n))
     recon, coupling = form.losses()
     scale, factors = model_units(recon + lam * coupling, how_scale, scale_power)
@@ -419,7 +418,6 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
     with runner:
         views = [factorize_view(R, lam) for R in factors]
         form = FactorForm(views, block_size, runner, precision)
-        n = views[0].R.shape[1]
         out = 0.0
         recon, coupling = form.losses()
         losses = recon + lam * coupling
