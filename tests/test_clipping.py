@@ -111,7 +111,8 @@ def test_the_detector_finds_planted_cuts_and_passes_what_is_whole(browser):
         page = context.new_page()
         try:
             page.goto(url)
-            page.wait_for_selector(".js-plotly-plot")
+            # a busy machine can take well over Playwright's default 30 s to draw the page
+            page.wait_for_selector(".js-plotly-plot", timeout=FIT_TIMEOUT)
             wait_charts(page, 2)
             found = findings(page)
         finally:
