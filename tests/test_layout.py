@@ -149,3 +149,15 @@ def test_long_modules_say_why():
             if not any(par.startswith("Why") for par in doc.split("\n\n")):
                 long[name] = n
     assert not long, f"modules over {MAX_LINES} lines without a 'Why ...' paragraph: {long}"
+
+
+def test_the_contributing_module_map_is_current():
+    """CONTRIBUTING.md's module map is what ``tools/module_map.py`` writes from the modules'
+    docstrings: a module added, removed or redescribed without rerunning it fails here."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "module_map.py"), "--check"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, ("CONTRIBUTING.md's module map is stale; run "
+                                 "`python tools/module_map.py`:\n" + run.stdout + run.stderr)
