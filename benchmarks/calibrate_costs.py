@@ -53,11 +53,16 @@ from rmsc import datasets, experiments, solver  # noqa: E402
 from rmsc.rmsc import PAPER_MODEL  # noqa: E402
 from rmsc import costs as E  # noqa: E402
 from rmsc.datasets import MultiViewDataset, make_multiview_subspaces  # noqa: E402
+from rmsc.methods import specs  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
 from rmsc.spectral import spectral_clustering  # noqa: E402
 from rmsc.ssc import auto_beta, ssc_admm  # noqa: E402
 
-GRAPH_METHODS = ("SC-BSV", "MSC", "Co-Pairwise", "Co-Centroid", "Co-Training")
+
+def cost_methods(model):
+    """The registry's specs whose cost model is ``model`` (a name of rmsc.costs.COST_MODELS)."""
+    return [spec for spec in specs() if spec.cost == model]
+
 
 #: The bundled datasets of RMSC's iteration counts (Digit takes minutes per trajectory;
 #: add it, or Reuter, with --iter-datasets).
@@ -93,7 +98,7 @@ def iteration_counts(names, smoke=False):
     cap = 10 if smoke else solver.MAX_ITER
     for name in names:
         d = datasets.load_bundled(name)
-        for m in ("RMSC", "RMSC-WV"):
+        for m in [spec.name for spec in cost_methods("rmsc")]:
             for model, params in ITER_MODELS.items():
                 est = rmsc.get_method(m, n_clusters=d.n_clusters, random_state=0,
                                       placement=None, stop_on="zstar", tol=0.0, max_iter=cap,
@@ -209,7 +214,9 @@ def main():
         return
     rows = {k: [] for k in ("spectral", "gram", "rmsc_iter", "ssc_iter")}
     ssc_fractions, dimsc_rows, dimsc_sweeps = [], [], []
-    graph_rows = {m.upper(): [] for m in GRAPH_METHODS}
+    graph_specs = cost_methods("graph")
+    graph_rows = {spec.name.upper(): [] for spec in graph_specs}
+    per_view = {spec.name.upper() for spec in graph_specs if spec.per_view}
     log = []
     print(f"probe: {E.probe_seconds(refresh=True) * 1e3:.2f} ms "
           f"(load average {os.getloadavg()[0]:.1f})")
@@ -240,11 +247,11 @@ def main():
                     _, u, t = timed(lambda: spectral_clustering(S, k, random_state=0))
                 rows["spectral"].append((E.spectral_terms(n, k), u))
                 log.append((name, f"spectral c={k}", t))
-        for m in GRAPH_METHODS:
-            est = rmsc.get_method(m, n_clusters=c, random_state=0)
+        for spec in graph_specs:
+            est = spec.make(n_clusters=c, random_state=0)
             _, u, t = timed(lambda: est.fit(list(data.views)))
-            graph_rows[m.upper()].append((shape, u))
-            log.append((name, m, t))
+            graph_rows[spec.name.upper()].append((shape, u))
+            log.append((name, spec.name, t))
         if what != "all":
             continue
         ssc_units = 0.0
@@ -257,12 +264,12 @@ def main():
             ssc_fractions.append(info["n_iter"] / 200.0)
             ssc_units += u
             log.append((name, f"SSC view {v} (r={R.shape[0]}, {info['n_iter']} it)", t))
-        if n <= 300:
-            est = rmsc.get_method("DiMSC", n_clusters=c, random_state=0)
+        for spec in cost_methods("dimsc") if n <= 300 else []:
+            est = spec.make(n_clusters=c, random_state=0)
             _, u, t = timed(lambda: est.fit(list(data.views)))
             dimsc_rows.append((shape, u, ssc_units, max(est.n_iter_, 1)))
             dimsc_sweeps.append(est.n_iter_)
-            log.append((name, f"DiMSC ({est.n_iter_} sweeps)", t))
+            log.append((name, f"{spec.name} ({est.n_iter_} sweeps)", t))
 
     costs = {}
     costs["spectral"] = fit_nnls(rows["spectral"], ("const", "eigh", "lanczos", "kmeans"))
@@ -291,7 +298,7 @@ def main():
                             else {"product": 20.0, "passes": 300.0})
     costs["graph"] = {}
     for m, items in graph_rows.items():
-        fit_rows = [(E.graph_terms(s), max(u - spectral_units(s, s.n_views if m == "SC-BSV" else 1),
+        fit_rows = [(E.graph_terms(s), max(u - spectral_units(s, s.n_views if m in per_view else 1),
                                            1.0)) for s, u in items]
         costs["graph"][m] = fit_nnls(fit_rows, ("const", "knn", "eigh", "sparse_eig"))
     costs["graph_spread"] = 1.5
@@ -303,15 +310,17 @@ def main():
     whole = {}
     for name, data, what in configs(args.quick, args.smoke):
         shape = E.data_shape(data)
-        for m in rmsc.available_methods():
-            if m == "DiMSC" or (what != "all" and m in ("SSC-AVG", "SSC-BSV")):
+        for spec in specs():
+            m = spec.name
+            if spec.cost not in E.COST_MODELS or spec.cost == "dimsc" or not E.has_model(m) \
+                    or (what != "all" and spec.cost == "ssc"):
                 continue  # DiMSC: its kernels only (its sweeps vary too much to calibrate)
             # Iterative self-representations without a tolerance stop (tol = 0 runs every
             # iteration, as SSC does on Digit): the scale then measures overhead, not how
             # early synthetic data happen to converge.
             # RMSC's at the former 30 (its count is rmsc_iters'; the scale is per iteration).
-            p = {"tol": 0.0} if m in ("RMSC", "RMSC-WV", "SSC-AVG", "SSC-BSV") else {}
-            if m in ("RMSC", "RMSC-WV"):
+            p = {"tol": 0.0} if spec.cost in ("rmsc", "ssc") else {}
+            if spec.cost == "rmsc":
                 p["max_iter"] = 30
             table, u, t = timed(lambda: experiments.compare(data, [m], params={m: p}))
             if isinstance(table["error"].iloc[0], str):

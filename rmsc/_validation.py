@@ -222,13 +222,9 @@ def check_positive_int(name, value):
 
 
 def check_fraction(name, value):
-    """Raise unless ``value`` is a real number in (0, 1]; return it as float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= 1:
-        raise ValueError(
-            f"{name} must be a number in (0, 1] (a share of the whole, 1 = all), or None to "
-            f"turn it off; got {value!r}."
-        )
-    return float(value)
+    """Raise unless ``value`` is a real number in (0, 1] (:data:`KEEP_MASS`'s rule, the one
+    fraction rule of the affinity post-processing); return it as float."""
+    return float(KEEP_MASS.check(name, value)) if value is not None else value
 
 
 # ---------------------------------------------------------------------------
@@ -269,8 +265,43 @@ class Options:
         self.values = tuple(values)
 
     def accepts(self, value):
-        return any(value is v if v is None or isinstance(v, bool) else
-                   (not isinstance(value, bool) and value == v) for v in self.values)
+        flag = isinstance(value, (bool, np.bool_))
+        return any(value is None if v is None else
+                   (flag and bool(value) is v) if isinstance(v, bool) else
+                   (not flag and _equal(value, v)) for v in self.values)
+
+
+def _equal(value, v):
+    try:
+        return bool(value == v)
+    except (TypeError, ValueError):  # an array compared with a string
+        return False
+
+
+class PerView:
+    """A number the ``interval`` accepts, or a sequence of such numbers (one per view; their
+    count is checked against the data at fit)."""
+
+    def __init__(self, interval):
+        self.interval = interval
+        self.kind = interval.kind
+
+    def is_kind(self, value):
+        return all(self.interval.is_kind(x) for x in _items(value))
+
+    def accepts(self, value):
+        items = _items(value)
+        return bool(items) and all(self.interval.accepts(x) for x in items)
+
+
+def _items(value):
+    """``value`` as a list of its numbers (numpy scalars as Python's); [value] for a scalar."""
+    if isinstance(value, (str, bytes)) or value is None:
+        return [value]
+    if np.ndim(value) == 0:
+        return [value.item() if isinstance(value, np.generic) else value]
+    return [x.item() if isinstance(x, np.generic) else x
+            for x in np.ravel(np.asarray(value, dtype=object))]
 
 
 class Param:
@@ -289,15 +320,29 @@ class Param:
         What to do about it, appended to the message.
     page_what : str or None
         ``what`` as the dashboard's pages say it, where their words differ (default: ``what``).
+    only_with : tuple or None
+        ``(other, value)``: the parameter plays a part only while the parameter ``other`` is
+        ``value`` (β_rel and SSC's α with β = "auto"). Everywhere alike: the estimator still
+        checks it against its rule and otherwise ignores it; the dashboard stores it as None;
+        the command line, where a person typed both, refuses the pair (:func:`inactive`).
     """
 
-    def __init__(self, *constraints, what, type_what=None, hint="", page_what=None):
+    def __init__(self, *constraints, what, type_what=None, hint="", page_what=None,
+                 only_with=None):
         self.constraints = constraints
         self.what, self.type_what, self.hint = what, type_what or what, hint
         self.page_what = page_what or what
+        self.only_with = only_with
 
     def accepts(self, value):
         return any(value is None if c is None else c.accepts(value) for c in self.constraints)
+
+    def applies(self, values):
+        """Whether the parameter plays a part beside ``values`` (the other parameters)."""
+        if self.only_with is None:
+            return True
+        other, wanted = self.only_with
+        return other not in values or Options([wanted]).accepts(values[other])
 
     def check(self, name, value, *, label=None, page=False):
         """``value`` when it is valid, else a ValueError whose text says what it must be
@@ -321,3 +366,75 @@ def check_params(contract, values, *, labels=None):
         if name in values:
             rule.check(name, values[name], label=labels.get(name))
     return values
+
+
+def check_estimator(estimator):
+    """Check ``estimator``'s parameters (``get_params``) against its class's
+    ``_parameter_constraints``, the first thing its ``fit`` does. Returns the parameters."""
+    return check_params(type(estimator)._parameter_constraints, estimator.get_params(deep=False))
+
+
+def inactive(contract, values, given):
+    """The names of ``given`` that play no part beside ``values`` (:attr:`Param.only_with`)."""
+    return [name for name in given if name in contract and not contract[name].applies(values)]
+
+
+def invalid_values(rule):
+    """Values ``rule`` (a :class:`Param`) refuses, one per way to break it: each end of each
+    interval crossed, a value of the wrong kind, None where it is not allowed, NaN, a word
+    that is not an option (scikit-learn's ``generate_invalid_param_val`` plays this part
+    there). Used by the tests of every estimator's contract."""
+    candidates = ["not-an-option", None, float("nan"), float("inf"), True, 2.5]
+    for c in rule.constraints:
+        interval = c.interval if isinstance(c, PerView) else c
+        if not isinstance(interval, Interval):
+            continue
+        step = 1 if interval.kind is numbers.Integral else 1e-3
+        for end, side in ((interval.left, -1), (interval.right, 1)):
+            if end is None:
+                continue
+            candidates.append(end + side * step)
+            candidates.append(end)
+        if isinstance(c, PerView):
+            candidates.append([interval.left - step if interval.left is not None else "x"])
+    out = []
+    for value in candidates:
+        if not rule.accepts(value) and not any(_same(value, o) for o in out):
+            out.append(value)
+    return out
+
+
+def _same(a, b):
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+# ---------------------------------------------------------------------------
+# Rules that several estimators share (each declared once)
+# ---------------------------------------------------------------------------
+
+#: The number of clusters (at most the number of samples: checked at fit, with the data).
+N_CLUSTERS = Param(Interval(numbers.Integral, 2), what="an integer >= 2 (at least 2 clusters)")
+
+#: k-means restarts, iteration budgets and the like.
+POSITIVE_INT = Param(Interval(numbers.Integral, 1), what="an integer >= 1")
+
+#: Tolerances, weights that may be 0.
+NON_NEGATIVE = Param(Interval(numbers.Real, 0), what="a finite non-negative number")
+
+#: A switch.
+FLAG = Param(Options([True, False]), what="True or False")
+
+#: The affinity post-processing's share of each column's ℓ1 mass (Elhamifar & Vidal's ρ).
+KEEP_MASS = Param(None, Interval(numbers.Real, 0, 1, closed="right"),
+                  what="a number in (0, 1] (the share of each column's ℓ1 mass its largest "
+                       "coefficients keep, 1 = all), or None to turn it off",
+                  page_what="in (0, 1] (the share of each column's ℓ1 mass its largest "
+                            "coefficients keep)")
+
+#: The affinity post-processing's strongest coefficients kept per column.
+TOP_K = Param(None, Interval(numbers.Integral, 1), what="an integer >= 1, or None "
+              "(every coefficient kept)")
+
+#: The view an estimator that clusters one view at a time reports (None: the best one).
+VIEW = Param(None, Interval(numbers.Integral, 0), what="a view index (an integer >= 0), or "
+             "None (the view of the largest eigengap)")

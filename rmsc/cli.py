@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 from . import _resources
+from ._validation import inactive
 from . import cluster as dask_cluster
 from . import datasets, experiments
 from .methods import available_methods, describe_method, get_method
@@ -141,13 +142,13 @@ def cmd_fit(args, out, err):
             f"{args.method} does not take {', '.join('--' + u.replace('_', '-') for u in unknown)}"
             + (f" ({', '.join(takers)} do)." if takers else ".")
         )
-    numeric_beta = "beta" in params and params["beta"] != "auto"
-    if "alpha" in params and numeric_beta:
-        raise ValueError("--alpha sets beta = 2 mu / alpha on each view, so it cannot go with "
-                         "a number for --beta; give one of them (or --beta auto).")
-    if "beta_rel" in params and numeric_beta:
-        raise ValueError("--beta-rel sets beta relative to the data (beta = auto), so it cannot "
-                         "go with a number for --beta; give one of them (or --beta auto).")
+    contract = getattr(type(est), "_parameter_constraints", {})
+    for name in inactive(contract, {**est.get_params(), **params}, params):
+        other, wanted = contract[name].only_with
+        flag, other_flag = "--" + name.replace("_", "-"), "--" + other.replace("_", "-")
+        raise ValueError(f"{flag} plays a part only with {other_flag} {wanted}, so it cannot go "
+                         f"with a number for {other_flag}; give one of them (or {other_flag} "
+                         f"{wanted}).")
     est.set_params(**params)
     if weights_to is not None and not isinstance(est, RMSC):
         raise ValueError(f"--weights needs a method with sample weights (RMSC or RMSC-WV); "

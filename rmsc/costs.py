@@ -29,8 +29,10 @@ matches whole fits as the Compare page runs them (validation, scaling, the proto
 scoring). Iteration counts the model cannot know (RMSC stops on a tolerance) give a range:
 from typical to ``max_iter``. RMSC's come from its stopping rule as set (:func:`rmsc_iterations`:
 counts measured on the bundled datasets for each model, rule and tolerance, capped by
-``max_iter``; docs/measurements.md). A method without a model (``cost=None``) raises here; the
-dashboard then estimates it from measured durations only.
+``max_iter``; docs/measurements.md). A method without a model (``cost=None``, a name not in
+:data:`COST_MODELS`, or a model that does not cover it: :meth:`CostModel.covers`) raises
+here (:func:`has_model` says so beforehand); the dashboard then estimates it from measured
+durations only.
 
 :class:`Estimate` carries a low / middle / high number of seconds and whether all of it
 was measured; :meth:`Estimate.text` says it in words ("about 40 s", or "about 1–3 min" when
@@ -364,7 +366,25 @@ def rmsc_iterations(params):
     return min(max_iter, low), min(max_iter, typical), max_iter
 
 
-class RMSCCost:
+class CostModel:
+    """What a cost model answers (a spec's ``cost`` may be any object that does).
+
+    ``parts(spec, shape, params, defaults)``: the work of one fit in multiply-add units,
+    ``{part: (low, mid, high)}``; ``calibration(spec)``: the key of its whole-fit scale and
+    offset in ``COSTS["fit"]`` (none: 1 and 0); ``covers(spec)``: whether it can model that
+    method at all (a model whose constants are per method has none for a method registered
+    after the calibration: :func:`has_model` is then False, and the estimates use measured
+    durations only).
+    """
+
+    def covers(self, spec):
+        return True
+
+    def calibration(self, spec):
+        return spec.name.upper()
+
+
+class RMSCCost(CostModel):
     """Algorithm 1: its iterations (a range: the tolerance stop, :func:`rmsc_iterations`),
     the Gram factors, the spectral step."""
 
@@ -377,12 +397,8 @@ class RMSCCost:
                 "setup": (_gram(shape),) * 3,
                 "spectral": (_spectral(shape, spec),) * 3}
 
-    def calibration(self, spec):
-        """The method whose whole-fit scale and offset apply (its own)."""
-        return spec.name.upper()
 
-
-class SSCCost:
+class SSCCost(CostModel):
     """SSC's ADMM on every view (a range: the tolerance stop), the Gram factors, the
     spectral step."""
 
@@ -397,9 +413,6 @@ class SSCCost:
                         per_iter * (max_iter + extra)),
                 "setup": (_gram(shape),) * 3,
                 "spectral": (_spectral(shape, spec),) * 3}
-
-    def calibration(self, spec):
-        return spec.name.upper()
 
 
 class DiMSCCost(SSCCost):
@@ -422,9 +435,14 @@ class DiMSCCost(SSCCost):
         return "SSC-AVG"
 
 
-class GraphCost:
+class GraphCost(CostModel):
     """The graph methods: k-NN graphs and eigensolvers per view (constants per method, for
-    its default ``max_iter`` when it iterates), the spectral step."""
+    its default ``max_iter`` when it iterates), the spectral step. A method without
+    constants of its own (registered after ``benchmarks/calibrate_costs.py`` ran) is not
+    covered."""
+
+    def covers(self, spec):
+        return spec.name.upper() in _costs.COSTS.get("graph", {})
 
     def parts(self, spec, shape, params, defaults):
         c = _costs.COSTS
@@ -436,9 +454,6 @@ class GraphCost:
         spread = c["graph_spread"]
         return {"graph": (work / spread, work, work * spread),
                 "spectral": (_spectral(shape, spec),) * 3}
-
-    def calibration(self, spec):
-        return spec.name.upper()
 
 
 #: The cost models a :class:`rmsc.methods.MethodSpec` may name (``cost="rmsc"``, ...).
@@ -457,13 +472,19 @@ def _gram(shape):
 
 
 def _model(method):
-    """``(spec, cost model)`` of ``method``; ValueError when there is no model."""
+    """``(spec, cost model)`` of ``method``; ValueError when there is no model: the spec
+    names none, a name not in :data:`COST_MODELS`, or a model that does not cover it
+    (:meth:`CostModel.covers`)."""
     spec = find_spec(method)
     model = None if spec is None else spec.cost
     if isinstance(model, str):
         model = COST_MODELS.get(model)
     if model is None:
         raise ValueError(f"No cost model for the method {method!r}.")
+    covers = getattr(model, "covers", None)
+    if covers is not None and not covers(spec):
+        raise ValueError(f"The cost model of {method!r} has no constants for it (run "
+                         "benchmarks/calibrate_costs.py --write to measure them).")
     return spec, model
 
 
@@ -517,7 +538,9 @@ def predict(method, shape, params=None, probe=None):
     unit = unit_seconds(probe)
     spec, model = _model(method)
     parts = model_parts(method, shape, params)
-    fit = _costs.COSTS.get("fit", {}).get(model.calibration(spec), {})
+    calibration = getattr(model, "calibration", None)
+    key = calibration(spec) if calibration is not None else spec.name.upper()
+    fit = _costs.COSTS.get("fit", {}).get(key, {})
     scale, offset = fit.get("scale", 1.0), fit.get("offset", 0.0)
     diversity = parts.pop("diversity", (0.0, 0.0, 0.0))
     low, mid, high = (unit * (offset + scale * sum(p[i] for p in parts.values())

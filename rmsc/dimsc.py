@@ -78,6 +78,8 @@ step if this one grows.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg
@@ -89,7 +91,7 @@ from dataclasses import dataclass
 from .backends import LocalBlocks, one_thread_per_call
 from . import solver
 from .memory import check_dense_fits
-from ._validation import check_nonnegative, check_positive_int
+from ._validation import NON_NEGATIVE, POSITIVE_INT, Interval, Param
 from .spectral import N_KMEANS_RUNS, spectral_clustering
 from .ssc import (
     _SSC_PARAMS_DOC,
@@ -609,6 +611,13 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
     label_runs_ : ndarray of shape (n_init, n_samples)
 """)
 
+    _parameter_constraints = {
+        **_SSCParams._parameter_constraints, "lam": NON_NEGATIVE, "outer_iter": POSITIVE_INT,
+        "outer_tol": NON_NEGATIVE, "inner_iter": Param(None, Interval(numbers.Integral, 1),
+                                                       what="an integer >= 1, or None (every "
+                                                            "subproblem solved to tol)"),
+    }
+
     def __init__(self, n_clusters=8, *, lam=0.01, beta="auto", alpha=SSC_ALPHA, normalize=True,
                  max_iter=200, tol=1e-4, outer_iter=10, outer_tol=1e-4, inner_iter=5,
                  keep_mass=None,
@@ -624,11 +633,7 @@ class DiMSC(_SSCParams, ClusterMixin, BaseEstimator):
     @one_thread_per_call
     def fit(self, Xs, y=None):
         views, beta, alpha = self._prepare(Xs)
-        lam = check_nonnegative("lam", self.lam)
-        check_positive_int("outer_iter", self.outer_iter)
-        check_nonnegative("outer_tol", self.outer_tol)
-        if self.inner_iter is not None:
-            check_positive_int("inner_iter", self.inner_iter)
+        lam = float(self.lam)  # the contract checked it (in _prepare)
         rng = check_random_state(self.random_state)
         n, m = views[0].shape[0], len(views)
         if lam > 0 and m > 1:

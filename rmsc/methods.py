@@ -57,8 +57,13 @@ class MethodSpec:
         ``params`` share one inner solve (the reproduction groups them on one worker).
     color : str or None
         Its color in every figure (None: one of a fallback palette).
-    min_views : int
-        Fewest views it accepts (co-regularisation and co-training combine two or more).
+    in_paper : bool
+        One of the paper's Table 1 methods (the reproduction's set; registered in Table 1's
+        order, so that the registry's order is the table's).
+    run_rank : float
+        Where the reproduction's search fits it within a dataset (lower first; equal ranks in
+        registry order): cheapest first, so that an interrupted run has the quick methods
+        done, and methods sharing solves back to back. Default: after every ranked method.
     self_representation : bool
         It clusters a self-representation, so the affinity post-processing
         (``keep_mass``, ``top_k``, ``scale_columns``) applies to it.
@@ -78,10 +83,17 @@ class MethodSpec:
     cost_group: str | None = None
     shared_solve: tuple | None = None
     color: str | None = None
-    min_views: int = 1
+    in_paper: bool = False
+    run_rank: float = float("inf")
     self_representation: bool = False
     per_view: bool = False
     lam_beta_grid: bool = False
+
+    @property
+    def min_views(self):
+        """Fewest views it accepts (co-regularisation and co-training combine two or more):
+        its estimator's ``min_views`` (1 when it declares none)."""
+        return int(getattr(self.factory, "min_views", 1))
 
     def make(self, **params):
         """An unfitted estimator: the defaults, overridden by ``params``."""
@@ -95,7 +107,8 @@ _REGISTRY = {}
 def register(spec, *, replace=False):
     """Add ``spec`` to the registry (after the others); returns it.
 
-    A name already taken (case-insensitive) raises ValueError unless ``replace``.
+    A name already taken (case-insensitive) raises ValueError unless ``replace``; a
+    replacement takes its predecessor's place in the order.
     """
     if not isinstance(spec, MethodSpec):
         raise ValueError(f"register takes a MethodSpec; got {type(spec).__name__}.")
@@ -104,8 +117,9 @@ def register(spec, *, replace=False):
         if taken is not None and not replace:
             raise ValueError(f"A method called {taken!r} is already registered; pass "
                              "replace=True to replace it.")
-        if taken is not None:
-            del _REGISTRY[taken]
+        entries = [(spec.name, spec) if k == taken else (k, v) for k, v in _REGISTRY.items()]
+        _REGISTRY.clear()
+        _REGISTRY.update(entries)
         _REGISTRY[spec.name] = spec
     return spec
 
@@ -150,6 +164,21 @@ def specs():
         return list(_REGISTRY.values())
 
 
+def paper_methods():
+    """The paper's Table 1 methods (``in_paper``), in its order."""
+    return [spec.name for spec in specs() if spec.in_paper]
+
+
+def run_order(names=None):
+    """``names`` (default: every method) in the order the reproduction's search fits them:
+    by their specs' ``run_rank``, equal ranks in registry order; unknown names last."""
+    ranked = [spec.name for spec in sorted(specs(), key=lambda s: s.run_rank)]
+    if names is None:
+        return ranked
+    rank = {name: i for i, name in enumerate(ranked)}
+    return sorted(names, key=lambda m: rank.get(m, len(rank)))
+
+
 def available_methods():
     """Names accepted by :func:`get_method`, in the paper's Table 1 order."""
     return [spec.name for spec in specs()]
@@ -186,6 +215,8 @@ def rmsc_method(weighting):
 # ---------------------------------------------------------------------------
 # The paper's methods (Table 1 order)
 # ---------------------------------------------------------------------------
+# run_rank: the graph methods first (cheapest), then RMSC-WV and RMSC, then the methods that
+# share the per-view SSC solves (back to back, so the shared solves are reused).
 
 _RULES = ["mean_knn", "self_tuning"]
 _SSC_BETAS = ["auto", 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5]
@@ -202,42 +233,42 @@ for _spec in (
         search={"n_neighbors": [3, 5, 7, 10, 15, 20], "bandwidth": _RULES},
         search_note="its only parameters are the graph's: k (the paper fixes 5) and the "
                     "bandwidth rule",
-        cost="graph", color="#636EFA", per_view=True),
+        cost="graph", color="#636EFA", per_view=True, in_paper=True, run_rank=0),
     MethodSpec(
         "MSC", MSC, "Multiview spectral embedding with closed-form view weights (Xia et al. 2010)",
         search={"r": [1.5, 2, 3, 5, 10, 30], "bandwidth": _RULES},
         search_note="Xia et al.'s exponent r from near 1 (one view) to 30 (nearly equal "
                     "weights), with both bandwidth rules",
-        cost="graph", color="#EF553B"),
+        cost="graph", color="#EF553B", in_paper=True, run_rank=0),
     MethodSpec(
         "Co-Pairwise", CoRegPairwise,
         "Pairwise co-regularised spectral clustering (Kumar, Rai & Daume 2011)",
         search={"lam": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0], "bandwidth": _RULES},
         search_note="the coupling λ around Kumar et al.'s 0.01-0.05, with both bandwidth rules",
-        cost="graph", color="#00CC96", min_views=2),
+        cost="graph", color="#00CC96", in_paper=True, run_rank=0),
     MethodSpec(
         "Co-Centroid", CoRegCentroid,
         "Centroid co-regularised spectral clustering (Kumar, Rai & Daume 2011)",
         search={"lam": [0.003, 0.01, 0.03, 0.1, 0.3, 1.0], "bandwidth": _RULES},
         search_note="the coupling λ around Kumar et al.'s 0.01-0.05, with both bandwidth rules",
-        cost="graph", color="#AB63FA", min_views=2),
+        cost="graph", color="#AB63FA", in_paper=True, run_rank=0),
     MethodSpec(
         "Co-Training", CoTraining, "Co-trained multi-view spectral clustering (Kumar & Daume 2011)",
         search={"max_iter": [1, 2, 3, 5, 10, 20], "bandwidth": _RULES},
         search_note="the number of co-training rounds, with both bandwidth rules",
-        cost="graph", color="#FFA15A", min_views=2),
+        cost="graph", color="#FFA15A", in_paper=True, run_rank=0),
     MethodSpec(
         "SSC-BSV", SSCBSV, "SSC on every view separately; best single view reported",
         search={"beta": _SSC_BETAS},
         search_note="β of SSC on unit-norm data, and the SSC reference's automatic rule",
         cost="ssc", cost_group="ssc", shared_solve=_SSC_SOLVE, color="#19D3F3",
-        self_representation=True, per_view=True),
+        self_representation=True, per_view=True, in_paper=True, run_rank=2),
     MethodSpec(
         "SSC-AVG", SSCAVG, "Spectral clustering on the average of per-view SSC affinities",
         search={"beta": _SSC_BETAS},
         search_note="β of SSC on unit-norm data, and the SSC reference's automatic rule",
         cost="ssc", cost_group="ssc", shared_solve=_SSC_SOLVE, color="#FF6692",
-        self_representation=True),
+        self_representation=True, in_paper=True, run_rank=2),
     MethodSpec(
         "DiMSC", DiMSC,
         "Diversity-induced multi-view subspace clustering, sparse form (Cao et al. 2015)",
@@ -246,18 +277,19 @@ for _spec in (
                     "goes from negligible to comparable with the reconstruction term (HSIC is "
                     "normalised by (n-1)², so useful λ are large; checked on the objective's "
                     "parts, without labels)",
-        cost="dimsc", shared_solve=_SSC_SOLVE, color="#B6E880", self_representation=True),
+        cost="dimsc", shared_solve=_SSC_SOLVE, color="#B6E880", self_representation=True,
+        in_paper=True, run_rank=2),
     MethodSpec(
         "RMSC-WV", RMSC, "RMSC with one weight per view (paper appendix)",
         defaults={"weighting": "view"}, search=dict(_RMSC_GRID), search_note=_RMSC_NOTE.format(lam=3),
         cost="rmsc", cost_group="rmsc", color="#FF97FF", self_representation=True,
-        lam_beta_grid=True),
+        lam_beta_grid=True, in_paper=True, run_rank=1),
     MethodSpec(
         "RMSC", RMSC,
         "Robust localized multi-view subspace clustering (per-sample, per-view weights)",
         defaults={"weighting": "sample"}, search=dict(_RMSC_GRID),
         search_note=_RMSC_NOTE.format(lam=1), cost="rmsc", cost_group="rmsc", color="#1F2A44",
-        self_representation=True, lam_beta_grid=True),
+        self_representation=True, lam_beta_grid=True, in_paper=True, run_rank=1),
 ):
     register(_spec)
 del _spec

@@ -29,9 +29,22 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 
 from .backends import one_thread_per_call
-from ._validation import check_n_clusters, check_nonnegative, check_positive_int, check_views
+from ._validation import (
+    FLAG,
+    N_CLUSTERS,
+    NON_NEGATIVE,
+    POSITIVE_INT,
+    VIEW,
+    Interval,
+    Options,
+    Param,
+    PerView,
+    check_estimator,
+    check_n_clusters,
+    check_views,
+)
 from .memory import check_dense_fits
-from .graphs import N_NEIGHBORS, knn_affinity, normalize_rows, normalized_affinity
+from .graphs import BANDWIDTH_RULES, N_NEIGHBORS, knn_affinity, normalize_rows, normalized_affinity
 from .preprocessing import normalize_l2
 from .spectral import (
     _DENSE_EIGH_MAX,
@@ -123,11 +136,11 @@ def _projector_overlap(U, V):
 
 
 def _check_lambda(name, value, n_views):
-    """A non-negative float, or one per view."""
+    """One float per view from a number or one per view (the values' rule is the contract's:
+    :data:`_CoRegParams._parameter_constraints`)."""
     if np.ndim(value) == 0:
-        return np.full(n_views, check_nonnegative(name, value))
-    arr = [check_nonnegative(name, x.item() if isinstance(x, np.generic) else x)
-           for x in np.ravel(np.asarray(value, dtype=object))]
+        return np.full(n_views, float(value))
+    arr = [float(x) for x in np.ravel(np.asarray(value, dtype=object))]
     if len(arr) != n_views:
         raise ValueError(f"{name} has {len(arr)} values but there are {n_views} views; "
                          "give one number or one per view.")
@@ -157,6 +170,18 @@ _GRAPH_PARAMS_DOC = """
 class _GraphMethod(ClusterMixin, BaseEstimator):
     """Parameters and graph construction shared by the graph-based baselines."""
 
+    #: Fewest views it accepts (the registry's ``MethodSpec.min_views`` reads it).
+    min_views = 1
+
+    #: Every parameter's rule, declared once (:func:`rmsc._validation.check_estimator`).
+    _parameter_constraints = {
+        "n_clusters": N_CLUSTERS, "n_neighbors": POSITIVE_INT,
+        "bandwidth": Param(Options(BANDWIDTH_RULES), Interval(numbers.Real, 0, closed="neither"),
+                           what=f"one of {', '.join(map(repr, BANDWIDTH_RULES))} or a positive "
+                                "number (a fixed Gaussian bandwidth)"),
+        "normalize": FLAG, "n_init": POSITIVE_INT,
+    }
+
     def __init__(self, n_clusters=8, *, n_neighbors=N_NEIGHBORS, bandwidth="mean_knn",
                  normalize=True, n_init=N_KMEANS_RUNS, random_state=None):
         self.n_clusters = n_clusters
@@ -166,15 +191,15 @@ class _GraphMethod(ClusterMixin, BaseEstimator):
         self.n_init = n_init
         self.random_state = random_state
 
-    def _graphs(self, Xs, min_views=1):
+    def _graphs(self, Xs):
         views = check_views(Xs)
-        if len(views) < min_views:
+        check_estimator(self)
+        if len(views) < self.min_views:
             raise ValueError(
-                f"{type(self).__name__} combines views and needs at least {min_views}; got "
+                f"{type(self).__name__} combines views and needs at least {self.min_views}; got "
                 f"{len(views)}. For a single view use SC-BSV."
             )
         check_n_clusters(self.n_clusters, views[0].shape[0])
-        check_positive_int("n_init", self.n_init)
         if self.normalize:
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
         graphs, sigmas = [], []
@@ -233,6 +258,8 @@ class SCBSV(_GraphMethod):
     labels_ : ndarray of shape (n_samples,)
     label_runs_ : ndarray of shape (n_init, n_samples)
 """)
+
+    _parameter_constraints = {**_GraphMethod._parameter_constraints, "view": VIEW}
 
     def __init__(self, n_clusters=8, *, n_neighbors=N_NEIGHBORS, bandwidth="mean_knn",
                  normalize=True, n_init=N_KMEANS_RUNS, random_state=None, view=None):
@@ -334,6 +361,15 @@ class MSC(_GraphMethod):
     labels_, label_runs_
 """)
 
+    _parameter_constraints = {
+        **_GraphMethod._parameter_constraints,
+        "r": Param(Interval(numbers.Real, 1, closed="neither"),
+                   what="greater than 1 (Xia et al.'s exponent)",
+                   type_what="a number greater than 1 (Xia et al.'s exponent)",
+                   hint="Typical values are 2 to 10."),
+        "max_iter": POSITIVE_INT, "tol": NON_NEGATIVE,
+    }
+
     def __init__(self, n_clusters=8, *, r=5.0, max_iter=30, tol=1e-6, n_neighbors=N_NEIGHBORS,
                  bandwidth="mean_knn", normalize=True, n_init=N_KMEANS_RUNS, random_state=None):
         super().__init__(n_clusters, n_neighbors=n_neighbors, bandwidth=bandwidth,
@@ -344,13 +380,8 @@ class MSC(_GraphMethod):
 
     @one_thread_per_call
     def fit(self, Xs, y=None):
-        r = check_nonnegative("r", self.r)
-        if r <= 1:
-            raise ValueError(f"r must be greater than 1 (Xia et al.'s exponent); got {self.r}. "
-                             "Typical values are 2 to 10.")
-        check_positive_int("max_iter", self.max_iter)
-        check_nonnegative("tol", self.tol)
         graphs = self._graphs(Xs)
+        r = float(self.r)
         rng = check_random_state(self.random_state)
         Ns = [normalized_affinity(W) for W in graphs]
         c, m = self.n_clusters, len(Ns)
@@ -392,6 +423,14 @@ def _projector_trace(N, Y):
 
 
 class _CoRegParams(_GraphMethod):
+    min_views = 2  # co-regularisation couples two views or more
+    _parameter_constraints = {
+        **_GraphMethod._parameter_constraints,
+        "lam": Param(PerView(Interval(numbers.Real, 0)),
+                     what="a finite non-negative number, or one per view"),
+        "max_iter": POSITIVE_INT, "tol": NON_NEGATIVE,
+    }
+
     def __init__(self, n_clusters=8, *, lam=0.01, max_iter=10, tol=1e-6,
                  n_neighbors=N_NEIGHBORS, bandwidth="mean_knn", normalize=True,
                  n_init=N_KMEANS_RUNS, random_state=None):
@@ -402,10 +441,8 @@ class _CoRegParams(_GraphMethod):
         self.tol = tol
 
     def _check(self, Xs):
-        graphs = self._graphs(Xs, min_views=2)
+        graphs = self._graphs(Xs)
         lam = _check_lambda("lam", self.lam, len(graphs))
-        check_positive_int("max_iter", self.max_iter)
-        check_nonnegative("tol", self.tol)
         return [normalized_affinity(W) for W in graphs], lam
 
 
@@ -648,6 +685,16 @@ class CoTraining(_GraphMethod):
     labels_, label_runs_
 """)
 
+    min_views = 2  # each view is projected onto the others'
+    _parameter_constraints = {
+        **_GraphMethod._parameter_constraints,
+        "max_iter": Param(Interval(numbers.Integral, 0), what="an integer >= 0 (0: the views' "
+                          "own embeddings)"),
+        "n_projection": Param(None, Interval(numbers.Integral, 1), what="an integer >= 1, or "
+                              "None (n_clusters)"),
+        "tol": NON_NEGATIVE,
+    }
+
     def __init__(self, n_clusters=8, *, max_iter=10, n_projection=None, tol=1e-8,
                  n_neighbors=N_NEIGHBORS, bandwidth="mean_knn", normalize=True,
                  n_init=N_KMEANS_RUNS, random_state=None):
@@ -659,15 +706,11 @@ class CoTraining(_GraphMethod):
 
     @one_thread_per_call
     def fit(self, Xs, y=None):
-        graphs = self._graphs(Xs, min_views=2)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) \
-                or self.max_iter < 0:
-            raise ValueError(f"max_iter must be a non-negative integer; got {self.max_iter!r}.")
+        graphs = self._graphs(Xs)
         c = self.n_clusters
-        k = c if self.n_projection is None else check_positive_int("n_projection", self.n_projection)
+        k = c if self.n_projection is None else int(self.n_projection)
         if k < c:
             raise ValueError(f"n_projection={k} is below n_clusters={c}; use at least {c}.")
-        check_nonnegative("tol", self.tol)
         rng = check_random_state(self.random_state)
         Ns = [normalized_affinity(W) for W in graphs]
         U = _per_view_embeddings(Ns, k, rng)

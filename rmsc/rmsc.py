@@ -24,7 +24,20 @@ from . import solver
 from ._array_api import describe, count_nonzero, namespace
 from .backends import BACKENDS, get_runner, one_thread_per_call
 from .memory import check_dense_fits
-from ._validation import Interval, Options, Param, check_n_clusters, check_params, check_views
+from ._validation import (
+    FLAG,
+    KEEP_MASS,
+    N_CLUSTERS,
+    NON_NEGATIVE,
+    POSITIVE_INT,
+    TOP_K,
+    Interval,
+    Options,
+    Param,
+    check_estimator,
+    check_n_clusters,
+    check_views,
+)
 from .placement import PLACEMENTS, place_weak_samples
 from .preprocessing import normalize_l2
 from .spectral import (
@@ -419,8 +432,7 @@ class RMSC(ClusterMixin, BaseEstimator):
     #: the data are checked at fit: n_clusters <= n_samples, lam > 0
     #: (:func:`check_lam_positive`).
     _parameter_constraints = {
-        "n_clusters": Param(Interval(numbers.Integral, 2), what="an integer >= 2 (at least 2 "
-                            "clusters)"),
+        "n_clusters": N_CLUSTERS,
         "lam": Param(None, Interval(numbers.Real, 0), what="a finite non-negative number",
                      type_what="a number", hint="Typical values are 0.1 to 10."),
         "beta": Param(Options(["auto"]), Interval(numbers.Real, 0),
@@ -428,8 +440,8 @@ class RMSC(ClusterMixin, BaseEstimator):
                       page_what="a finite number >= 0 or 'auto'"),
         "beta_rel": Param(None, Interval(numbers.Real, 0, closed="neither"),
                           what="a positive number (β in units of the data's own scale, e.g. "
-                               "0.25 or 0.5)"),
-        "gamma": Param(Interval(numbers.Real, 0), what="a finite non-negative number"),
+                               "0.25 or 0.5)", only_with=("beta", "auto")),
+        "gamma": NON_NEGATIVE,
         "weighting": Param(Options(WEIGHTINGS), what="'sample' (RMSC) or 'view' (RMSC-WV)"),
         "loss_scale": Param(Options(solver.LOSS_SCALES),
                             what="'median' (each view's losses in units of its median loss at "
@@ -441,23 +453,20 @@ class RMSC(ClusterMixin, BaseEstimator):
                              hint="1 (the default) divides every view's losses by its unit, 0 "
                                   "weighs every view's typical sample alike, 0.5 is the "
                                   "paper's model with gamma in each view's unit."),
-        "max_iter": Param(Interval(numbers.Integral, 1), what="an integer >= 1"),
-        "tol": Param(Interval(numbers.Real, 0), what="a finite non-negative number"),
+        "max_iter": POSITIVE_INT,
+        "tol": NON_NEGATIVE,
         "stop_on": Param(Options(solver.STOPPINGS),
                          what="'zstar' (stop on the consensus's relative change) or 'objective' "
                               "(stop on the objective's relative decrease)",
                          hint="The rule before issue 29 is stop_on='objective', tol=1e-4, "
                               "max_iter=30 (rmsc.rmsc.FORMER_STOPPING)."),
-        "keep_mass": Param(None, Interval(numbers.Real, 0, 1, closed="right"),
-                           what="a number in (0, 1] (the share of each column's ℓ1 mass its "
-                                "largest coefficients keep, 1 = all), or None to turn it off",
-                           page_what="in (0, 1] (the share of each column's ℓ1 mass its "
-                                     "largest coefficients keep)"),
-        "top_k": Param(None, Interval(numbers.Integral, 1), what="an integer >= 1, or None "
-                       "(every coefficient kept)"),
+        "normalize": FLAG,
+        "keep_mass": KEEP_MASS,
+        "top_k": TOP_K,
+        "scale_columns": FLAG,
         "placement": Param(Options(PLACEMENTS), what="'neighbors' (place isolated samples by "
                            "their neighbors in the views) or None (plain spectral clustering)"),
-        "n_init": Param(Interval(numbers.Integral, 1), what="an integer >= 1"),
+        "n_init": POSITIVE_INT,
         "block_size": Param(None, Interval(numbers.Integral, 1), what="an integer >= 1, or "
                             "None"),
         "backend": Param(Options(BACKENDS), what=f"one of {', '.join(map(repr, BACKENDS))}"),
@@ -468,10 +477,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         (a number, or the :class:`rmsc.solver.RelativeBeta` rule of ``beta="auto"``), gamma
         and the rest of :func:`rmsc.solver.solve`'s model and stopping keywords (weighting,
         max_iter, tol, stop_on, loss_scale, scale_power)."""
-        values = self.get_params()
-        if self.beta != "auto":
-            values.pop("beta_rel")  # plays no part
-        check_params(self._parameter_constraints, values)
+        check_estimator(self)  # beta_rel too, though it plays no part unless beta="auto"
         check_n_clusters(self.n_clusters, n_samples)
         beta = self.beta
         if beta == "auto":

@@ -59,10 +59,18 @@ from sklearn.utils import check_random_state
 from . import solver
 from .backends import LocalBlocks, one_thread_per_call
 from ._validation import (
-    check_fraction,
+    FLAG,
+    KEEP_MASS,
+    N_CLUSTERS,
+    NON_NEGATIVE,
+    POSITIVE_INT,
+    TOP_K,
+    VIEW,
+    Interval,
+    Options,
+    Param,
+    check_estimator,
     check_n_clusters,
-    check_nonnegative,
-    check_positive_int,
     check_views,
 )
 from .preprocessing import normalize_l2
@@ -139,21 +147,28 @@ def _coherence(R, block_size=None):
     return mu, int(linked.sum()), int((nonempty & ~linked).sum())
 
 
-def check_alpha(alpha):
-    """Raise unless ``alpha`` is a finite real number > 1; return it as float.
+#: SSC's beta: a positive number, or the SSC reference's rule.
+BETA = Param(Options(["auto"]), Interval(numbers.Real, 0, closed="neither"),
+             what="positive (with beta = 0 nothing makes the representation sparse; typical "
+                  "values are 1e-3 to 1e-1 on unit-norm data) or 'auto' (the SSC reference's "
+                  "rule beta = 2 mu / alpha per view; set alpha to move it)",
+             type_what="a positive number or 'auto' (the SSC reference's rule beta = 2 mu / "
+                       "alpha per view; set alpha to move it)")
 
-    alpha <= 1 means beta >= 2 mu, and the column of the sample whose largest
-    |inner product| is mu is then empty (see :func:`auto_beta`).
-    """
-    if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)
-            or not np.isfinite(alpha) or not alpha > 1):
-        raise ValueError(
-            f"alpha must be a finite number > 1 (Elhamifar & Vidal's alpha: beta = 2 mu / alpha "
-            f"per view, mu the view's coherence); got {alpha!r}. With alpha <= 1 at least one "
-            f"sample gets no representation (an empty column of Z), and larger alpha makes Z "
-            f"denser; their default is {SSC_ALPHA:g}."
-        )
-    return float(alpha)
+#: Elhamifar & Vidal's alpha. alpha <= 1 means beta >= 2 mu, and the column of the sample
+#: whose largest |inner product| is mu is then empty (see :func:`auto_beta`). It plays a
+#: part with beta="auto" only.
+ALPHA = Param(Interval(numbers.Real, 1, closed="neither"),
+              what="a finite number > 1 (Elhamifar & Vidal's alpha: beta = 2 mu / alpha per "
+                   "view, mu the view's coherence)",
+              hint="With alpha <= 1 at least one sample gets no representation (an empty "
+                   "column of Z), and larger alpha makes Z denser; their default is "
+                   f"{SSC_ALPHA:g}.", only_with=("beta", "auto"))
+
+
+def check_alpha(alpha):
+    """Raise unless ``alpha`` is a finite real number > 1 (:data:`ALPHA`); return it as float."""
+    return float(ALPHA.check("alpha", alpha))
 
 
 def _two_mu_over(mu, value):
@@ -421,6 +436,13 @@ def _sparse_plus_lowrank_norm(S, RS, Q, KQ):
 class _SSCParams:
     """Parameters and checks shared by the SSC estimators."""
 
+    #: Every parameter's rule, declared once (:func:`rmsc._validation.check_estimator`).
+    _parameter_constraints = {
+        "n_clusters": N_CLUSTERS, "beta": BETA, "alpha": ALPHA, "normalize": FLAG,
+        "max_iter": POSITIVE_INT, "tol": NON_NEGATIVE, "keep_mass": KEEP_MASS, "top_k": TOP_K,
+        "scale_columns": FLAG, "n_init": POSITIVE_INT,
+    }
+
     def __init__(self, n_clusters=8, *, beta="auto", alpha=SSC_ALPHA, normalize=True,
                  max_iter=200, tol=1e-4, keep_mass=None, top_k=None, scale_columns=False,
                  n_init=N_KMEANS_RUNS, random_state=None):
@@ -439,31 +461,11 @@ class _SSCParams:
 
     def _prepare(self, Xs):
         views = check_views(Xs)
+        check_estimator(self)  # alpha too, though a numeric beta ignores it
         n = views[0].shape[0]
         check_n_clusters(self.n_clusters, n)
-        if isinstance(self.beta, str):
-            if self.beta != "auto":
-                raise ValueError(
-                    f"beta must be a positive number or 'auto' (the SSC reference's rule "
-                    f"beta = 2 mu / alpha per view, alpha={self.alpha!r}; set alpha to move "
-                    f"it); got {self.beta!r}."
-                )
-            beta = "auto"
-        else:
-            beta = check_nonnegative("beta", self.beta)
-        if beta == 0:
-            raise ValueError(
-                "beta must be positive for SSC: with beta = 0 nothing makes the "
-                "representation sparse. Typical values are 1e-3 to 1e-1 on unit-norm data."
-            )
-        alpha = check_alpha(self.alpha)  # checked even when a numeric beta ignores it
-        check_positive_int("max_iter", self.max_iter)
-        check_positive_int("n_init", self.n_init)
-        check_nonnegative("tol", self.tol)
-        if self.keep_mass is not None:
-            check_fraction("keep_mass", self.keep_mass)
-        if self.top_k is not None:
-            check_positive_int("top_k", self.top_k)
+        beta = "auto" if self.beta == "auto" else float(self.beta)
+        alpha = float(self.alpha)
         if self.normalize:
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
         return views, beta, alpha
@@ -605,6 +607,8 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
 """
     )
 
+    _parameter_constraints = {**_SSCParams._parameter_constraints, "view": VIEW}
+
     def __init__(self, n_clusters=8, *, beta="auto", alpha=SSC_ALPHA, normalize=True,
                  max_iter=200, tol=1e-4, keep_mass=None, top_k=None, scale_columns=False,
                  n_init=N_KMEANS_RUNS, random_state=None, view=None):
@@ -616,7 +620,7 @@ class SSCBSV(_SSCParams, ClusterMixin, BaseEstimator):
     @one_thread_per_call
     def fit(self, Xs, y=None):
         views, beta, alpha = self._prepare(Xs)
-        if self.view is not None and not (0 <= int(self.view) < len(views)):
+        if self.view is not None and not self.view < len(views):
             raise ValueError(f"view={self.view} is not a view index (0..{len(views) - 1}).")
         rng = check_random_state(self.random_state)
         self.view_coefs_, self.view_affinities_ = [], []

@@ -273,7 +273,8 @@ class Params:
         if self.lam is not None and math.isclose(self.lam, auto_lam(self.weighting),
                                                  rel_tol=1e-12):
             object.__setattr__(self, "lam", None)
-        if self.beta != AUTO or (self.beta_rel is not None and math.isclose(
+        if not rules["beta_rel"].applies({"beta": self.beta}) or (
+                self.beta_rel is not None and math.isclose(
                 self.beta_rel, auto_beta_rel(self.weighting), rel_tol=1e-12)):
             object.__setattr__(self, "beta_rel", None)
 
@@ -381,7 +382,8 @@ class Params:
         # Built once from every accepted value: beta_rel's meaning depends on β and the
         # weighting, whatever their order in the URL.
         params = cls(**accepted)
-        if "beta_rel" in accepted and params.beta != AUTO:
+        if "beta_rel" in accepted and not RMSC._parameter_constraints["beta_rel"].applies(
+                {"beta": params.beta}):
             problems.append(f"Ignored beta_rel={raws['beta_rel']!r} from the URL: β_rel applies "
                             f"to β = auto only, and the URL sets β = {params.beta:g}.")
         return params, problems

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import json
 
+from ..methods import paper_methods, run_order
 from .grid import _fmt_params, settings
 from .protocol import evaluate_setting
 
-#: The order methods are fitted in within a dataset (reports keep Table 1's order):
-#: cheapest first, so that an interrupted run has the quick methods done; the
-#: methods sharing per-view SSC solves (:class:`SharedSolves`) back to back.
-RUN_ORDER = ("SC-BSV", "MSC", "Co-Pairwise", "Co-Centroid", "Co-Training", "RMSC-WV", "RMSC",
-             "SSC-BSV", "SSC-AVG", "DiMSC")
+#: The order the paper's methods are fitted in within a dataset (reports keep Table 1's
+#: order): their specs' ``run_rank`` (:func:`rmsc.methods.run_order`): cheapest first, so
+#: that an interrupted run has the quick methods done; the methods sharing per-view SSC
+#: solves (:class:`SharedSolves`) back to back. A method registered later takes its place
+#: by its own rank.
+RUN_ORDER = tuple(run_order(paper_methods()))
 
 
 def search(dataset_name, views, labels, methods, cache, *, postprocessing="none",
@@ -66,8 +68,7 @@ def search_plan(methods, postprocessing=("none",), budget=None):
     apply to is fitted once for all of them)."""
     variants = (postprocessing,) if isinstance(postprocessing, str) else tuple(postprocessing)
     jobs = []
-    rank = {m: i for i, m in enumerate(RUN_ORDER)}
-    for m in sorted(methods, key=lambda m: rank.get(m, len(rank))):
+    for m in run_order(methods):
         grids = [settings(m, v, budget) for v in variants]
         for i in range(len(grids[0])):
             seen = {}
