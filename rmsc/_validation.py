@@ -325,14 +325,17 @@ class Param:
         ``value`` (β_rel and SSC's α with β = "auto"). Everywhere alike: the estimator still
         checks it against its rule and otherwise ignores it; the dashboard stores it as None;
         the command line, where a person typed both, refuses the pair (:func:`inactive`).
+    role : str
+        What the parameter does, for the message that refuses it beside the other's value
+        ("sets beta relative to the data (beta = auto)").
     """
 
     def __init__(self, *constraints, what, type_what=None, hint="", page_what=None,
-                 only_with=None):
+                 only_with=None, role=""):
         self.constraints = constraints
         self.what, self.type_what, self.hint = what, type_what or what, hint
         self.page_what = page_what or what
-        self.only_with = only_with
+        self.only_with, self.role = only_with, role
 
     def accepts(self, value):
         return any(value is None if c is None else c.accepts(value) for c in self.constraints)

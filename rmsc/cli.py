@@ -144,11 +144,12 @@ def cmd_fit(args, out, err):
         )
     contract = getattr(type(est), "_parameter_constraints", {})
     for name in inactive(contract, {**est.get_params(), **params}, params):
-        other, wanted = contract[name].only_with
+        rule = contract[name]
+        other, wanted = rule.only_with
         flag, other_flag = "--" + name.replace("_", "-"), "--" + other.replace("_", "-")
-        raise ValueError(f"{flag} plays a part only with {other_flag} {wanted}, so it cannot go "
-                         f"with a number for {other_flag}; give one of them (or {other_flag} "
-                         f"{wanted}).")
+        role = rule.role or f"plays a part only with {other_flag} {wanted}"
+        raise ValueError(f"{flag} {role}, so it cannot go with a number for {other_flag}; give "
+                         f"one of them (or {other_flag} {wanted}).")
     est.set_params(**params)
     if weights_to is not None and not isinstance(est, RMSC):
         raise ValueError(f"--weights needs a method with sample weights (RMSC or RMSC-WV); "

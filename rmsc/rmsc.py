@@ -440,7 +440,8 @@ class RMSC(ClusterMixin, BaseEstimator):
                       page_what="a finite number >= 0 or 'auto'"),
         "beta_rel": Param(None, Interval(numbers.Real, 0, closed="neither"),
                           what="a positive number (β in units of the data's own scale, e.g. "
-                               "0.25 or 0.5)", only_with=("beta", "auto")),
+                               "0.25 or 0.5)", only_with=("beta", "auto"),
+                          role="sets beta relative to the data (beta = auto)"),
         "gamma": NON_NEGATIVE,
         "weighting": Param(Options(WEIGHTINGS), what="'sample' (RMSC) or 'view' (RMSC-WV)"),
         "loss_scale": Param(Options(solver.LOSS_SCALES),

@@ -163,7 +163,8 @@ ALPHA = Param(Interval(numbers.Real, 1, closed="neither"),
                    "view, mu the view's coherence)",
               hint="With alpha <= 1 at least one sample gets no representation (an empty "
                    "column of Z), and larger alpha makes Z denser; their default is "
-                   f"{SSC_ALPHA:g}.", only_with=("beta", "auto"))
+                   f"{SSC_ALPHA:g}.", only_with=("beta", "auto"),
+              role="sets beta = 2 mu / alpha on each view")
 
 
 def check_alpha(alpha):
