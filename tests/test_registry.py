@@ -293,3 +293,23 @@ def test_a_registered_graph_method_is_drawn_and_run_on_compare_and_sensitivity(t
         no_trouble(at)
     finally:
         cancel_jobs(at)
+
+
+def test_a_replacement_keeps_its_place_and_the_paper_keeps_its_order(toy, toy_graph):
+    before = rmsc.available_methods()
+    assert before[-3:] == ["Toy k-means", "Toy graph", "Toy graph uncalibrated"]
+    twin = methods.MethodSpec("toy K-means", ToyKMeans, "the same toy, replaced (a test)")
+    methods.register(twin, replace=True)
+    try:
+        assert rmsc.available_methods() == [*before[:-3], "toy K-means", *before[-2:]]
+        assert methods.get_spec("Toy k-means") is twin
+    finally:
+        methods.register(toy, replace=True)
+    assert rmsc.available_methods() == before
+    # the reproduction's set and running order ask the specs: a later method is neither in
+    # the paper nor ranked before it, unless its spec says so (Toy graph: run_rank 0)
+    assert "Toy graph" not in methods.paper_methods()
+    order = methods.run_order()
+    assert order.index("Toy graph") < order.index("RMSC") < order.index("SSC-AVG")
+    assert order[-2:] == ["Toy k-means", "Toy graph uncalibrated"]
+    assert experiments.RUN_ORDER == tuple(m for m in order if m in methods.paper_methods())
