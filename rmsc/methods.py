@@ -2,8 +2,9 @@
 
 A :class:`MethodSpec` is the single description of a method: how to make it, its
 defaults, its words, its search grid for the reproduction, its cost model for the time
-estimates, its color in the figures, which inner solves it shares with other methods
-and how many views it needs. Code that treats methods alike asks the spec
+estimates, its color in the figures, which inner solves it shares with other methods,
+whether it is one of the paper's Table 1 and where the reproduction runs it, and (from its
+estimator's ``min_views``) how many views it needs. Code that treats methods alike asks the spec
 (scikit-learn's estimator tags play this part there); a new baseline is one estimator
 module plus one :func:`register` call.
 
@@ -47,8 +48,10 @@ class MethodSpec:
         Why the grid looks as it does (written into the results document).
     cost : str, object or None
         Its cost model for the time estimates: a name of :data:`rmsc.costs.COST_MODELS`
-        (``"rmsc"``, ``"ssc"``, ``"dimsc"``, ``"graph"``) or a model object; None: no model,
-        the estimates use measured durations only.
+        (``"rmsc"``, ``"ssc"``, ``"dimsc"``, ``"graph"``) or a model object
+        (:class:`rmsc.costs.CostModel`'s methods); None, or a model that does not cover the
+        method (the graph model has constants per method, measured by
+        ``benchmarks/calibrate_costs.py``): the estimates use measured durations only.
     cost_group : str or None
         Methods of the same group run the same solves, so that one's measured duration
         stands for another's until that one is measured too.
