@@ -1,6 +1,6 @@
 """What Algorithm 1 returns, and when it stops: the solution record, the default
-iteration budget and the stopping rules, shared by the NumPy path
-(:mod:`._algorithm`), whichever form (host or device) runs the steps."""
+iteration budget and the stopping rules of Algorithm 1's one loop (:mod:`._algorithm`),
+whichever form (host or device) runs its steps."""
 
 from __future__ import annotations
 
