@@ -48,6 +48,7 @@ from ._array_api import (  # noqa: F401 (describe, free_bytes and the variable: 
     namespace,
     to_numpy,
 )
+from .memory import format_bytes
 from .rmsc import RMSC
 from .solver._dense import check_device_fits  # noqa: F401 (also here)
 
