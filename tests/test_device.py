@@ -144,6 +144,26 @@ def test_dense_solve_equals_the_numpy_solve(weighting, stopping, model, dispatch
     assert np.all(np.diff(f) <= 1e-12 * np.abs(f[:-1]))
 
 
+@pytest.mark.parametrize("weighting,model", [("sample", "scaled"), ("view", "paper")])
+def test_column_betas_and_beta_max_on_the_device_equal_the_numpy_ones(weighting, model,
+                                                                      dispatch):
+    # the device path shares the NumPy path's prelude: the same emptying betas, on the host
+    views, _ = digit_subset(120, seed=2)
+    factors_host = solver.gram_factors([normalize_l2(X) for X in views])
+    factors_dev = [solver.gram_factor(normalize_l2(X)) for X in on_device(views)]
+    settings = {k: v for k, v in MODELS[model].items() if k in ("loss_scale", "scale_power")}
+    kw = dict(settings, weighting=weighting)
+    gamma, lam = MODELS[model]["gamma"], rmsc.rmsc.default_lam(weighting)
+    want = solver.column_betas(factors_host, lam, gamma, precision="float64", **kw)
+    got = solver.column_betas(factors_dev, lam, gamma, **kw)
+    assert isinstance(got, np.ndarray) and got.shape == (120,)
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+    b = solver.beta_max(factors_dev, lam, gamma, **kw)
+    assert b == pytest.approx(solver.beta_max(factors_host, lam, gamma, precision="float64",
+                                              **kw), rel=1e-9)
+    assert b >= got.max()
+
+
 def test_dense_solve_in_float32_follows_the_float32_numpy_solve(dispatch):
     views, _ = digit_subset(250, seed=1)
     factors_host = solver.gram_factors([normalize_l2(X) for X in views])

@@ -12,16 +12,17 @@ The paper's Section 4 in code, one small module per part, in the paper's order
                   a time, sparse or dense
 ``_kernel``       the same iteration on n x n hat matrices, for text views (r_v = n)
 ``_objective``    the objective's four terms (eq. proposed_model / rmsc_mv)
-``_algorithm``    Algorithm 1 (:func:`solve`), :func:`beta_max`
+``_algorithm``    Algorithm 1 (:func:`solve`), :func:`beta_max`: one loop and one
+                  prelude over three forms of the steps (factor, kernel, dense)
 ``_solution``     what a solve returns (:class:`RMSCSolution`), the default budget and
                   the stopping rules (:func:`converged`), shared by ``_algorithm`` and
                   ``_dense``
 ``_beta``         beta relative to the data: :func:`beta_scale`, the rule
                   :class:`RelativeBeta` a solve may be given instead of a number
 ``_linalg``       dense-factor times sparse-consensus products within a memory budget
-``_dense``        the same iteration in dense n x n form on the arrays' own device
-                  (torch, CuPy, array_api_strict): what :func:`solve` runs for factors
-                  that are not NumPy arrays (docs/device.md)
+``_dense``        the steps in dense n x n form on the arrays' own device (torch, CuPy,
+                  array_api_strict; :class:`DenseForm`): what :func:`solve` runs for
+                  factors that are not NumPy arrays (docs/device.md)
 ================  ===============================================================
 
 Speed (``benchmarks/bench_solver.py --settings``, ``bench_fit.py``):
@@ -98,8 +99,8 @@ from ._objective import (  # noqa: F401
 )
 from ._dense import (  # noqa: F401
     DENSE_COPIES,
+    DenseForm,
     dense_form_bytes,
-    dense_solve,
 )
 from ._beta import (  # noqa: F401
     RelativeBeta,
@@ -123,6 +124,7 @@ from ._algorithm import (  # noqa: F401
     KernelForm,
     PRECISION,
     PRECISIONS,
+    SolveOptions,
     beta_max,
     column_betas,
     solve,

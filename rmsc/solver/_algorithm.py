@@ -1,19 +1,29 @@
 """Algorithm 1: Z*-step, P-step, Z^v-steps until the stopping rule; and beta_max.
 
-:class:`FactorForm` runs the steps on the views' factors, :class:`KernelForm`
-on the views' n x n hat matrices (text views); both behind the same loop.
+One loop (:func:`_algorithm1`) and one prelude (:func:`_start`: the losses at Z* = 0,
+the model's units, the first P-step, the emptying betas) for :func:`solve`,
+:func:`column_betas` and :func:`beta_max`, on three forms of the same steps:
+:class:`FactorForm` on the views' factors, :class:`KernelForm` on the views' n x n hat
+matrices (text views), and :class:`rmsc.solver._dense.DenseForm` in dense form on the
+factors' own device (torch, CuPy, array_api_strict). A form holds its iterates and
+decides where its arrays live; the loop only calls it, in NumPy or the form's array-API
+namespace alike (:func:`_form` picks the form).
 """
 
 from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._array_api import namespace
 from ..backends import LocalBlocks
+from ._dense import DenseForm
 from ._factors import factorize_view
 from ._kernel import kernel_block, kernel_colmax, kernel_state, use_kernel_form
-from ._objective import OBJECTIVE_TERMS, terms_from_losses
+from ._objective import OBJECTIVE_TERMS, l1_norm, term_values
 from ._weights import consensus_weights, initial_weights, p_step
 from ._zstar_step import (
     assemble_blocks,
@@ -23,7 +33,6 @@ from ._zstar_step import (
     to_csc,
     zstar_step,
 )
-from ._dense import dense_solve
 from ._solution import (
     MAX_ITER,
     STOP_ON,
@@ -33,6 +42,7 @@ from ._solution import (
     call_back,
     converged,
     model_units,
+    squared_norm,
     stop_measure,
 )
 from ._zv_step import sample_losses, zv_step
@@ -56,6 +66,34 @@ PRECISIONS = ("auto", "float32", "float64")
 #: one product is all the cost, and the iterate is the paper form's to round-off).
 #: ``precision="float64"`` gives the paper form to ~1e-12 everywhere (exactness tests).
 PRECISION = "auto"
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """Everything a solve is given besides the factors (see :func:`solve`).
+
+    The model (``lam``, ``beta``, ``gamma``, ``weighting``, ``loss_scale``,
+    ``scale_power``), when to stop (``max_iter``, ``tol``, ``stop_on``, ``callback``),
+    whether to compute beta_max, and the form's settings (``precision``: "auto" or a NumPy
+    float type, see :func:`_check_precision`; ``block_size``, ``runner`` and ``kernel``,
+    which the device's dense form does not use).
+    """
+
+    lam: float
+    beta: object
+    gamma: float
+    weighting: str = "sample"
+    loss_scale: str | None = None
+    scale_power: float = 0.0
+    max_iter: int = MAX_ITER
+    tol: float = TOL
+    stop_on: str = STOP_ON
+    callback: object = None
+    with_beta_max: bool = False
+    precision: object = PRECISION
+    block_size: int | None = None
+    runner: object = None
+    kernel: bool | None = None
 
 
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
@@ -117,28 +155,26 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
 
     Factors that are not NumPy arrays (torch, CuPy, array_api_strict; see
     :func:`rmsc.solver.gram_factor`) run the dense form on their own device
-    (:func:`rmsc.solver._dense.dense_solve`; ``block_size``, ``runner`` and ``kernel``
-    do not apply there, and "auto" precision is the factors' dtype).
+    (:class:`rmsc.solver._dense.DenseForm`; ``block_size``, ``runner`` and ``kernel``
+    do not apply there, and "auto" precision is the factors' dtype). There ``Zstar`` is
+    dense n x n (working precision) and ``P`` stays on the device (the callback gets P
+    there, and the dense Z* as its consensus); the rest of the solution is NumPy.
 
     Returns
     -------
     RMSCSolution
     """
-    checked = _check_precision(precision)
+    precision = _check_precision(precision)
     if stop_on not in STOPPINGS:
         raise ValueError(f"stop_on must be one of {', '.join(map(repr, STOPPINGS))}; "
                          f"got {stop_on!r}.")
-    if namespace(*factors) is not np:
-        return dense_solve(factors, lam, beta, gamma, weighting=weighting, max_iter=max_iter,
-                           tol=tol, callback=callback, with_beta_max=with_beta_max,
-                           precision=precision, loss_scale=loss_scale, scale_power=scale_power,
-                           stop_on=stop_on)
-    precision = checked
-    runner = LocalBlocks() if runner is None else runner
-    with runner:
-        return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,
-                           block_size, runner, with_beta_max, precision, kernel,
-                           loss_scale, scale_power, stop_on)
+    options = SolveOptions(lam, beta, gamma, weighting=weighting, loss_scale=loss_scale,
+                           scale_power=scale_power, max_iter=max_iter, tol=tol,
+                           stop_on=stop_on, callback=callback, with_beta_max=with_beta_max,
+                           precision=precision, block_size=block_size, runner=runner,
+                           kernel=kernel)
+    with _form(factors, options) as form:
+        return _algorithm1(form, options)
 
 
 def _check_precision(precision):
@@ -155,73 +191,144 @@ def _check_precision(precision):
     return np.dtype(precision).type
 
 
-def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, block_size,
-                runner, with_beta_max, precision, kernel, how_scale=None, scale_power=0.0,
-                stop_on=STOP_ON):
-    views = [factorize_view(R, lam) for R in factors]
-    if kernel is None:
-        kernel = use_kernel_form(factors, runner)
-        if not kernel and use_kernel_form(factors):
-            # Text views on a cluster: the factor form, in the kernel form's float64,
-            # so that a Dask fit gives what a local one does.
-            precision = np.float64
-    # The kernel form runs in float64: in float32 its P moved by up to 2e-4 on Reuter and
-    # a fragmented (0.6 % dense) consensus clustered 1 NMI point differently, while its
-    # sparse products gain nothing from float32.
-    form = (KernelForm(views, block_size, runner, np.float64) if kernel
-            else FactorForm(views, block_size, runner, precision))
-    n = views[0].R.shape[1]
-    Zstar = sp.csc_matrix((n, n))
+@contextmanager
+def _form(factors, options):
+    """The form of Algorithm 1's steps for these factors, factorized (Woodbury quantities
+    of every view) and ready at Z* = 0: :class:`DenseForm` for factors that are not NumPy
+    arrays; else, within the runner, :class:`KernelForm` or :class:`FactorForm` by
+    ``options.kernel`` (None: :func:`use_kernel_form`)."""
+    if namespace(*factors) is not np:
+        yield DenseForm(factors, options.lam, options.precision)
+        return
+    runner = LocalBlocks() if options.runner is None else options.runner
+    with runner:
+        views = [factorize_view(R, options.lam) for R in factors]
+        kernel, precision = options.kernel, options.precision
+        if kernel is None:
+            kernel = use_kernel_form(factors, runner)
+            if not kernel and use_kernel_form(factors):
+                # Text views on a cluster: the factor form, in the kernel form's float64,
+                # so that a Dask fit gives what a local one does.
+                precision = np.float64
+        # The kernel form runs in float64: in float32 its P moved by up to 2e-4 on Reuter and
+        # a fragmented (0.6 % dense) consensus clustered 1 NMI point differently, while its
+        # sparse products gain nothing from float32.
+        yield (KernelForm(views, options.block_size, runner, np.float64) if kernel
+               else FactorForm(views, options.block_size, runner, precision))
+
+
+@dataclass
+class Start:
+    """Algorithm 1 at Z* = 0 (:func:`_start`), in the form's namespace.
+
+    Attributes
+    ----------
+    recon, coupling : arrays of shape (m, n)
+        The per-sample losses of the ridge self-representations (Z^v solved for Z* = 0).
+    scale, factors : arrays of shape (m,) or None
+        The model's units s_v and view factors c_v (:func:`model_units`).
+    P : array of shape (m, n)
+        The initial weights (:func:`initial_weights`).
+    column_betas : ndarray of shape (n,) or None
+        On the host: the emptying betas of the second Z*-step (:func:`column_betas`),
+        when asked for.
+    """
+
+    recon: object
+    coupling: object
+    scale: object
+    factors: object
+    P: object
+    column_betas: np.ndarray | None
+
+
+def _start(form, options, betas):
+    """The prelude :func:`solve`, :func:`column_betas` and :func:`beta_max` share: the
+    losses at Z* = 0, the model's units, the initial weights and, with ``betas``, the
+    first P-step's weights P1 and their emptying betas (the second Z*-step's)."""
+    lam = options.lam
     recon, coupling = form.losses()
-    scale, factors = model_units(recon + lam * coupling, how_scale, scale_power)
-    P = initial_weights(recon + lam * coupling, gamma, weighting, scale)
-    b_max = cbetas = None
-    if with_beta_max or callable(beta):
-        # per-sample emptying betas at the second Z*-step (see column_betas)
-        P1 = p_step(recon + lam * coupling, gamma, weighting, scale)
-        cbetas = _emptying_betas(form, lam, consensus_weights(P1, factors))
-        b_max = float(np.max(cbetas))
-    if callable(beta):
-        beta = float(beta(cbetas))
-        if not (np.isfinite(beta) and beta >= 0):
-            raise ValueError(f"The beta rule gave {beta!r}; it must give a finite beta >= 0.")
-    f_prev = sum(terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma,
-                                   weighting, scale, factors).values())
+    losses = recon + lam * coupling
+    scale, factors = model_units(losses, options.loss_scale, options.scale_power)
+    P = initial_weights(losses, options.gamma, options.weighting, scale)
+    cbetas = None
+    if betas:
+        P1 = p_step(losses, options.gamma, options.weighting, scale)
+        cbetas = form.to_host(_emptying_betas(form, lam, consensus_weights(P1, factors)))
+    return Start(recon, coupling, scale, factors, P, cbetas)
+
+
+def _rule_beta(beta, cbetas):
+    """beta itself, or a rule's beta from the emptying betas (checked)."""
+    if not callable(beta):
+        return beta
+    beta = float(beta(cbetas))
+    if not (np.isfinite(beta) and beta >= 0):
+        raise ValueError(f"The beta rule gave {beta!r}; it must give a finite beta >= 0.")
+    return beta
+
+
+def _algorithm1(form, options):
+    """Algorithm 1 on ``form`` (:class:`FactorForm`, :class:`KernelForm` or
+    :class:`DenseForm`) with ``options`` (:class:`SolveOptions`)."""
+    lam, gamma, weighting = options.lam, options.gamma, options.weighting
+    start = _start(form, options, betas=options.with_beta_max or callable(options.beta))
+    recon, coupling, scale, factors, P = (start.recon, start.coupling, start.scale,
+                                          start.factors, start.P)
+    cbetas = start.column_betas
+    b_max = None if cbetas is None else float(np.max(cbetas))
+    beta = _rule_beta(options.beta, cbetas)
+    Zstar = form.zero()
+    f_prev = float(sum(form.fetch(term_values(recon, coupling, lam, P, form.l1_norm(Zstar),
+                                              beta, gamma, weighting, scale, factors))))
     f_init = f_prev
     history = {k: [] for k in OBJECTIVE_TERMS}
     objective, changes = [], []
     done = False
-    for it in range(1, max_iter + 1):
-        # Z*-step (eq. update_z_*); the first one also gives beta_max's first candidate
-        Zref = Zstar
-        first = with_beta_max and it == 1
+    for it in range(1, options.max_iter + 1):
+        # Z*-step (eq. update_z_*) from the previous Z*; the first one also gives
+        # beta_max's first candidate
+        first = options.with_beta_max and it == 1
         W = consensus_weights(P, factors)
-        Zstar, colmax, delta_sq = form.zstar_step(Zref, W, lam, beta, dense=keep_dense(Zref),
-                                                  with_colmax=first)
-        if first:
-            b_max = max(b_max, float(np.max(2.0 * lam * W.sum(axis=0) * colmax)))
-        # P-step (eq. update_p), with the Z^v of the previous iteration
+        Zstar, colmax, delta_sq = form.zstar_step(Zstar, W, lam, beta, with_colmax=first)
+        # P-step (eq. update_p), with the Z^v of the previous iteration (a device form
+        # checks that every weight is finite with the transfer below)
         recon, coupling = form.losses(delta_sq)
-        P = p_step(recon + lam * coupling, gamma, weighting, scale)
+        losses = recon + lam * coupling
+        P = p_step(losses, gamma, weighting, scale, check=form.host)
         # Z^v-steps (eq. update_z_v)
         form.zv_step()
         recon, coupling = form.losses()
-        terms = terms_from_losses(recon, coupling, lam, P, Zstar, beta, gamma, weighting,
-                                  scale, factors)
+        # the objective's terms, whether P is finite, the consensus's change and norm (and
+        # beta_max's candidate): one transfer to the host
+        xp = namespace(P)
+        values = list(term_values(recon, coupling, lam, P, form.l1_norm(Zstar), beta, gamma,
+                                  weighting, scale, factors))
+        values.append(xp.all(xp.isfinite(P)))
+        if first:
+            values.append(xp.max(_betas_of_colmax(lam, W, colmax)))
+        if options.stop_on == "zstar":
+            values += [xp.sum(delta_sq), form.squared_norm(Zstar)]
+        host = form.fetch(values)
+        if not host[4]:
+            p_step(losses, gamma, weighting, scale)  # raises, saying which weight is infinite
+        if first:
+            b_max = max(b_max, float(host[5]))
+        terms = {k: float(v) for k, v in zip(OBJECTIVE_TERMS, host[:4])}
         f = sum(terms.values())
         for k in OBJECTIVE_TERMS:
             history[k].append(terms[k])
         objective.append(f)
-        stop = call_back(callback, it, f, P, Zstar)
-        changes.append(stop_measure(stop_on, f_prev, f, delta_sq, Zstar))
-        if converged(changes[-1], tol):
+        stop = call_back(options.callback, it, f, P, Zstar)
+        changes.append(stop_measure(options.stop_on, f_prev, f, host[-2:]))
+        if converged(changes[-1], options.tol):
             done = True
             break
         f_prev = f
         if stop:
             break
     return RMSCSolution(
-        Zstar=to_csc(Zstar),
+        Zstar=form.consensus(Zstar),
         P=P,
         objective=np.asarray(objective),
         terms={k: np.asarray(v) for k, v in history.items()},
@@ -232,12 +339,40 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         beta_max=b_max,
         beta=float(beta),
         column_betas=cbetas,
-        scale=scale,
-        factors=factors,
+        scale=form.to_host(scale),
+        factors=form.to_host(factors),
     )
 
 
-class FactorForm:
+class HostForm:
+    """What the forms on the host (NumPy, scipy.sparse) share: Z* = 0 is a sparse
+    matrix, the P-step checks P at once, the values the loop fetches are already here."""
+
+    #: The P-step checks that every weight is finite (on the host that costs no wait).
+    host = True
+
+    def zero(self):
+        """Z* = 0 at the start."""
+        return sp.csc_matrix((self.n, self.n))
+
+    def l1_norm(self, Z):
+        return l1_norm(Z)
+
+    def squared_norm(self, Z):
+        return squared_norm(Z)
+
+    def fetch(self, values):
+        return np.array([float(v) for v in values])
+
+    def to_host(self, x):
+        return x
+
+    def consensus(self, Z):
+        """Z* as the solution holds it: sparse."""
+        return to_csc(Z)
+
+
+class FactorForm(HostForm):
     """Algorithm 1's steps on the views' factors (each Z^v = Zref - diag(D) + R^T Q).
 
     ``zstar_step`` is :func:`zstar_step` (one stacked product per column block,
@@ -247,6 +382,7 @@ class FactorForm:
 
     def __init__(self, views, block_size, runner, precision):
         self.views = views
+        self.n = views[0].R.shape[1]
         self.block_size = block_size
         self.runner = runner
         self.precision = precision
@@ -267,13 +403,13 @@ class FactorForm:
 
     def colmax_at_zero(self, P):
         """max_i |A_ij| of the Z*-step with weights P at Zref = 0 (for beta_max)."""
-        n = self.views[0].R.shape[1]
         stack, shared = self.stack(dense=False)
-        return zstar_step(self.views, self.reps, sp.csc_matrix((n, n)), P, 1.0, np.inf,
+        return zstar_step(self.views, self.reps, self.zero(), P, 1.0, np.inf,
                           block_size=self.block_size, with_beta_max=True, stack=stack,
                           runner=self.runner, shared=shared).colmax
 
-    def zstar_step(self, Zref, P, lam, beta, dense, with_colmax):
+    def zstar_step(self, Zref, P, lam, beta, with_colmax):
+        dense = keep_dense(Zref)
         stack, shared = self.stack(dense)
         step = zstar_step(self.views, self.reps, Zref, P, lam, beta, block_size=self.block_size,
                           with_beta_max=with_colmax, stack=stack, runner=self.runner,
@@ -283,8 +419,7 @@ class FactorForm:
 
     def losses(self, delta_sq=None):
         """Per-sample losses of the current Z^v: against their Zref, or the new Z* (delta_sq)."""
-        m, n = len(self.views), self.views[0].R.shape[1]
-        recon, coupling = np.empty((m, n)), np.empty((m, n))
+        recon, coupling = np.empty((len(self.views), self.n)), np.empty((len(self.views), self.n))
         for v, (view, rep) in enumerate(zip(self.views, self.reps)):
             if delta_sq is None:
                 recon[v], coupling[v] = sample_losses(view, rep)
@@ -300,7 +435,7 @@ class FactorForm:
             self.reps = [zv_step(view, T) for view, T in pairs]
 
 
-class KernelForm:
+class KernelForm(HostForm):
     """Algorithm 1's steps in the kernel form (see :data:`KERNEL_ROWS`).
 
     One pass over the column blocks (:func:`kernel_block`) does the Z*-step and
@@ -309,6 +444,7 @@ class KernelForm:
 
     def __init__(self, views, block_size, runner, precision=np.float64):
         self.state, self.D, self.recon, self.coupling = kernel_state(views, precision)
+        self.n = self.D.shape[1]
         self.block_size = block_size
         self.runner = runner
         self.pending = None
@@ -316,8 +452,8 @@ class KernelForm:
     def colmax_at_zero(self, P):
         return kernel_colmax(self.state, P / P.sum(axis=0)[None, :], self.block_size)
 
-    def zstar_step(self, Zref, P, lam, beta, dense, with_colmax):
-        n = self.D.shape[1]
+    def zstar_step(self, Zref, P, lam, beta, with_colmax):
+        n, dense = self.n, keep_dense(Zref)
         s = P.sum(axis=0)
         W = P / s[None, :]
         tau = beta / (2.0 * lam * s)
@@ -364,7 +500,7 @@ def column_betas(factors, lam, gamma, *, weighting="sample", block_size=None, ru
 
     Parameters
     ----------
-    factors : list of ndarray, each (r_v, n)
+    factors : list of arrays, each (r_v, n)
     lam, gamma : float
     weighting, block_size, runner, precision, loss_scale, scale_power : as for :func:`solve`
 
@@ -372,21 +508,29 @@ def column_betas(factors, lam, gamma, *, weighting="sample", block_size=None, ru
     -------
     ndarray of shape (n,)
     """
-    precision = _check_precision(precision)
-    runner = LocalBlocks() if runner is None else runner
-    with runner:
-        views = [factorize_view(R, lam) for R in factors]
-        form = FactorForm(views, block_size, runner, precision)
-        recon, coupling = form.losses()
-        scale, fac = model_units(recon + lam * coupling, loss_scale, scale_power)
-        P1 = p_step(recon + lam * coupling, gamma, weighting, scale)
-        return _emptying_betas(form, lam, consensus_weights(P1, fac))
+    options = _beta_options(lam, gamma, weighting, block_size, runner, precision, loss_scale,
+                            scale_power)
+    with _form(factors, options) as form:
+        return _start(form, options, betas=True).column_betas
+
+
+def _beta_options(lam, gamma, weighting, block_size, runner, precision, loss_scale,
+                  scale_power):
+    """:func:`column_betas`' and :func:`beta_max`'s options: the factor form's (no beta)."""
+    return SolveOptions(lam, None, gamma, weighting=weighting, loss_scale=loss_scale,
+                        scale_power=scale_power, precision=_check_precision(precision),
+                        block_size=block_size, runner=runner, kernel=False)
 
 
 def _emptying_betas(form, lam, P):
     """Per sample j, the beta from which the Z*-step with weights ``P`` (m, n) leaves
     column j empty: 2 lam sum_v P_vj max_i |A_ij| (A the P-weighted average of the Z^v)."""
-    return 2.0 * lam * P.sum(axis=0) * form.colmax_at_zero(P)
+    return _betas_of_colmax(lam, P, form.colmax_at_zero(P))
+
+
+def _betas_of_colmax(lam, P, colmax):
+    """2 lam sum_v P_vj colmax_j, in P's namespace (:func:`_emptying_betas`)."""
+    return 2.0 * lam * namespace(P).sum(P, axis=0) * colmax
 
 
 def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner=None,
@@ -413,16 +557,9 @@ def beta_max(factors, lam, gamma, *, weighting="sample", block_size=None, runner
     -------
     float
     """
-    precision = _check_precision(precision)
-    runner = LocalBlocks() if runner is None else runner
-    with runner:
-        views = [factorize_view(R, lam) for R in factors]
-        form = FactorForm(views, block_size, runner, precision)
-        out = 0.0
-        recon, coupling = form.losses()
-        losses = recon + lam * coupling
-        scale, fac = model_units(losses, loss_scale, scale_power)
-        for P in (initial_weights(losses, gamma, weighting, scale),
-                  p_step(losses, gamma, weighting, scale)):
-            out = max(out, float(np.max(_emptying_betas(form, lam, consensus_weights(P, fac)))))
-        return out
+    options = _beta_options(lam, gamma, weighting, block_size, runner, precision, loss_scale,
+                            scale_power)
+    with _form(factors, options) as form:
+        start = _start(form, options, betas=True)
+        b0 = form.to_host(_emptying_betas(form, lam, consensus_weights(start.P, start.factors)))
+        return max(float(np.max(b0)), float(np.max(start.column_betas)))

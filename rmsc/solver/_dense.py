@@ -1,13 +1,15 @@
-"""Algorithm 1 in dense form, on the arrays' own device (torch, CuPy, array_api_strict).
+"""Algorithm 1's steps in dense form, on the arrays' own device (torch, CuPy, array_api_strict).
 
-:func:`rmsc.solver.solve` comes here when the factors are not NumPy arrays (scikit-learn's
-array API convention: the inputs' namespace and device decide where the fit runs; see
-docs/device.md). The steps are those of the factor form (:mod:`._factors`, :mod:`._zv_step`,
+:func:`rmsc.solver.solve` runs :class:`DenseForm` when the factors are not NumPy arrays
+(scikit-learn's array API convention: the inputs' namespace and device decide where the fit
+runs; see docs/device.md): the third strategy of the one loop
+(:func:`rmsc.solver._algorithm._algorithm1`), beside the factor and the kernel forms. The
+steps are those of the factor form (:mod:`._factors`, :mod:`._zv_step`,
 :mod:`._zstar_step`) with Z* held as a dense n x n array on the device, where one iteration
 is two dense products (A = Zref + R^T QW and R Z*) and a few passes over n x n, all of which
-an accelerator runs at its full rate. The P-step (:func:`._weights.p_step`), the objective
-(:func:`._objective.term_values`) and the stopping rule (:func:`._solution.converged`)
-are the same functions the NumPy path calls.
+an accelerator runs at its full rate. The loop, its prelude, the P-step
+(:func:`._weights.p_step`), the objective (:func:`._objective.term_values`) and the
+stopping rule (:func:`._solution.converged`) are the NumPy path's.
 
 Few device calls, one wait a step. On a GPU a small fit is bound by the time it takes to
 launch each operation and by every wait for the device, not by arithmetic (Digit: the two
@@ -40,11 +42,10 @@ the CPU path, which already streams and keeps Z* sparse when it is sparse.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
-
-import os
 
 from .. import _array_api
 from .._array_api import (
@@ -60,19 +61,7 @@ from .._array_api import (
 )
 from ..memory import BUDGET_ENV, MemoryBudgetError, format_bytes
 from ._factors import _DIAGONAL_K
-from ._objective import OBJECTIVE_TERMS, l1_norm_array, term_values
-from ._solution import (
-    MAX_ITER,
-    STOP_ON,
-    TOL,
-    RMSCSolution,
-    call_back,
-    converged,
-    model_units,
-    objective_change,
-    relative_change,
-)
-from ._weights import consensus_weights, initial_weights, p_step
+from ._objective import l1_norm_array
 
 #: n x n arrays alive at once at the peak of a device fit (see the module docstring).
 DENSE_COPIES = 3
@@ -320,7 +309,7 @@ def zstar_step_dense(Rcat, QW, Zref, tau, with_colmax=False):
     if Zref is not None:
         A += Zref
     A = zero_diagonal(A, xp)
-    colmax = xp.maximum(xp.max(A, axis=0), -xp.min(A, axis=0)) if with_colmax else None
+    colmax = _colmax(A, xp) if with_colmax else None
     # sign(a) max(|a| - t, 0) = a - clip(a, -t, t), as on the NumPy path; ||zref_j - z_j||^2
     # by vector_norm: one pass over the difference (an n x n pass costs at large n)
     lo, hi = -tau[None, :], tau[None, :]
@@ -341,15 +330,9 @@ def zstar_step_dense(Rcat, QW, Zref, tau, with_colmax=False):
     return A, colmax, delta_sq
 
 
-def emptying_betas_dense(Rcat, views, Q, lam, P):
-    """Per sample j, 2 lam sum_v P_vj max_i |A_ij| at Zref = 0 (:func:`._algorithm.column_betas`)."""
-    xp = namespace(P)
-    s = xp.sum(P, axis=0)
-    A = Rcat.T @ _weighted_Q(views, Q, P / s[None, :], Rcat.dtype)
-    A = zero_diagonal(A, xp)
-    colmax = xp.astype(xp.maximum(xp.max(A, axis=0), -xp.min(A, axis=0)), xp.float64)
-    del A
-    return 2.0 * lam * s * colmax
+def _colmax(A, xp):
+    """max_i |A_ij| of every column j."""
+    return xp.maximum(xp.max(A, axis=0), -xp.min(A, axis=0))
 
 
 def _weighted_Q(views, Q, W, dtype):
@@ -369,134 +352,93 @@ def _to_host(xp, values):
     return to_numpy(xp.stack([xp.astype(v, xp.float64, copy=False) for v in values]))
 
 
-def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
-                callback=None, with_beta_max=False, precision="auto", loss_scale=None,
-                scale_power=0.0, stop_on=STOP_ON):
-    """Block coordinate descent of Algorithm 1 in dense form on the factors' device.
+class DenseForm:
+    """Algorithm 1's steps in dense form on the factors' device, for the one loop of
+    :func:`rmsc.solver._algorithm._algorithm1` (beside ``FactorForm`` and ``KernelForm``).
 
-    Parameters and initialisation as :func:`rmsc.solver.solve` (which calls this for
-    factors that are not NumPy arrays; ``block_size`` and ``runner`` do not apply here).
+    Everything that is the device's stays here: the memory check before the start
+    (:func:`check_device_fits`), the working precision of the n x n arrays, and the
+    transfers to the host (:meth:`fetch`: the iteration's values in one wait;
+    :meth:`to_host`). The consensus is a dense n x n array; None is Z* = 0.
 
     Parameters
     ----------
     factors : list of arrays, each (r_v, n), one array-API namespace and device
-    lam, gamma : float
-    beta : float or callable
-    weighting : {"sample", "view"}
-    max_iter : int
-    tol : float
-    callback : callable(iteration, objective, weights) -> bool or None
-        ``weights`` is P on the device (and ``consensus``, for a callback that asks for
-        it, the dense Z* there).
-    with_beta_max : bool
-    precision : {"auto", "float32", "float64"}
+    lam : float
+    precision : "auto" or a NumPy float type
         Of the n x n arrays; "auto" takes the factors' dtype.
-    loss_scale : {None, "median"}
-    scale_power : float
-    stop_on : {"objective", "zstar"}
-        As for :func:`rmsc.solver.solve`: the scaled model's units s_v and factors c_v
-        are computed here, on the device, from the losses at the start; the consensus's
-        relative change from sums on the device, brought to the host with the objective.
-
-    Returns
-    -------
-    rmsc.solver.RMSCSolution
-        ``Zstar`` (dense n x n, working precision) and ``P`` on the device;
-        ``objective``, ``changes``, ``terms``, ``column_betas``, ``scale`` and
-        ``factors`` NumPy arrays.
     """
-    xp = namespace(*factors)
-    wdt = _precision(precision, factors[0].dtype, xp)
-    n = factors[0].shape[1]
-    check_device_fits(n, sum(R.shape[0] for R in factors), wdt, xp, device_of(factors[0]))
-    views = factorize_dense(factors, lam)
-    Rcat = xp.astype(views.R, wdt, copy=False)
-    T = views.R  # Z* = 0: T = R
-    Q = zv_step_dense(views, T)
-    recon, base = losses_dense(views, Q, T)
-    coupling = xp.clip(base, min=0.0)
-    scale, fac = model_units(recon + lam * coupling, loss_scale, scale_power)
-    P = initial_weights(recon + lam * coupling, gamma, weighting, scale)
-    b_max = cbetas = None
-    if with_beta_max or callable(beta):
-        P1 = p_step(recon + lam * coupling, gamma, weighting, scale)
-        cbetas = to_numpy(emptying_betas_dense(Rcat, views, Q, lam, consensus_weights(P1, fac)))
-        b_max = float(np.max(cbetas))
-    if callable(beta):
-        beta = float(beta(cbetas))
-        if not (np.isfinite(beta) and beta >= 0):
-            raise ValueError(f"The beta rule gave {beta!r}; it must give a finite beta >= 0.")
-    # Z* = 0 at the start, as on the NumPy path: its l1 norm is 0
-    f_prev = float(sum(_to_host(xp, term_values(recon, coupling, lam, P,
-                                                xp.zeros((), dtype=xp.float64,
-                                                         device=device_of(P)),
-                                                beta, gamma, weighting, scale, fac))))
-    f_init = f_prev
-    history = {k: [] for k in OBJECTIVE_TERMS}
-    objective, changes = [], []
-    done = False
-    Zstar = None
-    for it in range(1, max_iter + 1):
-        # Z*-step (eq. update_z_*); the first one also gives beta_max's first candidate
-        first = with_beta_max and it == 1
-        W = consensus_weights(P, fac)
+
+    #: P is checked finite with the iteration's one transfer, not by the P-step (a check
+    #: there would wait for the device).
+    host = False
+
+    def __init__(self, factors, lam, precision):
+        xp = self.xp = namespace(*factors)
+        self.device = device_of(factors[0])
+        self.wdt = _precision(precision, factors[0].dtype, xp)
+        check_device_fits(factors[0].shape[1], sum(R.shape[0] for R in factors), self.wdt, xp,
+                          self.device)
+        self.views = factorize_dense(factors, lam)
+        self.Rcat = xp.astype(self.views.R, self.wdt, copy=False)
+        self.T_now = self.views.R  # Z* = 0: T = R
+        self.zv_step()
+
+    def zero(self):
+        """Z* = 0 at the start."""
+        return None
+
+    def colmax_at_zero(self, W):
+        """max_i |A_ij| of the Z*-step with weights W at Zref = 0, float64."""
+        xp = self.xp
+        A = self.Rcat.T @ _weighted_Q(self.views, self.Q, W / xp.sum(W, axis=0)[None, :],
+                                      self.Rcat.dtype)
+        return xp.astype(_colmax(zero_diagonal(A, xp), xp), xp.float64)
+
+    def zstar_step(self, Zref, W, lam, beta, with_colmax):
+        """:func:`zstar_step_dense` with the weights W (m, n); also R Z* for the steps after."""
+        xp = self.xp
         s = xp.sum(W, axis=0)
-        tau = xp.astype(beta / (2.0 * lam * s), wdt)
-        Zstar, colmax, delta_sq = zstar_step_dense(Rcat, _weighted_Q(views, Q, W / s[None, :], wdt),
-                                                   Zstar, tau, with_colmax=first)
-        T_now = views.R - xp.astype(Rcat @ Zstar, xp.float64)
-        delta_sq = xp.astype(delta_sq, xp.float64)
-        # P-step (eq. update_p), with the Z^v of the previous iteration; its check that
-        # every weight is finite comes to the host with the objective below
-        coupling = moved_coupling(views, Q, T, base, T_now, delta_sq)
-        losses = recon + lam * coupling
-        P = p_step(losses, gamma, weighting, scale, check=False)
-        # Z^v-steps (eq. update_z_v)
-        T = T_now
-        Q = zv_step_dense(views, T)
-        recon, base = losses_dense(views, Q, T)
-        coupling = xp.clip(base, min=0.0)
-        # the objective's terms, whether P is finite, the consensus's change and norm
-        # (and beta_max's candidate): one wait
-        values = list(term_values(recon, coupling, lam, P, l1_norm_array(Zstar), beta, gamma,
-                                  weighting, scale, fac))
-        values += [xp.all(xp.isfinite(P)), xp.sum(delta_sq), squared_norm_array(Zstar)]
-        if first:
-            values.append(xp.max(2.0 * lam * s * xp.astype(colmax, xp.float64)))
-        host = _to_host(xp, values)
-        if not host[4]:
-            p_step(losses, gamma, weighting, scale)  # raises, saying which weight is infinite
-        if first:
-            b_max = max(b_max, float(host[7]))
-        terms = {k: float(v) for k, v in zip(OBJECTIVE_TERMS, host[:4])}
-        f = sum(terms.values())
-        for k in OBJECTIVE_TERMS:
-            history[k].append(terms[k])
-        objective.append(f)
-        stop = call_back(callback, it, f, P, Zstar)
-        changes.append(relative_change(float(host[5]), float(host[6])) if stop_on == "zstar"
-                       else objective_change(f_prev, f))
-        if converged(changes[-1], tol):
-            done = True
-            break
-        f_prev = f
-        if stop:
-            break
-    return RMSCSolution(
-        Zstar=Zstar,
-        P=P,
-        objective=np.asarray(objective),
-        terms={k: np.asarray(v) for k, v in history.items()},
-        changes=np.asarray(changes),
-        objective_init=float(f_init),
-        n_iter=len(objective),
-        converged=done,
-        beta_max=b_max,
-        beta=float(beta),
-        column_betas=cbetas,
-        scale=None if scale is None else to_numpy(scale),
-        factors=None if fac is None else to_numpy(fac),
-    )
+        tau = xp.astype(beta / (2.0 * lam * s), self.wdt)
+        Z, colmax, delta_sq = zstar_step_dense(
+            self.Rcat, _weighted_Q(self.views, self.Q, W / s[None, :], self.wdt), Zref, tau,
+            with_colmax=with_colmax)
+        self.T_now = self.views.R - xp.astype(self.Rcat @ Z, xp.float64)
+        if colmax is not None:
+            colmax = xp.astype(colmax, xp.float64)
+        return Z, colmax, xp.astype(delta_sq, xp.float64)
+
+    def losses(self, delta_sq=None):
+        """Per-sample losses of the current Z^v: against their Zref, or the new Z* (delta_sq)."""
+        if delta_sq is None:
+            return self.recon, self.xp.clip(self.base, min=0.0)
+        return self.recon, moved_coupling(self.views, self.Q, self.T, self.base, self.T_now,
+                                          delta_sq)
+
+    def zv_step(self):
+        self.T = self.T_now
+        self.Q = zv_step_dense(self.views, self.T)
+        self.recon, self.base = losses_dense(self.views, self.Q, self.T)
+
+    def l1_norm(self, Z):
+        """||Z*||_1, a 0-d float64 array on the device."""
+        if Z is None:
+            return self.xp.zeros((), dtype=self.xp.float64, device=self.device)
+        return l1_norm_array(Z)
+
+    def squared_norm(self, Z):
+        return squared_norm_array(Z)
+
+    def fetch(self, values):
+        """0-d device arrays to one NumPy float64 vector: one transfer, one wait."""
+        return _to_host(self.xp, values)
+
+    def to_host(self, x):
+        return None if x is None else to_numpy(x)
+
+    def consensus(self, Z):
+        """Z* as the solution holds it: dense, on the device."""
+        return Z
 
 
 def squared_norm_array(Z):

@@ -1,6 +1,6 @@
 """What Algorithm 1 returns, and when it stops: the solution record, the default
-iteration budget and the stopping rules, shared by the NumPy path
-(:mod:`._algorithm`) and the device path (:mod:`._dense`)."""
+iteration budget and the stopping rules of Algorithm 1's one loop (:mod:`._algorithm`),
+whichever form (host or device) runs its steps."""
 
 from __future__ import annotations
 
@@ -113,8 +113,13 @@ def zstar_change(delta_sq, Zstar):
     objective's constants or on the data's size. 0 when both are zero; inf when Z*_t = 0
     but it changed.
     """
-    values = Zstar.data if sp.issparse(Zstar) else Zstar
-    return relative_change(float(np.sum(delta_sq)), float(np.vdot(values, values).real))
+    return relative_change(float(np.sum(delta_sq)), float(squared_norm(Zstar)))
+
+
+def squared_norm(Z):
+    """||Z||_F^2 of a sparse or dense NumPy matrix, summed in Z's dtype."""
+    values = Z.data if sp.issparse(Z) else Z
+    return np.vdot(values, values).real
 
 
 def relative_change(change_sq, norm_sq):
@@ -125,10 +130,15 @@ def relative_change(change_sq, norm_sq):
     return 0.0 if change_sq == 0 else float("inf")
 
 
-def stop_measure(stop_on, f_prev, f, delta_sq, Zstar):
-    """What the stopping rule ``stop_on`` (:data:`STOPPINGS`) measures after an iteration."""
+def stop_measure(stop_on, f_prev, f, sums=None):
+    """What the stopping rule ``stop_on`` (:data:`STOPPINGS`) measures after an iteration.
+
+    ``sums`` are, for the rule "zstar", ||Z*_t - Z*_{t-1}||_F^2 and ||Z*_t||_F^2 (on a
+    device, summed there and brought to the host with the objective): their
+    :func:`relative_change` is :func:`zstar_change`.
+    """
     if stop_on == "zstar":
-        return zstar_change(delta_sq, Zstar)
+        return relative_change(float(sums[0]), float(sums[1]))
     return objective_change(f_prev, f)
 
 
