@@ -259,3 +259,38 @@ def test_codec_round_trips_plain_values():
     pd.testing.assert_frame_equal(back["df"], value["df"])
     with pytest.raises(store.NotStorable):
         store.encode({"f": print})
+
+
+# ---------------------------------------------------------------------------------------
+# The dashboard: a later session, after the server's memory is gone, fits nothing
+# ---------------------------------------------------------------------------------------
+
+from test_app import (  # noqa: E402, F401 - the AppTest fixtures (autouse) and helpers
+    cancel_jobs,
+    fresh_caches,
+    no_trouble,
+    open_app,
+    steady_state_navigation,
+    wait_fit,
+)
+
+
+def test_a_later_session_after_a_restart_is_answered_from_disk(tmp_path, monkeypatch):
+    import streamlit as st
+
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "results"))
+    query = {"data": "Subspaces", "beta": "0.01"}
+    at = open_app(query, page="solve")
+    assert at.session_state["slots"]["fit"].latest is not None  # the first session fits
+    wait_fit(at)
+    no_trouble(at)
+    shown = {m.label: m.value for m in at.metric}
+    assert "ACC" in shown
+    cancel_jobs(at)
+    # The last tab closed and the server restarted: everything it held in memory is gone.
+    st.cache_resource.clear()
+    later = open_app(query, page="solve")
+    no_trouble(later)
+    assert later.session_state["slots"]["fit"].latest is None  # no fit was started
+    assert {m.label: m.value for m in later.metric} == shown
+    assert not any("Running for" in c.value for c in later.caption)
