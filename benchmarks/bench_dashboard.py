@@ -38,6 +38,11 @@ charts are on screen):
   cancelled, not waited for);
 * cached revisit: the slider moved back to a value already fitted (its result
   comes from the cache), and switching back to the Solve page from another.
+* reopening (``--only reopen``): a server fits β = 0.3 and the slider's next step, and is
+  stopped (every tab closed, the server restarted); a second server over the same result
+  folder (``RMSC_CACHE_DIR``, a fresh one per run) is opened by a fresh browser on the Solve
+  page at β = 0.3 (until the result is on screen), then the slider is moved to the step the
+  first server fitted (on disk only) and back (in memory again).
 
 The machine may be shared: the load average before and after is printed, and
 each measurement is repeated (median, min, max).
@@ -82,8 +87,11 @@ def mark(message):
 ENTRY = "app"  # --entry: how the server is started
 
 
-def start_server(port, prefetch=False):
+def start_server(port, prefetch=False, cache_dir=None):
     env = dict(os.environ)
+    # The results on disk (rmsc.dashboard.store): none unless a measurement gives a folder,
+    # so that every other row measures fits.
+    env["RMSC_CACHE_DIR"] = str(cache_dir) if cache_dir else "off"
     # Prefetching of the next slider steps (rmsc.dashboard.prefetch): measured off and on.
     env["RMSC_PREFETCH"] = "1" if prefetch else "0"
     # `make run` starts `python app.py` (imports the heavy modules before serving);
@@ -256,6 +264,48 @@ def measure_solve(browser, repeat, m, prefetch=False, look=0.0, tag=""):
         stop_server(proc)
 
 
+def measure_reopen(browser, repeat, m):
+    """A result computed by an earlier run of the server, after every tab closed and a
+    restart: opening it, and moving the slider to another setting that run computed."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="rmsc-bench-cache-") as folder:
+        values = ["0.3", BETAS[0]]  # β = 0.3 and one step left
+        proc, url = start_server(free_port(), cache_dir=folder)
+        try:  # the first run of the server computes both
+            ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+            page = ctx.new_page()
+            page.goto(f"{url}/solve?beta={values[0]}")
+            wait(page, SOLVE_RESULT)
+            press(page, "ArrowLeft")
+            wait(page, f"({BETA_IN_URL}) && {SOLVE_RESULT}", values[1])
+            m["reopen_fit"].append(page.evaluate(FIT_SECONDS))
+            ctx.close()
+        finally:
+            stop_server(proc)
+        for _ in range(repeat):  # every later run answers from the folder
+            proc, url = start_server(free_port(), cache_dir=folder)
+            try:
+                ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+                page = ctx.new_page()
+                mark("goto solve (restarted server)")
+                t0 = time.perf_counter()
+                page.goto(f"{url}/solve?beta={values[0]}")
+                wait(page, SOLVE_RESULT)
+                m["reopen"].append(time.perf_counter() - t0)
+                t0 = press(page, "ArrowLeft")
+                wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}",
+                     values[1])
+                m["reopen_disk"].append(time.perf_counter() - t0)
+                t0 = press(page, "ArrowRight")
+                wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}",
+                     values[0])
+                m["reopen_memory"].append(time.perf_counter() - t0)
+                ctx.close()
+            finally:
+                stop_server(proc)
+
+
 def lam_thumb(page):
     return page.locator("[data-testid=stSlider]", has_text="λ (coupling").get_by_role("slider")
 
@@ -394,15 +444,23 @@ ROWS = [
     ("paced_ratio", "… that latency / the fit's own time (a ratio, not seconds)", 1.5),
     ("cached_slider", "cached revisit: slider back to a fitted β", 1),
     ("cached_page", "cached revisit: back to the Solve page from another page", 1),
+    ("reopen", "restarted server, fresh browser: Solve opened on a setting an earlier run "
+               "of the server fitted → its result on screen (from disk)", 2),
+    ("reopen_disk", "… slider moved to another setting that earlier run fitted (from disk)",
+     1),
+    ("reopen_memory", "… and back (in memory now)", 1),
+    ("reopen_fit", "… what the earlier run's fit took (the page's time; not waited for "
+                   "again)", None),
 ]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--only", choices=["load", "solve", "paced"], default=None,
-                    help="measure only the first page loads, only the Solve page, or only "
-                         "slider moves at a natural pace")
+    ap.add_argument("--only", choices=["load", "solve", "paced", "reopen"], default=None,
+                    help="measure only the first page loads, only the Solve page, only "
+                         "slider moves at a natural pace, or only results kept across a "
+                         "restart of the server")
     ap.add_argument("--trace", type=Path, default=None,
                     help="append a timeline of the server's script runs and jobs, and of "
                          "the benchmark's actions, to this file")
@@ -433,6 +491,8 @@ def main():
             measure_solve(browser, args.repeat, m, prefetch=True, tag="_now")
         if args.only in (None, "paced"):
             measure_paced(browser, args.repeat, m)
+        if args.only in (None, "reopen"):
+            measure_reopen(browser, args.repeat, m)
         browser.close()
     if args.only in (None, "solve", "paced"):
         measure_plain_fits(args.repeat, m)
