@@ -42,7 +42,10 @@ charts are on screen):
   stopped (every tab closed, the server restarted); a second server over the same result
   folder (``RMSC_CACHE_DIR``, a fresh one per run) is opened by a fresh browser on the Solve
   page at β = 0.3 (until the result is on screen), then the slider is moved to the step the
-  first server fitted (on disk only) and back (in memory again).
+  first server fitted (on disk only) and back (in memory again). The first server's fits
+  stop at ``--reopen-iters`` iterations (default 20; 0: the defaults' own stopping): a
+  result of Digit's size either way (n = 2000, six views), without the minutes a converged
+  Digit fit takes on a loaded 2-core machine.
 
 The machine may be shared: the load average before and after is printed, and
 each measurement is repeated (median, min, max).
@@ -264,6 +267,9 @@ def measure_solve(browser, repeat, m, prefetch=False, look=0.0, tag=""):
         stop_server(proc)
 
 
+REOPEN_ITERS = 20  # --reopen-iters
+
+
 def measure_reopen(browser, repeat, m):
     """A result computed by an earlier run of the server, after every tab closed and a
     restart: opening it, and moving the slider to another setting that run computed."""
@@ -271,12 +277,14 @@ def measure_reopen(browser, repeat, m):
 
     with tempfile.TemporaryDirectory(prefix="rmsc-bench-cache-") as folder:
         values = ["0.3", BETAS[0]]  # β = 0.3 and one step left
+        query = f"&max_iter={REOPEN_ITERS}" if REOPEN_ITERS else ""
         proc, url = start_server(free_port(), cache_dir=folder)
         try:  # the first run of the server computes both
             ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
             page = ctx.new_page()
-            page.goto(f"{url}/solve?beta={values[0]}")
+            page.goto(f"{url}/solve?beta={values[0]}{query}")
             wait(page, SOLVE_RESULT)
+            m["reopen_fit"].append(page.evaluate(FIT_SECONDS))
             press(page, "ArrowLeft")
             wait(page, f"({BETA_IN_URL}) && {SOLVE_RESULT}", values[1])
             m["reopen_fit"].append(page.evaluate(FIT_SECONDS))
@@ -290,7 +298,7 @@ def measure_reopen(browser, repeat, m):
                 page = ctx.new_page()
                 mark("goto solve (restarted server)")
                 t0 = time.perf_counter()
-                page.goto(f"{url}/solve?beta={values[0]}")
+                page.goto(f"{url}/solve?beta={values[0]}{query}")
                 wait(page, SOLVE_RESULT)
                 m["reopen"].append(time.perf_counter() - t0)
                 t0 = press(page, "ArrowLeft")
@@ -449,7 +457,7 @@ ROWS = [
     ("reopen_disk", "… slider moved to another setting that earlier run fitted (from disk)",
      1),
     ("reopen_memory", "… and back (in memory now)", 1),
-    ("reopen_fit", "… what the earlier run's fit took (the page's time; not waited for "
+    ("reopen_fit", "… what the earlier run's fits took (the page's time; not waited for "
                    "again)", None),
 ]
 
@@ -467,14 +475,18 @@ def main():
     ap.add_argument("--entry", choices=["app", "streamlit"], default="app",
                     help="start the server as `make run` does (python app.py, default) or "
                          "with `streamlit run app.py`")
+    ap.add_argument("--reopen-iters", type=int, default=REOPEN_ITERS,
+                    help="iterations of the fits the first server makes for --only reopen "
+                         "(0: the defaults' stopping)")
     ap.add_argument("--smoke", action="store_true",
                     help="a check that the script works: the page loads once "
                          "(tests/test_benchmarks.py); its numbers mean nothing")
     args = ap.parse_args()
     if args.smoke:
         args.repeat, args.only = 1, "load"
-    global TRACE, ENTRY
+    global TRACE, ENTRY, REOPEN_ITERS
     ENTRY = args.entry
+    REOPEN_ITERS = args.reopen_iters
     TRACE = args.trace.resolve() if args.trace else None
     from playwright.sync_api import sync_playwright
 

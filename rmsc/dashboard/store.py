@@ -40,7 +40,7 @@ log = logging.getLogger("rmsc.dashboard")
 CACHE_DIR_ENV = "RMSC_CACHE_DIR"
 #: The folder's size cap in bytes (default :data:`DEFAULT_CACHE_BYTES`).
 CACHE_BYTES_ENV = "RMSC_CACHE_BYTES"
-#: 2 GiB: about 700 results of Digit (n = 2000) at the defaults, or 80 000 of a 150-sample set.
+#: The default cap: 2 GiB.
 DEFAULT_CACHE_BYTES = 2 << 30
 #: The format of an entry: a file with another number is discarded.
 SCHEMA = 1
