@@ -463,6 +463,7 @@ ROWS = [
 
 
 def main():
+    global TRACE, ENTRY, REOPEN_ITERS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", choices=["load", "solve", "paced", "reopen"], default=None,
@@ -484,7 +485,6 @@ def main():
     args = ap.parse_args()
     if args.smoke:
         args.repeat, args.only = 1, "load"
-    global TRACE, ENTRY, REOPEN_ITERS
     ENTRY = args.entry
     REOPEN_ITERS = args.reopen_iters
     TRACE = args.trace.resolve() if args.trace else None
