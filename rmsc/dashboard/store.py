@@ -115,22 +115,38 @@ def _qualname(cls):
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _bytes_equal(a, b):
+    """Whether two arrays of one dtype and shape hold the same bytes (NaNs and signed zeros
+    included, so that the one stored stands exactly for the other)."""
+    return np.array_equal(np.ascontiguousarray(a).reshape(-1).view(np.uint8),
+                          np.ascontiguousarray(b).reshape(-1).view(np.uint8))
+
+
 class _Encoder:
     def __init__(self, types):
         self.types = {_qualname(t) for t in types}
         self.arrays = {}
         self._ids = {}
         self._keep = []  # the objects whose id names an array, alive until the end
+        self._by_layout = {}  # (dtype, shape) -> names of the arrays stored with it
 
     def array(self, a):
         if id(a) in self._ids:
             return {"@": "nd", "a": self._ids[id(a)]}
         if a.dtype.hasobject:
             return {"@": "objnd", "shape": list(a.shape), "v": [self(x) for x in a.ravel()]}
+        self._keep.append(a)
+        # A fit result holds its consensus and affinity twice (its own and the estimator's,
+        # equal copies): an array equal byte for byte to one already stored is stored once.
+        same = self._by_layout.setdefault((a.dtype.str, a.shape), [])
+        for name in same:
+            if _bytes_equal(self.arrays[name], a):
+                self._ids[id(a)] = name
+                return {"@": "nd", "a": name}
         name = f"a{len(self.arrays)}"
         self.arrays[name] = a
         self._ids[id(a)] = name
-        self._keep.append(a)
+        same.append(name)
         return {"@": "nd", "a": name}
 
     def __call__(self, obj):
@@ -270,7 +286,8 @@ def encode(value, types=()):
     elements are encoded one by one), lists, tuples, dicts, CSR/CSC sparse matrices, pandas
     DataFrames of NumPy dtypes, and instances of ``types`` (dataclasses, or estimators by
     their parameters and fitted attributes). Anything else raises :class:`NotStorable`.
-    An array referenced twice is stored once."""
+    An array referenced twice, or equal byte for byte to another, is stored once (and
+    decodes to one array)."""
     enc = _Encoder(types)
     return enc(value), enc.arrays
 
