@@ -10,11 +10,18 @@ CHROMIUM ?= /usr/bin/chromium
 .PHONY: run test test-fast lint bench venv browser clean
 
 # The virtual environment is rebuilt only when pyproject.toml changes.
+# PYTHONWARNINGS: setuptools ends every editable install of a flat layout (rmsc/ beside
+# pyproject.toml) with an "InformationOnly: Editable installation" box warning about folders
+# named like the package in the working directory; here that folder is the package itself.
 $(VENV)/.installed: pyproject.toml setup.py
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,dask]"
-	touch $@
+	@echo "Setting up $(VENV): rmsc and its dependencies (numpy, scipy, streamlit, dask, ...)."
+	@echo "The first time, pip downloads and installs them (a few minutes, quietly); later runs skip this."
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install --quiet --upgrade pip
+	@PYTHONWARNINGS="ignore::UserWarning:setuptools.command.editable_wheel" \
+	  $(PY) -m pip install --quiet -e ".[test,dask]"
+	@touch $@
+	@echo "$(VENV) is ready."
 
 venv: $(VENV)/.installed
 

@@ -38,6 +38,14 @@ charts are on screen):
   cancelled, not waited for);
 * cached revisit: the slider moved back to a value already fitted (its result
   comes from the cache), and switching back to the Solve page from another.
+* reopening (``--only reopen``): a server fits β = 0.3 and the slider's next step, and is
+  stopped (every tab closed, the server restarted); a second server over the same result
+  folder (``RMSC_CACHE_DIR``, a fresh one per run) is opened by a fresh browser on the Solve
+  page at β = 0.3 (until the result is on screen), then the slider is moved to the step the
+  first server fitted (on disk only) and back (in memory again). The first server's fits
+  stop at ``--reopen-iters`` iterations (default 20; 0: the defaults' own stopping): a
+  result of Digit's size either way (n = 2000, six views), without the minutes a converged
+  Digit fit takes on a loaded 2-core machine.
 
 The machine may be shared: the load average before and after is printed, and
 each measurement is repeated (median, min, max).
@@ -82,8 +90,11 @@ def mark(message):
 ENTRY = "app"  # --entry: how the server is started
 
 
-def start_server(port, prefetch=False):
+def start_server(port, prefetch=False, cache_dir=None):
     env = dict(os.environ)
+    # The results on disk (rmsc.dashboard.store): none unless a measurement gives a folder,
+    # so that every other row measures fits.
+    env["RMSC_CACHE_DIR"] = str(cache_dir) if cache_dir else "off"
     # Prefetching of the next slider steps (rmsc.dashboard.prefetch): measured off and on.
     env["RMSC_PREFETCH"] = "1" if prefetch else "0"
     # `make run` starts `python app.py` (imports the heavy modules before serving);
@@ -256,6 +267,84 @@ def measure_solve(browser, repeat, m, prefetch=False, look=0.0, tag=""):
         stop_server(proc)
 
 
+REOPEN_ITERS = 20  # --reopen-iters
+
+
+def measure_reopen(browser, repeat, m):
+    """A result computed by an earlier run of the server, after every tab closed and a
+    restart: opening it, and moving the slider to another setting that run computed."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="rmsc-bench-cache-") as folder:
+        values = ["0.3", BETAS[0]]  # β = 0.3 and one step left
+        query = f"&max_iter={REOPEN_ITERS}" if REOPEN_ITERS else ""
+        proc, url = start_server(free_port(), cache_dir=folder)
+        try:  # the first run of the server computes both
+            ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+            page = ctx.new_page()
+            page.goto(f"{url}/solve?beta={values[0]}{query}")
+            wait(page, SOLVE_RESULT)
+            m["reopen_fit"].append(page.evaluate(FIT_SECONDS))
+            press(page, "ArrowLeft")
+            wait(page, f"({BETA_IN_URL}) && {SOLVE_RESULT}", values[1])
+            m["reopen_fit"].append(page.evaluate(FIT_SECONDS))
+            ctx.close()
+        finally:
+            stop_server(proc)
+        for _ in range(repeat):  # every later run answers from the folder
+            proc, url = start_server(free_port(), cache_dir=folder)
+            try:
+                # the server's own first page (imports, workers) first, as in `first` above
+                ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+                page = ctx.new_page()
+                t0 = time.perf_counter()
+                page.goto(url)
+                wait(page, DATA_READY)
+                m["reopen_data"].append(time.perf_counter() - t0)
+                ctx.close()
+                # then a visitor opens the Solve page: the result is in no memory, on disk
+                ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+                page = ctx.new_page()
+                mark("goto solve (restarted server)")
+                t0 = time.perf_counter()
+                page.goto(f"{url}/solve?beta={values[0]}{query}")
+                wait(page, SOLVE_RESULT)
+                m["reopen"].append(time.perf_counter() - t0)
+                t0 = press(page, "ArrowLeft")
+                wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}",
+                     values[1])
+                m["reopen_disk"].append(time.perf_counter() - t0)
+                t0 = press(page, "ArrowRight")
+                wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}",
+                     values[0])
+                m["reopen_memory"].append(time.perf_counter() - t0)
+                ctx.close()
+            finally:
+                stop_server(proc)
+        measure_disk_reads(folder, repeat, m)
+
+
+def measure_disk_reads(folder, repeat, m):
+    """The folder's entries read back in this process (what the server does on a miss in
+    memory): seconds per read, and the entries' sizes."""
+    import json
+
+    import numpy as np
+
+    from rmsc import dashboard as dash
+    from rmsc.dashboard import store
+
+    disk = store.DiskStore(folder, types=dash.RESULT_TYPES)
+    for path in sorted(Path(folder).glob("*.npz")):
+        with np.load(path, allow_pickle=False) as z:
+            key = store.decode(json.loads(str(z["__header__"][()]))["key"], {})
+        m["reopen_mb"].append(path.stat().st_size / 1e6)
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            assert disk.get(key) is not None
+            m["reopen_read"].append(time.perf_counter() - t0)
+
+
 def lam_thumb(page):
     return page.locator("[data-testid=stSlider]", has_text="λ (coupling").get_by_role("slider")
 
@@ -394,29 +483,46 @@ ROWS = [
     ("paced_ratio", "… that latency / the fit's own time (a ratio, not seconds)", 1.5),
     ("cached_slider", "cached revisit: slider back to a fitted β", 1),
     ("cached_page", "cached revisit: back to the Solve page from another page", 1),
+    ("reopen_data", "restarted server: its first page (Data, complete with its charts)",
+     None),
+    ("reopen", "… then a new visitor opens Solve on a setting an earlier run of the server "
+               "fitted → its result on screen (from disk)", 2),
+    ("reopen_disk", "… slider moved to another setting that earlier run fitted (from disk)",
+     1),
+    ("reopen_memory", "… and back (in memory now)", 1),
+    ("reopen_fit", "… what the earlier run's fits took (the page's time; not waited for "
+                   "again)", None),
+    ("reopen_read", "… one of those results read from the folder in a process of its own "
+                    "(DiskStore.get)", None),
+    ("reopen_mb", "… the size of one of those entries on disk, MB (not seconds)", None),
 ]
 
 
 def main():
+    global TRACE, ENTRY, REOPEN_ITERS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--only", choices=["load", "solve", "paced"], default=None,
-                    help="measure only the first page loads, only the Solve page, or only "
-                         "slider moves at a natural pace")
+    ap.add_argument("--only", choices=["load", "solve", "paced", "reopen"], default=None,
+                    help="measure only the first page loads, only the Solve page, only "
+                         "slider moves at a natural pace, or only results kept across a "
+                         "restart of the server")
     ap.add_argument("--trace", type=Path, default=None,
                     help="append a timeline of the server's script runs and jobs, and of "
                          "the benchmark's actions, to this file")
     ap.add_argument("--entry", choices=["app", "streamlit"], default="app",
                     help="start the server as `make run` does (python app.py, default) or "
                          "with `streamlit run app.py`")
+    ap.add_argument("--reopen-iters", type=int, default=REOPEN_ITERS,
+                    help="iterations of the fits the first server makes for --only reopen "
+                         "(0: the defaults' stopping)")
     ap.add_argument("--smoke", action="store_true",
                     help="a check that the script works: the page loads once "
                          "(tests/test_benchmarks.py); its numbers mean nothing")
     args = ap.parse_args()
     if args.smoke:
         args.repeat, args.only = 1, "load"
-    global TRACE, ENTRY
     ENTRY = args.entry
+    REOPEN_ITERS = args.reopen_iters
     TRACE = args.trace.resolve() if args.trace else None
     from playwright.sync_api import sync_playwright
 
@@ -433,6 +539,8 @@ def main():
             measure_solve(browser, args.repeat, m, prefetch=True, tag="_now")
         if args.only in (None, "paced"):
             measure_paced(browser, args.repeat, m)
+        if args.only in (None, "reopen"):
+            measure_reopen(browser, args.repeat, m)
         browser.close()
     if args.only in (None, "solve", "paced"):
         measure_plain_fits(args.repeat, m)

@@ -315,6 +315,9 @@ def stop(procs):
 
 def one_run(n, moves, cluster, log, idle_wait, nice):
     env = dict(os.environ)
+    # No results on disk (rmsc.dashboard.store): every run measures its fits, not an
+    # earlier run's.
+    env["RMSC_CACHE_DIR"] = "off"
     cluster_procs = []
     if cluster == "cli":
         address, cluster_procs = start_cli_cluster(log)

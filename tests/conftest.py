@@ -6,6 +6,10 @@ import pytest
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS, SHOTS, VIEWPORT, serve
 
+# The dashboards the tests start (AppTest, `streamlit run`) keep no results on disk: every
+# test sees its own fits run. Tests of the disk layer give it a folder of their own.
+os.environ["RMSC_CACHE_DIR"] = "off"
+
 
 def cell(*items, column=False):
     """A MATLAB cell array (object ndarray) of 1 x m, or m x 1 with column=True."""

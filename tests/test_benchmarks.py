@@ -38,6 +38,7 @@ SMOKE = {
                       "| 1 | 0.1 |")],
     "bench_mat_guard.py": [(["--smoke", "--files", "6"], "this process survived all of them")],
     "bench_methods.py": [(["--smoke"], "| DiMSC |")],
+    "bench_warm_start.py": [(["--smoke"], "| Subspaces | ±1 step(s) | 8 |")],
     "bench_precision.py": [(["--smoke", "--iters", "3"], "| 1 | 0.1 |")],
     "bench_robustness.py": [(["--smoke", "--kinds", "replace", "--fractions", "0.1", "--seeds",
                               "0", "--methods", "RMSC", "--json", "{tmp}/rows.json"],

@@ -34,8 +34,10 @@ RESULT_CACHE_BYTES = 256 << 20
 
 @st.cache_resource(show_spinner=False)
 def result_cache():
-    """Fit results of every session, keyed on small values (bounded LRU)."""
-    return dash.ResultCache(max_entries=RESULT_CACHE_ENTRIES, max_bytes=RESULT_CACHE_BYTES)
+    """Results of every session (fits, Compare, Sensitivity, suggestions), keyed on small
+    values: a bounded LRU in memory over the folder on disk (``RMSC_CACHE_DIR``), which
+    outlives the sessions and the server (docs/dashboard.md, "The result cache")."""
+    return dash.open_result_cache(RESULT_CACHE_ENTRIES, RESULT_CACHE_BYTES)
 
 
 @st.cache_resource(show_spinner=False)
@@ -63,7 +65,8 @@ def session_book():
 
     A session disconnected for ``GRACE_SECONDS`` has its running work cancelled; when the
     last one has gone, the prefetch queue is dropped (and unjoined prefetches cancelled),
-    the shared result cache is emptied, the workers drop the datasets
+    the shared result cache's memory is emptied (its results stay on disk and answer the
+    next session at once), the workers drop the datasets
     they were sent and the server returns its freed heap to the OS.
     """
     book = dash.SessionBook()

@@ -24,6 +24,10 @@ streamlit: background work receives plain objects and reports through
                     stop and cancel relayed
 ``_worker_setup``   what every LocalCluster worker process sets up (imports distributed)
 ``cache``           :class:`ResultCache`, an LRU bounded by entries and bytes
+``store``           :class:`DiskStore`: results on disk across sessions and restarts
+                    (``.npz`` + a JSON header, nothing unpickled), capped in bytes
+``kept``            :func:`open_result_cache`: the server's cache, memory over the disk,
+                    and the result types an entry may rebuild
 ``tables``          summaries, orderings, projections, weight tables; the large-data plan
 ``downloads``       labels, weights, affinity and configuration files of a fit
 ``runs``            Compare / Sensitivity / views experiments with a job's progress, in
@@ -53,6 +57,11 @@ from .words import (  # noqa: F401
 from .cache import (  # noqa: F401
     ResultCache,
     nbytes,
+)
+from .store import (  # noqa: F401
+    CACHE_BYTES_ENV,
+    CACHE_DIR_ENV,
+    DiskStore,
 )
 from .downloads import (  # noqa: F401
     affinity_npz,
@@ -242,4 +251,8 @@ from .tables import (  # noqa: F401
     view_representation_affinities,
     weight_losses,
     within_group_mass,
+)
+from .kept import (  # noqa: F401
+    RESULT_TYPES,
+    open_result_cache,
 )

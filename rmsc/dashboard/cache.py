@@ -1,4 +1,5 @@
-"""A thread-safe LRU cache of results, bounded by entries and by bytes."""
+"""A thread-safe LRU cache of results, bounded by entries and by bytes, over an optional
+disk layer (:class:`rmsc.dashboard.store.DiskStore`) that outlives sessions and restarts."""
 
 from __future__ import annotations
 
@@ -33,25 +34,40 @@ def nbytes(obj):
 
 
 class ResultCache:
-    """A thread-safe least-recently-used cache bounded by entries and by bytes."""
+    """A thread-safe least-recently-used cache bounded by entries and by bytes.
 
-    def __init__(self, max_entries=24, max_bytes=1 << 30):
+    With ``disk`` (a :class:`~rmsc.dashboard.store.DiskStore`), every result put is also
+    written there, and a key missing from memory is looked up there (and kept in memory
+    again): :meth:`clear` empties the memory only, so what was computed outlives the
+    sessions and the server.
+    """
+
+    def __init__(self, max_entries=24, max_bytes=1 << 30, disk=None):
         self.max_entries = int(max_entries)
         self.max_bytes = int(max_bytes)
+        self.disk = disk
         self._lock = threading.Lock()
         self._items = OrderedDict()
         self._sizes = {}
 
     def get(self, key, default=None):
         with self._lock:
-            if key not in self._items:
-                return default
-            self._items.move_to_end(key)
-            return self._items[key]
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        if self.disk is None:
+            return default
+        value = self.disk.get(key)
+        if value is None:
+            return default
+        self._remember(key, value)
+        return value
 
     def __contains__(self, key):
         with self._lock:
-            return key in self._items
+            if key in self._items:
+                return True
+        return self.disk is not None and key in self.disk
 
     def __len__(self):
         with self._lock:
@@ -63,6 +79,13 @@ class ResultCache:
             return sum(self._sizes.values())
 
     def put(self, key, value):
+        """Keep ``value`` (in memory, and on disk when there is a disk layer); returns it."""
+        self._remember(key, value)
+        if self.disk is not None:
+            self.disk.put(key, value)
+        return value
+
+    def _remember(self, key, value):
         size = nbytes(value)
         with self._lock:
             self._items[key] = value
@@ -72,9 +95,9 @@ class ResultCache:
                                             or sum(self._sizes.values()) > self.max_bytes):
                 old, _ = self._items.popitem(last=False)
                 self._sizes.pop(old, None)
-        return value
 
     def clear(self):
+        """Empty the memory (the disk layer keeps its results: see ``disk.clear``)."""
         with self._lock:
             self._items.clear()
             self._sizes.clear()
