@@ -23,6 +23,7 @@ from ._zstar_step import (
     to_csc,
     zstar_step,
 )
+from ._acceleration import ACCELERATION, Model, check_acceleration, make_accelerator
 from ._dense import dense_solve
 from ._solution import (
     MAX_ITER,
@@ -61,7 +62,7 @@ PRECISION = "auto"
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
           callback=None, block_size=None, runner=None, with_beta_max=False,
           precision=PRECISION, kernel=None, loss_scale=None, scale_power=0.0,
-          stop_on=STOP_ON):
+          stop_on=STOP_ON, acceleration=ACCELERATION):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): every Z^v the exact Z^v-step for
@@ -114,6 +115,10 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     scale_power : float
         The scaled model's view factor c_v = s_v ** -scale_power (0: the views'
         typical samples weigh alike). Ignored for ``loss_scale=None``.
+    acceleration : {"none", "extrapolate", "anderson"}
+        A safeguarded acceleration of the iterates (:mod:`rmsc.solver._acceleration`):
+        a candidate is kept only where it lowers the objective below the plain step's.
+        "none" is the plain Algorithm 1. The kernel form and the device path run plain.
 
     Factors that are not NumPy arrays (torch, CuPy, array_api_strict; see
     :func:`rmsc.solver.gram_factor`) run the dense form on their own device
@@ -125,6 +130,7 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     RMSCSolution
     """
     checked = _check_precision(precision)
+    check_acceleration(acceleration)
     if stop_on not in STOPPINGS:
         raise ValueError(f"stop_on must be one of {', '.join(map(repr, STOPPINGS))}; "
                          f"got {stop_on!r}.")
@@ -138,7 +144,7 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     with runner:
         return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,
                            block_size, runner, with_beta_max, precision, kernel,
-                           loss_scale, scale_power, stop_on)
+                           loss_scale, scale_power, stop_on, acceleration)
 
 
 def _check_precision(precision):
@@ -157,7 +163,7 @@ def _check_precision(precision):
 
 def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, block_size,
                 runner, with_beta_max, precision, kernel, how_scale=None, scale_power=0.0,
-                stop_on=STOP_ON):
+                stop_on=STOP_ON, acceleration=ACCELERATION):
     views = [factorize_view(R, lam) for R in factors]
     if kernel is None:
         kernel = use_kernel_form(factors, runner)
@@ -192,6 +198,8 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
     history = {k: [] for k in OBJECTIVE_TERMS}
     objective, changes = [], []
     done = False
+    accelerator = make_accelerator(acceleration, form,
+                                   Model(lam, beta, gamma, weighting, scale, factors))
     for it in range(1, max_iter + 1):
         # Z*-step (eq. update_z_*); the first one also gives beta_max's first candidate
         Zref = Zstar
@@ -221,6 +229,8 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         f_prev = f
         if stop:
             break
+        if accelerator is not None and it < max_iter:
+            Zstar, P, f_prev, _ = accelerator.step(Zref, Zstar, P, f)
     return RMSCSolution(
         Zstar=to_csc(Zstar),
         P=P,
@@ -235,6 +245,7 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
         column_betas=cbetas,
         scale=scale,
         factors=factors,
+        n_accelerated=0 if accelerator is None else accelerator.accepted,
     )
 
 
