@@ -44,7 +44,6 @@ import time  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import numpy as np  # noqa: E402
 from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
