@@ -147,7 +147,7 @@ class Extrapolation(_Accelerator):
         Zp, Tp = previous
         w = self.w
         Z_e = _combine(Zstar, [(1.0 + w, Zstar), (-w, Zp)])
-        return Z_e, [(1.0 + w) * T - w * T0 for T, T0 in zip(Ts, Tp)]
+        return Z_e, [_affine(T, T0, w) for T, T0 in zip(Ts, Tp)]
 
     def feedback(self, ok):
         if ok:
@@ -212,6 +212,13 @@ class Anderson(_Accelerator):
             self.history = self.history[-1:]
 
 
+def _affine(T, T0, w):
+    """(1 + w) T - w T0, with one temporary."""
+    out = np.multiply(T, 1.0 + w)
+    out -= w * T0
+    return out
+
+
 def _losses(views, reps):
     m, n = len(views), views[0].R.shape[1]
     recon, coupling = np.empty((m, n)), np.empty((m, n))
@@ -225,21 +232,30 @@ def _same_kind(a, b):
 
 
 def _combine(like, terms):
-    """sum_i c_i Z_i, sparse (CSC) or dense (Fortran order) as ``like``, in its dtype."""
+    """sum_i c_i Z_i, sparse (CSC) or dense (Fortran order) as ``like``, in its dtype.
+
+    Dense: computed in place in ``like``'s dtype (float32 while the solver holds Z* dense
+    in "auto" precision), two passes over n x n per term: a pass over Digit's dense Z* costs
+    about as much as a P-step, so no float64 temporaries.
+    """
+    terms = [(c, Z) for c, Z in terms if c != 0]
     if sp.issparse(like):
-        out = None
+        out = sp.csc_matrix(like.shape, dtype=like.dtype)
         for c, Z in terms:
-            if c == 0:
-                continue
-            out = c * Z if out is None else out + c * Z
-        out = sp.csc_matrix(like.shape, dtype=like.dtype) if out is None else sp.csc_matrix(out)
+            out = out + c * Z
+        out = sp.csc_matrix(out)
         out.eliminate_zeros()
         return out
-    out = np.zeros(like.shape, dtype=np.float64, order="F")
-    for c, Z in terms:
-        if c != 0:
-            out += c * np.asarray(Z, dtype=np.float64)
-    return np.asfortranarray(out.astype(like.dtype, copy=False))
+    dtype = like.dtype
+    out = np.zeros(like.shape, dtype=dtype, order="F")
+    tmp = np.empty_like(out) if len(terms) > 1 else None
+    for i, (c, Z) in enumerate(terms):
+        if i == 0:
+            np.multiply(Z, dtype.type(c), out=out)
+        else:
+            np.multiply(Z, dtype.type(c), out=tmp)
+            out += tmp
+    return out
 
 
 def _dot(a, b):
