@@ -238,6 +238,12 @@ class RMSC(ClusterMixin, BaseEstimator):
         iteration ||Z*_t - Z*_{t-1}||_F / ||Z*_t||_F; ``"objective"``, the
         objective's relative decrease in one iteration (the rule before issue
         29, with ``tol=1e-4, max_iter=30``). docs/stability.md compares them.
+    acceleration : {"none", "extrapolate", "anderson"}, default=rmsc.solver.ACCELERATION
+        A safeguarded acceleration of Algorithm 1's iterates: a candidate consensus
+        (extrapolated, or Anderson-mixed from the last steps) is kept only where it
+        lowers the objective below the plain step's, so the objective still never
+        increases (:mod:`rmsc.solver._acceleration`; the study: docs/acceleration.md).
+        ``"none"`` is the plain Algorithm 1.
     normalize : bool, default=True
         Scale every sample to unit L2 norm within each view (the paper's
         preprocessing). All-zero samples stay zero, with a warning.
@@ -318,6 +324,8 @@ class RMSC(ClusterMixin, BaseEstimator):
     objective_init_ : float
         The objective at the initialisation.
     n_iter_ : int
+    n_accelerated_ : int
+        Iterations whose accelerated candidate was kept (0 for ``acceleration="none"``).
     converged_ : bool
     lam_ : float
         The lambda of the fit.
@@ -394,6 +402,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         max_iter=solver.MAX_ITER,
         tol=solver.TOL,
         stop_on=solver.STOP_ON,
+        acceleration=solver.ACCELERATION,
         normalize=True,
         keep_mass=None,
         top_k=None,
@@ -416,6 +425,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.stop_on = stop_on
+        self.acceleration = acceleration
         self.normalize = normalize
         self.keep_mass = keep_mass
         self.top_k = top_k
@@ -461,6 +471,9 @@ class RMSC(ClusterMixin, BaseEstimator):
                               "(stop on the objective's relative decrease)",
                          hint="The rule before issue 29 is stop_on='objective', tol=1e-4, "
                               "max_iter=30 (rmsc.rmsc.FORMER_STOPPING)."),
+        "acceleration": Param(Options(solver.ACCELERATIONS),
+                              what="'none' (the plain Algorithm 1), 'extrapolate' or 'anderson' "
+                                   "(a safeguarded acceleration of its iterates)"),
         "normalize": FLAG,
         "keep_mass": KEEP_MASS,
         "top_k": TOP_K,
@@ -485,6 +498,7 @@ class RMSC(ClusterMixin, BaseEstimator):
             beta = solver.RelativeBeta(float(self._beta_rel()), BETA_QUANTILE)
         options = {"weighting": self.weighting, "max_iter": int(self.max_iter),
                    "tol": float(self.tol), "stop_on": self.stop_on,
+                   "acceleration": self.acceleration,
                    "loss_scale": self.loss_scale, "scale_power": float(self.scale_power)}
         return float(self._lam()), beta, float(self.gamma), options
 
@@ -533,6 +547,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.changes_ = sol.changes
         self.objective_init_ = sol.objective_init
         self.n_iter_ = sol.n_iter
+        self.n_accelerated_ = sol.n_accelerated
         self.converged_ = sol.converged
         self.beta_max_ = sol.beta_max
         self.lam_ = float(lam)

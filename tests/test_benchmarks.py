@@ -61,6 +61,8 @@ SMOKE = {
     "check_defaults.py": [(["--smoke"], "| Subspaces | 150 | RMSC | 100.00 |")],
     "digit_scores.py": [(["--smoke", "--methods", "RMSC", "SSC-BSV"], "| SSC-BSV = ")],
     "study_affinity.py": [(["--smoke"], "Subspaces|RMSC|0.3|0.25")],
+    "study_acceleration.py": [(["--smoke", "--methods", "RMSC", "--candidates", "extrapolate"],
+                               "| smoke | 60 | RMSC | extrapolate | ")],
     "study_defaults.py": [(["--smoke"], "label-free suggestion")],
     "bench_weights.py": [(["--smoke"], "### Digit-small+outliers, RMSC today's defaults")],
     "study_stability.py": [(["run", "--smoke"], "| Subspaces | RMSC-WV | s1 g1e-2 | 0.5 | 3 |")],

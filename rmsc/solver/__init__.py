@@ -119,6 +119,11 @@ from ._solution import (  # noqa: F401
     stop_measure,
     zstar_change,
 )
+from ._acceleration import (  # noqa: F401
+    ACCELERATION,
+    ACCELERATIONS,
+    check_acceleration,
+)
 from ._algorithm import (  # noqa: F401
     FactorForm,
     KernelForm,

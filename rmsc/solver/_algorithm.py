@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from .._array_api import namespace
 from ..backends import LocalBlocks
+from ._acceleration import ACCELERATION, Model, check_acceleration, make_accelerator
 from ._dense import DenseForm
 from ._factors import factorize_view
 from ._kernel import kernel_block, kernel_colmax, kernel_state, use_kernel_form
@@ -74,7 +75,8 @@ class SolveOptions:
 
     The model (``lam``, ``beta``, ``gamma``, ``weighting``, ``loss_scale``,
     ``scale_power``), when to stop (``max_iter``, ``tol``, ``stop_on``, ``callback``),
-    whether to compute beta_max, and the form's settings (``precision``: "auto" or a NumPy
+    whether to compute beta_max, the acceleration of the iterates (``acceleration``, see
+    :mod:`._acceleration`), and the form's settings (``precision``: "auto" or a NumPy
     float type, see :func:`_check_precision`; ``block_size``, ``runner`` and ``kernel``,
     which the device's dense form does not use).
     """
@@ -94,12 +96,13 @@ class SolveOptions:
     block_size: int | None = None
     runner: object = None
     kernel: bool | None = None
+    acceleration: str = ACCELERATION
 
 
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
           callback=None, block_size=None, runner=None, with_beta_max=False,
           precision=PRECISION, kernel=None, loss_scale=None, scale_power=0.0,
-          stop_on=STOP_ON):
+          stop_on=STOP_ON, acceleration=ACCELERATION):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): every Z^v the exact Z^v-step for
@@ -152,6 +155,10 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     scale_power : float
         The scaled model's view factor c_v = s_v ** -scale_power (0: the views'
         typical samples weigh alike). Ignored for ``loss_scale=None``.
+    acceleration : {"none", "extrapolate", "anderson"}
+        A safeguarded acceleration of the iterates (:mod:`rmsc.solver._acceleration`):
+        a candidate is kept only where it lowers the objective below the plain step's.
+        "none" is the plain Algorithm 1. The kernel form and the device path run plain.
 
     Factors that are not NumPy arrays (torch, CuPy, array_api_strict; see
     :func:`rmsc.solver.gram_factor`) run the dense form on their own device
@@ -165,6 +172,7 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     RMSCSolution
     """
     precision = _check_precision(precision)
+    check_acceleration(acceleration)
     if stop_on not in STOPPINGS:
         raise ValueError(f"stop_on must be one of {', '.join(map(repr, STOPPINGS))}; "
                          f"got {stop_on!r}.")
@@ -172,7 +180,7 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
                            scale_power=scale_power, max_iter=max_iter, tol=tol,
                            stop_on=stop_on, callback=callback, with_beta_max=with_beta_max,
                            precision=precision, block_size=block_size, runner=runner,
-                           kernel=kernel)
+                           kernel=kernel, acceleration=acceleration)
     with _form(factors, options) as form:
         return _algorithm1(form, options)
 
@@ -285,12 +293,16 @@ def _algorithm1(form, options):
     history = {k: [] for k in OBJECTIVE_TERMS}
     objective, changes = [], []
     done = False
+    # None for the plain iteration (and for the kernel and dense forms)
+    accelerator = make_accelerator(options.acceleration, form,
+                                   Model(lam, beta, gamma, weighting, scale, factors))
     for it in range(1, options.max_iter + 1):
         # Z*-step (eq. update_z_*) from the previous Z*; the first one also gives
         # beta_max's first candidate
         first = options.with_beta_max and it == 1
         W = consensus_weights(P, factors)
-        Zstar, colmax, delta_sq = form.zstar_step(Zstar, W, lam, beta, with_colmax=first)
+        Zref = Zstar
+        Zstar, colmax, delta_sq = form.zstar_step(Zref, W, lam, beta, with_colmax=first)
         # P-step (eq. update_p), with the Z^v of the previous iteration (a device form
         # checks that every weight is finite with the transfer below)
         recon, coupling = form.losses(delta_sq)
@@ -327,6 +339,10 @@ def _algorithm1(form, options):
         f_prev = f
         if stop:
             break
+        if accelerator is not None and it < options.max_iter:
+            # a safeguarded candidate beyond this step, kept only where its exact
+            # objective is below the plain step's (rmsc.solver._acceleration)
+            Zstar, P, f_prev, _ = accelerator.step(Zref, Zstar, P, f)
     return RMSCSolution(
         Zstar=form.consensus(Zstar),
         P=P,
@@ -341,6 +357,7 @@ def _algorithm1(form, options):
         column_betas=cbetas,
         scale=form.to_host(scale),
         factors=form.to_host(factors),
+        n_accelerated=0 if accelerator is None else accelerator.accepted,
     )
 
 

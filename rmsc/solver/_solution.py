@@ -42,6 +42,9 @@ class RMSCSolution:
     factors : ndarray of shape (n_views,) or None
         The scaled model's view factors c_v (:func:`view_factors`); the Z*-step
         averages with the weights c_v P_vj.
+    n_accelerated : int
+        Iterations after which the acceleration's candidate was accepted
+        (:mod:`._acceleration`; 0 for the plain iteration).
     """
 
     Zstar: object
@@ -57,6 +60,7 @@ class RMSCSolution:
     column_betas: np.ndarray | None = None
     scale: np.ndarray | None = None
     factors: np.ndarray | None = None
+    n_accelerated: int = 0
 
 
 #: Most iterations of Algorithm 1, by default (docs/stability.md). The paper's "within 5
