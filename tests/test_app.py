@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 import rmsc
 from rmsc import dashboard as dash
-from rmsc import datasets
+from rmsc import datasets, inspection
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -667,12 +667,15 @@ def test_weights_page_shows_each_views_share_of_the_weights(fitted_app):
         out.weights, gamma=out.model.gamma, view_names=data.view_names,
         factors=out.model.view_factors_, scale=out.model.loss_scale_,
         n_features=[X.shape[1] for X in data.views])
-    table = find_table(at, "share of ΣP %", "samples at the cap %")
+    consensus, alone = f"{inspection.SHARE_LABEL} %", f"{inspection.P_SHARE_LABEL} %"
+    table = find_table(at, consensus, alone, "samples at the cap %")
     assert table["view"].tolist() == list(data.view_names)
-    np.testing.assert_allclose(table["share of ΣP %"], [100 * e["share"] for e in expect])
+    np.testing.assert_allclose(table[consensus], [100 * e["share"] for e in expect])
     np.testing.assert_allclose(table["samples at the cap %"], [100 * e["at_cap"] for e in expect])
     np.testing.assert_allclose(table["mean weight"], [e["mean_weight"] for e in expect])
-    assert table["share of ΣP %"].sum() == pytest.approx(100)
+    assert table[consensus].sum() == pytest.approx(100)
+    # the share of ΣP is P alone: each view's sum of P over the sum of all of P
+    np.testing.assert_allclose(table[alone], 100 * out.weights.sum(axis=1) / out.weights.sum())
     message = rmsc.inspection.dominance_message(
         out.weights, gamma=out.model.gamma, view_names=data.view_names,
         factors=out.model.view_factors_, scale=out.model.loss_scale_,
@@ -683,6 +686,33 @@ def test_weights_page_shows_each_views_share_of_the_weights(fitted_app):
         assert message in texts(at, "warning")
     keys = [c.proto.id for c in at.get("plotly_chart")]
     assert any("view_shares" in k for k in keys), keys
+
+
+def test_weights_page_shows_trust_beside_each_views_own_quality(fitted_app):
+    at = goto(fitted_app, "weights")
+    no_trouble(at)
+    job = at.session_state["slots"]["quality"].latest
+    assert job is not None and job.wait(300), "the per-view runs did not finish"
+    at.run()
+    no_trouble(at)
+    data, params = at.session_state["data"], at.session_state["params"]
+    out = at.session_state["slots"]["fit"].latest.result
+    quality = inspection.view_quality(list(data.views), params.resolved_clusters(data),
+                                      data.labels, view_names=list(data.view_names),
+                                      random_state=params.seed)
+    shares, _ = dash.weight_shares(out, data)
+    table = find_table(at, "own ACC %", "own eigengap")
+    assert table["view"].tolist() == list(data.view_names)
+    np.testing.assert_allclose(table["own ACC %"], [100 * q["acc"] for q in quality])
+    np.testing.assert_allclose(table["own NMI %"], [100 * q["nmi"] for q in quality])
+    np.testing.assert_allclose(table["own eigengap"], [q["eigengap"] for q in quality])
+    np.testing.assert_allclose(table[f"{inspection.SHARE_LABEL} %"],
+                               [100 * s["share"] for s in shares])
+    trust = inspection.trust_vs_quality(shares, quality)
+    assert trust.measure == "acc"  # Subspaces has labels
+    assert trust.sentence in texts(at, "markdown")
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert any("trust_quality" in k for k in keys), keys
 
 
 def test_affinity_page_reports_block_structure(fitted_app):
