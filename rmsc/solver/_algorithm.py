@@ -14,7 +14,7 @@ from ..backends import LocalBlocks
 from ._factors import factorize_view
 from ._kernel import kernel_block, kernel_colmax, kernel_state, use_kernel_form
 from ._objective import OBJECTIVE_TERMS, terms_from_losses
-from ._weights import consensus_weights, initial_weights, p_step
+from ._weights import consensus_weights, fixed_weights, initial_weights, p_step
 from ._zstar_step import (
     assemble_blocks,
     block_columns,
@@ -61,7 +61,7 @@ PRECISION = "auto"
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
           callback=None, block_size=None, runner=None, with_beta_max=False,
           precision=PRECISION, kernel=None, loss_scale=None, scale_power=0.0,
-          stop_on=STOP_ON):
+          stop_on=STOP_ON, uninformative=None):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): every Z^v the exact Z^v-step for
@@ -114,6 +114,11 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     scale_power : float
         The scaled model's view factor c_v = s_v ** -scale_power (0: the views'
         typical samples weigh alike). Ignored for ``loss_scale=None``.
+    uninformative : ndarray of bool, shape (n_views, n_samples), or None
+        Samples that carry no information in a view (:func:`uninformative_samples`):
+        their weights are held at the view's typical weight (:func:`fixed_weights`)
+        instead of the P-step's; None: the paper (every weight from the P-step).
+        Ignored for ``weighting="view"``.
 
     Factors that are not NumPy arrays (torch, CuPy, array_api_strict; see
     :func:`rmsc.solver.gram_factor`) run the dense form on their own device
@@ -132,13 +137,13 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
         return dense_solve(factors, lam, beta, gamma, weighting=weighting, max_iter=max_iter,
                            tol=tol, callback=callback, with_beta_max=with_beta_max,
                            precision=precision, loss_scale=loss_scale, scale_power=scale_power,
-                           stop_on=stop_on)
+                           stop_on=stop_on, uninformative=uninformative)
     precision = checked
     runner = LocalBlocks() if runner is None else runner
     with runner:
         return _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback,
                            block_size, runner, with_beta_max, precision, kernel,
-                           loss_scale, scale_power, stop_on)
+                           loss_scale, scale_power, stop_on, uninformative)
 
 
 def _check_precision(precision):
@@ -157,7 +162,7 @@ def _check_precision(precision):
 
 def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, block_size,
                 runner, with_beta_max, precision, kernel, how_scale=None, scale_power=0.0,
-                stop_on=STOP_ON):
+                stop_on=STOP_ON, uninformative=None):
     views = [factorize_view(R, lam) for R in factors]
     if kernel is None:
         kernel = use_kernel_form(factors, runner)
@@ -175,11 +180,13 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
     Zstar = sp.csc_matrix((n, n))
     recon, coupling = form.losses()
     scale, factors = model_units(recon + lam * coupling, how_scale, scale_power)
-    P = initial_weights(recon + lam * coupling, gamma, weighting, scale)
+    fixed = None if uninformative is None or weighting == "view" else \
+        fixed_weights(uninformative, recon + lam * coupling, gamma, scale)
+    P = initial_weights(recon + lam * coupling, gamma, weighting, scale, fixed=fixed)
     b_max = cbetas = None
     if with_beta_max or callable(beta):
         # per-sample emptying betas at the second Z*-step (see column_betas)
-        P1 = p_step(recon + lam * coupling, gamma, weighting, scale)
+        P1 = p_step(recon + lam * coupling, gamma, weighting, scale, fixed=fixed)
         cbetas = _emptying_betas(form, lam, consensus_weights(P1, factors))
         b_max = float(np.max(cbetas))
     if callable(beta):
@@ -203,7 +210,7 @@ def _algorithm1(factors, lam, beta, gamma, weighting, max_iter, tol, callback, b
             b_max = max(b_max, float(np.max(2.0 * lam * W.sum(axis=0) * colmax)))
         # P-step (eq. update_p), with the Z^v of the previous iteration
         recon, coupling = form.losses(delta_sq)
-        P = p_step(recon + lam * coupling, gamma, weighting, scale)
+        P = p_step(recon + lam * coupling, gamma, weighting, scale, fixed=fixed)
         # Z^v-steps (eq. update_z_v)
         form.zv_step()
         recon, coupling = form.losses()

@@ -72,7 +72,7 @@ from ._solution import (
     objective_change,
     relative_change,
 )
-from ._weights import consensus_weights, initial_weights, p_step
+from ._weights import consensus_weights, fixed_weights, initial_weights, p_step
 
 #: n x n arrays alive at once at the peak of a device fit (see the module docstring).
 DENSE_COPIES = 3
@@ -371,7 +371,7 @@ def _to_host(xp, values):
 
 def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
                 callback=None, with_beta_max=False, precision="auto", loss_scale=None,
-                scale_power=0.0, stop_on=STOP_ON):
+                scale_power=0.0, stop_on=STOP_ON, uninformative=None):
     """Block coordinate descent of Algorithm 1 in dense form on the factors' device.
 
     Parameters and initialisation as :func:`rmsc.solver.solve` (which calls this for
@@ -393,6 +393,8 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
         Of the n x n arrays; "auto" takes the factors' dtype.
     loss_scale : {None, "median"}
     scale_power : float
+    uninformative : ndarray of bool (n_views, n_samples) or None
+        As for :func:`rmsc.solver.solve` (the fixed weights live on the device with P).
     stop_on : {"objective", "zstar"}
         As for :func:`rmsc.solver.solve`: the scaled model's units s_v and factors c_v
         are computed here, on the device, from the losses at the start; the consensus's
@@ -416,10 +418,12 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
     recon, base = losses_dense(views, Q, T)
     coupling = xp.clip(base, min=0.0)
     scale, fac = model_units(recon + lam * coupling, loss_scale, scale_power)
-    P = initial_weights(recon + lam * coupling, gamma, weighting, scale)
+    fixed = None if uninformative is None or weighting == "view" else \
+        fixed_weights(uninformative, recon + lam * coupling, gamma, scale)
+    P = initial_weights(recon + lam * coupling, gamma, weighting, scale, fixed=fixed)
     b_max = cbetas = None
     if with_beta_max or callable(beta):
-        P1 = p_step(recon + lam * coupling, gamma, weighting, scale)
+        P1 = p_step(recon + lam * coupling, gamma, weighting, scale, fixed=fixed)
         cbetas = to_numpy(emptying_betas_dense(Rcat, views, Q, lam, consensus_weights(P1, fac)))
         b_max = float(np.max(cbetas))
     if callable(beta):
@@ -450,7 +454,7 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
         # every weight is finite comes to the host with the objective below
         coupling = moved_coupling(views, Q, T, base, T_now, delta_sq)
         losses = recon + lam * coupling
-        P = p_step(losses, gamma, weighting, scale, check=False)
+        P = p_step(losses, gamma, weighting, scale, check=False, fixed=fixed)
         # Z^v-steps (eq. update_z_v)
         T = T_now
         Q = zv_step_dense(views, T)
@@ -465,7 +469,7 @@ def dense_solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_I
             values.append(xp.max(2.0 * lam * s * xp.astype(colmax, xp.float64)))
         host = _to_host(xp, values)
         if not host[4]:
-            p_step(losses, gamma, weighting, scale)  # raises, saying which weight is infinite
+            p_step(losses, gamma, weighting, scale, fixed=fixed)  # raises, saying which weight is infinite
         if first:
             b_max = max(b_max, float(host[7]))
         terms = {k: float(v) for k, v in zip(OBJECTIVE_TERMS, host[:4])}
