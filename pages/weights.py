@@ -55,10 +55,33 @@ relative = c2.toggle("divide each view's weights by its median", value=True, wra
                           "better, so all its weights are higher); relative weights show which "
                           "samples each view trusts less than usual.")
 group_labels = {"class": data.labels, "cluster": r.labels}.get(order_mode)
-heatmap = inspection.heatmap_pool(P, group_labels, pool="min", relative=relative,
+CHANGE = "change from the clean fit (P / P clean)"
+show = "weights P"
+if mask is not None and mask.any():
+    show = st.radio("show", ["weights P", CHANGE], horizontal=True, key="w_weights_show",
+                    help="P / P clean: each weight divided by the same sample's weight in the "
+                         "same fit of the data before the injection; 1 where the outliers "
+                         "changed nothing.")
+values, quantity, clean_fit = P, None, None
+if show == CHANGE:
+    clean_key = dash.fit_key(ss.params, ss.clean)
+    clean_fit = ui.experiment_panel("clean", clean_key)
+    if clean_fit is None and ui.experiment_state("clean", clean_key)[1] is None:
+        st.info("The change needs the same fit on the clean data (before the injection).")
+        st.button("Fit the clean data with the same parameters", key="w_fit_clean",
+                  on_click=ui.start_experiment,
+                  args=("clean", clean_key, dash.Remote(dash.fit_rmsc, ss.clean, ss.params),
+                        "clean fit"))
+    if isinstance(clean_fit, dash.FitResult):
+        values = inspection.weight_change(P, clean_fit.weights)
+        quantity = "P / P clean"
+        st.markdown(inspection.weight_change_summary(values, mask, data.view_names)["sentence"])
+heatmap = inspection.heatmap_pool(values, group_labels, pool="min",
+                                  relative=relative and quantity is None,
                                   max_columns=plan.weight_columns)
 st.plotly_chart(figures.pooled_weights_heatmap_figure(
     heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=relative,
+    quantity=quantity,
     axis_title=f"samples grouped by {order_mode}" if group_labels is not None else
     "samples, lowest weight first"), key="weights_heatmap",
     theme=None)  # its own colour scale, dark at the low end (Streamlit's theme lightens it)

@@ -12,6 +12,8 @@ Pure functions on a fit's arrays (no plotting, no streamlit):
   quality (a Spearman correlation and one sentence computed from the numbers);
 * :func:`dominance_message` — a measured sentence when one view carries most of the
   weight, and what about it was measured (its loss, its number of features, its unit);
+* :func:`weight_change` — P of a fit on corrupted data over P of the clean fit, cell by
+  cell (what the injection did), and :func:`weight_change_summary`;
 * :func:`heatmap_pool` — an order and a pooling of P for a heatmap of at most a few
   hundred columns that keeps a low weight visible (within each class by weight, each
   pooled column the minimum or a low quantile of its samples), with
@@ -337,6 +339,77 @@ def trust_vs_quality(shares, quality):
                      f"{share[best]:.0%}.")
     return TrustVsQuality(measure=measure, rho=rho, verdict=verdict, most_trusted=top,
                           best=best, sentence=text)
+
+
+def weight_change(weights, clean_weights):
+    """P of a fit on corrupted data divided, cell by cell, by P of the same fit on the
+    clean data: 1 where the injection changed nothing, below 1 where it lowered a weight.
+
+    Parameters
+    ----------
+    weights, clean_weights : ndarray of shape (n_views, n_samples)
+        The same samples, views and parameters; only the data differ.
+
+    Returns
+    -------
+    ndarray of shape (n_views, n_samples)
+    """
+    P = np.asarray(weights, dtype=float)
+    C = np.asarray(clean_weights, dtype=float)
+    if P.shape != C.shape:
+        raise ValueError(f"The clean fit's weights have shape {C.shape}, this fit's {P.shape}: "
+                         "they must be fits of the same samples and views.")
+    if not np.all(C > 0):
+        raise ValueError("The clean fit has weights of 0; the change P / P_clean is not "
+                         "defined there.")
+    return P / C
+
+
+#: A cell's weight "fell" when it is below this fraction of its clean value.
+FELL_BELOW = 0.5
+
+
+def weight_change_summary(change, outlier_mask, view_names=None):
+    """What the injection did to the weights, in numbers and one sentence.
+
+    Parameters
+    ----------
+    change : ndarray of shape (n_views, n_samples)
+        :func:`weight_change`.
+    outlier_mask : ndarray of bool, same shape
+        The injected (view, sample) pairs.
+    view_names : list of str or None
+
+    Returns
+    -------
+    dict
+        ``injected_median`` and ``clean_median`` (the median change over the injected
+        cells and over the others), ``injected_fell`` and ``clean_fell`` (the share of
+        each whose weight fell below :data:`FELL_BELOW` of its clean value), ``sentence``.
+    """
+    R = np.asarray(change, dtype=float)
+    mask = np.asarray(outlier_mask, dtype=bool)
+    if mask.shape != R.shape or not mask.any():
+        raise ValueError("weight_change_summary needs an outlier mask of the weights' shape "
+                         "with at least one injected pair.")
+    hit, rest = R[mask], R[~mask]
+    out = {
+        "injected_median": float(np.median(hit)),
+        "clean_median": float(np.median(rest)) if rest.size else float("nan"),
+        "injected_fell": float(np.mean(hit < FELL_BELOW)),
+        "clean_fell": float(np.mean(rest < FELL_BELOW)) if rest.size else float("nan"),
+    }
+    views = np.flatnonzero(mask.any(axis=1))
+    names = list(view_names) if view_names is not None else [f"view {v + 1}" for v in
+                                                              range(R.shape[0])]
+    where = ", ".join(names[v] for v in views)
+    out["sentence"] = (
+        f"Against the clean fit, the injected cells ({int(mask.sum())}, in {where}) kept a "
+        f"median {out['injected_median']:.2f} of their weight and "
+        f"{out['injected_fell']:.0%} of them fell below {FELL_BELOW:g} of it; the other "
+        f"cells kept a median {out['clean_median']:.2f}, and {out['clean_fell']:.1%} of "
+        f"them fell below {FELL_BELOW:g}.")
+    return out
 
 
 #: Columns of :func:`heatmap_pool` by default (the pages' limit, one source).

@@ -5,7 +5,9 @@ about a second) through the URL, as a user would share it; one opens the app
 with no URL at all and checks that it comes up on Digit.
 """
 
+import base64
 import io
+import json
 import sys
 import time
 from pathlib import Path
@@ -808,6 +810,39 @@ def test_injecting_outliers_changes_the_mask_and_reset_restores(fitted_app):
     at.button(key="w_reset_outliers").click().run()
     assert at.session_state["data"] is at.session_state["clean"]
     assert "injected outliers**: none" in sidebar_text(at)
+
+
+def test_weights_page_shows_the_change_from_the_clean_fit(fitted_app):
+    at = fitted_app
+    clean_fit = at.session_state["slots"]["fit"].latest.result
+    at = goto(at, "data")
+    clean = at.session_state["clean"]
+    at.multiselect(key="w_out_views").set_value([clean.view_names[0]])
+    at.slider(key="w_out_fraction").set_value(0.1)
+    at.selectbox(key="w_out_kind").set_value("replace")
+    [b for b in at.button if b.label == "Inject"][0].click().run()
+    wait_fit(at)
+    goto(at, "weights")
+    no_trouble(at)
+    at.radio(key="w_weights_show").set_value("change from the clean fit (P / P clean)").run()
+    no_trouble(at)
+    # the clean fit of these parameters is in the cache already (the fixture fitted it)
+    data = at.session_state["data"]
+    out = at.session_state["slots"]["fit"].latest.result
+    assert clean_fit.key == dash.fit_key(at.session_state["params"], clean)
+    change = inspection.weight_change(out.weights, clean_fit.weights)
+    summary = inspection.weight_change_summary(change, data.outlier_mask, data.view_names)
+    assert summary["sentence"] in texts(at, "markdown")
+    # the outliers lowered their own cells' weights more than the others'
+    assert summary["injected_median"] < summary["clean_median"]
+    heat = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert heat["colorbar"]["title"]["text"] == "P / P clean"
+    pooled = inspection.heatmap_pool(change, data.labels, pool="min", relative=False,
+                                     max_columns=dash.scale_plan(data.n_samples).weight_columns)
+    z = heat["z"]  # float32 cells, sent as plotly's typed array (base64 bytes and a shape)
+    z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(
+        [int(d) for d in str(z["shape"]).split(",")])
+    np.testing.assert_allclose(z, pooled.values, rtol=1e-6)
 
 
 def test_injecting_with_no_view_is_a_message(fitted_app):

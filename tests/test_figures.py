@@ -562,3 +562,18 @@ def test_the_weights_heatmap_colour_bar_is_the_cells_colour_scale_in_streamlit()
     dark = [c for at, c in stops if at * figures.RELATIVE_ZMAX <= 0.6]
     assert dark and max(map(_luminance, dark)) < 40 and _luminance(stops[0][1]) < 5
     assert all(_luminance(c) > 200 for at, c in stops if at * figures.RELATIVE_ZMAX >= 0.96)
+
+
+def test_pooled_heatmap_of_the_change_from_the_clean_fit_names_its_quantity():
+    from rmsc.inspection import heatmap_pool, weight_change
+
+    clean = np.full((2, 6), 2.0)
+    P = clean.copy()
+    P[1, 4] = 0.5
+    hp = heatmap_pool(weight_change(P, clean), None, relative=False)
+    fig = figures.pooled_weights_heatmap_figure(hp, ["a", "b"], quantity="P / P clean")
+    heat = fig.data[0]
+    assert heat.colorbar.title.text == "P / P clean" and "P / P clean" in heat.hovertemplate
+    assert heat.zmin == 0 and heat.zmax == figures.RELATIVE_ZMAX  # 1 = unchanged, as usual
+    assert np.asarray(heat.z).min() == pytest.approx(0.25)
+    assert "Change of the weights, P / P clean" in fig.layout.title.text

@@ -13,6 +13,8 @@ from rmsc.inspection import (
     trust_vs_quality,
     view_quality,
     view_weight_shares,
+    weight_change,
+    weight_change_summary,
 )
 
 
@@ -217,3 +219,27 @@ def test_view_quality_scores_each_view_on_its_own():
     unlabelled = view_quality([a, b], 3, random_state=0)
     assert all(r["acc"] is None and r["nmi"] is None for r in unlabelled)
     assert [r["eigengap"] for r in unlabelled] == pytest.approx([r["eigengap"] for r in rows])
+
+
+def test_weight_change_is_the_cellwise_ratio_and_its_summary_counts_hand_worked_cells():
+    clean = np.array([[2.0, 2.0, 1.0, 4.0], [1.0, 1.0, 1.0, 1.0]])
+    P = np.array([[0.5, 2.0, 1.0, 1.0], [1.0, 0.9, 1.2, 1.0]])
+    R = weight_change(P, clean)
+    np.testing.assert_allclose(R, [[0.25, 1.0, 1.0, 0.25], [1.0, 0.9, 1.2, 1.0]])
+    mask = np.zeros((2, 4), bool)
+    mask[0, [0, 1]] = True
+    out = weight_change_summary(R, mask, view_names=["a", "b"])
+    # injected: 0.25 and 1.0 -> median 0.625, one of two below 0.5; the other six cells:
+    # 1.0, 0.25, 1.0, 0.9, 1.2, 1.0 -> median 1.0, one of six below 0.5
+    assert out["injected_median"] == pytest.approx(0.625)
+    assert out["injected_fell"] == pytest.approx(0.5)
+    assert out["clean_median"] == pytest.approx(1.0)
+    assert out["clean_fell"] == pytest.approx(1 / 6)
+    assert out["sentence"] == (
+        "Against the clean fit, the injected cells (2, in a) kept a median 0.62 of their "
+        "weight and 50% of them fell below 0.5 of it; the other cells kept a median 1.00, "
+        "and 16.7% of them fell below 0.5.")
+    with pytest.raises(ValueError, match="same samples and views"):
+        weight_change(P, clean[:, :3])
+    with pytest.raises(ValueError, match="at least one injected"):
+        weight_change_summary(R, np.zeros((2, 4), bool))

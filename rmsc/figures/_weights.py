@@ -249,7 +249,8 @@ RELATIVE_ZMAX = 1.2
 
 
 def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, placed=None,
-                                  relative=True, axis_title="samples grouped by class"):
+                                  relative=True, axis_title="samples grouped by class",
+                                  quantity=None):
     """P as a heatmap pooled to keep a low weight visible (:func:`rmsc.inspection.heatmap_pool`).
 
     Parameters
@@ -268,6 +269,10 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
         ``relative=True``): then the colours are :data:`LOW_END_COLORSCALE` on
         [0, :data:`RELATIVE_ZMAX`], dark below three quarters of the median.
     axis_title : str
+    quantity : str or None
+        What ``values`` are, for the colour bar, the hover and the title, when they are
+        another ratio with 1 as "as usual" (drawn on the relative colour scale), e.g.
+        "P / P clean" (:func:`rmsc.inspection.weight_change`). None: "P / median" or "P".
 
     Rows are at y = 0..n_views-1, columns at x = 0..n_columns-1; a mark for view v is at
     (column, v - 0.5).
@@ -275,18 +280,20 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     Z = np.asarray(heatmap.values, dtype=float)
     m, k = Z.shape
     names = [str(v) for v in view_names]
+    if quantity is not None:
+        relative = True
+    label = quantity or ("P / median" if relative else "P")
     first = heatmap.order[heatmap.bounds[:-1]]
     count = np.diff(heatmap.bounds)
     fig = go.Figure(go.Heatmap(
         z=Z.astype(np.float32), x=np.arange(k), y=list(range(m)), ygap=WEIGHT_ROW_GAP,
         colorscale=LOW_END_COLORSCALE if relative else "Viridis",
         zmin=0 if relative else None, zmax=RELATIVE_ZMAX if relative else None,
-        colorbar=dict(title="P / median" if relative else "P"),
+        colorbar=dict(title=label),
         customdata=np.broadcast_to(np.stack([first, count], axis=-1), (m, k, 2)),
         text=np.broadcast_to(np.asarray(names, dtype=object)[:, None], Z.shape),
         hovertemplate="view %{text}<br>%{customdata[1]} sample(s) from #%{customdata[0]}<br>"
-                      f"{heatmap.pool} of " + ("P / median" if relative else "P")
-                      + " = %{z:.3g}<extra></extra>"))
+                      f"{heatmap.pool} of {label} = %{{z:.3g}}<extra></extra>"))
     marked = False
     if outlier_mask is not None:
         mask = np.asarray(outlier_mask, bool)
@@ -324,8 +331,10 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
                      range=[m - 0.25 if has_placed else m - 0.5, -0.75],
                      zeroline=False, showgrid=False)
     fig.update_layout(
-        title="Weights P, lowest first within each group (each column the "
-              f"{heatmap.pool} of its samples" + (", P / view median)" if relative else ")"),
+        title=(f"Change of the weights, {quantity}, lowest first within each group (each "
+               f"column the {heatmap.pool} of its samples)" if quantity is not None else
+               "Weights P, lowest first within each group (each column the "
+               f"{heatmap.pool} of its samples" + (", P / view median)" if relative else ")")),
         height=140 + 44 * m, margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
         plot_bgcolor="white",
         legend=dict(orientation="h", x=1, xanchor="right", y=1.02, yanchor="bottom"))
