@@ -137,11 +137,11 @@ if _quality is None and _qjob is None:
 quality = ui.experiment_panel("quality", _qkey)
 if quality is not None:
     trust = inspection.trust_vs_quality(shares, quality)
-    st.markdown(trust.sentence)
     c1, c2 = st.columns([3, 2])
     c1.plotly_chart(figures.trust_quality_figure(shares, quality, trust.measure),
                     key="trust_quality")
-    c2.dataframe(dash.trust_quality_table(shares, quality), hide_index=True,
+    c2.markdown(trust.sentence)
+    st.dataframe(dash.trust_quality_table(shares, quality), hide_index=True,
                  key="trust_quality_table", height="content",
                  column_config={c: st.column_config.NumberColumn(format="%.1f") for c in
                                 (f"{inspection.SHARE_LABEL} %", "own ACC %", "own NMI %")}
