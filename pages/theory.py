@@ -91,6 +91,32 @@ st.markdown(
     "each view's share."
 )
 
+st.subheader("Why a view with few features draws the weight")
+st.markdown(
+    "The weights reward being **easy to rebuild**, which is not the same as being "
+    "informative. Take a view with $d_v$ features and $n \\gg d_v$ samples:\n"
+    "1. **Few features, many samples.** Any $d_v$ samples in general position span the "
+    "whole view, so every sample is an exact combination of a handful of others — of any "
+    "class. The reconstruction $\\|x^v_j - X^v z^v_j\\|^2$ can be made almost 0 whatever "
+    "the view's cluster structure.\n"
+    "2. **The losses vanish.** With $\\ell_{vj} \\approx 0$ the P-step gives "
+    "$P_{vj} = 1/\\sqrt{\\gamma + \\ell_{vj}} \\approx 1/\\sqrt{\\gamma}$: the weights run "
+    "to the cap, for clean and corrupted samples alike (measured in the view's own unit, "
+    "the view's factor $c_v = 1/s_v$ grows instead, with the same effect).\n"
+    "3. **The consensus follows that view.** The Z\\*-step averages the views with these "
+    "weights, so $Z^*$ copies the representation of the view that is easiest to rebuild, "
+    "even when its own clustering is the worst.\n\n"
+    "A sample that is all zero in a view, or repeated exactly by another sample there, is "
+    "the extreme case: nothing (or its twin) rebuilds it exactly, and the P-step alone would "
+    "give it the view's highest weight although it carries no information. rmsc's defaults "
+    "hold such a weight at the view's typical weight instead (the median of the view's "
+    "weights at the start), a constant of the model, so every step stays exact; the "
+    "paper's exact model (`uninformative=None`) does not. What to look for on *Weights*: "
+    "whether the view "
+    "with the largest share also clusters best on its own (its own ACC, or its graph's "
+    "eigengap without labels)."
+)
+
 st.subheader("Why these weights are robust (the paper's Figure 2)")
 st.markdown(
     "Minimising $p\\,\\ell + \\psi(p)$ over $p$ gives the **minimizer** $\\sigma(\\ell)$ and "

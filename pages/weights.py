@@ -18,8 +18,10 @@ ui.intro(
     "so that view counts less for it when the views are fused into Z*. The heatmap shows P "
     "with samples grouped by class, the least trusted first in each class; a red mark just "
     "above a row points at an outlier you injected into that view (*Data* page). **Try:** "
-    "inject 10% 'replace' outliers into one view and check that exactly that row turns dark under the marks, and that the ROC curve "
-    "of that view hugs the top-left corner. Low weights find view-inconsistent samples "
+    "inject 10% 'replace' outliers into one view and look whether that view's row is "
+    "darker under the marks than between them, whether other rows darken there too (clean "
+    "samples a view reconstructs badly are dark as well), and whether the ROC curve of that "
+    "view hugs the top-left corner. Low weights find view-inconsistent samples "
     "(clean-looking in every view, but the views disagree about their class: their view "
     "still reconstructs them well) only partly; the *view inconsistency* score below does "
     "much better, and the "
@@ -53,10 +55,33 @@ relative = c2.toggle("divide each view's weights by its median", value=True, wra
                           "better, so all its weights are higher); relative weights show which "
                           "samples each view trusts less than usual.")
 group_labels = {"class": data.labels, "cluster": r.labels}.get(order_mode)
-heatmap = inspection.heatmap_pool(P, group_labels, pool="min", relative=relative,
+CHANGE = "change from the clean fit (P / P clean)"
+show = "weights P"
+if mask is not None and mask.any():
+    show = st.radio("show", ["weights P", CHANGE], horizontal=True, key="w_weights_show",
+                    help="P / P clean: each weight divided by the same sample's weight in the "
+                         "same fit of the data before the injection; 1 where the outliers "
+                         "changed nothing.")
+values, quantity, clean_fit = P, None, None
+if show == CHANGE:
+    clean_key = dash.fit_key(ss.params, ss.clean)
+    clean_fit = ui.experiment_panel("clean", clean_key)
+    if clean_fit is None and ui.experiment_state("clean", clean_key)[1] is None:
+        st.info("The change needs the same fit on the clean data (before the injection).")
+        st.button("Fit the clean data with the same parameters", key="w_fit_clean",
+                  on_click=ui.start_experiment,
+                  args=("clean", clean_key, dash.Remote(dash.fit_rmsc, ss.clean, ss.params),
+                        "clean fit"))
+    if isinstance(clean_fit, dash.FitResult):
+        values = inspection.weight_change(P, clean_fit.weights)
+        quantity = "P / P clean"
+        st.markdown(inspection.weight_change_summary(values, mask, data.view_names)["sentence"])
+heatmap = inspection.heatmap_pool(values, group_labels, pool="min",
+                                  relative=relative and quantity is None,
                                   max_columns=plan.weight_columns)
 st.plotly_chart(figures.pooled_weights_heatmap_figure(
     heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=relative,
+    quantity=quantity,
     axis_title=f"samples grouped by {order_mode}" if group_labels is not None else
     "samples, lowest weight first"), key="weights_heatmap",
     theme=None)  # its own colour scale, dark at the low end (Streamlit's theme lightens it)
@@ -76,20 +101,51 @@ c1, c2 = st.columns([3, 2])
 c1.plotly_chart(figures.view_shares_figure(shares, cap=1 / np.sqrt(r.gamma)),
                 key="view_shares")
 with c2:
-    st.markdown("The consensus Z* averages the views with these weights: a view's **share of "
-                "ΣP** is how much it counts. A sample is **at the cap** when its loss is at "
+    scaled = getattr(r.model, "view_factors_", None) is not None
+    st.markdown("The consensus Z* averages the views with the weights c_v P: a view's "
+                f"**{inspection.SHARE_LABEL}** (share of the consensus weight) is how much it "
+                f"counts there; its **{inspection.P_SHARE_LABEL}** is its share of the weights "
+                "P alone" + (", before each view's factor c_v of the scaled model (*Theory*)."
+                             if scaled else " (the same here: the paper's model has no view "
+                             "factors).") +
+                " A sample is **at the cap** when its loss is at "
                 f"most γ = {r.gamma:g}: its weight is then near 1/√γ whatever its loss, so "
                 "the weight no longer tells such samples apart.")
     if dominance:
         st.warning(dominance)
     else:
         st.caption("No view carries most of the consensus weight.")
+percent = (f"{inspection.SHARE_LABEL} %", f"{inspection.P_SHARE_LABEL} %",
+           "samples at the cap %")
 st.dataframe(dash.weight_shares_table(shares), hide_index=True, key="view_shares_table",
              height="content",
-             column_config={c: st.column_config.NumberColumn(format="%.1f")
-                            for c in ("share of ΣP %", "samples at the cap %")}
+             column_config={c: st.column_config.NumberColumn(format="%.1f") for c in percent}
              | {c: st.column_config.NumberColumn(format="%.3g")
                 for c in ("mean weight", "median loss")})
+
+st.subheader("Trust beside how informative each view is")
+st.markdown("Each view clustered **on its own** (spectral clustering of its k-NN graph, the "
+            "SC-BSV baseline, run on a worker): its own ACC and NMI when the data have "
+            "labels, and always the **eigengap** of its graph (larger: a clearer split into "
+            "the clusters, no labels needed). If RMSC's weights measured how far to trust a "
+            "view, the points would climb from left to right.")
+_qkey = dash.view_quality_key(ss.params, data)
+_quality, _qjob = ui.experiment_state("quality", _qkey)
+if _quality is None and _qjob is None:
+    ui.start_experiment("quality", _qkey, dash.Remote(dash.run_view_quality, data, ss.params),
+                        label="each view alone")
+quality = ui.experiment_panel("quality", _qkey)
+if quality is not None:
+    trust = inspection.trust_vs_quality(shares, quality)
+    c1, c2 = st.columns([3, 2])
+    c1.plotly_chart(figures.trust_quality_figure(shares, quality, trust.measure),
+                    key="trust_quality")
+    c2.markdown(trust.sentence)
+    st.dataframe(dash.trust_quality_table(shares, quality), hide_index=True,
+                 key="trust_quality_table", height="content",
+                 column_config={c: st.column_config.NumberColumn(format="%.1f") for c in
+                                (f"{inspection.SHARE_LABEL} %", "own ACC %", "own NMI %")}
+                 | {"own eigengap": st.column_config.NumberColumn(format="%.3g")})
 
 c1, c2 = st.columns(2)
 with c1:

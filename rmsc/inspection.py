@@ -3,10 +3,17 @@
 Pure functions on a fit's arrays (no plotting, no streamlit):
 
 * :func:`at_cap` — which weights sit at the cap 1/sqrt(gamma) of the P-step;
-* :func:`view_weight_shares` — each view's share of the consensus weight, its mean
-  weight, the share of its samples at the cap and its median loss;
+* :func:`view_weight_shares` — each view's share of the consensus weight (c_v P) and
+  its share of ΣP (P alone), its mean weight, the share of its samples at the cap and
+  its median loss;
+* :func:`view_quality` — how informative each view is on its own (SC-BSV's per-view
+  clusterings: their ACC and NMI when labels exist, the eigengap of the view's own
+  graph always), and :func:`trust_vs_quality` — whether RMSC's trust follows that
+  quality (a Spearman correlation and one sentence computed from the numbers);
 * :func:`dominance_message` — a measured sentence when one view carries most of the
   weight, and what about it was measured (its loss, its number of features, its unit);
+* :func:`weight_change` — P of a fit on corrupted data over P of the clean fit, cell by
+  cell (what the injection did), and :func:`weight_change_summary`;
 * :func:`heatmap_pool` — an order and a pooling of P for a heatmap of at most a few
   hundred columns that keeps a low weight visible (within each class by weight, each
   pooled column the minimum or a low quantile of its samples), with
@@ -25,8 +32,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scipy.stats import spearmanr
+
+from .methods import get_method
+from .metrics import evaluate_runs
 from .pooling import MAX_WEIGHT_COLUMNS
 from .solver import consensus_weights, loss_of_weight
+
+
+#: The two shares of the weights, as the pages' tables label them: of the consensus weight
+#: (sum_vj c_v P_vj: what the Z*-step averages the views with) and of P alone.
+SHARE_LABEL = "share of Σc_vP"
+P_SHARE_LABEL = "share of ΣP"
 
 
 def at_cap(weights, gamma):
@@ -69,7 +86,9 @@ def view_weight_shares(weights, *, gamma, view_names=None, factors=None, scale=N
     Returns
     -------
     list of dict, one per view: ``view``, ``share`` (of the consensus weight
-    sum_vj c_v P_vj, 0-1), ``mean_weight`` (mean of P_v), ``at_cap`` (share of its
+    sum_vj c_v P_vj, 0-1: how much the view counts in Z*), ``p_share`` (of ΣP,
+    sum_j P_vj / sum_vj P_vj, 0-1; equal to ``share`` under the paper's model, where
+    c_v = 1), ``mean_weight`` (mean of P_v), ``at_cap`` (share of its
     samples at the cap, 0-1), ``median_loss`` (median over its samples of the loss
     behind the weight, l = 1/P^2 - gamma, times s_v under the scaled model),
     ``n_features`` (or None).
@@ -79,6 +98,7 @@ def view_weight_shares(weights, *, gamma, view_names=None, factors=None, scale=N
     names = list(view_names) if view_names is not None else [f"view {v + 1}" for v in range(m)]
     W = consensus_weights(P, factors)
     total = float(W.sum())
+    p_total = float(P.sum())
     cap = at_cap(P, gamma)
     loss = loss_of_weight(P, gamma)
     if scale is not None:
@@ -88,6 +108,7 @@ def view_weight_shares(weights, *, gamma, view_names=None, factors=None, scale=N
         out.append({
             "view": names[v],
             "share": float(W[v].sum() / total) if total > 0 else 0.0,
+            "p_share": float(P[v].sum() / p_total) if p_total > 0 else 0.0,
             "mean_weight": float(P[v].mean()),
             "at_cap": float(cap[v].mean()),
             "median_loss": float(np.median(loss[v])),
@@ -161,9 +182,234 @@ def dominance_message(weights, *, gamma, view_names=None, factors=None, scale=No
     return text
 
 
+def _signed(x):
+    """A correlation with its sign, a true minus for negative values."""
+    return f"{x:+.2f}".replace("-", "−")
+
+
 def _times(ratio):
     """A ratio in words' digits: 3 significant digits, whole numbers from 1000 up."""
     return f"{ratio:,.0f}" if ratio >= 1000 else f"{ratio:.3g}"
+
+
+#: The method whose per-view runs measure how informative each view is on its own: the
+#: registry's SC-BSV (spectral clustering of every view's k-NN graph, one view at a time).
+QUALITY_METHOD = "SC-BSV"
+
+#: |Spearman rho| above which trust is said to follow (rho > it) or to run against
+#: (rho < -it) the views' quality; in between it "hardly follows" (with three views a
+#: single swap of two neighbours gives rho = 0.5, which is not enough to say either).
+FOLLOWS_RHO = 0.5
+
+
+def view_quality(Xs, n_clusters, labels=None, *, view_names=None, random_state=0, **params):
+    """How informative each view is on its own, from :data:`QUALITY_METHOD`'s per-view runs.
+
+    Each view's k-NN graph is clustered alone (the registry's SC-BSV with its defaults,
+    ``params`` overriding them): with ``labels``, the view's own ACC and NMI (means over
+    its k-means runs, :func:`rmsc.metrics.evaluate_runs`); always, the eigengap of the
+    view's own normalised graph between eigenvalues c and c+1 (label-free: larger = a
+    clearer c-cluster structure).
+
+    Parameters
+    ----------
+    Xs : list of array-like, each (n_samples, n_features_v)
+    n_clusters : int
+    labels : array-like of shape (n_samples,) or None
+    view_names : list of str or None
+    random_state : int or None
+    **params
+        SC-BSV parameters (``n_neighbors``, ``bandwidth``, ``n_init``, ...).
+
+    Returns
+    -------
+    list of dict, one per view: ``view``, ``eigengap``, ``acc`` and ``nmi`` (0-1, None
+    without labels).
+    """
+    est = get_method(QUALITY_METHOD, n_clusters=n_clusters, random_state=random_state,
+                     **params).fit(list(Xs))
+    m = len(est.view_eigengaps_)
+    names = list(view_names) if view_names is not None else [f"view {v + 1}" for v in range(m)]
+    out = []
+    for v in range(m):
+        row = {"view": names[v], "eigengap": float(est.view_eigengaps_[v]), "acc": None,
+               "nmi": None}
+        if labels is not None:
+            scores = evaluate_runs(labels, est.view_label_runs_[v])
+            row.update(acc=scores["acc_mean"], nmi=scores["nmi_mean"])
+        out.append(row)
+    return out
+
+
+def quality_measure(quality):
+    """The measure :func:`trust_vs_quality` ranks the views by: "acc" when every view has
+    an ACC (labels), else "eigengap"."""
+    return "acc" if quality and all(q["acc"] is not None for q in quality) else "eigengap"
+
+
+#: Each quality measure in the pages' words, and how its value is written.
+MEASURE_WORDS = {"acc": ("own ACC", lambda x: f"{100 * x:.1f} %"),
+                 "eigengap": ("own graph's eigengap", lambda x: f"{x:.3g}")}
+
+
+@dataclass(frozen=True)
+class TrustVsQuality:
+    """What :func:`trust_vs_quality` returns.
+
+    Attributes
+    ----------
+    measure : str
+        "acc" or "eigengap" (:func:`quality_measure`).
+    rho : float
+        Spearman's rank correlation between the views' shares of the consensus weight
+        and their quality; NaN when it is not defined (fewer than 2 views, or every view
+        with the same share or the same quality).
+    verdict : str
+        "follows" (rho > :data:`FOLLOWS_RHO`), "hardly follows", "runs against"
+        (rho < -:data:`FOLLOWS_RHO`) or "undefined".
+    most_trusted, best : int
+        The view with the largest share; the view with the best quality (first of ties).
+    sentence : str
+        The plain-words statement, every number in it taken from the inputs.
+    """
+
+    measure: str
+    rho: float
+    verdict: str
+    most_trusted: int
+    best: int
+    sentence: str
+
+
+def trust_vs_quality(shares, quality):
+    """Does RMSC's trust in the views follow how informative each is on its own?
+
+    Parameters
+    ----------
+    shares : list of dict
+        :func:`view_weight_shares` (``view``, ``share``: of the consensus weight c_v P).
+    quality : list of dict
+        :func:`view_quality`, same views in the same order.
+
+    Returns
+    -------
+    TrustVsQuality
+    """
+    if len(shares) != len(quality):
+        raise ValueError(f"shares and quality must describe the same views; got "
+                         f"{len(shares)} and {len(quality)}.")
+    if not shares:
+        raise ValueError("trust_vs_quality needs at least one view.")
+    measure = quality_measure(quality)
+    word, fmt = MEASURE_WORDS[measure]
+    share = np.array([float(s["share"]) for s in shares])
+    value = np.array([float(q[measure]) for q in quality])
+    names = [str(s["view"]) for s in shares]
+    m = len(shares)
+    top, best = int(np.argmax(share)), int(np.argmax(value))
+    if m < 2 or np.ptp(share) == 0 or np.ptp(value) == 0:
+        rho = float("nan")
+    else:
+        rho = float(spearmanr(share, value).statistic)
+    if not np.isfinite(rho):
+        verdict = "undefined"
+    elif rho > FOLLOWS_RHO:
+        verdict = "follows"
+    elif rho < -FOLLOWS_RHO:
+        verdict = "runs against"
+    else:
+        verdict = "hardly follows"
+    rank = 1 + int(np.sum(value > value[top]))
+    if verdict == "undefined":
+        same = "the same share" if m >= 2 and np.ptp(share) == 0 else f"the same {word}"
+        text = (f"Whether RMSC's trust follows the views' quality cannot be said here: "
+                f"{'there is one view' if m < 2 else f'every view has {same}'}.")
+    else:
+        text = (f"On these data RMSC's trust {verdict} the views' quality: the rank "
+                f"correlation (Spearman) between a view's share of the consensus weight and "
+                f"its {word} is {_signed(rho)} (+1: trust in exactly the order of quality, −1: "
+                f"the reverse); ")
+        if top == best or value[top] == value[best]:
+            text += (f"the most trusted view, {names[top]} ({share[top]:.0%} of the weight), "
+                     f"is also the best on its own ({word} {fmt(value[top])}).")
+        else:
+            text += (f"the most trusted view, {names[top]} ({share[top]:.0%} of the weight), "
+                     f"ranks {rank} of {m} on its own ({word} {fmt(value[top])}), while the "
+                     f"best, {names[best]} ({word} {fmt(value[best])}), gets "
+                     f"{share[best]:.0%}.")
+    return TrustVsQuality(measure=measure, rho=rho, verdict=verdict, most_trusted=top,
+                          best=best, sentence=text)
+
+
+def weight_change(weights, clean_weights):
+    """P of a fit on corrupted data divided, cell by cell, by P of the same fit on the
+    clean data: 1 where the injection changed nothing, below 1 where it lowered a weight.
+
+    Parameters
+    ----------
+    weights, clean_weights : ndarray of shape (n_views, n_samples)
+        The same samples, views and parameters; only the data differ.
+
+    Returns
+    -------
+    ndarray of shape (n_views, n_samples)
+    """
+    P = np.asarray(weights, dtype=float)
+    C = np.asarray(clean_weights, dtype=float)
+    if P.shape != C.shape:
+        raise ValueError(f"The clean fit's weights have shape {C.shape}, this fit's {P.shape}: "
+                         "they must be fits of the same samples and views.")
+    if not np.all(C > 0):
+        raise ValueError("The clean fit has weights of 0; the change P / P_clean is not "
+                         "defined there.")
+    return P / C
+
+
+#: A cell's weight "fell" when it is below this fraction of its clean value.
+FELL_BELOW = 0.5
+
+
+def weight_change_summary(change, outlier_mask, view_names=None):
+    """What the injection did to the weights, in numbers and one sentence.
+
+    Parameters
+    ----------
+    change : ndarray of shape (n_views, n_samples)
+        :func:`weight_change`.
+    outlier_mask : ndarray of bool, same shape
+        The injected (view, sample) pairs.
+    view_names : list of str or None
+
+    Returns
+    -------
+    dict
+        ``injected_median`` and ``clean_median`` (the median change over the injected
+        cells and over the others), ``injected_fell`` and ``clean_fell`` (the share of
+        each whose weight fell below :data:`FELL_BELOW` of its clean value), ``sentence``.
+    """
+    R = np.asarray(change, dtype=float)
+    mask = np.asarray(outlier_mask, dtype=bool)
+    if mask.shape != R.shape or not mask.any():
+        raise ValueError("weight_change_summary needs an outlier mask of the weights' shape "
+                         "with at least one injected pair.")
+    hit, rest = R[mask], R[~mask]
+    out = {
+        "injected_median": float(np.median(hit)),
+        "clean_median": float(np.median(rest)) if rest.size else float("nan"),
+        "injected_fell": float(np.mean(hit < FELL_BELOW)),
+        "clean_fell": float(np.mean(rest < FELL_BELOW)) if rest.size else float("nan"),
+    }
+    views = np.flatnonzero(mask.any(axis=1))
+    names = list(view_names) if view_names is not None else [f"view {v + 1}" for v in
+                                                              range(R.shape[0])]
+    where = ", ".join(names[v] for v in views)
+    out["sentence"] = (
+        f"Against the clean fit, the injected cells ({int(mask.sum())}, in {where}) kept a "
+        f"median {out['injected_median']:.2f} of their weight and "
+        f"{out['injected_fell']:.0%} of them fell below {FELL_BELOW:g} of it; the other "
+        f"cells kept a median {out['clean_median']:.2f}, and {out['clean_fell']:.1%} of "
+        f"them fell below {FELL_BELOW:g}.")
+    return out
 
 
 #: Columns of :func:`heatmap_pool` by default (the pages' limit, one source).

@@ -94,8 +94,16 @@ GAMMA = 1e-2
 PAPER_GAMMA = 1e-5
 
 
+#: The rule for a sample that carries no information in a view (all zero there, or
+#: repeated exactly by another sample): "typical" holds its weight at the view's typical
+#: weight (the median of the view's P-step weights at the start) instead of the cap its
+#: loss of 0 would give (issue 38; :mod:`rmsc.solver._weights`, docs/weights.md). None:
+#: the paper's P-step for every weight.
+UNINFORMATIVE = "typical"
+
+
 #: The parameters that give the paper's exact model (the reproduction's).
-PAPER_MODEL = {"loss_scale": None, "gamma": PAPER_GAMMA}
+PAPER_MODEL = {"loss_scale": None, "gamma": PAPER_GAMMA, "uninformative": None}
 
 
 #: The stopping rule before issue 29: the objective's relative decrease <= 1e-4, at most
@@ -228,6 +236,15 @@ class RMSC(ClusterMixin, BaseEstimator):
         loss by its view's unit; 0 weighs every view's typical sample alike; 0.5
         is the paper's model with gamma relative to each view's unit (weights
         1 / sqrt(gamma s_v + l_vj)). Ignored for ``loss_scale=None``.
+    uninformative : {"typical", None}, default=UNINFORMATIVE ("typical")
+        The weight of a sample that carries no information in a view: all zero there
+        (after ``normalize``), or equal to another sample there. Its loss is 0 whatever
+        the view says (nothing rebuilds it, or its twin does), so the P-step alone
+        would give it the view's highest weight. ``"typical"``: its weight is held at
+        the view's typical weight (the median, over the view's other samples, of the
+        P-step's weights at the start), a constant of the model, so every block step
+        stays exact and the objective never increases. None: the paper's P-step for
+        every weight. RMSC-WV (one weight per view) is not affected.
     max_iter : int, default=rmsc.solver.MAX_ITER (200)
         Most iterations of Algorithm 1.
     tol : float, default=rmsc.solver.TOL (3e-3)
@@ -399,6 +416,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         weighting="sample",
         loss_scale=LOSS_SCALE,
         scale_power=SCALE_POWER,
+        uninformative=UNINFORMATIVE,
         max_iter=solver.MAX_ITER,
         tol=solver.TOL,
         stop_on=solver.STOP_ON,
@@ -422,6 +440,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.weighting = weighting
         self.loss_scale = loss_scale
         self.scale_power = scale_power
+        self.uninformative = uninformative
         self.max_iter = max_iter
         self.tol = tol
         self.stop_on = stop_on
@@ -464,6 +483,10 @@ class RMSC(ClusterMixin, BaseEstimator):
                              hint="1 (the default) divides every view's losses by its unit, 0 "
                                   "weighs every view's typical sample alike, 0.5 is the "
                                   "paper's model with gamma in each view's unit."),
+        "uninformative": Param(Options(solver.UNINFORMATIVE_RULES),
+                               what="'typical' (a sample all zero or repeated in a view weighs "
+                                    "as the view's typical sample) or None (the paper's "
+                                    "P-step for every weight)"),
         "max_iter": POSITIVE_INT,
         "tol": NON_NEGATIVE,
         "stop_on": Param(Options(solver.STOPPINGS),
@@ -530,6 +553,8 @@ class RMSC(ClusterMixin, BaseEstimator):
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
         factors = solver.gram_factors(views)
         check_lam_positive(lam, factors)
+        if self.uninformative == "typical" and self.weighting == "sample":
+            options["uninformative"] = solver.uninformative_samples(views)
 
         t0 = time.perf_counter()
         sol = solver.solve(

@@ -5,7 +5,9 @@ about a second) through the URL, as a user would share it; one opens the app
 with no URL at all and checks that it comes up on Digit.
 """
 
+import base64
 import io
+import json
 import sys
 import time
 from pathlib import Path
@@ -19,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 import rmsc
 from rmsc import dashboard as dash
-from rmsc import datasets
+from rmsc import datasets, inspection
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -654,12 +656,15 @@ def test_weights_page_shows_each_views_share_of_the_weights(fitted_app):
         out.weights, gamma=out.model.gamma, view_names=data.view_names,
         factors=out.model.view_factors_, scale=out.model.loss_scale_,
         n_features=[X.shape[1] for X in data.views])
-    table = find_table(at, "share of ΣP %", "samples at the cap %")
+    consensus, alone = f"{inspection.SHARE_LABEL} %", f"{inspection.P_SHARE_LABEL} %"
+    table = find_table(at, consensus, alone, "samples at the cap %")
     assert table["view"].tolist() == list(data.view_names)
-    np.testing.assert_allclose(table["share of ΣP %"], [100 * e["share"] for e in expect])
+    np.testing.assert_allclose(table[consensus], [100 * e["share"] for e in expect])
     np.testing.assert_allclose(table["samples at the cap %"], [100 * e["at_cap"] for e in expect])
     np.testing.assert_allclose(table["mean weight"], [e["mean_weight"] for e in expect])
-    assert table["share of ΣP %"].sum() == pytest.approx(100)
+    assert table[consensus].sum() == pytest.approx(100)
+    # the share of ΣP is P alone: each view's sum of P over the sum of all of P
+    np.testing.assert_allclose(table[alone], 100 * out.weights.sum(axis=1) / out.weights.sum())
     message = rmsc.inspection.dominance_message(
         out.weights, gamma=out.model.gamma, view_names=data.view_names,
         factors=out.model.view_factors_, scale=out.model.loss_scale_,
@@ -670,6 +675,33 @@ def test_weights_page_shows_each_views_share_of_the_weights(fitted_app):
         assert message in texts(at, "warning")
     keys = [c.proto.id for c in at.get("plotly_chart")]
     assert any("view_shares" in k for k in keys), keys
+
+
+def test_weights_page_shows_trust_beside_each_views_own_quality(fitted_app):
+    at = goto(fitted_app, "weights")
+    no_trouble(at)
+    job = at.session_state["slots"]["quality"].latest
+    assert job is not None and job.wait(300), "the per-view runs did not finish"
+    at.run()
+    no_trouble(at)
+    data, params = at.session_state["data"], at.session_state["params"]
+    out = at.session_state["slots"]["fit"].latest.result
+    quality = inspection.view_quality(list(data.views), params.resolved_clusters(data),
+                                      data.labels, view_names=list(data.view_names),
+                                      random_state=params.seed)
+    shares, _ = dash.weight_shares(out, data)
+    table = find_table(at, "own ACC %", "own eigengap")
+    assert table["view"].tolist() == list(data.view_names)
+    np.testing.assert_allclose(table["own ACC %"], [100 * q["acc"] for q in quality])
+    np.testing.assert_allclose(table["own NMI %"], [100 * q["nmi"] for q in quality])
+    np.testing.assert_allclose(table["own eigengap"], [q["eigengap"] for q in quality])
+    np.testing.assert_allclose(table[f"{inspection.SHARE_LABEL} %"],
+                               [100 * s["share"] for s in shares])
+    trust = inspection.trust_vs_quality(shares, quality)
+    assert trust.measure == "acc"  # Subspaces has labels
+    assert trust.sentence in texts(at, "markdown")
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert any("trust_quality" in k for k in keys), keys
 
 
 def test_affinity_page_reports_block_structure(fitted_app):
@@ -765,6 +797,39 @@ def test_injecting_outliers_changes_the_mask_and_reset_restores(fitted_app):
     at.button(key="w_reset_outliers").click().run()
     assert at.session_state["data"] is at.session_state["clean"]
     assert "injected outliers**: none" in sidebar_text(at)
+
+
+def test_weights_page_shows_the_change_from_the_clean_fit(fitted_app):
+    at = fitted_app
+    clean_fit = at.session_state["slots"]["fit"].latest.result
+    at = goto(at, "data")
+    clean = at.session_state["clean"]
+    at.multiselect(key="w_out_views").set_value([clean.view_names[0]])
+    at.slider(key="w_out_fraction").set_value(0.1)
+    at.selectbox(key="w_out_kind").set_value("replace")
+    [b for b in at.button if b.label == "Inject"][0].click().run()
+    wait_fit(at)
+    goto(at, "weights")
+    no_trouble(at)
+    at.radio(key="w_weights_show").set_value("change from the clean fit (P / P clean)").run()
+    no_trouble(at)
+    # the clean fit of these parameters is in the cache already (the fixture fitted it)
+    data = at.session_state["data"]
+    out = at.session_state["slots"]["fit"].latest.result
+    assert clean_fit.key == dash.fit_key(at.session_state["params"], clean)
+    change = inspection.weight_change(out.weights, clean_fit.weights)
+    summary = inspection.weight_change_summary(change, data.outlier_mask, data.view_names)
+    assert summary["sentence"] in texts(at, "markdown")
+    # the outliers lowered their own cells' weights more than the others'
+    assert summary["injected_median"] < summary["clean_median"]
+    heat = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert heat["colorbar"]["title"]["text"] == "P / P clean"
+    pooled = inspection.heatmap_pool(change, data.labels, pool="min", relative=False,
+                                     max_columns=dash.scale_plan(data.n_samples).weight_columns)
+    z = heat["z"]  # float32 cells, sent as plotly's typed array (base64 bytes and a shape)
+    z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(
+        [int(d) for d in str(z["shape"]).split(",")])
+    np.testing.assert_allclose(z, pooled.values, rtol=1e-6)
 
 
 def test_injecting_with_no_view_is_a_message(fitted_app):

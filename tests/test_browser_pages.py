@@ -69,3 +69,38 @@ def test_solve_draws_the_clustering_along_the_iterations(page, server):
     # the star is the fit's own score, as the metric above the charts shows it
     shown = float(metric(page, "ACC").rstrip("%"))
     assert traces["ACC % of the fit"]["y"][0] == pytest.approx(shown, abs=0.006)
+
+
+TRUST_TITLE = "Trust against each view's own quality"
+
+
+def test_weights_draws_each_views_trust_beside_its_own_quality(page, server):
+    """Subspaces at the defaults: the Weights page's scatter puts every view at the share of
+    the consensus weight and the own ACC the library computes, and the sentence beside it is
+    the library's (rmsc.inspection.trust_vs_quality)."""
+    from rmsc import dashboard as dash
+    from rmsc import datasets, get_method, inspection
+
+    open_app(page, server, "?data=Subspaces")
+    wait_fitted(page)
+    nav(page, "Weights")
+    wait_fitted(page)
+    page.wait_for_function(f"title => ({TRACES_OF})(title) !== null", arg=TRUST_TITLE,
+                           timeout=120_000)
+    no_exception(page)
+    (points,) = page.evaluate(TRACES_OF, TRUST_TITLE)
+
+    data = datasets.load_bundled("Subspaces")
+    params = dash.Params()
+    est = get_method(params.method, **dash.estimator_params(params, data)).fit(list(data.views))
+    shares = inspection.view_weight_shares(est.weights_, gamma=est.gamma,
+                                           view_names=data.view_names,
+                                           factors=est.view_factors_, scale=est.loss_scale_)
+    quality = inspection.view_quality(list(data.views), params.resolved_clusters(data),
+                                      data.labels, view_names=list(data.view_names),
+                                      random_state=params.seed)
+    assert points["x"] == pytest.approx([100 * s["share"] for s in shares], rel=1e-6)
+    assert points["y"] == pytest.approx([100 * q["acc"] for q in quality], rel=1e-9)
+    sentence = inspection.trust_vs_quality(shares, quality).sentence
+    page.wait_for_function("s => document.body.innerText.includes(s)", arg=sentence,
+                           timeout=30_000)

@@ -292,11 +292,17 @@ def test_beta_auto_follows_the_scale_of_the_data():
 
 def test_gamma_zero_with_exactly_reconstructed_sample():
     # Every sample has an exact twin, and a negligible lam lets Z^v copy it: loss 0.
+    # (With the paper's P-step for every weight: the default rule holds a repeated
+    # sample's weight at its view's typical weight, tests/test_uninformative.py.)
     X = np.repeat(np.eye(3), 2, axis=0)
     with pytest.raises(ValueError, match="gamma = 0 and sample 0 in view 0 is reconstructed exactly"):
-        RMSC(3, lam=1e-300, beta=0.0, gamma=0.0, max_iter=3).fit([X])
+        RMSC(3, lam=1e-300, beta=0.0, gamma=0.0, max_iter=3, uninformative=None).fit([X])
     # The same data with the paper's gamma is fine.
-    RMSC(3, lam=1e-300, beta=0.0, gamma=1e-5, max_iter=3, random_state=0).fit([X])
+    RMSC(3, lam=1e-300, beta=0.0, gamma=1e-5, max_iter=3, random_state=0,
+         uninformative=None).fit([X])
+    # Every sample repeated: every weight held at the typical one, finite even at gamma = 0
+    est = RMSC(3, lam=1e-300, beta=0.0, gamma=0.0, max_iter=3).fit([X])
+    assert np.all(np.isfinite(est.weights_)) and np.all(est.weights_ == 1.0)
 
 
 def test_get_method_knows_the_paper_names():

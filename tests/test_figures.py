@@ -455,8 +455,36 @@ def test_view_shares_figure_bars_in_percent_with_an_equal_share_line():
     assert list(cap.y) == pytest.approx([50, 0]) and "316" in cap.name
     assert list(share.text) == ["70%", "30%"] and share.cliponaxis is False
     assert fig.layout.shapes[0].y0 == pytest.approx(50)  # an equal share of two views
+    assert "consensus weight" in share.name and "Σc_vP" in share.name
+    # the line's name sits in the right margin, beside the bars rather than behind them
+    (note,) = fig.layout.annotations
+    assert note.xref == "paper" and note.x == 1.0 and note.xanchor == "left"
+    assert note.y == pytest.approx(50) and "equal" in note.text and "50%" in note.text
+    assert fig.layout.margin.r >= 50
     with pytest.raises(ValueError):
         figures.view_shares_figure([])
+
+
+def test_trust_quality_figure_puts_each_view_at_its_share_and_own_quality():
+    shares = [{"view": "a", "share": 0.7}, {"view": "b", "share": 0.2}, {"view": "c",
+                                                                          "share": 0.1}]
+    quality = [{"view": "a", "acc": 0.3, "nmi": 0.2, "eigengap": 0.01},
+               {"view": "b", "acc": 0.8, "nmi": 0.7, "eigengap": 0.05},
+               {"view": "c", "acc": 0.6, "nmi": 0.5, "eigengap": 0.02}]
+    fig = figures.trust_quality_figure(shares, quality, "acc")
+    (pts,) = fig.data
+    assert list(pts.text) == ["a", "b", "c"]
+    assert list(pts.x) == pytest.approx([70, 20, 10])
+    assert list(pts.y) == pytest.approx([30, 80, 60])
+    assert "ACC" in fig.layout.yaxis.title.text
+    assert fig.layout.shapes[0].x0 == pytest.approx(100 / 3)  # an equal share
+    fig = figures.trust_quality_figure(shares, quality, "eigengap")
+    assert list(fig.data[0].y) == pytest.approx([0.01, 0.05, 0.02])
+    assert "eigengap" in fig.layout.yaxis.title.text
+    with pytest.raises(ValueError):
+        figures.trust_quality_figure(shares, quality[:2], "acc")
+    with pytest.raises(ValueError):
+        figures.trust_quality_figure(shares, quality, "nmi")
 
 
 def test_pooled_weights_heatmap_keeps_an_outlier_dark_and_marks_its_column():
@@ -534,3 +562,18 @@ def test_the_weights_heatmap_colour_bar_is_the_cells_colour_scale_in_streamlit()
     dark = [c for at, c in stops if at * figures.RELATIVE_ZMAX <= 0.6]
     assert dark and max(map(_luminance, dark)) < 40 and _luminance(stops[0][1]) < 5
     assert all(_luminance(c) > 200 for at, c in stops if at * figures.RELATIVE_ZMAX >= 0.96)
+
+
+def test_pooled_heatmap_of_the_change_from_the_clean_fit_names_its_quantity():
+    from rmsc.inspection import heatmap_pool, weight_change
+
+    clean = np.full((2, 6), 2.0)
+    P = clean.copy()
+    P[1, 4] = 0.5
+    hp = heatmap_pool(weight_change(P, clean), None, relative=False)
+    fig = figures.pooled_weights_heatmap_figure(hp, ["a", "b"], quantity="P / P clean")
+    heat = fig.data[0]
+    assert heat.colorbar.title.text == "P / P clean" and "P / P clean" in heat.hovertemplate
+    assert heat.zmin == 0 and heat.zmax == figures.RELATIVE_ZMAX  # 1 = unchanged, as usual
+    assert np.asarray(heat.z).min() == pytest.approx(0.25)
+    assert "Change of the weights, P / P clean" in fig.layout.title.text

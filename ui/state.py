@@ -44,7 +44,7 @@ def init_session():
     runner = dash.DaskRunner()  # the process's backend, started on first use
     ss.setdefault("slots", {name: dash.JobSlot(job_registry(), runner)
                             for name in ("fit", "compare", "sensitivity", "views",
-                                         "suggest")})
+                                         "suggest", "quality", "clean")})
     ss.setdefault("autorun", True)
     ss.setdefault("messages", [])
     query = st.query_params.to_dict()

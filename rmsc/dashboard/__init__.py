@@ -80,6 +80,9 @@ from .fitting import (  # noqa: F401
     fit_rmsc,
     trace_summary,
     weight_shares,
+    run_view_quality,
+    trust_quality_table,
+    view_quality_key,
     weight_shares_table,
 )
 from .jobs import (  # noqa: F401

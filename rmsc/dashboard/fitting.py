@@ -18,7 +18,8 @@ from scipy.sparse.csgraph import connected_components
 
 from .._array_api import to_numpy
 from ..device import DEVICE_ENV, device_from_env, fit_on
-from ..inspection import dominance_message, view_weight_shares
+from ..inspection import (P_SHARE_LABEL, SHARE_LABEL, dominance_message, view_quality,
+                          view_weight_shares)
 from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
 from ..placement import PLACEMENTS
@@ -351,9 +352,51 @@ def weight_shares(result, dataset):
 
 
 def weight_shares_table(shares):
-    """:func:`weight_shares`' rows as the Weights page's table (percentages)."""
+    """:func:`weight_shares`' rows as the Weights page's table (percentages): each view's
+    share of the consensus weight Σc_vP (how much it counts in Z*) and its share of ΣP
+    (P alone), two different quantities under the scaled model."""
     return pd.DataFrame([{
         "view": s["view"], "features": s["n_features"],
-        "share of ΣP %": 100 * s["share"], "samples at the cap %": 100 * s["at_cap"],
+        f"{SHARE_LABEL} %": 100 * s["share"], f"{P_SHARE_LABEL} %": 100 * s["p_share"],
+        "samples at the cap %": 100 * s["at_cap"],
         "mean weight": s["mean_weight"], "median loss": s["median_loss"],
     } for s in shares])
+
+
+def view_quality_key(params, dataset):
+    """A small cache key of :func:`run_view_quality` on ``dataset``: its fingerprint, the
+    number of clusters and the seed (the per-view runs depend on nothing else)."""
+    return ("quality", dataset.fingerprint, params.resolved_clusters(dataset), params.seed)
+
+
+def run_view_quality(dataset, params, job=None):
+    """How informative each view of ``dataset`` is on its own
+    (:func:`rmsc.inspection.view_quality`, scored against the labels when they are
+    usable), with the pages' number of clusters and seed: a worker's task.
+
+    Returns
+    -------
+    list of dict
+        One per view: ``view``, ``eigengap``, ``acc``, ``nmi`` (None without labels).
+    """
+    if job is not None:
+        job.report(0, 1, "clustering every view on its own")
+    out = view_quality(list(dataset.views), params.resolved_clusters(dataset),
+                       scoring_labels(dataset), view_names=list(dataset.view_names),
+                       random_state=params.seed)
+    if job is not None:
+        job.report(1, 1, "done")
+    return out
+
+
+def trust_quality_table(shares, quality):
+    """Each view's share of the consensus weight beside its own quality, as the Weights
+    page's table (percentages; the ACC and NMI columns only with labels)."""
+    rows = []
+    for s, q in zip(shares, quality, strict=True):
+        row = {"view": s["view"], f"{SHARE_LABEL} %": 100 * s["share"]}
+        if q["acc"] is not None:
+            row.update({"own ACC %": 100 * q["acc"], "own NMI %": 100 * q["nmi"]})
+        row["own eigengap"] = q["eigengap"]
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -48,11 +48,13 @@ from ._solve import (  # noqa: F401
 from ._weights import (  # noqa: F401
     LOW_END_COLORSCALE,
     RELATIVE_ZMAX,
+    SHARE_NAME,
     WEIGHT_ROW_GAP,
     pooled_weights_heatmap_figure,
     roc_figure,
     sample_weights_figure,
     score_roc_figure,
+    trust_quality_figure,
     view_shares_figure,
     weight_distribution_figure,
 )

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..inspection import pooled_columns
+from ..inspection import SHARE_LABEL, pooled_columns
 from ._style import boundary_line, class_color, group_ticks
 
 
@@ -138,13 +138,13 @@ def sample_weights_figure(table, *, title="Weights of one sample", relative=Fals
 
 
 def view_shares_figure(shares, *, cap=None, title="Each view's part of the weights"):
-    """Each view's share of the consensus weight ΣP and the share of its samples at the cap.
+    """Each view's share of the consensus weight c_v P and the share of its samples at the cap.
 
     Parameters
     ----------
     shares : list of dict
-        :func:`rmsc.inspection.view_weight_shares`: ``view``, ``share`` and ``at_cap``
-        (fractions).
+        :func:`rmsc.inspection.view_weight_shares`: ``view``, ``share`` (of the consensus
+        weight) and ``at_cap`` (fractions).
     cap : float or None
         The cap 1/√γ, named in the legend when given.
 
@@ -152,7 +152,8 @@ def view_shares_figure(shares, *, cap=None, title="Each view's part of the weigh
     -------
     plotly.graph_objects.Figure
         Two bars per view (in %), each labelled with its value; a dotted line at an
-        equal share (100 / number of views).
+        equal share (100 / number of views), named in the right margin, beside the bars
+        rather than behind them.
     """
     if not shares:
         raise ValueError("view_shares_figure needs at least one view.")
@@ -161,19 +162,71 @@ def view_shares_figure(shares, *, cap=None, title="Each view's part of the weigh
     capped = [100 * float(s["at_cap"]) for s in shares]
     at = "samples at the cap" + ("" if cap is None else f" 1/√γ = {cap:.3g}")
     fig = go.Figure([
-        go.Bar(x=names, y=share, name="share of ΣP", marker_color="#4c78a8",
+        go.Bar(x=names, y=share, name=SHARE_NAME, marker_color="#4c78a8",
                text=[f"{v:.0f}%" for v in share], textposition="outside", cliponaxis=False,
-               hovertemplate="%{x}: %{y:.1f}% of the consensus weight<extra></extra>"),
+               hovertemplate="%{x}: %{y:.1f}% of the consensus weight c_v P<extra></extra>"),
         go.Bar(x=names, y=capped, name=at, marker_color="#e45756",
                text=[f"{v:.0f}%" for v in capped], textposition="outside", cliponaxis=False,
                hovertemplate="%{x}: %{y:.1f}% of its samples at the cap<extra></extra>"),
     ])
-    fig.add_hline(y=100 / len(shares), line=dict(dash="dot", color="grey"),
-                  annotation_text="equal share", annotation_position="top right")
+    equal = 100 / len(shares)
+    fig.add_hline(y=equal, line=dict(dash="dot", color="grey"))
+    fig.add_annotation(x=1.0, xref="paper", xanchor="left", y=equal, yref="y",
+                       text=f"equal<br>share<br>{equal:.0f}%", showarrow=False,
+                       font=dict(size=11, color="grey"), align="left")
     fig.update_layout(title=title, barmode="group", yaxis_title="%", yaxis_range=[0, 110],
-                      height=340, margin=dict(t=60, b=40, l=60, r=10),
+                      height=340, margin=dict(t=60, b=40, l=60, r=55),
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=1,
                                   xanchor="right"))
+    return fig
+
+
+#: The name of the consensus-weight share in the figures (the tables' is
+#: :data:`rmsc.inspection.SHARE_LABEL`).
+SHARE_NAME = f"{SHARE_LABEL} (consensus weight)"
+
+
+def trust_quality_figure(shares, quality, measure, *,
+                         title="Trust against each view's own quality"):
+    """Each view's share of the consensus weight against how well it clusters on its own.
+
+    Parameters
+    ----------
+    shares : list of dict
+        :func:`rmsc.inspection.view_weight_shares` (``view``, ``share``, 0-1).
+    quality : list of dict
+        :func:`rmsc.inspection.view_quality` (``acc`` 0-1 or ``eigengap``), same views.
+    measure : {"acc", "eigengap"}
+        Which quality is on the y axis (:func:`rmsc.inspection.quality_measure`).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One labelled point per view: x its share (%), y its own ACC (%) or its own graph's
+        eigengap; a dotted vertical line at an equal share. Trust that follows quality
+        runs from the lower left to the upper right.
+    """
+    if not shares or len(shares) != len(quality):
+        raise ValueError("trust_quality_figure needs the same views (at least one) in "
+                         "shares and quality.")
+    if measure not in ("acc", "eigengap"):
+        raise ValueError(f"measure must be 'acc' or 'eigengap'; got {measure!r}.")
+    names = [str(s["view"]) for s in shares]
+    x = [100 * float(s["share"]) for s in shares]
+    scale = 100.0 if measure == "acc" else 1.0
+    y = [scale * float(q[measure]) for q in quality]
+    ytitle = "its own ACC (%, SC-BSV on the view alone)" if measure == "acc" else \
+        "its own graph's eigengap (no labels)"
+    fig = go.Figure(go.Scatter(
+        x=x, y=y, mode="markers+text", text=names, textposition="top center",
+        marker=dict(size=12, color="#4c78a8"), cliponaxis=False, name="view",
+        hovertemplate="%{text}: share %{x:.1f}%, " +
+                      ("own ACC %{y:.1f}%" if measure == "acc" else "eigengap %{y:.3g}") +
+                      "<extra></extra>"))
+    fig.add_vline(x=100 / len(shares), line=dict(dash="dot", color="grey"))
+    fig.update_layout(title=title, height=340, margin=dict(t=60, b=50, l=60, r=20),
+                      xaxis_title=SHARE_NAME + " (%)", yaxis_title=ytitle,
+                      xaxis_range=[0, 105], showlegend=False)
     return fig
 
 
@@ -196,7 +249,8 @@ RELATIVE_ZMAX = 1.2
 
 
 def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, placed=None,
-                                  relative=True, axis_title="samples grouped by class"):
+                                  relative=True, axis_title="samples grouped by class",
+                                  quantity=None):
     """P as a heatmap pooled to keep a low weight visible (:func:`rmsc.inspection.heatmap_pool`).
 
     Parameters
@@ -215,6 +269,10 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
         ``relative=True``): then the colours are :data:`LOW_END_COLORSCALE` on
         [0, :data:`RELATIVE_ZMAX`], dark below three quarters of the median.
     axis_title : str
+    quantity : str or None
+        What ``values`` are, for the colour bar, the hover and the title, when they are
+        another ratio with 1 as "as usual" (drawn on the relative colour scale), e.g.
+        "P / P clean" (:func:`rmsc.inspection.weight_change`). None: "P / median" or "P".
 
     Rows are at y = 0..n_views-1, columns at x = 0..n_columns-1; a mark for view v is at
     (column, v - 0.5).
@@ -222,18 +280,20 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     Z = np.asarray(heatmap.values, dtype=float)
     m, k = Z.shape
     names = [str(v) for v in view_names]
+    if quantity is not None:
+        relative = True
+    label = quantity or ("P / median" if relative else "P")
     first = heatmap.order[heatmap.bounds[:-1]]
     count = np.diff(heatmap.bounds)
     fig = go.Figure(go.Heatmap(
         z=Z.astype(np.float32), x=np.arange(k), y=list(range(m)), ygap=WEIGHT_ROW_GAP,
         colorscale=LOW_END_COLORSCALE if relative else "Viridis",
         zmin=0 if relative else None, zmax=RELATIVE_ZMAX if relative else None,
-        colorbar=dict(title="P / median" if relative else "P"),
+        colorbar=dict(title=label),
         customdata=np.broadcast_to(np.stack([first, count], axis=-1), (m, k, 2)),
         text=np.broadcast_to(np.asarray(names, dtype=object)[:, None], Z.shape),
         hovertemplate="view %{text}<br>%{customdata[1]} sample(s) from #%{customdata[0]}<br>"
-                      f"{heatmap.pool} of " + ("P / median" if relative else "P")
-                      + " = %{z:.3g}<extra></extra>"))
+                      f"{heatmap.pool} of {label} = %{{z:.3g}}<extra></extra>"))
     marked = False
     if outlier_mask is not None:
         mask = np.asarray(outlier_mask, bool)
@@ -271,8 +331,10 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
                      range=[m - 0.25 if has_placed else m - 0.5, -0.75],
                      zeroline=False, showgrid=False)
     fig.update_layout(
-        title="Weights P, lowest first within each group (each column the "
-              f"{heatmap.pool} of its samples" + (", P / view median)" if relative else ")"),
+        title=(f"Change of the weights, {quantity}, lowest first within each group (each "
+               f"column the {heatmap.pool} of its samples)" if quantity is not None else
+               "Weights P, lowest first within each group (each column the "
+               f"{heatmap.pool} of its samples" + (", P / view median)" if relative else ")")),
         height=140 + 44 * m, margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
         plot_bgcolor="white",
         legend=dict(orientation="h", x=1, xanchor="right", y=1.02, yanchor="bottom"))

@@ -35,6 +35,10 @@ whose products H_v Z* are sparse when Z* is. The stopping rule is
 
 from ._weights import (  # noqa: F401
     LOSS_SCALES,
+    UNINFORMATIVE_RULES,
+    FixedWeights,
+    fixed_weights,
+    uninformative_samples,
     consensus_weights,
     latent_loss,
     loss_scale,

@@ -25,7 +25,7 @@ from ._dense import DenseForm
 from ._factors import factorize_view
 from ._kernel import kernel_block, kernel_colmax, kernel_state, use_kernel_form
 from ._objective import OBJECTIVE_TERMS, l1_norm, term_values
-from ._weights import consensus_weights, initial_weights, p_step
+from ._weights import consensus_weights, fixed_weights, initial_weights, p_step
 from ._zstar_step import (
     assemble_blocks,
     block_columns,
@@ -97,12 +97,13 @@ class SolveOptions:
     runner: object = None
     kernel: bool | None = None
     acceleration: str = ACCELERATION
+    uninformative: np.ndarray | None = None
 
 
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
           callback=None, block_size=None, runner=None, with_beta_max=False,
           precision=PRECISION, kernel=None, loss_scale=None, scale_power=0.0,
-          stop_on=STOP_ON, acceleration=ACCELERATION):
+          stop_on=STOP_ON, acceleration=ACCELERATION, uninformative=None):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): every Z^v the exact Z^v-step for
@@ -159,6 +160,11 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
         A safeguarded acceleration of the iterates (:mod:`rmsc.solver._acceleration`):
         a candidate is kept only where it lowers the objective below the plain step's.
         "none" is the plain Algorithm 1. The kernel form and the device path run plain.
+    uninformative : ndarray of bool, shape (n_views, n_samples), or None
+        Samples that carry no information in a view (:func:`uninformative_samples`):
+        their weights are held at the view's typical weight (:func:`fixed_weights`)
+        instead of the P-step's; None: the paper (every weight from the P-step).
+        Ignored for ``weighting="view"``.
 
     Factors that are not NumPy arrays (torch, CuPy, array_api_strict; see
     :func:`rmsc.solver.gram_factor`) run the dense form on their own device
@@ -180,7 +186,8 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
                            scale_power=scale_power, max_iter=max_iter, tol=tol,
                            stop_on=stop_on, callback=callback, with_beta_max=with_beta_max,
                            precision=precision, block_size=block_size, runner=runner,
-                           kernel=kernel, acceleration=acceleration)
+                           kernel=kernel, acceleration=acceleration,
+                           uninformative=uninformative)
     with _form(factors, options) as form:
         return _algorithm1(form, options)
 
@@ -237,6 +244,9 @@ class Start:
         The model's units s_v and view factors c_v (:func:`model_units`).
     P : array of shape (m, n)
         The initial weights (:func:`initial_weights`).
+    fixed : FixedWeights or None
+        The weights held at their view's typical value (:func:`fixed_weights`), for
+        every P-step of the solve.
     column_betas : ndarray of shape (n,) or None
         On the host: the emptying betas of the second Z*-step (:func:`column_betas`),
         when asked for.
@@ -247,6 +257,7 @@ class Start:
     scale: object
     factors: object
     P: object
+    fixed: object
     column_betas: np.ndarray | None
 
 
@@ -258,12 +269,14 @@ def _start(form, options, betas):
     recon, coupling = form.losses()
     losses = recon + lam * coupling
     scale, factors = model_units(losses, options.loss_scale, options.scale_power)
-    P = initial_weights(losses, options.gamma, options.weighting, scale)
+    fixed = (None if options.uninformative is None or options.weighting == "view"
+             else fixed_weights(options.uninformative, losses, options.gamma, scale))
+    P = initial_weights(losses, options.gamma, options.weighting, scale, fixed=fixed)
     cbetas = None
     if betas:
-        P1 = p_step(losses, options.gamma, options.weighting, scale)
+        P1 = p_step(losses, options.gamma, options.weighting, scale, fixed=fixed)
         cbetas = form.to_host(_emptying_betas(form, lam, consensus_weights(P1, factors)))
-    return Start(recon, coupling, scale, factors, P, cbetas)
+    return Start(recon, coupling, scale, factors, P, fixed, cbetas)
 
 
 def _rule_beta(beta, cbetas):
@@ -283,6 +296,7 @@ def _algorithm1(form, options):
     start = _start(form, options, betas=options.with_beta_max or callable(options.beta))
     recon, coupling, scale, factors, P = (start.recon, start.coupling, start.scale,
                                           start.factors, start.P)
+    fixed = start.fixed
     cbetas = start.column_betas
     b_max = None if cbetas is None else float(np.max(cbetas))
     beta = _rule_beta(options.beta, cbetas)
@@ -295,7 +309,7 @@ def _algorithm1(form, options):
     done = False
     # None for the plain iteration (and for the kernel and dense forms)
     accelerator = make_accelerator(options.acceleration, form,
-                                   Model(lam, beta, gamma, weighting, scale, factors))
+                                   Model(lam, beta, gamma, weighting, scale, factors, fixed))
     for it in range(1, options.max_iter + 1):
         # Z*-step (eq. update_z_*) from the previous Z*; the first one also gives
         # beta_max's first candidate
@@ -307,7 +321,7 @@ def _algorithm1(form, options):
         # checks that every weight is finite with the transfer below)
         recon, coupling = form.losses(delta_sq)
         losses = recon + lam * coupling
-        P = p_step(losses, gamma, weighting, scale, check=form.host)
+        P = p_step(losses, gamma, weighting, scale, check=form.host, fixed=fixed)
         # Z^v-steps (eq. update_z_v)
         form.zv_step()
         recon, coupling = form.losses()
@@ -323,7 +337,8 @@ def _algorithm1(form, options):
             values += [xp.sum(delta_sq), form.squared_norm(Zstar)]
         host = form.fetch(values)
         if not host[4]:
-            p_step(losses, gamma, weighting, scale)  # raises, saying which weight is infinite
+            # raises, saying which weight is infinite
+            p_step(losses, gamma, weighting, scale, fixed=fixed)
         if first:
             b_max = max(b_max, float(host[5]))
         terms = {k: float(v) for k, v in zip(OBJECTIVE_TERMS, host[:4])}

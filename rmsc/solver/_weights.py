@@ -23,6 +23,18 @@ its number of features; ``power = 1/2`` is the paper's model with gamma_v = gamm
 (its weights c_v P_vj = 1 / sqrt(gamma s_v + l_vj)); ``power = 1`` divides every loss
 by s_v (F = sum P l / s + psi(P)). ``scale=None`` is the paper's model.
 
+Uninformative samples (issue 38): a sample that is all zero in a view, or repeated there
+exactly by another sample, is rebuilt with loss 0 (by nothing, or by its twin) whatever
+the view says about it, and the P-step alone would give it the view's highest weight, the
+cap 1/sqrt(gamma). With ``uninformative="typical"`` (:data:`UNINFORMATIVE_RULES`) such a
+(v, j) gets instead **the view's typical weight**: the median, over the view's other
+samples, of the P-step's weights at the start (:func:`fixed_weights`), held fixed for the
+whole solve. Those weights are then constants of the model, not variables: the P-step
+minimises over the other weights exactly (:func:`p_step` with ``fixed``), the Z^v- and
+Z*-steps take every weight as given, and the objective (with the constants' terms
+P_vj l_vj + psi(P_vj) in it) still never increases. RMSC-WV's one weight per view has no
+per-sample weight to fix: the rule does not apply to ``weighting="view"``.
+
 Every function takes NumPy arrays (computed in float64, as always) or the arrays of
 another array-API namespace (torch, CuPy, array_api_strict: computed there, in their
 dtype), so that the device path (:mod:`rmsc.solver._dense`) runs these same formulas,
@@ -33,7 +45,10 @@ makes no copy).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import scipy.sparse as sp
 
 from .._array_api import device_of, from_numpy, namespace, to_numpy
 
@@ -68,7 +83,7 @@ def minimizer(loss, gamma):
     return 1.0 / xp.sqrt(gamma + loss)
 
 
-def initial_weights(losses, gamma, weighting="sample", scale=None):
+def initial_weights(losses, gamma, weighting="sample", scale=None, *, fixed=None):
     """The weights P that Algorithm 1 starts from (the paper leaves the start open).
 
     ``weighting="sample"`` (RMSC): P = 1. ``weighting="view"`` (RMSC-WV): the
@@ -90,6 +105,8 @@ def initial_weights(losses, gamma, weighting="sample", scale=None):
     scale : ndarray of shape (n_views,) or None
         The scaled model's units (:func:`p_step`); P = 1 is of the order of its
         weights too (a sample at its view's typical loss weighs 1/sqrt(1 + gamma)).
+    fixed : FixedWeights or None
+        Weights held constant (:func:`fixed_weights`): they start at their value.
 
     Returns
     -------
@@ -98,9 +115,8 @@ def initial_weights(losses, gamma, weighting="sample", scale=None):
     if weighting == "view":
         return p_step(losses, gamma, weighting, scale)
     xp = namespace(losses)
-    if xp is np:
-        return np.ones(np.shape(losses))
-    return xp.ones_like(losses)
+    P = np.ones(np.shape(losses)) if xp is np else xp.ones_like(losses)
+    return P if fixed is None else fixed.apply(P)
 
 
 #: The rules for each view's unit of loss s_v: None (the paper: no unit, s_v = 1) or
@@ -228,7 +244,7 @@ def loss_of_weight(p, gamma):
         return np.maximum(1.0 / (p * p) - gamma, 0.0)
 
 
-def p_step(losses, gamma, weighting="sample", scale=None, *, check=True):
+def p_step(losses, gamma, weighting="sample", scale=None, *, check=True, fixed=None):
     """P-step: the optimal weights for fixed losses.
 
     Paper eq. (update_p): P_vj = 1 / sqrt(gamma + l_vj). With
@@ -249,12 +265,18 @@ def p_step(losses, gamma, weighting="sample", scale=None, *, check=True):
         Raise when a weight is infinite (gamma = 0 and a loss of 0). The device path
         (:mod:`rmsc.solver._dense`) passes False and checks P with the one transfer to
         the host of its iteration (a check here would wait for the device).
+    fixed : FixedWeights or None
+        Weights held constant (:func:`fixed_weights`, the uninformative samples): they
+        keep their value, the others are the closed form above, which minimises the
+        objective over them exactly.
 
     Returns
     -------
     P : ndarray of shape (n_views, n_samples)
     """
     xp = namespace(losses)
+    if fixed is not None and weighting == "sample":
+        return fixed.apply(p_step(losses, gamma, weighting, scale, check=False), check=check)
     # on a device, clip to a Python bound: maximum(x, 0.0) would make a device array of
     # the 0.0 (torch: a copy from the host, which waits for the device)
     losses = xp.maximum(losses, 0.0) if xp is np else xp.clip(losses, min=0.0)
@@ -290,3 +312,124 @@ def _safe_minimizer(losses):
     xp = namespace(losses)
     with np.errstate(divide="ignore"):
         return 1.0 / xp.sqrt(losses)
+
+
+#: Rules for the weight of a sample that carries no information in a view (all zero
+#: there, or repeated exactly by another sample; :func:`uninformative_samples`): None (the
+#: paper: the P-step's weight, the cap for a loss of 0) or "typical" (the view's typical
+#: weight, held fixed: :func:`fixed_weights`).
+UNINFORMATIVE_RULES = (None, "typical")
+
+
+def uninformative_samples(views):
+    """Which samples carry no information in which view.
+
+    Sample j is uninformative in view v when its row of X^v is all zero, or equal
+    (exactly) to another sample's row: either way the view rebuilds it with loss 0 (from
+    nothing, or from its twin) whatever it says about the sample.
+
+    Parameters
+    ----------
+    views : list of array-like or scipy.sparse matrices, each (n_samples, n_features_v)
+        The views as the solver sees them (after any preprocessing); arrays of another
+        array-API namespace are copied to the host.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_views, n_samples)
+    """
+    return np.stack([_uninformative_rows(X) for X in views])
+
+
+def _uninformative_rows(X):
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, copy=True)
+        X.eliminate_zeros()
+        X.sum_duplicates()
+        X.sort_indices()
+        n = X.shape[0]
+        zero = np.diff(X.indptr) == 0
+        seen = {}
+        keys = []
+        for j in range(n):
+            a, b = X.indptr[j], X.indptr[j + 1]
+            key = (X.indices[a:b].tobytes(), X.data[a:b].tobytes())
+            keys.append(key)
+            seen[key] = seen.get(key, 0) + 1
+        repeated = np.array([seen[k] > 1 for k in keys], dtype=bool)
+        return zero | repeated
+    X = np.asarray(to_numpy(X))
+    if X.shape[1] == 0:
+        return np.ones(X.shape[0], dtype=bool)
+    zero = ~np.any(X != 0, axis=1)
+    _, inverse, counts = np.unique(X, axis=0, return_inverse=True, return_counts=True)
+    return zero | (counts[np.ravel(inverse)] > 1)
+
+
+@dataclass(frozen=True)
+class FixedWeights:
+    """Weights held constant through a solve (the uninformative samples' rule).
+
+    Attributes
+    ----------
+    mask : ndarray of bool, shape (n_views, n_samples)
+        The (v, j) whose weight is fixed.
+    values : ndarray of shape (n_views,)
+        Each view's fixed weight (host float64).
+    """
+
+    mask: np.ndarray
+    values: np.ndarray
+
+    def apply(self, P, *, check=False):
+        """P with the fixed entries set to their view's value (P's namespace and device).
+
+        ``check``: raise when a free weight is infinite (gamma = 0 and a loss of 0)."""
+        xp = namespace(P)
+        if xp is np:
+            out = np.where(self.mask, self.values[:, None], P)
+        else:
+            mask = from_numpy(self.mask, xp, device_of(P))
+            fill = from_numpy(np.broadcast_to(self.values[:, None], self.mask.shape), xp,
+                              device_of(P), P.dtype)
+            out = xp.where(mask, fill, P)
+        if check and not bool(xp.all(xp.isfinite(out))):
+            host = to_numpy(out)
+            _infinite_weight(host, np.zeros_like(host), "sample")
+        return out
+
+
+def fixed_weights(mask, losses, gamma, scale=None):
+    """The uninformative samples' fixed weights: each view's typical weight at the start.
+
+    The value of view v is the median, over its informative samples, of the P-step's
+    weights for the losses at the start (Z* = 0, every Z^v its ridge
+    self-representation): P = 1/sqrt(gamma + l/s_v) at the view's median loss. A view with
+    no informative sample takes the weight of a sample at the view's unit loss,
+    1/sqrt(gamma + 1).
+
+    Parameters
+    ----------
+    mask : ndarray of bool, shape (n_views, n_samples)
+        :func:`uninformative_samples`.
+    losses : ndarray of shape (n_views, n_samples)
+        The losses at the start (any namespace).
+    gamma : float
+    scale : ndarray of shape (n_views,) or None
+        :func:`loss_scale`; None is the paper's model.
+
+    Returns
+    -------
+    FixedWeights or None
+        None when no sample is uninformative.
+    """
+    mask = np.asarray(mask, dtype=bool)
+    if not mask.any():
+        return None
+    P0 = to_numpy(p_step(losses, gamma, "sample", scale, check=False))
+    values = np.empty(mask.shape[0])
+    for v in range(mask.shape[0]):
+        free = P0[v, ~mask[v]]
+        free = free[np.isfinite(free)]
+        values[v] = np.median(free) if free.size else 1.0 / np.sqrt(gamma + 1.0)
+    return FixedWeights(mask=mask, values=values)

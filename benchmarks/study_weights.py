@@ -1,0 +1,109 @@
+"""Does RMSC's trust follow how informative each view is, and what does the rule for
+uninformative samples change? (issue 38; docs/weights.md)
+
+    python benchmarks/study_weights.py [--datasets Subspaces 3-Sources Digit-small Digit]
+    python benchmarks/study_weights.py --smoke     # Digit-small, a few iterations (the tests)
+
+For every dataset, clean and with 10 % of its samples replaced in its first two views
+(``rmsc.datasets.inject``, random_state=0), RMSC at today's defaults with the rule for
+uninformative samples (``uninformative="typical"``: a sample all zero or repeated in a
+view keeps the view's typical start weight) and without it (``uninformative=None``, the
+P-step for every weight), beside the paper's exact model (``PAPER_MODEL``):
+
+* ``uninf.``: (view, sample) pairs that carry no information (all zero or repeated,
+  :func:`rmsc.solver.uninformative_samples`); ``at cap``: the share of them whose weight
+  is at the cap (:func:`rmsc.inspection.at_cap`); ``top``: the share of them whose weight is
+  their view's highest (within 1e-9);
+* ACC / NMI (paper protocol, 20 k-means runs), iterations;
+* rho: Spearman's correlation between each view's share of the consensus weight and its
+  own ACC (SC-BSV on the view alone; :func:`rmsc.inspection.trust_vs_quality`);
+* AUC: the outlier ROC AUC of the weights (:func:`rmsc.outliers.scores`), mean over the
+  corrupted views.
+
+``--smoke`` (benchmarks/_smoke.py): Digit-small only, clean, at most :data:`SMOKE_ITERS`
+iterations per fit; its numbers mean nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _smoke  # noqa: E402
+import rmsc  # noqa: E402
+from rmsc import datasets, outliers, solver  # noqa: E402
+from rmsc.inspection import at_cap, trust_vs_quality, view_quality, view_weight_shares  # noqa: E402
+from rmsc.preprocessing import normalize_l2  # noqa: E402
+from rmsc.rmsc import PAPER_MODEL  # noqa: E402
+
+#: The models compared: label -> RMSC keyword arguments.
+MODELS = {
+    "defaults, rule": {},
+    "defaults, no rule": {"uninformative": None},
+    "paper model": PAPER_MODEL,
+}
+
+#: Most iterations of a smoke run's fits.
+SMOKE_ITERS = 5
+
+DATASETS = ["Subspaces", "3-Sources", "Digit-small", "Digit"]
+
+
+def variants(name, smoke):
+    d = datasets.load_bundled(name)
+    yield name, d
+    if not smoke:
+        yield name + " + outliers", datasets.inject(d, [0, 1], 0.1, kind="replace",
+                                                    random_state=0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", nargs="+", default=None, help=f"default: {DATASETS}")
+    _smoke.add_argument(ap)
+    args = ap.parse_args()
+    names = args.datasets or (["Digit-small"] if args.smoke else DATASETS)
+    warnings.simplefilter("ignore")
+    print("| data | model | uninf. | at cap | top | ACC | NMI | iterations | rho | AUC |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name in names:
+        for label, d in variants(name, args.smoke):
+            views = list(d.views)
+            mask = solver.uninformative_samples([normalize_l2(X) for X in views])
+            quality = view_quality(views, d.n_clusters, d.labels, view_names=d.view_names,
+                                   random_state=0, **({"n_init": 2} if args.smoke else {}))
+            for model, params in MODELS.items():
+                if args.smoke:
+                    params = {**params, "max_iter": SMOKE_ITERS}
+                est = rmsc.RMSC(d.n_clusters, random_state=0, **params).fit(views)
+                P = np.asarray(est.weights_)
+                s = rmsc.evaluate_runs(d.labels, est.label_runs_)
+                shares = view_weight_shares(P, gamma=est.gamma, view_names=d.view_names,
+                                            factors=est.view_factors_, scale=est.loss_scale_)
+                rho = trust_vs_quality(shares, quality).rho
+                cap = at_cap(P, est.gamma)[mask]
+                top = (P >= P.max(axis=1, keepdims=True) * (1 - 1e-9))[mask]
+                auc = ""
+                if d.outlier_mask is not None:
+                    table = outliers.evaluate(outliers.scores(est), d.outlier_mask,
+                                              d.view_names)
+                    auc = f"{table.loc[table['outliers'] > 0, 'roc_auc'].mean():.3f}"
+                frac = (lambda x: f"{100 * x.mean():.0f} %" if x.size else "—")  # noqa: E731
+                print(f"| {label} | {model} | {int(mask.sum())} | {frac(cap)} | {frac(top)} | "
+                      f"{100 * s['acc_mean']:.2f} | {100 * s['nmi_mean']:.2f} | {est.n_iter_} | "
+                      f"{rho:+.2f} | {auc} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
