@@ -21,7 +21,7 @@ if lesson is None:
 
 n = session_lesson.step_number(lesson)
 step = lesson.step(n)
-st.title(f"{lesson.title}")
+st.title(f"Lesson: {lesson.title}")
 st.subheader(f"Step {n} of {len(lesson)}: {step.title}")
 
 left, right = st.columns([4, 1])
@@ -120,20 +120,22 @@ elif step.show in ("weights", "solve"):
         plan = dash.scale_plan(data.n_samples)
         heatmap = inspection.heatmap_pool(P, data.labels, pool="min", relative=True,
                                           max_columns=plan.weight_columns)
-        c1, c2 = st.columns([3, 2])
-        c1.plotly_chart(figures.pooled_weights_heatmap_figure(
+        st.plotly_chart(figures.pooled_weights_heatmap_figure(
             heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=True,
             axis_title="samples grouped by class"), key="lesson_heatmap", theme=None)
-        with c2:
-            if mask is None or not mask.any():
-                st.info("No outliers in this step: the ROC curve needs some.")
-            else:
-                scores = outliers.scores(r)
-                table = outliers.evaluate(scores, mask, view_names=data.view_names)
-                st.plotly_chart(figures.roc_figure(outliers.roc_curves(scores, mask),
-                                                   data.view_names,
-                                                   aucs=list(table["roc_auc"])),
-                                key="lesson_roc")
+        if mask is None or not mask.any():
+            st.info("No outliers in this step: the ROC curve needs some.")
+        else:
+            scores = outliers.scores(r)
+            table = outliers.evaluate(scores, mask, view_names=data.view_names)
+            c1, c2 = st.columns(2)
+            c1.plotly_chart(figures.roc_figure(outliers.roc_curves(scores, mask),
+                                               data.view_names, aucs=list(table["roc_auc"])),
+                            key="lesson_roc")
+            c2.dataframe(table[table["outliers"] > 0], hide_index=True, key="lesson_auc",
+                         height="content",
+                         column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                        for c in ("roc_auc", "average_precision")})
     else:
         acc = None if r.scores is None else 100 * r.scores["acc_mean"]
         c1, c2, c3 = st.columns(3)

@@ -273,7 +273,7 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch, steady_navigation):
         for n, step in enumerate(lesson.steps, 1):
             at = _wait_jobs(at)
             assert not at.exception, [e.value for e in at.exception]
-            assert at.title[0].value == "A small lesson"
+            assert at.title[0].value == "Lesson: A small lesson"
             assert f"Step {n} of 4: {step.title}" in [s.value for s in at.subheader]
             assert any(step.question in i.value for i in at.info)
             # the whole state is the step's, and the URL says which step
@@ -316,3 +316,28 @@ def test_a_bad_lesson_file_is_an_error_on_the_page_not_a_traceback(tmp_path, mon
     assert "step 2 ('Compare'), field 'params.max_iter'" in err
     for s in at.session_state["slots"].values():
         s.cancel()
+
+
+# ---------------------------------------------------------------------------
+# The command line
+# ---------------------------------------------------------------------------
+
+
+def test_rmsc_lesson_checks_a_file_and_lists_each_steps_address(tmp_path):
+    import io
+
+    from rmsc.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["lesson", "--urls", "http://class:8501"], out=out, err=err) == 0
+    lines = out.getvalue().splitlines()
+    assert "6 steps, every field valid" in lines[0]
+    lesson = L.load_lesson()
+    for n, step in enumerate(lesson.steps, 1):
+        assert lines[n] == (f"{n}. {step.title} [{step.show}]  "
+                            f"{L.step_url('http://class:8501', lesson, n)}")
+    bad = write(tmp_path, SMALL_LESSON.replace("methods: [SSC-AVG, RMSC]", "methods: [SSC]"))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["lesson", "--file", str(bad)], out=out, err=err) == 2
+    assert err.getvalue().startswith(f"rmsc: error: {bad}: step 2 ('Compare'), field 'methods': "
+                                     "'SSC' is not a method")

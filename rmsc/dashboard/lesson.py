@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
@@ -27,6 +28,7 @@ from .. import datasets
 from .. import methods as registry
 from .. import outliers as outlier_module
 from .._resources import sample_data_dir
+from .cache import ResultCache
 from .fitting import fit_key, fit_rmsc
 from .params import AUTO, OutlierSpec, Params
 from .runs import compare_params, robustness_table, run_compare
@@ -386,6 +388,17 @@ def load_step_data(lesson, step, load_bundled=None):
         clean = datasets.load(str(path))
     data = clean if step.outliers is None else step.outliers.inject(clean)
     return clean, data
+
+
+def dashboard_cache():
+    """The dashboard's result cache as another process (``rmsc lesson --warm``) opens it:
+    with its disk layer when this rmsc keeps results on disk (``rmsc.dashboard``'s
+    ``open_result_cache``), so that what is computed here is what the server reads; else a
+    cache in this process only."""
+    opener = getattr(sys.modules[__package__], "open_result_cache", None)
+    if opener is not None:
+        return opener(64, 1 << 30)
+    return ResultCache(max_entries=64)
 
 
 def warm(lesson, cache, progress=None):
