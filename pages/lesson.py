@@ -45,6 +45,7 @@ with right:
                 unsafe_allow_html=True)
 
 st.divider()
+session_lesson.prefetch_other_steps(lesson, n)
 data = ui.require_data()
 
 if step.show == "views":
@@ -78,8 +79,11 @@ elif step.show == "compare":
                 b, variants, t, cparams, dash.worker_slots()["cores"]))
     tables = ui.experiment_panel("compare", key)
     if tables is None:
-        st.caption(f"Running {', '.join(methods)} on the {' and the '.join(variants)} data "
-                   "(`rmsc lesson --warm` computes every step beforehand).")
+        _, job = ui.experiment_state("compare", key)
+        if job is not None and job.active:
+            st.caption(f"Running {', '.join(methods)} on the {' and the '.join(variants)} "
+                       "data, once for every session (`rmsc lesson --warm` computes every "
+                       "step beforehand).")
         st.stop()
     for line in lessons.change_sentences(tables):
         st.markdown(f"- {line}")

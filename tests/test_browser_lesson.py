@@ -65,6 +65,8 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, tmp_path, monkeyp
                 assert re.search(rf"[?&]lesson={n}(&|$)", page.url), page.url
                 qr = page.locator("[data-testid=stImage] img").first
                 assert qr.is_visible() and qr.bounding_box()["width"] >= 100
+                href = page.get_by_role("link", name="link to this step").get_attribute("href")
+                assert href == L.step_url(url, lesson, n), href  # what the QR code holds
                 assert step.question.split()[0] in page.locator(
                     "[data-testid=stMain] [data-testid=stAlert]").first \
                     .inner_text()

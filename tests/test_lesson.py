@@ -282,6 +282,14 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch, steady_navigation):
             assert ss["params"] == step.params
             assert at.query_params["lesson"] in (str(n), [str(n)])
             assert at.button(key="lesson_back").disabled == (n == 1)
+            if n == 1:  # its fit is in: the other steps' fits are prefetched, the next first
+                from ui import caches
+
+                pre, cache = caches.prefetcher(), caches.result_cache()
+                wanted = [dash.fit_key(p, L.load_step_data(lesson, s)[1])
+                          for s in lesson.steps[1:] for p in L.step_params(s)]
+                pending = [j.key for j in pre.running] + pre.queued
+                assert all(k in pending or k in cache for k in wanted), (wanted, pending)
             if step.show == "compare":
                 lines = " ".join(m.value for m in at.markdown)
                 assert "SSC-AVG: ACC" in lines and "RMSC: ACC" in lines

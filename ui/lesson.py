@@ -17,7 +17,8 @@ import streamlit as st
 from rmsc import datasets
 from rmsc.dashboard import lesson as lessons
 
-from .caches import load_bundled
+from .caches import load_bundled, result_cache
+from .fitting import fit_key, prefetch_fits
 from .state import inject, reset_outliers, set_dataset, set_params
 
 ss = st.session_state
@@ -66,6 +67,28 @@ def _step_data(lesson, step):
         return load_bundled(step.data)
     folder = lesson.folder or "."
     return _load_file(os.path.join(folder, step.data))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _step_dataset(source, number, _lesson):
+    """Step ``number``'s dataset with its outliers (one object per server: its fingerprint is
+    computed once)."""
+    step = _lesson.step(number)
+    clean = _step_data(_lesson, step)
+    return clean if step.outliers is None else step.outliers.inject(clean)
+
+
+def prefetch_other_steps(lesson, number):
+    """Once the current step's fit is in, fit the other steps' (the next ones first) on idle
+    workers, so that Next is answered at once (the first visit computes them once)."""
+    if fit_key() not in result_cache():
+        return
+    order = [*range(number + 1, len(lesson) + 1), *range(1, number)]
+    try:
+        prefetch_fits([(_step_dataset(lesson.source, k, lesson), p) for k in order
+                       for p in lessons.step_params(lesson.step(k))])
+    except ValueError:  # a step whose data cannot be read: it says so when it is entered
+        pass
 
 
 def apply(lesson, number):
