@@ -265,6 +265,7 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch, steady_navigation):
     pytest.importorskip("segno")
     path = write(tmp_path, SMALL_LESSON)
     monkeypatch.setenv("RMSC_LESSON", str(path))
+    monkeypatch.setenv(dash.PREFETCH_ENV, "1")  # the test session turns it off elsewhere
     lesson = L.load_lesson(path)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params["lesson"] = "1"
