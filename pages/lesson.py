@@ -99,7 +99,10 @@ elif step.show == "compare":
                          key=f"lesson_cmp_{name}")
     if len(tables) == 1:
         st.dataframe(dash.compare_display(next(iter(tables.values())), data.view_names),
-                     hide_index=True, key="lesson_cmp_table", height="content")
+                     hide_index=True, key="lesson_cmp_table", height="content",
+                     column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
+                                    "purity %": st.column_config.NumberColumn(format="%.2f"),
+                                    "time s": st.column_config.NumberColumn(format="%.1f")})
 
 elif step.show in ("weights", "solve"):
     if step.slider is not None:
