@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent
 
 #: Files beside the library that ship with it (globs, relative to the repository).
 APP_FILES = ("app.py", "ui/*.py", ".streamlit/config.toml", "pages/*.py",
-             "sample_data/*.npz", "sample_data/README.md")
+             "sample_data/*.npz", "sample_data/README.md", "sample_data/lesson.yaml")
 
 
 class BuildPyWithApp(build_py):

@@ -7,10 +7,15 @@
     rmsc reproduce                    # the paper's Table 1 and figures (see docs/results.md)
     rmsc reproduce --datasets Digit --methods RMSC SSC-AVG --report out.md
     rmsc dashboard                    # the Streamlit dashboard (as `make run`) on localhost:8501
+    rmsc lesson --warm                # the Lesson page's results computed beforehand
 
 Every command has ``--help`` with examples. Exit status: 0 when the command did what was
 asked, 2 for bad input (a one-line ``rmsc: error: ...`` on stderr says what and what to
 do), 1 for anything else that stopped it, 130 when interrupted.
+
+Why one module over 600 lines: each command's options, examples and body are read together
+here, and every command shares the same error handling (:func:`main`); the work itself lives
+in the library (``rmsc.experiments``, ``rmsc.datasets``, ``rmsc.dashboard.lesson``).
 """
 
 from __future__ import annotations
@@ -202,6 +207,29 @@ def _fit_on_device(est, views, device, err):
 def cmd_methods(args, out, err):
     for name in available_methods():
         print(f"{name:12s} {describe_method(name)}", file=out)
+    return 0
+
+
+def cmd_lesson(args, out, err):
+    """Check a lesson file, list its steps (and their URLs), and compute every step's results."""
+    from .dashboard import lesson as lessons  # the dashboard's logic (dask): this command only
+
+    lesson = lessons.load_lesson(args.file)
+    print(f"{lesson.source}: '{lesson.title}', {len(lesson)} steps, every field valid", file=out)
+    for n, step in enumerate(lesson.steps, 1):
+        line = f"{n}. {step.title} [{step.show}]"
+        if args.urls:
+            line += f"  {lessons.step_url(args.urls, lesson, n)}"
+        print(line, file=out)
+    if not args.warm:
+        return 0
+    cache = lessons.dashboard_cache()
+    start = time.perf_counter()
+    done = lessons.warm(lesson, cache, progress=lambda m: print(f"  computing {m}", file=err))
+    where = ("on disk, where the dashboard reads them" if getattr(cache, "disk", None)
+             else "in this process only (this rmsc keeps no results on disk)")
+    print(f"warm: {done} result(s) computed in {time.perf_counter() - start:.0f} s, kept {where}",
+          file=out)
     return 0
 
 
@@ -410,6 +438,14 @@ METHODS_EXAMPLES = """examples:
   rmsc methods                               every method with a one-line description
 """
 
+LESSON_EXAMPLES = """examples:
+  rmsc lesson                                check the shipped lesson and list its steps
+  rmsc lesson --file my_lesson.yaml          check your own lesson (docs/lesson.md)
+  rmsc lesson --urls http://HOST:8501        each step's address (what its QR code holds)
+  rmsc lesson --warm                         compute every step's fits and comparisons now,
+                                             so that the class gets them at once
+"""
+
 DASHBOARD_EXAMPLES = """examples:
   rmsc dashboard                             http://localhost:8501 (this machine only)
   rmsc dashboard --port 8600                 another port
@@ -530,6 +566,16 @@ def build_parser():
     r.set_defaults(func=cmd_reproduce)
     m = _command(sub, "methods", "list the registered methods", METHODS_EXAMPLES)
     m.set_defaults(func=cmd_methods)
+    le = _command(sub, "lesson", "check a guided lesson, list its steps, compute their results",
+                  LESSON_EXAMPLES)
+    le.add_argument("--file", help="a lesson file (YAML; default: the lesson that ships with "
+                                   "rmsc, the paper's argument on Digit)")
+    le.add_argument("--urls", metavar="BASE", help="print each step's address on the dashboard "
+                                                   "at BASE (e.g. http://localhost:8501)")
+    le.add_argument("--warm", action="store_true",
+                    help="compute every step's fits and comparisons into the dashboard's "
+                         "result cache")
+    le.set_defaults(func=cmd_lesson)
     d = _command(sub, "dashboard", "serve the Streamlit dashboard (the app of 'make run')",
                  DASHBOARD_EXAMPLES)
     d.add_argument("--port", type=int, default=8501, help="port to listen on (default 8501)")

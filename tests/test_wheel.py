@@ -82,7 +82,8 @@ def test_wheel_installs_data_and_dashboard_into_a_fresh_venv(tmp_path):
     library = {p.relative_to(ROOT).as_posix() for p in (ROOT / "rmsc").rglob("*.py")}
     app = {f"rmsc/_app/{p.relative_to(ROOT).as_posix()}" for p in
            [ROOT / "app.py", *(ROOT / "ui").glob("*.py"), ROOT / ".streamlit" / "config.toml",
-            ROOT / "sample_data" / "README.md", *(ROOT / "pages").glob("*.py"),
+            ROOT / "sample_data" / "README.md", ROOT / "sample_data" / "lesson.yaml",
+            *(ROOT / "pages").glob("*.py"),
             *(ROOT / "sample_data").glob("*.npz")]}
     assert {"rmsc/_app/sample_data/digit.npz", "rmsc/_app/sample_data/reuter.npz",
             "rmsc/_app/sample_data/3sources.npz", "rmsc/_app/pages/data.py"} <= app

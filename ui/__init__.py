@@ -12,10 +12,11 @@ without a browser. The pages use the names re-exported here (``ui.require_result
 ``state``        a session's state: data, parameters, job slots, messages, the URL
 ``fitting``      the fit of the current data and parameters: started, waited for, shown
 ``experiments``  Compare / Sensitivity / suggestion runs: start, progress panel, result
+``lesson``       the guided lesson: which lesson and step, the step's state applied
 ``frame``        page configuration, navigation, sidebar and fit status, page setup
 ===============  ===================================================================
 
-Imports go one way: runtime → caches → state → fitting → experiments → frame.
+Imports go one way: runtime → caches → state → fitting → experiments → lesson → frame.
 """
 
 import logging

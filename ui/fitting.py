@@ -164,6 +164,22 @@ def _prefetch_neighbors(cache):
         prefetcher().prefetch(candidates)
 
 
+def prefetch_fits(pairs):
+    """Fit each ``(dataset, Params)`` of ``pairs`` not yet cached, in order, on idle workers
+    (the lesson's other steps); replaces the prefetch queue, as a slider's neighbours do."""
+    cache = result_cache()
+    candidates = []
+    for d, p in pairs:
+        try:
+            key = dash.fit_key(p, d)
+        except ValueError:
+            continue
+        if key not in cache:
+            candidates.append((key, _fit_task(d, p, cache, cost_book())))
+    if candidates:
+        prefetcher().prefetch(candidates)
+
+
 def fit_outcome(hurry=False):
     """(outcome, job) for the current key: outcome is a FitResult, FitFailure or None.
 

@@ -14,7 +14,7 @@ import streamlit as st
 
 from rmsc import dashboard as dash
 
-from . import runtime
+from . import lesson, runtime
 from .caches import RESULT_CACHE_BYTES
 from .fitting import (
     ensure_fit,
@@ -123,8 +123,10 @@ PAGE_CONFIG = dict(page_title="RMSC explorer", page_icon="🕸️", layout="wide
 
 
 def pages():
-    """Every page of the dashboard, for ``st.navigation`` (Data is the landing page)."""
+    """Every page of the dashboard, for ``st.navigation`` (Data is the landing page; the
+    Lesson comes first, and ``?lesson=N`` opens it)."""
     return [
+        st.Page("pages/lesson.py", title=lesson.TITLE, icon=":material/co_present:"),
         st.Page("pages/data.py", title="Data", icon=":material/dataset:", default=True),
         st.Page("pages/solve.py", title="Solve", icon=":material/play_circle:"),
         st.Page("pages/weights.py", title="Weights", icon=":material/balance:"),
@@ -144,11 +146,13 @@ def frame(title=None):
     """
     ss._page_title = title
     init_session()
+    on_lesson = title == lesson.TITLE
+    lesson.enter(on_lesson)  # the step's state, before the fit starts and the sidebar shows it
     track_session()
     ensure_fit()
     sidebar()
     show_messages()
-    sync_query_params()
+    sync_query_params(lesson.query() if on_lesson else None)
     ss._frame_count = ss.get("_frame_count", 0) + 1
 
 
@@ -157,6 +161,13 @@ def navigation():
     page to run (what ``app.py`` does on every run)."""
     st.set_page_config(**PAGE_CONFIG)
     page = st.navigation(pages())
+    if "_lesson_routed" not in ss:  # a session's first run: ?lesson=N opens the lesson
+        ss._lesson_routed = True
+        wanted = lesson.wanted_from_url()
+        if wanted is not None:
+            ss._lesson_from_url = wanted
+            if page.title != lesson.TITLE:
+                st.switch_page("pages/lesson.py", query_params=st.query_params.to_dict())
     frame(page.title)
     return page
 

@@ -164,13 +164,15 @@ def show_messages():
     ss.messages = []
 
 
-def sync_query_params():
-    """Reflect the dataset, outliers and parameters in the URL (shareable)."""
+def sync_query_params(extra=None):
+    """Reflect the dataset, outliers and parameters in the URL (shareable); ``extra``: the
+    page's own keys (the Lesson page's step)."""
     query = dict(ss.params.to_query())
     clean = ss.get("clean")
     if clean is not None and clean.name in bundled_names() and clean.name != DEFAULT_DATASET:
         query["data"] = clean.name
     if ss.get("outliers") is not None:
         query.update(ss.outliers.to_query())
+    query.update(extra or {})
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)

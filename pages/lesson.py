@@ -1,0 +1,160 @@
+"""Lesson: the paper's argument in steps, each setting the whole state, each a URL and a QR code."""
+
+import streamlit as st
+
+import ui
+from rmsc import dashboard as dash
+from rmsc import figures, inspection, outliers
+from rmsc.dashboard import lesson as lessons
+from ui import lesson as session_lesson
+
+ss = st.session_state
+
+ui.page_setup()
+lesson, error = session_lesson.current()
+if lesson is None:
+    st.title("Lesson")
+    st.error(error)
+    st.caption("Fix the lesson file (docs/lesson.md lists every field) and restart the "
+               "dashboard; the other pages work as before.")
+    st.stop()
+
+n = session_lesson.step_number(lesson)
+step = lesson.step(n)
+st.title(f"Lesson: {lesson.title}")
+st.subheader(f"Step {n} of {len(lesson)}: {step.title}")
+
+left, right = st.columns([4, 1])
+with left:
+    st.markdown(step.text)
+    st.info(f"**Question.** {step.question}")
+    b1, b2, b3 = st.columns([1, 1, 3])
+    b1.button("← Back", key="lesson_back", disabled=n <= 1, on_click=session_lesson.go,
+              args=(n - 1,), use_container_width=True)
+    b2.button("Next →", key="lesson_next", disabled=n >= len(lesson), type="primary",
+              on_click=session_lesson.go, args=(n + 1,), use_container_width=True)
+    if step.page is not None:
+        b3.page_link(f"pages/{step.page.lower()}.py", label=f"Explore this on the {step.page} "
+                     "page", icon=":material/open_in_new:")
+with right:
+    base = st.context.url.split("?")[0] if st.context.url else "http://localhost:8501/"
+    root = base.rsplit("/", 1)[0] if base.rstrip("/").endswith("lesson") else base
+    url = lessons.step_url(root, lesson, n)
+    st.image(lessons.qr_svg(url), caption="Open this step on your own laptop", width=150)
+    st.markdown(f"<a href='{url}' style='font-size:0.7rem'>link to this step</a>",
+                unsafe_allow_html=True)
+
+st.divider()
+session_lesson.prefetch_other_steps(lesson, n)
+data = ui.require_data()
+
+if step.show == "views":
+    mask = data.outlier_mask
+    plan = dash.scale_plan(data.n_samples)
+    keep = None if mask is None else mask.any(axis=0)
+    idx = dash.subsample(data.n_samples, plan.scatter_points, keep=keep)
+    coords, explained = [], []
+    for v in range(data.n_views):
+        xy, ev = ui.projection(data.fingerprint, v, data)
+        coords.append(xy[idx])
+        explained.append(ev)
+    st.plotly_chart(figures.views_scatter_figure(coords, data.view_names, data.labels, mask,
+                                                 indices=idx, explained=explained),
+                    key="lesson_views")
+    images = data.images()
+    if images is not None and data.labels is not None:
+        shown = dash.class_examples(data.labels, 1)
+        tiles = dash.image_tiles(images, shown, vmax=float(ss.clean.images().max()))
+        st.plotly_chart(figures.sample_images_figure(
+            tiles, [f"class {data.labels[i]}" for i in shown]), key="lesson_images")
+
+elif step.show == "compare":
+    key, variants, methods, cparams = lessons.step_comparison(step, ss.clean, data)
+    tables, job = ui.experiment_state("compare", key)
+    if tables is None and (job is None or not job.active):
+        ui.start_experiment(
+            "compare", key, dash.compare_parts(variants, methods, cparams, step.params.seed),
+            label="compare",
+            record=lambda b, t, variants=variants, cparams=cparams: dash.record_compare(
+                b, variants, t, cparams, dash.worker_slots()["cores"]))
+    tables = ui.experiment_panel("compare", key)
+    if tables is None:
+        _, job = ui.experiment_state("compare", key)
+        if job is not None and job.active:
+            st.caption(f"Running {', '.join(methods)} on the {' and the '.join(variants)} "
+                       "data, once for every session (`rmsc lesson --warm` computes every "
+                       "step beforehand).")
+        st.stop()
+    for line in lessons.change_sentences(tables):
+        st.markdown(f"- {line}")
+    if len(tables) == 2:
+        st.markdown("**What the outliers cost**")
+        table = dash.robustness_table(tables)
+        st.dataframe(table, hide_index=True, key="lesson_robustness", height="content",
+                     column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                    for c in table.columns if c != "method"})
+    cols = st.columns(len(tables))
+    for col, (name, df) in zip(cols, tables.items()):
+        col.plotly_chart(figures.comparison_figure(df, title=f"{name}: ACC and NMI"),
+                         key=f"lesson_cmp_{name}")
+    if len(tables) == 1:
+        st.dataframe(dash.compare_display(next(iter(tables.values())), data.view_names),
+                     hide_index=True, key="lesson_cmp_table", height="content",
+                     column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
+                                    "purity %": st.column_config.NumberColumn(format="%.2f"),
+                                    "time s": st.column_config.NumberColumn(format="%.1f")})
+
+elif step.show in ("weights", "solve"):
+    if step.slider is not None:
+        name = step.slider.param
+        current = {"lam": ss.params.resolved_lam, "beta": ss.params.beta,
+                   "beta_rel": ss.params.resolved_beta_rel}[name]
+        label = dash.SYMBOLS.get(name, name)
+
+        def _move():
+            ui.set_params(ss.params.replace(**{name: ss.lesson_slider}))
+
+        values = list(step.slider.values)
+        value = dash.nearest(values, current) if isinstance(current, float) else values[0]
+        shown = ui.widget_values({"lesson_slider": value})["lesson_slider"]
+        st.select_slider(f"{label} (the step's slider)", values, value=shown, key="lesson_slider",
+                         on_change=_move, format_func=lambda v: f"{v:g}")
+    r = ui.require_result("The lesson")
+    if r is None:
+        st.stop()
+    if step.show == "weights":
+        P, mask = r.weights, data.outlier_mask
+        plan = dash.scale_plan(data.n_samples)
+        heatmap = inspection.heatmap_pool(P, data.labels, pool="min", relative=True,
+                                          max_columns=plan.weight_columns)
+        st.plotly_chart(figures.pooled_weights_heatmap_figure(
+            heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=True,
+            axis_title="samples grouped by class"), key="lesson_heatmap", theme=None)
+        if mask is None or not mask.any():
+            st.info("No outliers in this step: the ROC curve needs some.")
+        else:
+            scores = outliers.scores(r)
+            table = outliers.evaluate(scores, mask, view_names=data.view_names)
+            c1, c2 = st.columns(2)
+            c1.plotly_chart(figures.roc_figure(outliers.roc_curves(scores, mask),
+                                               data.view_names, aucs=list(table["roc_auc"])),
+                            key="lesson_roc")
+            c2.dataframe(table[table["outliers"] > 0], hide_index=True, key="lesson_auc",
+                         height="content",
+                         column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                        for c in ("roc_auc", "average_precision")})
+    else:
+        acc = None if r.scores is None else 100 * r.scores["acc_mean"]
+        c1, c2, c3 = st.columns(3)
+        c1.metric("ACC", "—" if acc is None else f"{acc:.1f} %")
+        c2.metric("density of Z* (nonzero entries)", f"{lessons.consensus_density(r):.2f} %")
+        c3.metric("β (absolute)", "—" if r.beta is None else f"{r.beta:.3g}")
+        shares, dominance = dash.weight_shares(r, data)
+        st.dataframe(dash.weight_shares_table(shares), hide_index=True,
+                     key="lesson_shares", height="content",
+                     column_config={c: st.column_config.NumberColumn(format="%.1f")
+                                    for c in ("share of ΣP %", "samples at the cap %")}
+                     | {c: st.column_config.NumberColumn(format="%.3g")
+                        for c in ("mean weight", "median loss")})
+        if dominance:
+            st.warning(dominance)

@@ -1,0 +1,457 @@
+"""A guided lesson: steps that each set the whole state (data, injection, parameters, display).
+
+A lesson is data, one YAML file (``sample_data/lesson.yaml`` ships the paper's argument on
+Digit; docs/lesson.md says how to write one). Every step names its dataset, the outliers to
+inject (or none), RMSC's parameters (:class:`~rmsc.dashboard.params.Params`' fields), what
+the Lesson page shows (:data:`SHOWS`), the dashboard page to explore further, two or three
+sentences and one question. :func:`parse_lesson` checks every field against the parameter
+contract (``Params`` and ``OutlierSpec``, which check ``rmsc.RMSC._parameter_constraints``)
+and names the step and the field of anything wrong (:class:`LessonError`).
+
+A step's state is also a URL (:func:`step_query`, :func:`state_from_query`), built from the
+dashboard's own query-string round trip (``Params.to_query``, ``OutlierSpec.to_query``), so a
+student opens the step on a laptop from its QR code (:func:`qr_svg`, drawn here, no outside
+service). :func:`step_work` lists what a step computes (RMSC fits, a comparison) under the
+keys the pages use, and :func:`warm` computes it into a result cache (``rmsc lesson --warm``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+from .. import datasets
+from .. import methods as registry
+from .. import outliers as outlier_module
+from .._resources import sample_data_dir
+from .cache import ResultCache
+from .fitting import fit_key, fit_rmsc
+from .params import AUTO, OutlierSpec, Params
+from .runs import compare_params, robustness_table, run_compare
+
+#: What the Lesson page can show for a step.
+SHOWS = {
+    "views": "each view of the data in 2-D and the samples as pictures",
+    "compare": "ACC and NMI of the step's methods, on the clean data and with the outliers",
+    "weights": "RMSC's weights P as a heatmap, and how well low weights find the outliers (ROC)",
+    "solve": "RMSC's result at the step's parameters: ACC, density of Z*, each view's share of P",
+}
+
+#: The dashboard's pages a step may send the class to ("explore this on ...").
+PAGES = ("Data", "Solve", "Weights", "Affinity", "Compare", "Sensitivity", "Theory")
+
+#: Parameters a step's slider may move (Params fields with a log-scale grid).
+SLIDER_PARAMS = ("lam", "beta_rel", "beta")
+
+#: The fields of a step in a lesson file (everything else is an error).
+STEP_FIELDS = ("title", "text", "question", "show", "data", "outliers", "params", "methods",
+               "page", "slider")
+OUTLIER_FIELDS = tuple(f.name for f in dataclasses.fields(OutlierSpec))
+PARAM_FIELDS = tuple(f.name for f in dataclasses.fields(Params))
+
+#: The query-string key of the lesson's step number (``?lesson=1`` opens the first step).
+QUERY_KEY = "lesson"
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be used: the message names the file, the step and the field."""
+
+
+@dataclass(frozen=True)
+class Slider:
+    """A guided slider: one parameter and the values the class moves it through."""
+
+    param: str
+    values: tuple
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a lesson: the whole state it sets, what it shows, what it says and asks."""
+
+    title: str
+    text: str
+    question: str
+    show: str
+    data: str = "Digit"
+    outliers: OutlierSpec | None = None
+    params: Params = field(default_factory=Params)
+    methods: tuple = ()
+    page: str | None = None
+    slider: Slider | None = None
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A lesson: its title, its steps, and the file it came from (for messages)."""
+
+    title: str
+    steps: tuple
+    source: str = "<lesson>"
+    #: Folder that relative dataset paths of the lesson are read from.
+    folder: str | None = None
+
+    def __len__(self):
+        return len(self.steps)
+
+    def step(self, number):
+        """Step ``number`` (1-based), clipped into the lesson."""
+        return self.steps[clip_step(number, len(self.steps)) - 1]
+
+
+def clip_step(number, n_steps):
+    """``number`` as a step number of a lesson of ``n_steps`` steps (1 … n_steps)."""
+    try:
+        number = int(number)
+    except (TypeError, ValueError):
+        number = 1
+    return min(max(number, 1), n_steps)
+
+
+def default_lesson_path():
+    """The lesson that ships with rmsc: the paper's argument on Digit."""
+    return sample_data_dir() / "lesson.yaml"
+
+
+def load_lesson(path=None, bundled=None):
+    """Read and check a lesson file (YAML); :class:`LessonError` says what is wrong and where.
+
+    ``bundled``: the dataset names a step may use besides files (default: rmsc's bundled
+    datasets).
+    """
+    import yaml  # a dependency of dask; imported only where a lesson is read
+
+    path = Path(path) if path is not None else default_lesson_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LessonError(f"Cannot read the lesson file {path}: {exc.strerror or exc}.") from None
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise LessonError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
+    return parse_lesson(doc, source=str(path), folder=str(path.parent), bundled=bundled)
+
+
+def _bundled_names():
+    return list(datasets.bundled_names())
+
+
+def parse_lesson(doc, source="<lesson>", folder=None, bundled=None):
+    """A :class:`Lesson` from a parsed lesson file (a mapping with ``title`` and ``steps``).
+
+    Every field is checked; the first problem raises :class:`LessonError` naming the step
+    (number and title) and the field.
+    """
+    if not isinstance(doc, dict):
+        raise LessonError(f"{source}: a lesson is a mapping with 'title' and 'steps'; got "
+                          f"{type(doc).__name__}.")
+    unknown = sorted(set(doc) - {"title", "steps"})
+    if unknown:
+        raise LessonError(f"{source}: unknown top-level field(s) {', '.join(unknown)}; a lesson "
+                          "has 'title' and 'steps'.")
+    title = doc.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise LessonError(f"{source}: field 'title' must be a non-empty text.")
+    steps = doc.get("steps")
+    if not isinstance(steps, list) or not steps:
+        raise LessonError(f"{source}: field 'steps' must be a non-empty list of steps.")
+    names = _bundled_names() if bundled is None else list(bundled)
+    out = tuple(_parse_step(raw, i, source, folder, names) for i, raw in enumerate(steps, 1))
+    return Lesson(title=title.strip(), steps=out, source=source, folder=folder)
+
+
+def _parse_step(raw, number, source, folder, bundled):
+    where = f"{source}: step {number}"
+    if isinstance(raw, dict) and isinstance(raw.get("title"), str):
+        where += f" ({raw['title'].strip()!r})"
+
+    def fail(name, message):
+        raise LessonError(f"{where}, field '{name}': {message}")
+
+    if not isinstance(raw, dict):
+        raise LessonError(f"{where}: a step is a mapping of fields ({', '.join(STEP_FIELDS)}); "
+                          f"got {type(raw).__name__}.")
+    for name in raw:
+        if name not in STEP_FIELDS:
+            fail(name, f"unknown field; a step has {', '.join(STEP_FIELDS)}.")
+    texts = {}
+    for name in ("title", "text", "question"):
+        value = raw.get(name)
+        if not isinstance(value, str) or not value.strip():
+            fail(name, "required, a non-empty text.")
+        texts[name] = " ".join(value.split())
+    show = raw.get("show")
+    if show not in SHOWS:
+        fail("show", f"{show!r} is not one of {', '.join(SHOWS)}.")
+    data = raw.get("data", "Digit")
+    if not isinstance(data, str) or not data.strip():
+        fail("data", "a bundled dataset's name or a file path.")
+    if data not in bundled:
+        path = Path(data) if folder is None else Path(folder) / data
+        if not path.is_file():
+            fail("data", f"{data!r} is neither a bundled dataset ({', '.join(bundled)}) nor a "
+                         f"file{'' if folder is None else ' beside the lesson'}.")
+    outliers = raw.get("outliers")
+    if outliers is not None:
+        outliers = _parse_outliers(outliers, fail)
+    params = _parse_params(raw.get("params") or {}, fail)
+    methods = raw.get("methods") or ()
+    if isinstance(methods, str) or not isinstance(methods, (list, tuple)):
+        fail("methods", "a list of method names, e.g. [SSC-AVG, RMSC].")
+    known = registry.available_methods()
+    for m in methods:
+        if m not in known:
+            fail("methods", f"{m!r} is not a method; choose from {', '.join(known)}.")
+    if show == "compare" and not methods:
+        fail("methods", "a 'compare' step needs at least one method.")
+    page = raw.get("page")
+    if page is not None and page not in PAGES:
+        fail("page", f"{page!r} is not a page; choose from {', '.join(PAGES)}.")
+    slider = raw.get("slider")
+    if slider is not None:
+        slider = _parse_slider(slider, params, fail)
+    return Step(title=texts["title"], text=texts["text"], question=texts["question"], show=show,
+                data=data, outliers=outliers, params=params, methods=tuple(methods), page=page,
+                slider=slider)
+
+
+def _parse_outliers(raw, fail):
+    if not isinstance(raw, dict):
+        fail("outliers", "a mapping, e.g. {views: [PIX, FOU], fraction: 0.1, kind: replace}.")
+    for name in raw:
+        if name not in OUTLIER_FIELDS:
+            fail(f"outliers.{name}", f"unknown; outliers have {', '.join(OUTLIER_FIELDS)}.")
+    if "views" not in raw:
+        fail("outliers.views", "required: the views to corrupt, e.g. [PIX, FOU].")
+    views = raw["views"]
+    if isinstance(views, str) or not isinstance(views, (list, tuple)):
+        fail("outliers.views", "a list of view names, e.g. [PIX, FOU].")
+    kind = raw.get("kind", "replace")
+    if kind not in outlier_module.KINDS:
+        fail("outliers.kind", f"{kind!r} is not one of {', '.join(outlier_module.KINDS)}.")
+    for name in raw:
+        try:
+            OutlierSpec(**{"views": views, name: raw[name]})
+        except (TypeError, ValueError) as exc:
+            fail(f"outliers.{name}", str(exc))
+    return OutlierSpec(**{**raw, "views": tuple(views)})
+
+
+def _parse_params(raw, fail):
+    if not isinstance(raw, dict):
+        fail("params", "a mapping of RMSC's parameters, e.g. {lam: 1, beta_rel: 0.25}.")
+    for name, value in raw.items():
+        if name not in PARAM_FIELDS:
+            fail(f"params.{name}", f"unknown parameter; choose from {', '.join(PARAM_FIELDS)}.")
+        try:
+            Params(**{name: value})
+        except (TypeError, ValueError) as exc:
+            fail(f"params.{name}", str(exc))
+    try:
+        params = Params(**raw)
+    except (TypeError, ValueError) as exc:
+        fail("params", str(exc))
+    if raw.get("beta_rel") is not None and params.beta != AUTO:
+        fail("params.beta_rel", "β_rel applies to beta: auto only; remove it or set beta: auto.")
+    return params
+
+
+def _parse_slider(raw, params, fail):
+    if not isinstance(raw, dict) or set(raw) != {"param", "values"}:
+        fail("slider", "a mapping {param: NAME, values: [...]}, e.g. {param: beta_rel, "
+                       "values: [0.05, 0.25, 1]}.")
+    name, values = raw["param"], raw["values"]
+    if name not in SLIDER_PARAMS:
+        fail("slider.param", f"{name!r} cannot be a slider; choose from "
+                             f"{', '.join(SLIDER_PARAMS)}.")
+    if isinstance(values, str) or not isinstance(values, (list, tuple)) or len(values) < 2:
+        fail("slider.values", "a list of at least two values.")
+    out = []
+    for v in values:
+        try:
+            p = params.replace(**{name: v})
+        except (TypeError, ValueError) as exc:
+            fail("slider.values", f"{v!r}: {exc}")
+        if name == "beta_rel" and p.beta != AUTO:
+            fail("slider.param", "a beta_rel slider needs beta: auto in the step's params.")
+        out.append(float(v))
+    if sorted(set(out)) != out:
+        fail("slider.values", "list distinct values in increasing order.")
+    current = getattr(params, name) if name != "beta_rel" else params.resolved_beta_rel
+    if name == "lam":
+        current = params.resolved_lam
+    if not any(abs(current - v) <= 1e-12 * abs(v) for v in out):
+        fail("slider.values", f"must contain the step's own value {current:g} (where the "
+                              "slider starts).")
+    return Slider(param=name, values=tuple(out))
+
+
+# -- the state a step sets, and its URL ---------------------------------------------------
+
+
+def step_query(lesson, number):
+    """Step ``number``'s state as query-string parameters (str -> str): the step number, the
+    dataset, the outliers and the parameters, as the dashboard's own URL writes them."""
+    step = lesson.step(number)
+    query = {QUERY_KEY: str(clip_step(number, len(lesson))), "data": step.data}
+    if step.outliers is not None:
+        query.update(step.outliers.to_query())
+    query.update(step.params.to_query())
+    return query
+
+
+def step_url(base, lesson, number):
+    """The address that opens step ``number`` (``base``: the dashboard's root URL)."""
+    return base.rstrip("/") + "/?" + urlencode(step_query(lesson, number))
+
+
+def state_from_query(query):
+    """(step number or None, data name or None, OutlierSpec or None, Params, problems) from
+    a query string, by the dashboard's own parsers: what a step's URL opens."""
+    params, problems = Params.from_query(query)
+    outliers = None
+    if "outliers" in query:
+        try:
+            outliers = OutlierSpec.from_query(query["outliers"])
+        except ValueError as exc:
+            problems.append(f"Ignored outliers={query['outliers']!r} from the URL: {exc}")
+    number = query.get(QUERY_KEY)
+    try:
+        number = None if number is None else int(number)
+    except ValueError:
+        problems.append(f"Ignored {QUERY_KEY}={number!r} from the URL: not a step number.")
+        number = None
+    return number, query.get("data"), outliers, params, problems
+
+
+# -- QR code ------------------------------------------------------------------------------
+
+
+def qr_svg(text, scale=4):
+    """``text`` (a URL) as a QR code, an SVG document drawn here (segno; no outside service)."""
+    import segno  # imported where a QR code is drawn: the library needs it nowhere else
+
+    return segno.make(text, error="m").svg_inline(scale=scale, border=2, dark="#000",
+                                                   light="#fff")
+
+
+# -- what a step computes -----------------------------------------------------------------
+
+
+def compare_key(variants, methods, params, seed):
+    """The cache key of a comparison, as the Compare page forms it (the same run shares it)."""
+    return ("compare", tuple(d.fingerprint for d in variants.values()), tuple(variants),
+            tuple(methods), json.dumps(params, sort_keys=True, default=str), int(seed))
+
+
+def step_variants(step, clean, data):
+    """The datasets a comparison step runs on: clean, and with the outliers when it has any."""
+    if step.outliers is None:
+        return {"clean": clean}
+    return {"clean": clean, "with outliers": data}
+
+
+def step_comparison(step, clean, data):
+    """(key, variants, methods, params) of a 'compare' step, None for other steps."""
+    if step.show != "compare":
+        return None
+    variants = step_variants(step, clean, data)
+    cparams = compare_params(step.params, data, list(step.methods)) or None
+    return compare_key(variants, step.methods, cparams, step.params.seed), variants, \
+        list(step.methods), cparams
+
+
+def step_params(step):
+    """Every Params a step fits RMSC with: its own, and each value of its slider."""
+    out = [step.params]
+    if step.slider is not None:
+        out += [step.params.replace(**{step.slider.param: v}) for v in step.slider.values]
+    seen, unique = set(), []
+    for p in out:
+        if p not in seen:
+            seen.add(p)
+            unique.append(p)
+    return unique
+
+
+def load_step_data(lesson, step, load_bundled=None):
+    """(clean, data) of a step: its dataset, and that dataset with the step's outliers."""
+    if step.data in _bundled_names():
+        clean = (load_bundled or datasets.load_bundled)(step.data)
+    else:
+        path = Path(step.data) if lesson.folder is None else Path(lesson.folder) / step.data
+        clean = datasets.load(str(path))
+    data = clean if step.outliers is None else step.outliers.inject(clean)
+    return clean, data
+
+
+def dashboard_cache():
+    """The dashboard's result cache as another process (``rmsc lesson --warm``) opens it:
+    with its disk layer when this rmsc keeps results on disk (``rmsc.dashboard``'s
+    ``open_result_cache``), so that what is computed here is what the server reads; else a
+    cache in this process only."""
+    opener = getattr(sys.modules[__package__], "open_result_cache", None)
+    if opener is not None:
+        return opener(64, 1 << 30)
+    return ResultCache(max_entries=64)
+
+
+def warm(lesson, cache, progress=None):
+    """Compute every step's fits and comparisons into ``cache`` (a ResultCache), in this
+    process, under the keys the pages look up; what is there already is skipped.
+
+    ``progress(message)`` is told each piece. Returns the number of results computed.
+    """
+    say = progress or (lambda message: None)
+    done = 0
+    loaded = {}
+    for number, step in enumerate(lesson.steps, 1):
+        if step.data not in loaded:
+            loaded[step.data] = load_step_data(lesson, step)[0]
+        clean = loaded[step.data]
+        data = clean if step.outliers is None else step.outliers.inject(clean)
+        for params in step_params(step):
+            key = fit_key(params, data)
+            if key in cache:
+                continue
+            say(f"step {number}: RMSC fit, {params.summary()[0]}")
+            out = fit_rmsc(data, params)
+            cache.put(out.key, out)
+            done += 1
+        comparison = step_comparison(step, clean, data)
+        if comparison is not None and comparison[0] not in cache:
+            key, variants, methods, cparams = comparison
+            say(f"step {number}: {', '.join(methods)} on {' and '.join(variants)}")
+            cache.put(key, run_compare(variants, methods, cparams, step.params.seed))
+            done += 1
+    return done
+
+
+# -- what the page says about the numbers on screen (computed from them) ------------------
+
+
+def change_sentences(tables):
+    """One sentence per method of a comparison on the clean data and with the outliers,
+    computed from its tables: its ACC on each and the change in points."""
+    names = list(tables)
+    if len(names) != 2:
+        return []
+    table = robustness_table(tables)
+    out = []
+    for _, row in table.iterrows():
+        clean, dirty, change = row[f"{names[0]} %"], row[f"{names[1]} %"], row["change (points)"]
+        verb = "lost" if change < 0 else "gained"
+        out.append(f"{row['method']}: ACC {clean:.1f} % on the {names[0]} data, {dirty:.1f} % "
+                   f"{names[1]}: {verb} {abs(change):.1f} points.")
+    return out
+
+
+def consensus_density(result):
+    """The share of Z*'s off-diagonal entries that are nonzero, in % (a fit's sparsity)."""
+    n = result.consensus.shape[0]
+    return 100.0 * result.consensus.nnz / max(n * (n - 1), 1)

@@ -1,0 +1,352 @@
+"""The guided lesson (issue 40): the lesson file's schema and its errors, every step's state
+through its URL, the warm-up into the result cache, the QR code, and AppTest walking every
+step of a lesson (the browser walk at 1280 px is in tests/test_clipping.py)."""
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from rmsc import dashboard as dash
+from rmsc import datasets
+from rmsc.dashboard import lesson as L
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SMALL = "view 1 (20-d)"
+
+#: A lesson on the bundled Subspaces set (150 samples): every kind of step, fitted in seconds.
+SMALL_LESSON = f"""
+title: A small lesson
+steps:
+  - title: The views
+    data: Subspaces
+    show: views
+    page: Data
+    text: Each panel is one view.
+    question: Which view separates the classes best?
+  - title: Compare
+    data: Subspaces
+    outliers: {{views: ["{SMALL}"], fraction: 0.1, kind: replace}}
+    show: compare
+    methods: [SSC-AVG, RMSC]
+    params: {{max_iter: 30}}
+    page: Compare
+    text: Two methods, clean and corrupted.
+    question: Which loses more?
+  - title: Weights
+    data: Subspaces
+    outliers: {{views: ["{SMALL}"], fraction: 0.1, kind: replace}}
+    show: weights
+    params: {{max_iter: 30}}
+    text: Dark means distrusted.
+    question: Which row is dark?
+  - title: Beta
+    data: Subspaces
+    show: solve
+    params: {{max_iter: 30, beta_rel: 0.25}}
+    slider: {{param: beta_rel, values: [0.1, 0.25]}}
+    text: Move the slider.
+    question: Does Z* get denser?
+"""
+
+
+def write(tmp_path, text, name="lesson.yaml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+# ---------------------------------------------------------------------------
+# The schema
+# ---------------------------------------------------------------------------
+
+
+def test_the_shipped_lesson_loads_with_six_steps_on_bundled_data():
+    lesson = L.load_lesson()
+    assert len(lesson) == 6
+    assert all(s.data in datasets.bundled_names() for s in lesson.steps)
+    assert {s.show for s in lesson.steps} == set(L.SHOWS)
+    for s in lesson.steps:  # two or three sentences, and one question
+        assert 1 <= len(re.findall(r"[.:!?](\s|$)", s.text)) <= 6, s.title
+        assert s.question.rstrip().endswith("?") and s.question.count("?") == 1
+    corrupted = [s for s in lesson.steps if s.outliers is not None]
+    assert corrupted and all(s.outliers.fraction == 0.1 and len(s.outliers.views) == 2
+                             for s in corrupted)
+
+
+def _bad(tmp_path, step_changes, drop=()):
+    steps = [{"title": "First", "text": "Look.", "question": "What?", "show": "views",
+              "data": "Subspaces"},
+             {"title": "Second", "text": "Look.", "question": "What?", "show": "solve",
+              "data": "Subspaces"}]
+    steps[1].update(step_changes)
+    for k in drop:
+        steps[1].pop(k)
+    return L.parse_lesson({"title": "t", "steps": steps}, source="my.yaml")
+
+
+@pytest.mark.parametrize("changes, field, words", [
+    ({"params": {"lam": -1}}, "params.lam", "λ"),
+    ({"params": {"lamda": 1}}, "params.lamda", "unknown parameter"),
+    ({"params": {"weighting": "views"}}, "params.weighting", "weighting"),
+    ({"params": {"beta": 0.3, "beta_rel": 0.5}}, "params.beta_rel", "beta: auto"),
+    ({"show": "heatmap"}, "show", "views, compare, weights, solve"),
+    ({"data": "NoSuchSet"}, "data", "neither a bundled dataset"),
+    ({"outliers": {"views": [SMALL], "fraction": 2}}, "outliers.fraction", "(0, 1]"),
+    ({"outliers": {"views": [SMALL], "kind": "scramble"}}, "outliers.kind", "replace"),
+    ({"outliers": {"fraction": 0.1}}, "outliers.views", "required"),
+    ({"show": "compare"}, "methods", "at least one method"),
+    ({"show": "compare", "methods": ["RMSC", "KMEANS"]}, "methods", "'KMEANS' is not a method"),
+    ({"page": "Lessons"}, "page", "not a page"),
+    ({"colour": "red"}, "colour", "unknown field"),
+    ({"slider": {"param": "gamma", "values": [0.1, 1]}}, "slider.param", "cannot be a slider"),
+    ({"slider": {"param": "beta_rel", "values": [0.05, 1.0]}}, "slider.values",
+     "step's own value 0.25"),
+    ({"slider": {"param": "lam", "values": [1, -3]}}, "slider.values", "-3"),
+])
+def test_a_bad_step_names_the_file_the_step_and_the_field(tmp_path, changes, field, words):
+    with pytest.raises(L.LessonError) as err:
+        _bad(tmp_path, changes)
+    msg = str(err.value)
+    assert msg.startswith("my.yaml: step 2 ('Second'), field "), msg
+    assert f"field '{field}'" in msg and words in msg, msg
+
+
+@pytest.mark.parametrize("missing", ["title", "text", "question"])
+def test_a_step_without_its_words_is_refused(tmp_path, missing):
+    with pytest.raises(L.LessonError, match=f"step 2.*field '{missing}': required"):
+        _bad(tmp_path, {}, drop=[missing])
+
+
+def test_bad_files_say_what_is_wrong(tmp_path):
+    with pytest.raises(L.LessonError, match="not valid YAML"):
+        L.load_lesson(write(tmp_path, "title: [unclosed\n"))
+    with pytest.raises(L.LessonError, match="Cannot read the lesson file"):
+        L.load_lesson(tmp_path / "missing.yaml")
+    with pytest.raises(L.LessonError, match="'steps' must be a non-empty list"):
+        L.load_lesson(write(tmp_path, "title: x\nsteps: []\n"))
+    with pytest.raises(L.LessonError, match="step 1: a step is a mapping"):
+        L.load_lesson(write(tmp_path, "title: x\nsteps: [just text]\n"))
+
+
+def test_a_step_may_use_a_file_beside_the_lesson(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "mine.npz", X1=rng.normal(size=(30, 4)), X2=rng.normal(size=(30, 5)),
+             y=np.repeat([0, 1, 2], 10))
+    lesson = L.load_lesson(write(tmp_path, """
+        title: mine
+        steps:
+          - {title: a, text: b., question: "c?", show: views, data: mine.npz}
+        """))
+    clean, data = L.load_step_data(lesson, lesson.steps[0])
+    assert clean.n_samples == 30 and data is clean
+
+
+# ---------------------------------------------------------------------------
+# URL round trip, QR code
+# ---------------------------------------------------------------------------
+
+
+def test_every_step_of_the_shipped_lesson_round_trips_through_its_url():
+    from urllib.parse import parse_qsl, urlsplit
+
+    lesson = L.load_lesson()
+    for n, step in enumerate(lesson.steps, 1):
+        url = L.step_url("http://class:8501/", lesson, n)
+        assert url.startswith(f"http://class:8501/?lesson={n}&")
+        query = dict(parse_qsl(urlsplit(url).query))
+        number, data, outliers, params, problems = L.state_from_query(query)
+        assert problems == []
+        assert (number, data, outliers, params) == (n, step.data, step.outliers, step.params)
+    # and a lesson with every kind of setting
+    small = L.parse_lesson(__import__("yaml").safe_load(SMALL_LESSON))
+    for n, step in enumerate(small.steps, 1):
+        number, data, outliers, params, problems = L.state_from_query(L.step_query(small, n))
+        assert (number, data, outliers, params, problems) == (
+            n, step.data, step.outliers, step.params, [])
+
+
+def test_step_numbers_are_clipped_into_the_lesson():
+    lesson = L.load_lesson()
+    assert lesson.step(0) is lesson.steps[0] and lesson.step(99) is lesson.steps[-1]
+    assert L.step_query(lesson, 99)["lesson"] == "6"
+    assert L.state_from_query({"lesson": "two"})[4] == [
+        "Ignored lesson='two' from the URL: not a step number."]
+
+
+def test_the_qr_code_is_an_svg_drawn_here_that_grows_with_the_address():
+    segno = pytest.importorskip("segno")
+    short, long = L.qr_svg("http://a/?lesson=1"), L.qr_svg("http://a/?" + "x" * 300)
+    assert short.startswith("<svg") and "path" in short
+    size = lambda svg: int(re.search(r'width="(\d+)"', svg).group(1))  # noqa: E731
+    assert size(long) > size(short)
+    # what it draws is the address's QR symbol: segno's matrix for it, at 4 px a module
+    symbol = segno.make("http://a/?lesson=1", error="m")
+    assert size(short) == 4 * (symbol.symbol_size(border=2)[0])
+
+
+# ---------------------------------------------------------------------------
+# Warm-up: what every step computes, under the pages' keys
+# ---------------------------------------------------------------------------
+
+
+def test_warm_fills_the_cache_under_the_keys_the_page_reads(tmp_path):
+    lesson = L.load_lesson(write(tmp_path, SMALL_LESSON))
+    cache = dash.ResultCache(max_entries=64)
+    said = []
+    n = L.warm(lesson, cache, progress=said.append)
+    # fits: steps 1 (defaults), 2 = 3 (max_iter 30 with outliers), 4 (slider 0.1, 0.25 clean)
+    # plus one comparison
+    assert n == len(said) == 5
+    for step in lesson.steps:
+        clean, data = L.load_step_data(lesson, step)
+        for p in L.step_params(step):
+            assert dash.fit_key(p, data) in cache
+        comparison = L.step_comparison(step, clean, data)
+        if comparison is not None:
+            tables = cache.get(comparison[0])
+            assert list(tables) == ["clean", "with outliers"]
+            assert sorted(tables["clean"]["method"]) == ["RMSC", "SSC-AVG"]
+            sentences = L.change_sentences(tables)
+            assert len(sentences) == 2 and all("points." in s for s in sentences)
+    assert L.warm(lesson, cache) == 0  # everything is there already
+
+
+def test_change_sentences_are_computed_from_the_tables():
+    import pandas as pd
+
+    tables = {"clean": pd.DataFrame({"method": ["A", "B"], "acc_mean": [0.9, 0.8]}),
+              "with outliers": pd.DataFrame({"method": ["A", "B"], "acc_mean": [0.85, 0.81]})}
+    assert L.change_sentences(tables) == [
+        "A: ACC 90.0 % on the clean data, 85.0 % with outliers: lost 5.0 points.",
+        "B: ACC 80.0 % on the clean data, 81.0 % with outliers: gained 1.0 points."]
+
+
+# ---------------------------------------------------------------------------
+# AppTest walks every step
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def steady_navigation(monkeypatch):
+    """app.py on every AppTest run, as a live server does (see tests/test_app.py)."""
+    import streamlit.testing.v1.app_test as app_test_module
+    from streamlit.runtime.pages_manager import PagesManager
+
+    class SteadyStatePagesManager(PagesManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(app_test_module, "PagesManager", SteadyStatePagesManager)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    PagesManager.uses_pages_directory = None
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def _wait_jobs(at, timeout=240):
+    for name in ("fit", "compare"):
+        job = at.session_state["slots"][name].latest
+        if job is not None:
+            assert job.wait(timeout), f"the {name} job did not finish"
+    return at.run()
+
+
+def test_apptest_walks_every_step(tmp_path, monkeypatch, steady_navigation):
+    pytest.importorskip("segno")
+    path = write(tmp_path, SMALL_LESSON)
+    monkeypatch.setenv("RMSC_LESSON", str(path))
+    monkeypatch.setenv(dash.PREFETCH_ENV, "1")  # the test session turns it off elsewhere
+    lesson = L.load_lesson(path)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["lesson"] = "1"
+    at.run()
+    try:
+        for n, step in enumerate(lesson.steps, 1):
+            at = _wait_jobs(at)
+            assert not at.exception, [e.value for e in at.exception]
+            assert at.title[0].value == "Lesson: A small lesson"
+            assert f"Step {n} of 4: {step.title}" in [s.value for s in at.subheader]
+            assert any(step.question in i.value for i in at.info)
+            # the whole state is the step's, and the URL says which step
+            ss = at.session_state
+            assert ss["clean"].name == step.data and ss["outliers"] == step.outliers
+            assert ss["params"] == step.params
+            assert at.query_params["lesson"] in (str(n), [str(n)])
+            assert at.button(key="lesson_back").disabled == (n == 1)
+            if n == 1:  # its fit is in: the other steps' fits are prefetched, the next first
+                from ui import caches
+
+                pre, cache = caches.prefetcher(), caches.result_cache()
+                wanted = [dash.fit_key(p, L.load_step_data(lesson, s)[1])
+                          for s in lesson.steps[1:] for p in L.step_params(s)]
+                pending = [j.key for j in pre.running] + pre.queued
+                assert all(k in pending or k in cache for k in wanted), (wanted, pending)
+            if step.show == "compare":
+                lines = " ".join(m.value for m in at.markdown)
+                assert "SSC-AVG: ACC" in lines and "RMSC: ACC" in lines
+            if step.show == "solve":
+                metrics = {m.label: m.value for m in at.metric}
+                assert metrics["ACC"].endswith("%")
+                dense = metrics["density of Z* (nonzero entries)"]
+                at.select_slider(key="lesson_slider").set_value(0.1).run()
+                at = _wait_jobs(at)
+                assert at.session_state["params"].resolved_beta_rel == 0.1
+                lower = {m.label: m.value for m in at.metric}["density of Z* (nonzero entries)"]
+                assert float(lower.split()[0]) >= float(dense.split()[0])  # smaller β: denser
+            if n < len(lesson):
+                at = at.button(key="lesson_next").click().run()
+        assert at.button(key="lesson_next").disabled
+        at = at.button(key="lesson_back").click().run()
+        assert at.session_state["lesson_step"] == 3
+    finally:
+        for s in at.session_state["slots"].values():
+            s.cancel()
+
+
+def test_a_bad_lesson_file_is_an_error_on_the_page_not_a_traceback(tmp_path, monkeypatch,
+                                                                     steady_navigation):
+    path = write(tmp_path, SMALL_LESSON.replace("max_iter: 30}", "max_iter: -2}", 1))
+    monkeypatch.setenv("RMSC_LESSON", str(path))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["lesson"] = "2"
+    at.run()
+    assert not at.exception
+    [err] = [e.value for e in at.error]
+    assert "step 2 ('Compare'), field 'params.max_iter'" in err
+    for s in at.session_state["slots"].values():
+        s.cancel()
+
+
+# ---------------------------------------------------------------------------
+# The command line
+# ---------------------------------------------------------------------------
+
+
+def test_rmsc_lesson_checks_a_file_and_lists_each_steps_address(tmp_path):
+    import io
+
+    from rmsc.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["lesson", "--urls", "http://class:8501"], out=out, err=err) == 0
+    lines = out.getvalue().splitlines()
+    assert "6 steps, every field valid" in lines[0]
+    lesson = L.load_lesson()
+    for n, step in enumerate(lesson.steps, 1):
+        assert lines[n] == (f"{n}. {step.title} [{step.show}]  "
+                            f"{L.step_url('http://class:8501', lesson, n)}")
+    bad = write(tmp_path, SMALL_LESSON.replace("methods: [SSC-AVG, RMSC]", "methods: [SSC]"))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["lesson", "--file", str(bad)], out=out, err=err) == 2
+    assert err.getvalue().startswith(f"rmsc: error: {bad}: step 2 ('Compare'), field 'methods': "
+                                     "'SSC' is not a method")

@@ -1,0 +1,140 @@
+"""The guided lesson's state: which lesson, which step, and the step's state applied.
+
+The lesson is read once per server (``RMSC_LESSON``, else the one that ships,
+:func:`rmsc.dashboard.lesson.default_lesson_path`). On the Lesson page the frame applies the
+current step's whole state (dataset, outliers, parameters) before it draws the sidebar and
+starts the fit (:func:`enter`), once per arrival at a step: the step's own slider, or a
+parameter changed on another page, is kept until the step is entered again. ``?lesson=N``
+opens step N (:func:`wanted_from_url`).
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from rmsc import datasets
+from rmsc.dashboard import lesson as lessons
+
+from .caches import load_bundled, result_cache
+from .fitting import fit_key, prefetch_fits
+from .state import inject, reset_outliers, set_dataset, set_params
+
+ss = st.session_state
+
+#: The page's title in the navigation (the frame tells the Lesson page by it).
+TITLE = "Lesson"
+
+
+@st.cache_resource(show_spinner=False)
+def _load(path):
+    try:
+        return lessons.load_lesson(path), None
+    except lessons.LessonError as exc:
+        return None, str(exc)
+
+
+def current():
+    """(lesson, error message): the lesson of this server, or why it cannot be used."""
+    path = os.environ.get("RMSC_LESSON") or str(lessons.default_lesson_path())
+    return _load(path)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _load_file(path):
+    return datasets.load(path)
+
+
+def wanted_from_url():
+    """The step number ``?lesson=N`` asks for, or None."""
+    raw = st.query_params.get(lessons.QUERY_KEY)
+    if raw is None:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        return 1
+
+
+def step_number(lesson):
+    """The session's current step (1-based)."""
+    return lessons.clip_step(ss.get("lesson_step", 1), len(lesson))
+
+
+def _step_data(lesson, step):
+    if step.data in datasets.bundled_names():
+        return load_bundled(step.data)
+    folder = lesson.folder or "."
+    return _load_file(os.path.join(folder, step.data))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _step_dataset(source, number, _lesson):
+    """Step ``number``'s dataset with its outliers (one object per server: its fingerprint is
+    computed once)."""
+    step = _lesson.step(number)
+    clean = _step_data(_lesson, step)
+    return clean if step.outliers is None else step.outliers.inject(clean)
+
+
+def prefetch_other_steps(lesson, number):
+    """Once the current step's fit is in, fit the other steps' (the next ones first) on idle
+    workers, so that Next is answered at once (the first visit computes them once)."""
+    if fit_key() not in result_cache():
+        return
+    order = [*range(number + 1, len(lesson) + 1), *range(1, number)]
+    try:
+        prefetch_fits([(_step_dataset(lesson.source, k, lesson), p) for k in order
+                       for p in lessons.step_params(lesson.step(k))])
+    except ValueError:  # a step whose data cannot be read: it says so when it is entered
+        pass
+
+
+def apply(lesson, number):
+    """Make step ``number``'s state the session's: dataset, outliers, parameters."""
+    step = lesson.step(number)
+    clean = _step_data(lesson, step)
+    if ss.get("clean") is not clean:
+        set_dataset(clean)
+    if ss.get("outliers") != step.outliers:
+        if step.outliers is None:
+            reset_outliers()
+        else:
+            inject(step.outliers)
+    if ss.get("params") != step.params:
+        set_params(step.params)
+    ss.lesson_step = lessons.clip_step(number, len(lesson))
+    ss._lesson_applied = ss.lesson_step
+
+
+def go(number):
+    """Back / Next (a callback: runs before the script, so the frame draws the new step)."""
+    lesson, _ = current()
+    if lesson is not None:
+        apply(lesson, number)
+
+
+def enter(on_lesson_page):
+    """The frame's part: on the Lesson page, apply the step unless it is already applied
+    (an arrival from another page, or from a URL, applies it again)."""
+    if not on_lesson_page:
+        ss.pop("_lesson_applied", None)
+        return
+    lesson, _ = current()
+    if lesson is None:
+        return
+    wanted = ss.pop("_lesson_from_url", None)
+    if wanted is not None:
+        ss.lesson_step = wanted
+    number = step_number(lesson)
+    if ss.get("_lesson_applied") != number:
+        try:
+            apply(lesson, number)
+        except ValueError as exc:  # e.g. a teacher's file that cannot be read
+            ss.messages.append(f"Step {number} of the lesson could not set its data: {exc}")
+
+
+def query():
+    """What the Lesson page adds to the URL: its step."""
+    return {lessons.QUERY_KEY: str(ss.get("lesson_step", 1))}
