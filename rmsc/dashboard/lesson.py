@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
@@ -28,8 +27,8 @@ from .. import datasets
 from .. import methods as registry
 from .. import outliers as outlier_module
 from .._resources import sample_data_dir
-from .cache import ResultCache
 from .fitting import fit_key, fit_rmsc
+from .kept import open_result_cache
 from .params import AUTO, OutlierSpec, Params
 from .runs import compare_params, robustness_table, run_compare
 
@@ -392,13 +391,10 @@ def load_step_data(lesson, step, load_bundled=None):
 
 def dashboard_cache():
     """The dashboard's result cache as another process (``rmsc lesson --warm``) opens it:
-    with its disk layer when this rmsc keeps results on disk (``rmsc.dashboard``'s
-    ``open_result_cache``), so that what is computed here is what the server reads; else a
-    cache in this process only."""
-    opener = getattr(sys.modules[__package__], "open_result_cache", None)
-    if opener is not None:
-        return opener(64, 1 << 30)
-    return ResultCache(max_entries=64)
+    over the same folder on disk (:func:`rmsc.dashboard.kept.open_result_cache`), so that
+    what is computed here is what the server reads (in this process only when the
+    server's disk layer is off, ``RMSC_CACHE_DIR=off``)."""
+    return open_result_cache(64, 1 << 30)
 
 
 def warm(lesson, cache, progress=None):
