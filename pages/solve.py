@@ -301,7 +301,8 @@ def _result(r):
         c1.caption(f"Every {dash.PAGE_TRACE_EVERY}th iteration (and the first) the worker "
                    "clustered the Z* of that iteration once (its spectral embedding, one "
                    "k-means) and compared it with the clustering recorded before; the "
-                   "stars are the fit's own result (20 k-means runs).")
+                   "stars are the fit's own result (20 k-means runs). "
+                   + dash.trace_sentence(r.trace, r.params.placement))
     c2.plotly_chart(figures.view_weights_figure(data.view_names, r.weights.mean(axis=1)),
                     key="view_weights")
     table = r.metrics_table()
