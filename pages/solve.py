@@ -409,7 +409,11 @@ def _suggestion_section(key):
         table = table.drop(columns="note")  # every setting gave a clustering
     st.dataframe(table, hide_index=True, key="suggest_table", height="content",
                  column_config={"β": st.column_config.NumberColumn(format="%.4g"),
+                                dash.AGREEMENT: st.column_config.NumberColumn(format="%.3f"),
                                 "eigengap": st.column_config.NumberColumn(format="%.4f")})
+    st.caption("Ranked by the columns in their order: fewest isolated samples, then no more "
+               "pieces than clusters, then the largest agreement of the k-means runs; the "
+               "eigengap is shown for reference, it does not rank.")
 
 
 if not blocker:

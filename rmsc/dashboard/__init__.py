@@ -196,6 +196,7 @@ from .suggest import (  # noqa: F401
     suggestion_key,
     suggestion_settings,
     suggestion_table,
+    AGREEMENT,
 )
 from ..costs import (  # noqa: F401
     DataShape,

@@ -163,20 +163,27 @@ def apply_suggestion(params, run):
                           beta_rel=float(s.params["beta_rel"]), weighting=run.weighting)
 
 
+#: The table's column of the k-means runs' agreement (the third rule of the ranking).
+AGREEMENT = "agreement (ARI)"
+
+
 def suggestion_table(suggestion):
     """Every setting tried, as the page shows it: one row each, the suggested one marked.
 
-    Columns: "λ", "β_rel", "β" (absolute, on these data), "eigengap", "isolated",
-    "pieces", "suggested" (bool), "note" (why a setting gave no clustering).
+    Columns: "λ", "β_rel", "β" (absolute, on these data), then what the suggestion ranks
+    by, in its order: "isolated", "pieces", "agreement (ARI)" (of the k-means runs); then
+    "eigengap", "suggested" (bool), "note" (why a setting gave no clustering).
     """
     rows = []
     for i, r in enumerate(suggestion.table):
         failed = "error" in r
         rows.append({
             "λ": r["lam"], "β_rel": r["beta_rel"], "β": r.get("beta", float("nan")),
-            "eigengap": float("nan") if failed else r["eigengap"],
             "isolated": pd.NA if failed else int(r["isolated"]),
             "pieces": pd.NA if failed else int(r["pieces"]),
+            AGREEMENT: (float("nan") if failed or r.get("agreement") is None
+                        else float(r["agreement"])),
+            "eigengap": float("nan") if failed else r["eigengap"],
             "suggested": i == suggestion.best,
             "note": page_words(_first_sentence(r["error"])) if failed else "",
         })
