@@ -559,7 +559,7 @@ def test_elhamifars_rho_threshold_is_an_affinity_choice(fitted_app):
     assert p.post == "rho+scale" and p.keep_mass == 0.5
     wait_fit(at)
     no_trouble(at)
-    assert "affinity post-processing: ρ = 0.5+scale" in sidebar_text(at)
+    assert "affinity post-processing: ρ = 0.5, then scale" in sidebar_text(at)
     out = at.session_state["slots"]["fit"].latest.result
     expect = rmsc.spectral.affinity_from_coefficients(out.consensus, keep_mass=0.5,
                                                       scale_columns=True)

@@ -1395,3 +1395,12 @@ def test_runs_in_parts_give_the_tables_of_the_runs_one_fit_after_another(small):
     ref = dash.run_views(small, ["RMSC", "Co-Training"], None, 0)
     pd.testing.assert_frame_equal(job.result.drop(columns="fit_time"),
                                   ref.drop(columns="fit_time"))
+
+
+def test_the_sidebar_names_the_post_processing_as_the_solve_page_does():
+    # one name per setting: the Solve page's select, the sidebar, `rmsc fit --scale-columns`
+    assert dash.Params(post="scale").summary()[2] == "affinity post-processing: scale columns"
+    assert dash.Params(post="top_k+scale", top_k=7).summary()[2] == \
+        "affinity post-processing: top-7, then scale"
+    assert dash.Params(post="rho+scale", keep_mass=0.5, placement=False).summary()[2] == \
+        "affinity post-processing: ρ = 0.5, then scale; no placement of isolated samples"
