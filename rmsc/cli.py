@@ -111,20 +111,15 @@ def fitted_parameters(est):
 def convergence_lines(est):
     """Lines saying how a fitted estimator's iterations ended: their number, converged or
     stopped at the limit, and (RMSC) the final objective with why it may be negative."""
-    n_iter = getattr(est, "n_iter_", None)
-    if n_iter is None:
+    if getattr(est, "n_iter_", None) is None or getattr(est, "converged_", None) is None:
         return []
-    converged = getattr(est, "converged_", None)
-    state = ("" if converged is None else
-             " (converged)" if converged else f" (stopped at max_iter = {est.max_iter}, "
-                                               "not converged)")
-    lines = [f"iterations: {int(n_iter)}{state}"]
+    lines = [f"iterations: {int(est.n_iter_)} " + ("(converged)" if est.converged_ else
+             f"(stopped at max_iter = {est.max_iter}, not converged)")]
     objective = getattr(est, "objective_", None)
     if objective is not None and np.size(objective):
         last = float(np.ravel(objective)[-1])
-        lines.append(f"objective: {last:.6g}" + (
-            " (negative: the weight term ψ(p) = γp + 1/p − 2 is below zero near p = 1/√γ, "
-            "so the sum can be)" if last < 0 else ""))
+        lines.append(f"objective: {last:.6g}" + (" (negative: the weight term ψ(p) = γp + 1/p "
+                     "− 2 is below zero near p = 1/√γ, so the sum can be)" if last < 0 else ""))
     return lines
 
 
