@@ -412,7 +412,8 @@ def _suggestion_section(key):
                                 dash.AGREEMENT: st.column_config.NumberColumn(format="%.3f"),
                                 "eigengap": st.column_config.NumberColumn(format="%.4f")})
     st.caption("Ranked by the columns in their order: fewest isolated samples, then no more "
-               "pieces than clusters, then the largest agreement of the k-means runs; the "
+               "pieces than clusters, then the largest agreement of the k-means runs (the "
+               "chart's top panel; open markers: isolated samples or more pieces than c); the "
                "eigengap is shown for reference, it does not rank.")
 
 

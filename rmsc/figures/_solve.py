@@ -77,8 +77,7 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
     lams = sorted({float(r["lam"]) for r in table})
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32],
                         vertical_spacing=0.14,  # the lower title clear of the upper axis
-                        subplot_titles=("Agreement of the k-means runs, mean ARI (ranked "
-                                        "third; open: isolated samples or more pieces than c)",
+                        subplot_titles=("Agreement of the k-means runs (ARI; ranked third)",
                                         "Isolated samples (fewer is better; ranked first)"))
     for i, rel in enumerate(rels):
         rows = sorted((r for r in table if float(r["beta_rel"]) == rel), key=lambda r: r["lam"])
