@@ -16,9 +16,10 @@ ui.intro(
     "class, a good affinity is block-diagonal: dark squares on the diagonal, little outside. "
     "Beside it, one view's own affinity: (|Zᵛ| + |Zᵛᵀ|)/2, the representation RMSC learnt for "
     "that view at the fitted consensus, or the view's k-nearest-neighbour graph (what the "
-    "spectral baselines cluster). Below, every view's Zᵛ side by side: single views are "
-    "noisier, and fusing them is the point of RMSC. 'Within-class share' is the fraction of "
-    "affinity that links samples of the same class. Last, the spectral embedding in 2-D with "
+    "spectral baselines cluster). Below, every view's Zᵛ side by side: look whether the "
+    "consensus shows cleaner blocks than each view alone — RMSC fuses the views for that. "
+    "'Within-class share' is the fraction of affinity that links samples of the same class, "
+    "and the sentence under its table says how the consensus compares here. Last, the spectral embedding in 2-D with "
     "the misclustered samples crossed. **Try:** order by predicted cluster to see the blocks "
     "RMSC found; inject outliers into one view and see its Zᵛ blur while the consensus holds."
 )
@@ -119,6 +120,8 @@ if labelled:
     st.dataframe(pd.DataFrame(rows), hide_index=True, key="within_class", height="content",
                  column_config={share: st.column_config.ProgressColumn(
                      format="%.1f%%", min_value=0.0, max_value=100.0)})
+    st.caption(dash.fusion_sentence(rows[0][share], {row["affinity"]: row[share]
+                                                      for row in rows[1:]}))
     if missing:
         st.caption("No k-NN graph for " + "; ".join(missing))
 

@@ -47,11 +47,13 @@ use_solve = st.checkbox(
 post_mode = st.radio(
     "affinity post-processing", list(dash.COMPARE_POSTPROCESSING), horizontal=True,
     key="w_cmp_post", format_func=dash.COMPARE_POSTPROCESSING.get,
-    help="The same: every method that clusters a self-representation (RMSC, RMSC-WV, "
-         "SSC-*, DiMSC) turns it into an affinity the same way, the Solve page's "
-         f"({dash.POSTPROCESSING_NAMES[ss.params.post]}), so that no method wins by its "
-         "post-processing alone. Each method's own: its registry default (RMSC scales the "
-         "columns, SSC-AVG does not). Each row of the table says which it used.")
+    help="Each method's own (the default, the paper's protocol): every method as the "
+         "library and `rmsc fit` fit it (RMSC scales the columns, SSC-AVG does not). The same: "
+         "every method that clusters a self-representation (RMSC, RMSC-WV, SSC-*, DiMSC) "
+         "turns it into an affinity the Solve page's way "
+         f"({dash.POSTPROCESSING_NAMES[ss.params.post]}). " + dash.SAME_POSTPROCESSING_NOTE)
+if post_mode == "same":
+    st.caption(dash.SAME_POSTPROCESSING_NOTE)
 with st.expander("method descriptions"):
     st.markdown("\n".join(f"- **{m}** — {rmsc.describe_method(m)}" for m in methods_all))
 
@@ -67,8 +69,9 @@ if preset == "robustness preset":
     default_views = (list(ss.outliers.views) if ss.outliers is not None
                      else list(clean.view_names[:2]))
     rob_views = st.multiselect("views to corrupt", list(clean.view_names),
-                               default=[v for v in default_views if v in clean.view_names],
-                               key="w_cmp_rob_views")
+                               default=None if "w_cmp_rob_views" in ss else
+                               [v for v in default_views if v in clean.view_names],
+                               key="w_cmp_rob_views")  # set with the data (ui.set_dataset)
     try:
         variants = dash.robustness_variants(clean, rob_views, random_state=int(seed))
     except ValueError as exc:
@@ -143,6 +146,6 @@ if len(tables) == 2:
     st.subheader("What the outliers cost")
     st.plotly_chart(figures.robustness_figure(tables), key="robustness")
     robustness_dataframe(tables)
-st.caption("SC-BSV and SSC-BSV report the best single view chosen with the labels, as the "
-           "paper does (an oracle choice); the note names it, and the view each picks without "
-           "labels. A '—' under post-processing: the method clusters no self-representation.")
+ran = list(dict.fromkeys(m for df in tables.values() for m in df["method"]))
+if dash.compare_caption(ran):
+    st.caption(dash.compare_caption(ran))

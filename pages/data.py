@@ -201,8 +201,9 @@ def _inject():
 with st.form("inject"):
     c1, c2, c3 = st.columns(3)
     default_views = list(ss.outliers.views) if ss.outliers else [clean.view_names[0]]
-    c1.multiselect("views to corrupt", list(clean.view_names), default=default_views,
-                   key="w_out_views")
+    # the key holds the choice once the data are set (ui.set_dataset, ui.inject)
+    c1.multiselect("views to corrupt", list(clean.view_names),
+                   default=None if "w_out_views" in ss else default_views, key="w_out_views")
     c1.checkbox("same samples in every chosen view", value=True, key="w_out_same", wrap=True)
     c2.slider("fraction of samples", 0.01, 0.5, 0.1, 0.01, key="w_out_fraction")
     c2.selectbox("kind", KINDS, key="w_out_kind")

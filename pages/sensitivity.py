@@ -16,9 +16,9 @@ st.title("Sensitivity")
 ui.intro(
     "How much do the results depend on the choices you make? Left tab: accuracy over a grid "
     "of λ and β (the paper's Figure 4 — it reports a large region of good values). Right tab: "
-    "accuracy as views are added one at a time in the dataset's order (the paper's Figure 1 — "
-    "more views should help RMSC, while an unweighted average can get worse when a weak view "
-    "joins). Both run many fits in the background: start one, and switch pages if you like."
+    "accuracy as views are added one at a time in the dataset's order (the paper's Figure 1, "
+    "where RMSC gains as views join and an unweighted average can lose when a weak view "
+    "joins: look whether each view added raises or lowers each curve here). Both run many fits in the background: start one, and switch pages if you like."
 )
 
 data = ui.require_data()
@@ -101,8 +101,9 @@ with tab_views:
                              default=[m for m in dash.DEFAULT_VIEWS_METHODS if m in all_methods],
                              key="w_views_methods")
     st.caption("Views in the dataset's order: " + " → ".join(data.view_names) + ". "
-               f"{ss.params.method} uses the *Solve* page's parameters.")
-    params = dash.rmsc_method_params(ss.params, data)
+               f"{ss.params.method} uses the *Solve* page's parameters; every other method "
+               "its own defaults (as on *Compare*).")
+    params = dash.compare_params(ss.params, data, methods)
     key = ("views", data.fingerprint, tuple(methods), json.dumps(params, sort_keys=True,
                                                                  default=str), ss.params.seed)
     n = len(methods) * data.n_views
@@ -118,6 +119,7 @@ with tab_views:
     if df is not None:
         st.plotly_chart(figures.accuracy_vs_views_figure(df, title=f"{data.name}: adding views"),
                         key="views_fig")
+        st.caption(dash.views_sentence(df))
         failed = df[df["error"].notna()]
         if len(failed):
             st.caption(f"{len(failed)} point(s) missing: " + "; ".join(

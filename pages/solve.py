@@ -301,7 +301,8 @@ def _result(r):
         c1.caption(f"Every {dash.PAGE_TRACE_EVERY}th iteration (and the first) the worker "
                    "clustered the Z* of that iteration once (its spectral embedding, one "
                    "k-means) and compared it with the clustering recorded before; the "
-                   "stars are the fit's own result (20 k-means runs).")
+                   "stars are the fit's own result (20 k-means runs). "
+                   + dash.trace_sentence(r.trace, r.params.placement))
     c2.plotly_chart(figures.view_weights_figure(data.view_names, r.weights.mean(axis=1)),
                     key="view_weights")
     table = r.metrics_table()
@@ -408,7 +409,12 @@ def _suggestion_section(key):
         table = table.drop(columns="note")  # every setting gave a clustering
     st.dataframe(table, hide_index=True, key="suggest_table", height="content",
                  column_config={"β": st.column_config.NumberColumn(format="%.4g"),
+                                dash.AGREEMENT: st.column_config.NumberColumn(format="%.3f"),
                                 "eigengap": st.column_config.NumberColumn(format="%.4f")})
+    st.caption("Ranked by the columns in their order: fewest isolated samples, then no more "
+               "pieces than clusters, then the largest agreement of the k-means runs (the "
+               "chart's top panel; open markers: isolated samples or more pieces than c); the "
+               "eigengap is shown for reference, it does not rank.")
 
 
 if not blocker:

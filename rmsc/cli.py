@@ -93,9 +93,11 @@ def fitted_parameters(est):
         default = " (the default for weighting='{}')".format(est.weighting)
         lines.append(f"λ = {est.lam_:g}{default if est.lam is None else ''}")
         if est.beta == "auto":
-            lines.append(f"β = {est.beta_:.3g} (auto: β_rel {est.beta_rel_:g} × the "
-                         f"{100 * BETA_QUANTILE:g} % quantile of the emptying βs, "
-                         f"{est.beta_scale_:.3g} on these data)")
+            lines.append(f"β = {est.beta_:.3g} = β_rel {est.beta_rel_:g} × the data's scale "
+                         f"{est.beta_scale_:.3g} (β auto)")
+            lines.append(f"    the data's scale: the {100 * BETA_QUANTILE:g} % quantile over "
+                         "samples of the β that empties a sample's column of Z*; Z* is all "
+                         f"zero from β_max = {est.beta_max_:.3g} on")
         else:
             lines.append(f"β = {est.beta_:g} (given; β_rel {est.beta_rel_:.3g} on these data)")
         params.update(lam=est.lam_, beta=float(f"{est.beta_:.6g}"),
@@ -108,6 +110,21 @@ def fitted_parameters(est):
     if params.get("view", "") is None and hasattr(est, "view_"):
         params["view"] = f"{est.view_} (by eigengap)"
     lines.append(f"parameters: {', '.join(f'{k}={v}' for k, v in sorted(params.items()))}")
+    return lines
+
+
+def convergence_lines(est):
+    """Lines saying how a fitted estimator's iterations ended: their number, converged or
+    stopped at the limit, and (RMSC) the final objective with why it may be negative."""
+    if getattr(est, "n_iter_", None) is None or getattr(est, "converged_", None) is None:
+        return []
+    lines = [f"iterations: {int(est.n_iter_)} " + ("(converged)" if est.converged_ else
+             f"(stopped at max_iter = {est.max_iter}, not converged)")]
+    objective = getattr(est, "objective_", None)
+    if objective is not None and np.size(objective):
+        last = float(np.ravel(objective)[-1])
+        lines.append(f"objective: {last:.6g}" + (" (negative: the weight term ψ(p) = γp + 1/p "
+                     "− 2 is below zero near p = 1/√γ, so the sum can be)" if last < 0 else ""))
     return lines
 
 
@@ -135,8 +152,8 @@ def cmd_fit(args, out, err):
         value = getattr(args, name)
         if value is not None:
             params[name] = value
-    if args.scale_columns:
-        params["scale_columns"] = True
+    if args.scale_columns is not None:
+        params["scale_columns"] = args.scale_columns
     est = get_method(args.method)
     accepted = set(est.get_params())
     unknown = sorted(set(params) - accepted)
@@ -167,6 +184,8 @@ def cmd_fit(args, out, err):
     _fit_on_device(est, data.views, args.device, err)
     elapsed = time.perf_counter() - t0
     for line in fitted_parameters(est):
+        print(line, file=out)
+    for line in convergence_lines(est):
         print(line, file=out)
     print(f"fit time: {elapsed:.2f} s", file=out)
     if labels_to is not None:
@@ -498,8 +517,10 @@ def build_parser():
                         "largest coefficients of each column until they hold this share of its "
                         "l1 norm")
     f.add_argument("--top-k", type=int, help="affinity post-processing: keep k largest per column")
-    f.add_argument("--scale-columns", action="store_true",
-                   help="affinity post-processing: scale columns by their maximum")
+    f.add_argument("--scale-columns", action=argparse.BooleanOptionalAction, default=None,
+                   help="affinity post-processing 'scale columns': divide each column of |Z*| "
+                        "by its maximum (the dashboard's name too; RMSC's default, SSC's and "
+                        "DiMSC's not); --no-scale-columns for the paper's (|Z*| + |Z*^T|)/2")
     f.add_argument("--seed", type=int, default=0, help="random_state (default 0)")
     f.add_argument("--labels", metavar="FILE",
                    help="write the cluster labels (best k-means run) as CSV: sample,label; "

@@ -370,7 +370,8 @@ class RMSC(ClusterMixin, BaseEstimator):
         factorisation: one extra product, part of ``fit_time_``). Useful
         values of beta lie well below it.
     fit_time_ : float
-        Seconds spent in Algorithm 1.
+        Seconds of the fit before the spectral step: the views' unit-L2 scaling, their Gram
+        factors and Algorithm 1.
     spectral_time_ : float
         Seconds spent in the spectral step.
     fit_device_ : str
@@ -549,14 +550,13 @@ class RMSC(ClusterMixin, BaseEstimator):
         check_dense_fits(rows, n, count=8,
                          what=f"RMSC on {n} samples ({len(views)} views, {rows} factor rows)",
                          alternative="use fewer features per view (e.g. PCA)")
+        t0 = time.perf_counter()  # fit_time_: the views' scaling and factors, Algorithm 1
         if self.normalize:
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
         factors = solver.gram_factors(views)
         check_lam_positive(lam, factors)
         if self.uninformative == "typical" and self.weighting == "sample":
             options["uninformative"] = solver.uninformative_samples(views)
-
-        t0 = time.perf_counter()
         sol = solver.solve(
             factors, lam, beta, gamma, **options,
             callback=self.callback, block_size=self.block_size,

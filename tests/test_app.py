@@ -147,6 +147,63 @@ def test_the_data_page_describes_the_data_loaded():
         cancel_jobs(at)
 
 
+def test_every_widget_whose_choices_depend_on_the_data_starts_again_on_new_data():
+    """Forms follow the data (issue 39): every widget of ui.DATASET_WIDGETS moved on one
+    dataset shows a choice of the next one after a load, held in its key (what the browser
+    is sent), and the Data page's Inject works with it at once."""
+    import ui
+
+    at = open_app({"data": "Subspaces", "beta": "0.01"}, page="solve")
+    try:
+        wait_fit(at)
+        first = at.session_state["clean"]
+        # move every such widget off its default on the first data
+        goto(at, "data")
+        at.multiselect(key="w_out_views").set_value([first.view_names[2]]).run()
+        goto(at, "compare")
+        at.radio(key="w_cmp_preset").set_value("robustness preset").run()
+        at.multiselect(key="w_cmp_rob_views").set_value([first.view_names[2]]).run()
+        goto(at, "affinity")
+        at.selectbox(key="w_aff_view").set_value(2).run()
+        at.radio(key="w_aff_order").set_value("cluster").run()
+        goto(at, "weights")
+        at.radio(key="w_weights_order").set_value("nothing").run()
+        no_trouble(at)
+        # another dataset, with other views
+        goto(at, "data")
+        at.selectbox(key="w_bundled").set_value("3-Sources").run()
+        at.button(key="w_load_bundled").click().run()
+        no_trouble(at)
+        new = at.session_state["clean"]
+        assert new.name == "3-Sources" and set(new.view_names).isdisjoint(first.view_names)
+        expect = ui.dataset_widget_defaults(new)
+        assert set(expect) | {"w_clusters", "w_aff_kind"} == set(ui.DATASET_WIDGETS)
+        for key, value in expect.items():  # held in the keys, drawn or not
+            assert at.session_state[key] == value, key
+        assert at.multiselect(key="w_out_views").options == list(new.view_names)
+        assert at.multiselect(key="w_out_views").value == [new.view_names[0]]
+        # Inject at once: no "Choose at least one view to corrupt"
+        [b for b in at.button if b.label == "Inject"][0].click().run()
+        no_trouble(at)
+        assert not at.error, [e.value for e in at.error]
+        assert at.session_state["outliers"].views == (new.view_names[0],)
+        goto(at, "compare")
+        at.radio(key="w_cmp_preset").set_value("robustness preset").run()
+        assert at.multiselect(key="w_cmp_rob_views").options == list(new.view_names)
+        assert at.multiselect(key="w_cmp_rob_views").value == [new.view_names[0]]  # injected
+        wait_fit(goto(at, "solve"))
+        goto(at, "affinity")
+        no_trouble(at)
+        assert at.selectbox(key="w_aff_view").value == 0
+        assert at.selectbox(key="w_aff_view").format_func(0) == new.view_names[0]
+        assert at.radio(key="w_aff_order").value == "class"
+        goto(at, "weights")
+        assert at.radio(key="w_weights_order").value == "class"
+        no_trouble(at)
+    finally:
+        cancel_jobs(at)
+
+
 def test_legacy_a_page_run_on_its_own_draws_the_frame():
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["data"] = "Subspaces"
@@ -491,7 +548,7 @@ def test_elhamifars_rho_threshold_is_an_affinity_choice(fitted_app):
     assert p.post == "rho+scale" and p.keep_mass == 0.5
     wait_fit(at)
     no_trouble(at)
-    assert "affinity post-processing: ρ = 0.5+scale" in sidebar_text(at)
+    assert "affinity post-processing: ρ = 0.5, then scale" in sidebar_text(at)
     out = at.session_state["slots"]["fit"].latest.result
     expect = rmsc.spectral.affinity_from_coefficients(out.consensus, keep_mass=0.5,
                                                       scale_columns=True)
@@ -975,22 +1032,27 @@ def test_compare_runs_in_the_background_and_fills_the_table(fitted_app):
                                       f"{100 * tables['clean']['acc_std'].iloc[1]:.2f}")
     assert "change (points)" in find_table(at, "method", "change (points)").columns
     assert len(at.get("plotly_chart")) == 3
-    # by default both self-representation methods used the Solve page's post-processing,
-    # and each row says so; the rows' parameters are what ran
+    # by default each method ran at its own post-processing (SSC-AVG: the registry's plain
+    # affinity; RMSC: the Solve page's), and each row says so; the rows' parameters are what ran
     name = dash.POSTPROCESSING_NAMES[at.session_state["params"].post]
-    assert clean["post-processing"].tolist() == [name, name]
+    assert clean["post-processing"].tolist() == [dash.POSTPROCESSING_NAMES["none"], name]
     ssc = tables["clean"].set_index("method").loc["SSC-AVG", "params"]
-    assert {k: ssc[k] for k in ("keep_mass", "top_k", "scale_columns")} == \
-        at.session_state["params"].postprocessing
-    # each method's own default: SSC-AVG back to its registry's plain affinity
-    at.radio(key="w_cmp_post").set_value("own").run()
+    assert ssc["scale_columns"] is False
+    assert not any(dash.SAME_POSTPROCESSING_NOTE in c.value for c in at.caption)
+    # the same for all, on request: SSC-AVG gets the Solve page's, and the page says what
+    # that does to methods whose coefficients have other scales
+    at.radio(key="w_cmp_post").set_value("same").run()
+    assert any(dash.SAME_POSTPROCESSING_NOTE in c.value for c in at.caption)
     at.button(key="w_cmp_run").click().run()
     job = at.session_state["slots"]["compare"].latest
     assert job.wait(300)
     at.run()
     no_trouble(at)
     clean = [d.value for d in at.dataframe if "ACC %" in d.value.columns][0]
-    assert clean["post-processing"].tolist() == [dash.POSTPROCESSING_NAMES["none"], name]
+    assert clean["post-processing"].tolist() == [name, name]
+    ssc = job.result["clean"].set_index("method").loc["SSC-AVG", "params"]
+    assert {k: ssc[k] for k in ("keep_mass", "top_k", "scale_columns")} == \
+        at.session_state["params"].postprocessing
 
 
 def test_compare_robustness_preset(fitted_app):

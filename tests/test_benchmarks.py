@@ -59,6 +59,7 @@ SMOKE = {
                            "1"], "| SSC-AVG |")],
     "calibrate_costs.py": [(["--smoke"], "'rmsc_iter'")],
     "check_defaults.py": [(["--smoke"], "| Subspaces | 150 | RMSC | 100.00 |")],
+    "check_consistency.py": [(["--smoke"], "every surface agrees on every method: yes")],
     "digit_scores.py": [(["--smoke", "--methods", "RMSC", "SSC-BSV"], "| SSC-BSV = ")],
     "study_affinity.py": [(["--smoke"], "Subspaces|RMSC|0.3|0.25")],
     "study_acceleration.py": [(["--smoke", "--methods", "RMSC", "--candidates", "extrapolate"],

@@ -379,6 +379,39 @@ def test_an_injection_shows_up_on_the_weights_page(page, server):
     shot(page, "weights_injected")
 
 
+def wait_multiselect(page, label, chip, absent=None, timeout=60_000):
+    """Wait until the multiselect labelled ``label`` shows the choice ``chip`` (and not
+    ``absent``)."""
+    page.wait_for_function(
+        "([l, c, a]) => [...document.querySelectorAll('[data-testid=stMultiSelect]')]"
+        ".some(e => e.innerText.includes(l) && e.innerText.includes(c)"
+        " && !(a && e.innerText.includes(a)))", arg=[label, chip, absent], timeout=timeout)
+
+
+def test_views_to_corrupt_follow_a_new_dataset(page, server):
+    """Forms follow the data (issue 39): after loading a dataset with other views, "views to
+    corrupt" shows one of the new views and Inject works at once (the browser had kept the
+    previous data's view, and Inject then said "Choose at least one view to corrupt")."""
+    open_app(page, server, "?data=Subspaces")
+    wait_multiselect(page, "views to corrupt", "view 1 (20-d)")
+    details = page.locator("[data-testid=stExpander] details").first
+    if not details.evaluate("d => d.open"):
+        page.get_by_text("Choose a dataset").click()
+    page.get_by_role("tab", name="Bundled").click()
+    page.locator("[data-testid=stSelectbox]").filter(has_text="Bundled dataset").first.click()
+    page.get_by_role("option", name="3-Sources").click()
+    settle(page)
+    page.get_by_role("button", name="Load", exact=True).click()
+    wait_sidebar(page, "3-Sources")
+    settle(page)
+    wait_multiselect(page, "views to corrupt", "BBC", absent="view 1 (20-d)")
+    page.get_by_role("button", name="Inject").click()
+    page.wait_for_selector("text=Injected:", timeout=60_000)
+    assert page.locator("text=Choose at least one view to corrupt").count() == 0
+    wait_url(page, "outliers=BBC")
+    no_exception(page)
+
+
 def test_stop_ends_a_long_run_early(page, server):
     # Digit with 200 iterations and tol=0: far longer than the click takes to arrive
     open_app(page, server, "?tol=0&max_iter=200&seed=7")

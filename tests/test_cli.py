@@ -77,14 +77,39 @@ def test_fit_prints_the_lambda_and_beta_it_used_and_the_rule():
     code, out, err = run("fit", "--data", "Subspaces", "--quiet")
     assert code == 0, err
     assert "λ = 1 (the default for weighting='sample')" in out
-    assert (f"β = {est.beta_:.3g} (auto: β_rel 0.25 × the 5 % quantile of the emptying βs, "
-            f"{est.beta_scale_:.3g} on these data)") in out
+    assert (f"β = {est.beta_:.3g} = β_rel 0.25 × the data's scale {est.beta_scale_:.3g} "
+            "(β auto)\n    the data's scale: the 5 % quantile over samples of the β that "
+            f"empties a sample's column of Z*; Z* is all zero from β_max = {est.beta_max_:.3g} "
+            "on\n") in out
+    # how the iterations ended, and why the objective may be negative
+    assert f"iterations: {est.n_iter_} (converged)\n" in out and est.converged_
+    assert f"objective: {est.objective_[-1]:.6g} (negative: the weight term" in out
+    assert est.objective_[-1] < 0
     params = out.split("parameters: ")[1].splitlines()[0]
     assert "lam=1.0," in params and f"beta={est.beta_:.6g}," in params
     assert "beta_rel=0.25," in params
     assert not re.search(r"\b(lam|beta|beta_rel)=(None|auto)", params)
     code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--method", "RMSC-WV")
     assert code == 0 and "λ = 3 (the default for weighting='view')" in out
+
+
+def test_fit_says_when_it_stopped_at_the_limit_and_takes_the_scale_columns_switch():
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--max-iter", "2",
+                         "--no-scale-columns")
+    assert code == 0, err
+    assert "iterations: 2 (stopped at max_iter = 2, not converged)" in out
+    assert "scale_columns=False" in out.split("parameters: ")[1]
+    code, out, err = run("fit", "--data", "Subspaces", "--quiet", "--method", "SSC-AVG",
+                         "--scale-columns")
+    assert code == 0 and "scale_columns=True" in out and "iterations:" not in out
+    # the dashboard's name of the setting, in the option's help
+    help_text = io.StringIO()
+    with pytest.raises(SystemExit):
+        import contextlib
+        with contextlib.redirect_stdout(help_text):
+            main(["fit", "--help"])
+    assert "'scale columns'" in " ".join(help_text.getvalue().split())
+    assert rmsc.dashboard.POSTPROCESSING_NAMES["scale"] == "scale columns"
 
 
 def test_fit_beta_auto_with_beta_rel_and_a_number():

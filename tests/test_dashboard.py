@@ -1250,27 +1250,52 @@ def test_an_unconverged_fit_says_what_the_stopping_rule_measured(small):
 
 
 # ---------------------------------------------------------------------------
-# Compare: the same post-processing for every self-representation method (issue 29)
+# Compare: each method's own post-processing by default, the same for all on request
 # ---------------------------------------------------------------------------
 
 
-def test_compare_params_give_every_self_representation_method_the_same_affinity(small):
+def test_compare_params_give_each_method_its_own_or_every_method_the_same_affinity(small):
     params = dash.Params(post="top_k+scale", top_k=7, beta=0.01)
     methods = ["RMSC", "RMSC-WV", "SSC-AVG", "DiMSC", "Co-Training"]
-    same = dash.compare_params(params, small, methods)
+    assert list(dash.COMPARE_POSTPROCESSING)[0] == "own"  # the page's default
+    own = dash.compare_params(params, small, methods)
+    assert own == dash.compare_params(params, small, methods, postprocessing="own")
+    assert own["SSC-AVG"]["scale_columns"] is False and own["SSC-AVG"]["top_k"] is None
+    assert own["DiMSC"]["scale_columns"] is False
+    # RMSC-WV (not the Solve page's method): everything as the registry builds it
+    wv = rmsc.get_method("RMSC-WV").get_params()
+    assert own["RMSC-WV"] == {k: wv[k] for k in own["RMSC-WV"]}
+    assert own["RMSC-WV"]["scale_columns"] is True and own["RMSC-WV"]["placement"] == \
+        wv["placement"]
+    assert own["RMSC"]["top_k"] == 7  # the Solve page's method keeps its choice
+    assert own["RMSC"]["beta"] == 0.01
+    assert "Co-Training" not in own  # nothing the protocol would set otherwise
+    assert dash.compare_params(params, small, methods, use_solve=False)["RMSC"]["top_k"] is None
+    same = dash.compare_params(params, small, methods, postprocessing="same")
     for m in ("RMSC", "RMSC-WV", "SSC-AVG", "DiMSC"):
         assert {k: same[m][k] for k in ("keep_mass", "top_k", "scale_columns")} == \
             {"keep_mass": None, "top_k": 7, "scale_columns": True}, m
     assert "Co-Training" not in same  # no self-representation: nothing to set
     assert same["RMSC"]["beta"] == 0.01  # the Solve page's other settings stay
-    own = dash.compare_params(params, small, methods, postprocessing="own")
-    assert own["SSC-AVG"]["scale_columns"] is False and own["SSC-AVG"]["top_k"] is None
-    assert own["RMSC-WV"]["scale_columns"] is True
-    assert own["RMSC"]["top_k"] == 7  # the Solve page's method keeps its choice
-    assert dash.compare_params(params, small, methods, use_solve=False,
-                               postprocessing="own")["SSC-AVG"]["scale_columns"] is False
-    with pytest.raises(ValueError, match="same, own"):
+    with pytest.raises(ValueError, match="own, same"):
         dash.compare_params(params, small, methods, postprocessing="mine")
+
+
+def test_compare_caption_speaks_only_of_the_methods_that_ran():
+    assert dash.compare_caption(["RMSC", "SSC-AVG"]) == ""
+    text = dash.compare_caption(["SSC-BSV", "RMSC"])
+    assert text.startswith("SSC-BSV reports the best single view") and "SC-BSV and" not in text
+    assert "'—'" not in text
+    both = dash.compare_caption(["SC-BSV", "SSC-BSV", "MSC"])
+    assert both.startswith("SC-BSV and SSC-BSV report ") and "'—'" in both
+
+
+def test_sensitivity_settings_keep_the_solve_pages_placement_and_tolerance():
+    p = dash.Params(placement=False, tol=1e-4)
+    base = dash.sensitivity_settings(p, "RMSC")
+    assert base["placement"] is None and base["tol"] == 1e-4
+    assert dash.sensitivity_settings(dash.Params(), "RMSC")["placement"] == \
+        rmsc.RMSC().placement
 
 
 def test_postprocessing_used_names_what_each_row_ran():
@@ -1370,3 +1395,12 @@ def test_runs_in_parts_give_the_tables_of_the_runs_one_fit_after_another(small):
     ref = dash.run_views(small, ["RMSC", "Co-Training"], None, 0)
     pd.testing.assert_frame_equal(job.result.drop(columns="fit_time"),
                                   ref.drop(columns="fit_time"))
+
+
+def test_the_sidebar_names_the_post_processing_as_the_solve_page_does():
+    # one name per setting: the Solve page's select, the sidebar, `rmsc fit --scale-columns`
+    assert dash.Params(post="scale").summary()[2] == "affinity post-processing: scale columns"
+    assert dash.Params(post="top_k+scale", top_k=7).summary()[2] == \
+        "affinity post-processing: top-7, then scale"
+    assert dash.Params(post="rho+scale", keep_mass=0.5, placement=False).summary()[2] == \
+        "affinity post-processing: ρ = 0.5, then scale; no placement of isolated samples"

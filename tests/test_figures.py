@@ -382,17 +382,23 @@ def test_class_counts_and_weights_heatmap_with_a_hundred_classes():
 
 def test_suggestion_figure_one_line_per_beta_rel_and_the_suggestion_starred():
     table = [
-        {"lam": 0.3, "beta_rel": 0.25, "beta": 0.1, "eigengap": 0.05, "isolated": 4, "pieces": 6},
+        {"lam": 0.3, "beta_rel": 0.25, "beta": 0.1, "eigengap": 0.05, "isolated": 4, "pieces": 6,
+         "agreement": 0.5},
         {"lam": 0.3, "beta_rel": 0.5, "beta": 0.2, "error": "Z* is all zero"},
-        {"lam": 3.0, "beta_rel": 0.25, "beta": 0.3, "eigengap": 0.40, "isolated": 0, "pieces": 3},
-        {"lam": 3.0, "beta_rel": 0.5, "beta": 0.6, "eigengap": 0.55, "isolated": 0, "pieces": 5},
+        {"lam": 3.0, "beta_rel": 0.25, "beta": 0.3, "eigengap": 0.40, "isolated": 0, "pieces": 3,
+         "agreement": 0.9},
+        {"lam": 3.0, "beta_rel": 0.5, "beta": 0.6, "eigengap": 0.55, "isolated": 0, "pieces": 5,
+         "agreement": 0.95},
     ]
     fig = figures.suggestion_figure(table, 2, n_clusters=3)
     top = {t.name: t for t in fig.data if t.yaxis == "y"}
     bottom = [t for t in fig.data if t.yaxis == "y2"]
     a, b = top["β_rel = 0.25"], top["β_rel = 0.5"]
-    assert list(a.x) == [0.3, 3.0] and list(a.y) == [0.05, 0.40]
-    assert list(b.x) == [0.3, 3.0] and list(b.y) == [None, 0.55]  # a gap where it failed
+    # the top panel: what the ranking's third rule compares, the k-means runs' agreement
+    assert list(a.x) == [0.3, 3.0] and list(a.y) == [0.5, 0.9]
+    assert list(b.x) == [0.3, 3.0] and list(b.y) == [None, 0.95]  # a gap where it failed
+    assert fig.layout.annotations[0].text.startswith("Agreement of the k-means runs")
+    assert [c[2] for c in a.customdata] == [0.05, 0.40]  # the eigengap on hover
     assert list(a.text) == ["4 isolated", ""]
     # isolated samples or more pieces than c: open markers
     assert list(a.marker.symbol) == ["circle-open", "circle"]
@@ -402,7 +408,7 @@ def test_suggestion_figure_one_line_per_beta_rel_and_the_suggestion_starred():
     assert list(failed.x) == [0.3] and list(failed.y) == [0.0]
     star = [t for name, t in top.items() if name.startswith("suggested")]
     assert len(star) == 1 and star[0].name == "suggested: λ = 3, β_rel = 0.25"
-    assert list(star[0].x) == [3.0] and list(star[0].y) == [0.40]
+    assert list(star[0].x) == [3.0] and list(star[0].y) == [0.9]
     assert fig.layout.xaxis2.type == "log" and list(fig.layout.xaxis2.ticktext) == ["0.3", "3"]
     # the star on the top of its range and the points at 0 isolated are not cut by the axes
     assert all(t.cliponaxis is False for t in fig.data)

@@ -186,15 +186,16 @@ def test_the_table_marks_the_suggestion_and_explains_failures():
     sug = Suggestion(params={"lam": 1.0, "beta": "auto", "beta_rel": 0.25}, beta=0.3, best=1,
                      table=[
                          {"lam": 0.3, "beta_rel": 0.25, "beta": 0.2, "eigengap": 0.1,
-                          "isolated": 2, "pieces": 5},
+                          "isolated": 2, "pieces": 5, "agreement": 0.7},
                          {"lam": 1.0, "beta_rel": 0.25, "beta": 0.3, "eigengap": 0.6,
-                          "isolated": 0, "pieces": 3},
+                          "isolated": 0, "pieces": 3, "agreement": 0.95},
                          {"lam": 1.0, "beta_rel": 9.0, "beta": 5.0,
                           "error": "beta=5 is so large that the consensus Z* is all zero, so "
                                    "there is nothing to cluster. Try beta=0.3."}])
     df = dash.suggestion_table(sug)
-    assert df.columns.tolist() == ["λ", "β_rel", "β", "eigengap", "isolated", "pieces",
-                                   "suggested", "note"]
+    assert df.columns.tolist() == ["λ", "β_rel", "β", "isolated", "pieces", "agreement (ARI)",
+                                   "eigengap", "suggested", "note"]
+    assert df["agreement (ARI)"].tolist()[:2] == [0.7, 0.95]
     assert df["suggested"].tolist() == [False, True, False]
     assert df["isolated"].iloc[0] == 2 and pd.isna(df["isolated"].iloc[2])
     assert np.isnan(df["eigengap"].iloc[2])
@@ -213,4 +214,4 @@ def test_the_figure_marks_the_suggestion_of_a_real_run(small):
     star = [t for t in fig.data if t.name.startswith("suggested")]
     assert len(star) == 1
     chosen = s.table[s.best]
-    assert list(star[0].x) == [chosen["lam"]] and list(star[0].y) == [chosen["eigengap"]]
+    assert list(star[0].x) == [chosen["lam"]] and list(star[0].y) == [chosen["agreement"]]

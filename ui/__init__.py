@@ -39,6 +39,7 @@ from .caches import (  # noqa: F401
 )
 from .state import (  # noqa: F401
     DATASET_WIDGETS,
+    dataset_widget_defaults,
     DEFAULT_DATASET,
     bundled_names,
     data,

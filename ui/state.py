@@ -83,8 +83,22 @@ def track_session():
 
 #: Widgets whose choices depend on the dataset (its views, its labels): they start again from
 #: their defaults when the dataset changes, instead of keeping a choice the new data lack.
-DATASET_WIDGETS = ("w_clusters", "w_out_views", "w_aff_view", "w_aff_order", "w_aff_kind",
-                   "w_weights_order")
+DATASET_WIDGETS = ("w_clusters", "w_out_views", "w_cmp_rob_views", "w_aff_view", "w_aff_order",
+                   "w_aff_kind", "w_weights_order")
+
+
+def dataset_widget_defaults(data):
+    """The value each of :data:`DATASET_WIDGETS` starts from on ``data`` (those a page does
+    not set itself): written into their keys, since a dropped key leaves the browser's
+    widget on its old choice (a keyed widget's id is its key alone, see
+    :func:`widget_values`), which its next rerun sends back (issue 39: the previous data's
+    view under "views to corrupt" after an upload)."""
+    if data is None:
+        return {}
+    names = list(data.view_names)
+    first = "class" if dash.scoring_labels(data) is not None else "cluster"
+    return {"w_out_views": names[:1], "w_cmp_rob_views": names[:2], "w_aff_view": 0,
+            "w_aff_order": first, "w_weights_order": first}
 
 
 def set_dataset(data, keep_clusters=False):
@@ -92,6 +106,7 @@ def set_dataset(data, keep_clusters=False):
 
     The number of clusters chosen for the previous data is forgotten too, unless
     ``keep_clusters`` (the first dataset of a session, whose c may come from the URL).
+    The widgets whose choices depend on the data start again (:data:`DATASET_WIDGETS`).
     """
     ss.clean = data
     ss.data = data
@@ -100,12 +115,15 @@ def set_dataset(data, keep_clusters=False):
         ss.params = ss.params.replace(n_clusters=None)
     for key in DATASET_WIDGETS:
         ss.pop(key, None)
+    ss.update(dataset_widget_defaults(data))
 
 
 def inject(spec):
     """Inject outliers into the clean data (raises ValueError with a message)."""
     ss.data = spec.inject(ss.clean)
     ss.outliers = spec
+    views = [v for v in spec.views if v in ss.clean.view_names]
+    ss.update({"w_out_views": views, "w_cmp_rob_views": views})  # those just corrupted
 
 
 def reset_outliers():

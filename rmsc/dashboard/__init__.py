@@ -40,6 +40,8 @@ streamlit: background work receives plain objects and reports through
 ``prefetch``        :class:`Prefetcher`: the fits one slider step away
                     (:func:`slider_neighbors`) on idle workers, so the next move is
                     answered from the cache
+``sentences``       sentences computed from the numbers on a page (:func:`fusion_sentence`,
+                    :func:`views_sentence`, :func:`trace_sentence`)
 ``words``           :func:`page_words`: the library's messages in the pages' words (λ, β,
                     β_rel for lam, beta, beta_rel)
 ``sessions``        :class:`SessionBook`, :class:`Sweeper`: a gone session's work
@@ -180,11 +182,14 @@ from .runs import (  # noqa: F401
     sensitivity_parts,
     sensitivity_settings,
     COMPARE_POSTPROCESSING,
+    SAME_POSTPROCESSING_NOTE,
+    compare_caption,
     compare_params,
     postprocessing_used,
     views_fits,
     views_parts,
 )
+from .sentences import fusion_sentence, trace_sentence, views_sentence  # noqa: F401
 from .prefetch import (  # noqa: F401
     PREFETCH_ENV,
     PREFETCH_PRIORITY,
@@ -203,6 +208,7 @@ from .suggest import (  # noqa: F401
     suggestion_key,
     suggestion_settings,
     suggestion_table,
+    AGREEMENT,
 )
 from ..costs import (  # noqa: F401
     DataShape,

@@ -329,8 +329,8 @@ class Params:
 
     def summary(self):
         """Short text lines for the sidebar."""
-        post = self.post.replace("top_k", f"top-{self.top_k}").replace(
-            "rho", f"ρ = {self.keep_mass:g}")
+        post = POSTPROCESSING_NAMES[self.post].replace("top-k", f"top-{self.top_k}").replace(
+            "ρ", f"ρ = {self.keep_mass:g}")  # the Solve page's name, its k or ρ filled in
         return [
             f"{self.method}: λ = {self.resolved_lam:g}, β = {self.beta_text}, γ = {self.gamma:g}",
             f"max {self.max_iter} iterations, tol {self.tol:g}, seed {self.seed}",

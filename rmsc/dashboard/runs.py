@@ -18,9 +18,9 @@ import pandas as pd
 from .. import experiments, outliers
 from ..experiments import Fit
 from ..methods import MethodSpec, get_spec, register_missing, rmsc_method, specs
-from .fitting import estimator_params
+from .fitting import PLACEMENT, estimator_params
 from ..experiments.grid import applies_postprocessing
-from ..experiments.protocol import PAPER_AFFINITY, at_library_defaults
+from ..experiments.protocol import PAPER_AFFINITY, at_library_defaults, at_own_defaults
 from .params import BETA_GRID, LAM_GRID, POSTPROCESSING_NAMES, nearest, post_of
 from .remote import Remote, RemoteParts
 from .words import page_words
@@ -120,11 +120,17 @@ def _names(methods):
     return [m.name if isinstance(m, MethodSpec) else m for m in methods]
 
 
+def _placement(params):
+    """The estimator's ``placement`` for the pages' setting (as :func:`estimator_params`)."""
+    return {"placement": PLACEMENT if params.placement else None}
+
+
 def sensitivity_settings(params, method):
-    """The Solve page's settings a λ × β grid of ``method`` keeps fixed: γ, the iterations and
-    the affinity post-processing (:class:`~rmsc.dashboard.params.Params`), those the method
+    """The Solve page's settings a λ × β grid of ``method`` keeps fixed: γ, the iterations,
+    the tolerance, the affinity post-processing and the placement (:class:`~rmsc.dashboard.params.Params`), those the method
     takes."""
-    base = {"gamma": params.gamma, "max_iter": params.max_iter, **params.postprocessing}
+    base = {"gamma": params.gamma, "max_iter": params.max_iter, "tol": params.tol,
+            **params.postprocessing, **_placement(params)}
     takes = get_spec(method).make().get_params()
     return at_library_defaults(method, {k: v for k, v in base.items() if k in takes})
 
@@ -411,25 +417,34 @@ def robustness_table(tables, metric="acc"):
     return merged
 
 
-#: The Compare page's ways of choosing each method's affinity post-processing.
+#: The Compare page's ways of choosing each method's affinity post-processing; the first is
+#: the default: each method as its registry (the library, ``rmsc fit``) fits it.
 COMPARE_POSTPROCESSING = {
-    "same": "the same for every self-representation method (the Solve page's)",
     "own": "each method's own default",
+    "same": "the same for every self-representation method (the Solve page's)",
 }
+
+#: What "the same" does to the methods it was not made for (the Compare page says it).
+SAME_POSTPROCESSING_NOTE = (
+    "A post-processing suits the scale of its method's coefficients: RMSC's column scaling "
+    "lifts the weak columns of its sparse consensus, but SSC's and DiMSC's coefficients live "
+    "on other scales, where the same scaling can cost them many points of ACC (the "
+    "post-processing column says what each ran).")
 
 #: The affinity parameters a post-processing sets (:attr:`Params.postprocessing`).
 _AFFINITY_KEYS = ("keep_mass", "top_k", "scale_columns")
 
 
-def compare_params(params, dataset, methods, *, use_solve=True, postprocessing="same"):
+def compare_params(params, dataset, methods, *, use_solve=True, postprocessing="own"):
     """``{method: {...}}`` for :func:`run_compare`, with each method's affinity post-processing.
 
-    ``postprocessing="same"`` (the default) gives every self-representation method
-    (:func:`rmsc.experiments.applies_postprocessing`) the Solve page's post-processing
-    (``params.postprocessing``), so that no method wins by its affinity alone; ``"own"``
-    gives each its registry default (RMSC's column scaling, SSC-AVG's plain affinity, ...).
-    With ``use_solve`` the Solve page's method also gets its other settings
-    (:func:`rmsc_method_params`).
+    ``postprocessing="own"`` (the default, the paper's protocol) fits every method as its
+    registry does (:func:`rmsc.experiments.at_own_defaults`: the same as
+    ``rmsc.get_method(method)`` and ``rmsc fit --method``); ``"same"`` gives every
+    self-representation method (:func:`rmsc.experiments.applies_postprocessing`) the Solve
+    page's post-processing (``params.postprocessing``) instead, see
+    :data:`SAME_POSTPROCESSING_NOTE`. With ``use_solve`` the Solve page's method also gets
+    its other settings (:func:`rmsc_method_params`), its post-processing included.
     """
     if postprocessing not in COMPARE_POSTPROCESSING:
         raise ValueError(f"postprocessing must be one of {', '.join(COMPARE_POSTPROCESSING)}; "
@@ -438,19 +453,27 @@ def compare_params(params, dataset, methods, *, use_solve=True, postprocessing="
     out = {}
     for method in _names(methods):
         own = dict(base.get(method, {}))
-        if applies_postprocessing(method):
-            if postprocessing == "same":
-                affinity = params.postprocessing
-            else:
-                defaults = get_spec(method).make().get_params()
-                affinity = {k: defaults[k] for k in _AFFINITY_KEYS if k in defaults}
-            if postprocessing == "own" and method in base:
-                affinity = {}  # the Solve page's method keeps the Solve page's choice
-            own = {**affinity, **own} if postprocessing == "own" else {**own, **affinity}
-        own = at_library_defaults(method, own)  # the library's model, as on Solve
+        if postprocessing == "same" and applies_postprocessing(method):
+            own.update(params.postprocessing)
+        own = at_own_defaults(method, own)  # the rest as the library fits it
         if own:
             out[method] = own
     return out
+
+
+def compare_caption(methods):
+    """The note under the Compare page's tables, about the ``methods`` that ran only: how a
+    best-single-view method scored, and what a '—' under post-processing means."""
+    best_view = [m for m in methods if get_spec(m).per_view]
+    parts = []
+    if best_view:
+        parts.append(f"{' and '.join(best_view)} report{'s' if len(best_view) == 1 else ''} "
+                     "the best single view chosen with the labels, as the paper does (an "
+                     "oracle choice); the note names it, and the view chosen without labels.")
+    if any(not applies_postprocessing(m) for m in methods):
+        parts.append("A '—' under post-processing: the method clusters no "
+                     "self-representation.")
+    return " ".join(parts)
 
 
 def postprocessing_used(method, params):

@@ -55,7 +55,8 @@ from .paper import (
     VIEWS_METHODS,
     paper_dataset,
 )
-from .protocol import FIT_FAILURES, at_library_defaults, evaluate_setting, run_one
+from .protocol import (FIT_FAILURES, at_library_defaults, at_own_defaults, evaluate_setting,
+                       run_one)
 from .report import (
     NOLABEL_SUFFIX,
     goal_table,
@@ -150,6 +151,7 @@ __all__ = [
     "comparison_frame",
     "count_jobs",
     "at_library_defaults",
+    "at_own_defaults",
     "evaluate_setting",
     "figures_of",
     "goal_table",

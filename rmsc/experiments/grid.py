@@ -78,7 +78,7 @@ POSTPROCESSING = {
 
 POSTPROCESSING_TITLE = {
     "none": "the paper's affinity (|Z| + |Zᵀ|)/2",
-    "colmax": "each column of |Z| divided by its maximum (\"colmax\", RMSC's default)",
+    "colmax": "each column of |Z| divided by its maximum (\"scale columns\", RMSC's default)",
     "ssc": "the 10 strongest coefficients per column, then colmax",
     "rho": "Elhamifar & Vidal's ρ-threshold (each column's largest coefficients up to 70 % of "
            "its ℓ1 mass), then colmax",

@@ -56,6 +56,20 @@ def at_library_defaults(method, params):
     return {**fill, **dict(params)}
 
 
+def at_own_defaults(method, params):
+    """``params`` with ``method``'s own (registry) defaults for every parameter the protocol
+    would otherwise set the paper's way: the affinity post-processing and placement
+    (:data:`PAPER_AFFINITY`) and RMSC's model and stopping (:data:`SOLVER_KEYS`). Through
+    :func:`run_one` the method is then fitted exactly as ``rmsc.get_method(method,
+    **params)`` (and ``rmsc fit --method``) fits it: the Compare page's default, each
+    method at its own post-processing, and the number-of-views chart use this."""
+    takes = get_method(method).get_params()
+    keys = [k for k in PAPER_AFFINITY if k in takes]
+    if _has_rmsc_model(takes):
+        keys += [k for k in SOLVER_KEYS if k in takes]
+    return {**{k: takes[k] for k in keys if k not in params}, **dict(params)}
+
+
 def _has_rmsc_model(takes):
     """Whether an estimator with parameters ``takes`` is RMSC's (RMSC, RMSC-WV): it has
     the model's ``loss_scale``. Other methods' ``tol`` and ``max_iter`` are their own."""

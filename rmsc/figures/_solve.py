@@ -40,6 +40,11 @@ def view_weights_figure(view_names, mean_weights, *, title="Mean weight per view
     return fig
 
 
+def _number(value):
+    """A float, or None for a value not measured (a criterion that skips the agreement)."""
+    return None if value is None else float(value)
+
+
 def suggestion_figure(table, best, *, n_clusters=None, title=None):
     """The label-free criterion against λ (one line per ``beta_rel``), the suggestion marked.
 
@@ -47,7 +52,7 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
     ----------
     table : list of dict
         One row per setting tried, as :attr:`rmsc.selection.Suggestion.table`: lam,
-        beta_rel, and either eigengap, isolated, pieces or error (no clustering).
+        beta_rel, and either agreement, eigengap, isolated, pieces or error (no clustering).
     best : int
         Index of the suggested row (:attr:`rmsc.selection.Suggestion.best`).
     n_clusters : int or None
@@ -57,10 +62,12 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
     Returns
     -------
     plotly.graph_objects.Figure
-        Top: the eigengap at c per λ (log axis), one line per ``beta_rel``; each point
-        labelled with its isolated samples when it has any; settings that gave no
-        clustering as crosses on the axis; the suggestion as a star. Bottom: the isolated
-        samples per λ, the same lines.
+        What the suggestion ranks by. Top: the agreement of the k-means runs (their mean
+        ARI, the third rule) per λ (log axis), one line per ``beta_rel``; each point
+        labelled with its isolated samples when it has any (the first rule) and drawn open
+        when it has isolated samples or more pieces than c (the second); settings that
+        gave no clustering as crosses on the axis; the suggestion as a star. Bottom: the
+        isolated samples per λ, the same lines. The eigengap is on hover.
     """
     if not table:
         raise ValueError("suggestion_figure needs at least one setting.")
@@ -70,13 +77,14 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
     lams = sorted({float(r["lam"]) for r in table})
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32],
                         vertical_spacing=0.14,  # the lower title clear of the upper axis
-                        subplot_titles=("Eigengap at c (larger: clearer c groups)",
+                        subplot_titles=("Agreement of the k-means runs (ARI; ranked third)",
                                         "Isolated samples (fewer is better; ranked first)"))
     for i, rel in enumerate(rels):
         rows = sorted((r for r in table if float(r["beta_rel"]) == rel), key=lambda r: r["lam"])
         ok = ["error" not in r for r in rows]
         x = [float(r["lam"]) for r in rows]
-        gap = [float(r["eigengap"]) if good else None for r, good in zip(rows, ok)]
+        agree = [_number(r.get("agreement")) if good else None for r, good in zip(rows, ok)]
+        gap = [float(r["eigengap"]) if good else -1.0 for r, good in zip(rows, ok)]
         iso = [int(r["isolated"]) if good else None for r, good in zip(rows, ok)]
         pieces = [int(r["pieces"]) if good else None for r, good in zip(rows, ok)]
         poor = [good and (n_iso > 0 or (n_clusters is not None and n_p > n_clusters))
@@ -84,15 +92,16 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
         color = class_color(i)
         name = f"β_rel = {rel:g}"
         fig.add_trace(go.Scatter(
-            x=x, y=gap, mode="lines+markers+text", name=name, legendgroup=name,
+            x=x, y=agree, mode="lines+markers+text", name=name, legendgroup=name,
             line=dict(color=color), connectgaps=False,
             marker=dict(size=9, symbol=["circle-open" if p else "circle" for p in poor]),
             text=[f"{n} isolated" if good and n else "" for good, n in zip(ok, iso)],
             textposition="top center",
-            customdata=[[n if n is not None else -1, p if p is not None else -1]
-                        for n, p in zip(iso, pieces)],
-            hovertemplate=(f"λ = %{{x:g}}, {name}<br>eigengap %{{y:.4f}}<br>"
-                           "%{customdata[0]} isolated, %{customdata[1]} piece(s)<extra></extra>"),
+            customdata=[[n if n is not None else -1, p if p is not None else -1, g]
+                        for n, p, g in zip(iso, pieces, gap)],
+            hovertemplate=(f"λ = %{{x:g}}, {name}<br>agreement (ARI) %{{y:.3f}}<br>"
+                           "%{customdata[0]} isolated, %{customdata[1]} piece(s), "
+                           "eigengap %{customdata[2]:.4f}<extra></extra>"),
         ), row=1, col=1)
         fig.add_trace(go.Scatter(
             x=x, y=iso, mode="lines+markers", name=name, legendgroup=name, showlegend=False,
@@ -109,10 +118,10 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
         ), row=1, col=1)
     chosen = table[best]
     fig.add_trace(go.Scatter(
-        x=[float(chosen["lam"])], y=[float(chosen["eigengap"])], mode="markers",
+        x=[float(chosen["lam"])], y=[_number(chosen.get("agreement"))], mode="markers",
         name=f"suggested: λ = {float(chosen['lam']):g}, β_rel = {float(chosen['beta_rel']):g}",
         marker=dict(symbol="star", size=18, color="gold", line=dict(color="black", width=1)),
-        hovertemplate="suggested: λ = %{x:g}, eigengap %{y:.4f}<extra></extra>",
+        hovertemplate="suggested: λ = %{x:g}, agreement (ARI) %{y:.3f}<extra></extra>",
     ), row=1, col=1)
     # Points on the range's ends (the best eigengap, no isolated sample) and their labels
     # are drawn whole, not cut in half by the axes.
@@ -120,7 +129,7 @@ def suggestion_figure(table, best, *, n_clusters=None, title=None):
     ticks = dict(type="log", tickvals=lams, ticktext=[f"{v:g}" for v in lams])
     fig.update_xaxes(**ticks, row=1, col=1)
     fig.update_xaxes(**ticks, title_text="λ", row=2, col=1)
-    fig.update_yaxes(title_text="eigengap", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text="ARI", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(title_text="samples", rangemode="tozero", row=2, col=1)
     fig.update_layout(title=title or "Label-free criterion against λ and β_rel", height=520,
                       margin=dict(t=60, b=40, l=60, r=10), legend_title_text="",
