@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from rmsc.dashboard import lesson as L
-from test_browser import browser, no_exception, open_app, serve, settle  # noqa: F401
+from browser_support import serve
+from test_browser import no_exception, open_app, settle
 from test_clipping import FIT_TIMEOUT, MAX_ITER, SIZE, findings, keep_shot
 
 pytestmark = pytest.mark.browser

@@ -270,16 +270,10 @@ def test_codec_round_trips_plain_values():
 # The dashboard: a later session, after the server's memory is gone, fits nothing
 # ---------------------------------------------------------------------------------------
 
-from test_app import (  # noqa: E402, F401 - the AppTest fixtures (autouse) and helpers
-    cancel_jobs,
-    fresh_caches,
-    no_trouble,
-    open_app,
-    steady_state_navigation,
-    wait_fit,
-)
+from test_app import cancel_jobs, no_trouble, open_app, wait_fit  # noqa: E402
 
 
+@pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
 def test_a_later_session_after_a_restart_is_answered_from_disk(tmp_path, monkeypatch):
     import streamlit as st
 
