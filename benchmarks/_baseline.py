@@ -7,7 +7,7 @@ it did then), and imports it. A benchmark can then time the same call with
 both, interleaved, so that the before/after ratios come from one run on the
 same (shared, noisy) machine.
 
-:data:`BEFORE` is the revision the speed work of issue 14 started from.
+:data:`BEFORE` is the revision the speed work started from.
 """
 
 import importlib
@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: main before the speed work (issue 14): "today" in the benchmarks' before/after columns.
+#: main before the speed work: "today" in the benchmarks' before/after columns.
 BEFORE = "40e5f8f"
 
 

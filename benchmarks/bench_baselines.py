@@ -1,4 +1,4 @@
-"""SSC-AVG, SSC-BSV and DiMSC before and after the speed work of issue 14, side by side.
+"""SSC-AVG, SSC-BSV and DiMSC before and after the speed work, side by side.
 
     python benchmarks/bench_baselines.py [--methods SSC-AVG SSC-BSV DiMSC]
                                          [--datasets digit reuter] [--baseline REV]
@@ -34,7 +34,7 @@ from rmsc import datasets, evaluate_runs, get_method, solver  # noqa: E402
 from rmsc.dimsc import dimsc_objective  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
 
-#: main before the baselines' speed work (issue 14, second part).
+#: main before the baselines' speed work (its second part).
 BASELINE = "3d325cf"
 
 LOADERS = {"digit": datasets.load_digit, "digit-small": datasets.load_digit_small,

@@ -467,7 +467,7 @@ ROWS = [
     ("first", "first page load (fresh server): Data page complete with its charts", 5),
     ("new_session", "page load of a new visitor (warm server)", None),
     ("redraw", "slider change → Solve redrawn (new β, live run under way)", None),
-    # issue 14's target (the first round's was 3 s)
+    # the speed work's target (the first round's was 3 s)
     ("result", "slider change → Solve redrawn with the new result (includes the fit), "
                "prefetching off", 1.5),
     ("result_look", f"… prefetching on, the user looking at each result for {LOOK:g} s "

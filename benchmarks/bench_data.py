@@ -9,7 +9,7 @@ the paper's three .mat files (rmsc.datasets.load; default folder
 and median of ``--repeat`` loads in this run (the machine is shared and noisy; compare
 within a run).
 
-Table 2 - the outlier scenario of issue 3: Digit, 10 % of the samples
+Table 2 - the outlier scenario: Digit, 10 % of the samples
 corrupted in FOU and in ZER (rmsc.outliers.inject, the same samples in both,
 injection seed ``--seeds``), RMSC at the defaults of rmsc.RMSC
 (random_state=0), outlier scores from the fitted weights

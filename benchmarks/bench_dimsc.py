@@ -1,4 +1,4 @@
-"""DiMSC before and after the speed work on its diversity step (issue 14), side by side in one run.
+"""DiMSC before and after the speed work on its diversity step, side by side in one run.
 
     python benchmarks/bench_dimsc.py [--datasets digit 3sources] [--inner 20 None]
                                      [--baseline REV] [--no-per-iteration] [--smoke]

@@ -1,4 +1,4 @@
-"""Predicted against measured seconds of the Compare page's fits (issue 14: within a factor 1.5).
+"""Predicted against measured seconds of the Compare page's fits (the target: within a factor 1.5).
 
     python benchmarks/bench_estimates.py [--datasets digit-small digit 3sources reuter]
                                          [--methods RMSC RMSC-WV SSC-AVG ...]

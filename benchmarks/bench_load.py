@@ -36,7 +36,7 @@ teacher do. Measured per N:
 the app's own LocalCluster: ``dask scheduler`` and two ``dask worker`` processes on
 loopback (``RMSC_SCHEDULER``), with their memory counted as the workers'.
 
-Targets (issue 18) on the 2-core machine: median latency at N ≤ 1.3 × max(1, N/cores) ×
+Targets (the serving work) on the 2-core machine: median latency at N ≤ 1.3 × max(1, N/cores) ×
 the N = 1 median; no wrong, lost or mixed-up result; total memory ≤ 2 GB at N = 8; the
 health check answers within 1 s throughout.
 """

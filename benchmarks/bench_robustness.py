@@ -1,4 +1,4 @@
-"""Robustness to outliers on Digit: clustering quality and outlier detection (issue 15).
+"""Robustness to outliers on Digit: clustering quality and outlier detection (the robustness study).
 
     python benchmarks/bench_robustness.py [--kinds replace noise inconsistent features]
         [--fractions 0.1 0.2] [--seeds 0 1 2] [--methods RMSC RMSC-WV SSC-AVG]

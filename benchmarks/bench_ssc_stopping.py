@@ -3,7 +3,7 @@
     python benchmarks/bench_ssc_stopping.py [--datasets Digit 3-Sources] [--max-iter 50 100 200 400]
                                             [--converged-iter 3000]
 
-Issue 14 asks SSC-AVG to be 10x faster with its objective within 1e-3 (relative) of the
+The speed work asks SSC-AVG to be 10x faster with its objective within 1e-3 (relative) of the
 ADMM's and ACC/NMI within 0.5 points. This prints, for SSC-AVG at its defaults
 (``get_method("SSC-AVG", n_clusters=c, random_state=0)``), one row per iteration budget
 ``max_iter`` (tol 1e-4 as the default, so a view may stop earlier), and a last row run

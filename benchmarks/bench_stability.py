@@ -1,4 +1,4 @@
-"""Does the clustering at RMSC's default stop equal the converged one? (issue 29)
+"""Does the clustering at RMSC's default stop equal the converged one? (the stability study)
 
     python benchmarks/bench_stability.py [--datasets ...] [--cap 300] [--baseline]
     python benchmarks/bench_stability.py --smoke          # tiny data, seconds (the tests)
@@ -11,7 +11,7 @@ table gives ACC and NMI (means over the 20 k-means runs, %) of both, their diffe
 in points, the iterations and the seconds of each fit (whole ``fit``, one thread). The
 issue's target: |Δ ACC| <= 1 and |Δ NMI| <= 1 on every dataset.
 
-``--baseline`` adds, fitted in the same run, the defaults before issue 29 (the paper's
+``--baseline`` adds, fitted in the same run, the defaults before the stability study (the paper's
 model, tol 1e-4, at most 30 iterations): their scores and seconds. ``--time N`` only times
 the default fit against the former defaults, alternating them N times each, and prints
 the medians and their ratio (the machine is shared: ratios side by side, not absolutes).
@@ -53,7 +53,7 @@ METHODS = ("RMSC", "RMSC-WV")
 #: The converged reference.
 REFERENCE_TOL = 1e-6
 
-#: The defaults before issue 29 (for --baseline): the paper's model, its gamma, the
+#: The defaults before the stability study (for --baseline): the paper's model, its gamma, the
 #: objective's relative decrease <= 1e-4, at most 30 iterations.
 BEFORE = {"loss_scale": None, "gamma": 1e-5, "stop_on": "objective", "tol": 1e-4,
           "max_iter": 30}

@@ -1,6 +1,6 @@
 """What the former stopping rule cost: RMSC stopped by it against RMSC run to tol = 1e-6.
 
-Issue 14's measurement of the rule before issue 29 (the paper's model, the objective's
+The speed work's measurement of the rule before the stability study (the paper's model, the objective's
 relative decrease, at most 30 iterations: ``rmsc.rmsc.PAPER_MODEL`` and
 ``FORMER_STOPPING``), kept as it was; the current defaults' stop against convergence is
 ``benchmarks/bench_stability.py`` (docs/stability.md).
@@ -17,7 +17,7 @@ tol = 1e-6 (at most ``--max-iter`` iterations). Every fit is the whole estimator
 (its affinity, placement and 20 k-means runs, random_state=0), so each cell is what a
 user gets with that rule. The iterates do not depend on the rule (it only says when to
 stop), so each fit is the reference run cut short. ACC and NMI: mean over the 20
-k-means runs, %. The rule's budget (issue 14) is |Δ| <= 0.2 points against the
+k-means runs, %. The rule's budget (the speed work) is |Δ| <= 0.2 points against the
 reference.
 """
 

@@ -1,9 +1,9 @@
-"""What RMSC's weights say on Digit, before and after issue 29's defaults.
+"""What RMSC's weights say on Digit, before and after the stability study's defaults.
 
     python benchmarks/bench_weights.py [--datasets Digit Digit+outliers]
     python benchmarks/bench_weights.py --smoke     # Digit-small, a few iterations (the tests)
 
-For RMSC at the defaults before issue 29 (the paper's model, tol 1e-4, at most 30
+For RMSC at the defaults before the stability study (the paper's model, tol 1e-4, at most 30
 iterations) and at today's defaults (``rmsc.RMSC()``), on Digit and on Digit with 10 % of
 its samples replaced in PIX and FOU (``rmsc.datasets.inject``, random_state=0): each
 view's share of the consensus weight and of its samples at the weight cap

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The one GPU run of issue 31: benchmarks/bench_device.py on the lent accelerator.
+# The one GPU run of the device work: benchmarks/bench_device.py on the lent accelerator.
 #
 # Run from the repository root on the GPU machine, with the wheel folder .whl/ beside it
 # (pure-Python wheels the machine lacks: array-api-compat; fetch them here with

@@ -13,8 +13,8 @@ random_state=0)``) on every dataset of the repository (those of
   consensus's relative change <= 3e-3, at most 200 iterations);
 * each candidate of :data:`CANDIDATES` (``acceleration="extrapolate"``, ``"anderson"``; the
   same stopping rule, and the extrapolation at ``tol=1e-3``);
-* "former": the fit before issue 29 (the paper's model, tol 1e-4, at most 30 iterations),
-  the time target's yardstick (issue 36: a default Digit fit at most 1.5x its time).
+* "former": the fit before the stability study (the paper's model, tol 1e-4, at most 30 iterations),
+  the time target's yardstick (the speed round: a default Digit fit at most 1.5x its time).
 
 Per fit: iterations (and how many accelerated candidates were kept), seconds of the whole
 ``fit`` (one thread; the machine is shared, so only the ratios within one run mean

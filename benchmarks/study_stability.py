@@ -1,4 +1,4 @@
-"""Issue 29's study: does RMSC's clustering depend on where its iterations stop?
+"""Does RMSC's clustering depend on where its iterations stop?
 
     python benchmarks/study_stability.py run [--datasets ...] [--methods ...]
                                              [--candidates ...] [--jobs N] [--cap 300]

@@ -1,4 +1,4 @@
-"""Tables of issue 29's study (``python benchmarks/study_stability.py table``).
+"""Tables of the stability study (``python benchmarks/study_stability.py table``).
 
     python benchmarks/study_stability_tables.py [--cap 300] [--long] [--without ...]
     python benchmarks/study_stability_tables.py --smoke     # tiny data, seconds (the tests)

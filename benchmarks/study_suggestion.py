@@ -1,4 +1,4 @@
-"""Issue 29 §3: which label-free criterion should ``suggest_parameters`` use, if any?
+"""The stability study §3: which label-free criterion should ``suggest_parameters`` use, if any?
 
     python benchmarks/study_suggestion.py [--model "s1 g1e-2"] [--rule "obj 1e-4"]
                                           [--max-iter 100] [--cap 300]

@@ -1,5 +1,5 @@
 """Does RMSC's trust follow how informative each view is, and what does the rule for
-uninformative samples change? (issue 38; docs/weights.md)
+uninformative samples change? (the weights study; docs/weights.md)
 
     python benchmarks/study_weights.py [--datasets Subspaces 3-Sources Digit-small Digit]
     python benchmarks/study_weights.py --smoke     # Digit-small, a few iterations (the tests)

@@ -1,4 +1,4 @@
-"""What RMSC's weights P say, in numbers and plain words (issue 29, the Weights page).
+"""What RMSC's weights P say, in numbers and plain words (the Weights page).
 
 Pure functions on a fit's arrays (no plotting, no streamlit):
 

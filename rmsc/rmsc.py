@@ -1,7 +1,7 @@
 """The RMSC estimator (Fan, Liang, He, Hu & Lyu, IJCAI 2017).
 
 Why this module is over 600 lines: it holds the estimator and the defaults it resolves
-(lambda, beta's unit, the model and gamma of issue 29, the paper's model and the former
+(lambda, beta's unit, the model and gamma of the stability study, the paper's model and the former
 stopping rule as parameter sets), whose docstrings state the model and its objective,
 plus the two helpers the fit shares with others (``embed_and_cluster``, ``beta_advice``).
 Splitting the defaults from the estimator would put one source of each default away
@@ -74,7 +74,7 @@ BETA_QUANTILE = 0.05
 BETA_REL = {"sample": 0.25, "view": 0.25}
 
 
-#: The default model (issue 29, docs/stability.md): every view's losses in the unit of its
+#: The default model (the stability study, docs/stability.md): every view's losses in the unit of its
 #: median loss at the start (``loss_scale="median"``), the view factor c_v = 1/s_v
 #: (``scale_power=1``): F = sum_vj P_vj l_vj / s_v + psi(P_vj) + beta ||Z*||_1.
 #: ``loss_scale=None`` (with ``gamma=PAPER_GAMMA``) is the paper's model.
@@ -97,7 +97,7 @@ PAPER_GAMMA = 1e-5
 #: The rule for a sample that carries no information in a view (all zero there, or
 #: repeated exactly by another sample): "typical" holds its weight at the view's typical
 #: weight (the median of the view's P-step weights at the start) instead of the cap its
-#: loss of 0 would give (issue 38; :mod:`rmsc.solver._weights`, docs/weights.md). None:
+#: loss of 0 would give (the weights study; :mod:`rmsc.solver._weights`, docs/weights.md). None:
 #: the paper's P-step for every weight.
 UNINFORMATIVE = "typical"
 
@@ -106,7 +106,7 @@ UNINFORMATIVE = "typical"
 PAPER_MODEL = {"loss_scale": None, "gamma": PAPER_GAMMA, "uninformative": None}
 
 
-#: The stopping rule before issue 29: the objective's relative decrease <= 1e-4, at most
+#: The stopping rule before the stability study: the objective's relative decrease <= 1e-4, at most
 #: 30 iterations. With :data:`PAPER_MODEL` it reproduces every fit made before the change
 #: bit for bit (the reproduction's documented results among them).
 FORMER_STOPPING = {"stop_on": "objective", "tol": 1e-4, "max_iter": 30}
@@ -172,7 +172,7 @@ class RMSC(ClusterMixin, BaseEstimator):
     """Robust localized multi-view subspace clustering.
 
     Solves, by default, the paper's model (eq. proposed_model) with every view's
-    losses measured in that view's own unit (issue 29, docs/stability.md)::
+    losses measured in that view's own unit (the stability study, docs/stability.md)::
 
         min  sum_v sum_j P_vj l_vj / s_v + psi(P_vj) + beta ||Z*||_1
         l_vj = ||x^v_j - X^v z^v_j||^2 + lam ||z^v_j - z*_j||^2
@@ -493,7 +493,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         "stop_on": Param(Options(solver.STOPPINGS),
                          what="'zstar' (stop on the consensus's relative change) or 'objective' "
                               "(stop on the objective's relative decrease)",
-                         hint="The rule before issue 29 is stop_on='objective', tol=1e-4, "
+                         hint="The rule before the stability study is stop_on='objective', tol=1e-4, "
                               "max_iter=30 (rmsc.rmsc.FORMER_STOPPING)."),
         "acceleration": Param(Options(solver.ACCELERATIONS),
                               what="'none' (the plain Algorithm 1), 'extrapolate' or 'anderson' "

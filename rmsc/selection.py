@@ -10,11 +10,11 @@ fits RMSC over a small grid (lambda x ``beta_rel``, beta in the data's own unit,
 2. then (``criterion="agreement"``, the default) the largest agreement of the 20 k-means
    runs with the one kept (their mean adjusted Rand index, :func:`clustering_agreement`):
    k-means on an embedding with c clear groups lands on the same partition from any
-   start; or (``criterion="eigengap"``, the criterion before issue 29) the largest
+   start; or (``criterion="eigengap"``, the criterion before the stability study) the largest
    eigengap of the normalised Laplacian at c, lambda_{c+1} - lambda_c of
    I - D^{-1/2} S D^{-1/2} (Ng, Jordan & Weiss 2002, von Luxburg 2007).
 
-**It is not a recommendation.** Issue 29 chose the criterion by leave-one-dataset-out
+**It is not a recommendation.** The stability study chose the criterion by leave-one-dataset-out
 (LODO) over every dataset of the repository (docs/stability.md, ``python
 benchmarks/study_suggestion.py``): of five label-free criteria (the eigengap, the
 relative gap, the relaxed cut, the k-means runs' agreement, gap x agreement), LODO
@@ -22,7 +22,7 @@ chose the k-means agreement on 20 of its 24 folds, hence the default; but the cr
 LODO picks did not beat the defaults (mean regret over every dataset, ACC points: RMSC
 1.47 against the defaults' 1.10, RMSC-WV 1.42 against 0.61), and on eight public
 datasets the repository does not hold the former eigengap criterion had a mean regret
-of 3.34 against the defaults' 3.45 (issue 29). It is offered to explore, saying which
+of 3.34 against the defaults' 3.45 (the stability study). It is offered to explore, saying which
 setting it chose and why; the defaults stay the default.
 On the dashboard: the Solve page's "Suggest λ and β (no labels)"
 (:mod:`rmsc.dashboard.suggest`).
@@ -40,12 +40,12 @@ from ._validation import check_n_clusters, check_views
 from .spectral import eigengap, spectral_embedding
 
 #: The lambdas :func:`suggest_parameters` tries: the two defaults (RMSC's 1, RMSC-WV's 3),
-#: the grid of issue 29's study (docs/stability.md).
+#: the grid of the stability study (docs/stability.md).
 SUGGEST_LAMS = (1.0, 3.0)
 
 
 #: The ``beta_rel`` values it tries (beta in units of the data's scale, rmsc.RMSC; the
-#: grid of issue 29's study).
+#: grid of the stability study).
 SUGGEST_BETA_RELS = (0.125, 0.25, 0.5, 1.0)
 
 

@@ -1,4 +1,4 @@
-"""The clustering along RMSC's iterations, recorded cheaply (issue 29, "Show it").
+"""The clustering along RMSC's iterations, recorded cheaply (the Solve page's trace).
 
 The objective of Algorithm 1 falls fast, but the clustering of its consensus Z* can keep
 moving for hundreds of iterations (docs/stability.md). :class:`ClusteringTrace` is a

@@ -148,7 +148,7 @@ def test_the_data_page_describes_the_data_loaded():
 
 
 def test_every_widget_whose_choices_depend_on_the_data_starts_again_on_new_data():
-    """Forms follow the data (issue 39): every widget of ui.DATASET_WIDGETS moved on one
+    """Forms follow the data (the page review): every widget of ui.DATASET_WIDGETS moved on one
     dataset shows a choice of the next one after a load, held in its key (what the browser
     is sent), and the Data page's Inject works with it at once."""
     import ui

@@ -389,7 +389,7 @@ def wait_multiselect(page, label, chip, absent=None, timeout=60_000):
 
 
 def test_views_to_corrupt_follow_a_new_dataset(page, server):
-    """Forms follow the data (issue 39): after loading a dataset with other views, "views to
+    """Forms follow the data (the page review): after loading a dataset with other views, "views to
     corrupt" shows one of the new views and Inject works at once (the browser had kept the
     previous data's view, and Inject then said "Choose at least one view to corrupt")."""
     open_app(page, server, "?data=Subspaces")
@@ -583,7 +583,7 @@ def test_run_clicked_at_once_after_load_starts_the_run(browser, path, run_label,
 
 # ---------------------------------------------------------------------------
 # The app on a machine without internet (a classroom or lab server), and "this machine
-# only" (issue 27): nothing asked from outside, nothing listening beyond loopback.
+# only" (the newcomer checks): nothing asked from outside, nothing listening beyond loopback.
 # ---------------------------------------------------------------------------
 
 #: Hosts of this machine, as a request's URL may name them.

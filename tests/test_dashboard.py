@@ -1193,7 +1193,7 @@ def test_the_data_pages_introduction_is_written_from_the_data(small):
 
 
 # ---------------------------------------------------------------------------
-# The clustering along the iterations (issue 29)
+# The clustering along the iterations (the stability study)
 # ---------------------------------------------------------------------------
 
 

@@ -102,7 +102,7 @@ def test_rmsc_iterations_follow_the_model_rule_and_tolerance(monkeypatch):
 
 def test_the_defaults_are_estimated_longer_than_the_former_paper_fits():
     """The calibrated counts (rmsc/_costs.py): the default scaled model with its zstar stop
-    runs more iterations than the paper's model with the former stop (issue 29)."""
+    runs more iterations than the paper's model with the former stop (the stability study)."""
     s = shape(1000)
     default = E.predict("RMSC", s, probe=PROBE)
     former = E.predict("RMSC", s, {**PAPER_MODEL, **FORMER_STOPPING}, probe=PROBE)
@@ -123,7 +123,7 @@ def test_the_prediction_scales_with_the_machine_speed():
 
 def test_ssc_avg_costs_more_than_rmsc_on_digit_like_data():
     """At the paper's model and the former stop (at most 30 iterations: the reproduction's);
-    the default scaled model's stop typically runs ~125 (issue 29), ~4 times as many."""
+    the default scaled model's stop typically runs ~125 (the stability study), ~4 times as many."""
     digit = E.DataShape(2000, (240, 76, 216, 47, 64, 6), tuple(2000 * d for d in
                                                           (240, 76, 216, 47, 64, 6)), 10)
     former = {**PAPER_MODEL, **FORMER_STOPPING}

@@ -128,7 +128,7 @@ def test_heatmap_pool_quantile_relative_and_small_inputs():
 
 
 # ---------------------------------------------------------------------------
-# Two shares, and trust beside each view's own quality (issue 38, 39)
+# Two shares, and trust beside each view's own quality (the weights study, 39)
 # ---------------------------------------------------------------------------
 
 

@@ -169,3 +169,24 @@ def test_the_contributing_module_map_is_current():
                          capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, ("CONTRIBUTING.md's module map is stale; run "
                                  "`python tools/module_map.py`:\n" + run.stdout + run.stderr)
+
+
+def test_no_text_names_an_issue_of_the_project_tracker():
+    """Users have no issue tracker: code, messages and docs name the document and section
+    (docs/stability.md, "the stability study"), never our tracker's numbers. Another project's issue
+    (Streamlit's) may be cited by its number."""
+    import re
+    import subprocess
+
+    files = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT,
+                           check=True).stdout.split()
+    pattern = re.compile(r"(?<!Streamlit's )\bissues? \d+", re.IGNORECASE)
+    found = []
+    for name in files:
+        path = ROOT / name
+        if path.suffix not in (".py", ".md", ".sh", ".yaml", ".toml", ".txt") or not path.is_file():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line):
+                found.append(f"{name}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)

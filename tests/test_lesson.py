@@ -1,4 +1,4 @@
-"""The guided lesson (issue 40): the lesson file's schema and its errors, every step's state
+"""The guided lesson (the lesson work): the lesson file's schema and its errors, every step's state
 through its URL, the warm-up into the result cache, the QR code, and AppTest walking every
 step of a lesson (the browser walk at 1280 px is in tests/test_clipping.py)."""
 

@@ -1,4 +1,4 @@
-"""The scaled model (issue 29, ``loss_scale="median"``): its P-step against brute force,
+"""The scaled model (the stability study, ``loss_scale="median"``): its P-step against brute force,
 its objective never increasing, the fast solver against the paper form, and the paper's
 model unchanged when the option is off."""
 

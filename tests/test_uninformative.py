@@ -1,4 +1,4 @@
-"""The rule for samples that carry no information in a view (issue 38): all zero there, or
+"""The rule for samples that carry no information in a view (the weights study): all zero there, or
 repeated exactly by another sample. Their weight is held at the view's typical weight at
 the start instead of the cap a loss of 0 would give; every block step stays exact and the
 objective never increases."""

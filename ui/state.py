@@ -91,7 +91,7 @@ def dataset_widget_defaults(data):
     """The value each of :data:`DATASET_WIDGETS` starts from on ``data`` (those a page does
     not set itself): written into their keys, since a dropped key leaves the browser's
     widget on its old choice (a keyed widget's id is its key alone, see
-    :func:`widget_values`), which its next rerun sends back (issue 39: the previous data's
+    :func:`widget_values`), which its next rerun sends back (the page review: the previous data's
     view under "views to corrupt" after an upload)."""
     if data is None:
         return {}

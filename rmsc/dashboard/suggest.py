@@ -40,7 +40,7 @@ CRITERION_TEXT = (
 #: What the suggestion is worth, measured two ways, both said (the Solve page shows it beside
 #: the button): leave-one-dataset-out over every dataset of the repository
 #: (docs/stability.md), and 8 public datasets outside it (a check by hand, reported with
-#: issue 39; those data do not ship, so no command here reproduces it).
+#: the page review; those data do not ship, so no command here reproduces it).
 SUGGESTION_VERDICT = (
     "Without labels, this tries 8 settings and keeps the one whose clustering looks most "
     "settled (every sample linked, k-means agreeing with itself). What is known of it: "

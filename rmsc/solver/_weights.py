@@ -6,7 +6,7 @@ By convex conjugacy (Lemma 1, Figure 2):
 * ``latent_loss(l) = 2 * (sqrt(gamma + l) - 1)`` — phi(l) = min_p p*l + psi(p)
 * ``minimizer(l) = 1 / sqrt(gamma + l)``         — sigma(l) = argmin_p, the P-step
 
-The scaled model (issue 29; ``loss_scale="median"``) measures each view's losses in
+The scaled model (the stability study; ``loss_scale="median"``) measures each view's losses in
 that view's own unit s_v (:func:`loss_scale`: the median of the view's per-sample
 losses at the start) and gives view v the factor c_v = s_v ** -power
 (:func:`view_factors`)::
@@ -23,7 +23,7 @@ its number of features; ``power = 1/2`` is the paper's model with gamma_v = gamm
 (its weights c_v P_vj = 1 / sqrt(gamma s_v + l_vj)); ``power = 1`` divides every loss
 by s_v (F = sum P l / s + psi(P)). ``scale=None`` is the paper's model.
 
-Uninformative samples (issue 38): a sample that is all zero in a view, or repeated there
+Uninformative samples (the weights study): a sample that is all zero in a view, or repeated there
 exactly by another sample, is rebuilt with loss 0 (by nothing, or by its twin) whatever
 the view says about it, and the P-step alone would give it the view's highest weight, the
 cap 1/sqrt(gamma). With ``uninformative="typical"`` (:data:`UNINFORMATIVE_RULES`) such a
