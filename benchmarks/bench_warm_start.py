@@ -61,7 +61,7 @@ def factor_form(start=None):
     class WarmForm(form):
         first = True
 
-        def zstar_step(self, Zref, W, lam, beta, dense, with_colmax):
+        def zstar_step(self, Zref, W, lam, beta, with_colmax):
             if self.first:
                 self.first = False
                 Z0 = sp.csc_matrix(start.consensus_)
@@ -70,7 +70,7 @@ def factor_form(start=None):
                 self.zv_step()
                 Zref = Z0
                 W = alg.consensus_weights(np.asarray(start.weights_), seen["factors"])
-            return super().zstar_step(Zref, W, lam, beta, dense, with_colmax)
+            return super().zstar_step(Zref, W, lam, beta, with_colmax)
 
     if start is not None:
         alg.FactorForm, alg.model_units = WarmForm, model_units

@@ -256,9 +256,10 @@ def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page
     page.get_by_role("button", name="Suggest λ and β (no labels)").click()
     page.locator("text=/Suggested for RMSC/").first.wait_for(timeout=FIT_TIMEOUT)
     settle(page)
-    wait_charts(page, 3)  # objective, view weights, the criterion against λ
-    page.locator(".js-plotly-plot", has_text="Eigengap at c").first.wait_for(timeout=60_000)
-    assert page.locator(".js-plotly-plot", has_text="Eigengap at c").count() == 1
+    wait_charts(page, 3)  # objective, view weights, what the suggestion ranks by against λ
+    criterion = "Agreement of the k-means runs"
+    page.locator(".js-plotly-plot", has_text=criterion).first.wait_for(timeout=60_000)
+    assert page.locator(".js-plotly-plot", has_text=criterion).count() == 1
     no_exception(page)
     shot(page, "solve_suggestion")
     words = page.locator("[data-testid=stMarkdownContainer]",

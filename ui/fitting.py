@@ -152,22 +152,13 @@ def _prefetch_neighbors(cache):
     """While the current result is on screen, fit the settings one slider step away on
     idle workers (nothing is started when every worker has work)."""
     d = data()
-    candidates = []
-    for p in dash.slider_neighbors(ss.params):
-        try:
-            key = dash.fit_key(p, d)
-        except ValueError:
-            continue
-        if key not in cache:
-            candidates.append((key, _fit_task(d, p, cache, cost_book())))
-    if candidates:
-        prefetcher().prefetch(candidates)
+    prefetch_fits([(d, p) for p in dash.slider_neighbors(ss.params)], cache)
 
 
-def prefetch_fits(pairs):
+def prefetch_fits(pairs, cache=None):
     """Fit each ``(dataset, Params)`` of ``pairs`` not yet cached, in order, on idle workers
-    (the lesson's other steps); replaces the prefetch queue, as a slider's neighbours do."""
-    cache = result_cache()
+    (a slider's neighbours, the lesson's other steps); replaces the prefetch queue."""
+    cache = result_cache() if cache is None else cache
     candidates = []
     for d, p in pairs:
         try:
