@@ -153,7 +153,7 @@ def test_postprocessing_and_method_follow_the_choices():
     rho = dash.Params(post="rho+scale", keep_mass=0.8, top_k=3)
     assert rho.postprocessing == post(0.8, None, True)
     assert dash.Params(post="rho+scale").keep_mass == dash.DEFAULT_KEEP_MASS
-    assert "ρ = 0.8+scale" in rho.summary()[2]
+    assert "ρ = 0.8, then scale" in rho.summary()[2]
     back, problems = dash.Params.from_query(rho.to_query())
     assert back == rho and not problems
 
