@@ -7,7 +7,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from rmsc import dashboard as dash
@@ -181,7 +180,7 @@ def test_step_numbers_are_clipped_into_the_lesson():
 
 
 def test_the_qr_code_is_an_svg_drawn_here_that_grows_with_the_address():
-    segno = pytest.importorskip("segno")
+    import segno  # a dependency (pyproject.toml): missing, this fails rather than skips
     short, long = L.qr_svg("http://a/?lesson=1"), L.qr_svg("http://a/?" + "x" * 300)
     assert short.startswith("<svg") and "path" in short
     size = lambda svg: int(re.search(r'width="(\d+)"', svg).group(1))  # noqa: E731
@@ -233,26 +232,6 @@ def test_change_sentences_are_computed_from_the_tables():
 # ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def steady_navigation(monkeypatch):
-    """app.py on every AppTest run, as a live server does (see tests/test_app.py)."""
-    import streamlit.testing.v1.app_test as app_test_module
-    from streamlit.runtime.pages_manager import PagesManager
-
-    class SteadyStatePagesManager(PagesManager):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(app_test_module, "PagesManager", SteadyStatePagesManager)
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
-    PagesManager.uses_pages_directory = None
-    st.cache_data.clear()
-    st.cache_resource.clear()
-
-
 def _wait_jobs(at, timeout=240):
     for name in ("fit", "compare"):
         job = at.session_state["slots"][name].latest
@@ -261,8 +240,8 @@ def _wait_jobs(at, timeout=240):
     return at.run()
 
 
-def test_apptest_walks_every_step(tmp_path, monkeypatch, steady_navigation):
-    pytest.importorskip("segno")
+@pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
+def test_apptest_walks_every_step(tmp_path, monkeypatch):
     path = write(tmp_path, SMALL_LESSON)
     monkeypatch.setenv("RMSC_LESSON", str(path))
     monkeypatch.setenv(dash.PREFETCH_ENV, "1")  # the test session turns it off elsewhere
@@ -313,8 +292,8 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch, steady_navigation):
             s.cancel()
 
 
-def test_a_bad_lesson_file_is_an_error_on_the_page_not_a_traceback(tmp_path, monkeypatch,
-                                                                     steady_navigation):
+@pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
+def test_a_bad_lesson_file_is_an_error_on_the_page_not_a_traceback(tmp_path, monkeypatch):
     path = write(tmp_path, SMALL_LESSON.replace("max_iter: 30}", "max_iter: -2}", 1))
     monkeypatch.setenv("RMSC_LESSON", str(path))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
