@@ -3,6 +3,7 @@ port), Debian's Chromium and its flags, the viewport and the time a fit may take
 fixtures built on them (``server``, ``browser``, ``page``) are in ``conftest.py``."""
 
 import contextlib
+import itertools
 import os
 import socket
 import subprocess
@@ -60,3 +61,155 @@ def serve(log_name="server.log", script="app.py"):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+# ---------------------------------------------------------------------------
+# Helpers of the tests in a page: waiting, going to a page, reading it, uploading
+# ---------------------------------------------------------------------------
+
+
+#: Milliseconds the app must have reported "not running" without a change before the page
+#: counts as settled: a click's rerun, or the rerun a finished fit asks for, can start a
+#: moment after the action (later under load), so one look at "not running" is not enough.
+STABLE_MS = 1200
+
+#: JavaScript: true once the script has been "notRunning" for ``ms`` with no change of its
+#: state in between; or, while a live fragment reruns every second (a fit under way: the
+#: state never stays put for ``ms``), once ``ms`` have passed since this wait began and the
+#: state has not changed for a quarter of that. A MutationObserver (installed on the first
+#: call in each document) stamps every change of the attribute; a poll that sees the
+#: script running stamps it too (in case the element itself was replaced). ``token``
+#: starts a new wait.
+SETTLED = """([ms, token]) => { const w = window; const now = performance.now();
+    if (!w.__rmscObserved) {
+        w.__rmscObserved = true;
+        w.__rmscChanged = now;
+        new MutationObserver(() => { w.__rmscChanged = performance.now(); }).observe(
+            document.documentElement, {attributes: true, subtree: true,
+                                       attributeFilter: ['data-test-script-state']});
+    }
+    if (w.__rmscToken !== token) { w.__rmscToken = token; w.__rmscSince = now; }
+    const e = document.querySelector('[data-test-script-state]');
+    if (!e || e.getAttribute('data-test-script-state') !== 'notRunning') {
+        w.__rmscChanged = now;
+        return false;
+    }
+    const quiet = now - w.__rmscChanged;
+    return quiet >= ms || (now - w.__rmscSince >= ms && quiet >= ms / 4); }"""
+
+_settle_calls = itertools.count()
+
+
+def settle(page, timeout=60_000):
+    """Wait until the script has finished its run and stayed finished for :data:`STABLE_MS`
+    (a condition polled in the page, not a fixed pause; see :data:`SETTLED`)."""
+    page.wait_for_function(SETTLED, arg=[STABLE_MS, next(_settle_calls)], timeout=timeout,
+                           polling=100)
+
+
+def open_app(page, server, query="", timeout=60_000):
+    page.goto(f"{server}/{query}")
+    page.wait_for_selector("[data-testid=stSidebar]", timeout=timeout)
+    settle(page, timeout)
+
+
+def nav(page, title):
+    page.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
+    page.wait_for_function(
+        "t => document.querySelector('h1') && document.querySelector('h1').innerText.includes(t)",
+        arg=title, timeout=60_000)
+    settle(page)
+
+
+def wait_fitted(page, timeout=FIT_TIMEOUT):
+    page.wait_for_selector("[data-testid=stSidebar] >> text=/Fitted( on [^:]+)?:/",
+                           timeout=timeout)
+    settle(page)
+
+
+def charts(page):
+    return page.locator(".js-plotly-plot").count()
+
+
+def wait_charts(page, n, timeout=60_000):
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}",
+                           timeout=timeout)
+
+
+def sidebar(page):
+    return page.locator("[data-testid=stSidebar]").inner_text()
+
+
+def metric(page, label):
+    box = page.locator("[data-testid=stMetric]", has_text=label).first
+    return box.locator("[data-testid=stMetricValue]").inner_text()
+
+
+def wait_sidebar(page, *texts, absent=(), timeout=60_000):
+    """Wait until the sidebar shows every one of ``texts`` and none of ``absent`` (the page
+    is redrawn a moment after an action: a condition, not a look at once)."""
+    page.wait_for_function(
+        "([ts, no]) => { const s = document.querySelector('[data-testid=stSidebar]');"
+        " if (!s) return false; const t = s.innerText.replaceAll('**', '');"
+        " return ts.every(x => t.includes(x)) && !no.some(x => t.includes(x)); }",
+        arg=[list(texts), list(absent)], timeout=timeout)
+
+
+def wait_sidebar_match(page, pattern, timeout=60_000):
+    """Wait until the sidebar's text matches the JavaScript regular expression ``pattern``."""
+    page.wait_for_function(
+        "p => { const s = document.querySelector('[data-testid=stSidebar]');"
+        " return s && new RegExp(p).test(s.innerText); }", arg=pattern, timeout=timeout)
+
+
+def wait_metric(page, label, pattern, timeout=60_000):
+    """Wait until the metric ``label`` shows a value that matches ``pattern`` (a JavaScript
+    regular expression, the whole value); return that value."""
+    page.wait_for_function(
+        "([l, p]) => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
+        ".find(e => e.innerText.includes(l));"
+        " const v = m && m.querySelector('[data-testid=stMetricValue]');"
+        " return v && new RegExp('^(' + p + ')$').test(v.innerText.trim()); }",
+        arg=[label, pattern], timeout=timeout)
+    return metric(page, label)
+
+
+def wait_url(page, *texts, absent=(), timeout=60_000):
+    """Wait until the URL's query has every one of ``texts`` and none of ``absent``."""
+    page.wait_for_function(
+        "([ts, no]) => ts.every(x => location.search.includes(x))"
+        " && !no.some(x => location.search.includes(x))",
+        arg=[list(texts), list(absent)], timeout=timeout)
+
+
+def shot(page, name):
+    """A screenshot of the whole page at the current width (the app scrolls inside its main
+    block)."""
+    size = page.viewport_size
+    h = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], h + 40)})
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    page.set_viewport_size(size)
+
+
+def no_exception(page):
+    assert page.locator("[data-testid=stException]").count() == 0
+
+
+
+
+def upload_file(page, path):
+    details = page.locator("[data-testid=stExpander] details").first
+    if not details.evaluate("d => d.open"):  # the expander stays open after a load
+        page.get_by_text("Choose a dataset").click()
+    page.get_by_role("tab", name="Upload").click()
+    page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(str(path))
+    # the file's chip offers "Remove" (not "Cancel upload") once the server has the file; a
+    # click on Load before that would find no file
+    page.wait_for_selector(f"[data-testid=stFileChip] button[aria-label='Remove {path.name}']",
+                           timeout=30_000)
+    settle(page)
+    page.get_by_role("button", name="Load file").click()
+    settle(page)
+

@@ -1,54 +1,14 @@
 import os
 import sys
 
-import numpy as np
 import pytest
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, SHOTS, VIEWPORT, serve
+from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, SHOTS, VIEWPORT, serve
+from tests.support import PAPER_MATS, paper_mat_variables, union_of_subspaces
 
 # The dashboards the tests start (AppTest, `streamlit run`) keep no results on disk: every
 # test sees its own fits run. Tests of the disk layer give it a folder of their own.
 os.environ["RMSC_CACHE_DIR"] = "off"
-
-
-def cell(*items, column=False):
-    """A MATLAB cell array (object ndarray) of 1 x m, or m x 1 with column=True."""
-    out = np.empty((len(items), 1) if column else (1, len(items)), dtype=object)
-    for k, item in enumerate(items):
-        out.flat[k] = item
-    return out
-
-
-#: The paper's .mat files as their README (and ../shared/datasets) describe them:
-#: file -> (view key, label key, column cell?).
-PAPER_MATS = {
-    "digit_handwritten.mat": ("X", "Y", False),  # 1x6 cell: PIX uint8, FAC uint16, others double
-    "reuters_1200.mat": ("fea", "gt", False),     # 1x5 cell of sparse CSC doubles
-    "3sources.mat": ("X", "y", True),             # 3x1 cell of dense uint8 counts
-}
-
-
-def paper_mat_variables(file):
-    """The variables of one of the paper's .mat files, rebuilt from the bundled copy.
-
-    Same keys, cell shapes, storage types and label coding as the original files (Reuter and
-    3-Sources hold exactly the original values; Digit's real-valued views are the bundled
-    CSVs' 5-digit values), so tests of the loader's conventions need nothing outside the
-    repository.
-    """
-    from rmsc.datasets import _bundle_io
-    from rmsc._resources import sample_data_dir
-
-    view_key, label_key, column = PAPER_MATS[file]
-    if file == "digit_handwritten.mat":
-        with np.load(sample_data_dir() / "digit.npz") as d:
-            views = [d[str(n)] for n in d["view_names"]]
-            labels = (d["labels"] + 1).astype(np.uint8)  # 1..10, as the file stores them
-    else:
-        stored = _bundle_io.load_views(sample_data_dir() / {
-            "reuters_1200.mat": "reuter.npz", "3sources.mat": "3sources.npz"}[file])
-        views, labels = stored["views"], stored["labels"]
-    return {view_key: cell(*views, column=column), label_key: labels.reshape(-1, 1)}
 
 
 @pytest.fixture(scope="session")
@@ -62,48 +22,9 @@ def paper_mats(tmp_path_factory):
     return folder
 
 
-def union_of_subspaces(n_per=20, n_clusters=3, dims=(8, 12), sub_dim=2, noise=0.01, seed=0):
-    """Small multi-view union-of-subspaces data: (views, labels).
-
-    Every cluster is a random sub_dim-dimensional latent subspace; each view
-    sees the latent points through its own random linear map.
-    """
-    rng = np.random.default_rng(seed)
-    latent_dim = n_clusters * sub_dim
-    bases = [np.linalg.qr(rng.standard_normal((latent_dim, sub_dim)))[0] for _ in range(n_clusters)]
-    latent = np.vstack([(B @ rng.standard_normal((sub_dim, n_per))).T for B in bases])
-    labels = np.repeat(np.arange(n_clusters), n_per)
-    views = []
-    for d in dims:
-        A = rng.standard_normal((latent_dim, d))
-        views.append(latent @ A + noise * rng.standard_normal((latent.shape[0], d)))
-    return views, labels
-
-
 @pytest.fixture
 def subspaces():
     return union_of_subspaces()
-
-
-def coherence_views():
-    """Two views of six unit samples, two 2-D subspaces of R^4 each; samples 3-5 repeat 0-2.
-
-    View 0: (1, 0), (.6, .8), (0, 1): |inner products| .6 (0-1), 0 (0-2), .8 (1-2), so each
-    sample's largest is .6, .8, .8 and mu = .6. View 1: (1, 0), (.8, .6), (.6, .8): .8, .6, .96,
-    largest .8, .96, .96, mu = .8.
-    """
-    def view(a, b, c):
-        X = np.zeros((6, 4))
-        X[:3, :2] = X[3:, 2:] = [a, b, c]
-        return X
-
-    return [view((1, 0), (.6, .8), (0, 1)), view((1, 0), (.8, .6), (.6, .8))]
-
-
-def random_views(rng, n, dims):
-    """Random unit-norm views (samples as rows)."""
-    views = [rng.standard_normal((n, d)) for d in dims]
-    return [X / np.linalg.norm(X, axis=1, keepdims=True) for X in views]
 
 
 # The dashboard's prefetching of the next slider steps (rmsc.dashboard.prefetch) is off in

@@ -15,7 +15,7 @@ import streamlit as st
 from rmsc import dashboard as dash
 from rmsc import datasets
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "check_consistency.py"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "check_consistency.py"
 DATA = "3-Sources"
 METHODS = list(dash.DEFAULT_COMPARE)  # RMSC, RMSC-WV, SSC-AVG: the Compare page's default
 

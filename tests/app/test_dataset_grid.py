@@ -24,9 +24,9 @@ import pytest
 import scipy.io
 import scipy.sparse as sp
 
-from conftest import union_of_subspaces
 from rmsc import dashboard as dash
-from test_app import cancel_jobs, goto, no_trouble, open_app, texts
+from tests.app_support import cancel_jobs, goto, no_trouble, open_app, texts
+from tests.support import _hundred_classes, _no_labels, _one_sample, npz, subspaces
 
 #: The app runs as a live server does, on fresh caches (conftest.py).
 pytestmark = pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
@@ -39,15 +39,6 @@ PAGES = ["data", "solve", "weights", "affinity", "compare", "sensitivity", "theo
 # ---------------------------------------------------------------------------
 
 
-def npz(views, labels=None):
-    buf = io.BytesIO()
-    arrays = {f"view{v}": np.asarray(X) for v, X in enumerate(views)}
-    if labels is not None:
-        arrays["labels"] = np.asarray(labels)
-    np.savez(buf, **arrays)
-    return buf.getvalue()
-
-
 def mat(views, labels=None):
     cell = np.empty((1, len(views)), dtype=object)
     for v, X in enumerate(views):
@@ -58,10 +49,6 @@ def mat(views, labels=None):
     buf = io.BytesIO()
     scipy.io.savemat(buf, variables)
     return buf.getvalue()
-
-
-def subspaces(n_per=20, n_clusters=3, dims=(8, 12), **kw):
-    return union_of_subspaces(n_per=n_per, n_clusters=n_clusters, dims=dims, **kw)
 
 
 def triplets(X):
@@ -111,10 +98,6 @@ class Case:
     timeout: int = 180
 
 
-def _one_sample():
-    return "one_sample.npz", npz([np.ones((1, 5)), np.arange(4.0)[None]], [1])
-
-
 def _two_samples():
     rng = np.random.default_rng(0)
     return "two_samples.npz", npz([rng.standard_normal((2, 5)), rng.standard_normal((2, 4))],
@@ -129,16 +112,6 @@ def _one_view():
 def _one_class():
     views, _ = subspaces()
     return "one_class.npz", npz(views, np.zeros(60, int))
-
-
-def _no_labels():
-    views, _ = subspaces()
-    return "no_labels.npz", npz(views)
-
-
-def _hundred_classes():
-    views, y = subspaces(n_per=16, n_clusters=100, dims=(64, 64, 64), noise=0.05)
-    return "hundred_classes.npz", npz(views, y)
 
 
 def _constant_view():

@@ -23,7 +23,7 @@ import rmsc
 from rmsc import dashboard as dash
 from rmsc import datasets, inspection
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 PAGES = ["data", "solve", "weights", "affinity", "compare", "sensitivity", "theory"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import rmsc
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_stability.py"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_stability.py"
 
 
 def _load():

@@ -11,8 +11,8 @@ import pytest
 
 from rmsc.dashboard import PAGE_TRACE_EVERY
 from rmsc.tracking import ClusteringTrace
-from test_browser import metric, nav, no_exception, open_app
-from test_clipping import wait_fitted
+from tests.browser_support import metric, nav, no_exception, open_app
+from tests.clipping_support import wait_fitted
 
 pytestmark = pytest.mark.browser
 

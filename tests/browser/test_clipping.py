@@ -16,76 +16,21 @@ whole (``tests/planted_clips.py``).
 """
 
 import io
-import os
 import re
-from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from browser_support import FIT_TIMEOUT, serve
-from test_browser import nav, no_exception, open_app, settle, upload_file, wait_charts
+from tests.browser_support import (FIT_TIMEOUT, nav, no_exception, open_app, serve, settle,
+                                   upload_file, wait_charts)
+from tests.clipping_support import MAX_ITER, SHOTS, SIZE, findings, keep_shot, wait_fitted
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "tests" / ("screenshots_1280" if os.environ.get("RMSC_UPDATE_SHOTS")
-                          else "screenshots/1280")
-SIZE = {"width": 1280, "height": 800}
-DETECTOR = (Path(__file__).parent / "clipped_text.js").read_text()
-
-#: Iterations each fit of the 1280-px walk may take: what is checked there is the layout of
-#: every page around a result, not convergence (the heatmap test below keeps Digit at the
-#: defaults, to convergence). A capped fit is a whole result (its iteration count shows
-#: "30+"), and it keeps the walk's many fits -- Digit, the 100 classes, the experiments --
-#: from taking most of the suite's time on a busy machine.
-MAX_ITER = 30
 
 #: The pages, and the charts each draws (before any experiment runs).
 PAGES = [("Data", 2), ("Solve", 2), ("Weights", 3), ("Affinity", 3), ("Compare", 0),
          ("Sensitivity", 0), ("Theory", 2)]
 
-#: Findings on a page once its layout has settled: the detector run until two runs half a
-#: second apart agree, with the fonts loaded and the script idle (charts and tables lay
-#: themselves out after they arrive).
-SETTLED = """() => {
-    const detector = (DETECTOR);
-    if (document.fonts.status !== 'loaded') return false;
-    if (!document.querySelector("[data-test-script-state='notRunning']")) return false;
-    const now = JSON.stringify(detector());
-    const same = window.__clipFindings === now;
-    window.__clipFindings = now;
-    return same;
-}"""
-
-
-def wait_fitted(page, timeout=FIT_TIMEOUT):
-    """Until the sidebar reports the fit ("Fitted on CPU (NumPy): 145 iterations, ..."; the
-    device came into that line after ``test_browser.wait_fitted`` was written)."""
-    page.wait_for_selector("[data-testid=stSidebar] >> text=/Fitted( on [^:]+)?:/",
-                           timeout=timeout)
-    settle(page)
-
-
-def findings(page, timeout=60_000):
-    """What ``clipped_text.js`` finds on the page once its layout is steady."""
-    page.evaluate("window.__clipFindings = undefined")
-    page.wait_for_function(SETTLED.replace("DETECTOR", DETECTOR), polling=500, timeout=timeout)
-    return page.evaluate("JSON.parse(window.__clipFindings)")
-
-
-def keep_shot(page, name):
-    """The whole page at 1280 px wide, as a 256-colour PNG in :data:`SHOTS`."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
-    page.set_viewport_size({"width": SIZE["width"], "height": max(SIZE["height"], height + 40)})
-    try:
-        findings(page)  # the taller window laid out (charts redraw on resize)
-        raw = page.screenshot()
-    finally:
-        page.set_viewport_size(SIZE)
-    image = Image.open(io.BytesIO(raw)).convert("RGB")
-    image.quantize(colors=256).save(SHOTS / f"{name}.png", optimize=True)
 
 
 def visit_every_page(page, prefix):
@@ -136,7 +81,7 @@ def test_the_detector_finds_planted_cuts_and_passes_what_is_whole(browser):
 
 
 def test_nothing_is_cut_off_at_1280_px_on_any_page(browser, tmp_path):
-    from test_dataset_grid import _hundred_classes
+    from tests.support import _hundred_classes
 
     name, raw = _hundred_classes()
     hundred = tmp_path / name

@@ -14,9 +14,8 @@ import pytest
 import yaml
 
 from rmsc.dashboard import lesson as L
-from browser_support import serve
-from test_browser import no_exception, open_app, settle
-from test_clipping import FIT_TIMEOUT, MAX_ITER, SIZE, findings, keep_shot
+from tests.browser_support import FIT_TIMEOUT, no_exception, open_app, serve, settle
+from tests.clipping_support import MAX_ITER, SIZE, findings, keep_shot
 
 pytestmark = pytest.mark.browser
 

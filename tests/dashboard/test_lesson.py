@@ -13,7 +13,7 @@ from rmsc import dashboard as dash
 from rmsc import datasets
 from rmsc.dashboard import lesson as L
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 SMALL = "view 1 (20-d)"
 

@@ -17,7 +17,7 @@ from rmsc.datasets import MultiViewDataset
 from rmsc.metrics import clustering_accuracy
 from rmsc.solver import minimizer
 
-from conftest import union_of_subspaces
+from tests.support import Gate, _wait_until, union_of_subspaces
 
 
 @pytest.fixture
@@ -350,36 +350,6 @@ def test_outlier_spec_rejects_unknown_views(small):
 # ---------------------------------------------------------------------------
 # Background jobs
 # ---------------------------------------------------------------------------
-
-
-def _wait_until(pred, timeout=10):
-    t0 = time.time()
-    while not pred():
-        if time.time() - t0 > timeout:
-            raise AssertionError("condition not reached")
-        time.sleep(0.005)
-
-
-class Gate:
-    """A task that records progress and waits for permission at every step."""
-
-    def __init__(self, steps=5, fail=False):
-        self.steps = steps
-        self.fail = fail
-        self.go = threading.Semaphore(0)
-
-    def __call__(self, job):
-        done = 0
-        for i in range(self.steps):
-            self.go.acquire()
-            job.record((i + 1, 10.0 - i), latest=i)
-            job.report(i + 1, self.steps, f"step {i + 1}")
-            done = i + 1
-            if job.stop_requested:
-                break
-        if self.fail:
-            raise ValueError("bad parameter: try another")
-        return done
 
 
 def test_job_runs_reports_and_finishes():

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from rmsc import dashboard as dash
-from test_dashboard import Gate, _wait_until
+from tests.support import Gate, _wait_until
 
 
 @pytest.fixture(autouse=True)

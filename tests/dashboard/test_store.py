@@ -20,7 +20,7 @@ from rmsc import dashboard as dash
 from rmsc import datasets
 from rmsc.dashboard import store
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -270,7 +270,7 @@ def test_codec_round_trips_plain_values():
 # The dashboard: a later session, after the server's memory is gone, fits nothing
 # ---------------------------------------------------------------------------------------
 
-from test_app import cancel_jobs, no_trouble, open_app, wait_fit  # noqa: E402
+from tests.app_support import cancel_jobs, no_trouble, open_app, wait_fit  # noqa: E402
 
 
 @pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")

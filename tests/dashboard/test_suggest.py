@@ -9,7 +9,7 @@ from rmsc import dashboard as dash
 from rmsc.datasets import MultiViewDataset
 from rmsc.selection import Suggestion, suggest_parameters
 
-from conftest import union_of_subspaces
+from tests.support import union_of_subspaces
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from rmsc import datasets
 from rmsc.datasets import DataLoadError, MultiViewDataset, load
 
 #: The paper's .mat files' conventions, written from the bundled copies (conftest).
-from conftest import PAPER_MATS, cell, paper_mat_variables  # noqa: E402
+from tests.support import (PAPER_MATS, _segfault, cell, named, paper_mat_variables,  # noqa: E402
+                           write_mat73)
 
 
 # ---------------------------------------------------------------------------
@@ -27,67 +28,6 @@ def mat5_bytes(variables):
     buf = io.BytesIO()
     scipy.io.savemat(buf, variables)
     return buf.getvalue()
-
-
-def named(raw, name):
-    """A BytesIO with a file name, as an upload."""
-    f = io.BytesIO(raw)
-    f.name = name
-    return f
-
-
-def write_mat73(path, variables):
-    """Write ``variables`` in MATLAB's v7.3 layout with h5py.
-
-    As MATLAB does: a 512-byte user block with the MAT header; every array is
-    stored transposed (MATLAB is column-major) with a ``MATLAB_class``
-    attribute; a cell array is a dataset of object references into the
-    ``#refs#`` group; a sparse matrix is a group with ``MATLAB_sparse`` (the
-    row count) holding CSC ``data``, ``ir`` (row indices) and ``jc`` (column
-    pointers).
-    """
-    classes = {np.dtype(np.float64): "double", np.dtype(np.float32): "single",
-               np.dtype(np.uint8): "uint8", np.dtype(np.uint16): "uint16",
-               np.dtype(np.int32): "int32", np.dtype(np.int64): "int64",
-               np.dtype(bool): "logical"}
-    counter = [0]
-
-    def put(group, name, value, refs):
-        if sp.issparse(value):
-            A = sp.csc_matrix(value)
-            g = group.create_group(name)
-            g.attrs["MATLAB_class"] = np.bytes_("double")
-            g.attrs["MATLAB_sparse"] = np.uint64(A.shape[0])
-            g.create_dataset("jc", data=A.indptr.astype(np.uint64))
-            if A.nnz:
-                g.create_dataset("ir", data=A.indices.astype(np.uint64))
-                g.create_dataset("data", data=A.data)
-            return g
-        if isinstance(value, np.ndarray) and value.dtype == object:
-            ref_array = np.empty(value.T.shape, dtype=h5py.ref_dtype)
-            for idx in np.ndindex(value.shape):
-                counter[0] += 1
-                obj = put(refs, f"r{counter[0]}", value[idx], refs)
-                ref_array[idx[::-1]] = obj.ref
-            ds = group.create_dataset(name, data=ref_array, dtype=h5py.ref_dtype)
-            ds.attrs["MATLAB_class"] = np.bytes_("cell")
-            return ds
-        if isinstance(value, str):
-            ds = group.create_dataset(name, data=np.array([[ord(c)] for c in value], np.uint16))
-            ds.attrs["MATLAB_class"] = np.bytes_("char")
-            return ds
-        arr = np.atleast_2d(np.asarray(value))
-        ds = group.create_dataset(name, data=arr.T)
-        ds.attrs["MATLAB_class"] = np.bytes_(classes[arr.dtype])
-        return ds
-
-    with h5py.File(path, "w", userblock_size=512) as f:
-        refs = f.create_group("#refs#")
-        for key, value in variables.items():
-            put(f, key, value, refs)
-    header = b"MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: test HDF5 schema 1.00 ."
-    with open(path, "r+b") as fh:
-        fh.write(header.ljust(116, b" ") + b"\0" * 8 + b"\x00\x02" + b"IM")
 
 
 def make_zip(members):
@@ -806,13 +746,6 @@ def test_regressions_found_by_fuzzing():
         zf.writestr("a.csv", csv_text(np.eye(3)))
         zf.writestr(zipfile.ZipInfo(""), "x")
     assert load(named(buf.getvalue(), "e.zip")).n_samples == 3
-
-
-def _segfault(raw, fname):
-    import os
-    import signal
-
-    os.kill(os.getpid(), signal.SIGSEGV)
 
 
 def _sleep(raw, fname):

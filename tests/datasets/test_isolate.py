@@ -22,8 +22,8 @@ import scipy.io
 from rmsc import datasets
 from rmsc.datasets import DataLoadError, _isolate, load
 
-from conftest import cell  # noqa: E402
-from test_datasets import named, write_mat73  # noqa: E402
+from tests.support import cell  # noqa: E402
+from tests.support import named, write_mat73  # noqa: E402
 
 #: Every subprocess here gets this long before it counts as hung (a busy machine).
 HANG = 180
@@ -150,7 +150,7 @@ def test_the_reader_program_ends_with_its_caller(mat_files):
 
 
 def test_a_crashed_reader_is_replaced_and_loads_go_on(mat_files):
-    from test_datasets import _segfault
+    from tests.support import _segfault
 
     good = (mat_files / "v5.mat").read_bytes()
     with pytest.raises(DataLoadError, match="crashed"):

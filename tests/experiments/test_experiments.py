@@ -9,7 +9,7 @@ from rmsc import evaluate_runs, experiments, get_method
 from rmsc.datasets import MultiViewDataset
 from rmsc.experiments import Cache
 
-from conftest import union_of_subspaces
+from tests.support import union_of_subspaces
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 import rmsc
 from rmsc import backends, solver
 from rmsc import cluster as dask_cluster
-from conftest import random_views, union_of_subspaces
+from tests.support import random_views, union_of_subspaces
 
 
 def test_local_backend_runs_blocks_in_order():

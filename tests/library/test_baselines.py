@@ -31,7 +31,7 @@ from rmsc.methods import paper_methods
 from rmsc.preprocessing import normalize_l2
 from rmsc.spectral import spectral_embedding
 from rmsc.ssc import ssc_admm
-from conftest import coherence_views, random_views, union_of_subspaces
+from tests.support import coherence_views, random_views, union_of_subspaces
 
 
 def blobs(n_per=25, n_clusters=3, dims=(5, 8, 4), spread=0.15, seed=0, bad_view=False):

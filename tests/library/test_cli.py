@@ -169,7 +169,7 @@ def tiny_reproduction(monkeypatch):
     """The paper's datasets replaced by small union-of-subspaces data and one-setting grids."""
     import numpy as np
 
-    from conftest import union_of_subspaces
+    from tests.support import union_of_subspaces
     from rmsc import experiments
     from rmsc.datasets import MultiViewDataset
 

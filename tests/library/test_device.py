@@ -13,7 +13,6 @@ import functools
 import sys
 import tracemalloc
 import warnings
-from pathlib import Path
 
 import array_api_strict as xps
 import numpy as np
@@ -37,8 +36,7 @@ from rmsc.spectral import (
     spectral_embedding,
 )
 
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import union_of_subspaces  # noqa: E402
+from tests.support import union_of_subspaces  # noqa: E402
 
 DEV = xps.Device("device1")
 

@@ -22,7 +22,7 @@ from rmsc.cli import main as cli_main
 from rmsc.graphs import knn_affinity
 from rmsc.preprocessing import normalize_l2
 from rmsc.spectral import spectral_clustering
-from test_app import cancel_jobs, goto, no_trouble, open_app
+from tests.app_support import cancel_jobs, goto, no_trouble, open_app
 
 #: The app runs as a live server does, on fresh caches (conftest.py).
 pytestmark = pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")

@@ -7,7 +7,7 @@ from sklearn.base import clone
 
 import rmsc
 from rmsc import RMSC, DegenerateSolutionError
-from conftest import union_of_subspaces
+from tests.support import union_of_subspaces
 
 
 def test_recovers_union_of_subspaces(subspaces):

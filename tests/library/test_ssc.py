@@ -7,7 +7,7 @@ from sklearn.base import clone
 import rmsc
 from rmsc import SSC, SSCAVG, SSCBSV, solver
 from rmsc.ssc import ssc_admm
-from conftest import coherence_views, random_views, union_of_subspaces
+from tests.support import coherence_views, random_views, union_of_subspaces
 
 
 def _ista(X, beta, iters=30000):

@@ -5,7 +5,7 @@ and the app code (``ui/``, ``pages/``, ``app.py``) alike."""
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: A module longer than this must say why in its docstring (a paragraph starting "Why").
 MAX_LINES = 600
 

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from rmsc import _resources
 from rmsc.datasets import _bundle_io
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_data"
 
 

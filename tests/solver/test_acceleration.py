@@ -10,7 +10,7 @@ import rmsc
 from rmsc import solver
 from rmsc.solver import _acceleration
 from rmsc.solver._objective import terms_from_losses
-from conftest import random_views
+from tests.support import random_views
 
 ACCELERATED = ("extrapolate", "anderson")
 

@@ -9,7 +9,7 @@ import scipy.optimize
 import rmsc
 from rmsc import solver
 from rmsc._reference import solve_paper_form
-from conftest import random_views
+from tests.support import random_views
 
 MODELS = [("median", 0.0), ("median", 0.5), ("median", 1.0)]
 

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from rmsc import solver
 from rmsc._reference import solve_paper_form
-from conftest import random_views
+from tests.support import random_views
 
 
 def _factors(views):

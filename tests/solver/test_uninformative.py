@@ -3,8 +3,6 @@ repeated exactly by another sample. Their weight is held at the view's typical w
 the start instead of the cap a loss of 0 would give; every block step stays exact and the
 objective never increases."""
 
-import sys
-from pathlib import Path
 
 import array_api_strict as xps
 import numpy as np
@@ -17,8 +15,7 @@ from rmsc import solver
 from rmsc.preprocessing import normalize_l2
 from rmsc.rmsc import PAPER_MODEL, UNINFORMATIVE
 
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import random_views, union_of_subspaces  # noqa: E402
+from tests.support import random_views, union_of_subspaces  # noqa: E402
 
 
 def test_uninformative_samples_are_the_zero_and_the_repeated_rows_dense_and_sparse():
