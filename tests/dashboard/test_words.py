@@ -1,0 +1,68 @@
+"""The library's messages in the pages' words without a browser (rmsc.dashboard.words): β's
+advice in the sliders' symbols, a failed fit, progress, the Data page's introduction."""
+
+import numpy as np
+import pytest
+
+import rmsc
+from rmsc import dashboard as dash
+
+#: What a page must never show: the estimator's argument and attribute spellings.
+CODE_WORDS = ("beta=", "lam=", "beta_rel=", "beta_max_", "beta='auto'", "n_clusters", "beta ",
+              " lam ")
+
+
+def test_page_words_turn_the_advice_of_a_failed_beta_into_the_sliders_symbols():
+    # both branches of the library's advice, from measured emptying betas
+    column_betas = np.linspace(0.01, 1.0, 100)
+    for beta in (0.5, 0.02):
+        text, suggested = rmsc.rmsc.beta_advice(1.0, beta, column_betas, 0.25, 0.8227)
+        assert "beta_max_" in text and f"beta={beta:.4g}" in text  # the library's own words
+        page = dash.page_words(text)
+        assert not [w for w in CODE_WORDS if w in page], page
+        assert f"Measured on these data with λ = 1: at β = {beta:.4g}, " in page
+        assert "and β ≥ 0.8227 empties Z*." in page and "β ≤ " in page
+        assert f"Try β = {suggested:.3g}" in page
+    assert "(β = auto with β_rel = 0.25)" in dash.page_words(
+        rmsc.rmsc.beta_advice(1.0, 0.5, column_betas, 0.25)[0])
+    assert "Here β = auto (β_rel = 0.25) would not be below the failed β, so step down" in dash.page_words(
+        rmsc.rmsc.beta_advice(1.0, 0.001, column_betas, 0.25)[0])
+
+
+def test_a_failed_fit_says_it_in_the_pages_words(small):
+    with pytest.raises(rmsc.DegenerateSolutionError) as raised:
+        rmsc.RMSC(n_clusters=3, beta=1000.0).fit(small.views)
+    assert str(raised.value).startswith("beta=1000 is so large")  # the library keeps its own
+    out = dash.fit_rmsc(small, dash.Params(beta=1000.0))
+    assert isinstance(out, dash.FitFailure)
+    assert out.message.startswith("β = 1000 is so large that the consensus Z* is all zero")
+    assert not [w for w in CODE_WORDS if w in out.message], out.message
+
+
+def test_progress_and_plain_words_are_left_as_people_read_them(small):
+    messages = []
+    rmsc.experiments.sensitivity_grid(small, [0.2], [0.02], progress=lambda d, t, m:
+                                      messages.append(m))
+    assert messages[0] == "small: RMSC lam=0.2, beta=0.02"  # the library's progress ...
+    assert dash.page_words(messages[0]) == "small: RMSC λ = 0.2, β = 0.02"  # ... on a page
+    assert dash.page_words("n_clusters=11 exceeds the number of samples (10). n_clusters must "
+                           "be at least 2. Lower beta or raise lam.") == (
+        "c = 11 exceeds the number of samples (10). The number of clusters c must be at least "
+        "2. Lower β or raise λ.")
+    # words that merely contain a name, and everything else, stay
+    for text in ("lambda and beta_scale_ stay", "iteration 3 of at most 30", "betas", ""):
+        assert dash.page_words(text) == text
+    assert dash.page_words(None) is None
+
+
+def test_the_data_pages_introduction_is_written_from_the_data(small):
+    text = dash.data_intro(small)
+    assert "**small** has 45 samples, each seen through 2 views: A and B. They belong to " \
+           "3 classes." in text
+    assert "coloured by class" in text and "Digit" not in text
+    many = small.replace(views=small.views * 5, view_names=[f"v{k}" for k in range(10)])
+    assert "10 views: v0 to v9." in dash.data_intro(many)
+    bare = small.replace(labels=None)
+    assert "This dataset has no labels." in dash.data_intro(bare)
+    assert "coloured by class" not in dash.data_intro(bare)
+    assert "Load one below" in dash.data_intro(None)
