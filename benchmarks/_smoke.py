@@ -1,6 +1,6 @@
 """``--smoke``: a benchmark's seconds-long run, to check that it still works.
 
-``tests/test_benchmarks.py`` runs every script of ``benchmarks/`` this way (with
+``tests/benchmarks/test_benchmarks.py`` runs every script of ``benchmarks/`` this way (with
 ``--smoke`` where a script has it, else with small arguments of its own). A smoke
 run goes through the same code as the default run on tiny inputs (Digit-small
 instead of Digit, the first setting of a grid, one repeat) and writes nothing under
@@ -9,7 +9,7 @@ measures what its docstring says, unchanged.
 """
 
 HELP = ("a seconds-long run on tiny inputs, to check that the script works "
-        "(tests/test_benchmarks.py); its numbers mean nothing")
+        "(tests/benchmarks/test_benchmarks.py); its numbers mean nothing")
 
 
 def add_argument(parser):

@@ -3,7 +3,7 @@
     python benchmarks/bench_dashboard.py [--repeat 3] [--only load|solve]
                                          [--entry app|streamlit] [--trace FILE] [--smoke]
 
-``--smoke`` (tests/test_benchmarks.py): the page loads once, a check that the script works
+``--smoke`` (tests/benchmarks/test_benchmarks.py): the page loads once, a check that the script works
 (its numbers mean nothing). It leaves the Solve measurements out: each needs Digit fits of
 10-20 s on the project's machine (``bench_load.py --smoke`` drives the Solve slider).
 
@@ -517,7 +517,7 @@ def main():
                          "(0: the defaults' stopping)")
     ap.add_argument("--smoke", action="store_true",
                     help="a check that the script works: the page loads once "
-                         "(tests/test_benchmarks.py); its numbers mean nothing")
+                         "(tests/benchmarks/test_benchmarks.py); its numbers mean nothing")
     args = ap.parse_args()
     if args.smoke:
         args.repeat, args.only = 1, "load"

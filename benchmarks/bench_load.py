@@ -4,7 +4,7 @@
                                     [--check 4] [--browser-nice 19] [--idle-wait 200]
                                     [--smoke]
 
-``--smoke`` (tests/test_benchmarks.py): one session, one move, on Digit-small, no idle
+``--smoke`` (tests/benchmarks/test_benchmarks.py): one session, one move, on Digit-small, no idle
 wait: a check that the script works; its numbers mean nothing.
 
 Starts the dashboard (``streamlit run app.py`` on a free loopback port), opens N
@@ -381,7 +381,7 @@ def main():
                          "class they run on the students' machines, not on the server's cores")
     ap.add_argument("--smoke", action="store_true",
                     help="a check that the script works: one session, one move, Digit-small, "
-                         "no idle wait (tests/test_benchmarks.py); its numbers mean nothing")
+                         "no idle wait (tests/benchmarks/test_benchmarks.py); its numbers mean nothing")
     args = ap.parse_args()
     if args.smoke:
         global DATA

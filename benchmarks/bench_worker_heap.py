@@ -61,7 +61,7 @@ def main():
                     help="reuse_heap's mmap threshold(s) to compare (default: the shipped one)")
     ap.add_argument("--smoke", action="store_true",
                     help="a seconds-long check that the script works: Digit-small "
-                         "(tests/test_benchmarks.py); its numbers mean nothing")
+                         "(tests/benchmarks/test_benchmarks.py); its numbers mean nothing")
     args = ap.parse_args()
     data = load_bundled("Digit-small" if args.smoke else "Digit")
     data.fingerprint

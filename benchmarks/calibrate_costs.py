@@ -197,7 +197,7 @@ def main():
                     help="bundled datasets of RMSC's iteration counts")
     ap.add_argument("--smoke", action="store_true",
                     help="a seconds-long check that the script works: --quick on even smaller "
-                         "data (tests/test_benchmarks.py); its numbers mean nothing")
+                         "data (tests/benchmarks/test_benchmarks.py); its numbers mean nothing")
     ap.add_argument("--iterations-only", action="store_true",
                     help="measure RMSC's iteration counts only; --write replaces just them")
     args = ap.parse_args()

@@ -24,7 +24,7 @@ that must agree, the choice the page no longer makes by default.
     python benchmarks/check_consistency.py --data Digit --methods RMSC SSC-AVG
     python benchmarks/check_consistency.py --smoke               # Subspaces, no AppTest
 
-tests/test_consistency.py runs the same surfaces on Subspaces and requires them equal.
+tests/app/test_consistency.py runs the same surfaces on Subspaces and requires them equal.
 """
 
 from __future__ import annotations

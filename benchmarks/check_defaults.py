@@ -115,7 +115,7 @@ def main():
     ap.add_argument("--rerun", action="store_true", help="ignore cached entries")
     ap.add_argument("--smoke", action="store_true",
                     help="a seconds-long check that the script works: Subspaces, RMSC, a "
-                         "throwaway cache (tests/test_benchmarks.py)")
+                         "throwaway cache (tests/benchmarks/test_benchmarks.py)")
     args = ap.parse_args()
     global OUT
     if args.smoke:

@@ -437,7 +437,7 @@ def main():
                    help="the folder of the runs' JSON files (default: benchmarks/out/study_stability)")
     r.add_argument("--smoke", action="store_true",
                    help="the smoke runs (smoke_configs) into a temporary folder or --out; "
-                        "their numbers mean nothing (tests/test_benchmarks.py)")
+                        "their numbers mean nothing (tests/benchmarks/test_benchmarks.py)")
     t = sub.add_parser("table")
     t.add_argument("--cap", type=int, default=300)
     t.add_argument("--long", action="store_true",

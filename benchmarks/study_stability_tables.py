@@ -217,7 +217,7 @@ def main(argv=None):
                     help="leave these datasets out (e.g. while their runs are missing)")
     ap.add_argument("--smoke", action="store_true",
                     help="the tables of study_stability.py run --smoke, run now into a "
-                         "temporary folder; their numbers mean nothing (tests/test_benchmarks.py)")
+                         "temporary folder; their numbers mean nothing (tests/benchmarks/test_benchmarks.py)")
     args = ap.parse_args(argv)
     if args.smoke:
         with tempfile.TemporaryDirectory() as tmp:

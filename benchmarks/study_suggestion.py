@@ -183,7 +183,7 @@ def main():
                     help="only these datasets (e.g. those run over the whole grid)")
     ap.add_argument("--smoke", action="store_true",
                     help="study_stability's smoke runs, run now into a temporary folder; their "
-                         "numbers mean nothing (tests/test_benchmarks.py)")
+                         "numbers mean nothing (tests/benchmarks/test_benchmarks.py)")
     args = ap.parse_args()
     defaults = {"RMSC": (1.0, args.default_rel), "RMSC-WV": (3.0, args.default_rel)}
     print("Criteria:")

@@ -1,6 +1,8 @@
-"""What the real-browser tests share: the server they open (``streamlit run`` on a free local
-port), Debian's Chromium and its flags, the viewport and the time a fit may take. The
-fixtures built on them (``server``, ``browser``, ``page``) are in ``conftest.py``."""
+"""What the real-browser tests (``tests/browser/``) share: the server they open (``streamlit
+run`` on a free local port), Debian's Chromium and its flags, the viewport and the time a fit
+may take, and the helpers of a test in a page (waiting until the script settles, going to a
+page, reading the sidebar and the metrics, uploading a file). The fixtures built on them
+(``server``, ``browser``, ``page``) are in ``conftest.py``."""
 
 import contextlib
 import itertools

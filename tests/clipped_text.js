@@ -1,4 +1,4 @@
-// Text the page cuts off, found in the browser (evaluated by Playwright: tests/test_clipping.py).
+// Text the page cuts off, found in the browser (evaluated by Playwright: tests/browser/test_clipping.py).
 //
 // Returns a list of findings, one string each ("kind: where: the text"), empty when every piece
 // of text on the page is shown whole. Four kinds of cut are looked for:

@@ -43,7 +43,7 @@ SETTLED = """() => {
 
 def wait_fitted(page, timeout=FIT_TIMEOUT):
     """Until the sidebar reports the fit ("Fitted on CPU (NumPy): 145 iterations, ..."; the
-    device came into that line after ``test_browser.wait_fitted`` was written)."""
+    device came into that line after ``browser_support.wait_fitted`` was written)."""
     page.wait_for_selector("[data-testid=stSidebar] >> text=/Fitted( on [^:]+)?:/",
                            timeout=timeout)
     settle(page)

@@ -1,6 +1,6 @@
 """A page with text cut off on purpose, beside the same elements shown whole.
 
-``tests/test_clipping.py`` serves it and checks that ``tests/clipped_text.js`` finds every
+``tests/browser/test_clipping.py`` serves it and checks that ``tests/clipped_text.js`` finds every
 planted cut (the markers "PLANT ...", "plant ..." and the count 111) and nothing else (the
 markers "whole ...", and the count 222).
 """

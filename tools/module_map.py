@@ -4,7 +4,7 @@
     python tools/module_map.py --check  # exit 1, naming what differs, when it is stale
 
 Each line is a module's name and its docstring's first paragraph (PEP 257's summary), so
-the map cannot drift from the code: ``tests/test_layout.py`` runs the check. The map lies
+the map cannot drift from the code: ``tests/project/test_layout.py`` runs the check. The map lies
 between the two marker comments below in CONTRIBUTING.md; the headings are this script's.
 """
 

@@ -124,7 +124,7 @@ def page_setup(draw_frame):
     by the page file alone has another id than the same button drawn through ``app.py``'s
     navigation; a click on it that arrives after the navigation took over (a click in the
     first second or two of a visit opened on the page's URL) was dropped: no run started
-    and nothing said so (``tests/test_browser.py`` clicks Compare's and Sensitivity's Run
+    and nothing said so (``tests/browser/test_pages.py`` clicks Compare's and Sensitivity's Run
     at once after load).
     """
     if "_frame_count" not in ss or ss._frame_count == ss.get("_frame_seen"):

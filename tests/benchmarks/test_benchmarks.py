@@ -75,8 +75,8 @@ SMOKE = {
 #: Scripts whose smoke run is a test file of its own, which checks their tables cell by
 #: cell (not run again here): script -> that file.
 OWN_TEST = {
-    "bench_device.py": "tests/test_bench_device.py",
-    "bench_stability.py": "tests/test_bench_stability.py",
+    "bench_device.py": "tests/benchmarks/test_bench_device.py",
+    "bench_stability.py": "tests/benchmarks/test_bench_stability.py",
 }
 
 #: Scripts that start a Dask cluster (tens of seconds) or a browser.

@@ -1,6 +1,6 @@
 """The pages' newer charts, drawn in a real browser (Chromium driven by Playwright).
 
-The server, the browser and the helpers are ``tests/test_browser.py``'s; here the charts'
+The server, the browser and the helpers are ``tests/browser_support.py``'s; here the charts'
 own data are read from the plotly divs in the page (``_fullData``: plotly's decoded copy of
 the figure, whose arrays arrive typed-encoded) and checked against what the page says.
 """

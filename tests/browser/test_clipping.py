@@ -12,7 +12,7 @@ ordinary run writes to the git-ignored ``tests/screenshots/1280/``, leaving the 
 clean. The detector itself is shown to find planted cuts and to pass the same elements shown
 whole (``tests/planted_clips.py``).
 
-    RMSC_UPDATE_SHOTS=1 .venv/bin/python -m pytest tests/test_clipping.py
+    RMSC_UPDATE_SHOTS=1 .venv/bin/python -m pytest tests/browser/test_clipping.py
 """
 
 import io

@@ -1,6 +1,6 @@
 """The guided lesson (the lesson work): the lesson file's schema and its errors, every step's state
 through its URL, the warm-up into the result cache, the QR code, and AppTest walking every
-step of a lesson (the browser walk at 1280 px is in tests/test_clipping.py)."""
+step of a lesson (the browser walk at 1280 px is in tests/browser/test_clipping.py)."""
 
 import re
 import textwrap

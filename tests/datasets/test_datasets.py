@@ -797,7 +797,7 @@ def test_mat_labels_as_a_cell_of_class_names(tmp_path, small):
 
 # ---------------------------------------------------------------------------
 # the edges the loader refuses or reinterprets (the pages' side is
-# tests/test_dataset_grid.py)
+# tests/app/test_dataset_grid.py)
 # ---------------------------------------------------------------------------
 
 

@@ -355,7 +355,7 @@ def test_unexpected_failures_are_one_line_with_status_1(monkeypatch):
 
 
 # ---------------------------------------------------------------------------
-# rmsc dashboard (starting a real server: tests/test_wheel.py)
+# rmsc dashboard (starting a real server: tests/project/test_wheel.py)
 # ---------------------------------------------------------------------------
 
 

@@ -293,7 +293,7 @@ def test_beta_auto_follows_the_scale_of_the_data():
 def test_gamma_zero_with_exactly_reconstructed_sample():
     # Every sample has an exact twin, and a negligible lam lets Z^v copy it: loss 0.
     # (With the paper's P-step for every weight: the default rule holds a repeated
-    # sample's weight at its view's typical weight, tests/test_uninformative.py.)
+    # sample's weight at its view's typical weight, tests/solver/test_uninformative.py.)
     X = np.repeat(np.eye(3), 2, axis=0)
     with pytest.raises(ValueError, match="gamma = 0 and sample 0 in view 0 is reconstructed exactly"):
         RMSC(3, lam=1e-300, beta=0.0, gamma=0.0, max_iter=3, uninformative=None).fit([X])

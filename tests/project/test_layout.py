@@ -190,3 +190,19 @@ def test_no_text_names_an_issue_of_the_project_tracker():
             if pattern.search(line):
                 found.append(f"{name}:{number}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+def test_the_tests_mirror_the_package_and_contributing_lists_their_folders():
+    """Every test file sits in a folder of ``tests/`` (none at its top, where only the shared
+    fixtures and helpers are), every folder is a package (so that a test module is
+    ``tests.<folder>.test_x`` and cannot shadow the app's ``ui`` or ``app``), and
+    CONTRIBUTING.md's "Where the tests are" names every folder."""
+    tests = ROOT / "tests"
+    assert not sorted(p.name for p in tests.glob("test_*.py")), "a test file at the top of tests/"
+    folders = sorted({p.parent for p in tests.rglob("test_*.py")})
+    assert all((f / "__init__.py").is_file() for f in [tests, *folders]), folders
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = text.split("## Where the tests are", 1)[1].split("\n## ", 1)[0]
+    missing = [f"tests/{f.relative_to(tests).as_posix()}/" for f in folders
+               if f"`tests/{f.relative_to(tests).as_posix()}/`" not in section]
+    assert not missing, f"CONTRIBUTING.md's \"Where the tests are\" does not name {missing}"

@@ -1,5 +1,5 @@
 """The README's Python examples run as written (a block that uses Dask is skipped: it needs a
-cluster; docs/library.md's Dask example has its own test, tests/test_backends.py)."""
+cluster; docs/library.md's Dask example has its own test, tests/library/test_backends.py)."""
 
 import re
 from pathlib import Path
