@@ -24,14 +24,19 @@ One run prints, for whatever device is found (the device named in the header):
    checks (isolated samples, nonzeros, connected pieces), the eigenvectors (and the
    Krylov restarts they took), placing weak samples (neighbour search on the host),
    the k-means runs (host), copies to the host, and the rest.
-3. Device calls per iteration (torch only): torch.profiler over 5 iterations against 3 of
+   On a CUDA device the iteration is captured once as a CUDA graph and replayed
+   (:meth:`rmsc.solver._dense.DenseForm.iterate`), the default.
+3. The same Digit fit with the iteration launched op by op (``RMSC_CUDA_GRAPHS=0``)
+   against captured, side by side in one run: whole fit, per iteration, and whether the
+   two give the same iterates (iterations, max |dZ*|, labels' ARI).
+4. Device calls per iteration (torch only): torch.profiler over 5 iterations against 3 of
    the same solve: torch calls, kernels launched (on a GPU; on the CPU, the calls that do
    work), and waits for the device (stream synchronisations; on the CPU, reads of device
    scalars and copies to the host); and the launch floor: the time of one small call
    queued back to back, times the kernels (an iteration cannot be faster than that,
    whatever its arithmetic; against the per-iteration time and the products above, it
    says whether 2x the products is reachable at that n with eager array-API calls).
-4. A size sweep on synthetic data (10 clusters, 3 views of 80/100/120 features, float32):
+5. A size sweep on synthetic data (10 clusters, 3 views of 80/100/120 features, float32):
    a default fit's whole time, iterations, per-iteration time against its two dense
    products (and their ratio), setup, eigenvectors and k-means, the device memory peak
    against the memory rule (rmsc.solver.dense_form_bytes), up to the largest n the
@@ -48,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import functools
 import importlib
 import os
@@ -65,7 +71,7 @@ from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
 import rmsc  # noqa: E402
 from rmsc import datasets, solver  # noqa: E402
-from rmsc._array_api import to_numpy  # noqa: E402
+from rmsc._array_api import GRAPHS_ENV, to_numpy  # noqa: E402
 from rmsc.device import dispatch  # noqa: E402
 from rmsc.memory import format_bytes  # noqa: E402
 
@@ -421,7 +427,52 @@ def _digit_row(views, y, backend, dtype, precision, cpu_models):
 
 
 # ---------------------------------------------------------------------------------------
-# 3: device calls per iteration
+# 3: the iteration captured as one CUDA graph, against launched
+
+
+@contextlib.contextmanager
+def graphs(on):
+    """Fits inside capture the iteration (on) or launch it op by op (off)."""
+    old = os.environ.get(GRAPHS_ENV)
+    os.environ[GRAPHS_ENV] = "1" if on else "0"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(GRAPHS_ENV, None)
+        else:
+            os.environ[GRAPHS_ENV] = old
+
+
+def section_graphs(backend, budget, n_subset):
+    views, _ = digit(n_subset)
+    print(f"\n### The Digit fit's iteration captured as one CUDA graph against launched op by "
+          f"op (the second of two fits each, side by side), on {backend.label}")
+    print("| precision | iteration | whole fit (s) | iterations | per iteration (ms) | "
+          "x launched (whole) | same iterations | max abs dZ* | ARI |")
+    print("|---|---|---:|---:|---:|---:|---|---:|---:|")
+    for dtype in ("float32", "float64"):
+        guarded(f"graphs {dtype}", budget, need=5)(_graphs_rows)(views, backend, dtype)
+
+
+def _graphs_rows(views, backend, dtype):
+    dev = [backend.put(X, dtype) for X in views]
+    runs = {}
+    for on in (False, True):
+        with graphs(on):
+            timed_fit(dev, backend, n_clusters=10)
+            runs[on] = timed_fit(dev, backend, n_clusters=10)
+    base = runs[False][0]
+    for on, (model, whole, per_iter, _) in runs.items():
+        dZ = np.abs(to_numpy(model.consensus_) - to_numpy(base.consensus_)).max()
+        print(f"| {dtype} | {'captured' if on else 'launched'} | {whole:.3f} | "
+              f"{model.n_iter_} | {1e3 * per_iter:.2f} | {whole / runs[False][1]:.2f} | "
+              f"{'yes' if model.n_iter_ == base.n_iter_ else 'NO'} | {float(dZ):.2e} | "
+              f"{adjusted_rand_score(base.labels_, model.labels_):.4f} |", flush=True)
+
+
+# ---------------------------------------------------------------------------------------
+# 4: device calls per iteration
 
 
 #: CUDA runtime calls that make the host wait for the device.
@@ -522,7 +573,7 @@ def small_call_seconds(backend, dtype, repeats=500):
 
 
 # ---------------------------------------------------------------------------------------
-# 4: the size sweep
+# 5: the size sweep
 
 
 def section_sweep(backend, budget, sizes):
@@ -583,6 +634,7 @@ def main(argv=None):
     cpu_models = {}
     n_subset = 300 if args.smoke else None
     section_digit(backend, args.budget, n_subset, cpu_models)
+    section_graphs(backend, args.budget, n_subset)
     section_calls(backend, args.budget, n_subset)
     section_sweep(backend, args.budget, sizes)
     print(f"\ntotal {time.perf_counter() - START:.1f} s")

@@ -30,6 +30,10 @@ from .memory import available_bytes, parse_bytes
 #: Environment variable that overrides the free device memory (bytes, or 2G, 512M, ...).
 DEVICE_MEMORY_ENV = "RMSC_DEVICE_MEMORY"
 
+#: Environment variable: "0" turns off the capture of the device iteration as one CUDA
+#: graph (:func:`graph_capture`), to compare with eager launches or to rule it out.
+GRAPHS_ENV = "RMSC_CUDA_GRAPHS"
+
 
 def is_numpy(xp):
     """Whether ``xp`` is NumPy (itself or array_api_compat's wrapper of it)."""
@@ -69,6 +73,32 @@ def library(xp):
     if array_api_compat.is_cupy_namespace(xp):
         return "cupy"
     return xp.__name__.split(".")[-1]
+
+
+def graph_capture(xp, device):
+    """How to capture a step as one CUDA graph on ``device``, or None where there is none.
+
+    A torch CUDA device gives ``capture(body) -> replay``: ``body()`` is run once under
+    ``torch.cuda.graph``, which records the device work it launches without running it,
+    and ``replay()`` then runs all of it with one launch. ``body`` must read and write
+    only arrays whose memory stays put (it may allocate: the graph keeps its own pool),
+    and must not wait for the device. Other libraries and devices, or
+    ``RMSC_CUDA_GRAPHS=0`` (:data:`GRAPHS_ENV`), give None: every step is launched as it
+    runs.
+    """
+    if os.environ.get(GRAPHS_ENV, "1").strip() == "0" or library(xp) != "torch":
+        return None
+    if getattr(device, "type", None) != "cuda":
+        return None
+    import torch
+
+    def capture(body):
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            body()
+        return graph.replay
+
+    return capture
 
 
 def to_numpy(x):

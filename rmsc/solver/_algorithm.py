@@ -13,6 +13,7 @@ namespace alike (:func:`_form` picks the form).
 from __future__ import annotations
 
 from contextlib import contextmanager
+from functools import partial
 from dataclasses import dataclass
 
 import numpy as np
@@ -289,6 +290,40 @@ def _rule_beta(beta, cbetas):
     return beta
 
 
+def _iteration(form, model, first, stop_on, Zstar, P):
+    """One pass of Algorithm 1's three block steps from (Z*, P), left where the form's
+    arrays live (no wait for a device: :meth:`DenseForm.iterate` may replay it as one
+    captured graph).
+
+    Returns the new Z*, the new P, the losses the P-step saw, and the values the loop
+    fetches in one transfer: the objective's four terms, whether every weight is finite,
+    with ``first`` beta_max's candidate from this Z*-step, and with ``stop_on="zstar"``
+    sum_j ||z*_j - zref_j||^2 and ||Z*||_F^2.
+    """
+    lam = model.lam
+    # Z*-step (eq. update_z_*) from the previous Z*
+    W = consensus_weights(P, model.factors)
+    Zstar, colmax, delta_sq = form.zstar_step(Zstar, W, lam, model.beta, with_colmax=first)
+    # P-step (eq. update_p), with the Z^v of the previous iteration (a device form checks
+    # that every weight is finite with the loop's transfer)
+    recon, coupling = form.losses(delta_sq)
+    losses = recon + lam * coupling
+    P = p_step(losses, model.gamma, model.weighting, model.scale, check=form.host,
+               fixed=model.fixed)
+    # Z^v-steps (eq. update_z_v)
+    form.zv_step()
+    recon, coupling = form.losses()
+    xp = namespace(P)
+    values = list(term_values(recon, coupling, lam, P, form.l1_norm(Zstar), model.beta,
+                              model.gamma, model.weighting, model.scale, model.factors))
+    values.append(xp.all(xp.isfinite(P)))
+    if first:
+        values.append(xp.max(_betas_of_colmax(lam, W, colmax)))
+    if stop_on == "zstar":
+        values += [xp.sum(delta_sq), form.squared_norm(Zstar)]
+    return Zstar, P, losses, values
+
+
 def _algorithm1(form, options):
     """Algorithm 1 on ``form`` (:class:`FactorForm`, :class:`KernelForm` or
     :class:`DenseForm`) with ``options`` (:class:`SolveOptions`)."""
@@ -308,33 +343,17 @@ def _algorithm1(form, options):
     objective, changes = [], []
     done = False
     # None for the plain iteration (and for the kernel and dense forms)
-    accelerator = make_accelerator(options.acceleration, form,
-                                   Model(lam, beta, gamma, weighting, scale, factors, fixed))
+    model = Model(lam, beta, gamma, weighting, scale, factors, fixed)
+    accelerator = make_accelerator(options.acceleration, form, model)
     for it in range(1, options.max_iter + 1):
-        # Z*-step (eq. update_z_*) from the previous Z*; the first one also gives
-        # beta_max's first candidate
+        # the first Z*-step also gives beta_max's first candidate
         first = options.with_beta_max and it == 1
-        W = consensus_weights(P, factors)
         Zref = Zstar
-        Zstar, colmax, delta_sq = form.zstar_step(Zref, W, lam, beta, with_colmax=first)
-        # P-step (eq. update_p), with the Z^v of the previous iteration (a device form
-        # checks that every weight is finite with the transfer below)
-        recon, coupling = form.losses(delta_sq)
-        losses = recon + lam * coupling
-        P = p_step(losses, gamma, weighting, scale, check=form.host, fixed=fixed)
-        # Z^v-steps (eq. update_z_v)
-        form.zv_step()
-        recon, coupling = form.losses()
-        # the objective's terms, whether P is finite, the consensus's change and norm (and
-        # beta_max's candidate): one transfer to the host
-        xp = namespace(P)
-        values = list(term_values(recon, coupling, lam, P, form.l1_norm(Zstar), beta, gamma,
-                                  weighting, scale, factors))
-        values.append(xp.all(xp.isfinite(P)))
-        if first:
-            values.append(xp.max(_betas_of_colmax(lam, W, colmax)))
-        if options.stop_on == "zstar":
-            values += [xp.sum(delta_sq), form.squared_norm(Zstar)]
+        # one iteration's block steps; a device form may replay the same steps as one
+        # captured graph from the third iteration on (DenseForm.iterate)
+        Zstar, P, losses, values = form.iterate(
+            partial(_iteration, form, model, first, options.stop_on), Zstar, P,
+            repeat=not first and it > 1)
         host = form.fetch(values)
         if not host[4]:
             # raises, saying which weight is infinite
@@ -392,6 +411,10 @@ class HostForm:
 
     def squared_norm(self, Z):
         return squared_norm(Z)
+
+    def iterate(self, step, Zstar, P, repeat):
+        """``step(Zstar, P)``: on the host every iteration simply runs."""
+        return step(Zstar, P)
 
     def fetch(self, values):
         return np.array([float(v) for v in values])

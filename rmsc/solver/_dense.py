@@ -43,6 +43,7 @@ the CPU path, which already streams and keeps Z* sparse when it is sparse.
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,7 @@ from .._array_api import (
     device_of,
     free_bytes,
     from_numpy,
+    graph_capture,
     library,
     namespace,
     row_blocks,
@@ -76,6 +78,14 @@ BLOCK_TEMPORARIES = 6
 #: the Z^v-step's M T and its two temporaries, the stacked R and QW in the working
 #: precision, R Z* in it and in float64, the views themselves and their normalised copies.
 FACTOR_COPIES = 14
+
+#: n x n arrays a captured iteration holds beside the eager ones
+#: (:meth:`DenseForm.iterate`): its own copy of Z* and the graph pool's A and new Z*.
+GRAPH_COPIES = 3
+
+#: The iteration is captured as one CUDA graph only up to this many samples: beyond it an
+#: iteration's products and passes over n x n take far longer than its ~80 launches.
+GRAPH_MAX_SAMPLES = 16384
 
 #: M is applied as one block-diagonal (sum_v r_v)^2 product (one device call for every
 #: view) when sum_v r_v is at most this and at most n, and the product costs at most
@@ -341,6 +351,17 @@ def _weighted_Q(views, Q, W, dtype):
     return xp.astype(Q * views.per_row(W), dtype, copy=False)
 
 
+def _graphs(xp, device, n_samples, need):
+    """:func:`rmsc._array_api.graph_capture` for a fit of ``n_samples`` that needs ``need``
+    bytes with a captured iteration, or None: beyond :data:`GRAPH_MAX_SAMPLES`, or when
+    that does not fit the device's free memory, every step is launched as it runs."""
+    capture = graph_capture(xp, device)
+    if capture is None or n_samples > GRAPH_MAX_SAMPLES:
+        return None
+    have = free_bytes(xp, device)
+    return capture if have is None or need <= have else None
+
+
 def _precision(precision, dtype, xp):
     if isinstance(precision, str) and precision == "auto":
         return dtype
@@ -377,8 +398,12 @@ class DenseForm:
         xp = self.xp = namespace(*factors)
         self.device = device_of(factors[0])
         self.wdt = _precision(precision, factors[0].dtype, xp)
-        check_device_fits(factors[0].shape[1], sum(R.shape[0] for R in factors), self.wdt, xp,
-                          self.device)
+        n = factors[0].shape[1]
+        need = check_device_fits(n, sum(R.shape[0] for R in factors), self.wdt, xp, self.device)
+        self._capture = _graphs(xp, self.device, n, need + GRAPH_COPIES * n * n
+                                * _itemsize(xp, self.wdt))
+        self._warm = False
+        self._replay = None
         self.views = factorize_dense(factors, lam)
         self.Rcat = xp.astype(self.views.R, self.wdt, copy=False)
         self.T_now = self.views.R  # Z* = 0: T = R
@@ -429,8 +454,70 @@ class DenseForm:
     def squared_norm(self, Z):
         return squared_norm_array(Z)
 
+    #: The state an iteration reads and writes besides Z* and P: the Z^v's (T, Q), their
+    #: losses and R (I - Z*) at the newest Z*.
+    STATE = ("T", "Q", "recon", "base", "T_now")
+
+    def iterate(self, step, Zstar, P, repeat):
+        """``step(Zstar, P) -> (Zstar, P, losses, values)``, the loop's iteration.
+
+        On a CUDA device (:func:`rmsc._array_api.graph_capture`) the repeated step is
+        captured once as a graph and then replayed: one launch an iteration instead of
+        ~80, which is most of an iteration's time at Digit's size (docs/device.md). The
+        first iteration (Z* = 0, and beta_max's candidate) and the first repeated one run
+        as launched, the second so that the libraries' lazy setup (cuBLAS's handles,
+        kernels loaded) is done before the capture, which may not do it. The replayed
+        graph runs the same kernels on the same arrays: the iterates are those of the
+        launched steps (tested with a stand-in capture that reruns the step).
+        """
+        if not repeat or self._capture is None:
+            return step(Zstar, P)
+        if self._replay is None:
+            if not self._warm:
+                self._warm = True
+                return step(Zstar, P)
+            try:
+                self._record(step, Zstar, P)
+            except Exception as error:  # the library refused the capture: launch instead
+                warnings.warn(f"The iteration could not be captured as a CUDA graph ({error}); "
+                              "its steps are launched one by one instead (slower on small "
+                              "data, the same iterates).", RuntimeWarning, stacklevel=2)
+                self._capture = None
+                for name, array in zip(self.STATE, self._static[2:]):
+                    setattr(self, name, array)
+                return step(self._static[0], self._static[1])
+        self._replay()
+        static = self._static
+        for name, array in zip(self.STATE, static[2:]):
+            setattr(self, name, array)
+        # P is handed on (callback, solution) as a copy: the buffer changes at each replay
+        return static[0], self.xp.asarray(static[1], copy=True), self._losses, self._values
+
+    def _record(self, step, Zstar, P):
+        """Capture ``step`` as one graph over buffers of its own: each replay reads the
+        state from them and writes the next iteration's state back into them."""
+        xp = self.xp
+        static = [xp.asarray(a, copy=True)
+                  for a in (Zstar, P, *(getattr(self, k) for k in self.STATE))]
+
+        def body():
+            for name, array in zip(self.STATE, static[2:]):
+                setattr(self, name, array)
+            Z, P_new, losses, values = step(static[0], static[1])
+            values = xp.stack([xp.astype(v, xp.float64, copy=False) for v in values])
+            new = [Z, P_new, *(getattr(self, k) for k in self.STATE)]
+            for buffer, array in zip(static, new):
+                buffer[...] = array
+            self._losses, self._values = losses, values
+
+        self._static = static
+        self._replay = self._capture(body)
+
     def fetch(self, values):
-        """0-d device arrays to one NumPy float64 vector: one transfer, one wait."""
+        """0-d device arrays (or a replayed step's stacked vector) to one NumPy float64
+        vector: one transfer, one wait."""
+        if not isinstance(values, (list, tuple)):
+            return to_numpy(values)
         return _to_host(self.xp, values)
 
     def to_host(self, x):

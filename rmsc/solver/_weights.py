@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._array_api import device_of, from_numpy, namespace, to_numpy
+from .._array_api import device_of, from_numpy, library, namespace, to_numpy
 
 
 def _as_float(x):
@@ -389,14 +389,24 @@ class FixedWeights:
         if xp is np:
             out = np.where(self.mask, self.values[:, None], P)
         else:
-            mask = from_numpy(self.mask, xp, device_of(P))
-            fill = from_numpy(np.broadcast_to(self.values[:, None], self.mask.shape), xp,
-                              device_of(P), P.dtype)
+            mask, fill = self._on_device(xp, P)
             out = xp.where(mask, fill, P)
         if check and not bool(xp.all(xp.isfinite(out))):
             host = to_numpy(out)
             _infinite_weight(host, np.zeros_like(host), "sample")
         return out
+
+    def _on_device(self, xp, P):
+        """The mask and the fill values on P's device, copied there once per device and
+        dtype (a copy from the host each P-step would be a wait for the device, and one a
+        captured iteration cannot hold: :meth:`rmsc.solver._dense.DenseForm.iterate`)."""
+        key = (library(xp), str(device_of(P)), str(P.dtype))
+        cache = self.__dict__.setdefault("_device_copies", {})
+        if key not in cache:
+            cache[key] = (from_numpy(self.mask, xp, device_of(P)),
+                          from_numpy(np.broadcast_to(self.values[:, None], self.mask.shape),
+                                     xp, device_of(P), P.dtype))
+        return cache[key]
 
 
 def fixed_weights(mask, losses, gamma, scale=None):
