@@ -9,7 +9,7 @@ same size page-faults its memory in again (zeroed by the kernel). The first full
 (1.0e9 minor page faults, ``/usr/bin/time -v``). This runs the same protocol fits
 (:func:`rmsc.experiments.parallel._run_group`) on a fresh one-worker LocalCluster each:
 with the nanny's setting, and with the heap reuse every group now starts with (the
-dashboard workers' :func:`rmsc.cluster.reuse_heap`); wall time, the worker's
+dashboard workers' :func:`rmsc.dask_cluster.reuse_heap`); wall time, the worker's
 user and system CPU time and its minor page faults per fit. Side by side in one run.
 """
 
@@ -46,9 +46,9 @@ def main():
     from distributed import Client
 
     from rmsc import datasets
-    from rmsc.cluster import local_cluster
+    from rmsc.dask_cluster import local_cluster
     from rmsc.experiments import Fit
-    from rmsc.cluster import HEAP_MMAP_THRESHOLD
+    from rmsc.dask_cluster import HEAP_MMAP_THRESHOLD
 
     data = datasets.load_bundled(args.dataset)
     print(f"{args.dataset}: {data.n_samples} samples, {data.n_views} views; each fit on a "

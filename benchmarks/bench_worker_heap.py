@@ -26,7 +26,7 @@ def _no_reuse():
 
 
 def _set_threshold(mib):
-    import rmsc.cluster as s
+    import rmsc.dask_cluster as s
 
     s.HEAP_MMAP_THRESHOLD = int(mib * 2**20)  # reuse_heap at the start of every task reads it
 
@@ -74,7 +74,7 @@ def main():
             rows.append(("Dask's setting", *_measure(b, data, args.fits)))
         finally:
             b.close()
-    from rmsc.cluster import HEAP_MMAP_THRESHOLD
+    from rmsc.dask_cluster import HEAP_MMAP_THRESHOLD
 
     for mib in args.threshold_mib or [HEAP_MMAP_THRESHOLD / 2**20]:
         b = workers.Backend(n_workers=1)  # a fresh worker for each threshold

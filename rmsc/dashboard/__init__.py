@@ -18,7 +18,7 @@ streamlit: background work receives plain objects and reports through
 ``remote``          :class:`Remote` (a task for a worker), :class:`RemoteParts` (a task in
                     parts run side by side), what a worker runs and reports back
 ``workers``         :class:`Backend`: the Dask client the tasks go through (a
-                    LocalCluster, or ``RMSC_SCHEDULER``; :mod:`rmsc.cluster` is the
+                    LocalCluster, or ``RMSC_SCHEDULER``; :mod:`rmsc.dask_cluster` is the
                     plumbing), data scattered once, a clean shutdown
 ``runner``          :class:`DaskRunner`: a job's task on the workers, waited for, its
                     stop and cancel relayed
@@ -112,7 +112,7 @@ from .sessions import (  # noqa: F401
     release_expired_sessions,
     release_slot,
 )
-from ..cluster import trim_memory  # noqa: F401
+from ..dask_cluster import trim_memory  # noqa: F401
 from .remote import (  # noqa: F401
     PARTS_PRIORITY,
     Remote,

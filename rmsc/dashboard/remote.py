@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 
 from ..backends import FIT_THREADS_ENV
-from ..cluster import current_worker, reuse_heap, trim_memory
+from ..dask_cluster import current_worker, reuse_heap, trim_memory
 from ..memory import BUDGET_ENV, available_bytes
 from .jobs import Cancelled
 

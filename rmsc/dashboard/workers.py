@@ -14,12 +14,12 @@ the task's events to its job; :class:`rmsc.dashboard.runner.DaskRunner` waits fo
   fit: what they say is on the page (a fit's diagnostics, the data's notes);
 * at exit it closes in order (tasks cancelled, data released, client, cluster), before
   distributed's own exit handlers; the LocalCluster's workers leave Ctrl-C to it
-  (:func:`rmsc.cluster.dask_setup`).
+  (:func:`rmsc.dask_cluster.dask_setup`).
 
 A worker that dies mid-task (killed, out of memory) fails the job with a message that
 says so (the scheduler does not retry: ``allowed-failures`` is 0 in the LocalCluster);
 the page offers to run it again. Nothing here imports streamlit. Where the cluster is
-(``RMSC_SCHEDULER``, the LocalCluster) and the workers' heap are :mod:`rmsc.cluster`'s,
+(``RMSC_SCHEDULER``, the LocalCluster) and the workers' heap are :mod:`rmsc.dask_cluster`'s,
 shared with ``rmsc reproduce``.
 """
 
@@ -36,7 +36,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..backends import available_cores
-from ..cluster import (
+from ..dask_cluster import (
     CONNECT_TIMEOUT,
     SCHEDULER_ENV,
     connect,
@@ -92,7 +92,7 @@ class Backend:
         among the workers).
     """
 
-    #: How long connecting to a scheduler may take (:data:`rmsc.cluster.CONNECT_TIMEOUT`).
+    #: How long connecting to a scheduler may take (:data:`rmsc.dask_cluster.CONNECT_TIMEOUT`).
     CONNECT_TIMEOUT = CONNECT_TIMEOUT
 
     def __init__(self, address=None, n_workers=None, memory_limit="auto"):
