@@ -4,8 +4,8 @@
                                          [--entry app|streamlit] [--trace FILE] [--smoke]
 
 ``--smoke`` (tests/test_benchmarks.py): the page loads once, a check that the script works
-(its numbers mean nothing). It leaves the Solve measurements out: each needs Digit fits of
-10-20 s on the project's machine (``bench_load.py --smoke`` drives the Solve slider).
+(its numbers mean nothing). It leaves the Solve measurements out: each needs Digit fits,
+seconds each (``bench_load.py --smoke`` drives the Solve slider).
 
 Starts the dashboard as ``make run`` does (``python app.py``; ``--entry streamlit``:
 ``streamlit run app.py``) on a free port, drives Debian's Chromium with
@@ -51,6 +51,8 @@ The machine may be shared: the load average before and after is printed, and
 each measurement is repeated (median, min, max).
 """
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import os
 import socket
@@ -61,7 +63,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = _preamble.ROOT
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]

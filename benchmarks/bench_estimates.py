@@ -16,21 +16,20 @@ no measured duration, the speed probe taken just before the fit), then the fit a
 Compare page runs it (rmsc.experiments.compare, registry defaults, the paper's protocol),
 its measured ``fit_time``, and predicted / measured. The target is every ratio in
 [1/1.5, 1.5]. The model's constants come from synthetic data
-(benchmarks/calibrate_costs.py), so every row here is out of sample.
+(tools/calibrate_costs.py), so every row here is out of sample.
 
 The last column is what the button says afterwards for the same run: the measured
 duration the dashboard recorded (rmsc.dashboard.estimates.CostBook), by construction the
 run's own. DiMSC runs on Digit-small and 3-Sources only unless named with --methods.
 """
 
+import _preamble  # noqa: F401 - the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import os
-import sys
 import time
 import warnings
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rmsc import datasets, experiments  # noqa: E402
 from rmsc.dashboard import DEFAULT_COMPARE  # noqa: E402

@@ -1,13 +1,23 @@
 """A Digit fit on a dashboard worker with and without the heap reuse, printed as a table.
 
-    python benchmarks/bench_worker_heap.py [--fits 3] [--threshold-mib 8 32] [--smoke]
+    python docs/studies/bench_worker_heap.py [--fits 3] [--threshold-mib 8 32] [--smoke]
 
 "Dask's setting": a plain ``distributed.LocalCluster`` worker (its nanny sets
 ``MALLOC_TRIM_THRESHOLD_``) with the dashboard's per-task ``reuse_heap`` turned off there;
 "reuse_heap": the dashboard's own LocalCluster (``rmsc.dashboard.workers.Backend``). Each
 runs the same default Solve fits one after another on one worker, then releases the data
 and trims; resident memory is read on the worker. Both sides in one run.
+
+Measured: the tables of docs/measurements.md, "The workers' heap" were written at commit
+8e045fb (2026-11-25), on that commit's code. Not smoke-tested: a one-off, kept as the record
+of that run; later code may not run it unchanged (to rerun it, check out that commit).
 """
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402,F401  (the root on sys.path, --smoke, one thread)
 
 import argparse
 import time
