@@ -140,8 +140,8 @@ def release_expired_sessions(runtime, on_release=None):
     ``server.disconnectedSessionTTL`` so that it can reconnect, but when that time runs
     out it never shuts the session down:
 
-    * the stored session (its whole session state: the page's variables, a fit of
-      ~25 MB on Digit) stays in the session manager's TTL cache, which reaps expired
+    * the stored session (its whole session state: the page's variables, a fit; what that
+      held: docs/measurements.md, "The dashboard server's memory") stays in the session manager's TTL cache, which reaps expired
       entries only on its next write; here it is reaped (``expire()``, under the
       manager's own lock);
     * its media files and download buttons' data callables (closures over the page's
