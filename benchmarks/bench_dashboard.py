@@ -411,13 +411,13 @@ def measure_paced_plain_fits(m):
         t0 = time.perf_counter()
         dash.fit_rmsc(data, dash.Params(lam=float(lam)))
         m["paced_plain"].append(time.perf_counter() - t0)
-    backend = workers.Backend()
+    dask_workers = workers.DaskWorkers()
     try:
         def on_worker(lam):
             t0 = time.perf_counter()
             job = dash.Job(("plain", lam), dash.Remote(dash.fit_rmsc, data,
                                                        dash.Params(lam=float(lam))),
-                           label="fit", runner=dash.DaskRunner(backend)).start()
+                           label="fit", runner=dash.DaskRunner(dask_workers)).start()
             job.wait()
             return time.perf_counter() - t0
 
@@ -425,7 +425,7 @@ def measure_paced_plain_fits(m):
         for lam in m["paced_lams"]:
             m["paced_worker"].append(on_worker(lam))
     finally:
-        backend.close()
+        dask_workers.close()
 
 
 def print_paced(m):

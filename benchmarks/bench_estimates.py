@@ -46,12 +46,12 @@ METHODS = ("RMSC", "RMSC-WV", "SSC-AVG", "SC-BSV", "MSC", "Co-Pairwise", "Co-Cen
 DIMSC_DATASETS = ("Digit-small", "3-Sources")
 
 
-def _wall(backend, task):
+def _wall(dask_workers, task):
     """Seconds from submitting ``task`` (as the page's button does) to its result."""
     from rmsc import dashboard as dash
 
     t0 = time.perf_counter()
-    job = dash.Job("bench", task, label="bench", runner=dash.DaskRunner(backend)).start()
+    job = dash.Job("bench", task, label="bench", runner=dash.DaskRunner(dask_workers)).start()
     job.wait()
     if job.state != dash.DONE:
         raise SystemExit(f"the run {job.state}: {job.error}")
@@ -71,9 +71,9 @@ def buttons(names):
     from rmsc import dashboard as dash
     from rmsc.dashboard import workers
 
-    backend = workers.Backend()  # the dashboard's LocalCluster: one worker per core
+    dask_workers = workers.DaskWorkers()  # the dashboard's LocalCluster: one worker per core
     try:
-        slots = backend.slots()
+        slots = dask_workers.slots()
         print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
               f"{slots['workers']} workers sharing {slots['cores']} cores\n")
         print("| dataset | button | says | predicted s | measured s (wall) | "
@@ -105,7 +105,7 @@ def buttons(names):
                 seen = E.CostBook()
                 dash.record_solve_fit(seen, solve, data)
                 before = estimate(seen)
-                seconds, out = _wall(backend, task)
+                seconds, out = _wall(dask_workers, task)
                 after = E.CostBook()
                 record(after, out)
                 name = DATASETS[key]
@@ -116,7 +116,7 @@ def buttons(names):
         print(f"\n{inside} of {len(ratios)} ratios within [1/1.5, 1.5]; load average at end: "
               f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     finally:
-        backend.close()
+        dask_workers.close()
 
 
 def main():

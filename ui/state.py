@@ -41,7 +41,7 @@ def init_session():
         return
     ss._initialized = True
     dash.workers.start_in_background()  # fits run on worker processes (rmsc.dashboard.workers)
-    runner = dash.DaskRunner()  # the process's backend, started on first use
+    runner = dash.DaskRunner()  # the process's dask_workers, started on first use
     ss.setdefault("slots", {name: dash.JobSlot(job_registry(), runner)
                             for name in ("fit", "compare", "sensitivity", "views",
                                          "suggest", "quality", "clean")})

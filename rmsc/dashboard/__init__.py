@@ -17,7 +17,7 @@ streamlit: background work receives plain objects and reports through
                     :func:`describe_error` (knows nothing of Dask)
 ``remote``          :class:`Remote` (a task for a worker), :class:`RemoteParts` (a task in
                     parts run side by side), what a worker runs and reports back
-``workers``         :class:`Backend`: the Dask client the tasks go through (a
+``workers``         :class:`DaskWorkers`: the Dask client the tasks go through (a
                     LocalCluster, or ``RMSC_SCHEDULER``; :mod:`rmsc.dask_cluster` is the
                     plumbing), data scattered once, a clean shutdown
 ``runner``          :class:`DaskRunner`: a job's task on the workers, waited for, its
@@ -121,9 +121,9 @@ from .remote import (  # noqa: F401
 )
 from .workers import (  # noqa: F401
     SCHEDULER_ENV,
-    Backend,
-    default_backend,
-    running_backend,
+    DaskWorkers,
+    default_workers,
+    running_workers,
     shutdown,
     trim_everywhere,
     worker_slots,

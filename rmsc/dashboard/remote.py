@@ -13,7 +13,7 @@ runs, the news it sends back.
 * :func:`relay`: such an event told to the server's :class:`rmsc.dashboard.Job` (or to
   anything with its reporting methods); :func:`log_warnings` logs each warning once.
 
-Where the tasks run is :mod:`rmsc.dashboard.workers`' (the :class:`Backend`); how a job
+Where the tasks run is :mod:`rmsc.dashboard.workers`' (the :class:`DaskWorkers`); how a job
 waits for them, :mod:`rmsc.dashboard.runner`'s. Nothing here imports streamlit.
 """
 
