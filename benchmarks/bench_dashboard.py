@@ -417,7 +417,7 @@ def measure_paced_plain_fits(m):
             t0 = time.perf_counter()
             job = dash.Job(("plain", lam), dash.Remote(dash.fit_rmsc, data,
                                                        dash.Params(lam=float(lam))),
-                           label="fit", runner=dash.DaskRunner(dask_workers)).start()
+                           label="fit", sender=dash.DaskSender(dask_workers)).start()
             job.wait()
             return time.perf_counter() - t0
 

@@ -51,7 +51,7 @@ def _wall(dask_workers, task):
     from rmsc import dashboard as dash
 
     t0 = time.perf_counter()
-    job = dash.Job("bench", task, label="bench", runner=dash.DaskRunner(dask_workers)).start()
+    job = dash.Job("bench", task, label="bench", sender=dash.DaskSender(dask_workers)).start()
     job.wait()
     if job.state != dash.DONE:
         raise SystemExit(f"the run {job.state}: {job.error}")

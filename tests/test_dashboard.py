@@ -1314,7 +1314,7 @@ def test_postprocessing_used_names_what_each_row_ran():
 
 
 class ElsewhereRunner:
-    """A runner like rmsc.dashboard.DaskRunner: the task runs elsewhere (a thread standing
+    """A sender like rmsc.dashboard.DaskSender: the task runs elsewhere (a thread standing
     for a worker process), and the job's own thread ends as soon as the job is cancelled,
     while the task winds down on its own at its next step."""
 

@@ -39,7 +39,7 @@ def small():
 
 
 def run(dask_workers, task, key="k", label="t", **kw):
-    return dash.Job(key, task, label=label, runner=dash.DaskRunner(dask_workers), **kw).start()
+    return dash.Job(key, task, label=label, sender=dash.DaskSender(dask_workers), **kw).start()
 
 
 def wait_until(cond, what):
@@ -155,8 +155,8 @@ def test_a_job_waiting_for_a_worker_sees_its_place_and_never_runs_when_cancelled
 
 def test_equal_requests_of_two_sessions_share_one_remote_run(dask_workers):
     registry = dash.JobRegistry()
-    runner = dash.DaskRunner(dask_workers)
-    s1, s2 = dash.JobSlot(registry, runner), dash.JobSlot(registry, runner)
+    sender = dash.DaskSender(dask_workers)
+    s1, s2 = dash.JobSlot(registry, sender), dash.JobSlot(registry, sender)
     j1 = s1.submit("same", dash.Remote(count_until_stopped, 5))
     j2 = s2.submit("same", dash.Remote(count_until_stopped, 5))
     assert j1 is j2
@@ -297,7 +297,7 @@ def test_an_unreachable_scheduler_is_a_message_that_says_what_to_do(monkeypatch)
     monkeypatch.setattr(workers, "_default", None)
     monkeypatch.setattr(dash.DaskWorkers, "CONNECT_TIMEOUT", "2s")
     job = dash.Job("k", dash.Remote(count_until_stopped, 3), label="fit",
-                   runner=dash.DaskRunner()).start()
+                   sender=dash.DaskSender()).start()
     assert job.wait(WAIT)
     assert job.state == dash.FAILED
     assert f"Cannot reach the Dask scheduler at {address}" in job.error
@@ -404,7 +404,7 @@ from rmsc import dashboard as dash, datasets
 from rmsc.dashboard import remote, workers
 data = datasets.load_bundled("Digit-small")
 job = dash.Job("k", dash.Remote(dash.fit_rmsc, data, dash.Params(max_iter=200, tol=0.0)),
-               label="fit", runner=dash.DaskRunner()).start()
+               label="fit", sender=dash.DaskSender()).start()
 while not job.snapshot().history:  # the fit is running on a worker, its dataset scattered
     time.sleep(0.05)
 print("exiting", flush=True)
@@ -432,7 +432,7 @@ data = datasets.load_bundled("Digit-small")
 for max_iter in (2, 3):  # two fits of the same data, on the dashboard's own cluster
     job = dash.Job(("fit", max_iter), dash.Remote(dash.fit_rmsc, data,
                                                   dash.Params(max_iter=max_iter, tol=0.0)),
-                   label="fit", runner=dash.DaskRunner()).start()
+                   label="fit", sender=dash.DaskSender()).start()
     assert job.wait(WAIT) and job.state == dash.DONE, job.error
 dask_workers = workers.running_workers()
 print("scattered", len(dask_workers._scattered), flush=True)
@@ -456,7 +456,7 @@ def as_from_a_terminal():
 
 
 def test_two_fits_of_one_dataset_send_it_once_and_ctrl_c_closes_quietly():
-    """The dashboard's cluster path (``DaskRunner()`` starts the default workers, a
+    """The dashboard's cluster path (``DaskSender()`` starts the default workers, a
     LocalCluster) runs two fits of one dataset, then gets Ctrl-C as a terminal sends it (to
     the whole process group): the data went to the workers once (no 'Sending large graph';
     Dask's bound lowered so that Digit-small's 0.6 MB would trip it), and the shutdown
@@ -544,7 +544,7 @@ def test_a_cancel_reaches_every_part_and_a_failing_part_fails_the_task(dask_work
     wait_until(lambda: executing(dask_workers) == 0, "the other part to be cancelled")
 
 
-def test_parts_run_in_the_jobs_thread_without_a_runner():
+def test_parts_run_in_the_jobs_thread_without_a_sender():
     parts = [dash.Remote(lambda i, job: job.report(1, 1, f"p{i}") or i * 10, i)
              for i in range(3)]
     job = dash.Job("k", dash.RemoteParts(parts, combine=sum, after=lambda r: r + 1)).start()

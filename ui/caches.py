@@ -114,7 +114,7 @@ def fitted_view_affinities(key, _result, _data, _orders):
     """
     job = dash.Job(("views-zv", key), dash.Remote(dash.dataset_view_affinities, _result.model,
                                                   _data, _orders),
-                   label="views' Zᵛ", runner=dash.DaskRunner()).start()
+                   label="views' Zᵛ", sender=dash.DaskSender()).start()
     job.wait()
     if job.state != dash.DONE:
         raise ValueError(job.error or "the computation was cancelled; reload the page.")

@@ -48,7 +48,7 @@ def _measure(dask_workers, data, fits):
     times, peak = [], 0.0
     for k in range(fits):
         job = dash.Job(("heap", k), dash.Remote(dash.fit_rmsc, data, dash.Params(seed=k)),
-                       label="fit", runner=dash.DaskRunner(dask_workers)).start()
+                       label="fit", sender=dash.DaskSender(dask_workers)).start()
         job.wait(600)
         times.append(job.result.fit_time)
         peak = max(peak, *dask_workers.client.run(_rss_mb).values())

@@ -13,14 +13,14 @@ streamlit: background work receives plain objects and reports through
                     fit's cache key (:func:`fit_key`), :func:`fit_rmsc`,
                     :class:`FitResult`, :class:`FitFailure`, :func:`diagnose`
 ``jobs``            :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
-                    with progress, stop and cancel, run where its runner says;
+                    with progress, stop and cancel, run where its sender says;
                     :func:`describe_error` (knows nothing of Dask)
 ``remote``          :class:`Remote` (a task for a worker), :class:`RemoteParts` (a task in
                     parts run side by side), what a worker runs and reports back
 ``workers``         :class:`DaskWorkers`: the Dask client the tasks go through (a
                     LocalCluster, or ``RMSC_SCHEDULER``; :mod:`rmsc.dask_cluster` is the
                     plumbing), data scattered once, a clean shutdown
-``runner``          :class:`DaskRunner`: a job's task on the workers, waited for, its
+``sender``          :class:`DaskSender`: a job's task on the workers, waited for, its
                     stop and cancel relayed
 ``_worker_setup``   what every LocalCluster worker process sets up (imports distributed)
 ``cache``           :class:`ResultCache`, an LRU bounded by entries and bytes
@@ -128,7 +128,7 @@ from .workers import (  # noqa: F401
     trim_everywhere,
     worker_slots,
 )
-from .runner import DaskRunner  # noqa: F401
+from .sender import DaskSender  # noqa: F401
 from .params import (  # noqa: F401
     AUTO,
     BETA_GRID,

@@ -24,7 +24,7 @@ import threading
 
 from .jobs import DONE, Job
 from .params import AUTO, BETA_REL_GRID, LAM_GRID, beta_options, options_with
-from .runner import DaskRunner
+from .sender import DaskSender
 
 #: Dask priority of a prefetch's task (every other job has the default, 0).
 PREFETCH_PRIORITY = -10
@@ -117,7 +117,7 @@ class Prefetcher:
                 if self._cached(key) or self.registry.find(key) is not None:
                     continue
                 task.priority = PREFETCH_PRIORITY
-                job = Job(key, task, label="prefetch", runner=DaskRunner(self._dask_workers()))
+                job = Job(key, task, label="prefetch", sender=DaskSender(self._dask_workers()))
                 job.acquire()  # the prefetcher's hold: a session joining and leaving keeps it
                 self.registry.add(job)
                 self._jobs.append(job)

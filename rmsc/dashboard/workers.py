@@ -4,7 +4,7 @@ A :class:`DaskWorkers` is a Dask client: of a ``LocalCluster`` of worker process
 the app (one single-threaded worker per core), or of an existing scheduler when
 ``RMSC_SCHEDULER`` (or ``rmsc dashboard --scheduler``) names one. It submits a job's
 task (:mod:`rmsc.dashboard.remote`: what runs there and how it reports back) and relays
-the task's events to its job; :class:`rmsc.dashboard.runner.DaskRunner` waits for it.
+the task's events to its job; :class:`rmsc.dashboard.sender.DaskSender` waits for it.
 
 * datasets are scattered once per fingerprint and shared by every job that uses them;
   any other argument holding more than :data:`SCATTER_BYTES` of arrays (a fitted model)
@@ -143,7 +143,7 @@ class DaskWorkers:
 
         ``workers`` run one part each at a time. On this machine's LocalCluster the workers
         share its ``cores``: the parts of a run share them out (their fits' threads,
-        :class:`rmsc.dashboard.DaskRunner`), each at its threads' share of the machine's
+        :class:`rmsc.dashboard.DaskSender`), each at its threads' share of the machine's
         speed (:func:`rmsc.costs.schedule`). On a scheduler elsewhere each fit uses every core of its
         machine (``cores`` None: not shared out) and the workers of one machine share it:
         ``capacity`` is the number of machines.

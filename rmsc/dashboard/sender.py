@@ -1,6 +1,6 @@
-"""A job's runner that sends its task to a Dask worker and waits for it there.
+"""Sending a job's task to a Dask worker, and waiting for it there: a job's sender.
 
-A :class:`rmsc.dashboard.Job` whose runner is a :class:`DaskRunner` runs its
+A :class:`rmsc.dashboard.Job` whose sender is a :class:`DaskSender` runs its
 :class:`~rmsc.dashboard.remote.Remote` task on a worker of the process's
 :class:`~rmsc.dashboard.workers.DaskWorkers` (or the one it is given), or the parts of a
 :class:`~rmsc.dashboard.remote.RemoteParts` on every worker at once. The page's side does
@@ -39,8 +39,8 @@ def _failure(exc, label):
     return exc
 
 
-class DaskRunner:
-    """A job's runner (:class:`rmsc.dashboard.Job`): its :class:`Remote` task on a Dask worker,
+class DaskSender:
+    """A job's sender (:class:`rmsc.dashboard.Job`): its :class:`Remote` task on a Dask worker,
     or every part of its :class:`RemoteParts` task at once.
 
     Submits the task to ``dask_workers`` (None: the process's :func:`default_workers`, started on
