@@ -33,8 +33,9 @@ from .words import page_words
 PLACEMENT = next(rule for rule in PLACEMENTS if rule is not None)
 
 #: Iterations between two clusterings the Solve page records along a fit
-#: (:class:`rmsc.tracking.ClusteringTrace`): each costs a spectral embedding and two k-means,
-#: about an iteration's time on Digit (docs/measurements.md, "Measured once, by hand").
+#: (:class:`rmsc.tracking.ClusteringTrace`): each costs a spectral embedding and two k-means
+#: runs, so only every 10th iteration is recorded (what one cost on Digit: docs/measurements.md,
+#: "Measured once, by hand").
 PAGE_TRACE_EVERY = 10
 
 #: How many of the last recorded clusterings :func:`trace_summary` reports on.
