@@ -9,8 +9,8 @@ in step with the state, and starts the fit of the current data and
 parameters in a background thread as soon as something changes.
 
 ``python app.py`` starts the Streamlit server in this process after importing
-what the pages and the first fit need (rmsc, scikit-learn, plotly: about 1.2 s
-on this machine), so the first visitor does not wait for it; ``streamlit run``
+what the pages and the first fit need (rmsc, scikit-learn, plotly; docs/measurements.md,
+"Importing before the first visitor"), so the first visitor does not wait for it; ``streamlit run``
 would import it during the first visitor's first script run
 (``benchmarks/bench_dashboard.py`` measures both: ``--entry``).
 """

@@ -4,8 +4,8 @@
                                          [--entry app|streamlit] [--trace FILE] [--smoke]
 
 ``--smoke`` (tests/benchmarks/test_benchmarks.py): the page loads once, a check that the script works
-(its numbers mean nothing). It leaves the Solve measurements out: each needs Digit fits of
-10-20 s on the project's machine (``bench_load.py --smoke`` drives the Solve slider).
+(its numbers mean nothing). It leaves the Solve measurements out: each needs Digit fits,
+seconds each (``bench_load.py --smoke`` drives the Solve slider).
 
 Starts the dashboard as ``make run`` does (``python app.py``; ``--entry streamlit``:
 ``streamlit run app.py``) on a free port, drives Debian's Chromium with
@@ -51,6 +51,8 @@ The machine may be shared: the load average before and after is printed, and
 each measurement is repeated (median, min, max).
 """
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import os
 import socket
@@ -61,7 +63,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = _preamble.ROOT
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -409,13 +411,13 @@ def measure_paced_plain_fits(m):
         t0 = time.perf_counter()
         dash.fit_rmsc(data, dash.Params(lam=float(lam)))
         m["paced_plain"].append(time.perf_counter() - t0)
-    backend = workers.Backend()
+    dask_workers = workers.DaskWorkers()
     try:
         def on_worker(lam):
             t0 = time.perf_counter()
             job = dash.Job(("plain", lam), dash.Remote(dash.fit_rmsc, data,
                                                        dash.Params(lam=float(lam))),
-                           label="fit", runner=dash.DaskRunner(backend)).start()
+                           label="fit", sender=dash.DaskSender(dask_workers)).start()
             job.wait()
             return time.perf_counter() - t0
 
@@ -423,7 +425,7 @@ def measure_paced_plain_fits(m):
         for lam in m["paced_lams"]:
             m["paced_worker"].append(on_worker(lam))
     finally:
-        backend.close()
+        dask_workers.close()
 
 
 def print_paced(m):

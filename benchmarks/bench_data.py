@@ -17,19 +17,17 @@ injection seed ``--seeds``), RMSC at the defaults of rmsc.RMSC
 (rmsc.outliers.evaluate). ``--kinds`` adds the other kinds of corruption.
 """
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import statistics
-import sys
 import time
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scipy.sparse as sp  # noqa: E402
 
-import _smoke  # noqa: E402
 
 from rmsc import RMSC, datasets, outliers  # noqa: E402
 
@@ -64,7 +62,7 @@ def load_table(repeat, data_dir):
 
 
 def outlier_table(kinds, seeds, smoke=False):
-    digit = _smoke.digit(smoke)
+    digit = _preamble.digit(smoke)
     print("| kind | injection seed | view | outliers | ROC-AUC | AP | fit s |")
     print("|---|---:|---|---:|---:|---:|---:|")
     for kind in kinds:
@@ -91,7 +89,7 @@ def main():
     ap.add_argument("--seeds", nargs="+", type=int, default=[0])
     ap.add_argument("--data-dir", type=Path, default=SHARED)
     ap.add_argument("--skip-outliers", action="store_true")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     load_table(args.repeat, args.data_dir)
     if not args.skip_outliers:

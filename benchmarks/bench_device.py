@@ -51,6 +51,8 @@ scikit-learn, torch and the repository (benchmarks/device_run.sh carries the res
 
 from __future__ import annotations
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import collections
 import contextlib
@@ -61,10 +63,8 @@ import sys
 import time
 import traceback
 import warnings
-from pathlib import Path
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before scipy: scikit-learn's dispatch checks it
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 from sklearn.metrics import adjusted_rand_score  # noqa: E402
@@ -617,8 +617,7 @@ def _sweep_row(backend, n):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--smoke", action="store_true",
-                    help="tiny sizes (a 300-sample Digit, n = 300 and 600): seconds, any machine")
+    _preamble.add_argument(ap, "tiny sizes (a 300-sample Digit, n = 300 and 600), any machine")
     ap.add_argument("--backend", choices=["torch", "torch-cpu", "cupy", "array_api_strict"],
                     help="default: a CUDA GPU through torch, else CuPy, else CPU torch, else "
                          "array_api_strict")

@@ -16,21 +16,20 @@ no measured duration, the speed probe taken just before the fit), then the fit a
 Compare page runs it (rmsc.experiments.compare, registry defaults, the paper's protocol),
 its measured ``fit_time``, and predicted / measured. The target is every ratio in
 [1/1.5, 1.5]. The model's constants come from synthetic data
-(benchmarks/calibrate_costs.py), so every row here is out of sample.
+(tools/calibrate_costs.py), so every row here is out of sample.
 
 The last column is what the button says afterwards for the same run: the measured
 duration the dashboard recorded (rmsc.dashboard.estimates.CostBook), by construction the
 run's own. DiMSC runs on Digit-small and 3-Sources only unless named with --methods.
 """
 
+import _preamble  # noqa: F401 - the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import os
-import sys
 import time
 import warnings
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rmsc import datasets, experiments  # noqa: E402
 from rmsc.dashboard import DEFAULT_COMPARE  # noqa: E402
@@ -47,12 +46,12 @@ METHODS = ("RMSC", "RMSC-WV", "SSC-AVG", "SC-BSV", "MSC", "Co-Pairwise", "Co-Cen
 DIMSC_DATASETS = ("Digit-small", "3-Sources")
 
 
-def _wall(backend, task):
+def _wall(dask_workers, task):
     """Seconds from submitting ``task`` (as the page's button does) to its result."""
     from rmsc import dashboard as dash
 
     t0 = time.perf_counter()
-    job = dash.Job("bench", task, label="bench", runner=dash.DaskRunner(backend)).start()
+    job = dash.Job("bench", task, label="bench", sender=dash.DaskSender(dask_workers)).start()
     job.wait()
     if job.state != dash.DONE:
         raise SystemExit(f"the run {job.state}: {job.error}")
@@ -72,9 +71,9 @@ def buttons(names):
     from rmsc import dashboard as dash
     from rmsc.dashboard import workers
 
-    backend = workers.Backend()  # the dashboard's LocalCluster: one worker per core
+    dask_workers = workers.DaskWorkers()  # the dashboard's LocalCluster: one worker per core
     try:
-        slots = backend.slots()
+        slots = dask_workers.slots()
         print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
               f"{slots['workers']} workers sharing {slots['cores']} cores\n")
         print("| dataset | button | says | predicted s | measured s (wall) | "
@@ -106,7 +105,7 @@ def buttons(names):
                 seen = E.CostBook()
                 dash.record_solve_fit(seen, solve, data)
                 before = estimate(seen)
-                seconds, out = _wall(backend, task)
+                seconds, out = _wall(dask_workers, task)
                 after = E.CostBook()
                 record(after, out)
                 name = DATASETS[key]
@@ -117,7 +116,7 @@ def buttons(names):
         print(f"\n{inside} of {len(ratios)} ratios within [1/1.5, 1.5]; load average at end: "
               f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     finally:
-        backend.close()
+        dask_workers.close()
 
 
 def main():

@@ -18,13 +18,13 @@ for Reuter: the estimator's default and the three the reproduction ran there
 (``rmsc reproduce``'s thinned grid).
 """
 
+import _preamble  # noqa: F401 - the checkout's root on sys.path, --smoke, one thread
+
 import argparse
-import sys
 import time
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import _baseline  # noqa: E402
 from rmsc import RMSC, datasets, evaluate_runs  # noqa: E402

@@ -41,6 +41,8 @@ the N = 1 median; no wrong, lost or mixed-up result; total memory ≤ 2 GB at N 
 health check answers within 1 s throughout.
 """
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import asyncio
 import os
@@ -57,8 +59,7 @@ from pathlib import Path
 
 import psutil
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+ROOT = _preamble.ROOT
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]

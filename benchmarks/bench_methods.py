@@ -28,20 +28,18 @@ mvlearn runs one KMeans with its default n_init=10 restarts, ours 20 k-means run
 comparison slightly favours mvlearn.
 """
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import json
 import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-import _smoke  # noqa: E402
 
 from rmsc import available_methods, datasets, evaluate_runs, get_method  # noqa: E402
 from rmsc.cli import fitted_parameters  # noqa: E402
@@ -94,7 +92,7 @@ def main():
     ap.add_argument("--methods", nargs="+", default=available_methods())
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--mvlearn-python", default=None)
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     # 3-Sources in a smoke run: every method fits it in well under a second

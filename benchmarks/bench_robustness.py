@@ -23,9 +23,10 @@ tables) of several runs and prints the means over seeds and whether RMSC's ACC i
 on every seed.
 """
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import json
-import sys
 import time
 import warnings
 from collections import defaultdict
@@ -33,12 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sklearn.utils import check_random_state  # noqa: E402
 
-import _smoke  # noqa: E402
 
 from rmsc import evaluate_runs, get_method, outliers  # noqa: E402
 from rmsc.spectral import spectral_clustering  # noqa: E402
@@ -66,7 +64,7 @@ def row_text(r):
 
 
 def run(args):
-    data = _smoke.digit(args.smoke)
+    data = _preamble.digit(args.smoke)
     view_idx = [data.view_names.index(v) for v in args.views]
     cases = [("clean", 0.0, s) for s in args.seeds if not args.no_clean] + [
         (k, f, s) for k in args.kinds for f in args.fractions for s in args.seeds]
@@ -169,7 +167,7 @@ def main():
     ap.add_argument("--json", help="also write the rows to this JSON file")
     ap.add_argument("--summarize", nargs="+", metavar="JSON",
                     help="print the summary of rows written by earlier runs")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     if args.summarize:

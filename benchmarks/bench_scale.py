@@ -26,13 +26,14 @@ Time is split into the block coordinate descent (``fit_time_``) and the
 spectral step (``spectral_time_``: sparse eigensolver + 20 k-means).
 """
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = _preamble.ROOT
 
 CHILD = r"""
 import json, resource, sys, time, warnings

@@ -40,26 +40,24 @@ block threads, and the floor.
 Peak memory is the peak of traced (numpy) allocations during that row. Every
 fast row is timed ``--repeat`` times, interleaved with the floor, and the
 fastest run is reported (the machine is shared: the minimum is the least
-disturbed run); the paper form, at ~25 s a run, is timed once. ``--busy K``
+disturbed run); the paper form, much slower, is timed once. ``--busy K``
 keeps K other processes spinning on the CPU during the whole run, to show how
 the solver behaves on a busy machine.
 """
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import multiprocessing
 import os
-import sys
 import time
 import tracemalloc
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import _baseline  # noqa: E402
-import _smoke  # noqa: E402
 from rmsc import RMSC, evaluate_runs, solver  # noqa: E402
 from rmsc._reference import solve_paper_form  # noqa: E402
 from rmsc.backends import LocalBlocks  # noqa: E402
@@ -110,7 +108,7 @@ def settings_table(args, factors, baseline):
         rule += "---:|---:|---:|"
     print(head)
     print(rule, flush=True)
-    for lam, beta in _smoke.first(SETTINGS, args.smoke, 2):
+    for lam, beta in _preamble.first(SETTINGS, args.smoke, 2):
         best = {"floor": np.inf, **{k: np.inf for k in solvers}}
         density = None
         for _ in range(args.repeat):
@@ -171,7 +169,7 @@ def breakdown_table(args, factors):
           "alone (float32) | floor | iteration / floor |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
     try:
-        for lam, beta in _smoke.first(SETTINGS, args.smoke, 2):
+        for lam, beta in _preamble.first(SETTINGS, args.smoke, 2):
             best = None
             for _ in range(args.repeat):
                 timers.clear()
@@ -216,7 +214,7 @@ def main():
     ap.add_argument("--breakdown", action="store_true",
                     help="per-iteration time of each block update at every slider setting")
     _baseline.add_argument(ap)
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     spinners = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.busy)]
@@ -224,7 +222,7 @@ def main():
         p.start()
     load_start = os.getloadavg()[0]  # the machine's other load, which --busy does not count
 
-    data = _smoke.digit(args.smoke)
+    data = _preamble.digit(args.smoke)
     args.data_name = data.name
     views = [normalize_l2(X) for X in data.views]
     factors = [solver.gram_factor(X) for X in views]

@@ -22,31 +22,25 @@ parameters; ``--fresh`` ignores the cache).
 
 from __future__ import annotations
 
-import os
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
+_preamble.one_thread()  # before numpy
 
 import argparse  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = _preamble.ROOT
 
 import rmsc  # noqa: E402
 from rmsc.metrics import evaluate_runs  # noqa: E402
 
-from study_stability import DATASETS, load  # noqa: E402
 
-CACHE = ROOT / "benchmarks" / "out" / "bench_stability.json"
+CACHE = _preamble.OUT / "bench_stability.json"
 
 METHODS = ("RMSC", "RMSC-WV")
 
@@ -129,7 +123,7 @@ def time_side_by_side(names, methods, repeats):
     print("| dataset | method | default: it | s (median) | before: it | s (median) | ratio |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for name in names:
-        views, labels, c = load(name)
+        views, labels, c = _preamble.load_dataset(name)
         for method in methods:
             now, before = [], []
             for _ in range(repeats):
@@ -144,11 +138,11 @@ def time_side_by_side(names, methods, repeats):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    ap.add_argument("--datasets", nargs="+", default=list(_preamble.DATASETS))
     ap.add_argument("--methods", nargs="+", default=list(METHODS))
     ap.add_argument("--cap", type=int, default=300)
     ap.add_argument("--baseline", action="store_true")
-    ap.add_argument("--smoke", action="store_true", help="tiny synthetic data, no cache")
+    _preamble.add_argument(ap, "tiny synthetic data, no cache")
     ap.add_argument("--fresh", action="store_true", help="ignore the cache")
     ap.add_argument("--time", type=int, default=0, metavar="N",
                     help="only time the default fit against the former defaults, N times each, "
@@ -174,7 +168,7 @@ def main(argv=None):
             hit = cache.get(key)
             if hit is None or hit.get("signature") != sig:
                 if data is None:
-                    data = load(name)
+                    data = _preamble.load_dataset(name)
                 r = measure(name, method, *data, args.cap, args.baseline)
                 cache[key] = {"signature": sig, "row": r}
                 CACHE.parent.mkdir(parents=True, exist_ok=True)

@@ -29,16 +29,15 @@ tests/app/test_consistency.py runs the same surfaces on Subspaces and requires t
 
 from __future__ import annotations
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import io
 import re
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+ROOT = _preamble.ROOT
 
-import _smoke  # noqa: E402
 
 import rmsc  # noqa: E402
 from rmsc import dashboard as dash  # noqa: E402
@@ -166,7 +165,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-page", action="store_true",
                         help="leave out the Compare page in AppTest (the slowest surface)")
-    _smoke.add_argument(parser)
+    _preamble.add_argument(parser)
     args = parser.parse_args(argv)
     name = "Subspaces" if args.smoke else args.data
     rows = consistency_table(name, args.methods, args.seed,

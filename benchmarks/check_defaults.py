@@ -19,6 +19,8 @@ samples with no link in the affinity, "pieces" its connected components.
 
 from __future__ import annotations
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
 import json
 import os
@@ -26,8 +28,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "out" / "check_defaults.json"
+ROOT = _preamble.ROOT
+OUT = _preamble.OUT / "check_defaults.json"
 DATASETS = ("Subspaces", "Digit-small", "3-Sources", "Digit", "Synthetic-1000", "Reuter",
             "Synthetic-20000")
 METHODS = ("RMSC", "RMSC-WV", "SSC-AVG")
@@ -113,9 +115,7 @@ def main():
     ap.add_argument("--methods", nargs="*", default=None)
     ap.add_argument("--table", action="store_true")
     ap.add_argument("--rerun", action="store_true", help="ignore cached entries")
-    ap.add_argument("--smoke", action="store_true",
-                    help="a seconds-long check that the script works: Subspaces, RMSC, a "
-                         "throwaway cache (tests/benchmarks/test_benchmarks.py)")
+    _preamble.add_argument(ap, "Subspaces, RMSC, a throwaway cache")
     args = ap.parse_args()
     global OUT
     if args.smoke:

@@ -10,16 +10,13 @@ is reported for every view and for the best view chosen with the labels, as
 the paper reports it (an oracle choice).
 """
 
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
+
 import argparse
-import sys
 import time
 import warnings
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _smoke  # noqa: E402
 from rmsc import evaluate_runs, get_method  # noqa: E402
 from rmsc.cli import fitted_parameters  # noqa: E402
 from rmsc.metrics import best_view  # noqa: E402
@@ -43,10 +40,10 @@ def main():
     ap.add_argument("--methods", nargs="+", default=["RMSC", "RMSC-WV", "SSC-BSV", "SSC-AVG"])
     ap.add_argument("--ssc-beta", type=float, default=None, help="beta for SSC-BSV / SSC-AVG")
     ap.add_argument("--seed", type=int, default=0)
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    data = _smoke.digit(args.smoke)
+    data = _preamble.digit(args.smoke)
     print("| method | ACC % | NMI % | parameters | fit s |")
     print("|---|---|---|---|---:|")
     for name in args.methods:

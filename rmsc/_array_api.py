@@ -176,9 +176,9 @@ def count_nonzero(x):
 
     A 2-D device array is counted a block of rows at a time: torch's CUDA
     ``count_nonzero`` is ``(x != 0).sum()``, a bool copy of x summed through an int64
-    copy (9 bytes an entry), which beside a float32 n x n consensus took a device fit 1.1
-    bytes per n^2 over its memory rule (13.1 measured on an H200, 12 + the factors
-    allowed). Blocks of :data:`BLOCK_ENTRIES` keep that to ~150 MB; one wait.
+    copy (9 bytes an entry), which beside a float32 n x n consensus took a device fit over
+    its memory rule (docs/device.md, "The memory rule"). Blocks of :data:`BLOCK_ENTRIES`
+    bound that copy; one wait.
     """
     if hasattr(x, "nnz"):
         return int(x.nnz)

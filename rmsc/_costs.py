@@ -1,7 +1,7 @@
 """Constants of the cost model (:mod:`rmsc.costs`), in multiply-adds at
 the speed probe's rate, fitted on synthetic data.
 
-Written by ``python benchmarks/calibrate_costs.py --write`` (do not edit by hand).
+Written by ``python tools/calibrate_costs.py --write`` (do not edit by hand).
 """
 
 COSTS = {'dimsc_sweep': {'passes': 6121.26711576333, 'product': 0.0},

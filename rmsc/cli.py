@@ -33,7 +33,7 @@ import numpy as np
 
 from . import _resources
 from ._validation import inactive
-from . import cluster as dask_cluster
+from . import dask_cluster
 from . import datasets, experiments
 from .methods import available_methods, describe_method, get_method
 from .device import fit_on

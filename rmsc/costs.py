@@ -22,7 +22,7 @@ r_v = min(d_v, n)) and c clusters, the models of :data:`COST_MODELS`, which a me
   the methods that cluster every view (``per_view``).
 
 The constants multiplying those counts live in :mod:`rmsc._costs`, written by
-``benchmarks/calibrate_costs.py`` (on synthetic data, so that the bundled sets check the
+``tools/calibrate_costs.py`` (on synthetic data, so that the bundled sets check the
 model out of sample: ``benchmarks/bench_estimates.py``): first each kernel alone (one
 iteration, the spectral step, ...), then one scale and offset per method so that the sum
 matches whole fits as the Compare page runs them (validation, scaling, the protocol's
@@ -345,7 +345,7 @@ def format_duration(seconds):
 def rmsc_iterations(params):
     """``(low, typical, high)`` iterations of an RMSC fit with these parameters.
 
-    The counts measured by ``benchmarks/calibrate_costs.py`` (``COSTS["rmsc_iters"]``:
+    The counts measured by ``tools/calibrate_costs.py`` (``COSTS["rmsc_iters"]``:
     per model, "paper" when ``loss_scale`` is None else "scaled", per stopping rule
     ``stop_on`` and per tolerance, the fewest and the median iterations of RMSC and
     RMSC-WV on the bundled datasets), interpolated in log ``tol`` between the measured
@@ -438,7 +438,7 @@ class DiMSCCost(SSCCost):
 class GraphCost(CostModel):
     """The graph methods: k-NN graphs and eigensolvers per view (constants per method, for
     its default ``max_iter`` when it iterates), the spectral step. A method without
-    constants of its own (registered after ``benchmarks/calibrate_costs.py`` ran) is not
+    constants of its own (registered after ``tools/calibrate_costs.py`` ran) is not
     covered."""
 
     def covers(self, spec):
@@ -484,7 +484,7 @@ def _model(method):
     covers = getattr(model, "covers", None)
     if covers is not None and not covers(spec):
         raise ValueError(f"The cost model of {method!r} has no constants for it (run "
-                         "benchmarks/calibrate_costs.py --write to measure them).")
+                         "tools/calibrate_costs.py --write to measure them).")
     return spec, model
 
 

@@ -54,7 +54,7 @@ spectral protocol.
 Cost: the diversity subproblems continue SSC's ADMM (its state, its float32 product fused
 with the thresholding, its sparsity) instead of restarting it, which also makes every sweep
 lower the objective; before, the first sweep could raise it and end the fit
-(docs/measurements.md, "DiMSC's cost", ``benchmarks/bench_dimsc.py``):
+(docs/measurements.md, "DiMSC's cost", ``docs/studies/bench_dimsc.py``):
 
 * U is held as F + (mu / rho) W_off + R^T P with F sparse (a combination of
   iterates C), so the Z-step never touches W; R C, R F and K P are r x n

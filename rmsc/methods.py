@@ -51,7 +51,7 @@ class MethodSpec:
         (``"rmsc"``, ``"ssc"``, ``"dimsc"``, ``"graph"``) or a model object
         (:class:`rmsc.costs.CostModel`'s methods); None, or a model that does not cover the
         method (the graph model has constants per method, measured by
-        ``benchmarks/calibrate_costs.py``): the estimates use measured durations only.
+        ``tools/calibrate_costs.py``): the estimates use measured durations only.
     cost_group : str or None
         Methods of the same group run the same solves, so that one's measured duration
         stands for another's until that one is measured too.

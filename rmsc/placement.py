@@ -7,9 +7,9 @@ spectral clustering handles such samples badly twice over: a sample (or a
 small group) with almost no links forms a nearly disconnected piece of the
 graph, which takes one of the leading eigenvectors that should describe a
 cluster, and an isolated sample gets a zero (or meaningless) row of the
-embedding, so k-means puts it anywhere. Measured on Digit with 10-20 % of the
-samples replaced or made view-inconsistent in two views, this cost RMSC 4-16 points of
-accuracy (docs/robustness.md).
+embedding, so k-means puts it anywhere. On Digit with samples replaced or made
+view-inconsistent in two views, this cost RMSC points of accuracy (measured:
+docs/robustness.md).
 
 The remedy here, in three steps:
 

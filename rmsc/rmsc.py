@@ -53,19 +53,17 @@ WEIGHTINGS = ("sample", "view")
 
 
 #: Default lambda (the coupling of each view's Z^v to the consensus Z*) for each
-#: weighting. Chosen by the study in benchmarks/study_defaults.py (docs/defaults.md): for
-#: each weighting, the setting of least worst regret over every dataset of the repository
-#: (RMSC: lam = 1, worst regret 6.1 ACC points; RMSC-WV: lam = 3, worst 6.8, where lam = 1
-#: loses 9.7 on Digit), not the best on Digit.
+#: weighting. Chosen by the study in docs/studies/study_defaults.py (docs/defaults.md): for
+#: each weighting, the setting of least worst regret over every dataset of the repository,
+#: not the best on Digit (the regrets: docs/defaults.md).
 LAM = {"sample": 1.0, "view": 3.0}
 
 
 #: beta's unit for ``beta="auto"``: this quantile of the per-sample emptying betas
 #: (:func:`rmsc.solver.column_betas`), i.e. the beta above which that share of the samples
 #: starts with an empty column of Z*. The 5 % quantile follows the bulk of the samples;
-#: beta_max (1.0, their maximum) is set by the few most isolated ones, which on text is 10x
-#: the bulk, and a fraction of it leaves Z* dense (61 % on Digit at 0.03 beta_max, over
-#: 4 GB at n = 20,000). docs/defaults.md compares the two.
+#: beta_max (1.0, their maximum) is set by the few most isolated ones, far above the bulk
+#: on text, and a fraction of it leaves Z* dense. docs/defaults.md compares the two, measured.
 BETA_QUANTILE = 0.05
 
 

@@ -15,14 +15,12 @@ fits RMSC over a small grid (lambda x ``beta_rel``, beta in the data's own unit,
    I - D^{-1/2} S D^{-1/2} (Ng, Jordan & Weiss 2002, von Luxburg 2007).
 
 **It is not a recommendation.** The stability study chose the criterion by leave-one-dataset-out
-(LODO) over every dataset of the repository (docs/stability.md, ``python
-benchmarks/study_suggestion.py``): of five label-free criteria (the eigengap, the
-relative gap, the relaxed cut, the k-means runs' agreement, gap x agreement), LODO
-chose the k-means agreement on 20 of its 24 folds, hence the default; but the criterion
-LODO picks did not beat the defaults (mean regret over every dataset, ACC points: RMSC
-1.47 against the defaults' 1.10, RMSC-WV 1.42 against 0.61), and on eight public
-datasets the repository does not hold the former eigengap criterion had a mean regret
-of 3.34 against the defaults' 3.45 (the stability study). It is offered to explore, saying which
+(LODO) over every dataset of the repository (docs/stability.md, "7. The suggestion: leave
+one dataset out"): of five label-free criteria (the eigengap, the relative gap, the
+relaxed cut, the k-means runs' agreement, gap x agreement), LODO chose the k-means
+agreement on most folds, hence the default; but the criterion LODO picks did not beat
+the defaults' mean regret, there or on public datasets the repository does not hold.
+It is offered to explore, saying which
 setting it chose and why; the defaults stay the default.
 On the dashboard: the Solve page's "Suggest λ and β (no labels)"
 (:mod:`rmsc.dashboard.suggest`).

@@ -14,15 +14,12 @@ by ADMM on the split Z = C (scaled form, penalty rho ||Z - C + U||^2):
 U is kept as a sparse part plus R^T Q_U (Z = V - diag(D) + R^T Q from the
 Z-step makes it so), so an iteration costs one dense (n x d)(d x n) product,
 done a column block at a time (see :func:`ssc_admm` for what else was cut).
-On Digit every view stops at ``max_iter`` (residuals 0.01-0.1),
-and SSC-AVG's scores belong to that 200th iterate, not to the lasso's optimum:
-run for 3,000 iterations (tol 1e-7) the objective is 0.8 % lower,
-the coefficients 2.6 times sparser, and ACC/NMI 3.0/5.3 points lower (81.79 /
-84.39 against 84.75 / 89.66); at 50 or 100 iterations they move by 1-3 points
-(``benchmarks/bench_ssc_stopping.py``). A faster solver of the same problem
-(an exact active-set one, say) would give the optimum's scores, so a 10x
-speed-up with the scores within 0.5 points is out of reach while the scores
-are those of a truncated ADMM. rho is adapted by residual balancing (Boyd et
+On Digit every view stops at ``max_iter``, and SSC-AVG's scores belong to that
+200th iterate, not to the lasso's optimum, whose scores are lower
+(docs/measurements.md, "SSC's ADMM"). A faster solver of the same problem
+(an exact active-set one, say) would give the optimum's scores, so a much
+faster SSC with the same scores is out of reach while the scores are those of
+a truncated ADMM. rho is adapted by residual balancing (Boyd et
 al. 2011, Sec. 3.4.1). Stops when the primal and dual residuals are at most
 ``tol * max(1, ||C||_F)``, or after ``max_iter`` (200, as the SSC-ADMM
 reference) iterations; ``n_iter_`` and ``converged_`` say which.
@@ -254,7 +251,7 @@ def auto_beta(R, alpha=SSC_ALPHA):
 #: Precision of the C-step's products (R^T Q and R C): ``"auto"`` is float32 (half
 #: their time) when ``tol`` is at least :data:`FLOAT32_MIN_TOL`, else float64, since
 #: float32 round-off (~1e-7 relative) keeps the residuals from reaching a tighter tol.
-#: The effect on Digit's objective and scores: ``benchmarks/bench_baselines.py``.
+#: The effect on Digit's objective and scores: ``docs/studies/bench_baselines.py``.
 PRECISION = "auto"
 
 #: Smallest ``tol`` run with float32 products under ``precision="auto"``.

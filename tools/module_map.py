@@ -31,7 +31,8 @@ SECTIONS = [
     ("rmsc/datasets", "the data layer"),
     ("ui", "the Streamlit half"),
     ("pages", "one file per page"),
-    ("benchmarks", "scripts that print tables"),
+    ("benchmarks", "recurring benchmarks: scripts that print tables"),
+    ("docs/studies", "studies: the scripts behind the docs' tables, each naming its commit"),
     ("tools", "maintenance scripts"),
 ]
 

@@ -56,7 +56,7 @@ def cost_book():
 def prefetcher():
     """The server's :class:`rmsc.dashboard.Prefetcher` (fits one slider step away)."""
     cache = result_cache()
-    return dash.Prefetcher(job_registry(), dash.running_backend, cached=cache.__contains__)
+    return dash.Prefetcher(job_registry(), dash.running_workers, cached=cache.__contains__)
 
 
 @st.cache_resource(show_spinner=False)
@@ -77,9 +77,9 @@ def session_book():
         pre.yield_workers()  # nobody is left to look at the next slider steps
         cache.clear()
         fitted_view_affinities.clear()
-        backend = dash.running_backend()
-        if backend is not None:
-            backend.release_data()
+        dask_workers = dash.running_workers()
+        if dask_workers is not None:
+            dask_workers.release_data()
         dash.trim_everywhere()
 
     start_sweeper(book, on_idle)  # none without a runtime (AppTest)
@@ -114,7 +114,7 @@ def fitted_view_affinities(key, _result, _data, _orders):
     """
     job = dash.Job(("views-zv", key), dash.Remote(dash.dataset_view_affinities, _result.model,
                                                   _data, _orders),
-                   label="views' Zᵛ", runner=dash.DaskRunner()).start()
+                   label="views' Zᵛ", sender=dash.DaskSender()).start()
     job.wait()
     if job.state != dash.DONE:
         raise ValueError(job.error or "the computation was cancelled; reload the page.")

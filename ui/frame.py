@@ -36,7 +36,7 @@ STATUS_POLL_SECONDS = 1.0
 def server_limits():
     """The server's limits in one line (workers, memory, results kept, upload size)."""
     try:
-        return dash.workers.describe_limits(dash.running_backend(), RESULT_CACHE_BYTES,
+        return dash.workers.describe_limits(dash.running_workers(), RESULT_CACHE_BYTES,
                                             st.get_option("server.maxUploadSize"))
     except Exception:  # noqa: BLE001 - the cluster is unreachable: the jobs will say so
         return "The worker processes cannot be reached."

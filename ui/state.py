@@ -6,7 +6,7 @@ Session state (survives page switches):
   (``clean`` plus injected outliers); ``outliers`` — the OutlierSpec or None.
 * ``params`` — :class:`rmsc.dashboard.Params` of the current run (:func:`set_params`).
 * ``slots`` — one :class:`rmsc.dashboard.JobSlot` per kind of background work, each
-  running its tasks on the Dask workers (:class:`rmsc.dashboard.DaskRunner`).
+  running its tasks on the Dask workers (:class:`rmsc.dashboard.DaskSender`).
 * ``autorun`` — fit automatically whenever the data or a parameter changes.
 * ``messages`` — what the next draw says (e.g. ignored URL parameters).
 """
@@ -41,8 +41,8 @@ def init_session():
         return
     ss._initialized = True
     dash.workers.start_in_background()  # fits run on worker processes (rmsc.dashboard.workers)
-    runner = dash.DaskRunner()  # the process's backend, started on first use
-    ss.setdefault("slots", {name: dash.JobSlot(job_registry(), runner)
+    sender = dash.DaskSender()  # the process's dask_workers, started on first use
+    ss.setdefault("slots", {name: dash.JobSlot(job_registry(), sender)
                             for name in ("fit", "compare", "sensitivity", "views",
                                          "suggest", "quality", "clean")})
     ss.setdefault("autorun", True)

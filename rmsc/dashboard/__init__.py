@@ -13,14 +13,14 @@ streamlit: background work receives plain objects and reports through
                     fit's cache key (:func:`fit_key`), :func:`fit_rmsc`,
                     :class:`FitResult`, :class:`FitFailure`, :func:`diagnose`
 ``jobs``            :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
-                    with progress, stop and cancel, run where its runner says;
+                    with progress, stop and cancel, run where its sender says;
                     :func:`describe_error` (knows nothing of Dask)
 ``remote``          :class:`Remote` (a task for a worker), :class:`RemoteParts` (a task in
                     parts run side by side), what a worker runs and reports back
-``workers``         :class:`Backend`: the Dask client the tasks go through (a
-                    LocalCluster, or ``RMSC_SCHEDULER``; :mod:`rmsc.cluster` is the
+``workers``         :class:`DaskWorkers`: the Dask client the tasks go through (a
+                    LocalCluster, or ``RMSC_SCHEDULER``; :mod:`rmsc.dask_cluster` is the
                     plumbing), data scattered once, a clean shutdown
-``runner``          :class:`DaskRunner`: a job's task on the workers, waited for, its
+``sender``          :class:`DaskSender`: a job's task on the workers, waited for, its
                     stop and cancel relayed
 ``_worker_setup``   what every LocalCluster worker process sets up (imports distributed)
 ``cache``           :class:`ResultCache`, an LRU bounded by entries and bytes
@@ -112,7 +112,7 @@ from .sessions import (  # noqa: F401
     release_expired_sessions,
     release_slot,
 )
-from ..cluster import trim_memory  # noqa: F401
+from ..dask_cluster import trim_memory  # noqa: F401
 from .remote import (  # noqa: F401
     PARTS_PRIORITY,
     Remote,
@@ -121,14 +121,14 @@ from .remote import (  # noqa: F401
 )
 from .workers import (  # noqa: F401
     SCHEDULER_ENV,
-    Backend,
-    default_backend,
-    running_backend,
+    DaskWorkers,
+    default_workers,
+    running_workers,
     shutdown,
     trim_everywhere,
     worker_slots,
 )
-from .runner import DaskRunner  # noqa: F401
+from .sender import DaskSender  # noqa: F401
 from .params import (  # noqa: F401
     AUTO,
     BETA_GRID,

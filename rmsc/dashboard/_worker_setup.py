@@ -7,7 +7,7 @@ import os
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from ..cluster import reuse_heap
+from ..dask_cluster import reuse_heap
 
 log = logging.getLogger("rmsc.dashboard")
 
@@ -15,7 +15,7 @@ log = logging.getLogger("rmsc.dashboard")
 class WorkerSetup(WorkerPlugin):
     """Sets up every worker process, the ones the nanny restarts included: its niceness,
     and the reuse of its heap before any task thread starts
-    (:func:`rmsc.cluster.reuse_heap`; the task thread then allocates from
+    (:func:`rmsc.dask_cluster.reuse_heap`; the task thread then allocates from
     glibc's main arena, which trims fully)."""
 
     def __init__(self, niceness):

@@ -140,7 +140,7 @@ def method_params(params, method):
 def part_threads_of(datasets, fits, cores=None):
     """``(groups, threads)``: the parts a run of ``fits`` goes in and the threads each
     part's fits get when the workers share ``cores`` (None each when they do not), as
-    :class:`rmsc.dashboard.DaskRunner` gives them."""
+    :class:`rmsc.dashboard.DaskSender` gives them."""
     groups, shares = part_shares(datasets, fits)
     return groups, [share_threads(s, len(groups), cores) for s in shares]
 

@@ -34,7 +34,8 @@ PLACEMENT = next(rule for rule in PLACEMENTS if rule is not None)
 
 #: Iterations between two clusterings the Solve page records along a fit
 #: (:class:`rmsc.tracking.ClusteringTrace`): each costs a spectral embedding and two k-means
-#: (about 0.5 s on Digit), so every 10th keeps the overhead near a tenth of the fit.
+#: runs, so only every 10th iteration is recorded (what one cost on Digit: docs/measurements.md,
+#: "Measured once, by hand").
 PAGE_TRACE_EVERY = 10
 
 #: How many of the last recorded clusterings :func:`trace_summary` reports on.

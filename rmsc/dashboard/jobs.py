@@ -5,11 +5,11 @@ stop (finish early) and cancel (abandon); :class:`JobSlot` runs one kind of
 work per session, newest request first; :class:`JobRegistry` lets equal
 requests of different sessions share one run.
 
-Where a job's task runs is its *runner*'s business: without one, ``task(job)`` runs
+Where a job's task runs is its *sender*'s business: without one, ``task(job)`` runs
 in the job's own thread (light work, tests); the dashboard's slots are given a
-:class:`rmsc.dashboard.runner.DaskRunner`, which sends the task to a dask.distributed
+:class:`rmsc.dashboard.sender.DaskSender`, which sends the task to a dask.distributed
 worker and relays its progress back (the job's thread in the server only waits).
-A runner is any object with ``run(job, task) -> result``; it reports through the
+A sender is any object with ``run(job, task) -> result``; it reports through the
 job's :meth:`Job.set_progress`, :meth:`Job.record`, :meth:`Job.mark_started` and
 :meth:`Job.queued_at`, and waits for stop or cancel with :meth:`Job.wait_for_request`.
 This module knows nothing of Dask.
@@ -74,7 +74,7 @@ class Job:
     """A task run for a daemon thread, observable from other threads.
 
     ``task(job)`` does the work and returns the result, in the job's thread, or where
-    ``runner.run(job, task)`` sends it (see the module docstring). With ``delay`` the
+    ``sender.run(job, task)`` sends it (see the module docstring). With ``delay`` the
     worker first waits that long, or until :meth:`hurry` but at least
     ``min_delay``; cancelling during the wait means the task never runs. It reports with
     :meth:`report` (progress) and :meth:`record` (one point of a live curve),
@@ -84,12 +84,12 @@ class Job:
     a traceback.
     """
 
-    def __init__(self, key, task, *, label="", delay=0.0, min_delay=0.0, runner=None):
+    def __init__(self, key, task, *, label="", delay=0.0, min_delay=0.0, sender=None):
         self.key = key
         #: Where the task runs (None: ``task(job)`` in the job's own thread).
-        self.runner = runner
+        self.sender = sender
         self._started = False      # the task has sent news (it is running, not queued)
-        self._queue_place = None   # the runner's place-in-queue function, while queued
+        self._queue_place = None   # the sender's place-in-queue function, while queued
         self.label = label
         self._task = task
         self._delay = float(delay)
@@ -267,10 +267,10 @@ class Job:
         with self._lock:
             self._rows.append(dict(row))
 
-    # -- news from a runner (any thread) ---------------------------------------------------
+    # -- news from a sender (any thread) ---------------------------------------------------
 
     def set_progress(self, done, total, message=""):
-        """Progress as :meth:`report` keeps it, without checking for a cancel (a runner
+        """Progress as :meth:`report` keeps it, without checking for a cancel (a sender
         relaying the task's news from another thread)."""
         with self._lock:
             self._done, self._total, self._message = int(done), int(total), str(message)
@@ -286,7 +286,7 @@ class Job:
 
     def wait_for_request(self, timeout, *, stop_seen=False):
         """Block up to ``timeout`` seconds for a cancel, or a stop unless ``stop_seen``
-        (a runner polling for what to relay); True when one came."""
+        (a sender polling for what to relay); True when one came."""
         return (self._cancel if stop_seen else self._stop).wait(timeout)
 
     # -- the thread ----------------------------------------------------------------------
@@ -306,10 +306,10 @@ class Job:
                     self._cancel.wait(rest)
             self.check()
             log.debug("job %s started %r", self.label, self.key)
-            if self.runner is None:
+            if self.sender is None:
                 result = self._task(self)
             else:
-                result = self.runner.run(self, self._task)
+                result = self.sender.run(self, self._task)
             # a stop that came after the task had run to its end changes nothing: a result
             # that says it is complete (stopped_early False) is DONE, not STOPPED
             stopped = self._stop.is_set() and getattr(result, "stopped_early", True)
@@ -383,12 +383,12 @@ class JobSlot:
     a request for a key some session is already running joins that run.
     """
 
-    def __init__(self, registry=None, runner=None):
+    def __init__(self, registry=None, sender=None):
         # Re-entrant: releasing a job may finish it at once and call back into the slot.
         self._lock = threading.RLock()
         self.registry = registry
         #: Where the slot's tasks run (see :class:`Job`; None: in the job's thread).
-        self.runner = runner
+        self.sender = sender
         self.current = None
         self.queued = None
 
@@ -425,7 +425,7 @@ class JobSlot:
             adopted = job is not None
             if not adopted:
                 job = Job(key, task, label=label, delay=delay, min_delay=min_delay,
-                          runner=self.runner)
+                          sender=self.sender)
                 if self.registry is not None:
                     self.registry.add(job)
             job.acquire()

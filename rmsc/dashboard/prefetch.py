@@ -24,7 +24,7 @@ import threading
 
 from .jobs import DONE, Job
 from .params import AUTO, BETA_REL_GRID, LAM_GRID, beta_options, options_with
-from .runner import DaskRunner
+from .sender import DaskSender
 
 #: Dask priority of a prefetch's task (every other job has the default, 0).
 PREFETCH_PRIORITY = -10
@@ -75,8 +75,8 @@ class Prefetcher:
     registry : JobRegistry
         Where prefetches are registered under their key (a session asking for that
         key joins the run).
-    backend : callable returning the running backend or None
-        Prefetches start only once the backend is up (no cluster is started for them).
+    dask_workers : callable returning the running workers (:class:`DaskWorkers`) or None
+        Prefetches start only once the workers are up (no cluster is started for them).
     cached : callable(key) -> bool
         Whether a result is already kept (such keys are not fitted again).
     """
@@ -84,20 +84,20 @@ class Prefetcher:
     #: Prefetches running at once (per server).
     AT_ONCE = 1
 
-    def __init__(self, registry, backend, cached=lambda key: False):
+    def __init__(self, registry, dask_workers, cached=lambda key: False):
         self.registry = registry
-        self._backend = backend
+        self._dask_workers = dask_workers
         self._cached = cached
         self._lock = threading.RLock()
         self._jobs = []   # unfinished prefetches the prefetcher holds
         self._queue = []  # (key, task) still to start, in order
 
     def idle_workers(self):
-        """Workers with no job of this server running or queued on them (0 without a backend)."""
-        backend = self._backend()
-        if backend is None:
+        """Workers with no job of this server running or queued on them (0 without workers)."""
+        dask_workers = self._dask_workers()
+        if dask_workers is None:
             return 0
-        return max(0, backend.limits()["workers"] - backend.unfinished())
+        return max(0, dask_workers.limits()["workers"] - dask_workers.unfinished())
 
     def prefetch(self, candidates):
         """Queue ``candidates`` (``(key, task)`` pairs, in order), replacing the queue, and
@@ -117,7 +117,7 @@ class Prefetcher:
                 if self._cached(key) or self.registry.find(key) is not None:
                     continue
                 task.priority = PREFETCH_PRIORITY
-                job = Job(key, task, label="prefetch", runner=DaskRunner(self._backend()))
+                job = Job(key, task, label="prefetch", sender=DaskSender(self._dask_workers()))
                 job.acquire()  # the prefetcher's hold: a session joining and leaving keeps it
                 self.registry.add(job)
                 self._jobs.append(job)

@@ -13,8 +13,8 @@ runs, the news it sends back.
 * :func:`relay`: such an event told to the server's :class:`rmsc.dashboard.Job` (or to
   anything with its reporting methods); :func:`log_warnings` logs each warning once.
 
-Where the tasks run is :mod:`rmsc.dashboard.workers`' (the :class:`Backend`); how a job
-waits for them, :mod:`rmsc.dashboard.runner`'s. Nothing here imports streamlit.
+Where the tasks run is :mod:`rmsc.dashboard.workers`' (the :class:`DaskWorkers`); how a job
+waits for them, :mod:`rmsc.dashboard.sender`'s. Nothing here imports streamlit.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 
 from ..backends import FIT_THREADS_ENV
-from ..cluster import current_worker, reuse_heap, trim_memory
+from ..dask_cluster import current_worker, reuse_heap, trim_memory
 from ..memory import BUDGET_ENV, available_bytes
 from .jobs import Cancelled
 
@@ -60,9 +60,9 @@ class Remote:
         #: Steps it counts for in a :class:`RemoteParts` job's progress (e.g. its fits).
         self.steps = 1
         #: Threads its fits may use on the worker (None: every core of the worker's machine;
-        #: the runner gives parts that share a machine their share).
+        #: the sender gives parts that share a machine their share).
         self.threads = None
-        #: Its share of its run's work (the cost model's), for the runner's split of the
+        #: Its share of its run's work (the cost model's), for the sender's split of the
         #: cores; None: an equal share.
         self.share = None
 
@@ -75,7 +75,7 @@ def share_threads(share, n_parts, cores):
     one each: a part that is most of the run (Compare's SSC-AVG on Digit) keeps the cores
     it can use, while many small parts (a Sensitivity grid) run one thread each, side by
     side, instead of every fit starting a thread per core and all of them waiting for each
-    other. The runner gives the parts these threads; the run's estimate schedules them so
+    other. The sender gives the parts these threads; the run's estimate schedules them so
     (:func:`rmsc.costs.schedule`).
     """
     if not cores:
@@ -95,7 +95,7 @@ class RemoteParts:
     order given: put the longest first (no long part then starts last while the other
     workers idle). The job's progress counts the parts' steps (``Remote.steps``, e.g. a
     part's fits) as they report them; a cancel reaches every part. Called as
-    ``parts(job)`` (a job without a runner) it runs the parts one after another here.
+    ``parts(job)`` (a job without a sender) it runs the parts one after another here.
     """
 
     def __init__(self, parts, combine, *, after=None):
@@ -150,7 +150,7 @@ class PartsProgress:
 
 class _PartReporter:
     """What one part reports through (:class:`PartsProgress`): the reporting methods of a
-    :class:`rmsc.dashboard.Job` (task side, and the runner's relay)."""
+    :class:`rmsc.dashboard.Job` (task side, and the sender's relay)."""
 
     def __init__(self, progress, i):
         self._progress, self._i = progress, i
@@ -175,7 +175,7 @@ class _PartReporter:
     def cancelled(self):
         return self._progress.job.cancelled
 
-    # the runner's relay (a part run on a worker)
+    # the sender's relay (a part run on a worker)
     def set_progress(self, done, total, message=""):
         self._progress._update(self._i, done, message)
 

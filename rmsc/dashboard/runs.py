@@ -43,12 +43,10 @@ SENSITIVITY_LAM_FACTORS = (0.1, 0.3, 1.0, 3.0, 10.0)
 
 
 #: Its beta axis, as fractions of beta_max (Z* is empty from beta_max on): the range
-#: rmsc.RMSC's own advice names (beta_max/100 to beta_max/5). beta_max grows with lambda
-#: (about as lambda^0.4 on Digit and Subspaces), so the grid's smallest lambda sees the
-#: last column at about beta_max/2 of its own. On Digit 1 of the 25 cells gives no
-#: clustering (the former fixed grid: 11; fractions up to 1/2: 5); on the text sets, whose
-#: samples lose their last links well below beta_max at small lambda, 7
-#: (benchmarks/bench_sensitivity_grid.py).
+#: rmsc.RMSC's own advice names (beta_max/100 to beta_max/5). beta_max grows with lambda,
+#: so the grid's smallest lambda sees the last column nearer its own beta_max. How many
+#: cells give no clustering, against the former fixed grid: docs/dashboard.md, "Datasets
+#: at the edges".
 SENSITIVITY_BETA_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2)
 
 

@@ -11,7 +11,7 @@ blip shorter than the grace cancels nothing; a session that comes back later sim
 runs its fit again), and when the last session has gone,
 calls ``on_idle`` once: the app empties the shared result cache, releases the datasets
 sent to the workers and hands the server's freed memory back to the operating system
-(:func:`rmsc.cluster.trim_memory`), and trims it again every minute while no session is left (Streamlit
+(:func:`rmsc.dask_cluster.trim_memory`), and trims it again every minute while no session is left (Streamlit
 frees a disconnected session's state only after its own 2-minute TTL).
 
 Streamlit itself never shuts down a disconnected session whose reconnection TTL ran out,
@@ -31,7 +31,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..cluster import trim_memory
+from ..dask_cluster import trim_memory
 
 log = logging.getLogger("rmsc.dashboard")
 
@@ -140,8 +140,8 @@ def release_expired_sessions(runtime, on_release=None):
     ``server.disconnectedSessionTTL`` so that it can reconnect, but when that time runs
     out it never shuts the session down:
 
-    * the stored session (its whole session state: the page's variables, a fit of
-      ~25 MB on Digit) stays in the session manager's TTL cache, which reaps expired
+    * the stored session (its whole session state: the page's variables, a fit; what that
+      held: docs/measurements.md, "The dashboard server's memory") stays in the session manager's TTL cache, which reaps expired
       entries only on its next write; here it is reaped (``expire()``, under the
       manager's own lock);
     * its media files and download buttons' data callables (closures over the page's

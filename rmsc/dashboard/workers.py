@@ -1,10 +1,10 @@
 """Where the dashboard's heavy work runs: dask.distributed worker processes, not the server.
 
-A :class:`Backend` is a Dask client: of a ``LocalCluster`` of worker processes started with
+A :class:`DaskWorkers` is a Dask client: of a ``LocalCluster`` of worker processes started with
 the app (one single-threaded worker per core), or of an existing scheduler when
 ``RMSC_SCHEDULER`` (or ``rmsc dashboard --scheduler``) names one. It submits a job's
 task (:mod:`rmsc.dashboard.remote`: what runs there and how it reports back) and relays
-the task's events to its job; :class:`rmsc.dashboard.runner.DaskRunner` waits for it.
+the task's events to its job; :class:`rmsc.dashboard.sender.DaskSender` waits for it.
 
 * datasets are scattered once per fingerprint and shared by every job that uses them;
   any other argument holding more than :data:`SCATTER_BYTES` of arrays (a fitted model)
@@ -14,12 +14,12 @@ the task's events to its job; :class:`rmsc.dashboard.runner.DaskRunner` waits fo
   fit: what they say is on the page (a fit's diagnostics, the data's notes);
 * at exit it closes in order (tasks cancelled, data released, client, cluster), before
   distributed's own exit handlers; the LocalCluster's workers leave Ctrl-C to it
-  (:func:`rmsc.cluster.dask_setup`).
+  (:func:`rmsc.dask_cluster.dask_setup`).
 
 A worker that dies mid-task (killed, out of memory) fails the job with a message that
 says so (the scheduler does not retry: ``allowed-failures`` is 0 in the LocalCluster);
 the page offers to run it again. Nothing here imports streamlit. Where the cluster is
-(``RMSC_SCHEDULER``, the LocalCluster) and the workers' heap are :mod:`rmsc.cluster`'s,
+(``RMSC_SCHEDULER``, the LocalCluster) and the workers' heap are :mod:`rmsc.dask_cluster`'s,
 shared with ``rmsc reproduce``.
 """
 
@@ -36,7 +36,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..backends import available_cores
-from ..cluster import (
+from ..dask_cluster import (
     CONNECT_TIMEOUT,
     SCHEDULER_ENV,
     connect,
@@ -77,7 +77,7 @@ def _nbytes(value, depth=0):
     return 0
 
 
-class Backend:
+class DaskWorkers:
     """A Dask client for the dashboard's jobs: a LocalCluster, or an existing scheduler.
 
     Parameters
@@ -92,7 +92,7 @@ class Backend:
         among the workers).
     """
 
-    #: How long connecting to a scheduler may take (:data:`rmsc.cluster.CONNECT_TIMEOUT`).
+    #: How long connecting to a scheduler may take (:data:`rmsc.dask_cluster.CONNECT_TIMEOUT`).
     CONNECT_TIMEOUT = CONNECT_TIMEOUT
 
     def __init__(self, address=None, n_workers=None, memory_limit="auto"):
@@ -143,7 +143,7 @@ class Backend:
 
         ``workers`` run one part each at a time. On this machine's LocalCluster the workers
         share its ``cores``: the parts of a run share them out (their fits' threads,
-        :class:`rmsc.dashboard.DaskRunner`), each at its threads' share of the machine's
+        :class:`rmsc.dashboard.DaskSender`), each at its threads' share of the machine's
         speed (:func:`rmsc.costs.schedule`). On a scheduler elsewhere each fit uses every core of its
         machine (``cores`` None: not shared out) and the workers of one machine share it:
         ``capacity`` is the number of machines.
@@ -317,19 +317,19 @@ _default = None
 _default_lock = threading.Lock()
 
 
-def default_backend():
-    """The process's backend, started on first use (``RMSC_SCHEDULER`` or a LocalCluster)."""
+def default_workers():
+    """The process's Dask workers (:class:`DaskWorkers`), started on first use (``RMSC_SCHEDULER`` or a LocalCluster)."""
     global _default
     with _default_lock:
         if _default is None or _default.closed:
             address = os.environ.get(SCHEDULER_ENV) or None
-            log.info("starting the dashboard's Dask backend (%s)", address or "LocalCluster")
+            log.info("starting the dashboard's Dask workers (%s)", address or "LocalCluster")
             try:
-                _default = Backend(address)
+                _default = DaskWorkers(address)
                 # Exit handlers run last registered first: distributed's own (which close
                 # every LocalCluster, the workers first) were registered as it was imported
-                # for this backend; ours goes after them so that it runs before them and
-                # closes the client before the cluster (Backend.close).
+                # for these workers; ours goes after them so that it runs before them and
+                # closes the client before the cluster (DaskWorkers.close).
                 atexit.unregister(shutdown)
                 atexit.register(shutdown)
             except (OSError, TimeoutError) as exc:
@@ -347,29 +347,29 @@ _starting = threading.Event()
 
 
 def start_in_background():
-    """Start the default backend in a thread (the first fit then finds it ready)."""
+    """Start the default workers in a thread (the first fit then finds it ready)."""
     if _default is not None or _starting.is_set():
         return
     _starting.set()
 
     def start():
         try:
-            default_backend()
+            default_workers()
         except Exception:  # noqa: BLE001 - the first job reports the reason
-            log.warning("the dashboard's Dask backend did not start", exc_info=True)
+            log.warning("the dashboard's Dask workers did not start", exc_info=True)
         finally:
             _starting.clear()
 
-    threading.Thread(target=start, name="rmsc-backend-start", daemon=True).start()
+    threading.Thread(target=start, name="rmsc-workers-start", daemon=True).start()
 
 
-def describe_limits(backend, results_bytes, upload_mb):
+def describe_limits(dask_workers, results_bytes, upload_mb):
     """One line for the page: where fits run and what the server keeps."""
-    if backend is None:
+    if dask_workers is None:
         return "Worker processes are starting…"
-    lim = backend.limits()
-    where = ("on this machine" if backend.address is None
-             else f"on the cluster at {backend.address}")
+    lim = dask_workers.limits()
+    where = ("on this machine" if dask_workers.address is None
+             else f"on the cluster at {dask_workers.address}")
     mem = (f" × {format_bytes(lim['memory_per_worker'])}" if lim["memory_per_worker"] else "")
     return (f"Fits run in {lim['workers']} worker process(es){mem} {where}, one at a time "
             f"per worker, queued in order. The server keeps at most "
@@ -378,15 +378,15 @@ def describe_limits(backend, results_bytes, upload_mb):
 
 
 def worker_slots():
-    """``{"workers", "capacity", "cores"}`` of :meth:`Backend.slots` for the running backend
+    """``{"workers", "capacity", "cores"}`` of :meth:`DaskWorkers.slots` for the running workers
     (what a run's time estimate schedules its parts on); before it has started, what the
     LocalCluster it will start gives, or one worker when a scheduler elsewhere is named
     (its workers are not known yet)."""
-    backend = running_backend()
+    dask_workers = running_workers()
     slots = None
-    if backend is not None:
+    if dask_workers is not None:
         try:
-            slots = backend.slots()
+            slots = dask_workers.slots()
         except Exception:  # noqa: BLE001 - the cluster is unreachable: the jobs will say so
             slots = None
     if slots is None and os.environ.get(SCHEDULER_ENV):
@@ -398,27 +398,27 @@ def worker_slots():
             "cores": slots["cores"]}
 
 
-def running_backend():
-    """The default backend if it was started, else None (no cluster is started)."""
+def running_workers():
+    """The default workers if they were started, else None (no cluster is started)."""
     return None if _default is None or _default.closed else _default
 
 
 def trim_everywhere():
-    """Hand freed memory back to the OS in this process and in the running backend's
+    """Hand freed memory back to the OS in this process and in the running workers'
     workers (the server calls it while no session is left)."""
     trim_memory()
-    backend = running_backend()
-    if backend is not None:
-        backend.trim_workers()
+    dask_workers = running_workers()
+    if dask_workers is not None:
+        dask_workers.trim_workers()
 
 
 def shutdown():
-    """Close the default backend (its LocalCluster's processes end)."""
+    """Close the default workers (their LocalCluster's processes end)."""
     global _default
     with _default_lock:
-        backend, _default = _default, None
-    if backend is not None:
-        backend.close()
+        dask_workers, _default = _default, None
+    if dask_workers is not None:
+        dask_workers.close()
 
 
 atexit.register(shutdown)

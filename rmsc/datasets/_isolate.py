@@ -6,7 +6,7 @@ whole process instead of raising (seen: scipy segfaulting on a matrix flagged
 complex without an imaginary part). An upload must never take the dashboard
 down, so :func:`run_isolated` parses in a child process: a crash, an
 out-of-memory kill or a hang ends only the child, and the caller gets a
-:class:`DataLoadError` saying so. ``benchmarks/bench_mat_guard.py`` measures
+:class:`DataLoadError` saying so. ``docs/studies/bench_mat_guard.py`` measures
 the protection on corrupted files and the cost.
 
 The child is a program of its own, ``python -m rmsc.datasets._isolate``,
@@ -20,7 +20,8 @@ one at all. Nor is the caller forked (the dashboard's server is
 multi-threaded, and forking such a process is unsafe).
 
 A child serves one request at a time and stays for the next (it imports its
-readers once: about 0.5 s, then milliseconds of overhead per file), so an
+readers once, the slow part; docs/measurements.md, "MATLAB files read in a child
+process"), so an
 idle one is kept (:data:`KEEP_IDLE`); concurrent callers get a child each. A
 child that crashed or ran out of time is not reused. After each file a child
 hands its freed heap back to the system (``malloc_trim``), so an idle one
@@ -259,7 +260,7 @@ def shutdown():
 
 
 def warm_up():
-    """Start a reader now (about 0.5 s, once), so the first file does not wait for it."""
+    """Start a reader now (its imports, once), so the first file does not wait for it."""
     _give_back(_take())
 
 

@@ -57,8 +57,8 @@ def load(source, *, name=None, isolate=True):
         in a child program (``python -m rmsc.datasets._isolate``, which never
         imports the caller's ``__main__``), so that a crash becomes a
         :class:`DataLoadError` instead of ending this process (the program
-        starts once, in about 0.5 s, and then adds about 0.01 s per MB read:
-        ``benchmarks/bench_mat_guard.py``). ``False`` reads them here: for
+        starts once; its cost: docs/measurements.md, "MATLAB files read in a
+        child process"). ``False`` reads them here: for
         trusted files.
 
     Returns

@@ -26,7 +26,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from ..cluster import current_worker, reuse_heap
+from ..dask_cluster import current_worker, reuse_heap
 from ..costs import data_shape, has_model, predict
 from ..methods import get_spec
 from .cache import Cache, Record
@@ -125,7 +125,7 @@ def _run_group(payload, fits, random_state, data_id, topic=None):
     With a ``topic``, each record is also sent as a worker event as soon as its fit
     ends (the client stores it and counts it at once: a group can take minutes)."""
     if current_worker() is not None:
-        reuse_heap()  # as the dashboard's workers do (rmsc.cluster.reuse_heap)
+        reuse_heap()  # as the dashboard's workers do (rmsc.dask_cluster.reuse_heap)
     views, labels = payload
 
     def send(k, rec):

@@ -58,11 +58,9 @@ PRECISIONS = ("auto", "float32", "float64")
 #: Default precision of the factor form's Z*-step: its two products (A = Zref + R^T QW and
 #: R Z*) and its thresholding; everything else (Q, T, D, P, the objective) is float64.
 #: float32 halves the time of those products, which are all but the whole cost of an
-#: iteration at a dense Z*. Measured (``python benchmarks/bench_precision.py``) on Digit:
-#: at every dense-Z* setting (30-99 %) float32 gives the same ACC and NMI to 0.01 points,
-#: Z* within ~1e-6 of its largest entry, P within ~1e-5, the objective within ~1e-9
-#: relative and still falling every iteration, in half the time; but at a fragmented
-#: 0.5 %-dense Z* (lam=3, beta=1) the same 2e-7 change of Z* moved ACC by 0.7 points (the
+#: iteration at a dense Z*. Measured on Digit (docs/library.md, "Inside the solver"):
+#: at a dense Z* float32 gives the same scores and the objective still falls every
+#: iteration; at a fragmented, sparse Z* a round-off change of Z* moved ACC (the
 #: spectral step of a graph in pieces amplifies any perturbation). Hence "auto": float32
 #: where it pays and the graph is well connected, float64 where Z* is sparse (there the
 #: one product is all the cost, and the iterate is the paper form's to round-off).

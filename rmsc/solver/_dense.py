@@ -12,9 +12,8 @@ an accelerator runs at its full rate. The loop, its prelude, the P-step
 stopping rule (:func:`._solution.converged`) are the NumPy path's.
 
 Few device calls, one wait a step. On a GPU a small fit is bound by the time it takes to
-launch each operation and by every wait for the device, not by arithmetic (Digit: the two
-products of an iteration take 0.3 ms on an H200, and the per-view form of this iteration,
-~330 operations and 18 waits, took 5.6 ms). So every view is handled at once: the views'
+launch each operation and by every wait for the device, not by arithmetic (docs/device.md,
+"How an iteration runs on a GPU"). So every view is handled at once: the views'
 factors are stacked into one (sum_v r_v) x n array (:class:`DenseViews`), M is one
 block-diagonal product, and the per-view sums over a view's rows are one product with a
 0/1 matrix (``E``): an iteration is about 80 operations whatever the number of views. And

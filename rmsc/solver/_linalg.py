@@ -11,7 +11,7 @@ BLOCK_BYTES = 64 * 2**20
 
 
 #: Above this fraction of nonzeros, R @ Z uses dense BLAS (:func:`sparse_right_product`;
-#: on Digit, with blocks on threads, the sparse product wins up to ~10 %).
+#: where the sparse product stops winning: docs/measurements.md, "Measured once, by hand").
 _DENSE_PRODUCT_DENSITY = 0.1
 
 

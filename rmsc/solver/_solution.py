@@ -65,8 +65,8 @@ class RMSCSolution:
 
 #: Most iterations of Algorithm 1, by default (docs/stability.md). The paper's "within 5
 #: iterations" is the objective's; the clustering of the consensus keeps moving for
-#: hundreds (the stability study), and under the default scaled model it settles after about
-#: 100-150 on Digit (``python benchmarks/study_stability.py table``).
+#: hundreds (the stability study), and under the default scaled model it settles well
+#: within this budget (docs/stability.md, "4. The chosen defaults").
 MAX_ITER = 200
 
 

@@ -91,8 +91,8 @@ def initial_weights(losses, gamma, weighting="sample", scale=None, *, fixed=None
     view is of the order 1 / sqrt(n) (a view's loss is summed over its n samples), so
     P = 1 would make the first Z*-step threshold at a beta / (2 lam sum_v p_v) about
     sqrt(n) times too small for the beta's unit (:func:`rmsc.solver.column_betas` is
-    measured with these weights): that step came out nearly dense, 13 GB at
-    n = 20,000. Starting from the P-step is one exact block minimisation more, so
+    measured with these weights): that step came out nearly dense (docs/library.md).
+    Starting from the P-step is one exact block minimisation more, so
     the objective still never increases. A weight per sample (l_vj <= about 1 for
     unit-L2 samples) is of the order 1 already, and RMSC keeps P = 1.
 

@@ -235,10 +235,10 @@ def occupy_worker(job):
 
 def test_a_fit_waiting_for_a_free_worker_shows_its_place_on_solve():
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests
-    backend = dash.default_backend()
-    n = backend.limits()["workers"]
+    dask_workers = dash.default_workers()
+    n = dask_workers.limits()["workers"]
     holders = [dash.Job(("hold", i), dash.Remote(occupy_worker), label="hold",
-                        runner=dash.DaskRunner(backend)).start() for i in range(n)]
+                        sender=dash.DaskSender(dask_workers)).start() for i in range(n)]
     deadline = 120
     try:
         t0 = time.monotonic()

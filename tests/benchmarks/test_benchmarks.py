@@ -1,10 +1,12 @@
-"""Every script of benchmarks/ runs: a smoke run of each (tiny inputs, seconds), so that none
-can break unseen.
+"""Every recurring benchmark (benchmarks/), every study of docs/studies/ that is meant to be
+rerun, and tools/calibrate_costs.py run: a smoke run of each (tiny inputs, seconds), so that
+none can break unseen. A one-off study (the record of one run, not meant to be rerun) is not
+run, and says so in its docstring.
 
 Each script runs as a user runs it (``python benchmarks/NAME.py ...``: as ``__main__`` in
 a process of its own; the quick ones forked from a helper that has imported the library
 once, see :data:`RUNNER`) with ``--smoke`` where it has one (the same code on Digit-small, 3-Sources or Subspaces,
-one setting, one repeat; benchmarks/_smoke.py) or small arguments of its own. Its numbers
+one setting, one repeat; benchmarks/_preamble.py) or small arguments of its own. Its numbers
 mean nothing; the test asserts that it ends cleanly and prints its table. The runs that
 start a Dask cluster or a browser take tens of seconds and are marked ``slow``.
 """
@@ -20,81 +22,97 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
+STUDIES = ROOT / "docs" / "studies"
 #: A smoke run that takes longer than this has hung.
 HANG = 300
 
-#: script -> list of (argument list, text its output must contain).
+#: What a one-off study's docstring says (it is not smoke-tested: see the module docstring).
+ONE_OFF = "Not smoke-tested"
+
+#: script (path from the repository's root) -> list of (argument list, text its output
+#: must contain).
 SMOKE = {
-    "affinity_postprocessing.py": [(["--smoke"], "| 0.3 | 0.3 |")],
-    "bench_baselines.py": [(["--datasets", "3sources", "--methods", "SSC-AVG", "DiMSC",
-                             "--baseline", "HEAD"], "| 3-Sources | DiMSC |")],
-    "bench_data.py": [(["--smoke", "--repeat", "1", "--data-dir", "{paper_mats}"],
-                       "| 3sources.mat | load(.mat) | 169 | 3 |")],
-    "bench_dimsc.py": [(["--smoke", "--datasets", "3sources", "--baseline", "HEAD"],
-                        "ms per subproblem iteration, 3-Sources")],
-    "bench_estimates.py": [(["--datasets", "3sources", "--methods", "RMSC", "SSC-AVG"],
-                            "ratios within")],
-    "bench_fit.py": [(["--data", "3-Sources", "--settings", "1,0.1", "--baseline", "HEAD"],
-                      "| 1 | 0.1 |")],
-    "bench_mat_guard.py": [(["--smoke", "--files", "6"], "this process survived all of them")],
-    "bench_methods.py": [(["--smoke"], "| DiMSC |")],
-    "bench_warm_start.py": [(["--smoke"], "| Subspaces | ±1 step(s) | 8 |")],
-    "bench_precision.py": [(["--smoke", "--iters", "3"], "| 1 | 0.1 |")],
-    "bench_robustness.py": [(["--smoke", "--kinds", "replace", "--fractions", "0.1", "--seeds",
-                              "0", "--methods", "RMSC", "--json", "{tmp}/rows.json"],
-                             "| replace | 10 | 0 | RMSC |"),
-                            (["--summarize", "{tmp}/rows.json"], "| replace | 10 | RMSC | 1 |")],
-    "bench_scale.py": [(["--sizes", "200"], "| 200 | in-memory |")],
-    "bench_sensitivity_grid.py": [(["--smoke"], "| Subspaces | 150 |")],
-    "bench_solver.py": [(["--smoke", "--iters", "2", "--repeat", "1"], "paper form (reference)"),
-                        (["--smoke", "--settings", "--iters", "2", "--repeat", "1", "--baseline",
-                          "HEAD"], "| 0.3 | 0.3 |"),
-                        (["--smoke", "--breakdown", "--iters", "2", "--repeat", "1"],
-                         "| 0.3 | 0.3 |")],
-    "bench_ssc_stopping.py": [(["--datasets", "3-Sources", "--max-iter", "5",
-                                "--converged-iter", "20"], "| 3-Sources | 20 (1e-07) |")],
-    "bench_stopping.py": [(["--smoke", "--datasets", "3-Sources", "--max-iter", "5"],
-                           "| 3-Sources | RMSC default |")],
-    "bench_threads.py": [(["--data", "Subspaces", "--methods", "RMSC", "SSC-AVG", "--repeat",
-                           "1"], "| SSC-AVG |")],
-    "calibrate_costs.py": [(["--smoke"], "'rmsc_iter'")],
-    "check_defaults.py": [(["--smoke"], "| Subspaces | 150 | RMSC | 100.00 |")],
-    "check_consistency.py": [(["--smoke"], "every surface agrees on every method: yes")],
-    "digit_scores.py": [(["--smoke", "--methods", "RMSC", "SSC-BSV"], "| SSC-BSV = ")],
-    "study_affinity.py": [(["--smoke"], "Subspaces|RMSC|0.3|0.25")],
-    "study_acceleration.py": [(["--smoke", "--methods", "RMSC", "--candidates", "extrapolate"],
-                               "| smoke | 60 | RMSC | extrapolate | ")],
-    "study_defaults.py": [(["--smoke"], "label-free suggestion")],
-    "bench_weights.py": [(["--smoke"], "### Digit-small+outliers, RMSC today's defaults")],
-    "study_stability.py": [(["run", "--smoke"], "| Subspaces | RMSC-WV | s1 g1e-2 | 0.5 | 3 |")],
-    "study_stability_tables.py": [(["--smoke"], "candidate x rule pairs meet both targets")],
-    "study_suggestion.py": [(["--smoke"], "| **mean** | | | **")],
-    "study_weights.py": [(["--smoke"], "| Digit-small | defaults, rule |")],
+    "benchmarks/bench_data.py": [
+        (["--smoke", "--repeat", "1", "--data-dir", "{paper_mats}"],
+         "| 3sources.mat | load(.mat) | 169 | 3 |")],
+    "benchmarks/bench_estimates.py": [
+        (["--datasets", "3sources", "--methods", "RMSC", "SSC-AVG"], "ratios within")],
+    "benchmarks/bench_fit.py": [
+        (["--data", "3-Sources", "--settings", "1,0.1", "--baseline", "HEAD"], "| 1 | 0.1 |")],
+    "benchmarks/bench_methods.py": [(["--smoke"], "| DiMSC |")],
+    "benchmarks/bench_robustness.py": [
+        (["--smoke", "--kinds", "replace", "--fractions", "0.1", "--seeds", "0", "--methods",
+          "RMSC", "--json", "{tmp}/rows.json"], "| replace | 10 | 0 | RMSC |"),
+        (["--summarize", "{tmp}/rows.json"], "| replace | 10 | RMSC | 1 |")],
+    "benchmarks/bench_scale.py": [(["--sizes", "200"], "| 200 | in-memory |")],
+    "benchmarks/bench_solver.py": [
+        (["--smoke", "--iters", "2", "--repeat", "1"], "paper form (reference)"),
+        (["--smoke", "--settings", "--iters", "2", "--repeat", "1", "--baseline", "HEAD"],
+         "| 0.3 | 0.3 |"),
+        (["--smoke", "--breakdown", "--iters", "2", "--repeat", "1"], "| 0.3 | 0.3 |")],
+    "benchmarks/check_defaults.py": [(["--smoke"], "| Subspaces | 150 | RMSC | 100.00 |")],
+    "benchmarks/check_consistency.py": [
+        (["--smoke"], "every surface agrees on every method: yes")],
+    "benchmarks/digit_scores.py": [
+        (["--smoke", "--methods", "RMSC", "SSC-BSV"], "| SSC-BSV = ")],
+    "tools/calibrate_costs.py": [(["--smoke"], "'rmsc_iter'")],
+    # the studies meant to be rerun
+    "docs/studies/study_affinity.py": [(["--smoke"], "Subspaces|RMSC|0.3|0.25")],
+    "docs/studies/study_acceleration.py": [
+        (["--smoke", "--methods", "RMSC", "--candidates", "extrapolate"],
+         "| smoke | 60 | RMSC | extrapolate | ")],
+    "docs/studies/study_defaults.py": [(["--smoke"], "label-free suggestion")],
+    "docs/studies/study_stability.py": [
+        (["run", "--smoke"], "| Subspaces | RMSC-WV | s1 g1e-2 | 0.5 | 3 |")],
+    "docs/studies/study_stability_tables.py": [
+        (["--smoke"], "candidate x rule pairs meet both targets")],
+    "docs/studies/study_suggestion.py": [(["--smoke"], "| **mean** | | | **")],
+    "docs/studies/study_weights.py": [(["--smoke"], "| Digit-small | defaults, rule |")],
 }
 
 #: Scripts whose smoke run is a test file of its own, which checks their tables cell by
 #: cell (not run again here): script -> that file.
 OWN_TEST = {
-    "bench_device.py": "tests/benchmarks/test_bench_device.py",
-    "bench_stability.py": "tests/benchmarks/test_bench_stability.py",
+    "benchmarks/bench_device.py": "tests/benchmarks/test_bench_device.py",
+    "benchmarks/bench_stability.py": "tests/benchmarks/test_bench_stability.py",
 }
 
-#: Scripts that start a Dask cluster (tens of seconds) or a browser.
-SLOW = {
-    "bench_reproduce_heap.py": [(["--methods", "RMSC", "--dataset", "3-Sources"],
-                                 "| RMSC | reuse_heap")],
-    "bench_worker_heap.py": [(["--smoke", "--fits", "1"], "| reuse_heap, ")],
-}
+#: Scripts that start a browser (tens of seconds).
 BROWSER = {
-    "bench_dashboard.py": [(["--smoke"], "first page load (fresh server)")],
-    "bench_load.py": [(["--smoke", "--browser-nice", "0"], "1 results fitted again in-process: "
-                                                           "1 equal as shown")],
+    "benchmarks/bench_dashboard.py": [(["--smoke"], "first page load (fresh server)")],
+    "benchmarks/bench_load.py": [
+        (["--smoke", "--browser-nice", "0"], "1 results fitted again in-process: 1 equal as shown")],
 }
+
+
+def _docstring(path):
+    """The module docstring of ``path``, its whitespace runs made single spaces."""
+    return " ".join((ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").split())
 
 
 def test_every_benchmark_script_has_a_smoke_run():
-    scripts = {p.name for p in BENCH.glob("*.py") if not p.name.startswith("_")}
-    assert scripts == set(SMOKE) | set(SLOW) | set(BROWSER) | set(OWN_TEST)
+    """Every script of benchmarks/ (a recurring benchmark) and of tools/ that measures
+    (calibrate_costs.py) is smoke-run."""
+    scripts = {str(p.relative_to(ROOT)) for p in BENCH.glob("*.py") if not p.name.startswith("_")}
+    scripts.add("tools/calibrate_costs.py")
+    ran = set(SMOKE) | set(BROWSER) | set(OWN_TEST)
+    assert scripts == {s for s in ran if not s.startswith("docs/studies/")}
+
+
+def test_every_study_is_smoke_run_or_says_it_is_a_one_off():
+    """A study of docs/studies/ is either meant to be rerun (smoke-run here, and its docstring
+    does not say otherwise) or a one-off whose docstring says it is not smoke-tested and names
+    the commit it measured."""
+    studies = sorted(STUDIES.glob("*.py"))
+    assert studies
+    for path in studies:
+        name = str(path.relative_to(ROOT))
+        doc = _docstring(path)
+        assert "commit" in doc, f"{name} does not name the commit it measured"
+        if name in SMOKE:
+            assert ONE_OFF not in doc, f"{name} is smoke-run but says it is not"
+        else:
+            assert ONE_OFF in doc, f"{name} is not smoke-run: its docstring must say so"
 
 
 @pytest.mark.parametrize("name", sorted(OWN_TEST))
@@ -102,17 +120,18 @@ def test_a_script_with_its_own_smoke_test_is_run_there_with_smoke(name):
     """The file of :data:`OWN_TEST` exists, names the script and has a test that runs it
     with ``--smoke`` (that test is what runs it; here only that it is there)."""
     path = ROOT / OWN_TEST[name]
-    assert path.is_file(), f"{OWN_TEST[name]} (the smoke test of benchmarks/{name}) is missing"
+    assert path.is_file(), f"{OWN_TEST[name]} (the smoke test of {name}) is missing"
     tree = ast.parse(path.read_text())
 
     def strings(node):
         return {n.value for n in ast.walk(node)
                 if isinstance(n, ast.Constant) and isinstance(n.value, str)}
 
-    assert name in strings(tree), f"{OWN_TEST[name]} does not name benchmarks/{name}"
+    script = Path(name).name
+    assert script in strings(tree), f"{OWN_TEST[name]} does not name {name}"
     tests = [f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name.startswith("test")]
     assert any("--smoke" in strings(f) for f in tests), \
-        f"no test of {OWN_TEST[name]} runs benchmarks/{name} with --smoke"
+        f"no test of {OWN_TEST[name]} runs {name} with --smoke"
 
 
 #: Environment of every smoke run: one thread per library (the machine running the suite
@@ -176,15 +195,15 @@ def run_script(name, runs, tmp_path, paper_mats=None, runner=None):
     before = {p: p.stat().st_mtime for p in out.glob("*")} if out.exists() else {}
     for k, (args, expected) in enumerate(runs):
         args = [a.format(tmp=tmp_path, paper_mats=paper_mats) for a in args]
-        where = f"python benchmarks/{name} {' '.join(args)}"
+        where = f"python {name} {' '.join(args)}"
         if runner is None:
-            r = subprocess.run([sys.executable, str(BENCH / name), *args], cwd=tmp_path,
+            r = subprocess.run([sys.executable, str(ROOT / name), *args], cwd=tmp_path,
                                capture_output=True, text=True, timeout=HANG, env=ENV)
             code, stdout, stderr = r.returncode, r.stdout, r.stderr
         else:
             files = {f: tmp_path / f"run{k}.{f}" for f in ("stdout", "stderr")}
             runner.stdin.write(json.dumps({
-                "script": str(BENCH / name), "args": args, "cwd": str(tmp_path),
+                "script": str(ROOT / name), "args": args, "cwd": str(tmp_path),
                 "timeout": HANG, **{f: str(p) for f, p in files.items()}}) + "\n")
             runner.stdin.flush()
             code = json.loads(runner.stdout.readline())
@@ -200,12 +219,6 @@ def run_script(name, runs, tmp_path, paper_mats=None, runner=None):
 @pytest.mark.parametrize("name", sorted(SMOKE))
 def test_smoke(name, tmp_path, paper_mats, runner):
     run_script(name, SMOKE[name], tmp_path, paper_mats, runner)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(SLOW))
-def test_smoke_with_a_dask_cluster(name, tmp_path):
-    run_script(name, SLOW[name], tmp_path)
 
 
 @pytest.mark.slow

@@ -72,8 +72,8 @@ def test_postprocessing_used_names_what_each_row_ran():
         assert dash.postprocessing_used("DiMSC", p) == names[post]
 
 
-class ElsewhereRunner:
-    """A runner like rmsc.dashboard.DaskRunner: the task runs elsewhere (a thread standing
+class ElsewhereSender:
+    """A sender like rmsc.dashboard.DaskSender: the task runs elsewhere (a thread standing
     for a worker process), and the job's own thread ends as soon as the job is cancelled,
     while the task winds down on its own at its next step."""
 
@@ -99,7 +99,7 @@ def test_the_latest_move_wins_without_waiting_for_the_moves_before():
     """Three slider moves before any fit ends: the first two fits are cancelled (nobody
     waits for them) and the last starts at once, while their tasks are still at a step."""
     registry = dash.JobRegistry()
-    slot = dash.JobSlot(registry, ElsewhereRunner())
+    slot = dash.JobSlot(registry, ElsewhereSender())
     gates = {k: Gate(steps=3) for k in "abc"}
     jobs = {}
     for k in "abc":
@@ -112,7 +112,7 @@ def test_the_latest_move_wins_without_waiting_for_the_moves_before():
     assert jobs["c"].wait(5) and jobs["c"].state == dash.DONE and jobs["c"].result == 3
     assert slot.latest is jobs["c"] and len(registry) == 0
     # another session watching a fit keeps it going when this one moves on
-    other = dash.JobSlot(registry, ElsewhereRunner())
+    other = dash.JobSlot(registry, ElsewhereSender())
     gd = Gate(steps=1)
     d = slot.submit("d", gd)
     assert other.submit("d", Gate()) is d

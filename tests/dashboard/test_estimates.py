@@ -303,7 +303,7 @@ def test_a_run_is_scheduled_in_its_groups_and_says_when_it_is_a_guess():
 
 
 def test_the_cores_go_to_the_parts_by_their_share_of_the_work():
-    from rmsc.dashboard.runner import part_threads
+    from rmsc.dashboard.sender import part_threads
 
     parts = [dash.Remote(print) for _ in range(3)]
     for part, share in zip(parts, (0.8, 0.1, 0.1)):

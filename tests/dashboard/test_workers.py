@@ -27,8 +27,8 @@ WAIT = 180
 
 
 @pytest.fixture(scope="module")
-def backend():
-    b = workers.Backend(n_workers=2, memory_limit="1.5GB")
+def dask_workers():
+    b = workers.DaskWorkers(n_workers=2, memory_limit="1.5GB")
     yield b
     b.close()
 
@@ -38,8 +38,8 @@ def small():
     return datasets.load_bundled("Digit-small")
 
 
-def run(backend, task, key="k", label="t", **kw):
-    return dash.Job(key, task, label=label, runner=dash.DaskRunner(backend), **kw).start()
+def run(dask_workers, task, key="k", label="t", **kw):
+    return dash.Job(key, task, label=label, sender=dash.DaskSender(dask_workers), **kw).start()
 
 
 def wait_until(cond, what):
@@ -65,15 +65,15 @@ def die(job):
     os._exit(1)
 
 
-def executing(backend):
-    return sum(backend.client.run(lambda dask_worker: dask_worker.state.executing_count)
+def executing(dask_workers):
+    return sum(dask_workers.client.run(lambda dask_worker: dask_worker.state.executing_count)
                .values())
 
 
-def test_a_remote_fit_equals_the_in_process_fit_exactly(backend, small):
+def test_a_remote_fit_equals_the_in_process_fit_exactly(dask_workers, small):
     params = dash.Params(max_iter=8, tol=0.0)
     kept = []
-    job = run(backend, dash.Remote(dash.fit_rmsc, small, params,
+    job = run(dask_workers, dash.Remote(dash.fit_rmsc, small, params,
                                    after=lambda out: kept.append(out) or out), label="fit")
     assert job.wait(WAIT)
     assert job.state == dash.DONE, job.error
@@ -94,9 +94,9 @@ def test_a_remote_fit_equals_the_in_process_fit_exactly(backend, small):
     np.testing.assert_array_equal(snap.latest, local.weights.mean(axis=1))
 
 
-def test_experiments_run_on_a_worker_with_progress_and_equal_results(backend, small):
+def test_experiments_run_on_a_worker_with_progress_and_equal_results(dask_workers, small):
     methods = ["RMSC-WV", "SSC-AVG"]
-    job = run(backend, dash.Remote(dash.run_compare, {"data": small}, methods, None, 0),
+    job = run(dask_workers, dash.Remote(dash.run_compare, {"data": small}, methods, None, 0),
               label="compare")
     assert job.wait(WAIT) and job.state == dash.DONE, job.error
     local = dash.run_compare({"data": small}, methods, None, 0)
@@ -106,8 +106,8 @@ def test_experiments_run_on_a_worker_with_progress_and_equal_results(backend, sm
     assert (snap.done, snap.total) == (2, 2)
 
 
-def test_stop_reaches_the_running_task_which_keeps_its_partial_result(backend):
-    job = run(backend, dash.Remote(count_until_stopped, 100_000))
+def test_stop_reaches_the_running_task_which_keeps_its_partial_result(dask_workers):
+    job = run(dask_workers, dash.Remote(count_until_stopped, 100_000))
     wait_until(lambda: len(job.snapshot().history) >= 3, "three steps")
     snap = job.snapshot()
     assert snap.message.startswith("step ") and snap.total == 100_000 and snap.place is None
@@ -118,25 +118,25 @@ def test_stop_reaches_the_running_task_which_keeps_its_partial_result(backend):
     assert kind == "stopped" and 3 <= steps < 100_000
 
 
-def test_cancel_ends_the_running_task_on_its_worker(backend):
-    job = run(backend, dash.Remote(count_until_stopped, 100_000))
+def test_cancel_ends_the_running_task_on_its_worker(dask_workers):
+    job = run(dask_workers, dash.Remote(count_until_stopped, 100_000))
     wait_until(lambda: job.snapshot().history, "the first step")
-    assert executing(backend) == 1
+    assert executing(dask_workers) == 1
     job.cancel()
     assert job.wait(WAIT) and job.state == dash.CANCELLED and job.result is None
-    wait_until(lambda: executing(backend) == 0, "the worker to be free")
+    wait_until(lambda: executing(dask_workers) == 0, "the worker to be free")
 
 
-def test_a_job_waiting_for_a_worker_sees_its_place_and_never_runs_when_cancelled(backend):
-    wait_until(lambda: executing(backend) == 0, "the workers to be free at the start")
-    busy = [run(backend, dash.Remote(count_until_stopped, 100_000), key=i) for i in range(2)]
+def test_a_job_waiting_for_a_worker_sees_its_place_and_never_runs_when_cancelled(dask_workers):
+    wait_until(lambda: executing(dask_workers) == 0, "the workers to be free at the start")
+    busy = [run(dask_workers, dash.Remote(count_until_stopped, 100_000), key=i) for i in range(2)]
     waiting = []
     try:
         wait_until(lambda: all(j.snapshot().history for j in busy), "both workers busy")
         # Each job submits from its own thread: the second starts once the first is queued,
         # so that the order of the queue is the order of the starts.
         for i in (2, 3):
-            waiting.append(run(backend, dash.Remote(count_until_stopped, 100_000), key=i))
+            waiting.append(run(dask_workers, dash.Remote(count_until_stopped, 100_000), key=i))
             wait_until(lambda: waiting[-1].snapshot().place, f"job {i} in the queue")
         assert [j.snapshot().place for j in waiting] == [1, 2]
         assert waiting[1].snapshot().message == "waiting for a free worker (2nd in the queue)"
@@ -150,28 +150,28 @@ def test_a_job_waiting_for_a_worker_sees_its_place_and_never_runs_when_cancelled
             j.cancel()
     for j in busy + waiting:
         assert j.wait(WAIT)
-    wait_until(lambda: executing(backend) == 0, "the workers to be free")
+    wait_until(lambda: executing(dask_workers) == 0, "the workers to be free")
 
 
-def test_equal_requests_of_two_sessions_share_one_remote_run(backend):
+def test_equal_requests_of_two_sessions_share_one_remote_run(dask_workers):
     registry = dash.JobRegistry()
-    runner = dash.DaskRunner(backend)
-    s1, s2 = dash.JobSlot(registry, runner), dash.JobSlot(registry, runner)
+    sender = dash.DaskSender(dask_workers)
+    s1, s2 = dash.JobSlot(registry, sender), dash.JobSlot(registry, sender)
     j1 = s1.submit("same", dash.Remote(count_until_stopped, 5))
     j2 = s2.submit("same", dash.Remote(count_until_stopped, 5))
     assert j1 is j2
     assert j1.wait(WAIT) and j1.result == ("done", 5)
 
 
-def test_a_worker_that_dies_gives_a_message_and_the_next_job_runs(backend, small):
-    job = run(backend, dash.Remote(die), label="fit")
+def test_a_worker_that_dies_gives_a_message_and_the_next_job_runs(dask_workers, small):
+    job = run(dask_workers, dash.Remote(die), label="fit")
     assert job.wait(WAIT)
     assert job.state == dash.FAILED
     assert "worker process running this fit stopped" in job.error
     assert "press Run to try again" in job.error
-    again = run(backend, dash.Remote(count_until_stopped, 3))
+    again = run(dask_workers, dash.Remote(count_until_stopped, 3))
     assert again.wait(WAIT) and again.result == ("done", 3)
-    backend.client.wait_for_workers(2, timeout=WAIT)  # the nanny restarted the dead worker
+    dask_workers.client.wait_for_workers(2, timeout=WAIT)  # the nanny restarted the dead worker
 
 
 def _niceness():
@@ -180,10 +180,10 @@ def _niceness():
     return os.getpriority(os.PRIO_PROCESS, 0)
 
 
-def test_the_workers_run_below_the_servers_priority_restarted_ones_too(backend):
+def test_the_workers_run_below_the_servers_priority_restarted_ones_too(dask_workers):
     # after the test above, one of the two workers is a process the nanny restarted
-    backend.client.wait_for_workers(2, timeout=WAIT)
-    assert set(backend.client.run(_niceness).values()) == {workers.WORKER_NICENESS} != {0}
+    dask_workers.client.wait_for_workers(2, timeout=WAIT)
+    assert set(dask_workers.client.run(_niceness).values()) == {workers.WORKER_NICENESS} != {0}
     assert _niceness() == 0  # the server (this process) keeps its priority
 
 
@@ -221,7 +221,7 @@ def page_faults_of_arrays(job=None):
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
 
-def test_workers_reuse_their_heap_and_hand_freed_memory_back(backend):
+def test_workers_reuse_their_heap_and_hand_freed_memory_back(dask_workers):
     from distributed import LocalCluster
 
     # Another cluster's worker as Dask starts it (MALLOC_TRIM_THRESHOLD_ set by its nanny):
@@ -229,7 +229,7 @@ def test_workers_reuse_their_heap_and_hand_freed_memory_back(backend):
     # heap's reuse first (reuse_heap), so its arrays reuse memory
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster:
-        b = workers.Backend(address=cluster.scheduler_address)
+        b = workers.DaskWorkers(address=cluster.scheduler_address)
         try:
             assert set(b.client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_").values()) == {
                 "65536"}
@@ -247,41 +247,41 @@ def test_workers_reuse_their_heap_and_hand_freed_memory_back(backend):
         finally:
             b.close()
     # the dashboard's own LocalCluster sets it up when a worker starts: any code reuses
-    ours = backend.client.submit(page_faults_of_arrays, pure=False).result(timeout=WAIT)
+    ours = dask_workers.client.submit(page_faults_of_arrays, pure=False).result(timeout=WAIT)
     assert ours < 0.1 * plain, (plain, ours)
 
 
-def test_trim_everywhere_trims_this_process_and_the_running_backends_workers(backend,
+def test_trim_everywhere_trims_this_process_and_the_running_workers(dask_workers,
                                                                              monkeypatch):
     calls = []
     monkeypatch.setattr(workers, "trim_memory", lambda: calls.append("server"))
-    monkeypatch.setattr(backend, "trim_workers", lambda: calls.append("workers"))
+    monkeypatch.setattr(dask_workers, "trim_workers", lambda: calls.append("workers"))
     monkeypatch.setattr(workers, "_default", None)
-    dash.trim_everywhere()  # no backend started: the server alone
+    dash.trim_everywhere()  # no workers started: the server alone
     assert calls == ["server"]
-    monkeypatch.setattr(workers, "_default", backend)
+    monkeypatch.setattr(workers, "_default", dask_workers)
     dash.trim_everywhere()
     assert calls == ["server", "server", "workers"]
 
 
-def test_a_fit_too_large_for_a_workers_memory_is_refused_before_it_starts(backend):
+def test_a_fit_too_large_for_a_workers_memory_is_refused_before_it_starts(dask_workers):
     n = 4000  # RMSC keeps about 8 dense (8000 x 4000) arrays: 2 GB > the 1.5 GB worker
     rng = np.random.default_rng(0)
     views = tuple(sp.random(n, n, density=2e-4, format="csr", random_state=rng) +
                   sp.eye(n, format="csr") for _ in range(2))
     data = datasets.MultiViewDataset("big", views, labels=np.arange(n) % 3)
-    job = run(backend, dash.Remote(dash.fit_rmsc, data, dash.Params()), label="fit")
+    job = run(dask_workers, dash.Remote(dash.fit_rmsc, data, dash.Params()), label="fit")
     assert job.wait(WAIT)
     assert job.state == dash.FAILED
     assert "RMSC on 4000 samples" in job.error and "Subsample" in job.error
     assert not job.snapshot().history  # refused before the first iteration
 
 
-def test_limits_name_the_workers_and_their_memory(backend):
-    lim = backend.limits()
+def test_limits_name_the_workers_and_their_memory(dask_workers):
+    lim = dask_workers.limits()
     assert lim["workers"] == 2 and lim["threads"] == 2
     assert lim["memory_per_worker"] == pytest.approx(1.5e9, rel=0.01)
-    line = workers.describe_limits(backend, 1 << 30, 500)
+    line = workers.describe_limits(dask_workers, 1 << 30, 500)
     assert "2 worker process(es)" in line and "1.0 GB of results" in line
     assert "uploads up to 500 MB" in line
 
@@ -295,26 +295,26 @@ def test_an_unreachable_scheduler_is_a_message_that_says_what_to_do(monkeypatch)
     address = f"tcp://127.0.0.1:{port}"
     monkeypatch.setenv(workers.SCHEDULER_ENV, address)
     monkeypatch.setattr(workers, "_default", None)
-    monkeypatch.setattr(dash.Backend, "CONNECT_TIMEOUT", "2s")
+    monkeypatch.setattr(dash.DaskWorkers, "CONNECT_TIMEOUT", "2s")
     job = dash.Job("k", dash.Remote(count_until_stopped, 3), label="fit",
-                   runner=dash.DaskRunner()).start()
+                   sender=dash.DaskSender()).start()
     assert job.wait(WAIT)
     assert job.state == dash.FAILED
     assert f"Cannot reach the Dask scheduler at {address}" in job.error
     assert "dask scheduler" in job.error and "unset RMSC_SCHEDULER" in job.error
-    assert workers.running_backend() is None
+    assert workers.running_workers() is None
 
 
-def test_release_data_drops_the_scattered_datasets_and_jobs_still_run(backend, small):
-    job = run(backend, dash.Remote(dash.fit_rmsc, small, dash.Params(max_iter=2, tol=0.0)),
+def test_release_data_drops_the_scattered_datasets_and_jobs_still_run(dask_workers, small):
+    job = run(dask_workers, dash.Remote(dash.fit_rmsc, small, dash.Params(max_iter=2, tol=0.0)),
               key="before-release")
     assert job.wait(WAIT) and job.state == dash.DONE, job.error
-    assert small.fingerprint in backend._scattered
-    assert backend.release_data() >= 1
-    assert len(backend._scattered) == 0
-    wait_until(lambda: not any(backend.client.run(
+    assert small.fingerprint in dask_workers._scattered
+    assert dask_workers.release_data() >= 1
+    assert len(dask_workers._scattered) == 0
+    wait_until(lambda: not any(dask_workers.client.run(
         lambda dask_worker: len(dask_worker.data)).values()), "the workers to drop the data")
-    again = run(backend, dash.Remote(dash.fit_rmsc, small, dash.Params(max_iter=2, tol=0.0)),
+    again = run(dask_workers, dash.Remote(dash.fit_rmsc, small, dash.Params(max_iter=2, tol=0.0)),
                 key="after-release")
     assert again.wait(WAIT) and again.state == dash.DONE, again.error
     assert np.array_equal(again.result.labels, job.result.labels)
@@ -324,7 +324,7 @@ def sample_counts(variants, job):
     return {name: int(d.n_samples) for name, d in variants.items()}
 
 
-def test_a_task_with_more_datasets_than_are_kept_scattered_gets_them_all(backend, small,
+def test_a_task_with_more_datasets_than_are_kept_scattered_gets_them_all(dask_workers, small,
                                                                          monkeypatch):
     """A robustness Compare sends nine datasets in one task. Datasets beyond
     MAX_SCATTERED are dropped only after the task is submitted: dropping one while the
@@ -335,17 +335,17 @@ def test_a_task_with_more_datasets_than_are_kept_scattered_gets_them_all(backend
                 for i in range(5)}
     assert len({d.fingerprint for d in variants.values()}) == 5
     for attempt in range(3):
-        job = run(backend, dash.Remote(sample_counts, variants), key=("many", attempt))
+        job = run(dask_workers, dash.Remote(sample_counts, variants), key=("many", attempt))
         assert job.wait(WAIT) and job.state == dash.DONE, job.error
         assert job.result == {name: small.n_samples for name in variants}
-    assert len(backend._scattered) == 2
+    assert len(dask_workers._scattered) == 2
 
 
 def array_sum(a, job):
     return float(a.sum())
 
 
-def test_a_large_argument_is_scattered_not_sent_in_the_tasks_graph(backend):
+def test_a_large_argument_is_scattered_not_sent_in_the_tasks_graph(dask_workers):
     """Dask warns in the server's terminal about a task whose graph is large (the Affinity
     page sent a fitted Digit model: 'Sending large graph of size 28.87 MiB')."""
     import warnings
@@ -357,11 +357,11 @@ def test_a_large_argument_is_scattered_not_sent_in_the_tasks_graph(backend):
     with dask.config.set({"distributed.admin.large-graph-warning-threshold": threshold}), \
             warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        job = run(backend, dash.Remote(array_sum, {"a": big}["a"]), key="big")
+        job = run(dask_workers, dash.Remote(array_sum, {"a": big}["a"]), key="big")
         assert job.wait(WAIT) and job.state == dash.DONE, job.error
     assert job.result == big.sum()
     assert not [w for w in caught if "large graph" in str(w.message)]
-    assert not backend._futures  # what was scattered for the job was released with it
+    assert not dask_workers._futures  # what was scattered for the job was released with it
 
 
 def warn_twice(job):
@@ -373,13 +373,13 @@ def warn_twice(job):
 
 
 def test_a_tasks_warnings_are_logged_once_by_the_server_not_printed_by_workers(
-        backend, caplog, monkeypatch):
+        dask_workers, caplog, monkeypatch):
     import logging
 
     monkeypatch.setattr(remote, "_logged_warnings", set())
     caplog.set_level(logging.INFO, logger="rmsc.dashboard")
     for attempt in range(3):
-        job = run(backend, dash.Remote(warn_twice), key=("warn", attempt), label="fit")
+        job = run(dask_workers, dash.Remote(warn_twice), key=("warn", attempt), label="fit")
         assert job.wait(WAIT) and job.state == dash.DONE, job.error
 
     def logged():
@@ -391,10 +391,10 @@ def test_a_tasks_warnings_are_logged_once_by_the_server_not_printed_by_workers(
                         "zero"]
 
 
-def test_worker_processes_leave_ctrl_c_to_the_program_that_owns_them(backend):
+def test_worker_processes_leave_ctrl_c_to_the_program_that_owns_them(dask_workers):
     import signal
 
-    ignored = backend.client.run(lambda: signal.getsignal(signal.SIGINT) == signal.SIG_IGN)
+    ignored = dask_workers.client.run(lambda: signal.getsignal(signal.SIGINT) == signal.SIG_IGN)
     assert set(ignored.values()) == {True}
 
 
@@ -404,7 +404,7 @@ from rmsc import dashboard as dash, datasets
 from rmsc.dashboard import remote, workers
 data = datasets.load_bundled("Digit-small")
 job = dash.Job("k", dash.Remote(dash.fit_rmsc, data, dash.Params(max_iter=200, tol=0.0)),
-               label="fit", runner=dash.DaskRunner()).start()
+               label="fit", sender=dash.DaskSender()).start()
 while not job.snapshot().history:  # the fit is running on a worker, its dataset scattered
     time.sleep(0.05)
 print("exiting", flush=True)
@@ -412,7 +412,7 @@ print("exiting", flush=True)
 
 
 def test_the_process_exits_cleanly_with_a_fit_running_and_data_scattered():
-    """At exit the dashboard's backend closes before distributed's own exit handlers close
+    """At exit the dashboard's workers close before distributed's own exit handlers close
     the LocalCluster: the client lets go of its data first, so the scheduler reports no
     loss ('... caused the cluster to lose scattered data') and no task is failed."""
     import subprocess
@@ -432,10 +432,10 @@ data = datasets.load_bundled("Digit-small")
 for max_iter in (2, 3):  # two fits of the same data, on the dashboard's own cluster
     job = dash.Job(("fit", max_iter), dash.Remote(dash.fit_rmsc, data,
                                                   dash.Params(max_iter=max_iter, tol=0.0)),
-                   label="fit", runner=dash.DaskRunner()).start()
+                   label="fit", sender=dash.DaskSender()).start()
     assert job.wait(WAIT) and job.state == dash.DONE, job.error
-backend = workers.running_backend()
-print("scattered", len(backend._scattered), flush=True)
+dask_workers = workers.running_workers()
+print("scattered", len(dask_workers._scattered), flush=True)
 try:  # Ctrl-C comes as soon as the test reads "fitted": the print is inside the try
     print("fitted", flush=True)
     time.sleep(WAIT)  # until Ctrl-C
@@ -456,7 +456,7 @@ def as_from_a_terminal():
 
 
 def test_two_fits_of_one_dataset_send_it_once_and_ctrl_c_closes_quietly():
-    """The dashboard's cluster path (``DaskRunner()`` starts the default backend, a
+    """The dashboard's cluster path (``DaskSender()`` starts the default workers, a
     LocalCluster) runs two fits of one dataset, then gets Ctrl-C as a terminal sends it (to
     the whole process group): the data went to the workers once (no 'Sending large graph';
     Dask's bound lowered so that Digit-small's 0.6 MB would trip it), and the shutdown
@@ -501,14 +501,14 @@ def meet(i, others, steps, job):
     return {"part": i, "met": met, "worker": get_worker().address}
 
 
-def test_the_parts_of_a_task_run_side_by_side_on_every_worker(backend):
+def test_the_parts_of_a_task_run_side_by_side_on_every_worker(dask_workers):
     parts = []
     for i in range(2):
         part = dash.Remote(meet, i, [1 - i], 3)
         part.steps = 3
         parts.append(part)
     task = dash.RemoteParts(parts, combine=lambda results: results)
-    job = run(backend, task, key="parts", label="compare")
+    job = run(dask_workers, task, key="parts", label="compare")
     assert job.wait(WAIT) and job.state == dash.DONE, job.error
     first, second = job.result  # in the parts' order
     assert (first["part"], second["part"]) == (0, 1)
@@ -527,24 +527,24 @@ def part_that(kind, job):
     return kind
 
 
-def test_a_cancel_reaches_every_part_and_a_failing_part_fails_the_task(backend):
+def test_a_cancel_reaches_every_part_and_a_failing_part_fails_the_task(dask_workers):
     task = dash.RemoteParts([dash.Remote(part_that, "slow") for _ in range(3)],
                             combine=lambda results: results)
-    job = run(backend, task, key="cancel-parts", label="compare")
+    job = run(dask_workers, task, key="cancel-parts", label="compare")
     wait_until(lambda: job.snapshot().message == "working", "the parts to start")
     job.cancel()
     assert job.wait(WAIT) and job.state == dash.CANCELLED
-    wait_until(lambda: executing(backend) == 0, "the parts to end on the workers")
-    assert not backend._futures
+    wait_until(lambda: executing(dask_workers) == 0, "the parts to end on the workers")
+    assert not dask_workers._futures
     task = dash.RemoteParts([dash.Remote(part_that, "slow"), dash.Remote(part_that, "fails")],
                             combine=lambda results: results)
-    job = run(backend, task, key="failing-parts", label="compare")
+    job = run(dask_workers, task, key="failing-parts", label="compare")
     assert job.wait(WAIT) and job.state == dash.FAILED
     assert job.error == "this setting cannot be fitted: try another"
-    wait_until(lambda: executing(backend) == 0, "the other part to be cancelled")
+    wait_until(lambda: executing(dask_workers) == 0, "the other part to be cancelled")
 
 
-def test_parts_run_in_the_jobs_thread_without_a_runner():
+def test_parts_run_in_the_jobs_thread_without_a_sender():
     parts = [dash.Remote(lambda i, job: job.report(1, 1, f"p{i}") or i * 10, i)
              for i in range(3)]
     job = dash.Job("k", dash.RemoteParts(parts, combine=sum, after=lambda r: r + 1)).start()

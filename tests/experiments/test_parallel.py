@@ -13,7 +13,7 @@ from rmsc.experiments import Cache, Fit, run_fits, share_key
 def client():
     from distributed import Client
 
-    from rmsc.cluster import local_cluster
+    from rmsc.dask_cluster import local_cluster
 
     with local_cluster(2) as cluster, Client(cluster, set_as_default=False) as c:
         yield c
@@ -103,7 +103,7 @@ def test_shared_solves_stay_in_one_group():
 
 
 def test_cli_workers_option(monkeypatch):
-    from rmsc import cluster
+    from rmsc import dask_cluster as cluster
     from rmsc.cli import main
 
     out, err = io.StringIO(), io.StringIO()

@@ -5,7 +5,7 @@ import pytest
 
 import rmsc
 from rmsc import backends, solver
-from rmsc import cluster as dask_cluster
+from rmsc import dask_cluster
 from tests.support import random_views, union_of_subspaces
 
 

@@ -103,7 +103,7 @@ def _cycles(graph):
 def test_no_import_cycle_counting_imports_inside_functions():
     graph = _graph()
     assert {"rmsc.dashboard.jobs", "ui.runtime", "pages.solve", "app"} <= set(graph)
-    assert "rmsc.dashboard.runner" in graph["rmsc.dashboard.prefetch"]
+    assert "rmsc.dashboard.sender" in graph["rmsc.dashboard.prefetch"]
     assert "rmsc.dashboard._worker_setup" in graph["rmsc.dashboard.workers"]  # inside a function
     assert not _cycles(graph), f"import cycles: {_cycles(graph)}"
     # The check can see a cycle: the old jobs <-> workers pair would be one.

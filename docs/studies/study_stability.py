@@ -1,9 +1,9 @@
 """Does RMSC's clustering depend on where its iterations stop?
 
-    python benchmarks/study_stability.py run [--datasets ...] [--methods ...]
+    python docs/studies/study_stability.py run [--datasets ...] [--methods ...]
                                              [--candidates ...] [--jobs N] [--cap 300]
-    python benchmarks/study_stability.py table [--cap 300]      # the docs' tables
-    python benchmarks/study_stability.py run --smoke            # tiny data, seconds (the tests)
+    python docs/studies/study_stability.py table [--cap 300]      # the docs' tables
+    python docs/studies/study_stability.py run --smoke            # tiny data, seconds (the tests)
 
 Every run is one trajectory of Algorithm 1 to convergence (tol = 1e-6, at most ``--cap``
 iterations; the cap is recorded when hit) of the whole estimator (``RMSC``, its defaults
@@ -34,34 +34,36 @@ parallel processes, one thread each.
 ``run --smoke`` runs :func:`smoke_configs` (Subspaces, both methods, the paper's model
 and the default scaled one, two beta_rel, at most :data:`SMOKE_CAP` iterations) into a
 temporary folder (or ``--out``) and prints their long table; its numbers mean nothing
-(benchmarks/_smoke.py). ``study_stability_tables.py --smoke`` and
+(benchmarks/_preamble.py). ``study_stability_tables.py --smoke`` and
 ``study_suggestion.py --smoke`` go through the same runs.
+
+Measured: the tables of docs/stability.md were written at commit a827151 (2026-11-26), on
+that commit's code. Rerun it to update them (smoke-tested: tests/benchmarks/test_benchmarks.py).
 """
 
 from __future__ import annotations
 
-import os
+import sys
+from pathlib import Path
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
+
+_preamble.one_thread()  # before numpy
 
 import argparse  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 import scipy.sparse.linalg  # noqa: E402,F401
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+ROOT = _preamble.ROOT
 
 import rmsc  # noqa: E402
 from rmsc import solver  # noqa: E402
@@ -72,7 +74,6 @@ from rmsc.spectral import affinity_from_coefficients  # noqa: E402
 from rmsc.selection import graph_criterion  # noqa: E402
 from rmsc.tracking import agreement, quick_clustering  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from study_stability_tables import OUT, print_long, print_tables, read_results  # noqa: E402
 
@@ -122,27 +123,16 @@ LAMS = {"RMSC": (1.0, 3.0), "RMSC-WV": (3.0, 1.0)}
 
 WEIGHTING = {"RMSC": "sample", "RMSC-WV": "view"}
 
-DATASETS = ("Subspaces", "Digit-small", "3-Sources", "Synthetic-300", "Synthetic-1000",
-            "Digit", "Digit+outliers", "Reuter")
+#: The study's datasets: every dataset the repository has (benchmarks/_preamble.py).
+DATASETS = _preamble.DATASETS
 
 #: Rough cost of a run per dataset (Digit = 1), to start the longest first.
 COST = {"Subspaces": 0.05, "Digit-small": 0.1, "3-Sources": 0.1, "Synthetic-300": 0.1,
         "Synthetic-1000": 0.5, "Digit": 1.0, "Digit+outliers": 1.0, "Reuter": 4.0}
 
 
-def load(name):
-    """(views, labels, n_clusters) of a study dataset."""
-    if name.startswith("Synthetic-"):
-        n = int(name.split("-")[1])
-        d = rmsc.datasets.make_multiview_subspaces(
-            n_clusters=10, n_per_cluster=n // 10, n_views=3, view_dims=(80, 100, 120),
-            subspace_dim=5, noise=0.05, random_state=0)
-    elif name == "Digit+outliers":
-        d = rmsc.datasets.inject(rmsc.datasets.load_bundled("Digit"), ["PIX", "FOU"], 0.1,
-                                 kind="replace", random_state=0)
-    else:
-        d = rmsc.datasets.load_bundled(name)
-    return list(d.views), np.asarray(d.labels), int(d.n_clusters)
+#: ``(views, labels, n_clusters)`` of a study dataset.
+load = _preamble.load_dataset
 
 
 def key_of(config):
@@ -435,9 +425,7 @@ def main():
                    help="seconds after which no new run starts (0: none)")
     r.add_argument("--out", default=None,
                    help="the folder of the runs' JSON files (default: benchmarks/out/study_stability)")
-    r.add_argument("--smoke", action="store_true",
-                   help="the smoke runs (smoke_configs) into a temporary folder or --out; "
-                        "their numbers mean nothing (tests/benchmarks/test_benchmarks.py)")
+    _preamble.add_argument(r, "the smoke runs (smoke_configs) into a temporary folder or --out")
     t = sub.add_parser("table")
     t.add_argument("--cap", type=int, default=300)
     t.add_argument("--long", action="store_true",

@@ -52,8 +52,8 @@ def local_cluster(n_workers=None, memory_limit="auto", dashboard=False):
     for: nothing of the cluster can be reached from another machine. The scheduler does
     not retry a task whose worker died (``allowed-failures`` 0: a fit that ran a
     worker out of memory fails once, with a message, instead of killing every
-    worker in turn). The dashboard's backend and ``rmsc reproduce`` both start
-    theirs here.
+    worker in turn). The dashboard's workers (``rmsc.dashboard.DaskWorkers``) and
+    ``rmsc reproduce`` both start theirs here.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Where SSC-AVG's time goes, and what its score owes to stopping at 200 ADMM iterations.
 
-    python benchmarks/bench_ssc_stopping.py [--datasets Digit 3-Sources] [--max-iter 50 100 200 400]
+    python docs/studies/bench_ssc_stopping.py [--datasets Digit 3-Sources] [--max-iter 50 100 200 400]
                                             [--converged-iter 3000]
 
 The speed work asks SSC-AVG to be 10x faster with its objective within 1e-3 (relative) of the
@@ -12,15 +12,22 @@ iterations each view ran, the objective (sum over views of ||X - XC||^2 + beta |
 relative to the converged one, the share of nonzeros in the coefficients, and ACC/NMI
 (mean over the 20 k-means runs, %). Every row is a whole estimator fit, so each cell is
 what a user gets with that budget.
+
+Measured: the tables of docs/measurements.md, "SSC's ADMM" were written at commit 766efd2
+(2026-11-25), on that commit's code. Not smoke-tested: a one-off, kept as the record of that
+run; later code may not run it unchanged (to rerun it, check out that commit).
 """
 
-import argparse
 import sys
-import time
-import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402,F401  (the root on sys.path, --smoke, one thread)
+
+import argparse
+import time
+import warnings
+
 
 import numpy as np  # noqa: E402
 

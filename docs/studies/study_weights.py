@@ -1,8 +1,8 @@
 """Does RMSC's trust follow how informative each view is, and what does the rule for
 uninformative samples change? (the weights study; docs/weights.md)
 
-    python benchmarks/study_weights.py [--datasets Subspaces 3-Sources Digit-small Digit]
-    python benchmarks/study_weights.py --smoke     # Digit-small, a few iterations (the tests)
+    python docs/studies/study_weights.py [--datasets Subspaces 3-Sources Digit-small Digit]
+    python docs/studies/study_weights.py --smoke     # Digit-small, a few iterations (the tests)
 
 For every dataset, clean and with 10 % of its samples replaced in its first two views
 (``rmsc.datasets.inject``, random_state=0), RMSC at today's defaults with the rule for
@@ -20,27 +20,30 @@ P-step for every weight), beside the paper's exact model (``PAPER_MODEL``):
 * AUC: the outlier ROC AUC of the weights (:func:`rmsc.outliers.scores`), mean over the
   corrupted views.
 
-``--smoke`` (benchmarks/_smoke.py): Digit-small only, clean, at most :data:`SMOKE_ITERS`
+``--smoke`` (benchmarks/_preamble.py): Digit-small only, clean, at most :data:`SMOKE_ITERS`
 iterations per fit; its numbers mean nothing.
+
+Measured: the tables of docs/weights.md, "Measured" were written at commit ad17cfd
+(2026-11-28), on that commit's code. Rerun it to update them (smoke-tested:
+tests/benchmarks/test_benchmarks.py).
 """
 
 from __future__ import annotations
 
-import os
+import sys
+from pathlib import Path
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
+
+_preamble.one_thread()  # before numpy
 
 import argparse  # noqa: E402
-import sys  # noqa: E402
 import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _smoke  # noqa: E402
 import rmsc  # noqa: E402
 from rmsc import datasets, outliers, solver  # noqa: E402
 from rmsc.inspection import at_cap, trust_vs_quality, view_quality, view_weight_shares  # noqa: E402
@@ -71,7 +74,7 @@ def variants(name, smoke):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", nargs="+", default=None, help=f"default: {DATASETS}")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     names = args.datasets or (["Digit-small"] if args.smoke else DATASETS)
     warnings.simplefilter("ignore")

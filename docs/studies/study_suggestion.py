@@ -1,10 +1,10 @@
 """The stability study §3: which label-free criterion should ``suggest_parameters`` use, if any?
 
-    python benchmarks/study_suggestion.py [--model "s1 g1e-2"] [--rule "obj 1e-4"]
+    python docs/studies/study_suggestion.py [--model "s1 g1e-2"] [--rule "obj 1e-4"]
                                           [--max-iter 100] [--cap 300]
-    python benchmarks/study_suggestion.py --smoke    # tiny data, seconds (the tests)
+    python docs/studies/study_suggestion.py --smoke    # tiny data, seconds (the tests)
 
-Reads the trajectories of ``benchmarks/study_stability.py`` (run that first): for every
+Reads the trajectories of ``docs/studies/study_stability.py`` (run that first): for every
 dataset and method, the grid of settings (lambda x beta_rel) run under ``--model``, each
 scored where the stopping rule (``--rule`` with ``--max-iter``, the estimator's defaults)
 stops it: ACC (mean of the 20 k-means runs) and the label-free criteria measured on the
@@ -21,20 +21,27 @@ A criterion earns the suggestion button only if its LODO regret beats the defaul
 
 ``--smoke`` analyses ``study_stability``'s smoke runs (:func:`study_stability.run_smoke`:
 Subspaces, a few iterations), run now into a temporary folder, instead of the cache;
-its numbers mean nothing (benchmarks/_smoke.py).
+its numbers mean nothing (benchmarks/_preamble.py).
+
+Measured: the tables of docs/stability.md, §3 (the label-free suggestion) were written at
+commit a827151 (2026-11-26), on that commit's code. Rerun it to update them (smoke-tested:
+tests/benchmarks/test_benchmarks.py).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
+
+import argparse
+import tempfile
 
 import numpy as np
 from scipy.stats import spearmanr
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from study_stability import load, load_results, run_smoke  # noqa: E402
 from study_stability_tables import DATASET_ORDER, score_at, stop_of  # noqa: E402
@@ -181,9 +188,7 @@ def main():
     ap.add_argument("--default-rel", type=float, default=0.25)
     ap.add_argument("--datasets", nargs="+", default=None,
                     help="only these datasets (e.g. those run over the whole grid)")
-    ap.add_argument("--smoke", action="store_true",
-                    help="study_stability's smoke runs, run now into a temporary folder; their "
-                         "numbers mean nothing (tests/benchmarks/test_benchmarks.py)")
+    _preamble.add_argument(ap, "study_stability's smoke runs, run now into a temporary folder")
     args = ap.parse_args()
     defaults = {"RMSC": (1.0, args.default_rel), "RMSC-WV": (3.0, args.default_rel)}
     print("Criteria:")

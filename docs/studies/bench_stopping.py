@@ -5,7 +5,7 @@ relative decrease, at most 30 iterations: ``rmsc.rmsc.PAPER_MODEL`` and
 ``FORMER_STOPPING``), kept as it was; the current defaults' stop against convergence is
 ``benchmarks/bench_stability.py`` (docs/stability.md).
 
-    python benchmarks/bench_stopping.py [--datasets Digit Reuter 3-Sources] [--data-dir DIR]
+    python docs/studies/bench_stopping.py [--datasets Digit Reuter 3-Sources] [--data-dir DIR]
                                         [--max-iter 300] [--smoke]
 
 For every dataset (Digit, Reuter and 3-Sources, bundled; ``--data-dir DIR``: the paper's
@@ -19,18 +19,24 @@ user gets with that rule. The iterates do not depend on the rule (it only says w
 stop), so each fit is the reference run cut short. ACC and NMI: mean over the 20
 k-means runs, %. The rule's budget (the speed work) is |Δ| <= 0.2 points against the
 reference.
+
+Measured: the tables of docs/stability.md, "Appendix: what the former stopping rule cost"
+were written at commit 20da440 (2026-11-23), on that commit's code. Not smoke-tested: a
+one-off, kept as the record of that run; later code may not run it unchanged (to rerun it,
+check out that commit).
 """
 
-import argparse
 import sys
-import time
-import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
 
-import _smoke  # noqa: E402
+import argparse
+import time
+import warnings
+
+
 from rmsc import RMSC, datasets, evaluate_runs, solver  # noqa: E402
 from rmsc.rmsc import FORMER_STOPPING, PAPER_MODEL  # noqa: E402
 
@@ -73,7 +79,7 @@ def main():
     ap.add_argument("--data-dir", default=None,
                     help="read the paper's .mat files from here instead of the bundled copies")
     ap.add_argument("--max-iter", type=int, default=300)
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     print(f"Rule: {solver.STOPPING_TEXT['objective']}; default tol={FORMER_TOL:g}, max_iter={FORMER_MAX_ITER}. "
@@ -85,7 +91,7 @@ def main():
     print("|---|---|---:|---|" + "---|" * (len(RULES) + 1), flush=True)
     for name in args.datasets:
         data = load(name, args.data_dir)
-        for label, params in _smoke.first(SETTINGS, args.smoke):
+        for label, params in _preamble.first(SETTINGS, args.smoke):
             ref, ref_acc, ref_nmi, ref_s = fit(data, params, REFERENCE, args.max_iter)
             cells = []
             for tol, max_iter in RULES:

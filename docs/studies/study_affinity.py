@@ -1,9 +1,9 @@
 """Two follow-ups of the defaults study: Elhamifar's ρ-threshold affinity, and λ against the
 Gram spectrum.
 
-    python benchmarks/study_affinity.py [--only NAME ...] [--table]
+    python docs/studies/study_affinity.py [--only NAME ...] [--table]
 
-The fits are those of ``benchmarks/study_defaults.py`` (same datasets, loading and
+The fits are those of ``docs/studies/study_defaults.py`` (same datasets, loading and
 clustering protocol, imported from it), at the default beta (``beta="auto"``, the
 weighting's default ``beta_rel``) for lambda in {0.3, 1, 3, 10} (Reuter: {1, 3, 10}, its
 fits take minutes), RMSC and RMSC-WV, raw input. Each fit's Z* is clustered (spectral
@@ -27,22 +27,28 @@ in which the best value moves least between datasets.
 
 Results are cached in ``benchmarks/out/study_affinity.json`` (one entry per fit);
 ``--table`` prints from the cache.
+
+Measured: the tables of docs/defaults.md, "Follow-ups" were written at commit 6f1a6fd
+(2026-11-25), on that commit's code. Rerun it to update them (smoke-tested:
+tests/benchmarks/test_benchmarks.py).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import time
-import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
+
+import argparse
+import json
+import time
+import warnings
+
 
 import study_defaults as sd  # noqa: E402  (sets one BLAS thread before numpy loads)
 
-import _smoke  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -51,7 +57,7 @@ from rmsc.preprocessing import normalize_l2  # noqa: E402
 from rmsc.rmsc import DegenerateSolutionError  # noqa: E402
 from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noqa: E402
 
-OUT = sd.ROOT / "benchmarks" / "out" / "study_affinity.json"
+OUT = _preamble.OUT / "study_affinity.json"
 LAMS = (0.3, 1.0, 3.0, 10.0)
 REUTER_LAMS = (1.0, 3.0, 10.0)
 #: beta_rel of beta="auto": the default (0.25 for both weightings) and twice it.
@@ -115,8 +121,8 @@ def run(cache, names, smoke=False):
         if "n" not in cache.get(f"{name}|spectrum", {}):
             cache[f"{name}|spectrum"] = dict(zip(("n", "top", "pr"), spectrum(views)))
         for method in sd.METHODS:
-            for lam in _smoke.first(REUTER_LAMS if name == "Reuter" else LAMS, smoke):
-                for rel in _smoke.first(BETA_RELS, smoke):
+            for lam in _preamble.first(REUTER_LAMS if name == "Reuter" else LAMS, smoke):
+                for rel in _preamble.first(BETA_RELS, smoke):
                     k = key(name, method, lam, rel)
                     if k in cache:
                         continue
@@ -219,7 +225,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--table", action="store_true")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     global OUT
     if args.smoke:  # Subspaces, one setting, a throwaway cache

@@ -1,7 +1,7 @@
-"""Tables of the stability study (``python benchmarks/study_stability.py table``).
+"""Tables of the stability study (``python docs/studies/study_stability.py table``).
 
-    python benchmarks/study_stability_tables.py [--cap 300] [--long] [--without ...]
-    python benchmarks/study_stability_tables.py --smoke     # tiny data, seconds (the tests)
+    python docs/studies/study_stability_tables.py [--cap 300] [--long] [--without ...]
+    python docs/studies/study_stability_tables.py --smoke     # tiny data, seconds (the tests)
 
 Reads the cached trajectories of :mod:`study_stability` (:data:`OUT`) and prints, for
 every candidate (model, beta_rel, lambda) x stopping rule (tolerance, max_iter), the
@@ -9,24 +9,32 @@ scores at the rule's stop against the converged ones, dataset by dataset; run as
 script, the same as ``study_stability.py table``. ``--smoke`` first runs
 ``study_stability.py run --smoke`` (a process of its own, so that this module imports
 nothing of the study's) into a temporary folder and prints the tables of those runs; their
-numbers mean nothing (benchmarks/_smoke.py).
+numbers mean nothing (benchmarks/_preamble.py).
+
+Measured: the tables of docs/stability.md (the tables this prints) were written at commit
+a827151 (2026-11-26), on that commit's code. Rerun it to update them (smoke-tested:
+tests/benchmarks/test_benchmarks.py).
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
 
 import argparse
 import json
 import math
 import subprocess
-import sys
 import tempfile
 from collections import defaultdict
-from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
 #: The study's cache: one JSON file per run (written by ``study_stability.py run``).
-OUT = HERE / "out" / "study_stability"
+OUT = _preamble.OUT / "study_stability"
 
 #: Today's defaults: the paper's model, beta_rel 0.25, each method's lambda, the
 #: objective's relative decrease <= 1e-4, at most 30 iterations.
@@ -215,9 +223,8 @@ def main(argv=None):
                     help="one row per run: scores at 30/100/300/1000 iterations and at the end")
     ap.add_argument("--without", nargs="+", default=(),
                     help="leave these datasets out (e.g. while their runs are missing)")
-    ap.add_argument("--smoke", action="store_true",
-                    help="the tables of study_stability.py run --smoke, run now into a "
-                         "temporary folder; their numbers mean nothing (tests/benchmarks/test_benchmarks.py)")
+    _preamble.add_argument(ap, "the tables of study_stability.py run --smoke, run now into a "
+                               "temporary folder")
     args = ap.parse_args(argv)
     if args.smoke:
         with tempfile.TemporaryDirectory() as tmp:

@@ -1,11 +1,11 @@
 """Fewer iterations to the same optimum? RMSC's safeguarded accelerations against the plain solver.
 
-    python benchmarks/study_acceleration.py [--datasets ...] [--methods ...] [--cap 300]
-    python benchmarks/study_acceleration.py --smoke        # tiny data, seconds (the tests)
+    python docs/studies/study_acceleration.py [--datasets ...] [--methods ...] [--cap 300]
+    python docs/studies/study_acceleration.py --smoke        # tiny data, seconds (the tests)
 
 For RMSC and RMSC-WV at their defaults (``rmsc.get_method(name, n_clusters=c,
 random_state=0)``) on every dataset of the repository (those of
-``benchmarks/study_stability.py``), fitted in one run, one after the other:
+``docs/studies/study_stability.py``), fitted in one run, one after the other:
 
 * "converged": the plain solver run on to convergence as ``bench_stability.py`` does (the
   objective's relative decrease ``tol=1e-6``, at most ``--cap`` iterations);
@@ -27,38 +27,38 @@ the accelerations do not apply and the fit is the plain one, which the table say
 
 Results are cached in ``benchmarks/out/study_acceleration.json`` (per dataset, method,
 fit and parameters; ``--fresh`` ignores it).
+
+Measured: the tables of docs/acceleration.md were written at commit 01aee68 (2026-11-28), on
+that commit's code. Rerun it to update them (smoke-tested: tests/benchmarks/test_benchmarks.py).
 """
 
 from __future__ import annotations
 
-import os
+import sys
+from pathlib import Path
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
+
+_preamble.one_thread()  # before numpy
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = _preamble.ROOT
 
 import rmsc  # noqa: E402
 from rmsc.metrics import evaluate_runs  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
 
-import _smoke  # noqa: E402
 from bench_stability import BEFORE, REFERENCE_TOL, smoke_data  # noqa: E402
 from study_stability import DATASETS, load  # noqa: E402
 
-CACHE = ROOT / "benchmarks" / "out" / "study_acceleration.json"
+CACHE = _preamble.OUT / "study_acceleration.json"
 
 METHODS = ("RMSC", "RMSC-WV")
 
@@ -198,7 +198,7 @@ def main(argv=None):
                     choices=list(CANDIDATES))
     ap.add_argument("--cap", type=int, default=300)
     ap.add_argument("--fresh", action="store_true", help="ignore the cache")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args(argv)
     candidates = list(dict.fromkeys(["plain"] + list(args.candidates)))
     if args.smoke:

@@ -1,6 +1,6 @@
 """float32 against float64 in RMSC's Z*-step: scores, iterates and time, side by side.
 
-    python benchmarks/bench_precision.py [--iters 30] [--smoke]
+    python docs/studies/bench_precision.py [--iters 30] [--smoke]
 
 ``rmsc.solver.PRECISION`` sets the precision of the Z*-step's two products and its
 thresholding in the factor form (every other quantity stays float64; the kernel form,
@@ -12,20 +12,25 @@ then the estimator's spectral protocol on each Z* (random_state=0): ACC and NMI
 of P relative to its largest entry, of the objective relative to its magnitude, the
 largest increase of the objective over the iterations (relative; negative: it fell
 every iteration), and the solve's seconds.
+
+Measured: the tables of docs/library.md, "Inside the solver" were written at commit 20da440
+(2026-11-23), on that commit's code. Not smoke-tested: a one-off, kept as the record of that
+run; later code may not run it unchanged (to rerun it, check out that commit).
 """
 
-import argparse
 import sys
-import time
-import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
+
+import argparse
+import time
+import warnings
+
 
 import numpy as np  # noqa: E402
 
-import _smoke  # noqa: E402
 from rmsc import evaluate_runs, solver  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
 from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noqa: E402
@@ -37,10 +42,10 @@ SETTINGS = [(0.3, 0.3), (1.0, 0.1), (0.3, 0.03), (10.0, 0.2), (0.01, 0.001), (1e
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--iters", type=int, default=30)
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    data = _smoke.digit(args.smoke)
+    data = _preamble.digit(args.smoke)
     factors = [solver.gram_factor(normalize_l2(X)) for X in data.views]
     assert not solver.use_kernel_form(factors)
     print(f"{data.name}, {args.iters} iterations (tol=0), gamma=1e-5; default precision: "
@@ -48,7 +53,7 @@ def main():
     print("| λ | β | Z* density | ACC % f64 / f32 | NMI % f64 / f32 | max ΔZ* / max Z* | "
           "max ΔP / max P | Δ objective (rel.) | largest rise f64 / f32 | s f64 / f32 |")
     print("|---:|---:|---:|---|---|---:|---:|---:|---|---|", flush=True)
-    for lam, beta in _smoke.first(SETTINGS, args.smoke, 2):
+    for lam, beta in _preamble.first(SETTINGS, args.smoke, 2):
         out = {}
         for prec in ("float64", "float32"):
             t0 = time.perf_counter()

@@ -1,8 +1,8 @@
 """Calibrate the Compare / Sensitivity time estimates' cost model (rmsc.costs).
 
-    python benchmarks/calibrate_costs.py [--write] [--quick] [--smoke]
+    python tools/calibrate_costs.py [--write] [--quick] [--smoke]
                                          [--iter-datasets Subspaces 3-Sources Digit-small]
-    python benchmarks/calibrate_costs.py --iterations-only [--write]
+    python tools/calibrate_costs.py --iterations-only [--write]
 
 Times the model's kernels on synthetic data (rmsc.datasets.make_multiview_subspaces, so
 that the bundled datasets check the model out of sample: benchmarks/bench_estimates.py):
@@ -348,7 +348,7 @@ def finish(costs, write):
         path.write_text(
             '"""Constants of the cost model (:mod:`rmsc.costs`), in multiply-adds at\n'
             "the speed probe's rate, fitted on synthetic data.\n\n"
-            "Written by ``python benchmarks/calibrate_costs.py --write`` (do not edit by hand).\n"
+            "Written by ``python tools/calibrate_costs.py --write`` (do not edit by hand).\n"
             '"""\n\n'
             f"COSTS = {text}\n")
         print(f"wrote {path.relative_to(ROOT)}")

@@ -1,6 +1,6 @@
 """The reproduction's fits on a Dask worker with Dask's heap setting and with rmsc's, as a table.
 
-    python benchmarks/bench_reproduce_heap.py [--methods SSC-AVG RMSC] [--dataset Digit]
+    python docs/studies/bench_reproduce_heap.py [--methods SSC-AVG RMSC] [--dataset Digit]
 
 A ``distributed`` nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_`` set, so glibc
 maps every array over 128 KiB afresh and unmaps it when freed: the next array of the
@@ -9,9 +9,20 @@ same size page-faults its memory in again (zeroed by the kernel). The first full
 (1.0e9 minor page faults, ``/usr/bin/time -v``). This runs the same protocol fits
 (:func:`rmsc.experiments.parallel._run_group`) on a fresh one-worker LocalCluster each:
 with the nanny's setting, and with the heap reuse every group now starts with (the
-dashboard workers' :func:`rmsc.cluster.reuse_heap`); wall time, the worker's
+dashboard workers' :func:`rmsc.dask_cluster.reuse_heap`); wall time, the worker's
 user and system CPU time and its minor page faults per fit. Side by side in one run.
+
+Measured: the tables of docs/measurements.md, "The workers' heap" (and docs/results.md,
+"Compute") were written at commit 5d29372 (2026-11-25), on that commit's code. Not
+smoke-tested: a one-off, kept as the record of that run; later code may not run it unchanged
+(to rerun it, check out that commit).
 """
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402,F401  (the root on sys.path, --smoke, one thread)
 
 import argparse
 import time
@@ -46,9 +57,9 @@ def main():
     from distributed import Client
 
     from rmsc import datasets
-    from rmsc.cluster import local_cluster
+    from rmsc.dask_cluster import local_cluster
     from rmsc.experiments import Fit
-    from rmsc.cluster import HEAP_MMAP_THRESHOLD
+    from rmsc.dask_cluster import HEAP_MMAP_THRESHOLD
 
     data = datasets.load_bundled(args.dataset)
     print(f"{args.dataset}: {data.n_samples} samples, {data.n_views} views; each fit on a "

@@ -1,6 +1,6 @@
 """The Sensitivity page's default (λ, β) grid: how many of its cells give no clustering.
 
-    python benchmarks/bench_sensitivity_grid.py [--data-dir DIR] [--only NAME ...] [--smoke]
+    python docs/studies/bench_sensitivity_grid.py [--data-dir DIR] [--only NAME ...] [--smoke]
 
 For every bundled dataset (and every .mat file of ``--data-dir``, e.g. the paper's
 ../shared/datasets), the grid the page proposes is run as the page runs it
@@ -8,21 +8,26 @@ For every bundled dataset (and every .mat file of ``--data-dir``, e.g. the paper
 grid (:data:`rmsc.dashboard.DEFAULT_SENSITIVITY_BETAS`) and the grid centred on the data's
 β_max (:func:`rmsc.dashboard.sensitivity_axes`, β_max from the default fit). Printed as a
 Markdown table: failed cells of 25, and the best and median ACC over the cells that ran.
+
+Measured: the tables of docs/dashboard.md, "Datasets at the edges" were written at commit
+8ab5da8 (2026-11-23), on that commit's code. Not smoke-tested: a one-off, kept as the record
+of that run; later code may not run it unchanged (to rerun it, check out that commit).
 """
 
-import argparse
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
+
+import argparse
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+ROOT = _preamble.ROOT
 
-import _smoke  # noqa: E402
 from rmsc import dashboard as dash  # noqa: E402
 from rmsc import datasets  # noqa: E402
 
@@ -40,7 +45,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, help="also every .mat file in this folder")
     ap.add_argument("--only", nargs="*", help="dataset names to run")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     if args.smoke and not args.only:
         args.only = ["Subspaces"]
@@ -63,7 +68,7 @@ def main():
         grids = {"fixed (before)": (dash.DEFAULT_SENSITIVITY_LAMS, dash.DEFAULT_SENSITIVITY_BETAS),
                  "centred on β_max": dash.sensitivity_axes(p.resolved_lam, bm, p.beta)}
         for label, (lams, betas) in grids.items():
-            lams, betas = _smoke.first(lams, args.smoke, 2), _smoke.first(betas, args.smoke, 2)
+            lams, betas = _preamble.first(lams, args.smoke, 2), _preamble.first(betas, args.smoke, 2)
             t0 = time.perf_counter()
             failed, best, median = grid_summary(data, lams, betas, base, p.seed)
             print(f"| {name} | {data.n_samples} | {bm:.3g} | {label} | "

@@ -1,6 +1,6 @@
 """Would a slider move's fit give the same answer if it started from the nearest finished fit?
 
-    python benchmarks/bench_warm_start.py [--datasets Subspaces Digit-small 3-Sources]
+    python docs/studies/bench_warm_start.py [--datasets Subspaces Digit-small 3-Sources]
                                           [--digit-steps 1] [--smoke]
 
 For every point of the Solve page's two sliders (λ on ``LAM_GRID`` at the default β_rel,
@@ -18,21 +18,27 @@ iterations each needed. The decision in docs/warm_starts.md rests on this table.
 of the defaults (each Digit fit takes tens of seconds on the project's 2 shared cores).
 The warm start is set up here by wrapping two names of ``rmsc.solver._algorithm`` for the
 length of a fit (the solver itself has no warm start: this measures whether it should).
+
+Measured: the tables of docs/warm_starts.md were written at commit d9de237 (2026-11-28), on
+that commit's code. Not smoke-tested: a one-off, kept as the record of that run; later code
+may not run it unchanged (to rerun it, check out that commit).
 """
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
 
 import argparse
 import contextlib
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics import adjusted_rand_score
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _smoke  # noqa: E402
 
 from rmsc import dashboard as dash  # noqa: E402
 from rmsc import datasets  # noqa: E402
@@ -144,7 +150,7 @@ def main():
     ap.add_argument("--datasets", nargs="+", default=["Subspaces", "Digit-small", "3-Sources"])
     ap.add_argument("--digit-steps", type=int, default=1,
                     help="slider steps either side of the defaults for Digit and Reuter")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     if args.smoke:
         args.datasets, args.digit_steps = ["Subspaces"], 1
@@ -161,7 +167,7 @@ def main():
         table.append((name, steps, rows))
 
     print("Warm start from a slider neighbour's finished fit against a cold fit "
-          "(rmsc.dashboard.Params() defaults; `python benchmarks/bench_warm_start.py "
+          "(rmsc.dashboard.Params() defaults; `python docs/studies/bench_warm_start.py "
           + " ".join(sys.argv[1:]) + "`)")
     print()
     print("| dataset | sliders | pairs | lowest ARI warm vs cold | pairs ARI < 0.99 | "

@@ -1,6 +1,6 @@
 """DiMSC before and after the speed work on its diversity step, side by side in one run.
 
-    python benchmarks/bench_dimsc.py [--datasets digit 3sources] [--inner 20 None]
+    python docs/studies/bench_dimsc.py [--datasets digit 3sources] [--inner 20 None]
                                      [--baseline REV] [--no-per-iteration] [--smoke]
 
 Fit table: the library at ``--baseline`` (default :data:`BASELINE`, the branch
@@ -21,21 +21,27 @@ subproblem (at the SSC start, with its target W and weight L) run for a fixed
 new from the old start (stationary dual, rho = 1: the same iterates, dense-ish
 after the first jump) in float32 (as in the fit) and float64, and new from
 SSC's dual and rho (the fit's start: the iterates stay as sparse as SSC's).
+
+Measured: the tables of docs/measurements.md, "DiMSC's cost" and "DiMSC before and after"
+were written at commit 78850d5 (2026-11-25), on that commit's code. Not smoke-tested: a
+one-off, kept as the record of that run; later code may not run it unchanged (to rerun it,
+check out that commit).
 """
 
-import argparse
 import sys
-import time
-import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
+
+import argparse
+import time
+import warnings
+
 
 import numpy as np  # noqa: E402
 
 import _baseline  # noqa: E402
-import _smoke  # noqa: E402
 import rmsc.dimsc  # noqa: E402
 from rmsc import datasets, evaluate_runs, get_method, solver  # noqa: E402
 from rmsc.dimsc import (  # noqa: E402
@@ -139,7 +145,7 @@ def per_iteration_table(old, smoke=False):
     print("| view | r | old | new fresh float32 | new fresh float64 | new continued float32 "
           "| speed-up fresh f32 | speed-up continued f32 |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for v, (R, b, Z, (_, info)) in _smoke.first(enumerate(zip(Rs, betas, Zs, starts)), smoke):
+    for v, (R, b, Z, (_, info)) in _preamble.first(enumerate(zip(Rs, betas, Zs, starts)), smoke):
         Bv = B - gram(Z)
         L = diversity_lipschitz([None], weight, n, random_state=0, gram_sum=Bv)
         W = Z.toarray() - diversity_gradient_half(Z, None, weight, gram_sum=Bv) / L
@@ -171,7 +177,7 @@ def main():
     ap.add_argument("--baseline", default=BASELINE,
                     help=f"git revision to compare with (default {BASELINE}); 'none' skips it")
     ap.add_argument("--no-per-iteration", action="store_true")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     old = _baseline.load(args.baseline)

@@ -1,6 +1,6 @@
 """Which RMSC / RMSC-WV parameters travel across data: the study behind the defaults.
 
-    python benchmarks/study_defaults.py [--only NAME ...] [--skip-reuter] [--table] [--smoke]
+    python docs/studies/study_defaults.py [--only NAME ...] [--skip-reuter] [--table] [--smoke]
 
 Every dataset the repository has (bundled Digit, Digit-small, Subspaces, Reuter,
 3-Sources; synthetic subspaces at n = 300 and 1000; larger n in
@@ -29,38 +29,37 @@ Reuter (1200 x 5 views of 2000 features; 25-190 s a fit on the shared machine) g
 reduced grid: lam in {1, 3, 10} x beta in {0.25 q, 0.5 q, 1 q, 0.03 max}, plus the old
 default. ``--scales`` prints, per dataset and lam, beta_max beside the quantiles of the
 emptying betas (why the units differ).
+
+Measured: the tables of docs/defaults.md were written at commit 4694e94 (2026-11-24), on
+that commit's code. Rerun it to update them (smoke-tested: tests/benchmarks/test_benchmarks.py).
 """
 
 from __future__ import annotations
 
-import os
+import sys
+from pathlib import Path
 
-# One thread per process: the machine is shared, and oversubscribed BLAS / k-means
-# threads were measured 3-7x slower here than one thread.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
+
+_preamble.one_thread()  # before numpy
 
 import argparse  # noqa: E402
 import json
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+ROOT = _preamble.ROOT
 
-import _smoke  # noqa: E402
 import rmsc  # noqa: E402
 from rmsc.preprocessing import normalize_l2, tfidf  # noqa: E402
 from rmsc.rmsc import DegenerateSolutionError  # noqa: E402
 from rmsc.selection import graph_criterion  # noqa: E402
 from rmsc.spectral import affinity_from_coefficients, spectral_clustering  # noqa: E402
 
-OUT = ROOT / "benchmarks" / "out" / "study_defaults.json"
+OUT = _preamble.OUT / "study_defaults.json"
 LAMS = (0.3, 1.0, 3.0, 10.0)
 BETAS = (("q", 0.25), ("q", 0.5), ("q", 1.0), ("max", 0.03), ("max", 0.1))
 REUTER_LAMS = (1.0, 3.0, 10.0)
@@ -150,7 +149,7 @@ def run(cache, names, skip_reuter, done=(), smoke=False):
                 if name == "Reuter" and inp != "raw":
                     continue
                 anchors = {}
-                grid = [(OLD_DEFAULT[method][0], "abs", OLD_DEFAULT[method][1])] + _smoke.first(
+                grid = [(OLD_DEFAULT[method][0], "abs", OLD_DEFAULT[method][1])] + _preamble.first(
                     settings(name), smoke)
                 for lam, kind, r in grid:
                     k = f"{name}|{inp}|{method}|{lam:g}|{kind}|{r:g}"
@@ -312,7 +311,7 @@ def main():
     ap.add_argument("--table", action="store_true", help="print from the cache only")
     ap.add_argument("--scales", action="store_true",
                     help="print beta_max and the emptying betas' quantiles per dataset, only")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     if args.scales:
         print_scales()

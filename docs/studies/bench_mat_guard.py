@@ -1,6 +1,6 @@
 """How well do the MATLAB v5 guards protect the process from corrupt files, and at what cost?
 
-    python benchmarks/bench_mat_guard.py [--files 600] [--seed 0] [--smoke]
+    python docs/studies/bench_mat_guard.py [--files 600] [--seed 0] [--smoke]
 
 A corpus of corrupted .mat files (valid v5 files - plain, compressed, sparse
 views - with 1 to 8 random bytes changed after the header) is read three ways:
@@ -18,29 +18,35 @@ Then the cost of isolation on clean files of a few sizes (median of 5 loads, aft
 reader program has started: :func:`rmsc.datasets._isolate.warm_up`), and what starting
 that program costs the first load of a process (a fresh ``python -c`` loading one small
 file, against the same process reading it in-process).
+
+Measured: the tables of docs/measurements.md, "MATLAB files read in a child process" were
+written at commit 9f52869 (2026-11-23), on that commit's code. Not smoke-tested: a one-off,
+kept as the record of that run; later code may not run it unchanged (to rerun it, check out
+that commit).
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
 
 import argparse
 import io
 import multiprocessing as mp
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _smoke  # noqa: E402
 from rmsc import datasets  # noqa: E402
 from rmsc.datasets import DataLoadError, _isolate  # noqa: E402
 
@@ -161,7 +167,7 @@ def cost_table(smoke=False):
                                                           labels=np.tile(digit.labels, 4))}
     lines = ["| file | MB | in this process s | isolated s | extra s |", "|---|---:|---:|---:|---:|"]
     _isolate.warm_up()
-    for name, d in _smoke.first(sizes.items(), smoke, 2):
+    for name, d in _preamble.first(sizes.items(), smoke, 2):
         buf = io.BytesIO()
         scipy.io.savemat(buf, {"X": _cell(*d.views), "Y": d.labels + 1})
         raw = buf.getvalue()
@@ -212,7 +218,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=600)
     ap.add_argument("--seed", type=int, default=0)
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     print("## Protection on corrupted MATLAB v5 files\n")
     print(protection_table(args.files, args.seed))

@@ -1,6 +1,6 @@
 """Every method's fit with one thread per BLAS/OpenMP call (as rmsc runs it) and without.
 
-    python benchmarks/bench_threads.py [--data Digit-small] [--methods RMSC MSC ...]
+    python docs/studies/bench_threads.py [--data Digit-small] [--methods RMSC MSC ...]
                                        [--busy 1] [--repeat 2]
 
 ``rmsc`` runs every ``fit`` under ``rmsc.backends.one_thread_per_call``; the
@@ -9,16 +9,24 @@ that BLAS and OpenMP use all their threads as they would by default. Both are
 timed in the same run, alternately, fastest of ``--repeat``. ``--busy K`` keeps
 K other processes spinning on the CPU meanwhile (a shared machine, or the
 dashboard's own server and browser beside a fit).
+
+Measured: the tables of docs/measurements.md, "One BLAS thread per call" were written at
+commit bebeac3 (2026-11-23), on that commit's code. Not smoke-tested: a one-off, kept as the
+record of that run; later code may not run it unchanged (to rerun it, check out that
+commit).
 """
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402,F401  (the root on sys.path, --smoke, one thread)
 
 import argparse
 import multiprocessing
-import sys
 import time
 import warnings
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 

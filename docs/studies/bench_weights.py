@@ -1,7 +1,7 @@
 """What RMSC's weights say on Digit, before and after the stability study's defaults.
 
-    python benchmarks/bench_weights.py [--datasets Digit Digit+outliers]
-    python benchmarks/bench_weights.py --smoke     # Digit-small, a few iterations (the tests)
+    python docs/studies/bench_weights.py [--datasets Digit Digit+outliers]
+    python docs/studies/bench_weights.py --smoke     # Digit-small, a few iterations (the tests)
 
 For RMSC at the defaults before the stability study (the paper's model, tol 1e-4, at most 30
 iterations) and at today's defaults (``rmsc.RMSC()``), on Digit and on Digit with 10 % of
@@ -12,28 +12,31 @@ view's share of the consensus weight and of its samples at the weight cap
 weights find them: ROC AUC of the P-based score (:func:`rmsc.outliers.scores`) in each
 corrupted view.
 
-``--smoke`` (benchmarks/_smoke.py): Digit-small instead of Digit, Digit+outliers only
+``--smoke`` (benchmarks/_preamble.py): Digit-small instead of Digit, Digit+outliers only
 unless ``--datasets`` is given, at most :data:`SMOKE_ITERS` iterations per fit; its numbers
 mean nothing.
+
+Measured: the tables of docs/stability.md (the weights' tables) were written at commit
+a827151 (2026-11-26), on that commit's code. Not smoke-tested: a one-off, kept as the record
+of that run; later code may not run it unchanged (to rerun it, check out that commit).
 """
 
 from __future__ import annotations
 
-import os
+import sys
+from pathlib import Path
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
+
+_preamble.one_thread()  # before numpy
 
 import argparse  # noqa: E402
-import sys  # noqa: E402
 import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _smoke  # noqa: E402
 import rmsc  # noqa: E402
 from rmsc import outliers  # noqa: E402
 from rmsc.inspection import dominance_message, view_weight_shares  # noqa: E402
@@ -46,7 +49,7 @@ SMOKE_ITERS = 5
 
 
 def load(name, smoke=False):
-    d = _smoke.digit(smoke)
+    d = _preamble.digit(smoke)
     if name == "Digit+outliers":
         d = rmsc.datasets.inject(d, ["PIX", "FOU"], 0.1, kind="replace", random_state=0)
     return d
@@ -56,7 +59,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", nargs="+", default=None,
                     help="Digit and/or Digit+outliers (default: both; --smoke: the second)")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     args = ap.parse_args()
     datasets = args.datasets or (["Digit+outliers"] if args.smoke else ["Digit", "Digit+outliers"])
     warnings.simplefilter("ignore")

@@ -1,8 +1,8 @@
-"""A job's runner that sends its task to a Dask worker and waits for it there.
+"""Sending a job's task to a Dask worker, and waiting for it there: a job's sender.
 
-A :class:`rmsc.dashboard.Job` whose runner is a :class:`DaskRunner` runs its
+A :class:`rmsc.dashboard.Job` whose sender is a :class:`DaskSender` runs its
 :class:`~rmsc.dashboard.remote.Remote` task on a worker of the process's
-:class:`~rmsc.dashboard.workers.Backend` (or the one it is given), or the parts of a
+:class:`~rmsc.dashboard.workers.DaskWorkers` (or the one it is given), or the parts of a
 :class:`~rmsc.dashboard.remote.RemoteParts` on every worker at once. The page's side does
 not change: the job's progress, live curve, stop and cancel work as for a job in a thread.
 A stop or a cancel is relayed to the task (a ``distributed.Event`` it reads); a task
@@ -18,7 +18,7 @@ from concurrent.futures import CancelledError
 
 from .jobs import Cancelled, WorkerDied
 from .remote import PartsProgress, Remote, RemoteParts, share_threads, worker_died_message
-from .workers import default_backend
+from .workers import default_workers
 
 
 def part_threads(part, parts, cores):
@@ -39,11 +39,11 @@ def _failure(exc, label):
     return exc
 
 
-class DaskRunner:
-    """A job's runner (:class:`rmsc.dashboard.Job`): its :class:`Remote` task on a Dask worker,
+class DaskSender:
+    """A job's sender (:class:`rmsc.dashboard.Job`): its :class:`Remote` task on a Dask worker,
     or every part of its :class:`RemoteParts` task at once.
 
-    Submits the task to ``backend`` (None: the process's :func:`default_backend`, started on
+    Submits the task to ``dask_workers`` (None: the process's :func:`default_workers`, started on
     first use), tells the job its place while it waits for a worker, relays a stop or a
     cancel to the task, and hands back the result (after ``Remote.after``) or the failure
     (a worker that died is :class:`rmsc.dashboard.WorkerDied`). The parts of a
@@ -56,17 +56,17 @@ class DaskRunner:
     #: Seconds between two looks at the job's stop and cancel while the task runs.
     POLL_SECONDS = 0.1
 
-    def __init__(self, backend=None):
-        self.backend = backend
+    def __init__(self, dask_workers=None):
+        self.dask_workers = dask_workers
 
     def run(self, job, task):
         if isinstance(task, RemoteParts):
             return self._run_parts(job, task)
         if not isinstance(task, Remote):
             return task(job)
-        backend = self.backend or default_backend()
-        job_id, fut, (stop_event, cancel_event) = backend.submit(job, task)
-        job.queued_at(lambda: backend.place(job_id))
+        dask_workers = self.dask_workers or default_workers()
+        job_id, fut, (stop_event, cancel_event) = dask_workers.submit(job, task)
+        job.queued_at(lambda: dask_workers.place(job_id))
         try:
             sent_stop = False
             while not fut.done():
@@ -85,23 +85,23 @@ class DaskRunner:
             except Exception as exc:  # noqa: BLE001 - classified below
                 raise _failure(exc, job.label) from exc
         finally:
-            backend.forget(job_id)
-            clear_control_later(backend, stop_event, cancel_event)
+            dask_workers.forget(job_id)
+            clear_control_later(dask_workers, stop_event, cancel_event)
         return task.after(result) if task.after is not None else result
 
     def _run_parts(self, job, task):
-        backend = self.backend or default_backend()
+        dask_workers = self.dask_workers or default_workers()
         progress = PartsProgress(job, task.parts)
         job.set_progress(0, progress.total, "")
-        cores = backend.slots()["cores"]  # those of a machine the workers share, or None
+        cores = dask_workers.slots()["cores"]  # those of a machine the workers share, or None
         sent = []  # (job id, future, control events) per part, in the parts' order
         try:
             for i, part in enumerate(task.parts):
                 job.check()
                 part.threads = part_threads(part, task.parts, cores)
-                sent.append(backend.submit(progress.part(i), part))
+                sent.append(dask_workers.submit(progress.part(i), part))
             places = [job_id for job_id, _, _ in sent]
-            job.queued_at(lambda: min((p for p in map(backend.place, places) if p is not None),
+            job.queued_at(lambda: min((p for p in map(dask_workers.place, places) if p is not None),
                                       default=None))
             results = [None] * len(sent)
             pending = dict(enumerate(sent))
@@ -126,8 +126,8 @@ class DaskRunner:
                     job.wait_for_request(self.POLL_SECONDS, stop_seen=True)
         finally:
             for job_id, _, events in sent:
-                backend.forget(job_id)
-                clear_control_later(backend, *events)
+                dask_workers.forget(job_id)
+                clear_control_later(dask_workers, *events)
         result = task.combine(results)
         return task.after(result) if task.after is not None else result
 
@@ -137,10 +137,10 @@ class DaskRunner:
 CONTROL_LINGER_SECONDS = 30.0
 
 
-def clear_control_later(backend, *events):
+def clear_control_later(dask_workers, *events):
     """Clear (free on the scheduler) a finished job's control events, a little later."""
     def clear():
-        if backend.closed:
+        if dask_workers.closed:
             return
         for ev in events:
             try:

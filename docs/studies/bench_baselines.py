@@ -1,6 +1,6 @@
 """SSC-AVG, SSC-BSV and DiMSC before and after the speed work, side by side.
 
-    python benchmarks/bench_baselines.py [--methods SSC-AVG SSC-BSV DiMSC]
+    python docs/studies/bench_baselines.py [--methods SSC-AVG SSC-BSV DiMSC]
                                          [--datasets digit reuter] [--baseline REV]
 
 Every method runs with its registry defaults (``get_method(name,
@@ -15,16 +15,22 @@ evaluated by this checkout's formula on both fits (SSC: the sum over views
 of ||X^v - X^v C^v||^2 + beta_v ||C^v||_1; DiMSC:
 :func:`rmsc.dimsc.dimsc_objective`); ACC and NMI (mean over the 20 k-means
 runs, %) old / new. SSC-BSV scores the view chosen without labels.
+
+Measured: the tables of docs/measurements.md, "SSC's ADMM" were written at commit b1af51b
+(2026-11-24), on that commit's code. Not smoke-tested: a one-off, kept as the record of that
+run; later code may not run it unchanged (to rerun it, check out that commit).
 """
 
-import argparse
 import sys
-import time
-import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402,F401  (the root on sys.path, --smoke, one thread)
+
+import argparse
+import time
+import warnings
+
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
