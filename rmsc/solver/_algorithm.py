@@ -8,6 +8,11 @@ matrices (text views), and :class:`rmsc.solver._dense.DenseForm` in dense form o
 factors' own device (torch, CuPy, array_api_strict). A form holds its iterates and
 decides where its arrays live; the loop only calls it, in NumPy or the form's array-API
 namespace alike (:func:`_form` picks the form).
+
+Why one module of over 600 lines: the loop, its prelude, the iteration it repeats and the
+host forms it drives change together (a new step, a stopping rule, a field of the solution
+record lands on every form at once); split, a change could reach one path only, which is
+what the one loop is for.
 """
 
 from __future__ import annotations
