@@ -36,16 +36,21 @@ browser:
 run: venv
 	$(PY) -m rmsc dashboard --port $(PORT) --address $(ADDRESS)
 
-# ruff first (seconds): an undefined name fails here, before the 25-minute suite.
+# ruff first (seconds): an undefined name fails here, before the suite.
+# Two pytest-xdist workers: much of the suite waits (on a server, a browser, a fit on the
+# Dask workers), so a second worker fills that time; --dist loadgroup keeps the tests that
+# share a module's server or cluster on one worker (tests/conftest.py). --durations lists
+# where the time went.
+TEST_WORKERS ?= 2
 test: venv browser lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 lint: venv
 	$(PY) -m ruff check .
 
 # Everything but the browser and slow tests, for a quick loop while developing.
 test-fast: venv lint
-	$(PY) -m pytest -q -m "not browser and not slow"
+	$(PY) -m pytest -q -m "not browser and not slow" -n $(TEST_WORKERS) --dist loadgroup
 
 bench: venv
 	$(PY) benchmarks/bench_solver.py
