@@ -140,7 +140,7 @@ def pytest_collection_modifyitems(config, items):
 # Where the suite's time goes: with RMSC_TEST_TIMES=FILE, every test appends one line to
 # FILE: its node id, its wall seconds (setup, call and teardown), the CPU seconds of this
 # process and everything it started meanwhile (servers, Dask workers, helper processes),
-# the load average and the xdist worker. `python tools/test_times.py FILE` sums it up. A
+# the load average and the xdist worker. `python tools/suite_times.py FILE` sums it up. A
 # module-scoped fixture counts with the first test that uses it (setup) and the last one
 # (teardown).
 

@@ -7,7 +7,7 @@ its CPU seconds; a test whose CPU is far below its wall waited (on a server, a b
 worker) rather than computed.
 
     RMSC_TEST_TIMES=/tmp/times.tsv .venv/bin/python -m pytest -q -m "not browser"
-    .venv/bin/python tools/test_times.py /tmp/times.tsv --top 30
+    .venv/bin/python tools/suite_times.py /tmp/times.tsv --top 30
 """
 
 import argparse
