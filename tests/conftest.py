@@ -114,27 +114,10 @@ os.environ["RMSC_PREFETCH"] = "0"
 
 # ---------------------------------------------------------------------------
 # Running the suite in parallel (pytest-xdist: `make test` runs `pytest -n 2 --dist
-# loadgroup`). A test that uses a module- or class-scoped fixture (a server, a browser, a
-# helper process, a Dask cluster: something that takes seconds to start) runs in the same
-# worker as every other test of its module that uses one, so that the fixture starts once;
-# every other test goes wherever a worker is free. Nothing else is shared between workers:
-# each has its own dashboard cluster (random ports), its own `tmp_path`s, and the
+# loadfile`): each test file runs on one worker, so a module-scoped fixture (a server, a
+# browser, a helper process, a Dask cluster) starts once. Nothing else is shared between
+# workers: each has its own dashboard cluster (random ports), its own `tmp_path`s, and the
 # servers' logs carry the worker's name (browser_support.serve).
-
-SHARED_SCOPES = ("module", "class", "package")
-
-
-def pytest_collection_modifyitems(config, items):
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        if info is None:
-            continue
-        if any(defs and defs[-1].scope in SHARED_SCOPES
-               for defs in info.name2fixturedefs.values()):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-
 
 # ---------------------------------------------------------------------------
 # Where the suite's time goes: with RMSC_TEST_TIMES=FILE, every test appends one line to
