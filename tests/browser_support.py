@@ -30,13 +30,24 @@ def free_port():
         return s.getsockname()[1]
 
 
+def log_path(name):
+    """Where a server's log goes: ``tests/screenshots/NAME``, with the pytest-xdist worker's
+    name before the suffix when the suite runs in parallel (two workers never share one)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        stem, dot, suffix = name.rpartition(".")
+        name = f"{stem}_{worker}.{suffix}" if dot else f"{name}_{worker}"
+    return SHOTS / name
+
+
 @contextlib.contextmanager
 def serve(log_name="server.log", script="app.py"):
     """``streamlit run app.py`` (or another ``script``) on a free local port; yields its URL,
     stops it on exit."""
     port = free_port()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    log = open(SHOTS / log_name, "w")
+    log_file = log_path(log_name)
+    log = open(log_file, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
@@ -53,7 +64,7 @@ def serve(log_name="server.log", script="app.py"):
             except OSError:
                 pass
             if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"streamlit did not start; see tests/screenshots/{log_name}")
+                raise RuntimeError(f"streamlit did not start; see {log_file}")
             time.sleep(0.3)
         yield url
     finally:

@@ -33,6 +33,60 @@ def subspaces():
 os.environ["RMSC_PREFETCH"] = "0"
 
 
+# ---------------------------------------------------------------------------
+# Running the suite in parallel (pytest-xdist: `make test` runs `pytest -n 2 --dist
+# loadfile`): each test file runs on one worker, so a module-scoped fixture (a server, a
+# browser, a helper process, a Dask cluster) starts once. Nothing else is shared between
+# workers: each has its own dashboard cluster (random ports), its own `tmp_path`s, and the
+# servers' logs carry the worker's name (browser_support.serve).
+
+# ---------------------------------------------------------------------------
+# Where the suite's time goes: with RMSC_TEST_TIMES=FILE, every test appends one line to
+# FILE: its node id, its wall seconds (setup, call and teardown), the CPU seconds of this
+# process and everything it started meanwhile (servers, Dask workers, helper processes),
+# the load average and the xdist worker. `python tools/suite_times.py FILE` sums it up. A
+# module-scoped fixture counts with the first test that uses it (setup) and the last one
+# (teardown).
+
+TIMES_ENV = "RMSC_TEST_TIMES"
+
+
+def _tree_cpu_seconds():
+    """CPU seconds of this process, of its children that ended, and of those still running."""
+    import resource
+
+    import psutil
+
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    for child in psutil.Process().children(recursive=True):
+        try:
+            times = child.cpu_times()
+        except psutil.Error:  # ended meanwhile: RUSAGE_CHILDREN counts it once reaped
+            continue
+        total += times.user + times.system
+    return total
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    path = os.environ.get(TIMES_ENV)
+    if not path:
+        yield
+        return
+    import time
+
+    cpu, wall = _tree_cpu_seconds(), time.monotonic()
+    yield
+    wall, cpu = time.monotonic() - wall, _tree_cpu_seconds() - cpu
+    line = (f"{item.nodeid}\t{wall:.2f}\t{cpu:.2f}\t{os.getloadavg()[0]:.1f}\t"
+            f"{os.environ.get('PYTEST_XDIST_WORKER', '-')}\n")
+    with open(path, "a") as f:  # one short write: lines of parallel workers stay whole
+        f.write(line)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _dashboard_workers_end_with_the_tests():
     """The dashboard's worker processes (a LocalCluster started by the first job) end with
