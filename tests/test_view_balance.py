@@ -14,6 +14,7 @@ import pytest
 import scipy.optimize
 
 import rmsc
+import rmsc.inspection
 from rmsc import solver
 from rmsc.preprocessing import normalize_l2
 from rmsc.rmsc import PAPER_MODEL, VIEW_BALANCE
@@ -248,3 +249,17 @@ def test_the_paper_model_and_the_default_keep_the_papers_p_step():
     for bad in ("even", 1, "Balanced"):
         with pytest.raises(ValueError, match="view_balance"):
             rmsc.RMSC(n_clusters=3, view_balance=bad).fit(views)
+
+
+def test_equal_consensus_shares_rank_nothing():
+    """Under "consensus" every view's share is 1/m up to round-off: no trust ranking."""
+    rng = np.random.default_rng(6)
+    P = rng.uniform(0.5, 2.0, (3, 10))
+    c = np.array([4.0, 1.0, 0.2])
+    P = P * (10 / (c[:, None] * P).sum(axis=1, keepdims=True)) * (1 + 1e-13 * rng.uniform(
+        -1, 1, (3, 1)))
+    shares = rmsc.inspection.view_weight_shares(P, gamma=1e-2, factors=c)
+    quality = [{"view": s["view"], "acc": a, "nmi": a, "eigengap": a}
+               for s, a in zip(shares, (0.9, 0.5, 0.7))]
+    out = rmsc.inspection.trust_vs_quality(shares, quality)
+    assert not np.isfinite(out.rho) and "the same share" in out.sentence
