@@ -8,6 +8,10 @@ matrices (text views), and :class:`rmsc.solver._dense.DenseForm` in dense form o
 factors' own device (torch, CuPy, array_api_strict). A form holds its iterates and
 decides where its arrays live; the loop only calls it, in NumPy or the form's array-API
 namespace alike (:func:`_form` picks the form).
+
+Why this module is over 600 lines: the loop, its prelude (which the model options such as
+``view_balance`` enter) and the host forms are read together; :func:`column_betas` and
+:func:`beta_max` must share that prelude, and the device form already lives apart.
 """
 
 from __future__ import annotations

@@ -35,6 +35,10 @@ Z*-steps take every weight as given, and the objective (with the constants' term
 P_vj l_vj + psi(P_vj) in it) still never increases. RMSC-WV's one weight per view has no
 per-sample weight to fix: the rule does not apply to ``weighting="view"``.
 
+``view_balance`` (docs/weights.md, eqs. B1-B3): "balanced", every view's weights sum to n
+(:func:`p_step_balanced`); "consensus", its consensus weights c_v P_vj do; "dof", losses in
+the unit of the view's degrees of freedom (:func:`dof_scale`). All P-steps stay exact.
+
 Every function takes NumPy arrays (computed in float64, as always) or the arrays of
 another array-API namespace (torch, CuPy, array_api_strict: computed there, in their
 dtype), so that the device path (:mod:`rmsc.solver._dense`) runs these same formulas,
