@@ -69,7 +69,8 @@ SMOKE = {
     "study_stability.py": [(["run", "--smoke"], "| Subspaces | RMSC-WV | s1 g1e-2 | 0.5 | 3 |")],
     "study_stability_tables.py": [(["--smoke"], "candidate x rule pairs meet both targets")],
     "study_suggestion.py": [(["--smoke"], "| **mean** | | | **")],
-    "study_weights.py": [(["--smoke"], "| Digit-small | defaults, rule |")],
+    "study_weights.py": [(["--smoke"], "| Digit-small | defaults, rule |"),
+                         (["--smoke", "--models", "consensus"], "| Digit-small | consensus |")],
 }
 
 #: Scripts whose smoke run is a test file of its own, which checks their tables cell by
