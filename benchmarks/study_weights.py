@@ -23,7 +23,7 @@ P-step for every weight), beside the paper's exact model (``PAPER_MODEL``):
   corrupted views.
 
 ``--models`` picks the models among :data:`MODELS` (the view_balance candidates among
-them: "balanced", "consensus", "dof"; docs/weights.md); ``--clean`` leaves the injected outliers out; ``--converged`` adds each fit run
+them: "balanced", "consensus", "dof"; docs/weights.md); ``--clean`` leaves the injected outliers out, ``--outliers`` the clean data; ``--converged`` adds each fit run
 to convergence (:data:`CONVERGED`: the same stopping rule, tol ten times smaller): its
 ACC, NMI and iterations. rho is "—" where the shares are equal by construction
 ("consensus").
@@ -80,9 +80,10 @@ SMOKE_ITERS = 5
 DATASETS = ["Subspaces", "3-Sources", "Digit-small", "Digit"]
 
 
-def variants(name, smoke, clean=False):
+def variants(name, smoke, clean=False, outliers=False):
     d = datasets.load_bundled(name)
-    yield name, d
+    if not outliers:
+        yield name, d
     if not (smoke or clean):
         yield name + " + outliers", datasets.inject(d, [0, 1], 0.1, kind="replace",
                                                     random_state=0)
@@ -97,6 +98,8 @@ def main():
                     help="also run every fit to convergence (tol 3e-4)")
     ap.add_argument("--clean", action="store_true",
                     help="the clean data only (no injected outliers)")
+    ap.add_argument("--outliers", action="store_true",
+                    help="the data with injected outliers only")
     _smoke.add_argument(ap)
     args = ap.parse_args()
     models = args.models or RULE_MODELS
@@ -107,7 +110,7 @@ def main():
           + (" ACC conv. | NMI conv. | it. conv. |" if conv else ""))
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if conv else ""))
     for name in names:
-        for label, d in variants(name, args.smoke, args.clean):
+        for label, d in variants(name, args.smoke, args.clean, args.outliers):
             views = list(d.views)
             mask = solver.uninformative_samples([normalize_l2(X) for X in views])
             quality = view_quality(views, d.n_clusters, d.labels, view_names=d.view_names,
