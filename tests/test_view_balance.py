@@ -263,3 +263,13 @@ def test_equal_consensus_shares_rank_nothing():
                for s, a in zip(shares, (0.9, 0.5, 0.7))]
     out = rmsc.inspection.trust_vs_quality(shares, quality)
     assert not np.isfinite(out.rho) and "the same share" in out.sentence
+
+
+def test_a_view_whose_every_weight_is_held_keeps_the_constraint():
+    losses = np.array([[0.0, 0.0, 0.0], [0.2, 0.5, 1.0]])
+    mask = np.array([[True, True, True], [False, False, False]])
+    target = solver.balance_targets("balanced", 2, 3)
+    fw = solver.fixed_weights(mask, losses, 0.01, target=target)
+    P = solver.p_step(losses, 0.01, fixed=fw, target=target)
+    np.testing.assert_allclose(P[0], 1.0)
+    np.testing.assert_allclose(P.sum(axis=1), 3, rtol=1e-12)

@@ -429,8 +429,11 @@ def p_step_balanced(losses, gamma, scale, target, *, fixed=None):
     free = np.ones((m, n), dtype=bool) if fixed is None else ~fixed.mask
     low, t = np.empty(m), np.empty(m)
     for v in range(m):
+        if not free[v].any():  # every weight held (at target_v / n: the constraint holds)
+            low[v], t[v] = 0.0, 1.0
+            continue
         held = 0.0 if fixed is None else float(fixed.values[v]) * int(fixed.mask[v].sum())
-        low[v] = host[v, free[v]].min() if free[v].any() else 0.0
+        low[v] = host[v, free[v]].min()
         t[v] = balance_shift(host[v, free[v]], totals[v] - held)
     gap = a - _like(low, a)[:, None]
     gap = xp.maximum(gap, 0.0) if xp is np else xp.clip(gap, min=0.0)  # held ones below
