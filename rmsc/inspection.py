@@ -307,7 +307,9 @@ def trust_vs_quality(shares, quality):
     names = [str(s["view"]) for s in shares]
     m = len(shares)
     top, best = int(np.argmax(share)), int(np.argmax(value))
-    if m < 2 or np.ptp(share) == 0 or np.ptp(value) == 0:
+    # equal shares up to round-off (view_balance="consensus" makes them equal): no ranking
+    same_share = m >= 2 and np.ptp(share) <= 1e-9
+    if m < 2 or same_share or np.ptp(value) == 0:
         rho = float("nan")
     else:
         rho = float(spearmanr(share, value).statistic)
@@ -321,7 +323,7 @@ def trust_vs_quality(shares, quality):
         verdict = "hardly follows"
     rank = 1 + int(np.sum(value > value[top]))
     if verdict == "undefined":
-        same = "the same share" if m >= 2 and np.ptp(share) == 0 else f"the same {word}"
+        same = "the same share" if same_share else f"the same {word}"
         text = (f"Whether RMSC's trust follows the views' quality cannot be said here: "
                 f"{'there is one view' if m < 2 else f'every view has {same}'}.")
     else:

@@ -100,8 +100,15 @@ PAPER_GAMMA = 1e-5
 UNINFORMATIVE = "typical"
 
 
+#: The model of the views' shares (:data:`rmsc.solver.VIEW_BALANCES`; docs/weights.md,
+#: "Models whose view shares follow informativeness"): None, the paper's P-step, each weight
+#: on its own. The balanced models are named options: the study did not make one the default.
+VIEW_BALANCE = None
+
+
 #: The parameters that give the paper's exact model (the reproduction's).
-PAPER_MODEL = {"loss_scale": None, "gamma": PAPER_GAMMA, "uninformative": None}
+PAPER_MODEL = {"loss_scale": None, "gamma": PAPER_GAMMA, "uninformative": None,
+               "view_balance": None}
 
 
 #: The stopping rule before the stability study: the objective's relative decrease <= 1e-4, at most
@@ -243,6 +250,18 @@ class RMSC(ClusterMixin, BaseEstimator):
         P-step's weights at the start), a constant of the model, so every block step
         stays exact and the objective never increases. None: the paper's P-step for
         every weight. RMSC-WV (one weight per view) is not affected.
+    view_balance : {None, "balanced", "consensus", "dof"}, default=VIEW_BALANCE (None)
+        How the views share the weight (docs/weights.md, "Models whose view shares follow
+        informativeness"). None: the paper's P-step, each weight on its own (a view its
+        samples are easy to rebuild in, e.g. one of few features, draws most of the
+        weight). ``"balanced"``: every view's weights sum to n, P_vj = 1/sqrt(gamma +
+        l_vj/s_v + mu_v) with mu_v from a one-dimensional root find (gamma then plays no
+        part). ``"consensus"``: every view's consensus weights c_v P_vj sum to n (the views
+        share the consensus equally; within a view, and per sample across views, the
+        weights still follow the losses). ``"dof"``: each view's losses in the unit of its
+        degrees of freedom (the start loss of a sample of average leverage; it replaces
+        ``loss_scale``'s unit) with view factor 1. Every block step stays exact, so the
+        objective never increases. "balanced" and "consensus" do not apply to RMSC-WV.
     max_iter : int, default=rmsc.solver.MAX_ITER (200)
         Most iterations of Algorithm 1.
     tol : float, default=rmsc.solver.TOL (3e-3)
@@ -416,6 +435,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         loss_scale=LOSS_SCALE,
         scale_power=SCALE_POWER,
         uninformative=UNINFORMATIVE,
+        view_balance=VIEW_BALANCE,
         max_iter=solver.MAX_ITER,
         tol=solver.TOL,
         stop_on=solver.STOP_ON,
@@ -440,6 +460,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         self.loss_scale = loss_scale
         self.scale_power = scale_power
         self.uninformative = uninformative
+        self.view_balance = view_balance
         self.max_iter = max_iter
         self.tol = tol
         self.stop_on = stop_on
@@ -486,6 +507,11 @@ class RMSC(ClusterMixin, BaseEstimator):
                                what="'typical' (a sample all zero or repeated in a view weighs "
                                     "as the view's typical sample) or None (the paper's "
                                     "P-step for every weight)"),
+        "view_balance": Param(Options(solver.VIEW_BALANCES),
+                              what="None (the paper's P-step), 'balanced' (every view's weights "
+                                   "sum to n), 'consensus' (every view's consensus weights sum "
+                                   "to n) or 'dof' (losses in the unit of each view's degrees "
+                                   "of freedom)"),
         "max_iter": POSITIVE_INT,
         "tol": NON_NEGATIVE,
         "stop_on": Param(Options(solver.STOPPINGS),
@@ -512,7 +538,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         """The parameters checked against :attr:`_parameter_constraints`; returns lam, beta
         (a number, or the :class:`rmsc.solver.RelativeBeta` rule of ``beta="auto"``), gamma
         and the rest of :func:`rmsc.solver.solve`'s model and stopping keywords (weighting,
-        max_iter, tol, stop_on, loss_scale, scale_power)."""
+        max_iter, tol, stop_on, loss_scale, scale_power, view_balance)."""
         check_estimator(self)  # beta_rel too, though it plays no part unless beta="auto"
         check_n_clusters(self.n_clusters, n_samples)
         beta = self.beta
@@ -521,7 +547,8 @@ class RMSC(ClusterMixin, BaseEstimator):
         options = {"weighting": self.weighting, "max_iter": int(self.max_iter),
                    "tol": float(self.tol), "stop_on": self.stop_on,
                    "acceleration": self.acceleration,
-                   "loss_scale": self.loss_scale, "scale_power": float(self.scale_power)}
+                   "loss_scale": self.loss_scale, "scale_power": float(self.scale_power),
+                   "view_balance": self.view_balance}
         return float(self._lam()), beta, float(self.gamma), options
 
     @one_thread_per_call

@@ -2,6 +2,8 @@
 uninformative samples change? (the weights study; docs/weights.md)
 
     python docs/studies/study_weights.py [--datasets Subspaces 3-Sources Digit-small Digit]
+    python docs/studies/study_weights.py --models default balanced consensus dof paper \
+        --converged --datasets Subspaces 3-Sources Digit-small   # the view_balance models
     python docs/studies/study_weights.py --smoke     # Digit-small, a few iterations (the tests)
 
 For every dataset, clean and with 10 % of its samples replaced in its first two views
@@ -19,6 +21,12 @@ P-step for every weight), beside the paper's exact model (``PAPER_MODEL``):
   own ACC (SC-BSV on the view alone; :func:`rmsc.inspection.trust_vs_quality`);
 * AUC: the outlier ROC AUC of the weights (:func:`rmsc.outliers.scores`), mean over the
   corrupted views.
+
+``--models`` picks the models among :data:`MODELS` (the view_balance candidates among
+them: "balanced", "consensus", "dof"; docs/weights.md); ``--clean`` leaves the injected outliers out, ``--outliers`` the clean data; ``--converged`` adds each fit run
+to convergence (:data:`CONVERGED`: the same stopping rule, tol ten times smaller): its
+ACC, NMI and iterations. rho is "—" where the shares are equal by construction
+("consensus").
 
 ``--smoke`` (benchmarks/_preamble.py): Digit-small only, clean, at most :data:`SMOKE_ITERS`
 iterations per fit; its numbers mean nothing.
@@ -55,7 +63,19 @@ MODELS = {
     "defaults, rule": {},
     "defaults, no rule": {"uninformative": None},
     "paper model": PAPER_MODEL,
+    "default": {},
+    "balanced": {"view_balance": "balanced"},
+    "consensus": {"view_balance": "consensus"},
+    "dof": {"view_balance": "dof"},
+    "paper": PAPER_MODEL,
+    "paper, balanced": {**PAPER_MODEL, "view_balance": "balanced"},
 }
+
+#: The models compared without ``--models`` (the rule for uninformative samples).
+RULE_MODELS = ["defaults, rule", "defaults, no rule", "paper model"]
+
+#: "Converged" (``--converged``): the default stopping rule with a tolerance ten times smaller.
+CONVERGED = {"tol": 3e-4, "max_iter": 600}
 
 #: Most iterations of a smoke run's fits.
 SMOKE_ITERS = 5
@@ -63,10 +83,11 @@ SMOKE_ITERS = 5
 DATASETS = ["Subspaces", "3-Sources", "Digit-small", "Digit"]
 
 
-def variants(name, smoke):
+def variants(name, smoke, clean=False, outliers=False):
     d = datasets.load_bundled(name)
-    yield name, d
-    if not smoke:
+    if not outliers:
+        yield name, d
+    if not (smoke or clean):
         yield name + " + outliers", datasets.inject(d, [0, 1], 0.1, kind="replace",
                                                     random_state=0)
 
@@ -74,19 +95,31 @@ def variants(name, smoke):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--datasets", nargs="+", default=None, help=f"default: {DATASETS}")
+    ap.add_argument("--models", nargs="+", default=None, choices=list(MODELS),
+                    help=f"default: {RULE_MODELS}")
+    ap.add_argument("--converged", action="store_true",
+                    help="also run every fit to convergence (tol 3e-4)")
+    ap.add_argument("--clean", action="store_true",
+                    help="the clean data only (no injected outliers)")
+    ap.add_argument("--outliers", action="store_true",
+                    help="the data with injected outliers only")
     _preamble.add_argument(ap)
     args = ap.parse_args()
+    models = args.models or RULE_MODELS
     names = args.datasets or (["Digit-small"] if args.smoke else DATASETS)
     warnings.simplefilter("ignore")
-    print("| data | model | uninf. | at cap | top | ACC | NMI | iterations | rho | AUC |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    conv = args.converged
+    print("| data | model | uninf. | at cap | top | ACC | NMI | iterations | rho | AUC |"
+          + (" ACC conv. | NMI conv. | it. conv. |" if conv else ""))
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if conv else ""))
     for name in names:
-        for label, d in variants(name, args.smoke):
+        for label, d in variants(name, args.smoke, args.clean, args.outliers):
             views = list(d.views)
             mask = solver.uninformative_samples([normalize_l2(X) for X in views])
             quality = view_quality(views, d.n_clusters, d.labels, view_names=d.view_names,
                                    random_state=0, **({"n_init": 2} if args.smoke else {}))
-            for model, params in MODELS.items():
+            for model in models:
+                params = MODELS[model]
                 if args.smoke:
                     params = {**params, "max_iter": SMOKE_ITERS}
                 est = rmsc.RMSC(d.n_clusters, random_state=0, **params).fit(views)
@@ -95,6 +128,7 @@ def main():
                 shares = view_weight_shares(P, gamma=est.gamma, view_names=d.view_names,
                                             factors=est.view_factors_, scale=est.loss_scale_)
                 rho = trust_vs_quality(shares, quality).rho
+                rho = "—" if not np.isfinite(rho) else f"{rho:+.2f}"
                 cap = at_cap(P, est.gamma)[mask]
                 top = (P >= P.max(axis=1, keepdims=True) * (1 - 1e-9))[mask]
                 auc = ""
@@ -105,7 +139,15 @@ def main():
                 frac = (lambda x: f"{100 * x.mean():.0f} %" if x.size else "—")  # noqa: E731
                 print(f"| {label} | {model} | {int(mask.sum())} | {frac(cap)} | {frac(top)} | "
                       f"{100 * s['acc_mean']:.2f} | {100 * s['nmi_mean']:.2f} | {est.n_iter_} | "
-                      f"{rho:+.2f} | {auc} |", flush=True)
+                      f"{rho} | {auc} |" + (_converged(d, views, params) if conv else ""),
+                      flush=True)
+
+
+def _converged(d, views, params):
+    """The ``--converged`` columns: the same fit run to :data:`CONVERGED`."""
+    est = rmsc.RMSC(d.n_clusters, random_state=0, **{**params, **CONVERGED}).fit(views)
+    s = rmsc.evaluate_runs(d.labels, est.label_runs_)
+    return f" {100 * s['acc_mean']:.2f} | {100 * s['nmi_mean']:.2f} | {est.n_iter_} |"
 
 
 if __name__ == "__main__":

@@ -36,6 +36,11 @@ whose products H_v Z* are sparse when Z* is. The stopping rule is
 from ._weights import (  # noqa: F401
     LOSS_SCALES,
     UNINFORMATIVE_RULES,
+    VIEW_BALANCES,
+    balance_shift,
+    balance_targets,
+    dof_scale,
+    p_step_balanced,
     FixedWeights,
     fixed_weights,
     uninformative_samples,

@@ -70,15 +70,15 @@ def check_acceleration(acceleration):
 class Model:
     """What a candidate's objective needs besides the consensus: the model's constants."""
 
-    def __init__(self, lam, beta, gamma, weighting, scale, factors, fixed=None):
+    def __init__(self, lam, beta, gamma, weighting, scale, factors, fixed=None, target=None):
         self.lam, self.beta, self.gamma = lam, beta, gamma
         self.weighting, self.scale, self.factors = weighting, scale, factors
-        self.fixed = fixed
+        self.fixed, self.target = fixed, target
 
     def weights(self, recon, coupling):
         """The P-step (eq. update_p) of these losses (the fixed weights held)."""
         return p_step(recon + self.lam * coupling, self.gamma, self.weighting, self.scale,
-                      fixed=self.fixed)
+                      fixed=self.fixed, target=self.target)
 
     def objective(self, recon, coupling, P, Z):
         return sum(terms_from_losses(recon, coupling, self.lam, P, Z, self.beta, self.gamma,

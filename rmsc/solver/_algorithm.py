@@ -31,7 +31,14 @@ from ._dense import DenseForm
 from ._factors import factorize_view
 from ._kernel import kernel_block, kernel_colmax, kernel_state, use_kernel_form
 from ._objective import OBJECTIVE_TERMS, l1_norm, term_values
-from ._weights import consensus_weights, fixed_weights, initial_weights, p_step
+from ._weights import (
+    balance_targets,
+    consensus_weights,
+    dof_scale,
+    fixed_weights,
+    initial_weights,
+    p_step,
+)
 from ._zstar_step import (
     assemble_blocks,
     block_columns,
@@ -102,12 +109,13 @@ class SolveOptions:
     kernel: bool | None = None
     acceleration: str = ACCELERATION
     uninformative: np.ndarray | None = None
+    view_balance: str | None = None
 
 
 def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, tol=TOL,
           callback=None, block_size=None, runner=None, with_beta_max=False,
           precision=PRECISION, kernel=None, loss_scale=None, scale_power=0.0,
-          stop_on=STOP_ON, acceleration=ACCELERATION, uninformative=None):
+          stop_on=STOP_ON, acceleration=ACCELERATION, uninformative=None, view_balance=None):
     """Block coordinate descent of Algorithm 1 (Z*-step, P-step, Z^v-steps).
 
     Initialisation (the paper leaves it open): every Z^v the exact Z^v-step for
@@ -169,6 +177,13 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
         their weights are held at the view's typical weight (:func:`fixed_weights`)
         instead of the P-step's; None: the paper (every weight from the P-step).
         Ignored for ``weighting="view"``.
+    view_balance : {None, "balanced", "consensus", "dof"}
+        The model of the views' shares (:data:`VIEW_BALANCES`, docs/weights.md): None, the
+        paper's P-step; "balanced", every view's weights sum to n
+        (:func:`p_step_balanced`); "consensus", every view's consensus weights c_v P_vj
+        sum to n; "dof", each view's losses in the unit of its degrees of freedom
+        (:func:`dof_scale`, replacing ``loss_scale``'s unit) with view factor 1.
+        "balanced" and "consensus" are ignored for ``weighting="view"``.
 
     Factors that are not NumPy arrays (torch, CuPy, array_api_strict; see
     :func:`rmsc.solver.gram_factor`) run the dense form on their own device
@@ -191,7 +206,7 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
                            stop_on=stop_on, callback=callback, with_beta_max=with_beta_max,
                            precision=precision, block_size=block_size, runner=runner,
                            kernel=kernel, acceleration=acceleration,
-                           uninformative=uninformative)
+                           uninformative=uninformative, view_balance=view_balance)
     with _form(factors, options) as form:
         return _algorithm1(form, options)
 
@@ -262,6 +277,7 @@ class Start:
     factors: object
     P: object
     fixed: object
+    target: object
     column_betas: np.ndarray | None
 
 
@@ -273,14 +289,19 @@ def _start(form, options, betas):
     recon, coupling = form.losses()
     losses = recon + lam * coupling
     scale, factors = model_units(losses, options.loss_scale, options.scale_power)
+    if options.view_balance == "dof":  # eq. B3: the unit of the view's dof, factor 1
+        scale, factors = dof_scale(losses, lam), None
+    target = (None if options.weighting == "view" else
+              balance_targets(options.view_balance, losses.shape[0], losses.shape[1], factors))
     fixed = (None if options.uninformative is None or options.weighting == "view"
-             else fixed_weights(options.uninformative, losses, options.gamma, scale))
-    P = initial_weights(losses, options.gamma, options.weighting, scale, fixed=fixed)
+             else fixed_weights(options.uninformative, losses, options.gamma, scale, target))
+    P = initial_weights(losses, options.gamma, options.weighting, scale, fixed=fixed,
+                        target=target)
     cbetas = None
     if betas:
-        P1 = p_step(losses, options.gamma, options.weighting, scale, fixed=fixed)
+        P1 = p_step(losses, options.gamma, options.weighting, scale, fixed=fixed, target=target)
         cbetas = form.to_host(_emptying_betas(form, lam, consensus_weights(P1, factors)))
-    return Start(recon, coupling, scale, factors, P, fixed, cbetas)
+    return Start(recon, coupling, scale, factors, P, fixed, target, cbetas)
 
 
 def _rule_beta(beta, cbetas):
@@ -312,7 +333,7 @@ def _iteration(form, model, first, stop_on, Zstar, P):
     recon, coupling = form.losses(delta_sq)
     losses = recon + lam * coupling
     P = p_step(losses, model.gamma, model.weighting, model.scale, check=form.host,
-               fixed=model.fixed)
+               fixed=model.fixed, target=model.target)
     # Z^v-steps (eq. update_z_v)
     form.zv_step()
     recon, coupling = form.losses()
@@ -334,7 +355,7 @@ def _algorithm1(form, options):
     start = _start(form, options, betas=options.with_beta_max or callable(options.beta))
     recon, coupling, scale, factors, P = (start.recon, start.coupling, start.scale,
                                           start.factors, start.P)
-    fixed = start.fixed
+    fixed, target = start.fixed, start.target
     cbetas = start.column_betas
     b_max = None if cbetas is None else float(np.max(cbetas))
     beta = _rule_beta(options.beta, cbetas)
@@ -346,21 +367,22 @@ def _algorithm1(form, options):
     objective, changes = [], []
     done = False
     # None for the plain iteration (and for the kernel and dense forms)
-    model = Model(lam, beta, gamma, weighting, scale, factors, fixed)
+    model = Model(lam, beta, gamma, weighting, scale, factors, fixed, target)
     accelerator = make_accelerator(options.acceleration, form, model)
     for it in range(1, options.max_iter + 1):
         # the first Z*-step also gives beta_max's first candidate
         first = options.with_beta_max and it == 1
         Zref = Zstar
         # one iteration's block steps; a device form may replay the same steps as one
-        # captured graph from the third iteration on (DenseForm.iterate)
+        # captured graph from the third iteration on (DenseForm.iterate), except under a
+        # view_balance constraint, whose P-step finds its shifts on the host
         Zstar, P, losses, values = form.iterate(
             partial(_iteration, form, model, first, options.stop_on), Zstar, P,
-            repeat=not first and it > 1)
+            repeat=not first and it > 1 and target is None)
         host = form.fetch(values)
         if not host[4]:
             # raises, saying which weight is infinite
-            p_step(losses, gamma, weighting, scale, fixed=fixed)
+            p_step(losses, gamma, weighting, scale, fixed=fixed, target=target)
         if first:
             b_max = max(b_max, float(host[5]))
         terms = {k: float(v) for k, v in zip(OBJECTIVE_TERMS, host[:4])}

@@ -35,6 +35,10 @@ Z*-steps take every weight as given, and the objective (with the constants' term
 P_vj l_vj + psi(P_vj) in it) still never increases. RMSC-WV's one weight per view has no
 per-sample weight to fix: the rule does not apply to ``weighting="view"``.
 
+``view_balance`` (docs/weights.md, eqs. B1-B3): "balanced", every view's weights sum to n
+(:func:`p_step_balanced`); "consensus", its consensus weights c_v P_vj do; "dof", losses in
+the unit of the view's degrees of freedom (:func:`dof_scale`). All P-steps stay exact.
+
 Every function takes NumPy arrays (computed in float64, as always) or the arrays of
 another array-API namespace (torch, CuPy, array_api_strict: computed there, in their
 dtype), so that the device path (:mod:`rmsc.solver._dense`) runs these same formulas,
@@ -48,6 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.optimize
 import scipy.sparse as sp
 
 from .._array_api import device_of, from_numpy, library, namespace, to_numpy
@@ -83,7 +88,8 @@ def minimizer(loss, gamma):
     return 1.0 / xp.sqrt(gamma + loss)
 
 
-def initial_weights(losses, gamma, weighting="sample", scale=None, *, fixed=None):
+def initial_weights(losses, gamma, weighting="sample", scale=None, *, fixed=None,
+                    target=None):
     """The weights P that Algorithm 1 starts from (the paper leaves the start open).
 
     ``weighting="sample"`` (RMSC): P = 1. ``weighting="view"`` (RMSC-WV): the
@@ -107,6 +113,11 @@ def initial_weights(losses, gamma, weighting="sample", scale=None, *, fixed=None
         weights too (a sample at its view's typical loss weighs 1/sqrt(1 + gamma)).
     fixed : FixedWeights or None
         Weights held constant (:func:`fixed_weights`): they start at their value.
+    target : ndarray of shape (n_views,) or None
+        The balanced models' constraint (:func:`balance_targets`). P = 1 need not satisfy
+        it (with fixed weights, or "consensus"), and a start outside the constraint would
+        let the first P-step raise the objective: the balanced models start, like RMSC-WV,
+        from the (balanced) P-step of the initial losses.
 
     Returns
     -------
@@ -114,6 +125,8 @@ def initial_weights(losses, gamma, weighting="sample", scale=None, *, fixed=None
     """
     if weighting == "view":
         return p_step(losses, gamma, weighting, scale)
+    if target is not None:
+        return p_step(losses, gamma, weighting, scale, fixed=fixed, target=target)
     xp = namespace(losses)
     P = np.ones(np.shape(losses)) if xp is np else xp.ones_like(losses)
     return P if fixed is None else fixed.apply(P)
@@ -244,7 +257,8 @@ def loss_of_weight(p, gamma):
         return np.maximum(1.0 / (p * p) - gamma, 0.0)
 
 
-def p_step(losses, gamma, weighting="sample", scale=None, *, check=True, fixed=None):
+def p_step(losses, gamma, weighting="sample", scale=None, *, check=True, fixed=None,
+           target=None):
     """P-step: the optimal weights for fixed losses.
 
     Paper eq. (update_p): P_vj = 1 / sqrt(gamma + l_vj). With
@@ -269,12 +283,18 @@ def p_step(losses, gamma, weighting="sample", scale=None, *, check=True, fixed=N
         Weights held constant (:func:`fixed_weights`, the uninformative samples): they
         keep their value, the others are the closed form above, which minimises the
         objective over them exactly.
+    target : ndarray of shape (n_views,) or None
+        The balanced models' constraint sum_j P_vj = target_v (:func:`balance_targets`):
+        the P-step is then :func:`p_step_balanced`. None (the paper): no constraint.
+        Ignored for ``weighting="view"``.
 
     Returns
     -------
     P : ndarray of shape (n_views, n_samples)
     """
     xp = namespace(losses)
+    if target is not None and weighting == "sample":
+        return p_step_balanced(losses, gamma, scale, target, fixed=fixed)
     if fixed is not None and weighting == "sample":
         return fixed.apply(p_step(losses, gamma, weighting, scale, check=False), check=check)
     # on a device, clip to a Python bound: maximum(x, 0.0) would make a device array of
@@ -312,6 +332,141 @@ def _safe_minimizer(losses):
     xp = namespace(losses)
     with np.errstate(divide="ignore"):
         return 1.0 / xp.sqrt(losses)
+
+
+#: The models of the views' shares (``view_balance``, docs/weights.md "Models whose view
+#: shares follow informativeness"): None (the paper's P-step, each weight on its own),
+#: "balanced" (every view's weights sum to n, eq. B1), "consensus" (every view's consensus
+#: weights c_v P_vj sum to n, eq. B2), "dof" (each view's losses in the unit of its
+#: degrees of freedom, view factor 1, eq. B3).
+VIEW_BALANCES = (None, "balanced", "consensus", "dof")
+
+
+def balance_targets(view_balance, n_views, n_samples, factors=None):
+    """The constraint sum_j P_vj = target_v of a balanced model, or None (host float64).
+
+    "balanced" (eq. B1): target_v = n, every view's weights sum to n. "consensus" (eq. B2):
+    sum_j c_v P_vj = n, i.e. target_v = n / c_v (= n for the paper's model, c_v = 1).
+    None and "dof" constrain nothing.
+    """
+    if view_balance not in VIEW_BALANCES:
+        raise ValueError(f"view_balance must be one of {', '.join(map(repr, VIEW_BALANCES))}; "
+                         f"got {view_balance!r}.")
+    if view_balance not in ("balanced", "consensus"):
+        return None
+    target = np.full(n_views, float(n_samples))
+    if view_balance == "consensus" and factors is not None:
+        target = target / np.asarray(to_numpy(factors), dtype=np.float64)
+    return target
+
+
+def balance_shift(a, total):
+    """The balanced P-step's root t = mu + min_j a_j > 0 of sum_j 1/sqrt(a_j - min a + t) = total
+    (mu the constraint's multiplier).
+
+    ``a`` (host float64, one view's free weights) is gamma + l_j / s_v. The sum falls
+    strictly from +inf (mu -> -min a) to 0 (mu -> inf), so the root is unique; with
+    t = mu + min(a) it lies in [1/total^2, k^2/total^2] (k = len(a)): at the left end the
+    smallest a alone gives total, at the right end every term is at most total/k.
+    scipy's brentq finds it to a relative 4 eps of t (docs/weights.md, eq. B1).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    k = a.size
+    if k == 0 or not total > 0:
+        raise ValueError(
+            f"The balanced P-step cannot share a total weight of {total:.3g} among {k} free "
+            "weights of a view (the samples held at the view's typical weight take it all). "
+            "Use uninformative=None with this view_balance, or view_balance=None.")
+    base = a - a.min()
+
+    def excess(t):
+        return np.sum(1.0 / np.sqrt(base + t)) - total
+
+    lo, hi = 1.0 / total ** 2, (k / total) ** 2
+    if excess(hi) >= 0.0:  # every a_j equal: t = hi exactly
+        return hi
+    return scipy.optimize.brentq(excess, lo, hi, xtol=np.finfo(float).tiny,
+                                 rtol=4 * np.finfo(float).eps, maxiter=500)
+
+
+def p_step_balanced(losses, gamma, scale, target, *, fixed=None):
+    """The balanced P-step (docs/weights.md, eq. B1): every view's weights sum to target_v.
+
+    min over P_v >= 0 of sum_j [P_vj l_vj / s_v + psi(P_vj)] subject to sum_j P_vj = target_v
+    (times c_v s_v, which does not move the minimiser) has the closed form
+
+        P_vj = 1 / sqrt(gamma + l_vj / s_v + mu_v),
+
+    mu_v the root of the constraint (:func:`balance_shift`, on the host: one (m, n) copy
+    from a device; the weights are computed as 1 / sqrt(a_vj - min_j a_vj + t_v), with
+    t_v = mu_v + min_j a_vj > 0 the root's variable, so that no round-off makes the
+    smallest a_vj + mu_v zero or negative). gamma only shifts mu_v: under the constraint sum_j gamma P_vj is a
+    constant, so the weights do not depend on gamma (nor does any weight reach a cap: none
+    exceeds target_v). With ``fixed`` (the uninformative samples) the held weights keep
+    their value and the free ones share target_v minus their sum.
+
+    Parameters
+    ----------
+    losses : array of shape (n_views, n_samples), any array-API namespace
+    gamma : float
+    scale : array of shape (n_views,) or None
+    target : float or ndarray of shape (n_views,)
+        :func:`balance_targets`.
+    fixed : FixedWeights or None
+
+    Returns
+    -------
+    P : array of shape (n_views, n_samples), the losses' namespace and device
+    """
+    xp = namespace(losses)
+    losses = xp.maximum(losses, 0.0) if xp is np else xp.clip(losses, min=0.0)
+    if scale is not None:
+        losses = losses / _like(scale, losses)[:, None]
+    a = gamma + losses
+    host = np.asarray(to_numpy(a), dtype=np.float64)
+    m, n = host.shape
+    totals = np.broadcast_to(np.asarray(target, dtype=np.float64), (m,))
+    free = np.ones((m, n), dtype=bool) if fixed is None else ~fixed.mask
+    low, t = np.empty(m), np.empty(m)
+    for v in range(m):
+        if not free[v].any():  # every weight held (at target_v / n: the constraint holds)
+            low[v], t[v] = 0.0, 1.0
+            continue
+        held = 0.0 if fixed is None else float(fixed.values[v]) * int(fixed.mask[v].sum())
+        low[v] = host[v, free[v]].min()
+        t[v] = balance_shift(host[v, free[v]], totals[v] - held)
+    gap = a - _like(low, a)[:, None]
+    gap = xp.maximum(gap, 0.0) if xp is np else xp.clip(gap, min=0.0)  # held ones below
+    P = 1.0 / xp.sqrt(gap + _like(t, a)[:, None])
+    return P if fixed is None else fixed.apply(P)
+
+
+def dof_scale(losses, lam):
+    """Each view's unit of loss from its degrees of freedom (the "dof" model, eq. B3).
+
+    At the start (Z* = 0) sample j's loss in view v is l_vj = lam h_j / (1 - h_j), h_j the
+    j-th diagonal entry of the ridge hat matrix K (K + lam I)^-1 (K = X^T X): the zero-diagonal
+    self-representation is the leave-one-out ridge fit. So h_j = l_vj / (lam + l_vj), and
+    the view's degrees of freedom are df_v = sum_j h_j = tr K (K + lam I)^-1 (at most
+    rank X^v). The unit s_v = lam rho / (1 - rho), rho = df_v / n, is the start loss of a
+    sample of average leverage: what a view of df_v degrees of freedom makes of any sample,
+    whatever its clusters. A view with no degree of freedom (all zero) takes 1.
+
+    Parameters
+    ----------
+    losses : array of shape (n_views, n_samples)
+        The losses at the start (any namespace).
+    lam : float > 0
+
+    Returns
+    -------
+    array of shape (n_views,), positive, in the losses' namespace
+    """
+    xp, losses = _as_float(losses)
+    losses = np.maximum(losses, 0.0) if xp is np else xp.clip(losses, min=0.0)
+    rho = xp.mean(losses / (lam + losses), axis=1)
+    s = lam * rho / (1.0 - rho)
+    return xp.where(s > 0, s, xp.ones_like(s))
 
 
 #: Rules for the weight of a sample that carries no information in a view (all zero
@@ -409,7 +564,7 @@ class FixedWeights:
         return cache[key]
 
 
-def fixed_weights(mask, losses, gamma, scale=None):
+def fixed_weights(mask, losses, gamma, scale=None, target=None):
     """The uninformative samples' fixed weights: each view's typical weight at the start.
 
     The value of view v is the median, over its informative samples, of the P-step's
@@ -427,6 +582,13 @@ def fixed_weights(mask, losses, gamma, scale=None):
     gamma : float
     scale : ndarray of shape (n_views,) or None
         :func:`loss_scale`; None is the paper's model.
+    target : ndarray of shape (n_views,) or None
+        The balanced models' constraint sum_j P_vj = target_v (:func:`balance_targets`):
+        there the view's typical weight is its mean weight target_v / n, held fixed.
+        It is never above the view's highest free weight (the free weights then share
+        target_v (n - k) / n among n - k samples: their mean is target_v / n too), whereas
+        the start's median could end above every free weight when a balanced view's
+        weights flatten out, and it always leaves the free weights a positive total.
 
     Returns
     -------
@@ -436,7 +598,10 @@ def fixed_weights(mask, losses, gamma, scale=None):
     mask = np.asarray(mask, dtype=bool)
     if not mask.any():
         return None
-    P0 = to_numpy(p_step(losses, gamma, "sample", scale, check=False))
+    if target is not None:
+        values = np.broadcast_to(np.asarray(target, dtype=np.float64), (mask.shape[0],))
+        return FixedWeights(mask=mask, values=values / mask.shape[1])
+    P0 = to_numpy(p_step(losses, gamma, "sample", scale, check=False, target=target))
     values = np.empty(mask.shape[0])
     for v in range(mask.shape[0]):
         free = P0[v, ~mask[v]]

@@ -67,7 +67,9 @@ SMOKE = {
     "docs/studies/study_stability_tables.py": [
         (["--smoke"], "candidate x rule pairs meet both targets")],
     "docs/studies/study_suggestion.py": [(["--smoke"], "| **mean** | | | **")],
-    "docs/studies/study_weights.py": [(["--smoke"], "| Digit-small | defaults, rule |")],
+    "docs/studies/study_weights.py": [(["--smoke"], "| Digit-small | defaults, rule |"),
+                                      (["--smoke", "--models", "consensus"],
+                                       "| Digit-small | consensus |")],
 }
 
 #: Scripts whose smoke run is a test file of its own, which checks their tables cell by
