@@ -271,8 +271,9 @@ class Setting:
     name: str
     #: "float", "int", "choice" or "flag": how a URL's or a widget's value is read.
     kind: str
-    #: The estimator's keyword it is checked against (``RMSC._parameter_constraints``) and
-    #: whose default it takes; None: a setting of the dashboard's own (then ``rule``).
+    #: The estimator's keyword it sets, whose rule (``RMSC._parameter_constraints``) and
+    #: default it takes unless ``rule`` and ``default`` say otherwise; None: a setting of the
+    #: dashboard's own (then ``rule``), passed on by ``to_estimator`` if at all.
     keyword: str | None = None
     #: The value of a new :class:`Params`: :data:`ESTIMATOR_DEFAULT` (the estimator's own,
     #: never a copy), a value, or a callable giving it.
@@ -296,7 +297,7 @@ class Setting:
     #: weighting), so that equal settings compare, hash and share equal.
     follows: Callable | None = None
     #: ``(params, dataset) -> {keyword: value}``: what it passes to the estimator; None:
-    #: ``{keyword: value}`` (and nothing for a setting of the dashboard's own).
+    #: ``{keyword: value}`` (nothing without a keyword).
     to_estimator: Callable | None = None
     #: ``params -> str or None``: its words in the summary's line ``line`` (None: none).
     summary: Callable | None = None
@@ -340,7 +341,7 @@ class Setting:
     def estimator_kwargs(self, params, dataset):
         if self.to_estimator is not None:
             return self.to_estimator(params, dataset)
-        if self.rule is not None or self.keyword is None:
+        if self.keyword is None:
             return {}
         return {self.keyword: getattr(params, self.name)}
 
@@ -445,7 +446,6 @@ SETTINGS = (
             shown=shown_clusters,
             from_widget=lambda value, p, d: clusters_from_widget(value, d)),
     Setting("seed", "int", "random_state", default=0, rule=UI_RULES["seed"], widget="w_seed",
-            to_estimator=lambda p, d: {"random_state": p.seed},
             summary=lambda p: f"seed {p.seed}"),
 )
 
