@@ -173,7 +173,7 @@ with left:
                      "paper's plain spectral step. The Weights page marks placed samples.")
     c1, c2 = st.columns(2)
     labels_problem = dash.labels_problem(data)
-    clusters = p.n_clusters or (data.n_clusters if labels_problem is None else None)
+    clusters = dash.shown_clusters(p, data)
     # at most one cluster per sample (a larger c from a URL stays, and the fit explains it)
     c1.number_input("clusters c", 2, max(2, data.n_samples, clusters or 0),
                     value=shown["w_clusters"],

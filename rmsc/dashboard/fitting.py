@@ -26,7 +26,7 @@ from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
 from ..rmsc import DegenerateSolutionError
 from ..tracking import ClusteringTrace
-from .params import PLACEMENT, Params, estimator_params, fit_key, fit_request  # noqa: F401
+from .params import Params, fit_request
 from .tables import scoring_labels
 from .words import page_words
 
