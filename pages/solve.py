@@ -25,50 +25,36 @@ ui.intro(
 data = ui.require_data()
 
 # ---------------------------------------------------------------------------
-# Parameter widgets: seeded from ss.params, written back in callbacks (before the frame
+# Parameter widgets: seeded from ui.params(), written back in callbacks (before the frame
 # starts the fit), so the sidebar, URL and background fit always agree with the widgets.
 # ---------------------------------------------------------------------------
 
-WIDGETS = {"w_lam": "lam", "w_gamma": "gamma",
-           "w_max_iter": "max_iter", "w_post": "post", "w_top_k": "top_k",
-           "w_keep_mass": "keep_mass", "w_placement": "placement", "w_seed": "seed"}
 WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
                     "view": "RMSC-WV — one weight per view"}
 
 
+def _say(error):
+    ss.param_error = error  # shown under the widgets (None: nothing to say)
+
+
 def _apply():
+    """The widgets' values as the session's parameters (each parameter's row reads its own
+    widget: dash.params_from_widgets)."""
     try:
-        changes = {name: ss[key] for key, name in WIDGETS.items() if key in ss}
-        # β from the slider of the way it is set (the other slider's value may linger)
-        if ss.params.beta == dash.AUTO and "w_beta_rel" in ss:
-            changes["beta_rel"] = ss.w_beta_rel
-        elif ss.params.beta != dash.AUTO and "w_beta" in ss:
-            changes["beta"] = ss.w_beta
-        if "w_weighting" in ss:
-            changes["weighting"] = ss.w_weighting
-        if "w_clusters" in ss:
-            clusters = ss.w_clusters
-            follows_labels = clusters is not None and dash.labels_problem(data) is None and \
-                int(clusters) == data.n_clusters
-            changes["n_clusters"] = None if clusters is None or follows_labels else int(clusters)
-        ui.set_params(ss.params.replace(**changes))
-        ss.param_error = None
+        widgets = {key: ss[key] for key in dash.widget_keys() if key in ss}
+        ui.set_params(dash.params_from_widgets(ui.params(), widgets, data))
+        _say(None)
     except ValueError as exc:
-        ss.param_error = f"Parameters not applied: {dash.page_words(str(exc))}"
+        _say(f"Parameters not applied: {dash.page_words(str(exc))}")
 
 
 def _weighting_changed():
-    # RMSC and RMSC-WV have their own defaults: β from the registry, and λ follows the
-    # weighting unless the user had moved it away from the old weighting's default.
-    lam_was_default = ss.params.lam is None
+    before = ui.params()
     _apply()
     try:
-        changes = {"beta": dash.method_default_beta(ss.w_weighting)}
-        if lam_was_default:
-            changes["lam"] = None
-        ui.set_params(ss.params.replace(**changes))
+        ui.set_params(dash.after_weighting_change(before, ui.params(), ss.w_weighting))
     except ValueError as exc:
-        ss.param_error = str(exc)
+        _say(str(exc))
     # the sliders show the new values: _widget_values below, before they are drawn
     ss.pop("beta_memory", None)  # the other weighting's β values mean other things
 
@@ -78,16 +64,16 @@ def _beta_mode_changed():
     ``beta_memory`` for the session; the URL holds the way in use)."""
     key = ui.fit_key()  # the result on screen (of these parameters), if any
     fitted = getattr(ui.result_cache().get(key), "beta", None) if key is not None else None
-    params, ss.beta_memory = dash.switch_beta_mode(ss.params, ss.w_beta_mode,
+    params, ss.beta_memory = dash.switch_beta_mode(ui.params(), ss.w_beta_mode,
                                                    ss.get("beta_memory"), fixed_start=fitted)
     ui.set_params(params)
-    ss.param_error = None  # the slider of the new way shows its value: _widget_values below
+    _say(None)  # the slider of the new way shows its value: _widget_values below
 
 
 def _reset():
     ss.pop("beta_memory", None)
     ui.set_params(dash.Params())
-    ss.param_error = None
+    _say(None)
 
 
 def _run():
@@ -96,14 +82,14 @@ def _run():
 
 def _suggest():
     d = ui.data()
-    ui.start_experiment("suggest", dash.suggestion_key(ss.params, d),
-                        dash.Remote(dash.run_suggestion, d, ss.params), label="suggest")
+    ui.start_experiment("suggest", dash.suggestion_key(ui.params(), d),
+                        dash.Remote(dash.run_suggestion, d, ui.params()), label="suggest")
 
 
 def _apply_suggestion(run):
     """Move λ and β (and the method it was run for) to the suggestion; the fit follows."""
-    ui.set_params(dash.apply_suggestion(ss.params, run))
-    ss.param_error = None  # the sliders show the new values: _widget_values below
+    ui.set_params(dash.apply_suggestion(ui.params(), run))
+    _say(None)  # the sliders show the new values: _widget_values below
     if not ss.autorun and ui.fit_key() not in ui.result_cache():
         ui.ensure_fit(force=True)  # with "run automatically" the frame starts it
 
@@ -122,22 +108,12 @@ def _index(options, value):
 
 
 def _widget_values(p):
-    """What each parameter widget shows for the parameters ``p`` (ss.params is the source:
-    a change made in a callback reaches the widgets on screen, ui.widget_values)."""
-    values = {"w_lam": p.resolved_lam, "w_beta_mode": dash.beta_mode(p), "w_gamma": p.gamma,
-              "w_weighting": p.weighting, "w_max_iter": p.max_iter, "w_post": p.post,
-              "w_top_k": p.top_k, "w_keep_mass": p.keep_mass, "w_placement": p.placement,
-              "w_seed": p.seed, "w_autorun": ss.autorun,
-              "w_clusters": p.n_clusters or (data.n_clusters if dash.labels_problem(data) is None
-                                             else None)}
-    if p.beta == dash.AUTO:  # the one β slider drawn: β_rel, or the absolute β
-        values["w_beta_rel"] = p.resolved_beta_rel
-    else:
-        values["w_beta"] = p.beta
-    return values
+    """What each widget shows for the parameters ``p`` (the session's parameters are the
+    source: a change made in a callback reaches the widgets on screen, ui.widget_values)."""
+    return {**dash.shown_values(p, data), "w_autorun": ss.autorun}
 
 
-p = ss.params
+p = ui.params()
 shown = ui.widget_values(_widget_values(p))
 
 left, right = st.columns([1, 2], gap="large")
@@ -197,7 +173,7 @@ with left:
                      "paper's plain spectral step. The Weights page marks placed samples.")
     c1, c2 = st.columns(2)
     labels_problem = dash.labels_problem(data)
-    clusters = p.n_clusters or (data.n_clusters if labels_problem is None else None)
+    clusters = dash.shown_clusters(p, data)
     # at most one cluster per sample (a larger c from a URL stays, and the fit explains it)
     c1.number_input("clusters c", 2, max(2, data.n_samples, clusters or 0),
                     value=shown["w_clusters"],
@@ -215,10 +191,10 @@ with left:
         st.button("Stop", on_click=_stop, key="w_stop")
         st.button("Defaults", on_click=_reset, key="w_defaults")
     if not blocker:
-        took = f" ({dash.estimate_suggestion(data, ss.params, ui.cost_book()).text()})"
+        took = f" ({dash.estimate_suggestion(data, ui.params(), ui.cost_book()).text()})"
     st.button("Suggest λ and β (no labels)", on_click=_suggest, key="w_suggest",
               disabled=bool(blocker), help=blocker or (
-                  f"Fits {ss.params.method} at {len(dash.SUGGEST_LAMS)} λ × "
+                  f"Fits {ui.params().method} at {len(dash.SUGGEST_LAMS)} λ × "
                   f"{len(dash.SUGGEST_BETA_RELS)} β values with these other settings"
                   + took + ". The result appears below the fit."))
     st.caption(dash.SUGGESTION_VERDICT)
@@ -241,17 +217,17 @@ def _live_body(queued=False):
     snap = job.snapshot()
     if queued and snap.place is None:
         st.rerun()  # a worker took it: the page switches to the faster poll of the live curve
-    st.progress(snap.fraction, text=f"Running {ss.params.method}: {snap.message or 'starting'} "
+    st.progress(snap.fraction, text=f"Running {ui.params().method}: {snap.message or 'starting'} "
                                     f"— {snap.elapsed:.1f} s")
     if snap.history:
         # Charts from the first iteration on (most Digit fits end before the first poll);
         # stable keys let the browser update them in place instead of building new ones.
         c1, c2 = st.columns([3, 2])
-        c1.plotly_chart(figures.objective_figure(snap.history, max_iter=ss.params.max_iter),
+        c1.plotly_chart(figures.objective_figure(snap.history, max_iter=ui.params().max_iter),
                         key="live_objective")
         if snap.rows:
             c1.plotly_chart(figures.clustering_trace_figure(snap.rows,
-                                                            max_iter=ss.params.max_iter),
+                                                            max_iter=ui.params().max_iter),
                             key="live_trace")
         if snap.latest is not None:
             c2.plotly_chart(figures.view_weights_figure(data.view_names, snap.latest),
@@ -378,7 +354,7 @@ def _suggestion_section(key):
         return
     s = run.suggestion
     chosen = s.table[s.best]
-    target = dash.apply_suggestion(ss.params, run)
+    target = dash.apply_suggestion(ui.params(), run)
     st.markdown(f"**Suggested for {run.method}:** "
                 f"λ = {chosen['lam']:g}, β = {target.beta_text}, which is β = {s.beta:.4g} "
                 f"on these data — k-means runs agreeing at ARI {chosen['agreement']:.3f}, "
@@ -388,7 +364,7 @@ def _suggestion_section(key):
         st.caption(f"With the labels (not used to choose): ACC "
                    f"{100 * run.scores['acc_mean']:.2f}%, NMI {100 * run.scores['nmi_mean']:.2f}% "
                    "at the suggested setting.")
-    if target == ss.params:
+    if target == ui.params():
         st.success("The sliders are at the suggestion.")
     else:
         st.button("Apply: move the λ and β sliders there", type="primary", key="w_suggest_apply",
@@ -418,7 +394,7 @@ def _suggestion_section(key):
 
 
 if not blocker:
-    _skey = dash.suggestion_key(ss.params, data)
+    _skey = dash.suggestion_key(ui.params(), data)
     _sresult, _sjob = ui.experiment_state("suggest", _skey)
     if _sresult is not None or _sjob is not None:
         _suggestion_section(_skey)

@@ -45,6 +45,7 @@ from .state import (  # noqa: F401
     data,
     init_session,
     inject,
+    params,
     reset_outliers,
     set_dataset,
     set_params,

@@ -31,15 +31,22 @@ POLL_SECONDS = 1.0
 QUEUE_POLL_SECONDS = 3.0
 
 
-def fit_key():
-    """The cache key of the fit of the current data and parameters (None: none possible)."""
+def _fit_request():
+    """``(key, estimator kwargs)`` of the fit of the current data and parameters
+    (:func:`rmsc.dashboard.fit_request`), or None when no fit is possible."""
     d = data()
     if d is None:
         return None
     try:
-        return dash.fit_key(ss.params, d)
+        return dash.fit_request(ss.params, d)
     except ValueError:
         return None
+
+
+def fit_key():
+    """The cache key of the fit of the current data and parameters (None: none possible)."""
+    request = _fit_request()
+    return None if request is None else request[0]
 
 
 def fit_blocker():
@@ -66,15 +73,16 @@ def not_fitted_message():
             "switch on 'run automatically' there).")
 
 
-def _fit_task(data, params, cache, book):
-    """The fit as a task for a Dask worker; its result is cached here, in the server, and
-    its duration recorded for the time estimates (:func:`cost_book`)."""
+def _fit_task(data, params, request, cache, book):
+    """The fit as a task for a Dask worker (``request``: its key and the estimator's
+    arguments, :func:`rmsc.dashboard.fit_request`); its result is cached here, in the
+    server, and its duration recorded for the time estimates (:func:`cost_book`)."""
     def keep(out):
         if not (isinstance(out, dash.FitResult) and out.stopped_early):
             cache.put(out.key, out)
             dash.record_solve_fit(book, out, data)
         return out
-    return dash.Remote(dash.fit_rmsc, data, params, after=keep)
+    return dash.Remote(dash.fit_rmsc, data, params, request=request, after=keep)
 
 
 #: Seconds an automatic fit waits before it starts: on a session's first page the page is
@@ -126,9 +134,10 @@ def ensure_fit(force=False):
     other parameters is cancelled. Pages that show the result call
     :func:`fit_outcome`, which cuts the start delay short.
     """
-    key = fit_key()
-    if key is None:
+    request = _fit_request()
+    if request is None:
         return None
+    key = request[0]
     cache = result_cache()
     s = slot("fit")
     if not force:
@@ -140,10 +149,12 @@ def ensure_fit(force=False):
             return s.latest
     delay = 0.0 if force else (CHANGE_FIT_DELAY if ss.get("_fitted_once") else FIRST_FIT_DELAY)
     ss._fitted_once = True
-    task = _fit_task(data(), ss.params, cache, cost_book())
-    # the latest request wins: what nobody waits for any more is cancelled
-    job = prefetcher().request(s, key, task, label="fit", force=True, delay=delay,
-                               min_delay=0.0 if force else CHANGE_FIT_DELAY)
+    task = _fit_task(data(), ss.params, request, cache, cost_book())
+    # the user's own fit: the latest request wins, what nobody waits for any more is
+    # cancelled, a prefetch of the same key under way is joined
+    job = dash.request_user_fit(s, key, task, prefetcher=prefetcher(), label="fit",
+                                force=True, delay=delay,
+                                min_delay=0.0 if force else CHANGE_FIT_DELAY)
     redraw_when_done(job, "fit")
     return job
 
@@ -162,11 +173,11 @@ def prefetch_fits(pairs, cache=None):
     candidates = []
     for d, p in pairs:
         try:
-            key = dash.fit_key(p, d)
+            request = dash.fit_request(p, d)
         except ValueError:
             continue
-        if key not in cache:
-            candidates.append((key, _fit_task(d, p, cache, cost_book())))
+        if request[0] not in cache:
+            candidates.append((request[0], _fit_task(d, p, request, cache, cost_book())))
     if candidates:
         prefetcher().prefetch(candidates)
 

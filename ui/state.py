@@ -137,6 +137,11 @@ def data():
     return ss.get("data")
 
 
+def params():
+    """The session's :class:`rmsc.dashboard.Params` (those the pages show and fit)."""
+    return ss.params
+
+
 def set_params(params):
     """Make ``params`` (a :class:`rmsc.dashboard.Params`) the session's parameters: every
     change of a parameter goes through here (widget callbacks run before the script, so the

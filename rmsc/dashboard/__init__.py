@@ -6,11 +6,13 @@ streamlit: background work receives plain objects and reports through
 :class:`Job`, which a page reads from a ``st.fragment(run_every=...)``.
 
 ==================  ===============================================================
-``params``          :class:`Params` (RMSC's parameters as a page shows them: defaults,
+``params``          :data:`SETTINGS`, the table of RMSC's parameters as a page shows
+                    them, and what is derived from it: :class:`Params` (defaults,
                     slider grids, URL round trip, checked against the estimator's
-                    declared rules), :class:`OutlierSpec`
-``fitting``         what Params mean to the estimator (:func:`estimator_params`), the
-                    fit's cache key (:func:`fit_key`), :func:`fit_rmsc`,
+                    declared rules), what they mean to the estimator
+                    (:func:`estimator_params`), the fit's cache key (:func:`fit_key`),
+                    the Solve page's widget rules; :class:`OutlierSpec`
+``fitting``         :func:`fit_rmsc`,
                     :class:`FitResult`, :class:`FitFailure`, :func:`diagnose`
 ``jobs``            :class:`Job`, :class:`JobSlot`, :class:`JobRegistry`: background work
                     with progress, stop and cancel, run where its sender says;
@@ -77,8 +79,6 @@ from .fitting import (  # noqa: F401
     FitResult,
     device_text,
     diagnose,
-    estimator_params,
-    fit_key,
     fit_rmsc,
     trace_summary,
     weight_shares,
@@ -102,6 +102,7 @@ from .jobs import (  # noqa: F401
     JobSnapshot,
     WorkerDied,
     describe_error,
+    request_user_fit,
 )
 from .sessions import (  # noqa: F401
     GRACE_SECONDS,
@@ -132,6 +133,7 @@ from .sender import DaskSender  # noqa: F401
 from .params import (  # noqa: F401
     AUTO,
     BETA_GRID,
+    BETA_MODE_WIDGET,
     BETA_MODES,
     BETA_REL_GRID,
     DEFAULT_KEEP_MASS,
@@ -143,19 +145,31 @@ from .params import (  # noqa: F401
     MAX_ITER_RANGE,
     POSTPROCESSING,
     POSTPROCESSING_NAMES,
+    SETTINGS,
     OutlierSpec,
     Params,
+    Setting,
+    after_weighting_change,
     auto_beta_rel,
     auto_lam,
     beta_mode,
     beta_options,
+    clusters_from_widget,
     default_beta,
+    estimator_params,
+    fit_key,
+    fit_request,
     format_beta,
     log_grid,
     method_default_beta,
     nearest,
     options_with,
+    params_class,
+    params_from_widgets,
+    shown_clusters,
     switch_beta_mode,
+    shown_values,
+    widget_keys,
 )
 from .runs import (  # noqa: F401
     DEFAULT_COMPARE,

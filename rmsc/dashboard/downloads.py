@@ -11,7 +11,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .. import __version__
-from .fitting import estimator_params
+from .params import estimator_params
 
 
 def labels_csv(result, labels_true=None):

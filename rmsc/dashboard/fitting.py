@@ -1,9 +1,11 @@
 """Fitting RMSC for a page: what a page's settings mean to the estimator, the fit's cache
 key, the fit itself (the result every page reads) and plain-words diagnostics.
 
-:func:`estimator_params` translates the pages' :class:`~rmsc.dashboard.params.Params` into
-the estimator's keyword arguments and :func:`fit_key` into the small key of its result;
-:func:`fit_rmsc` (on a worker) fits with them.
+:func:`~rmsc.dashboard.params.estimator_params` translates the pages'
+:class:`~rmsc.dashboard.params.Params` into the estimator's keyword arguments and
+:func:`~rmsc.dashboard.params.fit_key` into the small key of its result (both derived from the
+parameters' table, :data:`~rmsc.dashboard.params.SETTINGS`); :func:`fit_rmsc` (on a worker)
+fits with them.
 """
 
 from __future__ import annotations
@@ -22,15 +24,11 @@ from ..inspection import (P_SHARE_LABEL, SHARE_LABEL, dominance_message, view_qu
                           view_weight_shares)
 from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
-from ..placement import PLACEMENTS
 from ..rmsc import DegenerateSolutionError
 from ..tracking import ClusteringTrace
-from .params import Params
+from .params import Params, fit_request
 from .tables import scoring_labels
 from .words import page_words
-
-#: The estimator's placement rule, used when the pages' placement is on.
-PLACEMENT = next(rule for rule in PLACEMENTS if rule is not None)
 
 #: Iterations between two clusterings the Solve page records along a fit
 #: (:class:`rmsc.tracking.ClusteringTrace`): each costs a spectral embedding and two k-means
@@ -40,35 +38,6 @@ PAGE_TRACE_EVERY = 10
 
 #: How many of the last recorded clusterings :func:`trace_summary` reports on.
 SETTLED_ROWS = 3
-
-
-def estimator_params(params, dataset):
-    """Keyword arguments of ``rmsc.get_method(params.method, ...)`` for the pages'
-    :class:`~rmsc.dashboard.params.Params` on ``dataset`` (which gives the number of
-    clusters when the pages leave it to the labels)."""
-    return {
-        "n_clusters": params.resolved_clusters(dataset),
-        "lam": params.resolved_lam,
-        "beta": params.beta,
-        "beta_rel": params.resolved_beta_rel,
-        "gamma": params.gamma,
-        "max_iter": params.max_iter,
-        "tol": params.tol,
-        **params.postprocessing,
-        # Said explicitly either way, so that rmsc.experiments (which otherwise scores
-        # the paper's spectral step) runs the model the Solve page shows.
-        "placement": PLACEMENT if params.placement else None,
-        "random_state": params.seed,
-    }
-
-
-def fit_key(params, dataset):
-    """A small hashable cache key of the fit of ``params`` on ``dataset``: the dataset's
-    fingerprint plus every parameter (ValueError when the number of clusters is unknown)."""
-    p = params
-    return ("fit", dataset.fingerprint, p.resolved_clusters(dataset), p.resolved_lam, p.beta,
-            p.resolved_beta_rel, p.gamma, p.weighting, p.max_iter, p.tol,
-            *p.postprocessing.values(), p.placement, p.seed)
 
 
 @dataclass(frozen=True)
@@ -160,7 +129,7 @@ class FitFailure:
     beta_max: float | None = None
 
 
-def fit_rmsc(dataset, params, job=None):
+def fit_rmsc(dataset, params, job=None, *, request=None):
     """Fit RMSC (or RMSC-WV) to ``dataset`` with ``params``, reporting to ``job``.
 
     Every iteration records ``(iteration, objective)`` on the job's live curve,
@@ -169,7 +138,8 @@ def fit_rmsc(dataset, params, job=None):
     (:class:`rmsc.tracking.ClusteringTrace`) and its row sent to the job
     (``job.add_row``); a stop request
     finishes the iterations early (the clustering still runs), a cancel
-    abandons the fit.
+    abandons the fit. ``request``: ``(key, kwargs)`` of :func:`fit_request`, when the
+    server computed them already (they are computed here otherwise).
 
     Returns
     -------
@@ -177,8 +147,8 @@ def fit_rmsc(dataset, params, job=None):
     :class:`rmsc.DegenerateSolutionError` (its message says what to change).
     Other errors propagate (a :class:`Job` turns them into messages).
     """
-    kwargs = estimator_params(params, dataset)
-    key = fit_key(params, dataset)
+    key, kwargs = request if request is not None else fit_request(params, dataset)
+    max_iter = kwargs["max_iter"]
     stopped = {"early": False}
 
     def callback(iteration, objective, weights):
@@ -186,18 +156,18 @@ def fit_rmsc(dataset, params, job=None):
             return False
         job.check()
         job.record((int(iteration), float(objective)), latest=to_numpy(weights).mean(axis=1))
-        job.report(iteration, params.max_iter, f"iteration {iteration} of at most {params.max_iter}")
+        job.report(iteration, max_iter, f"iteration {iteration} of at most {max_iter}")
         if job.stop_requested:
-            stopped["early"] = iteration < params.max_iter
+            stopped["early"] = iteration < max_iter
             return True
         return False
 
     labels = scoring_labels(dataset)
-    post = params.postprocessing
     send_row = getattr(job, "add_row", None)  # a job that keeps no table gets none
     trace = ClusteringTrace(kwargs["n_clusters"], every=PAGE_TRACE_EVERY, labels=labels,
-                            keep_mass=post["keep_mass"], top_k=post["top_k"],
-                            scale_columns=post["scale_columns"], random_state=params.seed,
+                            keep_mass=kwargs["keep_mass"], top_k=kwargs["top_k"],
+                            scale_columns=kwargs["scale_columns"],
+                            random_state=kwargs["random_state"],
                             callback=callback,
                             on_record=send_row)
     est = get_method(params.method, callback=trace, **kwargs)

@@ -484,6 +484,25 @@ class JobSlot:
             start.start()
 
 
+def request_user_fit(slot, key, task, *, prefetcher=None, **kwargs):
+    """The user's own fit of ``key``: the session's ``slot`` submits it
+    (``slot.submit(key, task, **kwargs)``; returns its job), and the latest request wins.
+
+    A run of ``key`` under way (another session's, or a prefetch guessed at before) is
+    joined through the slot's registry. A fit asked for comes before fits guessed at: the
+    ``prefetcher``'s prefetches nobody joined give way first (but ``key``'s own, which the
+    slot joins); the slot then lets go of its earlier request, which is cancelled unless
+    another session watches it, and a prefetch this session had joined and has now left
+    gives way too unless another session waits for it.
+    """
+    if prefetcher is not None:
+        prefetcher.yield_workers(keep=key)
+    job = slot.submit(key, task, **kwargs)
+    if prefetcher is not None:
+        prefetcher.yield_workers(keep=key)
+    return job
+
+
 def describe_error(exc):
     """One readable sentence for any exception (no traceback)."""
     if isinstance(exc, WorkerDied):

@@ -27,9 +27,9 @@ from .. import datasets
 from .. import methods as registry
 from .. import outliers as outlier_module
 from .._resources import sample_data_dir
-from .fitting import fit_key, fit_rmsc
+from .fitting import fit_rmsc
 from .kept import open_result_cache
-from .params import AUTO, OutlierSpec, Params
+from .params import AUTO, OutlierSpec, Params, fit_key
 from .runs import compare_params, robustness_table, run_compare
 
 #: What the Lesson page can show for a step.

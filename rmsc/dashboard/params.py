@@ -1,13 +1,20 @@
 """The parameters a dashboard page shows: defaults, slider grids, URL round trip, outliers.
 
-:class:`Params` holds one RMSC run's parameters as the pages show them (the UI state;
-defaults are the estimator's own), :class:`OutlierSpec` one ``rmsc.outliers.inject`` call;
-both travel in the URL's query string, so a view of the dashboard can be shared. The
-values a setting may take are the estimator's declared rules
-(``rmsc.RMSC._parameter_constraints``) plus the dashboard's own (:data:`UI_RULES`); what a
-setting means to the estimator, and the cache key of its fit, are
-:mod:`rmsc.dashboard.fitting`'s (:func:`~rmsc.dashboard.fitting.estimator_params`,
-:func:`~rmsc.dashboard.fitting.fit_key`).
+Each parameter is described once, as a row of :data:`SETTINGS` (a :class:`Setting`: its
+name, the estimator's keyword, kind, default, rule, label, widget, grid, and what it passes
+to the estimator). :class:`Params`, one RMSC run's parameters as the pages show them (the UI
+state; defaults are the estimator's own), is built from that table, and so are its URL round
+trip and summary, the Solve page's widget keys and rules (:func:`params_from_widgets`,
+:func:`shown_values`, :func:`after_weighting_change`), what the settings mean to the
+estimator (:func:`estimator_params`) and the fit's cache key (:func:`fit_key`, computed from
+:func:`estimator_params`). The values a setting may take are the estimator's declared rules
+(``rmsc.RMSC._parameter_constraints``) plus the dashboard's own (:data:`UI_RULES`).
+:class:`OutlierSpec` is one ``rmsc.outliers.inject`` call; both travel in the URL's query
+string, so a view of the dashboard can be shared.
+
+Why one module over 600 lines: the table, the class it builds and the rules that read its
+rows are one description of the parameters; split, a new parameter would again touch
+several files.
 """
 
 from __future__ import annotations
@@ -15,11 +22,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import outliers
 from .._validation import Interval, Options, Param
 from ..methods import get_method, rmsc_method
+from ..placement import PLACEMENTS
 from ..rmsc import RMSC, WEIGHTINGS, check_lam_positive, default_lam
 from ..selection import SUGGEST_BETA_RELS
 from .tables import labels_problem
@@ -215,68 +224,262 @@ def _default_post():
     return "top_k" if top else "none"
 
 
-@dataclass(frozen=True)
-class Params:
-    """The parameters of one RMSC run as the dashboard shows them.
+# -- the table: each parameter a page shows, described once --------------------------------
 
-    Defaults are the estimator's own (``rmsc.RMSC()``), so the dashboard and
-    the library can never disagree. ``weighting="view"`` is RMSC-WV.
-    ``n_clusters=None`` means "the number of classes in the labels" (when they hold two
-    classes or more; otherwise the user must choose it). ``beta_rel`` applies to
-    ``beta="auto"`` only; with an absolute β it is ignored (and stored as None).
+#: The estimator's placement rule, used when the pages' placement is on.
+PLACEMENT = next(rule for rule in PLACEMENTS if rule is not None)
+
+#: A row's ``default`` when it is the estimator's own default of its keyword.
+ESTIMATOR_DEFAULT = "the estimator's default"
+#: What a row's widget reader or shower gives for "not this widget now" (e.g. the β slider
+#: while β is auto).
+HIDDEN = object()
+
+
+def _as_number(value, integer=False):
+    """A widget's or URL's value as the number it stands for (an integer field's 5.0 as 5);
+    anything else as it is, for the rule to say what is wrong."""
+    if value is None or isinstance(value, bool) or (isinstance(value, str) and value == AUTO):
+        return value
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return value
+    return int(x) if integer and x.is_integer() else x
+
+
+def _parse_flag(name, raw):
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be 1 or 0.")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One parameter a dashboard page shows: a row of :data:`SETTINGS`.
+
+    Everything :class:`Params` does with a parameter is derived from its row: the field
+    and its default, the rule it is checked by, its URL form, its words in the sidebar's
+    summary, its widget, what it means to the estimator (:func:`estimator_params`) and
+    so to the fit's cache key (:func:`fit_key`).
     """
 
-    #: λ; None is the estimator's default for the weighting (:func:`auto_lam`: RMSC and
-    #: RMSC-WV differ), and that default is stored as None, so that it follows the
-    #: weighting and equal settings compare, hash and share equal.
-    lam: float | None = field(default_factory=lambda: _estimator_defaults()["lam"])
-    #: A number (the paper's absolute β) or "auto" (β = β_rel × the data's own scale).
-    beta: float | str = field(default_factory=lambda: _estimator_defaults()["beta"])
-    #: β in units of the data's own scale when β is "auto" (``rmsc.RMSC(beta_rel=...)``):
-    #: a fraction of the β at which the consensus starts to empty, so it travels between
-    #: datasets. None is the estimator's default for the weighting (:func:`auto_beta_rel`);
-    #: that default, and any value while β is absolute (it plays no part then), are stored
-    #: as None, so that equal settings compare, hash and share equal.
-    beta_rel: float | None = None
-    gamma: float = field(default_factory=lambda: _estimator_defaults()["gamma"])
-    weighting: str = field(default_factory=lambda: _estimator_defaults()["weighting"])
-    max_iter: int = field(default_factory=lambda: _estimator_defaults()["max_iter"])
-    tol: float = field(default_factory=lambda: _estimator_defaults()["tol"])
-    post: str = field(default_factory=lambda: _default_post())
-    top_k: int = DEFAULT_TOP_K
-    #: ρ of the "rho+scale" post-processing, in (0, 1].
-    keep_mass: float = DEFAULT_KEEP_MASS
-    #: Place the samples the consensus (nearly) isolates by their neighbours in the views
-    #: (``rmsc.RMSC(placement=...)``); False is the paper's plain spectral step.
-    placement: bool = field(default_factory=lambda: _estimator_defaults()["placement"] is not None)
-    n_clusters: int | None = None
-    seed: int = 0
+    #: The field of :class:`Params` and the URL's key.
+    name: str
+    #: "float", "int", "choice" or "flag": how a URL's or a widget's value is read.
+    kind: str
+    #: The estimator's keyword it sets, whose rule (``RMSC._parameter_constraints``) and
+    #: default it takes unless ``rule`` and ``default`` say otherwise; None: a setting of the
+    #: dashboard's own (then ``rule``), passed on by ``to_estimator`` if at all.
+    keyword: str | None = None
+    #: The value of a new :class:`Params`: :data:`ESTIMATOR_DEFAULT` (the estimator's own,
+    #: never a copy), a value, or a callable giving it.
+    default: object = ESTIMATOR_DEFAULT
+    #: The dashboard's own rule (a :class:`rmsc._validation.Param`); None: the estimator's.
+    rule: object = None
+    #: How messages name it (the symbol on its widget); None: its name.
+    label: str | None = None
+    #: The key of its widget on the Solve page (None: it has none).
+    widget: str | None = None
+    #: The values its slider offers (a grid, or a (low, high) range); () when none.
+    grid: tuple = ()
+    #: None means "the estimator decides" (the value is not checked then).
+    optional: bool = False
+    #: The string "auto" is one of its values (β).
+    auto: bool = False
+    #: ``value -> None``: a check besides the rule, run after every row's rule (raises
+    #: ValueError in the pages' words).
+    also: Callable | None = None
+    #: ``params -> value`` that is stored as None (it follows another setting, e.g. λ the
+    #: weighting), so that equal settings compare, hash and share equal.
+    follows: Callable | None = None
+    #: ``(params, dataset) -> {keyword: value}``: what it passes to the estimator; None:
+    #: ``{keyword: value}`` (nothing without a keyword).
+    to_estimator: Callable | None = None
+    #: ``params -> str or None``: its words in the summary's line ``line`` (None: none).
+    summary: Callable | None = None
+    line: int = 1
+    #: ``(params, dataset) -> value`` its widget shows (:data:`HIDDEN`: not drawn); None:
+    #: the field's value.
+    shown: Callable | None = None
+    #: ``(value, params, dataset) -> value`` of the field from its widget's value
+    #: (:data:`HIDDEN`: the widget does not set it now); None: the value as it is.
+    from_widget: Callable | None = None
+
+    @property
+    def integer(self):
+        return self.kind == "int"
+
+    def default_value(self):
+        if self.default == ESTIMATOR_DEFAULT:
+            return _estimator_defaults()[self.keyword]
+        return self.default() if callable(self.default) else self.default
+
+    def check_rule(self):
+        """The rule the value is checked by: its own, else the estimator's."""
+        return self.rule if self.rule is not None else RMSC._parameter_constraints[self.keyword]
+
+    def coerce(self, value):
+        """A widget's or URL's value as the field's Python value (the rule checks it after)."""
+        if self.auto and isinstance(value, str) and value.strip().lower() == AUTO:
+            return AUTO
+        if self.kind in ("float", "int"):
+            return _as_number(value, self.integer)
+        return value
+
+    def parse(self, raw):
+        """One query-string value as the field's Python value (the rule checks it after)."""
+        if self.kind == "flag":
+            return _parse_flag(self.name, raw)
+        if self.kind == "choice":
+            return str(raw)
+        return self.coerce(str(raw) if self.auto else raw)
+
+    def estimator_kwargs(self, params, dataset):
+        if self.to_estimator is not None:
+            return self.to_estimator(params, dataset)
+        if self.keyword is None:
+            return {}
+        return {self.keyword: getattr(params, self.name)}
+
+
+def _check_lam(lam):
+    """λ > 0 (the estimator's rule that needs no data), in the pages' words."""
+    try:
+        check_lam_positive(lam)
+    except ValueError as exc:
+        raise ValueError(page_words(str(exc))) from None
+
+
+def _post_summary(params):
+    """The Solve page's name of the post-processing, its k or ρ filled in."""
+    return "affinity post-processing: " + POSTPROCESSING_NAMES[params.post].replace(
+        "top-k", f"top-{params.top_k}").replace("ρ", f"ρ = {params.keep_mass:g}")
+
+
+def shown_clusters(params, dataset):
+    """The number of clusters the 'clusters c' widget shows: the chosen one, else the
+    number of classes when the labels give it, else None (the user must choose)."""
+    return params.n_clusters or (dataset.n_clusters if labels_problem(dataset) is None
+                                 else None)
+
+
+def clusters_from_widget(value, dataset):
+    """The cluster rule: the widget's number of clusters as :attr:`Params.n_clusters`.
+
+    The number of classes of the labels is stored as None ("follow the labels"), so that
+    it follows the data when they change; None stays None."""
+    if value is None:
+        return None
+    follows_labels = labels_problem(dataset) is None and int(value) == dataset.n_clusters
+    return None if follows_labels else int(value)
+
+
+def _while_beta(mode, value):
+    """The β slider of ``mode``'s value (:data:`HIDDEN` while β is set the other way: the
+    other slider's value may linger in the session)."""
+    return lambda params, *_: value(params) if beta_mode(params) == mode else HIDDEN
+
+
+def _read_while_beta(mode):
+    return lambda value, params, dataset: value if beta_mode(params) == mode else HIDDEN
+
+
+#: Every parameter the pages show, in the order of :class:`Params`' fields (and of the
+#: URL's keys); :class:`Params`, its URL round trip and summary, the Solve page's widget
+#: keys, :func:`estimator_params` and :func:`fit_key` are derived from it. A new parameter
+#: is one row here (and its widget on the Solve page).
+SETTINGS = (
+    # None: the weighting's default (RMSC and RMSC-WV differ), stored as None
+    Setting("lam", "float", "lam", label=SYMBOLS["lam"], widget="w_lam", grid=tuple(LAM_GRID),
+            also=_check_lam, follows=lambda p: auto_lam(p.weighting),
+            to_estimator=lambda p, d: {"lam": p.resolved_lam},
+            summary=lambda p: f"λ = {p.resolved_lam:g}", line=0,
+            shown=lambda p, d: p.resolved_lam),
+    # a number (the paper's absolute β) or "auto" (β = β_rel × the data's own scale)
+    Setting("beta", "float", "beta", label=SYMBOLS["beta"], widget="w_beta",
+            grid=tuple(BETA_GRID), auto=True, summary=lambda p: f"β = {p.beta_text}", line=0,
+            shown=_while_beta(FIXED, lambda p: p.beta),
+            from_widget=_read_while_beta(FIXED)),
+    # β in units of the data's own scale while β is "auto": None is the weighting's
+    # default; that default, and any value while β is absolute, are stored as None
+    Setting("beta_rel", "float", "beta_rel", default=None, label=SYMBOLS["beta_rel"],
+            widget="w_beta_rel", grid=tuple(BETA_REL_GRID), optional=True,
+            follows=lambda p: auto_beta_rel(p.weighting),
+            to_estimator=lambda p, d: {"beta_rel": p.resolved_beta_rel},
+            shown=_while_beta(AUTO, lambda p: p.resolved_beta_rel),
+            from_widget=_read_while_beta(AUTO)),
+    Setting("gamma", "float", "gamma", label=SYMBOLS["gamma"], widget="w_gamma",
+            grid=tuple(GAMMA_GRID), summary=lambda p: f"γ = {p.gamma:g}", line=0),
+    # "view" is RMSC-WV: the registry's method (Params.method), not a keyword
+    Setting("weighting", "choice", "weighting", widget="w_weighting",
+            to_estimator=lambda p, d: {}),
+    Setting("max_iter", "int", "max_iter", label=SYMBOLS["max_iter"], widget="w_max_iter",
+            grid=MAX_ITER_RANGE, summary=lambda p: f"max {p.max_iter} iterations"),
+    Setting("tol", "float", "tol", summary=lambda p: f"tol {p.tol:g}"),
+    Setting("post", "choice", default=_default_post, rule=UI_RULES["post"],
+            label=UI_LABELS["post"], widget="w_post", grid=tuple(POSTPROCESSING),
+            to_estimator=lambda p, d: p.postprocessing, summary=_post_summary, line=2),
+    Setting("top_k", "int", "top_k", default=DEFAULT_TOP_K, label=SYMBOLS["top_k"],
+            widget="w_top_k", to_estimator=lambda p, d: {}),  # through post
+    # ρ of the "rho+scale" post-processing, in (0, 1]
+    Setting("keep_mass", "float", "keep_mass", default=DEFAULT_KEEP_MASS,
+            label=SYMBOLS["keep_mass"], widget="w_keep_mass",
+            to_estimator=lambda p, d: {}),  # through post
+    # place the samples the consensus (nearly) isolates by their neighbours in the views
+    # (rmsc.RMSC(placement=...)); False is the paper's plain spectral step
+    Setting("placement", "flag", "placement", rule=UI_RULES["placement"],
+            default=lambda: _estimator_defaults()["placement"] is not None,
+            widget="w_placement",
+            # said explicitly either way, so that rmsc.experiments (which otherwise scores
+            # the paper's spectral step) runs the model the Solve page shows
+            to_estimator=lambda p, d: {"placement": PLACEMENT if p.placement else None},
+            summary=lambda p: None if p.placement else "no placement of isolated samples",
+            line=2),
+    # None: the number of classes in the labels (when they hold two or more)
+    Setting("n_clusters", "int", "n_clusters", default=None, label="clusters c",
+            widget="w_clusters", optional=True,
+            to_estimator=lambda p, d: {"n_clusters": p.resolved_clusters(d)},
+            shown=shown_clusters,
+            from_widget=lambda value, p, d: clusters_from_widget(value, d)),
+    Setting("seed", "int", "random_state", default=0, rule=UI_RULES["seed"], widget="w_seed",
+            summary=lambda p: f"seed {p.seed}"),
+)
+
+#: How the summary's lines begin and join their rows' words.
+_SUMMARY_LINES = (("{method}: ", ", "), ("", ", "), ("", "; "))
+
+
+class _ParamsBase:
+    """What every :class:`Params` does, from its class's table (``TABLE``)."""
+
+    TABLE = ()
 
     def __post_init__(self):
-        if isinstance(self.beta, str) and self.beta.strip().lower() == AUTO:
-            object.__setattr__(self, "beta", AUTO)
-        for name in _NUMBERS:
-            object.__setattr__(self, name, _number(getattr(self, name), name in _INTEGERS))
-        rules = RMSC._parameter_constraints
-        for name in _ESTIMATOR_FIELDS:
-            value = getattr(self, name)
-            if value is None and name in ("beta_rel", "n_clusters"):
-                continue  # None: the weighting's default, the number of classes
-            rules[name].check(name, value, label=LABELS.get(name), page=True)
-        if self.lam is not None:
-            try:
-                check_lam_positive(self.lam)
-            except ValueError as exc:
-                raise ValueError(page_words(str(exc))) from None
-        for name, rule in UI_RULES.items():
-            rule.check(name, getattr(self, name), label=UI_LABELS.get(name), page=True)
-        if self.lam is not None and math.isclose(self.lam, auto_lam(self.weighting),
-                                                 rel_tol=1e-12):
-            object.__setattr__(self, "lam", None)
-        if not rules["beta_rel"].applies({"beta": self.beta}) or (
-                self.beta_rel is not None and math.isclose(
-                self.beta_rel, auto_beta_rel(self.weighting), rel_tol=1e-12)):
-            object.__setattr__(self, "beta_rel", None)
+        rows = self.TABLE
+        for row in rows:
+            object.__setattr__(self, row.name, row.coerce(getattr(self, row.name)))
+        # the estimator's rules, the rows' own checks, the dashboard's rules: in this order
+        # (the first broken one is the message)
+        for row in (r for r in rows if r.rule is None):
+            value = getattr(self, row.name)
+            if not (value is None and row.optional):  # None: the estimator decides
+                row.check_rule().check(row.name, value, label=row.label, page=True)
+        for row in rows:
+            if row.also is not None and getattr(self, row.name) is not None:
+                row.also(getattr(self, row.name))
+        for row in (r for r in rows if r.rule is not None):
+            row.rule.check(row.name, getattr(self, row.name), label=row.label, page=True)
+        for row in rows:
+            value = getattr(self, row.name)
+            if not _plays_a_part(row, self):
+                object.__setattr__(self, row.name, None)
+            elif value is not None and row.follows is not None and math.isclose(
+                    value, row.follows(self), rel_tol=1e-12):
+                object.__setattr__(self, row.name, None)
 
     # -- derived ---------------------------------------------------------------------------
 
@@ -328,15 +531,14 @@ class Params:
         )
 
     def summary(self):
-        """Short text lines for the sidebar."""
-        post = POSTPROCESSING_NAMES[self.post].replace("top-k", f"top-{self.top_k}").replace(
-            "ρ", f"ρ = {self.keep_mass:g}")  # the Solve page's name, its k or ρ filled in
-        return [
-            f"{self.method}: λ = {self.resolved_lam:g}, β = {self.beta_text}, γ = {self.gamma:g}",
-            f"max {self.max_iter} iterations, tol {self.tol:g}, seed {self.seed}",
-            f"affinity post-processing: {post}"
-            + ("" if self.placement else "; no placement of isolated samples"),
-        ]
+        """Short text lines for the sidebar: each row's words, on its line."""
+        lines = []
+        for i, (start, sep) in enumerate(_SUMMARY_LINES):
+            words = [row.summary(self) for row in self.TABLE
+                     if row.summary is not None and row.line == i]
+            lines.append(start.format(method=self.method)
+                         + sep.join(w for w in words if w is not None))
+        return lines
 
     def as_dict(self):
         return dataclasses.asdict(self)
@@ -345,12 +547,12 @@ class Params:
 
     def to_query(self):
         """Query-string parameters (str -> str) of the values that differ from the defaults."""
-        base = Params()
+        base = type(self)()
         out = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if value != getattr(base, f.name) and value is not None:
-                out[f.name] = _fmt(value)
+        for row in self.TABLE:
+            value = getattr(self, row.name)
+            if value != getattr(base, row.name) and value is not None:
+                out[row.name] = _fmt(value)
         return out
 
     @classmethod
@@ -367,50 +569,70 @@ class Params:
         params = cls()
         accepted, raws = {}, {}
         problems = []
-        for f in dataclasses.fields(cls):
-            name = f.name
+        for row in cls.TABLE:
+            name = row.name
             if name not in query:
                 continue
             raw = query[name]
             raw = raw[-1] if isinstance(raw, (list, tuple)) else raw
             try:
-                value = _parse_field(name, raw)
+                value = row.parse(raw)
                 params = params.replace(**{name: value})
                 accepted[name], raws[name] = value, raw
             except ValueError as exc:
                 problems.append(f"Ignored {name}={raw!r} from the URL: {exc}")
-        # Built once from every accepted value: beta_rel's meaning depends on β and the
-        # weighting, whatever their order in the URL.
+        # Built once from every accepted value: a setting that plays a part only beside
+        # another's value (β_rel: β = auto) is judged whatever their order in the URL.
         params = cls(**accepted)
-        if "beta_rel" in accepted and not RMSC._parameter_constraints["beta_rel"].applies(
-                {"beta": params.beta}):
-            problems.append(f"Ignored beta_rel={raws['beta_rel']!r} from the URL: β_rel applies "
-                            f"to β = auto only, and the URL sets β = {params.beta:g}.")
+        for row in cls.TABLE:
+            if row.name in accepted and not _plays_a_part(row, params):
+                other, wanted = row.check_rule().only_with
+                label = _label(cls, other)
+                problems.append(
+                    f"Ignored {row.name}={raws[row.name]!r} from the URL: {row.label or row.name} "
+                    f"applies to {label} = {wanted} only, and the URL sets {label} = "
+                    f"{_fmt(getattr(params, other))}.")
         return params, problems
 
 
-#: Params' fields that are the estimator's parameters of the same name, checked against
-#: its declared rules (``rmsc.RMSC._parameter_constraints``).
-_ESTIMATOR_FIELDS = ("lam", "beta", "beta_rel", "gamma", "weighting", "max_iter", "tol",
-                     "top_k", "keep_mass", "n_clusters")
-#: Numeric fields, and the integer ones among them (a URL or a widget gives "5" or 5.0).
-_NUMBERS = ("lam", "beta", "beta_rel", "gamma", "max_iter", "tol", "top_k", "keep_mass",
-            "n_clusters", "seed")
-_INTEGERS = ("max_iter", "top_k", "n_clusters", "seed")
-#: How the pages name a parameter in a message: the symbol on its slider (λ, β, β_rel, ...).
-LABELS = {**SYMBOLS, "n_clusters": "clusters c"}
+def _plays_a_part(row, params):
+    """Whether the value of ``row`` plays a part beside the others of ``params`` (its rule's
+    ``only_with``: β_rel only with β = auto)."""
+    only_with = row.check_rule().only_with
+    return only_with is None or row.check_rule().applies(
+        {only_with[0]: getattr(params, only_with[0])})
 
 
-def _number(value, integer=False):
-    """A widget's or URL's value as the number it stands for (an integer field's 5.0 as 5);
-    anything else as it is, for the rule to say what is wrong."""
-    if value is None or isinstance(value, bool) or (isinstance(value, str) and value == AUTO):
-        return value
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return value
-    return int(x) if integer and x.is_integer() else x
+def _label(cls, name):
+    row = next(r for r in cls.TABLE if r.name == name)
+    return row.label or name
+
+
+def params_class(table, name="Params"):
+    """The frozen dataclass of the settings ``table`` (rows :class:`Setting`): one field per
+    row, with the row's default; its methods read the rows (a test builds one with a toy
+    row, and every derived part follows)."""
+    fields = [(row.name, object, field(default_factory=row.default_value,
+                                       metadata={"setting": row})) for row in table]
+    cls = dataclasses.make_dataclass(name, fields, bases=(_ParamsBase,), frozen=True,
+                                     namespace={"TABLE": tuple(table)})
+    cls.__module__ = __name__
+    return cls
+
+
+Params = params_class(SETTINGS)
+Params.__doc__ = """The parameters of one RMSC run as the dashboard shows them: one field per
+row of :data:`SETTINGS`.
+
+Defaults are the estimator's own (``rmsc.RMSC()``), so the dashboard and the library can
+never disagree. ``weighting="view"`` is RMSC-WV. ``n_clusters=None`` means "the number of
+classes in the labels" (when they hold two classes or more; otherwise the user must choose
+it). ``beta_rel`` applies to ``beta="auto"`` only; with an absolute β it is ignored (and
+stored as None). ``lam=None`` is the weighting's default (:func:`auto_lam`).
+"""
+
+#: How the pages name a parameter in a message: the symbol on its widget (λ, β, β_rel, ...).
+LABELS = {**SYMBOLS, **{row.name: row.label for row in SETTINGS if row.label}}
 
 
 def _fmt(value):
@@ -421,20 +643,82 @@ def _fmt(value):
     return str(value)
 
 
-def _parse_field(name, raw):
-    """One query-string value as the field's Python value (the rules check it after)."""
-    if name in ("weighting", "post"):
-        return str(raw)
-    if name == "placement":
-        text = str(raw).strip().lower()
-        if text in ("1", "true", "yes", "on"):
-            return True
-        if text in ("0", "false", "no", "off"):
-            return False
-        raise ValueError("placement must be 1 or 0.")
-    if name == "beta" and str(raw).strip().lower() == AUTO:
-        return AUTO
-    return _number(raw, name in _INTEGERS)
+# -- what the settings mean to the estimator, and the fit's key -----------------------------
+
+def estimator_params(params, dataset):
+    """Keyword arguments of ``rmsc.get_method(params.method, ...)`` for the pages'
+    :class:`Params` on ``dataset`` (which gives the number of clusters when the pages leave
+    it to the labels): each row's part, in the table's order."""
+    out = {}
+    for row in params.TABLE:
+        out.update(row.estimator_kwargs(params, dataset))
+    return out
+
+
+def fit_request(params, dataset):
+    """``(key, kwargs)`` of the fit of ``params`` on ``dataset``: :func:`fit_key` and
+    :func:`estimator_params`, computed once (ValueError when the number of clusters is
+    unknown)."""
+    kwargs = estimator_params(params, dataset)
+    return ("fit", dataset.fingerprint, params.method, *kwargs.items()), kwargs
+
+
+def fit_key(params, dataset):
+    """A small hashable cache key of the fit of ``params`` on ``dataset``: the dataset's
+    fingerprint, the method and :func:`estimator_params` (ValueError when the number of
+    clusters is unknown)."""
+    return fit_request(params, dataset)[0]
+
+
+# -- the Solve page's rules -------------------------------------------------------------------
+
+def widget_keys(params_type=None):
+    """The keys of the Solve page's parameter widgets, one per row that has one."""
+    return tuple(row.widget for row in (params_type or Params).TABLE if row.widget)
+
+
+#: The key of the Solve page's choice of how β is set (auto or fixed).
+BETA_MODE_WIDGET = "w_beta_mode"
+
+
+def shown_values(params, dataset):
+    """What each parameter widget of the Solve page shows for ``params`` on ``dataset``
+    (``{widget key: value}``; widgets not drawn now are left out)."""
+    values = {BETA_MODE_WIDGET: beta_mode(params)}
+    for row in params.TABLE:
+        if row.widget is None:
+            continue
+        value = row.shown(params, dataset) if row.shown else getattr(params, row.name)
+        if value is not HIDDEN:
+            values[row.widget] = value
+    return values
+
+
+def params_from_widgets(params, values, dataset):
+    """``params`` with the widgets' ``values`` (``{widget key: value}``, those on screen)
+    applied: each row reads its own widget (the β slider of the way β is set, the cluster
+    rule). Raises ValueError (in the pages' words) for a value its rule refuses."""
+    changes = {}
+    for row in params.TABLE:
+        if row.widget is None or row.widget not in values:
+            continue
+        value = values[row.widget]
+        if row.from_widget is not None:
+            value = row.from_widget(value, params, dataset)
+        if value is not HIDDEN:
+            changes[row.name] = value
+    return params.replace(**changes)
+
+
+def after_weighting_change(before, after, weighting):
+    """The weighting was set to ``weighting`` (``before``: the parameters before, ``after``:
+    with the widgets applied): RMSC and RMSC-WV have their own defaults, so β goes to the
+    registry's default of the new method, and λ follows the weighting unless the user had
+    moved it away from the old weighting's default."""
+    changes = {"beta": method_default_beta(weighting)}
+    if before.lam is None:
+        changes["lam"] = None
+    return after.replace(**changes)
 
 
 def default_beta(method):
@@ -469,7 +753,7 @@ class OutlierSpec:
             raise ValueError(f"The outlier fraction must be in (0, 1]; got {self.fraction!r}.")
         object.__setattr__(self, "fraction", fraction)
         object.__setattr__(self, "severity", float(self.severity))
-        object.__setattr__(self, "seed", UI_RULES["seed"].check("seed", _number(self.seed, True)))
+        object.__setattr__(self, "seed", UI_RULES["seed"].check("seed", _as_number(self.seed, True)))
 
     def inject(self, dataset):
         """Apply to a (clean) dataset with :func:`rmsc.outliers.inject`."""

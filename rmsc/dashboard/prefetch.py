@@ -12,8 +12,9 @@ fitted before (nothing is warm-started).
 
 It never delays a fit somebody asked for: prefetches start only on workers with
 nothing else to do, their Dask tasks have a lower priority than every other job, and
-:meth:`Prefetcher.yield_workers` cancels those nobody has joined when a requested fit
-is about to start. ``RMSC_PREFETCH=0`` turns it off (:func:`prefetch_enabled`).
+:meth:`Prefetcher.yield_workers` cancels those nobody has joined when the user's own fit
+is about to start (:func:`rmsc.dashboard.jobs.request_user_fit`, which submits that fit
+itself: a prefetch of its key under way is joined, never the way it is submitted). ``RMSC_PREFETCH=0`` turns it off (:func:`prefetch_enabled`).
 """
 
 from __future__ import annotations
@@ -138,21 +139,6 @@ class Prefetcher:
         for job in jobs:
             job.release()  # the last hold: the job is cancelled
         return len(jobs)
-
-    def request(self, slot, key, task, **kwargs):
-        """A session asks its ``slot`` (a :class:`rmsc.dashboard.JobSlot`) for the fit ``key``
-        (``slot.submit(key, task, **kwargs)``; returns its job): the latest request wins.
-
-        A fit asked for comes before fits guessed at: the prefetches nobody joined give way
-        first (but ``key``'s own, which the slot joins). The slot then lets go of its
-        earlier request, which is cancelled unless another session watches it; a prefetch
-        this session had joined and has now left goes on only while another session waits
-        for it, else it gives way too.
-        """
-        self.yield_workers(keep=key)
-        job = slot.submit(key, task, **kwargs)
-        self.yield_workers(keep=key)
-        return job
 
     def _finished(self, job):
         with self._lock:

@@ -18,7 +18,7 @@ import pandas as pd
 from .. import experiments, outliers
 from ..experiments import Fit
 from ..methods import MethodSpec, get_spec, register_missing, rmsc_method, specs
-from .fitting import PLACEMENT, estimator_params
+from .params import estimator_params
 from ..experiments.grid import applies_postprocessing
 from ..experiments.protocol import PAPER_AFFINITY, at_library_defaults, at_own_defaults
 from .params import BETA_GRID, LAM_GRID, POSTPROCESSING_NAMES, nearest, post_of
@@ -118,17 +118,20 @@ def _names(methods):
     return [m.name if isinstance(m, MethodSpec) else m for m in methods]
 
 
-def _placement(params):
-    """The estimator's ``placement`` for the pages' setting (as :func:`estimator_params`)."""
-    return {"placement": PLACEMENT if params.placement else None}
+#: The Solve page's settings a λ × β grid does not keep: those it moves, and those the
+#: run sets itself (the number of clusters, the seed).
+SENSITIVITY_MOVES = ("lam", "beta", "beta_rel", "n_clusters", "seed")
 
 
 def sensitivity_settings(params, method):
-    """The Solve page's settings a λ × β grid of ``method`` keeps fixed: γ, the iterations,
-    the tolerance, the affinity post-processing and the placement (:class:`~rmsc.dashboard.params.Params`), those the method
-    takes."""
-    base = {"gamma": params.gamma, "max_iter": params.max_iter, "tol": params.tol,
-            **params.postprocessing, **_placement(params)}
+    """The Solve page's settings a λ × β grid of ``method`` keeps fixed: every row of the
+    parameters' table (:data:`~rmsc.dashboard.params.SETTINGS`) but
+    :data:`SENSITIVITY_MOVES`, as the estimator takes it (γ, the iterations, the tolerance,
+    the affinity post-processing, the placement), those the method takes."""
+    base = {}
+    for row in params.TABLE:
+        if row.name not in SENSITIVITY_MOVES:
+            base.update(row.estimator_kwargs(params, None))
     takes = get_spec(method).make().get_params()
     return at_library_defaults(method, {k: v for k, v in base.items() if k in takes})
 

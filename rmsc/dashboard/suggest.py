@@ -23,7 +23,7 @@ import pandas as pd
 from ..methods import rmsc_method
 from ..metrics import evaluate_runs
 from ..selection import SUGGEST_BETA_RELS, SUGGEST_LAMS, Suggestion, suggest_parameters
-from .fitting import estimator_params
+from .params import estimator_params
 from .params import AUTO
 from .tables import scoring_labels
 from .words import page_words

@@ -114,6 +114,11 @@ def test_prefetch_env_values_that_turn_it_off(monkeypatch, value):
     assert not dash.prefetch_enabled()
 
 
+def ask(pre, slot, key, task):
+    """A session asks for its own fit of ``key`` (the prefetches of ``pre`` give way)."""
+    return dash.request_user_fit(slot, key, task, prefetcher=pre)
+
+
 def test_a_joined_prefetch_goes_on_while_a_session_waits_for_it_and_gives_way_after():
     """The latest move wins: a session that moved onto the step being prefetched and moves
     on again leaves it to another session still on it, else it is cancelled."""
@@ -123,11 +128,11 @@ def test_a_joined_prefetch_goes_on_while_a_session_waits_for_it_and_gives_way_af
     gate = Gate(steps=3)
     (p,) = pre.prefetch([("n", gate)])
     s1, s2 = dash.JobSlot(registry), dash.JobSlot(registry)
-    assert pre.request(s1, "n", Gate()) is p and pre.request(s2, "n", Gate()) is p
+    assert ask(pre, s1, "n", Gate()) is p and ask(pre, s2, "n", Gate()) is p
     gate.go.release()  # it runs
-    m1 = pre.request(s1, "m1", Gate(steps=1))  # session 1 moves on; session 2 still waits
+    m1 = ask(pre, s1, "m1", Gate(steps=1))  # session 1 moves on; session 2 still waits
     assert not p.cancelled and p.watchers == 2 and s1.current is m1
-    m2 = pre.request(s2, "m2", Gate(steps=1))  # session 2 moves on too: nobody waits
+    m2 = ask(pre, s2, "m2", Gate(steps=1))  # session 2 moves on too: nobody waits
     assert p.cancelled and s2.current is m2
     gate.go.release(2)  # the task's next step sees the cancel
     assert p.wait(5) and p.state == dash.CANCELLED
@@ -143,8 +148,8 @@ def test_a_prefetch_one_session_joined_gives_way_when_it_moves_on():
     gate = Gate(steps=3)
     (p,) = pre.prefetch([("n", gate)])
     s = dash.JobSlot(registry)
-    assert pre.request(s, "n", Gate()) is p
-    nxt = pre.request(s, "m", Gate(steps=1))
+    assert ask(pre, s, "n", Gate()) is p
+    nxt = ask(pre, s, "m", Gate(steps=1))
     assert p.cancelled and pre.running == []
     gate.go.release(3)
     nxt._task.go.release()
