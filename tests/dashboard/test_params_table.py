@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import rmsc
-from conftest import union_of_subspaces
+from tests.support import union_of_subspaces
 from rmsc import dashboard as dash
 from rmsc._validation import Interval, Param
 from rmsc.datasets import MultiViewDataset
