@@ -1,6 +1,8 @@
 """Fewer iterations to the same optimum? RMSC's safeguarded accelerations against the plain solver.
 
-    python benchmarks/study_acceleration.py [--datasets ...] [--methods ...] [--cap 300]
+    python benchmarks/study_acceleration.py [--datasets ...] [--methods ...] [--cap 300] [--jobs N]
+    python benchmarks/study_acceleration.py --references [--datasets ...]   # once, on a GPU
+    python benchmarks/study_acceleration.py --references-table
     python benchmarks/study_acceleration.py --smoke        # tiny data, seconds (the tests)
 
 For RMSC and RMSC-WV at their defaults (``rmsc.get_method(name, n_clusters=c,
@@ -23,8 +25,9 @@ random_state=0)``) on every dataset of the repository (those of
 * "..., clustering stop": the same, with :class:`rmsc.tracking.ClusteringStop` as the
   callback (every 5 iterations a quick clustering of Z*; stop after two checks in a row
   with ARI >= 0.99 to the previous one), whichever rule stops first;
-* "former": the fit before the stability study (the paper's model, tol 1e-4, at most 30 iterations),
-  the time target's yardstick (the speed round: a default Digit fit at most 1.5x its time).
+* "former": ``bench_stability.py``'s ``BEFORE`` (the paper's model, tol 1e-4, at most 30
+  iterations; it keeps the rule for uninformative samples, which the fits before the
+  stability study did not have: ``bench_fit.py --targets`` times the exact former fit).
 
 Per fit: iterations (and how many accelerated candidates were kept), seconds of the whole
 ``fit`` (one thread; the machine is shared, so only the ratios within one run mean
