@@ -212,3 +212,72 @@ class ClusteringTrace:
         if self.on_record is not None:
             self.on_record(row)
         return row
+
+
+#: :class:`ClusteringStop`'s defaults: iterations between two checks, the agreement (ARI)
+#: a check must reach with the previous one, and how many checks in a row.
+STOP_EVERY, STOP_ARI, STOP_TIMES = 5, 0.99, 2
+
+
+class ClusteringStop:
+    """A solver callback that stops once the clustering of Z* stops changing.
+
+    Every ``every`` iterations the current consensus is clustered cheaply
+    (:func:`quick_clustering`: the estimator's affinity, its spectral embedding, one
+    k-means following the previous clustering) and compared with the previous check's
+    clustering (:func:`agreement`). The solver is asked to stop after ``times`` checks in a
+    row with an adjusted Rand index of at least ``ari``. It measures the clustering, not
+    the objective: it stops where the labels have settled for now, wherever the iterates are
+    (docs/acceleration.md measures where that is against the converged clustering).
+
+    Parameters
+    ----------
+    n_clusters : int
+    every : int, default=STOP_EVERY
+    ari : float, default=STOP_ARI
+    times : int, default=STOP_TIMES
+    keep_mass, top_k, scale_columns : as for :class:`rmsc.RMSC`
+    random_state : int, default=0
+
+    Attributes
+    ----------
+    agreements : list of (iteration, float)
+        Every check's ARI with the previous check's clustering.
+    stopped_at : int or None
+        The iteration at which it asked the solver to stop.
+    """
+
+    #: The solver passes the consensus to callbacks with this attribute set.
+    needs_consensus = True
+
+    def __init__(self, n_clusters, *, every=STOP_EVERY, ari=STOP_ARI, times=STOP_TIMES,
+                 keep_mass=None, top_k=None, scale_columns=True, random_state=0):
+        if int(every) != every or every < 1:
+            raise ValueError(f"every must be a whole number of iterations >= 1; got {every!r}.")
+        if int(times) != times or times < 1:
+            raise ValueError(f"times must be a whole number >= 1; got {times!r}.")
+        self.n_clusters = int(n_clusters)
+        self.every, self.ari, self.times = int(every), float(ari), int(times)
+        self.keep_mass, self.top_k, self.scale_columns = keep_mass, top_k, scale_columns
+        self.random_state = random_state
+        self.agreements = []
+        self.stopped_at = None
+        self._previous = None
+        self._streak = 0
+
+    def __call__(self, iteration, objective, weights, consensus=None):
+        if consensus is None or iteration % self.every:
+            return False
+        labels = quick_clustering(consensus, self.n_clusters, previous=self._previous,
+                                  keep_mass=self.keep_mass, top_k=self.top_k,
+                                  scale_columns=self.scale_columns,
+                                  random_state=self.random_state)
+        if self._previous is not None:
+            ari = agreement(self._previous, labels)[0]
+            self.agreements.append((int(iteration), ari))
+            self._streak = self._streak + 1 if ari >= self.ari else 0
+        self._previous = labels
+        if self._streak >= self.times:
+            self.stopped_at = int(iteration)
+            return True
+        return False

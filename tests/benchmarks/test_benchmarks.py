@@ -38,7 +38,8 @@ SMOKE = {
     "benchmarks/bench_estimates.py": [
         (["--datasets", "3sources", "--methods", "RMSC", "SSC-AVG"], "ratios within")],
     "benchmarks/bench_fit.py": [
-        (["--data", "3-Sources", "--settings", "1,0.1", "--baseline", "HEAD"], "| 1 | 0.1 |")],
+        (["--data", "3-Sources", "--settings", "1,0.1", "--baseline", "HEAD"], "| 1 | 0.1 |"),
+        (["--targets", "--smoke"], "| RMSC-WV | extrapolate, clustering stop | ")],
     "benchmarks/bench_methods.py": [(["--smoke"], "| DiMSC |")],
     "benchmarks/bench_robustness.py": [
         (["--smoke", "--kinds", "replace", "--fractions", "0.1", "--seeds", "0", "--methods",
