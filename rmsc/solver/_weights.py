@@ -45,6 +45,10 @@ dtype), so that the device path (:mod:`rmsc.solver._dense`) runs these same form
 the scaled model's among them (a unit s or factor c given as a NumPy vector is copied to
 the device of P or of the losses; the device path passes device vectors, so its loop
 makes no copy).
+
+Why one module of over 600 lines: every P-step (the paper's, RMSC-WV's, the balanced ones),
+the weights held fixed and the regulariser they minimise are one closed form seen from
+several sides; each proof of "the objective never increases" reads them together.
 """
 
 from __future__ import annotations
