@@ -72,7 +72,10 @@ def _fit_task(data, params, cache, book):
     def keep(out):
         if not (isinstance(out, dash.FitResult) and out.stopped_early):
             cache.put(out.key, out)
-            dash.record_solve_fit(book, out, data)
+            cores = dash.worker_slots()["cores"]  # kept as idle seconds, as the runs' are
+            slow = dash.slowdown(dash.other_load(dash.current_load(), out.fit_time,
+                                                 cores or 1), cores)
+            dash.record_solve_fit(dash.IdleBook(book, slow), out, data)
         return out
     return dash.Remote(dash.fit_rmsc, data, params, after=keep)
 

@@ -1,0 +1,325 @@
+"""A run's time as a teacher plans with it: one figure and a range before, an ETA during, took against predicted after.
+
+:mod:`rmsc.dashboard.estimates` gives a run's seconds on an idle machine (measured
+durations, else the cost model at the speed probe's rate). This module turns them into
+what a button says, three times:
+
+* **Before** (:func:`plan`): one figure with a range at most 2x wide, "about 4 min
+  (3–6 min)": the idle seconds, times this server's measured speed (:class:`Pace`: how
+  long its runs of this kind really took against what was predicted, idle), times the
+  slowdown of the machine's current load (:func:`slowdown`: ``os.getloadavg`` against
+  the cores the run's threads share).
+* **During** (:func:`eta`): the seconds left from the run's measured progress, each fit
+  weighted by its estimate (:func:`run_weights`, :func:`done_fraction`), so that a
+  finished short fit does not count as much as a long one; early on the prediction
+  weighs most, later the measured rate.
+* **After** (:meth:`Pace.record`): what the run took against what was predicted, kept
+  beside its result (:meth:`Pace.outcome`) and fed back into the speed of the next
+  predictions (the median of the last few of that kind, bounded).
+
+Durations a run leaves in the :class:`~rmsc.dashboard.CostBook` are kept idle too
+(:class:`IdleBook`: divided by the load's slowdown while they ran), so that load is
+counted once, now.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..costs import data_shape, format_duration, probe_seconds
+from .estimates import estimate_fit, part_threads_of
+from .runs import compare_fits, sensitivity_fits, views_fits
+from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
+
+#: The range around the figure: from figure / SPREAD to figure x SPREAD (1.96x wide).
+SPREAD = 1.4
+
+#: Corrections kept per kind of run (newest last), and how many of the newest count.
+HISTORY = 16
+RECENT = 5
+
+#: Results whose took / predicted are kept (newest last).
+OUTCOMES = 64
+
+#: Seconds the load average's 1-minute figure takes to follow a change by 1 - 1/e.
+LOAD_WINDOW = 60.0
+
+
+def current_load():
+    """The machine's 1-minute load average (0 where the system has none)."""
+    try:
+        return float(os.getloadavg()[0])
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def slowdown(load, cores, threads=None):
+    """How many times longer a run takes beside ``load`` other busy threads.
+
+    The run's ``threads`` (None: ``cores``) and the others share ``cores`` cores evenly:
+    with more busy threads than cores each gets ``cores / (load + threads)`` of a core.
+    ``cores`` None (workers on machines elsewhere): 1.
+    """
+    if not cores:
+        return 1.0
+    cores = float(cores)
+    threads = cores if threads is None else max(1.0, float(threads))
+    alone = max(1.0, threads / cores)
+    return max(1.0, (max(0.0, float(load)) + threads) / cores) / alone
+
+
+def other_load(load, seconds, threads):
+    """The load of others while a run of ``threads`` busy threads went on for ``seconds``,
+    from the 1-minute load average ``load`` read at its end: the run's own threads make
+    up ``threads * (1 - exp(-seconds / 60))`` of that figure."""
+    own = float(threads) * (1.0 - math.exp(-max(0.0, float(seconds)) / LOAD_WINDOW))
+    return max(0.0, float(load) - own)
+
+
+def source_of(estimate):
+    """What an :class:`~rmsc.costs.Estimate` rests on: "measured" (every fit),
+    "model" (none) or "mixed"."""
+    if estimate.measured:
+        return "measured"
+    return "model" if estimate.guess else "mixed"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a button says before its run: ``seconds`` (the figure), its range ``low`` –
+    ``high`` (at most 2x wide), and fits of unknown time not in them (``unknown``).
+
+    ``idle`` is the estimate's seconds on an idle machine before the learned speed and
+    the load (:func:`plan`); ``kind``, ``source``: what :meth:`Pace.record` files the
+    outcome under.
+    """
+
+    seconds: float
+    low: float
+    high: float
+    unknown: int = 0
+    idle: float = 0.0
+    kind: str = ""
+    source: str = "model"
+
+    def text(self):
+        """ "about 4 min (3–6 min)"; "time unknown until it has run once" when nothing is
+        known; fits of unknown time counted apart."""
+        if self.unknown and self.seconds <= 0:
+            return "time unknown until it has run once"
+        extra = ""
+        if self.unknown:
+            extra = f" + {self.unknown} fit{'s' if self.unknown > 1 else ''} of unknown time"
+        return f"about {format_duration(self.seconds)} ({span_text(self.low, self.high)})" \
+               + extra
+
+
+def span_text(low, high):
+    """ "3–6 min", "40 s–1 min": a range with its unit said once where both share it."""
+    lo, hi = format_duration(low), format_duration(high)
+    if lo == hi:
+        return lo
+    lo_unit, hi_unit = lo.split()[-1], hi.split()[-1]
+    if lo_unit == hi_unit:
+        lo = lo[: -len(lo_unit) - 1]
+    return f"{lo}–{hi}"
+
+
+class Pace:
+    """This server's measured speed: for each kind of run ("compare", "sensitivity",
+    "views", "suggest", "fit") and what its prediction rested on (:func:`source_of`),
+    the ratio of what runs took to what was predicted (idle seconds times the load's
+    slowdown while they ran); thread-safe and bounded.
+
+    :meth:`factor` is the median of the :data:`RECENT` newest ratios of that kind and
+    source, else of that source, else of any, else 1.
+    """
+
+    def __init__(self, history=HISTORY, recent=RECENT, outcomes=OUTCOMES):
+        self.recent = int(recent)
+        self._history = deque(maxlen=int(history) * 8)
+        self._outcomes = OrderedDict()
+        self._max_outcomes = int(outcomes)
+        self._lock = threading.Lock()
+
+    def factor(self, kind, source="model"):
+        with self._lock:
+            rows = list(self._history)
+        for keep in (lambda k, s: k == kind and s == source, lambda k, s: s == source,
+                     lambda k, s: True):
+            ratios = [r for k, s, r in rows if keep(k, s)][-self.recent:]
+            if ratios:
+                return float(np.median(ratios))
+        return 1.0
+
+    def record(self, plan, took, slow=1.0, key=None):
+        """A run planned as ``plan`` (:func:`plan`) took ``took`` seconds, the machine
+        ``slow`` times slower than idle meanwhile (:func:`slowdown`). Learns the ratio
+        (when the plan had an idle figure) and keeps took / predicted under ``key``
+        (:meth:`outcome`). Returns the ratio or None."""
+        took = float(took)
+        ratio = None
+        if plan.idle > 0 and took > 0 and np.isfinite(took):
+            ratio = took / (plan.idle * max(1.0, float(slow)))
+            with self._lock:
+                self._history.append((plan.kind, plan.source, ratio))
+        if key is not None:
+            with self._lock:
+                self._outcomes.pop(key, None)
+                self._outcomes[key] = (took, plan)
+                while len(self._outcomes) > self._max_outcomes:
+                    self._outcomes.popitem(last=False)
+        return ratio
+
+    def outcome(self, key):
+        """``(took seconds, Plan)`` of the run of ``key``, or None."""
+        with self._lock:
+            return self._outcomes.get(key)
+
+    def __len__(self):
+        with self._lock:
+            return len(self._history)
+
+
+def plan(estimate, kind, pace=None, load=None, cores=None, threads=None):
+    """The :class:`Plan` of a run whose idle estimate is ``estimate``.
+
+    The figure is ``estimate.mid`` x ``pace.factor(kind, source)`` x
+    :func:`slowdown` ``(load, cores, threads)``; the range is that figure divided and
+    multiplied by :data:`SPREAD`. ``load`` None: :func:`current_load`.
+    """
+    source = source_of(estimate)
+    factor = 1.0 if pace is None else pace.factor(kind, source)
+    load = current_load() if load is None else load
+    seconds = float(estimate.mid) * factor * slowdown(load, cores, threads)
+    return Plan(seconds, seconds / SPREAD, seconds * SPREAD, int(estimate.unknown),
+                float(estimate.mid), str(kind), source)
+
+
+def outcome_text(took, planned):
+    """ "took 5 min, predicted about 4 min (3–6 min)" (after the run, beside its result)."""
+    return f"took {format_duration(took)}, predicted {planned.text()}"
+
+
+class IdleBook:
+    """A :class:`~rmsc.dashboard.CostBook` seen through a load: what is recorded through it
+    is divided by ``slow`` (the run's :func:`slowdown`), so the book keeps idle seconds."""
+
+    def __init__(self, book, slow):
+        self.book, self.slow = book, max(1.0, float(slow))
+
+    def record(self, fingerprint, method, params, seconds):
+        try:
+            seconds = float(seconds) / self.slow
+        except (TypeError, ValueError):
+            pass
+        self.book.record(fingerprint, method, params, seconds)
+
+
+# ---------------------------------------------------------------------------
+# During a run: the ETA
+# ---------------------------------------------------------------------------
+
+
+def run_weights(datasets, fits, book=None, probe=None):
+    """Each fit's idle seconds by its estimate, per part of the run, in the order the
+    parts go to the workers (:func:`rmsc.dashboard.part_threads_of`, as
+    :class:`rmsc.dashboard.RemoteParts`): a list per part. A fit of unknown time weighs as
+    the mean of the others (1 when none is known)."""
+    probe = probe_seconds() if probe is None else probe
+    groups, _ = part_threads_of(datasets, fits)
+    out = []
+    for group in groups:
+        row = []
+        for i in group:
+            fit = fits[i]
+            shape = data_shape(datasets[fit.data], n_views=fit.n_views)
+            est = estimate_fit(fit.method, shape, fit.params, book, probe)
+            row.append(float(est.mid) if not est.unknown else None)
+        out.append(row)
+    return _fill_unknown(out)
+
+
+def compare_weights(variants, methods, params=None, book=None, probe=None):
+    """:func:`run_weights` of :func:`rmsc.dashboard.compare_parts`."""
+    return run_weights(variants, compare_fits(variants, methods, params), book, probe)
+
+
+def sensitivity_weights(dataset, lams, betas, method="RMSC", params=None, book=None,
+                        probe=None):
+    """:func:`run_weights` of :func:`rmsc.dashboard.sensitivity_parts`."""
+    return run_weights({"data": dataset},
+                       sensitivity_fits(dataset, lams, betas, method, params), book, probe)
+
+
+def views_weights(dataset, methods, params=None, book=None, probe=None):
+    """:func:`run_weights` of :func:`rmsc.dashboard.views_parts`."""
+    return run_weights({"data": dataset}, views_fits(dataset, methods, params), book, probe)
+
+
+def suggestion_weights(dataset, params, book=None, probe=None):
+    """:func:`run_weights` of :func:`rmsc.dashboard.run_suggestion`: one part, its settings
+    in the order it fits them (λ-major)."""
+    probe = probe_seconds() if probe is None else probe
+    shape = data_shape(dataset)
+    settings = suggestion_settings(params, dataset)
+    row = []
+    for lam in SUGGEST_LAMS:
+        for rel in SUGGEST_BETA_RELS:
+            p = {**settings, "lam": float(lam), "beta": "auto", "beta_rel": float(rel)}
+            est = estimate_fit(params.method, shape, p, book, probe)
+            row.append(float(est.mid) if not est.unknown else None)
+    return _fill_unknown([row])
+
+
+def _fill_unknown(parts):
+    known = [w for row in parts for w in row if w is not None and w > 0]
+    fill = float(np.mean(known)) if known else 1.0
+    return [[fill if (w is None or w <= 0) else w for w in row] for row in parts]
+
+
+def done_fraction(weights, parts_done=None, done=0):
+    """The share of a run's work done: ``weights`` per part (:func:`run_weights`), the
+    fits done in each part (its first ones: a part fits in order); without per-part
+    counts, ``done`` fits of the run counted in order."""
+    total = sum(sum(row) for row in weights)
+    if total <= 0:
+        return 0.0
+    if parts_done is None or len(parts_done) != len(weights):
+        flat = [w for row in weights for w in row]
+        return min(1.0, sum(flat[:max(0, int(done))]) / total)
+    finished = sum(sum(row[:max(0, int(k))]) for row, k in zip(weights, parts_done))
+    return min(1.0, finished / total)
+
+
+def eta(elapsed, fraction, predicted):
+    """Seconds left of a run ``elapsed`` seconds in, ``fraction`` of its work done,
+    predicted at ``predicted`` seconds in all.
+
+    Two guesses, weighed by how much is done: the measured rate (``elapsed`` per
+    ``fraction`` done: ``elapsed (1 - f) / f``) and the prediction (``predicted -
+    elapsed``, at least 0). Nothing done yet: the prediction alone; all done: 0.
+    """
+    f = min(max(float(fraction), 0.0), 1.0)
+    by_plan = max(0.0, float(predicted) - float(elapsed))
+    if f <= 0:
+        return by_plan
+    by_rate = float(elapsed) * (1.0 - f) / f
+    return f * by_rate + (1.0 - f) * by_plan
+
+
+def eta_text(elapsed, fraction, planned):
+    """The progress bar's words: "1 min in, about 3 min left (predicted about 4 min
+    (3–6 min))"; once past the prediction with nothing to measure by, it says so."""
+    left = eta(elapsed, fraction, planned.seconds)
+    head = f"{format_duration(elapsed)} in"
+    said = f"predicted {planned.text()}"
+    if left <= 0 and fraction < 1:
+        return f"{head}, longer than {said}"
+    return f"{head}, about {format_duration(left)} left ({said})"
