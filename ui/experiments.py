@@ -46,12 +46,8 @@ def start_experiment(slot_name, key, remote, label, record=None, planned=None, w
     t0 = time.perf_counter()
 
     def after(result):
-        took = time.perf_counter() - t0
-        slow = dash.slowdown(dash.other_load(dash.current_load(), took, cores or 1), cores)
-        if record is not None:
-            record(dash.IdleBook(book, slow), result)
-        if planned is not None:
-            speed.record(planned, took, slow, key=key)
+        dash.learn_from_run(speed, book, planned, time.perf_counter() - t0, cores, record,
+                            result, key=key)
         return cache.put(key, result)
 
     remote.after = after

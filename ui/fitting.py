@@ -18,7 +18,7 @@ import streamlit as st
 
 from rmsc import dashboard as dash
 
-from .caches import cost_book, prefetcher, result_cache
+from .caches import cost_book, pace, prefetcher, result_cache
 from .runtime import session_rerunner
 from .state import data, slot
 
@@ -66,16 +66,14 @@ def not_fitted_message():
             "switch on 'run automatically' there).")
 
 
-def _fit_task(data, params, cache, book):
+def _fit_task(data, params, cache, book, speed=None):
     """The fit as a task for a Dask worker; its result is cached here, in the server, and
-    its duration recorded for the time estimates (:func:`cost_book`)."""
+    its duration recorded for the time estimates (:func:`cost_book`, :func:`pace`)."""
+    speed = pace() if speed is None else speed
     def keep(out):
         if not (isinstance(out, dash.FitResult) and out.stopped_early):
             cache.put(out.key, out)
-            cores = dash.worker_slots()["cores"]  # kept as idle seconds, as the runs' are
-            slow = dash.slowdown(dash.other_load(dash.current_load(), out.fit_time,
-                                                 cores or 1), cores)
-            dash.record_solve_fit(dash.IdleBook(book, slow), out, data)
+            dash.learn_from_fit(speed, book, out, data, dash.worker_slots()["cores"])
         return out
     return dash.Remote(dash.fit_rmsc, data, params, after=keep)
 

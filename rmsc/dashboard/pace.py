@@ -32,9 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..costs import data_shape, format_duration, probe_seconds
-from .estimates import estimate_fit, part_threads_of
-from .runs import compare_fits, sensitivity_fits, views_fits
+from ..costs import data_shape, format_duration, has_model, predict, probe_seconds
+from .estimates import estimate_fit, part_threads_of, record_solve_fit
+from .fitting import FitResult
+from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
 from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
 
 #: The range around the figure: from figure / SPREAD to figure x SPREAD (1.96x wide).
@@ -116,13 +117,22 @@ class Plan:
         extra = ""
         if self.unknown:
             extra = f" + {self.unknown} fit{'s' if self.unknown > 1 else ''} of unknown time"
-        return f"about {format_duration(self.seconds)} ({span_text(self.low, self.high)})" \
+        return f"about {duration_text(self.seconds)} ({span_text(self.low, self.high)})" \
                + extra
 
 
+def duration_text(seconds):
+    """:func:`rmsc.costs.format_duration`, with half minutes from 90 s to 10 min ("2.5 min"):
+    a range 2x wide stays visible there."""
+    s = max(float(seconds), 0.0)
+    if 90 <= s < 600:
+        return f"{round(s / 30) / 2:g} min"
+    return format_duration(s)
+
+
 def span_text(low, high):
-    """ "3–6 min", "40 s–1 min": a range with its unit said once where both share it."""
-    lo, hi = format_duration(low), format_duration(high)
+    """ "3–6 min", "40 s–1.5 min": a range with its unit said once where both share it."""
+    lo, hi = duration_text(low), duration_text(high)
     if lo == hi:
         return lo
     lo_unit, hi_unit = lo.split()[-1], hi.split()[-1]
@@ -138,7 +148,9 @@ class Pace:
     slowdown while they ran); thread-safe and bounded.
 
     :meth:`factor` is the median of the :data:`RECENT` newest ratios of that kind and
-    source, else of that source, else of any, else 1.
+    source, else of that source, else of any, else 1; a prediction from measured
+    durations alone ("measured": idle seconds of this machine already) takes only ratios
+    learned on such predictions, else 1.
     """
 
     def __init__(self, history=HISTORY, recent=RECENT, outcomes=OUTCOMES):
@@ -151,8 +163,10 @@ class Pace:
     def factor(self, kind, source="model"):
         with self._lock:
             rows = list(self._history)
-        for keep in (lambda k, s: k == kind and s == source, lambda k, s: s == source,
-                     lambda k, s: True):
+        tries = [lambda k, s: k == kind and s == source, lambda k, s: s == source]
+        if source != "measured":
+            tries.append(lambda k, s: True)
+        for keep in tries:
             ratios = [r for k, s, r in rows if keep(k, s)][-self.recent:]
             if ratios:
                 return float(np.median(ratios))
@@ -204,7 +218,7 @@ def plan(estimate, kind, pace=None, load=None, cores=None, threads=None):
 
 def outcome_text(took, planned):
     """ "took 5 min, predicted about 4 min (3–6 min)" (after the run, beside its result)."""
-    return f"took {format_duration(took)}, predicted {planned.text()}"
+    return f"took {duration_text(took)}, predicted {planned.text()}"
 
 
 class IdleBook:
@@ -220,6 +234,48 @@ class IdleBook:
         except (TypeError, ValueError):
             pass
         self.book.record(fingerprint, method, params, seconds)
+
+
+def run_slowdown(took, cores, load=None):
+    """The load's :func:`slowdown` while a run of every core's threads went on for ``took``
+    seconds, read at its end (``load`` None: :func:`current_load`; :func:`other_load`)."""
+    load = current_load() if load is None else load
+    return slowdown(other_load(load, took, cores or 1), cores)
+
+
+def learn_from_run(pace, book, planned, took, cores, record=None, result=None, key=None,
+                   load=None):
+    """After a button's run: ``record(book, result)`` keeps its fits' durations as idle
+    seconds (:class:`IdleBook`), and ``pace`` learns took against ``planned`` (kept under
+    ``key`` for :meth:`Pace.outcome`). Returns the slowdown it assumed."""
+    slow = run_slowdown(took, cores, load)
+    if record is not None:
+        record(IdleBook(book, slow), result)
+    if planned is not None:
+        pace.record(planned, took, slow, key=key)
+    return slow
+
+
+def learn_from_fit(pace, book, result, dataset, cores, load=None):
+    """After the Solve page's fit (a :class:`rmsc.dashboard.FitResult` of ``dataset``): its
+    duration in ``book`` as idle seconds (:func:`rmsc.dashboard.record_solve_fit`), and
+    in ``pace`` against the cost model's prediction (kind "fit": the speed of this
+    machine before any run of a button)."""
+    if not isinstance(result, FitResult):
+        return None
+    took = float(result.fit_time + result.spectral_time)
+    slow = run_slowdown(took, cores, load)
+    record_solve_fit(IdleBook(book, slow), result, dataset)
+    method = result.params.method
+    if not has_model(method):
+        return slow
+    try:
+        params = rmsc_method_params(result.params, dataset)[method]
+    except ValueError:
+        return slow
+    model = predict(method, data_shape(dataset), params)
+    pace.record(plan(model, "fit", None, load=0.0), took, slow)
+    return slow
 
 
 # ---------------------------------------------------------------------------
@@ -302,24 +358,23 @@ def eta(elapsed, fraction, predicted):
     """Seconds left of a run ``elapsed`` seconds in, ``fraction`` of its work done,
     predicted at ``predicted`` seconds in all.
 
-    Two guesses, weighed by how much is done: the measured rate (``elapsed`` per
-    ``fraction`` done: ``elapsed (1 - f) / f``) and the prediction (``predicted -
-    elapsed``, at least 0). Nothing done yet: the prediction alone; all done: 0.
+    The time per unit of work is the prediction's (``predicted``) and the measured one
+    (``elapsed / fraction``), weighed by how much is done: ``(1 - f) predicted + elapsed``;
+    the work left, ``1 - f``, at that rate. Nothing done yet (parts still running): the
+    prediction's clock, ``predicted - elapsed`` (at least 0); all done: 0.
     """
     f = min(max(float(fraction), 0.0), 1.0)
-    by_plan = max(0.0, float(predicted) - float(elapsed))
     if f <= 0:
-        return by_plan
-    by_rate = float(elapsed) * (1.0 - f) / f
-    return f * by_rate + (1.0 - f) * by_plan
+        return max(0.0, float(predicted) - float(elapsed))
+    return (1.0 - f) * ((1.0 - f) * float(predicted) + float(elapsed))
 
 
 def eta_text(elapsed, fraction, planned):
     """The progress bar's words: "1 min in, about 3 min left (predicted about 4 min
     (3–6 min))"; once past the prediction with nothing to measure by, it says so."""
     left = eta(elapsed, fraction, planned.seconds)
-    head = f"{format_duration(elapsed)} in"
+    head = f"{duration_text(elapsed)} in"
     said = f"predicted {planned.text()}"
     if left <= 0 and fraction < 1:
         return f"{head}, longer than {said}"
-    return f"{head}, about {format_duration(left)} left ({said})"
+    return f"{head}, about {duration_text(left)} left ({said})"
