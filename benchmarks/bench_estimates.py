@@ -27,6 +27,7 @@ named with --methods.
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -55,7 +56,9 @@ TARGET = 1.5
 
 
 def _burners(n):
-    """``n`` processes that keep a core busy each (ended by :func:`_stop`)."""
+    """``n`` processes that keep a core busy each (ended by :func:`_stop`, also when this
+    script is terminated)."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
 
 
@@ -97,7 +100,9 @@ def buttons(name, busy, smoke):
         p = dash.Params()
         time.sleep(0 if smoke else 5)  # the burners show in the load average
         print(f"{name}; {busy} busy processes beside; load average at start: {_loads()}; "
-              f"{slots['workers']} workers sharing {cores} cores\n")
+              f"{slots['workers']} workers sharing {cores} cores. 'load (measured)': others' "
+              f"busy threads as a run of {cores} threads meets them "
+              f"(rmsc.dashboard.current_load), what the button used\n")
         # the Solve page's first fit: its result and duration teach the server
         seconds, solve = _wall(backend, dash.Remote(dash.fit_rmsc, data, p))
         dash.learn_from_fit(pace, book, solve, data, cores)
@@ -125,18 +130,20 @@ def buttons(name, busy, smoke):
              "suggest", lambda: dash.estimate_suggestion(data, p, book),
              lambda: dash.Remote(dash.run_suggestion, data, p), None),
         ]
-        print(f"| button | fits | the button said | predicted s | measured s | "
-              f"predicted / measured | within {TARGET:g}x |")
-        print("|---|---:|---|---:|---:|---:|---|")
+        print(f"| button | fits | the button said | idle s | load (measured) | load average | "
+              f"predicted s | measured s | predicted / measured | within {TARGET:g}x |")
+        print("|---|---:|---|---:|---:|---:|---:|---:|---:|---|")
         ratios = []
         for button, n_fits, kind, estimate, task, record in runs:
+            average = dash.load_average()
             planned = dash.plan(estimate(), kind, pace, cores=cores)
             seconds, out = _wall(backend, task())
             dash.learn_from_run(pace, book, planned, seconds, cores, record, out)
             r = planned.seconds / seconds
             ratios.append(r)
             ok = "yes" if 1 / TARGET <= r <= TARGET else "**no**"
-            print(f"| {button} | {n_fits} | {planned.text()} | {planned.seconds:.0f} | "
+            print(f"| {button} | {n_fits} | {planned.text()} | {planned.idle:.0f} | "
+                  f"{planned.load:.1f} | {average:.1f} | {planned.seconds:.0f} | "
                   f"{seconds:.0f} | {r:.2f} | {ok} |", flush=True)
         inside = sum(1 / TARGET <= r <= TARGET for r in ratios)
         print(f"\n{inside} of {len(ratios)} buttons within {TARGET:g}x; "

@@ -23,7 +23,7 @@ r_v = min(d_v, n)) and c clusters, the models of :data:`COST_MODELS`, which a me
 
 The constants multiplying those counts live in :mod:`rmsc._costs`, written by
 ``benchmarks/calibrate_costs.py`` (on synthetic data, so that the bundled sets check the
-model out of sample: ``benchmarks/bench_estimates.py``): first each kernel alone (one
+model out of sample: ``benchmarks/bench_estimates.py --per-method``): first each kernel alone (one
 iteration, the spectral step, ...), then one scale and offset per method so that the sum
 matches whole fits as the Compare page runs them (validation, scaling, the protocol's
 scoring). Iteration counts the model cannot know (RMSC stops on a tolerance) give a range:
@@ -284,7 +284,7 @@ def schedule(parts, workers=1, capacity=None, threads=None, cores=None):
       its speed alone, and all of them slower in proportion when the running parts' threads
       outnumber the cores. Two parts of one thread each on two cores finish together in
       the time of the two one after another with both cores (measured on the Sensitivity
-      grid: ``benchmarks/bench_estimates.py --buttons``).
+      grid: ``benchmarks/bench_estimates.py``).
     * else ``capacity``: how many parts run at full speed at once (None: ``workers``;
       the machines of a cluster elsewhere, whose fits use every core of theirs): with
       ``k`` parts running each runs at ``min(1, capacity / k)`` of its speed.

@@ -32,8 +32,8 @@ SMOKE = {
                        "| 3sources.mat | load(.mat) | 169 | 3 |")],
     "bench_dimsc.py": [(["--smoke", "--datasets", "3sources", "--baseline", "HEAD"],
                         "ms per subproblem iteration, 3-Sources")],
-    "bench_estimates.py": [(["--datasets", "3sources", "--methods", "RMSC", "SSC-AVG"],
-                            "ratios within")],
+    "bench_estimates.py": [(["--per-method", "--datasets", "3sources", "--methods", "RMSC",
+                             "SSC-AVG"], "ratios within")],
     "bench_fit.py": [(["--data", "3-Sources", "--settings", "1,0.1", "--baseline", "HEAD"],
                       "| 1 | 0.1 |")],
     "bench_mat_guard.py": [(["--smoke", "--files", "6"], "this process survived all of them")],
@@ -81,6 +81,7 @@ OWN_TEST = {
 
 #: Scripts that start a Dask cluster (tens of seconds) or a browser.
 SLOW = {
+    "bench_estimates.py": [(["--smoke"], "buttons within 1.5x")],
     "bench_reproduce_heap.py": [(["--methods", "RMSC", "--dataset", "3-Sources"],
                                  "| RMSC | reuse_heap")],
     "bench_worker_heap.py": [(["--smoke", "--fits", "1"], "| reuse_heap, ")],

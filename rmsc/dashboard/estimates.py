@@ -150,7 +150,7 @@ def fit_speeds(datasets, fits, cores=None):
     (threads / ``cores``; 1 when the cores are not shared out). A fit's duration times its
     speed is its duration with every core (fits scale with their threads: two one-thread
     Sensitivity fits side by side on two cores each took twice the Solve page's
-    two-thread fit, ``benchmarks/bench_estimates.py --buttons``)."""
+    two-thread fit, ``benchmarks/bench_estimates.py``)."""
     out = [1.0] * len(fits)
     if not cores:
         return out
