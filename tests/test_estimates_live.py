@@ -79,7 +79,7 @@ def test_the_pace_learns_what_runs_took_against_the_prediction():
 
 
 def test_the_pace_takes_the_median_of_the_newest_and_stays_bounded():
-    pace = P.Pace(history=2, recent=5)
+    pace = P.Pace(history=16, recent=5)
     for ratio in (1, 2, 3, 10, 20, 30):
         pace.record(P.Plan(10, 7, 14, idle=10.0, kind="grid", source="mixed"), 10.0 * ratio)
     assert pace.factor("grid", "mixed") == 10.0        # median of 2, 3, 10, 20, 30

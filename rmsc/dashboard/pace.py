@@ -37,13 +37,14 @@ from ..costs import data_shape, format_duration, has_model, predict, probe_secon
 from .estimates import estimate_fit, part_threads_of, record_solve_fit
 from .fitting import FitResult
 from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
+from .workers import WORKER_NICENESS
 from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
 
 #: The range around the figure: from figure / SPREAD to figure x SPREAD (1.96x wide).
 SPREAD = 1.4
 
-#: Corrections kept per kind of run (newest last), and how many of the newest count.
-HISTORY = 16
+#: Ratios kept, of every kind (newest last), and how many of the newest of a kind count.
+HISTORY = 64
 RECENT = 5
 
 #: Results whose took / predicted are kept (newest last).
@@ -57,7 +58,12 @@ _share_lock = threading.Lock()
 _share_cache = {}
 
 
-def _busy(seconds, out, i):
+def _busy(seconds, out, i, niceness):
+    if niceness is not None:
+        try:  # this thread only (Linux): at the niceness the fits run at
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), int(niceness))
+        except (OSError, AttributeError):
+            pass
     a = np.random.default_rng(i).standard_normal((96, 96))
     t0, c0 = time.perf_counter(), time.thread_time()
     while time.perf_counter() - t0 < seconds:
@@ -65,9 +71,11 @@ def _busy(seconds, out, i):
     out[i] = (time.thread_time() - c0) / max(time.perf_counter() - t0, 1e-9)
 
 
-def core_share(threads=1, seconds=SHARE_PROBE_SECONDS, refresh=False):
+def core_share(threads=1, seconds=SHARE_PROBE_SECONDS, refresh=False,
+               niceness=WORKER_NICENESS):
     """The share of a core each of ``threads`` busy threads gets now: their CPU time over
-    the wall time of a short product loop (each single-threaded), the mean of the threads.
+    the wall time of a short product loop (each single-threaded, at the ``niceness`` of the
+    dashboard's workers), the mean of the threads.
 
     What the scheduler gives a run (its nice level, the other processes' and their
     groups' claims) is measured, not inferred from a count of runnable threads. Reused
@@ -80,7 +88,8 @@ def core_share(threads=1, seconds=SHARE_PROBE_SECONDS, refresh=False):
             return hit[1]
     out = [1.0] * threads
     with threadpool_limits(limits=1):
-        workers = [threading.Thread(target=_busy, args=(seconds, out, i), daemon=True)
+        workers = [threading.Thread(target=_busy, args=(seconds, out, i, niceness),
+                                    daemon=True)
                    for i in range(threads)]
         for w in workers:
             w.start()
@@ -202,7 +211,7 @@ class Pace:
 
     def __init__(self, history=HISTORY, recent=RECENT, outcomes=OUTCOMES):
         self.recent = int(recent)
-        self._history = deque(maxlen=int(history) * 8)
+        self._history = deque(maxlen=int(history))
         self._outcomes = OrderedDict()
         self._max_outcomes = int(outcomes)
         self._lock = threading.Lock()
