@@ -100,9 +100,10 @@ def buttons(name, busy, smoke):
         p = dash.Params()
         time.sleep(0 if smoke else 5)  # the burners show in the load average
         print(f"{name}; {busy} busy processes beside; load average at start: {_loads()}; "
-              f"{slots['workers']} workers sharing {cores} cores. 'load (measured)': others' "
-              f"busy threads as a run of {cores} threads meets them "
-              f"(rmsc.dashboard.current_load), what the button used\n")
+              f"{slots['workers']} workers sharing {cores} cores. 'idle s': the run's estimate on "
+              f"an idle machine; 'learned factor': took against predicted of the runs before "
+              f"(rmsc.dashboard.Pace); the figure is idle x factor x (load + {cores}) / "
+              f"{cores}\n")
         # the Solve page's first fit: its result and duration teach the server
         seconds, solve = _wall(backend, dash.Remote(dash.fit_rmsc, data, p))
         dash.learn_from_fit(pace, book, solve, data, cores)
@@ -130,20 +131,21 @@ def buttons(name, busy, smoke):
              "suggest", lambda: dash.estimate_suggestion(data, p, book),
              lambda: dash.Remote(dash.run_suggestion, data, p), None),
         ]
-        print(f"| button | fits | the button said | idle s | load (measured) | load average | "
+        print(f"| button | fits | the button said | idle s | learned factor | load average | "
               f"predicted s | measured s | predicted / measured | within {TARGET:g}x |")
         print("|---|---:|---|---:|---:|---:|---:|---:|---:|---|")
         ratios = []
         for button, n_fits, kind, estimate, task, record in runs:
-            average = dash.load_average()
-            planned = dash.plan(estimate(), kind, pace, cores=cores)
+            est = estimate()
+            planned = dash.plan(est, kind, pace, cores=cores)
+            factor = pace.factor(kind, planned.source)
             seconds, out = _wall(backend, task())
             dash.learn_from_run(pace, book, planned, seconds, cores, record, out)
             r = planned.seconds / seconds
             ratios.append(r)
             ok = "yes" if 1 / TARGET <= r <= TARGET else "**no**"
-            print(f"| {button} | {n_fits} | {planned.text()} | {planned.idle:.0f} | "
-                  f"{planned.load:.1f} | {average:.1f} | {planned.seconds:.0f} | "
+            print(f"| {button} | {n_fits} | {planned.text()} | {planned.idle:.1f} | "
+                  f"{factor:.2f} | {planned.load:.1f} | {planned.seconds:.0f} | "
                   f"{seconds:.0f} | {r:.2f} | {ok} |", flush=True)
         inside = sum(1 / TARGET <= r <= TARGET for r in ratios)
         print(f"\n{inside} of {len(ratios)} buttons within {TARGET:g}x; "

@@ -1,5 +1,7 @@
 """What a button says of a run's time before, during and after it (rmsc.dashboard.pace), no browser."""
 
+import math
+
 import pytest
 
 from rmsc import dashboard as dash
@@ -28,12 +30,20 @@ def test_slowdown_by_hand():
     assert P.slowdown(2, 2, threads=4) == 1.5          # (2 + 4) / 2 / (4 / 2)
 
 
-def test_the_load_is_measured_as_a_run_meets_it(monkeypatch):
-    # each of a run's 2 threads gets a quarter of a core: 6 busy threads of others beside
-    monkeypatch.setattr(P, "core_share", lambda threads, **kw: 0.25)
-    assert P.current_load(2) == pytest.approx(6.0)
-    assert P.slowdown(P.current_load(2), 2) == pytest.approx(4.0)   # 1 / 0.25
-    assert P.current_load(None) == 0.0                 # workers elsewhere: not measured here
+def test_the_load_of_others_at_the_end_of_a_run():
+    # 1-minute load 3.0 read after a minute of 2 busy threads: those made up 2 (1 - 1/e) of it
+    assert P.other_load(3.0, 60, 2) == pytest.approx(3.0 - 2 * (1 - math.exp(-1)))
+    assert P.other_load(3.0, 0, 2) == 3.0
+    assert P.other_load(1.0, 600, 2) == 0.0            # never below none
+
+
+def test_the_plan_reads_the_load_now(monkeypatch):
+    monkeypatch.setattr(P.os, "getloadavg", lambda: (6.0, 1.0, 1.0))
+    assert P.current_load(2) == 6.0
+    planned = P.plan(Estimate(5.0, 10.0, 20.0), "compare", None, cores=2)
+    assert planned.load == 6.0 and planned.seconds == pytest.approx(40.0)  # (6 + 2) / 2
+    # workers on machines elsewhere: this machine's load does not slow them
+    assert P.plan(Estimate(5.0, 10.0, 20.0), "compare", None, cores=None).seconds == 10.0
 
 
 def test_the_plan_of_an_idle_estimate_by_hand():
@@ -94,18 +104,20 @@ def test_the_pace_takes_the_median_of_the_newest_and_stays_bounded():
 
 def test_durations_are_kept_idle_and_learned_after_a_run():
     book, pace = dash.CostBook(), P.Pace()
-    # planned beside 2 busy threads of others on 2 cores, 4 of them after the run: 3 meanwhile
+    # planned beside a load of 2 on 2 cores; after 60 s the 1-minute load reads 5.0, of
+    # which the run's 2 threads make 2 (1 - 1/e): the others' load meanwhile is the mean
     planned = P.plan(Estimate(10.0, 30.0, 60.0), "sensitivity", pace, load=2, cores=2)
     assert planned.seconds == 60.0 and planned.load == 2.0
 
     def record(b, result):
         b.record("fp", "RMSC", {"lam": 1}, result)
 
-    slow = P.learn_from_run(pace, book, planned, 75.0, 2, record, 75.0, key="s", load=4.0)
-    assert slow == pytest.approx(2.5)                  # (3 + 2) / 2
-    assert book.lookup("fp", "RMSC", {"lam": 1}) == (pytest.approx(30.0), True)
-    assert pace.factor("sensitivity", "mixed") == pytest.approx(75.0 / (30.0 * 2.5))
-    assert pace.outcome("s")[0] == 75.0
+    slow = P.learn_from_run(pace, book, planned, 60.0, 2, record, 60.0, key="s", load=5.0)
+    others = (2.0 + 5.0 - 2 * (1 - math.exp(-1))) / 2
+    assert slow == pytest.approx((others + 2) / 2)
+    assert book.lookup("fp", "RMSC", {"lam": 1}) == (pytest.approx(60.0 / slow), True)
+    assert pace.factor("sensitivity", "mixed") == pytest.approx(60.0 / (30.0 * slow))
+    assert pace.outcome("s")[0] == 60.0
 
 
 def test_the_solve_fit_teaches_the_book_and_the_pace():

@@ -85,7 +85,8 @@ def experiment_panel(slot_name, key):
     if result is not None:
         outcome = pace().outcome(key)
         if outcome is not None:
-            st.caption(dash.outcome_text(*outcome).capitalize() + ".")
+            text = dash.outcome_text(*outcome)
+            st.caption(text[:1].upper() + text[1:] + ".")
         return result
     if job is not None and job.active:
         _experiment_progress(slot_name)

@@ -24,20 +24,18 @@ counted once, now.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
-import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ..costs import data_shape, format_duration, has_model, predict, probe_seconds
 from .estimates import estimate_fit, part_threads_of, record_solve_fit
 from .fitting import FitResult
 from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
-from .workers import WORKER_NICENESS
 from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
 
 #: The range around the figure: from figure / SPREAD to figure x SPREAD (1.96x wide).
@@ -50,77 +48,30 @@ RECENT = 5
 #: Results whose took / predicted are kept (newest last).
 OUTCOMES = 64
 
-#: Seconds the share probe runs (:func:`core_share`), and how long its answer is reused.
-SHARE_PROBE_SECONDS = 0.25
-SHARE_PROBE_TTL = 10.0
-
-_share_lock = threading.Lock()
-_share_cache = {}
-
-
-def _busy(seconds, out, i, niceness):
-    if niceness is not None:
-        try:  # this thread only (Linux): at the niceness the fits run at
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), int(niceness))
-        except (OSError, AttributeError):
-            pass
-    a = np.random.default_rng(i).standard_normal((96, 96))
-    t0, c0 = time.perf_counter(), time.thread_time()
-    while time.perf_counter() - t0 < seconds:
-        a @ a  # releases the GIL: the probe's threads run side by side
-    out[i] = (time.thread_time() - c0) / max(time.perf_counter() - t0, 1e-9)
-
-
-def core_share(threads=1, seconds=SHARE_PROBE_SECONDS, refresh=False,
-               niceness=WORKER_NICENESS):
-    """The share of a core each of ``threads`` busy threads gets now: their CPU time over
-    the wall time of a short product loop (each single-threaded, at the ``niceness`` of the
-    dashboard's workers), the mean of the threads.
-
-    What the scheduler gives a run (its nice level, the other processes' and their
-    groups' claims) is measured, not inferred from a count of runnable threads. Reused
-    for :data:`SHARE_PROBE_TTL` seconds.
-    """
-    threads = max(1, int(threads))
-    with _share_lock:
-        hit = _share_cache.get(threads)
-        if hit is not None and not refresh and time.monotonic() - hit[0] < SHARE_PROBE_TTL:
-            return hit[1]
-    out = [1.0] * threads
-    with threadpool_limits(limits=1):
-        workers = [threading.Thread(target=_busy, args=(seconds, out, i, niceness),
-                                    daemon=True)
-                   for i in range(threads)]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-    share = float(min(1.0, max(1e-3, np.mean(out))))
-    with _share_lock:
-        _share_cache[threads] = (time.monotonic(), share)
-    return share
+#: Seconds the load average's 1-minute figure takes to follow a change by 1 - 1/e.
+LOAD_WINDOW = 60.0
 
 
 def current_load(cores=None):
-    """The busy threads of others on this machine now, as they weigh on a run: measured
-    with ``cores`` busy threads (:func:`core_share`: each gets ``cores / (load + cores)``
-    of a core), so ``load = cores (1 / share - 1)``. ``cores`` None (workers elsewhere): 0.
+    """The machine's 1-minute load average (``os.getloadavg``; 0 where the system has
+    none): the busy threads a run meets, read before it starts.
 
-    ``os.getloadavg`` counts every runnable thread of the host, whatever its nice level
-    or group; on a shared machine it read 20–30 while a run went 3–5x slower than idle
-    (``benchmarks/bench_estimates.py`` prints both)."""
-    if not cores:
-        return 0.0
-    share = core_share(int(cores))
-    return float(cores) * (1.0 / share - 1.0)
-
-
-def load_average():
-    """The machine's 1-minute load average (0 where the system has none)."""
+    It counts every runnable thread of the host, whatever its priority or group, so on a
+    shared machine it overstates a run's slowdown; the learned :class:`Pace` (took against
+    the idle seconds times this slowdown) corrects the scale, this the changes since.
+    ``cores`` is unused (kept for a measure that needs it)."""
     try:
         return float(os.getloadavg()[0])
     except (OSError, AttributeError):
         return 0.0
+
+
+def other_load(load, seconds, threads):
+    """The load of others while a run of ``threads`` busy threads went on for ``seconds``,
+    from the 1-minute load average ``load`` read at its end: the run's own threads make
+    up ``threads * (1 - exp(-seconds / 60))`` of that figure."""
+    own = float(threads) * (1.0 - math.exp(-max(0.0, float(seconds)) / LOAD_WINDOW))
+    return max(0.0, float(load) - own)
 
 
 def slowdown(load, cores, threads=None):
@@ -292,11 +243,13 @@ class IdleBook:
         self.book.record(fingerprint, method, params, seconds)
 
 
-def run_slowdown(cores, before=None, after=None):
-    """The load's :func:`slowdown` while a run of every core's threads went on: the mean of
-    the load before it (its plan's) and after it (``after`` None: :func:`current_load`
-    measured now, the run's own threads gone); ``before`` None: the load after alone."""
+def run_slowdown(cores, took, before=None, after=None):
+    """The load's :func:`slowdown` while a run of every core's threads went on for ``took``
+    seconds: the mean of the load before it (its plan's) and of others after it (``after``
+    None: :func:`current_load` now, less the run's own part, :func:`other_load`);
+    ``before`` None: the load after alone."""
     after = current_load(cores) if after is None else float(after)
+    after = other_load(after, took, cores or 1)
     load = after if before is None else (float(before) + after) / 2.0
     return slowdown(load, cores)
 
@@ -305,9 +258,9 @@ def learn_from_run(pace, book, planned, took, cores, record=None, result=None, k
                    load=None):
     """After a button's run: ``record(book, result)`` keeps its fits' durations as idle
     seconds (:class:`IdleBook`), and ``pace`` learns took against ``planned`` (kept under
-    ``key`` for :meth:`Pace.outcome`); ``load``: the load after the run (None: measured
-    now). Returns the slowdown it assumed (:func:`run_slowdown`)."""
-    slow = run_slowdown(cores, None if planned is None else planned.load, load)
+    ``key`` for :meth:`Pace.outcome`); ``load``: the load average after the run (None:
+    read now). Returns the slowdown it assumed (:func:`run_slowdown`)."""
+    slow = run_slowdown(cores, took, None if planned is None else planned.load, load)
     if record is not None:
         record(IdleBook(book, slow), result)
     if planned is not None:
@@ -323,7 +276,7 @@ def learn_from_fit(pace, book, result, dataset, cores, load=None):
     if not isinstance(result, FitResult):
         return None
     took = float(result.fit_time + result.spectral_time)
-    slow = run_slowdown(cores, None, load)
+    slow = run_slowdown(cores, took, None, load)
     record_solve_fit(IdleBook(book, slow), result, dataset)
     method = result.params.method
     if not has_model(method):
