@@ -90,6 +90,19 @@ def probe_seconds(refresh=False):
         return seconds
 
 
+def fastest_probe_seconds():
+    """The fastest :func:`probe_seconds` this process has read (one taken now if due): the
+    machine's speed when its cores are free. The dashboard counts the load apart
+    (:func:`rmsc.dashboard.plan`), so a probe slowed by a busy moment would count it
+    twice, and noisily."""
+    now = probe_seconds()
+    with _probe_lock:
+        fastest = _probe_cache.get("fastest")
+        if fastest is None or now < fastest:
+            _probe_cache["fastest"] = fastest = now
+        return fastest
+
+
 def unit_seconds(probe=None):
     """Seconds of one multiply-add at the probe's speed (``probe`` s per PROBE_SIZE^3)."""
     probe = probe_seconds() if probe is None else float(probe)

@@ -120,7 +120,8 @@ def test_durations_are_kept_idle_and_learned_after_a_run():
     assert pace.outcome("s")[0] == 60.0
 
 
-def test_the_solve_fit_teaches_the_book_and_the_pace():
+def test_the_solve_fit_teaches_the_book_and_the_pace(monkeypatch):
+    monkeypatch.setattr(P, "fastest_probe_seconds", lambda: PROBE)
     data = make_multiview_subspaces(n_per_cluster=15, n_clusters=3, n_views=2, view_dims=(12, 16),
                                     random_state=0)
     out = dash.fit_rmsc(data, dash.Params(max_iter=5))
@@ -130,7 +131,7 @@ def test_the_solve_fit_teaches_the_book_and_the_pace():
     params = dash.rmsc_method_params(out.params, data)["RMSC"]
     seconds, exact = book.lookup(data.fingerprint, "RMSC", params)
     assert exact and seconds == pytest.approx(out.fit_time + out.spectral_time)
-    model = dash.predict("RMSC", dash.data_shape(data), params)
+    model = dash.predict("RMSC", dash.data_shape(data), params, PROBE)
     assert len(pace) == 1
     assert pace.factor("compare", "model") == pytest.approx(seconds / model.mid)
 
@@ -197,3 +198,12 @@ def test_a_job_in_parts_reports_each_parts_progress():
     assert job.snapshot().parts == (1, 1)
     progress.finished(0)
     assert job.snapshot().parts == (2, 1) and job.snapshot().done == 3
+
+
+def test_the_machines_speed_is_its_fastest_probe(monkeypatch):
+    from rmsc import costs
+
+    readings = iter([3e-3, 2e-3, 5e-3])                # a busy moment reads slower
+    monkeypatch.setattr(costs, "probe_seconds", lambda refresh=False: next(readings))
+    monkeypatch.setitem(costs._probe_cache, "fastest", None)
+    assert [costs.fastest_probe_seconds() for _ in range(3)] == [3e-3, 2e-3, 2e-3]

@@ -31,7 +31,8 @@ import threading
 
 import numpy as np
 
-from ..costs import ZERO, Estimate, data_shape, has_model, predict, probe_seconds, schedule
+from ..costs import (ZERO, Estimate, data_shape, fastest_probe_seconds, has_model, predict,
+                     schedule)
 from ..methods import find_spec, specs
 from .fitting import FitResult
 from .remote import share_threads
@@ -173,7 +174,7 @@ def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None
     A fit that needs more views than it is given (its spec's ``min_views``) refuses at
     once: it is not counted.
     """
-    probe = probe_seconds() if probe is None else probe
+    probe = fastest_probe_seconds() if probe is None else probe
     groups, threads = part_threads_of(datasets, fits, cores)
     parts = []
     for group in groups:
@@ -316,7 +317,7 @@ def estimate_suggestion(dataset, params, book=None, probe=None):
     ``params`` is the Solve page's :class:`rmsc.dashboard.Params`; a measured duration of
     the method on these data (another λ, β) centres each fit's range.
     """
-    probe = probe_seconds() if probe is None else probe
+    probe = fastest_probe_seconds() if probe is None else probe
     shape = data_shape(dataset)
     settings = suggestion_settings(params, dataset)
     total = ZERO

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..costs import data_shape, format_duration, has_model, predict, probe_seconds
+from ..costs import data_shape, fastest_probe_seconds, format_duration, has_model, predict
 from .estimates import estimate_fit, part_threads_of, record_solve_fit
 from .fitting import FitResult
 from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
@@ -285,7 +285,7 @@ def learn_from_fit(pace, book, result, dataset, cores, load=None):
         params = rmsc_method_params(result.params, dataset)[method]
     except ValueError:
         return slow
-    model = predict(method, data_shape(dataset), params)
+    model = predict(method, data_shape(dataset), params, fastest_probe_seconds())
     pace.record(plan(model, "fit", None, load=0.0), took, slow)
     return slow
 
@@ -300,7 +300,7 @@ def run_weights(datasets, fits, book=None, probe=None):
     parts go to the workers (:func:`rmsc.dashboard.part_threads_of`, as
     :class:`rmsc.dashboard.RemoteParts`): a list per part. A fit of unknown time weighs as
     the mean of the others (1 when none is known)."""
-    probe = probe_seconds() if probe is None else probe
+    probe = fastest_probe_seconds() if probe is None else probe
     groups, _ = part_threads_of(datasets, fits)
     out = []
     for group in groups:
@@ -334,7 +334,7 @@ def views_weights(dataset, methods, params=None, book=None, probe=None):
 def suggestion_weights(dataset, params, book=None, probe=None):
     """:func:`run_weights` of :func:`rmsc.dashboard.run_suggestion`: one part, its settings
     in the order it fits them (λ-major)."""
-    probe = probe_seconds() if probe is None else probe
+    probe = fastest_probe_seconds() if probe is None else probe
     shape = data_shape(dataset)
     settings = suggestion_settings(params, dataset)
     row = []
