@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rmsc import dashboard as dash
+from rmsc.dashboard import estimates
 from rmsc.dashboard import pace as P
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -38,6 +39,8 @@ def _shown_durations(low, high, fn):
 def test_compare_says_its_time_before_during_and_after(monkeypatch):
     # others keep 2 threads busy (the load average)
     monkeypatch.setattr(P.os, "getloadavg", lambda: (2.0, 2.0, 2.0))
+    monkeypatch.setattr(estimates, "fastest_probe_seconds", lambda: 2e-3)  # steady figures
+    monkeypatch.setattr(P, "fastest_probe_seconds", lambda: 2e-3)
     gates = [threading.Event() for _ in range(8)]
     real = dash.compare_parts
 
