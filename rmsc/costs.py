@@ -90,17 +90,36 @@ def probe_seconds(refresh=False):
         return seconds
 
 
-def fastest_probe_seconds():
+#: Ratios of fits' measured idle seconds to the model's at the fastest probe (newest last):
+#: the model's speed as this machine's fits showed it (:func:`calibrate_speed`).
+_speed_ratios = []
+SPEED_RATIOS = 8
+
+
+def calibrate_speed(ratio):
+    """Remember that a fit took ``ratio`` times the model's seconds at the fastest probe
+    (on an idle machine: its duration divided by the load's slowdown); the newest
+    :data:`SPEED_RATIOS` count (:func:`fastest_probe_seconds`)."""
+    ratio = float(ratio)
+    if ratio > 0 and np.isfinite(ratio):
+        with _probe_lock:
+            _speed_ratios.append(ratio)
+            del _speed_ratios[:-SPEED_RATIOS]
+
+
+def fastest_probe_seconds(calibrated=True):
     """The fastest :func:`probe_seconds` this process has read (one taken now if due): the
-    machine's speed when its cores are free. The dashboard counts the load apart
-    (:func:`rmsc.dashboard.plan`), so a probe slowed by a busy moment would count it
-    twice, and noisily."""
+    machine's speed when its cores are free; ``calibrated``: times the median of the fits'
+    ratios to the model (:func:`calibrate_speed`), so that the model speaks in the fits'
+    seconds. The dashboard counts the load apart (:func:`rmsc.dashboard.plan`), so a probe
+    slowed by a busy moment would count it twice, and noisily."""
     now = probe_seconds()
     with _probe_lock:
         fastest = _probe_cache.get("fastest")
         if fastest is None or now < fastest:
             _probe_cache["fastest"] = fastest = now
-        return fastest
+        scale = float(np.median(_speed_ratios)) if calibrated and _speed_ratios else 1.0
+        return fastest * scale
 
 
 def unit_seconds(probe=None):

@@ -120,10 +120,13 @@ def test_durations_are_kept_idle_and_learned_after_a_run():
     assert pace.outcome("s")[0] == 60.0
 
 
-def test_the_solve_fit_teaches_the_book_and_the_pace(monkeypatch):
-    monkeypatch.setattr(P, "fastest_probe_seconds", lambda: PROBE)
-    data = make_multiview_subspaces(n_per_cluster=15, n_clusters=3, n_views=2, view_dims=(12, 16),
-                                    random_state=0)
+def test_the_solve_fit_teaches_the_book_and_the_models_speed(monkeypatch):
+    from rmsc import costs
+
+    monkeypatch.setattr(P, "fastest_probe_seconds", lambda calibrated=True: PROBE)
+    monkeypatch.setattr(costs, "_speed_ratios", [])
+    data = make_multiview_subspaces(n_per_cluster=15, n_clusters=3, n_views=2,
+                                    view_dims=(12, 16), random_state=0)
     out = dash.fit_rmsc(data, dash.Params(max_iter=5))
     book, pace = dash.CostBook(), P.Pace()
     slow = P.learn_from_fit(pace, book, out, data, cores=2, load=0.0)
@@ -132,8 +135,9 @@ def test_the_solve_fit_teaches_the_book_and_the_pace(monkeypatch):
     seconds, exact = book.lookup(data.fingerprint, "RMSC", params)
     assert exact and seconds == pytest.approx(out.fit_time + out.spectral_time)
     model = dash.predict("RMSC", dash.data_shape(data), params, PROBE)
-    assert len(pace) == 1
-    assert pace.factor("compare", "model") == pytest.approx(seconds / model.mid)
+    # the model's speed follows the fit: its seconds times this ratio are the fit's
+    assert costs._speed_ratios == [pytest.approx(seconds / model.mid)]
+    assert len(pace) == 0
 
 
 # -- during: the ETA from the run's weighted progress ----------------------------------------
@@ -200,10 +204,14 @@ def test_a_job_in_parts_reports_each_parts_progress():
     assert job.snapshot().parts == (2, 1) and job.snapshot().done == 3
 
 
-def test_the_machines_speed_is_its_fastest_probe(monkeypatch):
+def test_the_machines_speed_is_its_fastest_probe_calibrated_by_its_fits(monkeypatch):
     from rmsc import costs
 
-    readings = iter([3e-3, 2e-3, 5e-3])                # a busy moment reads slower
+    readings = iter([3e-3, 2e-3, 5e-3, 5e-3])         # a busy moment reads slower
     monkeypatch.setattr(costs, "probe_seconds", lambda refresh=False: next(readings))
     monkeypatch.setitem(costs._probe_cache, "fastest", None)
+    monkeypatch.setattr(costs, "_speed_ratios", [])
     assert [costs.fastest_probe_seconds() for _ in range(3)] == [3e-3, 2e-3, 2e-3]
+    for ratio in (2.0, 4.0, 3.0):                       # fits took 2-4x the model's seconds
+        costs.calibrate_speed(ratio)
+    assert costs.fastest_probe_seconds() == pytest.approx(6e-3)

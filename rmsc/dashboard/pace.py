@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..costs import data_shape, fastest_probe_seconds, format_duration, has_model, predict
+from ..costs import (calibrate_speed, data_shape, fastest_probe_seconds, format_duration,
+                     has_model, predict)
 from .estimates import estimate_fit, part_threads_of, record_solve_fit
 from .fitting import FitResult
 from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
@@ -271,8 +272,9 @@ def learn_from_run(pace, book, planned, took, cores, record=None, result=None, k
 def learn_from_fit(pace, book, result, dataset, cores, load=None):
     """After the Solve page's fit (a :class:`rmsc.dashboard.FitResult` of ``dataset``): its
     duration in ``book`` as idle seconds (:func:`rmsc.dashboard.record_solve_fit`), and
-    in ``pace`` against the cost model's prediction (kind "fit": the speed of this
-    machine before any run of a button)."""
+    its ratio to the cost model's prediction at the fastest probe, which calibrates the
+    model's speed (:func:`rmsc.costs.calibrate_speed`: the model then speaks in the
+    seconds of this machine's fits, as the book does). Returns the slowdown assumed."""
     if not isinstance(result, FitResult):
         return None
     took = float(result.fit_time + result.spectral_time)
@@ -285,8 +287,9 @@ def learn_from_fit(pace, book, result, dataset, cores, load=None):
         params = rmsc_method_params(result.params, dataset)[method]
     except ValueError:
         return slow
-    model = predict(method, data_shape(dataset), params, fastest_probe_seconds())
-    pace.record(plan(model, "fit", None, load=0.0), took, slow)
+    model = predict(method, data_shape(dataset), params, fastest_probe_seconds(False))
+    if model.mid > 0:
+        calibrate_speed(took / slow / model.mid)
     return slow
 
 
