@@ -1082,7 +1082,7 @@ def test_compare_robustness_preset(fitted_app):
 def _label_seconds(label):
     """The figure a run button names, in seconds: "(about 2.5 min (…) …)" -> 150."""
     number, unit = label.split("(about ", 1)[1].split()[:2]
-    return float(number) * {"s": 1, "min": 60, "h": 3600}[unit]
+    return float(number) * {"s": 1, "min": 60, "h": 3600}[unit.rstrip(")")]
 
 
 def test_compare_button_estimates_the_ticked_methods(fitted_app, monkeypatch):
