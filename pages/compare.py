@@ -93,8 +93,9 @@ key = ("compare", tuple(d.fingerprint for d in variants.values()), tuple(variant
 
 n_fits = len(methods) * len(variants)
 book = ui.cost_book()
-hint = (f" ({dash.estimate_compare(variants, methods, params, book, **dash.worker_slots()).text()}"
-        " on this machine)" if methods else "")
+planned = ui.run_plan("compare", dash.estimate_compare(variants, methods, params, book,
+                                                       **dash.worker_slots()))
+hint = f" ({planned.text()} on this machine now)" if methods else ""
 if st.button(f"Run {n_fits} fits{hint}", type="primary", key="w_cmp_run",
              disabled=not methods):
     ui.start_experiment(
@@ -102,7 +103,8 @@ if st.button(f"Run {n_fits} fits{hint}", type="primary", key="w_cmp_run",
         dash.compare_parts(variants, methods, params, int(seed)),  # on every worker at once
         label="compare",
         record=lambda b, tables, variants=variants, params=params: dash.record_compare(
-            b, variants, tables, params, dash.worker_slots()["cores"]))
+            b, variants, tables, params, dash.worker_slots()["cores"]),
+        planned=planned, weights=dash.compare_weights(variants, methods, params, book))
 
 tables = ui.experiment_panel("compare", key)
 if tables is None:

@@ -75,8 +75,9 @@ with tab_grid:
            json.dumps(base, sort_keys=True, default=str), p.seed)
     n = len(lams) * len(betas)
     slots = dash.worker_slots()  # the fits run side by side on these workers
-    took = dash.estimate_sensitivity(data, lams, betas, method, base, book, **slots)
-    hint = f" ({took.text()})" if n else ""
+    planned = ui.run_plan("sensitivity", dash.estimate_sensitivity(
+        data, lams, betas, method, base, book, **slots))
+    hint = f" ({planned.text()})" if n else ""
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_sens_run", disabled=n == 0):
         ss._sens_started_for = (data.fingerprint, method)
         ui.start_experiment(
@@ -84,7 +85,9 @@ with tab_grid:
             dash.sensitivity_parts(data, lams, betas, method, base, p.seed),  # every worker
             label="sensitivity",
             record=lambda b, df, method=method, base=base: dash.record_sensitivity(
-                b, data, method, base, df, dash.worker_slots()["cores"]))
+                b, data, method, base, df, dash.worker_slots()["cores"]),
+            planned=planned,
+            weights=dash.sensitivity_weights(data, lams, betas, method, base, book))
     df = ui.experiment_panel("sensitivity", key)
     if df is not None:
         st.plotly_chart(figures.sensitivity_figure(df, title=f"{method} on {data.name}"),
@@ -107,14 +110,17 @@ with tab_views:
     key = ("views", data.fingerprint, tuple(methods), json.dumps(params, sort_keys=True,
                                                                  default=str), ss.params.seed)
     n = len(methods) * data.n_views
-    hint = (f" ({dash.estimate_views(data, methods, params, book, **dash.worker_slots()).text()})"
-            if n else "")
+    planned = ui.run_plan("views", dash.estimate_views(data, methods, params, book,
+                                                       **dash.worker_slots()))
+    hint = f" ({planned.text()})" if n else ""
     if st.button(f"Run {n} fits{hint}", type="primary", key="w_views_run", disabled=n == 0):
         ui.start_experiment("views", key,
                             dash.views_parts(data, methods, params, ss.params.seed),
                             label="views",
                             record=lambda b, df, params=params: dash.record_views(
-                                b, data, params, df, dash.worker_slots()["cores"]))
+                                b, data, params, df, dash.worker_slots()["cores"]),
+                            planned=planned,
+                            weights=dash.views_weights(data, methods, params, book))
     df = ui.experiment_panel("views", key)
     if df is not None:
         st.plotly_chart(figures.accuracy_vs_views_figure(df, title=f"{data.name}: adding views"),

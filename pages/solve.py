@@ -83,7 +83,10 @@ def _run():
 def _suggest():
     d = ui.data()
     ui.start_experiment("suggest", dash.suggestion_key(ui.params(), d),
-                        dash.Remote(dash.run_suggestion, d, ui.params()), label="suggest")
+                        dash.Remote(dash.run_suggestion, d, ui.params()), label="suggest",
+                        planned=ui.run_plan("suggest", dash.estimate_suggestion(
+                            d, ui.params(), ui.cost_book())),
+                        weights=dash.suggestion_weights(d, ui.params(), ui.cost_book()))
 
 
 def _apply_suggestion(run):
@@ -191,7 +194,9 @@ with left:
         st.button("Stop", on_click=_stop, key="w_stop")
         st.button("Defaults", on_click=_reset, key="w_defaults")
     if not blocker:
-        took = f" ({dash.estimate_suggestion(data, ui.params(), ui.cost_book()).text()})"
+        planned = ui.run_plan("suggest", dash.estimate_suggestion(data, ui.params(),
+                                                                  ui.cost_book()))
+        took = f" ({planned.text()})"
     st.button("Suggest λ and β (no labels)", on_click=_suggest, key="w_suggest",
               disabled=bool(blocker), help=blocker or (
                   f"Fits {ui.params().method} at {len(dash.SUGGEST_LAMS)} λ × "

@@ -23,7 +23,7 @@ r_v = min(d_v, n)) and c clusters, the models of :data:`COST_MODELS`, which a me
 
 The constants multiplying those counts live in :mod:`rmsc._costs`, written by
 ``tools/calibrate_costs.py`` (on synthetic data, so that the bundled sets check the
-model out of sample: ``benchmarks/bench_estimates.py``): first each kernel alone (one
+model out of sample: ``benchmarks/bench_estimates.py --per-method``): first each kernel alone (one
 iteration, the spectral step, ...), then one scale and offset per method so that the sum
 matches whole fits as the Compare page runs them (validation, scaling, the protocol's
 scoring). Iteration counts the model cannot know (RMSC stops on a tolerance) give a range:
@@ -88,6 +88,38 @@ def probe_seconds(refresh=False):
         seconds = float(np.median(times))
         _probe_cache.update(t=time.monotonic(), seconds=seconds)
         return seconds
+
+
+#: Ratios of fits' measured idle seconds to the model's at the fastest probe (newest last):
+#: the model's speed as this machine's fits showed it (:func:`calibrate_speed`).
+_speed_ratios = []
+SPEED_RATIOS = 8
+
+
+def calibrate_speed(ratio):
+    """Remember that a fit took ``ratio`` times the model's seconds at the fastest probe
+    (on an idle machine: its duration divided by the load's slowdown); the newest
+    :data:`SPEED_RATIOS` count (:func:`fastest_probe_seconds`)."""
+    ratio = float(ratio)
+    if ratio > 0 and np.isfinite(ratio):
+        with _probe_lock:
+            _speed_ratios.append(ratio)
+            del _speed_ratios[:-SPEED_RATIOS]
+
+
+def fastest_probe_seconds(calibrated=True):
+    """The fastest :func:`probe_seconds` this process has read (one taken now if due): the
+    machine's speed when its cores are free; ``calibrated``: times the median of the fits'
+    ratios to the model (:func:`calibrate_speed`), so that the model speaks in the fits'
+    seconds. The dashboard counts the load apart (:func:`rmsc.dashboard.plan`), so a probe
+    slowed by a busy moment would count it twice, and noisily."""
+    now = probe_seconds()
+    with _probe_lock:
+        fastest = _probe_cache.get("fastest")
+        if fastest is None or now < fastest:
+            _probe_cache["fastest"] = fastest = now
+        scale = float(np.median(_speed_ratios)) if calibrated and _speed_ratios else 1.0
+        return fastest * scale
 
 
 def unit_seconds(probe=None):
@@ -284,7 +316,7 @@ def schedule(parts, workers=1, capacity=None, threads=None, cores=None):
       its speed alone, and all of them slower in proportion when the running parts' threads
       outnumber the cores. Two parts of one thread each on two cores finish together in
       the time of the two one after another with both cores (measured on the Sensitivity
-      grid: ``benchmarks/bench_estimates.py --buttons``).
+      grid: ``benchmarks/bench_estimates.py``).
     * else ``capacity``: how many parts run at full speed at once (None: ``workers``;
       the machines of a cluster elsewhere, whose fits use every core of theirs): with
       ``k`` parts running each runs at ``min(1, capacity / k)`` of its speed.

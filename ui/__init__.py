@@ -26,6 +26,7 @@ from .caches import (  # noqa: F401
     RESULT_CACHE_BYTES,
     RESULT_CACHE_ENTRIES,
     cost_book,
+    pace,
     data_notes,
     embedding_2d,
     fitted_view_affinities,
@@ -72,6 +73,7 @@ from .fitting import (  # noqa: F401
 from .experiments import (  # noqa: F401
     experiment_panel,
     experiment_state,
+    run_plan,
     start_experiment,
 )
 from .frame import (  # noqa: F401

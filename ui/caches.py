@@ -53,6 +53,13 @@ def cost_book():
 
 
 @st.cache_resource(show_spinner=False)
+def pace():
+    """This server's measured speed: what its runs took against what was predicted, for the
+    next predictions (:class:`rmsc.dashboard.Pace`)."""
+    return dash.Pace()
+
+
+@st.cache_resource(show_spinner=False)
 def prefetcher():
     """The server's :class:`rmsc.dashboard.Prefetcher` (fits one slider step away)."""
     cache = result_cache()

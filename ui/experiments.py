@@ -3,16 +3,20 @@ progress panel, a cached result.
 
 A page starts one with :func:`start_experiment` (a :class:`rmsc.dashboard.Remote` task in
 one of the session's slots; its result goes to the shared result cache and its fits'
-durations to the time estimates) and shows it with :func:`experiment_panel`.
+durations to the time estimates) and shows it with :func:`experiment_panel`: while it runs, an
+ETA from its measured progress; afterwards, what it took against what its button predicted
+(:mod:`rmsc.dashboard.pace`, which learns from it).
 """
 
 from __future__ import annotations
+
+import time
 
 import streamlit as st
 
 from rmsc import dashboard as dash
 
-from .caches import cost_book, result_cache
+from .caches import cost_book, pace, result_cache
 from .fitting import POLL_SECONDS, redraw_when_done
 from .state import slot
 
@@ -24,19 +28,31 @@ def experiment_state(slot_name, key):
     return result_cache().get(key), job
 
 
-def start_experiment(slot_name, key, remote, label, record=None):
+def run_plan(kind, estimate):
+    """What a button says before its run (:func:`rmsc.dashboard.plan`): ``estimate`` (idle
+    seconds) at this server's measured speed and the machine's load now."""
+    return dash.plan(estimate, kind, pace(), cores=dash.worker_slots()["cores"])
+
+
+def start_experiment(slot_name, key, remote, label, record=None, planned=None, weights=None):
     """Run ``remote`` (a :class:`rmsc.dashboard.Remote`) on a worker; cache its result.
 
-    ``record(book, result)`` stores the run's fit durations in :func:`cost_book`."""
-    cache, book = result_cache(), cost_book()
+    ``record(book, result)`` stores the run's fit durations in :func:`cost_book` (as idle
+    seconds: divided by the load's slowdown meanwhile). ``planned``: the button's
+    :func:`run_plan`, and ``weights``: its fits' (:func:`rmsc.dashboard.run_weights`), for
+    the ETA while it runs and took against predicted after it (:func:`pace`)."""
+    cache, book, speed = result_cache(), cost_book(), pace()
+    cores = dash.worker_slots()["cores"]
+    t0 = time.perf_counter()
 
     def after(result):
-        if record is not None:
-            record(book, result)
+        dash.learn_from_run(speed, book, planned, time.perf_counter() - t0, cores, record,
+                            result, key=key)
         return cache.put(key, result)
 
     remote.after = after
     job = slot(slot_name).submit(key, remote, label=label, force=True)
+    st.session_state.setdefault("_run_plans", {})[slot_name] = (key, planned, weights)
     redraw_when_done(job, slot_name)
     return job
 
@@ -47,7 +63,15 @@ def _experiment_progress_body(slot_name):
         st.rerun()
     snap = job.snapshot()
     text = f"{dash.page_words(snap.message) or 'starting'} — {snap.done} of " \
-           f"{snap.total or '?'} fits, {snap.elapsed:.0f} s"
+           f"{snap.total or '?'} fits, "
+    key, planned, weights = st.session_state.get("_run_plans", {}).get(
+        slot_name, (None, None, None))
+    if planned is not None and key == job.key:
+        fraction = (dash.done_fraction(weights, snap.parts or None, snap.done) if weights
+                    else snap.fraction)
+        text += dash.eta_text(snap.elapsed, fraction, planned)
+    else:
+        text += f"{snap.elapsed:.0f} s"
     st.progress(snap.fraction, text=text)
     st.button("Cancel", on_click=slot(slot_name).cancel, key=f"cancel_{slot_name}")
 
@@ -59,6 +83,10 @@ def experiment_panel(slot_name, key):
     """Progress while the experiment runs; its error if it failed. Returns its result or None."""
     result, job = experiment_state(slot_name, key)
     if result is not None:
+        outcome = pace().outcome(key)
+        if outcome is not None:
+            text = dash.outcome_text(*outcome)
+            st.caption(text[:1].upper() + text[1:] + ".")
         return result
     if job is not None and job.active:
         _experiment_progress(slot_name)

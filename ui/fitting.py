@@ -18,7 +18,7 @@ import streamlit as st
 
 from rmsc import dashboard as dash
 
-from .caches import cost_book, prefetcher, result_cache
+from .caches import cost_book, pace, prefetcher, result_cache
 from .runtime import session_rerunner
 from .state import data, slot
 
@@ -73,14 +73,16 @@ def not_fitted_message():
             "switch on 'run automatically' there).")
 
 
-def _fit_task(data, params, request, cache, book):
+def _fit_task(data, params, request, cache, book, speed=None):
     """The fit as a task for a Dask worker (``request``: its key and the estimator's
     arguments, :func:`rmsc.dashboard.fit_request`); its result is cached here, in the
-    server, and its duration recorded for the time estimates (:func:`cost_book`)."""
+    server, and its duration recorded for the time estimates (:func:`cost_book`,
+    :func:`pace`)."""
+    speed = pace() if speed is None else speed
     def keep(out):
         if not (isinstance(out, dash.FitResult) and out.stopped_early):
             cache.put(out.key, out)
-            dash.record_solve_fit(book, out, data)
+            dash.learn_from_fit(speed, book, out, data, dash.worker_slots()["cores"])
         return out
     return dash.Remote(dash.fit_rmsc, data, params, request=request, after=keep)
 

@@ -39,6 +39,9 @@ streamlit: background work receives plain objects and reports through
                     (:func:`run_suggestion`), mapped back onto :class:`Params`
 ``estimates``       how long those runs take: measured durations (:class:`CostBook`),
                     else the cost model (:mod:`rmsc.costs`), else "unknown"
+``pace``            what a button says of a run's time: one figure and a range before
+                    (:func:`plan`, the server's measured speed :class:`Pace`, the load),
+                    the ETA during (:func:`eta`), took against predicted after
 ``prefetch``        :class:`Prefetcher`: the fits one slider step away
                     (:func:`slider_neighbors`) on idle workers, so the next move is
                     answered from the cache
@@ -247,6 +250,27 @@ from .estimates import (  # noqa: F401
     record_sensitivity,
     record_solve_fit,
     record_views,
+)
+from .pace import (  # noqa: F401
+    IdleBook,
+    Pace,
+    compare_weights,
+    sensitivity_weights,
+    views_weights,
+    Plan,
+    current_load,
+    done_fraction,
+    eta,
+    eta_text,
+    learn_from_fit,
+    learn_from_run,
+    run_slowdown,
+    other_load,
+    outcome_text,
+    plan,
+    run_weights,
+    slowdown,
+    suggestion_weights,
 )
 from .tables import (  # noqa: F401
     MAX_DENSE_VIEW_SAMPLES,

@@ -31,7 +31,8 @@ import threading
 
 import numpy as np
 
-from ..costs import ZERO, Estimate, data_shape, has_model, predict, probe_seconds, schedule
+from ..costs import (ZERO, Estimate, data_shape, fastest_probe_seconds, has_model, predict,
+                     schedule)
 from ..methods import find_spec, specs
 from .fitting import FitResult
 from .remote import share_threads
@@ -150,7 +151,7 @@ def fit_speeds(datasets, fits, cores=None):
     (threads / ``cores``; 1 when the cores are not shared out). A fit's duration times its
     speed is its duration with every core (fits scale with their threads: two one-thread
     Sensitivity fits side by side on two cores each took twice the Solve page's
-    two-thread fit, ``benchmarks/bench_estimates.py --buttons``)."""
+    two-thread fit, ``benchmarks/bench_estimates.py``)."""
     out = [1.0] * len(fits)
     if not cores:
         return out
@@ -173,7 +174,7 @@ def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None
     A fit that needs more views than it is given (its spec's ``min_views``) refuses at
     once: it is not counted.
     """
-    probe = probe_seconds() if probe is None else probe
+    probe = fastest_probe_seconds() if probe is None else probe
     groups, threads = part_threads_of(datasets, fits, cores)
     parts = []
     for group in groups:
@@ -316,7 +317,7 @@ def estimate_suggestion(dataset, params, book=None, probe=None):
     ``params`` is the Solve page's :class:`rmsc.dashboard.Params`; a measured duration of
     the method on these data (another λ, β) centres each fit's range.
     """
-    probe = probe_seconds() if probe is None else probe
+    probe = fastest_probe_seconds() if probe is None else probe
     shape = data_shape(dataset)
     settings = suggestion_settings(params, dataset)
     total = ZERO

@@ -60,6 +60,9 @@ class JobSnapshot:
     #: Rows of a table the task sends as it goes (:meth:`Job.add_row`; e.g. the clustering
     #: along a fit's iterations), oldest first.
     rows: tuple = ()
+    #: Steps done in each part of a task in parts (:class:`rmsc.dashboard.RemoteParts`),
+    #: in the parts' order; () for a task in one piece.
+    parts: tuple = ()
 
     @property
     def active(self):
@@ -104,6 +107,7 @@ class Job:
         self._history = []
         self._latest = None
         self._rows = []
+        self._parts = ()
         self._result = None
         self._error = None
         self._t0 = None
@@ -239,7 +243,7 @@ class Job:
                 total=self._total, message=message, history=tuple(self._history),
                 latest=self._latest, result=self._result, error=self._error,
                 elapsed=0.0 if self._t0 is None else t_end - self._t0, place=place,
-                rows=tuple(self._rows),
+                rows=tuple(self._rows), parts=self._parts,
             )
 
     # -- reporting (task side) ---------------------------------------------------------
@@ -274,6 +278,11 @@ class Job:
         relaying the task's news from another thread)."""
         with self._lock:
             self._done, self._total, self._message = int(done), int(total), str(message)
+
+    def set_parts(self, done):
+        """Steps done in each part of a task in parts (the snapshot's ``parts``)."""
+        with self._lock:
+            self._parts = tuple(int(d) for d in done)
 
     def mark_started(self):
         """The task has started where it runs (it no longer waits in a queue)."""

@@ -141,7 +141,10 @@ class PartsProgress:
             self.done[i] = min(max(int(done), self.done[i]), self.steps[i])
             if message:
                 self.message = str(message)
-            done_all, message = sum(self.done), self.message
+            done_all, message, parts = sum(self.done), self.message, tuple(self.done)
+        set_parts = getattr(self.job, "set_parts", None)
+        if set_parts is not None:  # the ETA weighs each part's fits (rmsc.dashboard.pace)
+            set_parts(parts)
         self.job.set_progress(done_all, self.total, message)
 
     def finished(self, i):

@@ -36,7 +36,8 @@ SMOKE = {
         (["--smoke", "--repeat", "1", "--data-dir", "{paper_mats}"],
          "| 3sources.mat | load(.mat) | 169 | 3 |")],
     "benchmarks/bench_estimates.py": [
-        (["--datasets", "3sources", "--methods", "RMSC", "SSC-AVG"], "ratios within")],
+        (["--per-method", "--datasets", "3sources", "--methods", "RMSC", "SSC-AVG"],
+         "ratios within")],
     "benchmarks/bench_fit.py": [
         (["--data", "3-Sources", "--settings", "1,0.1", "--baseline", "HEAD"], "| 1 | 0.1 |"),
         (["--targets", "--smoke"], "| RMSC-WV | extrapolate, clustering stop | ")],
@@ -78,6 +79,11 @@ SMOKE = {
 OWN_TEST = {
     "benchmarks/bench_device.py": "tests/benchmarks/test_bench_device.py",
     "benchmarks/bench_stability.py": "tests/benchmarks/test_bench_stability.py",
+}
+
+#: Scripts whose smoke run starts a Dask cluster (tens of seconds).
+SLOW = {
+    "benchmarks/bench_estimates.py": [(["--smoke"], "buttons within 1.5x")],
 }
 
 #: Scripts that start a browser (tens of seconds).
@@ -222,6 +228,12 @@ def run_script(name, runs, tmp_path, paper_mats=None, runner=None):
 @pytest.mark.parametrize("name", sorted(SMOKE))
 def test_smoke(name, tmp_path, paper_mats, runner):
     run_script(name, SMOKE[name], tmp_path, paper_mats, runner)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SLOW))
+def test_smoke_with_a_dask_cluster(name, tmp_path):
+    run_script(name, SLOW[name], tmp_path)
 
 
 @pytest.mark.slow

@@ -152,7 +152,8 @@ def test_a_registered_method_is_drawn_and_run_on_compare_and_sensitivity(toy):
             m.value for m in at.markdown)
         picker.set_value(["Toy k-means"]).run()
         run = at.button(key="w_cmp_run")
-        assert run.label == "Run 1 fits (time unknown until it has run once on this machine)"
+        assert run.label == \
+            "Run 1 fits (time unknown until it has run once on this machine now)"
         run.click().run()
         job = at.session_state["slots"]["compare"].latest
         assert job.wait(WAIT) and job.state == dash.DONE, job.error
@@ -265,7 +266,7 @@ def test_a_registered_graph_method_is_drawn_and_run_on_compare_and_sensitivity(t
             m.value for m in at.markdown)
         picker.set_value(["Toy graph"]).run()
         run = at.button(key="w_cmp_run")
-        assert run.label.startswith("Run 1 fits (a guess: about ")  # its own cost model
+        assert run.label.startswith("Run 1 fits (about ")  # its own cost model
         run.click().run()
         job = at.session_state["slots"]["compare"].latest
         assert job.wait(WAIT) and job.state == dash.DONE, job.error
