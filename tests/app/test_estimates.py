@@ -13,7 +13,7 @@ from rmsc import dashboard as dash
 from rmsc.dashboard import estimates
 from rmsc.dashboard import pace as P
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 pytestmark = pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
 
