@@ -88,7 +88,9 @@ SLOW = {
 BROWSER = {
     "bench_dashboard.py": [(["--smoke"], "first page load (fresh server)")],
     "bench_load.py": [(["--smoke", "--browser-nice", "0"], "1 results fitted again in-process: "
-                                                           "1 equal as shown")],
+                                                           "1 equal as shown"),
+                      (["--lesson", "--smoke", "--browser-nice", "0"],
+                       "N=1: 1 of 1 sessions walked every step")],
 }
 
 
