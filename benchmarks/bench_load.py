@@ -39,6 +39,25 @@ loopback (``RMSC_SCHEDULER``), with their memory counted as the workers'.
 Targets (the serving work) on the 2-core machine: median latency at N ≤ 1.3 × max(1, N/cores) ×
 the N = 1 median; no wrong, lost or mixed-up result; total memory ≤ 2 GB at N = 8; the
 health check answers within 1 s throughout.
+
+A class following the guided lesson (docs/lesson.md):
+
+    python benchmarks/bench_load.py --lesson [FILE] [--data Digit-small] [--max-iter N]
+                                    [--sessions 8] [--cache-dir DIR] [--smoke]
+
+warms the lesson first (``rmsc lesson --warm`` into ``--cache-dir``, by default a fresh
+temporary folder, timed; a folder warmed before is reused and only what is missing is
+computed), then serves the dashboard over that folder (``RMSC_CACHE_DIR``, ``RMSC_LESSON``)
+and has N browser sessions at once open ``?lesson=1`` and step through the whole lesson with
+Next (and, on a step with a guided slider, through each of its values). Measured per step:
+the seconds from the click (from the address opened, for step 1) until the step's result is
+on screen -- a DOM condition: the step's heading, the script idle, and what the step shows
+(its charts, "What the outliers cost", the density of Z* at the slider's value) -- median
+and max over the sessions, and how many sessions saw a progress bar on the way (something
+computed during the visit instead of read from the warm cache). Target: every step ≤ 2 s on
+a warm server with 8 sessions. ``--data`` puts every step on another bundled dataset (e.g.
+Digit-small, where full Digit takes too long to warm); ``--max-iter`` caps the fits
+(``--smoke``: one session, Digit-small, 5 iterations: a check that the mode works).
 """
 
 import _preamble  # the checkout's root on sys.path, --smoke, one thread
@@ -361,6 +380,248 @@ def one_run(n, moves, cluster, log, idle_wait, nice):
             "after": after}
 
 
+# -- a class following the guided lesson ----------------------------------------------------
+
+#: Seconds a lesson step may take to render on a warm server (the lesson's target).
+STEP_TARGET = 2.0
+
+#: JavaScript: true once step ``n`` of the lesson shows its result: its heading, the script
+#: idle (stale elements of the step before are gone then), and what the step draws.
+STEP_SHOWN = """([heading, charts, needs, slider]) => {
+  const main = document.querySelector('[data-testid=stMain]');
+  if (!main || !document.querySelector("[data-test-script-state='notRunning']")) return false;
+  const text = main.innerText;
+  if (!text.includes(heading)) return false;
+  if (main.querySelectorAll('.js-plotly-plot .main-svg').length < charts) return false;
+  if (!needs.every(t => text.includes(t))) return false;
+  if (slider !== null) {
+    const side = document.querySelector('[data-testid=stSidebar]');
+    if (!side || !side.innerText.includes(slider)) return false;
+    if (!/Fitted( on [^:]+)?:/.test(side.innerText)) return false;
+  }
+  return true;
+}"""
+
+#: JavaScript run in every document before its own scripts: notes whether a progress bar
+#: (a fit or a comparison computed during the visit) was ever shown since the flag was reset.
+PROGRESS_WATCH = """(() => {
+  window.__progressSeen = false;
+  new MutationObserver(() => {
+    if (document.querySelector('[data-testid=stProgress]')) window.__progressSeen = true;
+  }).observe(document, {childList: true, subtree: true});
+})();"""
+
+
+def lesson_file(source, data, max_iter, folder):
+    """The lesson to serve: ``source`` itself, or a copy with every step on ``data`` and its
+    fits capped at ``max_iter`` (relative file paths made absolute)."""
+    import yaml
+
+    if data is None and max_iter is None:
+        return Path(source)
+    doc = yaml.safe_load(Path(source).read_text(encoding="utf-8"))
+    from rmsc import datasets
+
+    for step in doc["steps"]:
+        if data is not None:
+            step["data"] = data
+        elif step.get("data") and step["data"] not in datasets.bundled_names():
+            step["data"] = str((Path(source).parent / step["data"]).resolve())
+        if max_iter is not None:
+            step["params"] = {**(step.get("params") or {}), "max_iter": int(max_iter)}
+    path = Path(folder) / "lesson.yaml"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def lesson_visits(lesson):
+    """What a student sees, in order: (label, step number, slider index or None, the key to
+    press or None) for every step (entered with Next), and each other value of a step's
+    slider (moved one notch at a time with the arrow keys: down to the first, then up)."""
+    out = []
+    for n, step in enumerate(lesson.steps, 1):
+        out.append((f"{n}. {step.title}", n, None, None))
+        if step.slider is not None:
+            values, p = list(step.slider.values), step.params
+            own = {"lam": p.resolved_lam, "beta_rel": p.resolved_beta_rel,
+                   "beta": p.beta}[step.slider.param]
+            k = min(range(len(values)), key=lambda i: abs(values[i] - own))
+            for i in range(k - 1, -1, -1):
+                out.append((f"{n}. slider {step.slider.param} = {values[i]:g}", n, i,
+                            "ArrowLeft"))
+            for i in range(1, len(values)):
+                out.append((f"{n}. slider {step.slider.param} = {values[i]:g}", n, i,
+                            "ArrowRight"))
+    return out
+
+
+def step_condition(lesson, n, slider_index):
+    """The arguments of :data:`STEP_SHOWN` for step ``n`` (at its slider's value)."""
+    step = lesson.step(n)
+    heading = f"Step {n} of {len(lesson)}: {step.title}"
+    with_outliers = step.outliers is not None
+    charts = {"views": 2, "compare": 2 if with_outliers else 1,
+              "weights": 2 if with_outliers else 1, "solve": 0}[step.show]
+    needs = {"compare": ["What the outliers cost"] if with_outliers else [],
+             "solve": ["density of Z*"]}.get(step.show, [])
+    slider = None
+    if step.show == "solve" or step.slider is not None:
+        p = step.params
+        if slider_index is not None:
+            p = p.replace(**{step.slider.param: step.slider.values[slider_index]})
+        slider = p.summary()[0]  # the sidebar's line of the parameters shown
+    return [heading, charts, needs, slider]
+
+
+async def lesson_session(browser, url, lesson, visits, i, out, errors):
+    context = await browser.new_context(viewport={"width": 1280, "height": 800})
+    await context.add_init_script(PROGRESS_WATCH)
+    page = await context.new_page()
+    page.on("pageerror", lambda e: errors.append(f"session {i}: page error {e}"))
+    label = visits[0][0]
+    try:
+        for k, (label, n, index, key) in enumerate(visits):
+            if k:
+                await page.evaluate("window.__progressSeen = false")
+            t0 = time.perf_counter()
+            if k == 0:
+                await page.goto(f"{url}/?lesson=1", timeout=TIMEOUT)
+            elif key is None:
+                await page.get_by_role("button", name="Next →").click(timeout=TIMEOUT)
+            else:
+                thumb = page.locator("[data-testid=stSlider]").get_by_role("slider")
+                await thumb.press(key, timeout=TIMEOUT)
+            await page.wait_for_function(STEP_SHOWN, arg=step_condition(lesson, n, index),
+                                         timeout=TIMEOUT, polling=50)
+            seconds = time.perf_counter() - t0
+            if await page.locator("[data-testid=stException]").count():
+                errors.append(f"session {i}: an exception on the page at {label}")
+            out.append({"session": i, "visit": label, "seconds": seconds,
+                        "progress": bool(await page.evaluate("window.__progressSeen"))})
+    except Exception as exc:  # noqa: BLE001 - a stuck or broken session is counted
+        errors.append(f"session {i} at {label}: {type(exc).__name__}: "
+                      f"{str(exc).splitlines()[0]}")
+    finally:
+        await context.close()
+
+
+async def drive_lesson(url, lesson, n, nice=0):
+    from playwright.async_api import async_playwright
+
+    visits = lesson_visits(lesson)
+    out, errors = [], []
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=browser_executable(nice), args=ARGS)
+        try:
+            # the teacher's tab, before the class: the server's first visit starts its worker
+            # processes and draws step 1 (timed apart, not counted with the class)
+            first = []
+            await lesson_session(browser, url, lesson, visits[:1], -1, first, errors)
+            await asyncio.gather(*(lesson_session(browser, url, lesson, visits, i, out, errors)
+                                   for i in range(n)))
+        finally:
+            await browser.close()
+    return visits, out, errors, (first[0]["seconds"] if first else float("nan"))
+
+
+def warm_lesson(path, cache_dir, log):
+    """``rmsc lesson --warm --file path`` into ``cache_dir``: (seconds, its summary line)."""
+    env = {**os.environ, "RMSC_CACHE_DIR": str(cache_dir)}
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "rmsc", "lesson", "--warm", "--file", str(path)],
+                       cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=log, text=True)
+    seconds = time.perf_counter() - t0
+    if r.returncode:
+        raise RuntimeError(f"rmsc lesson --warm failed ({r.returncode}): {r.stdout[-2000:]}")
+    line = next((ln for ln in r.stdout.splitlines() if ln.startswith("warm:")), "")
+    return seconds, line
+
+
+def lesson_run(path, lesson, n, cache_dir, log, nice):
+    """The dashboard over the warm cache, N sessions walking the lesson at once."""
+    env = {**os.environ, "RMSC_CACHE_DIR": str(cache_dir), "RMSC_LESSON": str(path)}
+    env.pop("RMSC_SCHEDULER", None)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port),
+         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_health(url, server)
+        sampler = Sampler(url, server.pid)
+        sampler.start()
+        visits, results, errors, first = asyncio.run(drive_lesson(url, lesson, n, nice))
+        sampler.stop.set()
+        sampler.join(10)
+    finally:
+        stop([server])
+    return visits, results, errors, sampler, first
+
+
+def lesson_main(args):
+    import shutil
+    import tempfile
+
+    from rmsc.dashboard import lesson as lessons
+
+    source = Path(args.lesson) if args.lesson else lessons.default_lesson_path()
+    work = Path(tempfile.mkdtemp(prefix="bench_load_lesson_"))
+    cache_dir = Path(args.cache_dir) if args.cache_dir else work / "cache"
+    try:
+        path = lesson_file(source, args.data, args.max_iter, work)
+        lesson = lessons.load_lesson(path)
+        datas = sorted({s.data if Path(s.data).name == s.data else Path(s.data).name
+                        for s in lesson.steps})
+        log = open(ROOT / "benchmarks" / "bench_load.log", "w")
+        load = os.getloadavg()
+        print(f"# bench_load --lesson: {source.name} ({len(lesson)} steps) on "
+              f"{', '.join(datas)}"
+              + ("" if args.max_iter is None else f", fits capped at {args.max_iter} iterations")
+              + f"; {os.cpu_count()} cores, browsers at nice {args.browser_nice}, server at "
+              f"nice {os.nice(0)}; load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} "
+              "(1 / 5 / 15 min)", flush=True)
+        seconds, line = warm_lesson(path, cache_dir, log)
+        print(f"warm-up: `rmsc lesson --warm` took {seconds:.0f} s ({line or 'no summary'})",
+              flush=True)
+        for n in [int(x) for x in args.sessions.split(",")]:
+            visits, results, errors, sampler, first = lesson_run(
+                path, lesson, n, cache_dir, log, args.browser_nice)
+            print()
+            print(f"The server's first visit (one tab, starting its workers, step 1): "
+                  f"{first:.1f} s. Then {n} session(s) at once, seconds until each step's "
+                  f"result is on screen (target ≤ {STEP_TARGET:g} s):")
+            print()
+            print("| step | sessions | median s | max s | ≤ 2 s | computed during the visit |")
+            print("|---|---|---|---|---|---|")
+            worst = 0.0
+            for label, *_ in visits:
+                got = [r for r in results if r["visit"] == label]
+                secs = [r["seconds"] for r in got]
+                if not secs:
+                    print(f"| {label} | 0/{n} | — | — | — | — |")
+                    continue
+                worst = max(worst, max(secs))
+                print(f"| {label} | {len(got)}/{n} | {statistics.median(secs):.2f} | "
+                      f"{max(secs):.2f} | {'yes' if max(secs) <= STEP_TARGET else 'no'} | "
+                      f"{sum(r['progress'] for r in got)}/{len(got)} |")
+            health = sampler.health
+            walked = sum(1 for i in range(n) if sum(r["session"] == i for r in results)
+                         == len(visits))
+            print()
+            print(f"N={n}: {walked} of {n} sessions walked every step; slowest step "
+                  f"{worst:.2f} s; {len(errors)} errors; server peak {mb(sampler.server_peak)} "
+                  f"MB, workers {mb(sampler.worker_peak)} MB; health check max "
+                  f"{max(health) if health else float('nan'):.2f} s")
+            for e in errors:
+                print(f"N={n}: {e}")
+        load = os.getloadavg()
+        print(f"# load average after: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def mb(b):
     return f"{b / 2**20:.0f}"
 
@@ -382,8 +643,24 @@ def main():
                          "class they run on the students' machines, not on the server's cores")
     ap.add_argument("--smoke", action="store_true",
                     help="a check that the script works: one session, one move, Digit-small, "
-                         "no idle wait (tests/benchmarks/test_benchmarks.py); its numbers mean nothing")
+                         "no idle wait (tests/test_benchmarks.py); its numbers mean nothing")
+    ap.add_argument("--lesson", nargs="?", const="", default=None, metavar="FILE",
+                    help="a class following the guided lesson (FILE, default the lesson that "
+                         "ships): seconds until each step's result is on screen")
+    ap.add_argument("--data", default=None,
+                    help="--lesson: every step on this bundled dataset (e.g. Digit-small)")
+    ap.add_argument("--max-iter", type=int, default=None,
+                    help="--lesson: cap every step's fits at this many iterations")
+    ap.add_argument("--cache-dir", default=None,
+                    help="--lesson: the result folder to warm and serve from (default: a "
+                         "fresh temporary one); one warmed before is reused")
     args = ap.parse_args()
+    if args.lesson is not None:
+        if args.smoke:
+            args.sessions, args.data, args.max_iter = "1", args.data or "Digit-small", 5
+        elif args.sessions == ap.get_default("sessions"):
+            args.sessions = "8"
+        return lesson_main(args)
     if args.smoke:
         global DATA
         DATA = "Digit-small"

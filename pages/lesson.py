@@ -153,7 +153,9 @@ elif step.show in ("weights", "solve"):
         st.dataframe(dash.weight_shares_table(shares), hide_index=True,
                      key="lesson_shares", height="content",
                      column_config={c: st.column_config.NumberColumn(format="%.1f")
-                                    for c in ("share of ΣP %", "samples at the cap %")}
+                                    for c in (f"{inspection.SHARE_LABEL} %",
+                                              f"{inspection.P_SHARE_LABEL} %",
+                                              "samples at the cap %")}
                      | {c: st.column_config.NumberColumn(format="%.3g")
                         for c in ("mean weight", "median loss")})
         if dominance:

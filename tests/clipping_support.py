@@ -28,12 +28,15 @@ MAX_ITER = 30
 
 
 #: Findings on a page once its layout has settled: the detector run until two runs half a
-#: second apart agree, with the fonts loaded and the script idle (charts and tables lay
-#: themselves out after they arrive).
+#: second apart agree, with the fonts loaded, the script idle (charts and tables lay
+#: themselves out after they arrive) and no element still waiting for its code (Streamlit
+#: loads an element type's script on first use and draws a grey ``stSkeleton`` until then:
+#: on a busy machine a screenshot showed the Solve page's metrics and radios as grey boxes).
 SETTLED = """() => {
     const detector = (DETECTOR);
     if (document.fonts.status !== 'loaded') return false;
     if (!document.querySelector("[data-test-script-state='notRunning']")) return false;
+    if (document.querySelector("[data-testid=stSkeleton]")) return false;
     const now = JSON.stringify(detector());
     const same = window.__clipFindings === now;
     window.__clipFindings = now;

@@ -441,9 +441,10 @@ def change_sentences(tables):
     out = []
     for _, row in table.iterrows():
         clean, dirty, change = row[f"{names[0]} %"], row[f"{names[1]} %"], row["change (points)"]
+        # two decimals, as the table beside them ("gained 0.0 points" said nothing)
         verb = "lost" if change < 0 else "gained"
-        out.append(f"{row['method']}: ACC {clean:.1f} % on the {names[0]} data, {dirty:.1f} % "
-                   f"{names[1]}: {verb} {abs(change):.1f} points.")
+        out.append(f"{row['method']}: ACC {clean:.2f} % on the {names[0]} data, {dirty:.2f} % "
+                   f"{names[1]}: {verb} {abs(change):.2f} points.")
     return out
 
 

@@ -37,14 +37,14 @@ def fusion_sentence(consensus, singles):
     above = {k: v for k, v in singles.items() if v > consensus}
     if not above:
         return (f"Here the consensus keeps more of its weight within classes "
-                f"({_pct(consensus)}) than every single-view affinity below "
+                f"({_pct(consensus)}) than every single-view affinity of the table "
                 f"(best {_pct(max(singles.values()))}).")
     best = max(above, key=above.get)
     return (f"Here {len(above)} of the {len(singles)} single-view affinities keep more of "
             f"their weight within classes than the consensus ({_pct(consensus)}; best: "
             f"{best}, {_pct(above[best])}). A within-class share is not the whole story: "
-            "spectral clustering also needs each class connected, and the scores above "
-            "say how the consensus clustered.")
+            "spectral clustering also needs each class connected, and the consensus's ACC "
+            "(in the sidebar, and under the spectral embedding) says how it clustered.")
 
 
 def views_sentence(table, tolerance=0.5):

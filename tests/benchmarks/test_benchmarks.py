@@ -90,7 +90,8 @@ SLOW = {
 BROWSER = {
     "benchmarks/bench_dashboard.py": [(["--smoke"], "first page load (fresh server)")],
     "benchmarks/bench_load.py": [
-        (["--smoke", "--browser-nice", "0"], "1 results fitted again in-process: 1 equal as shown")],
+        (["--smoke", "--browser-nice", "0"], "1 results fitted again in-process: 1 equal as shown"),
+        (["--lesson", "--smoke", "--browser-nice", "0"], "N=1: 1 of 1 sessions walked every step")],
 }
 
 

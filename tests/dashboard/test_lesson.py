@@ -220,11 +220,14 @@ def test_warm_fills_the_cache_under_the_keys_the_page_reads(tmp_path):
 def test_change_sentences_are_computed_from_the_tables():
     import pandas as pd
 
-    tables = {"clean": pd.DataFrame({"method": ["A", "B"], "acc_mean": [0.9, 0.8]}),
-              "with outliers": pd.DataFrame({"method": ["A", "B"], "acc_mean": [0.85, 0.81]})}
+    tables = {"clean": pd.DataFrame({"method": ["A", "B", "C"],
+                                     "acc_mean": [0.9, 0.8, 0.9065]}),
+              "with outliers": pd.DataFrame({"method": ["A", "B", "C"],
+                                             "acc_mean": [0.85, 0.81, 0.9068]})}
     assert L.change_sentences(tables) == [
-        "A: ACC 90.0 % on the clean data, 85.0 % with outliers: lost 5.0 points.",
-        "B: ACC 80.0 % on the clean data, 81.0 % with outliers: gained 1.0 points."]
+        "A: ACC 90.00 % on the clean data, 85.00 % with outliers: lost 5.00 points.",
+        "B: ACC 80.00 % on the clean data, 81.00 % with outliers: gained 1.00 points.",
+        "C: ACC 90.65 % on the clean data, 90.68 % with outliers: gained 0.03 points."]
 
 
 # ---------------------------------------------------------------------------

@@ -18,7 +18,8 @@ def test_fusion_sentence_follows_the_within_class_shares():
     assert "fusing" not in text
     above = dash.fusion_sentence(97.0, singles)
     assert above.startswith("Here the consensus keeps more of its weight within classes "
-                            "(97.0 %) than every single-view affinity below (best 96.0 %)")
+                            "(97.0 %) than every single-view affinity of the table (best "
+                            "96.0 %)")
     assert dash.fusion_sentence(50.0, {"A": float("nan")}) == ""
     assert dash.fusion_sentence(float("nan"), singles) == ""
 
