@@ -333,6 +333,17 @@ def stop(procs):
             p.kill()
 
 
+def start_server(env, log):
+    """The dashboard (``streamlit run app.py``) on a free local port: (process, its URL)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port),
+         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    return server, f"http://127.0.0.1:{port}"
+
+
 def one_run(n, moves, cluster, log, idle_wait, nice):
     env = dict(os.environ)
     # No results on disk (rmsc.dashboard.store): every run measures its fits, not an
@@ -344,13 +355,7 @@ def one_run(n, moves, cluster, log, idle_wait, nice):
         env["RMSC_SCHEDULER"] = address
     else:
         env.pop("RMSC_SCHEDULER", None)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port),
-         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server, url = start_server(env, log)
     try:
         wait_health(url, server)
         sampler = Sampler(url, server.pid, [p.pid for p in cluster_procs])
@@ -541,13 +546,7 @@ def lesson_run(path, lesson, n, cache_dir, log, nice):
     """The dashboard over the warm cache, N sessions walking the lesson at once."""
     env = {**os.environ, "RMSC_CACHE_DIR": str(cache_dir), "RMSC_LESSON": str(path)}
     env.pop("RMSC_SCHEDULER", None)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port),
-         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server, url = start_server(env, log)
     try:
         wait_health(url, server)
         sampler = Sampler(url, server.pid)
