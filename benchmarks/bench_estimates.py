@@ -37,6 +37,7 @@ import warnings
 
 from rmsc import datasets, experiments  # noqa: E402
 from rmsc.dashboard import DEFAULT_COMPARE  # noqa: E402
+from rmsc.costs import probe_seconds  # noqa: E402
 from rmsc.dashboard import estimates as E  # noqa: E402
 
 DATASETS = {"digit-small": "Digit-small", "digit": "Digit", "3sources": "3-Sources",
@@ -184,7 +185,7 @@ def main():
                                    if m != "DiMSC" or name in DIMSC_DATASETS]
         sums = {}
         for m in methods:
-            pred = E.estimate_fit(m, shape, {}, None, E.probe_seconds(refresh=True))
+            pred = E.estimate_fit(m, shape, {}, None, probe_seconds(refresh=True))
             table = experiments.compare(data, [m])
             row = table.iloc[0]
             if isinstance(row["error"], str):

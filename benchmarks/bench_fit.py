@@ -28,7 +28,7 @@ for Reuter: the estimator's default and the three the reproduction ran there
 (``rmsc reproduce``'s thinned grid).
 """
 
-import _preamble  # noqa: F401 - the checkout's root on sys.path, --smoke, one thread
+import _preamble  # the checkout's root on sys.path, --smoke, one thread
 
 import argparse
 import statistics
@@ -38,7 +38,6 @@ from pathlib import Path
 
 
 import _baseline  # noqa: E402
-import _smoke  # noqa: E402
 from rmsc import RMSC, datasets, evaluate_runs, get_method  # noqa: E402
 from rmsc.rmsc import FORMER_STOPPING, PAPER_MODEL  # noqa: E402
 from rmsc.tracking import ClusteringStop  # noqa: E402
@@ -105,7 +104,7 @@ def main():
                     help="fits per setting (default 1; with --targets 3)")
     ap.add_argument("--targets", action="store_true",
                     help="the speed round's time target (see the module docstring)")
-    _smoke.add_argument(ap)
+    _preamble.add_argument(ap)
     ap.add_argument("--settings", nargs="+", default=None, help="lam,beta pairs")
     _baseline.add_argument(ap)
     args = ap.parse_args()

@@ -101,7 +101,7 @@ def _dashboard_workers_end_with_the_tests():
 def fake_cuda_torch(monkeypatch):
     """A stand-in ``torch`` (``tests/fake_torch.py``) that reports one CUDA GPU, in place
     of any real one for the test: ``rmsc.device`` resolves ``auto`` to it."""
-    import fake_torch
+    from tests import fake_torch
 
     torch = fake_torch.make(count=1)
     monkeypatch.setitem(sys.modules, "torch", torch)

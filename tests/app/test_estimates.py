@@ -63,7 +63,7 @@ def test_compare_says_its_time_before_during_and_after(monkeypatch):
         assert label.startswith("Run 3 fits (about ") and label.endswith(" on this machine now)")
         # the parts one after another in the job's thread, so that the test knows which ended
         slot = at.session_state["slots"]["compare"]
-        slot.runner = None
+        slot.sender = None
         at.button(key="w_cmp_run").click().run()
         key, planned, weights = at.session_state["_run_plans"]["compare"]
         assert f"({planned.text()} on this machine now)" in label  # what the button said

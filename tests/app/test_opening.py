@@ -159,7 +159,7 @@ def test_the_sidebar_names_the_gpu_torch_reports(fake_cuda_torch, monkeypatch):
     """With ``RMSC_DEVICE`` at auto and torch reporting a CUDA GPU (tests/fake_torch.py), the
     sidebar's "Fits run on" line names that GPU on every page (the server's resolution;
     the fits themselves run on the workers, which have no fake torch)."""
-    import fake_torch
+    from tests import fake_torch
 
     monkeypatch.delenv("RMSC_DEVICE", raising=False)
     at = open_app({"data": "Subspaces"})

@@ -535,7 +535,7 @@ def test_cli_fit_device(monkeypatch):
 
 
 def test_auto_resolves_to_the_cuda_gpu_torch_reports(fake_cuda_torch):
-    import fake_torch
+    from tests import fake_torch
 
     want = (f"{fake_torch.NAME} (cuda:0 through torch {fake_torch.VERSION}, "
             f"{format_bytes(fake_torch.TOTAL)})")
@@ -550,7 +550,7 @@ def test_auto_resolves_to_the_cuda_gpu_torch_reports(fake_cuda_torch):
 
 
 def test_auto_falls_back_to_the_cpu_when_torch_sees_no_gpu(monkeypatch):
-    import fake_torch
+    from tests import fake_torch
 
     monkeypatch.setitem(sys.modules, "torch", fake_torch.make(count=0))
     auto = device.resolve_device("auto")
@@ -561,7 +561,7 @@ def test_auto_falls_back_to_the_cpu_when_torch_sees_no_gpu(monkeypatch):
 
 
 def test_the_dashboard_device_line_names_the_gpu(fake_cuda_torch, monkeypatch):
-    import fake_torch
+    from tests import fake_torch
 
     from rmsc.dashboard.fitting import device_text
 
@@ -572,7 +572,7 @@ def test_the_dashboard_device_line_names_the_gpu(fake_cuda_torch, monkeypatch):
 
 
 def test_free_memory_of_a_torch_cuda_device(fake_cuda_torch, monkeypatch):
-    import fake_torch
+    from tests import fake_torch
 
     from rmsc._array_api import free_bytes
 
@@ -593,7 +593,7 @@ def test_cli_fit_device_auto_takes_the_cuda_gpu(fake_cuda_torch, monkeypatch):
     that the fit after it runs the device path too."""
     import io
 
-    import fake_torch
+    from tests import fake_torch
 
     from rmsc.cli import main
 
