@@ -52,10 +52,22 @@ log = logging.getLogger("rmsc.dashboard")
 MAX_SCATTERED = 8
 #: Arguments holding more bytes of arrays than this are scattered, not sent in the graph.
 SCATTER_BYTES = 64 << 10
-#: Niceness of the LocalCluster's worker processes: on a machine that also serves the
-#: pages, drawing a page and answering the health check come before a queued fit. Measured
-#: with benchmarks/bench_load.py (docs/measurements.md, "Many sessions at once").
+#: How much nicer than the server the LocalCluster's worker processes run: on a machine
+#: that also serves the pages, drawing a page and answering the health check come before a
+#: queued fit. Measured with benchmarks/bench_load.py (docs/measurements.md, "Many sessions
+#: at once").
 WORKER_NICENESS = 5
+
+
+def worker_niceness():
+    """The workers' niceness: :data:`WORKER_NICENESS` above the server's own (at most 19, the
+    lowest priority), so that a server started nice (``nice -n 10 make run``) still runs its
+    workers below itself."""
+    try:
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+    except (AttributeError, OSError):  # not POSIX
+        own = 0
+    return min(19, own + WORKER_NICENESS)
 
 
 def _nbytes(value, depth=0):
@@ -107,7 +119,8 @@ class DaskWorkers:
             self.client = Client(self.cluster, set_as_default=False)
             from ._worker_setup import WorkerSetup  # imports distributed (optional)
 
-            self.client.register_plugin(WorkerSetup(WORKER_NICENESS), name="rmsc-worker-setup")
+            self.client.register_plugin(WorkerSetup(worker_niceness()),
+                                        name="rmsc-worker-setup")
         self._lock = threading.Lock()
         self._jobs = {}          # job id -> Job (unfinished)
         self._waiting = OrderedDict()  # job id -> None, submitted and not started, in order
