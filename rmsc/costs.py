@@ -288,13 +288,7 @@ class Estimate:
             extra = f" + {self.unknown} fit{'s' if self.unknown > 1 else ''} of unknown time"
         if self.measured or self.high <= 1.5 * max(self.low, 1e-9):
             return f"about {format_duration(self.mid)}{extra}"
-        low, high = format_duration(self.low), format_duration(self.high)
-        if low == high:
-            return f"about {low}{extra}"
-        lo_unit, hi_unit = low.split()[-1], high.split()[-1]
-        if lo_unit == hi_unit:
-            low = low[: -len(lo_unit) - 1]
-        return f"about {low}–{high}{extra}"
+        return f"about {join_span(format_duration(self.low), format_duration(self.high))}{extra}"
 
 
 #: Nothing to run (the sum of no estimates: measured and a guess alike, for ``and``).
@@ -367,6 +361,17 @@ def format_duration(seconds):
     if s < 90 * 60:
         return f"{s / 60:.0f} min"
     return f"{s / 3600:.1f} h"
+
+
+def join_span(low, high):
+    """Two durations in words as one range, the unit said once where both share it:
+    ("3 min", "6 min") -> "3–6 min", ("40 s", "2 min") -> "40 s–2 min", equal ones once."""
+    if low == high:
+        return low
+    lo_unit, hi_unit = low.split()[-1], high.split()[-1]
+    if lo_unit == hi_unit:
+        low = low[: -len(lo_unit) - 1]
+    return f"{low}–{high}"
 
 
 # ---------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..costs import (calibrate_speed, data_shape, fastest_probe_seconds, format_duration,
-                     has_model, predict)
+                     has_model, join_span, predict)
 from .estimates import estimate_fit, part_threads_of, record_solve_fit
 from .fitting import FitResult
 from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
@@ -140,13 +140,7 @@ def duration_text(seconds):
 
 def span_text(low, high):
     """ "3–6 min", "40 s–1.5 min": a range with its unit said once where both share it."""
-    lo, hi = duration_text(low), duration_text(high)
-    if lo == hi:
-        return lo
-    lo_unit, hi_unit = lo.split()[-1], hi.split()[-1]
-    if lo_unit == hi_unit:
-        lo = lo[: -len(lo_unit) - 1]
-    return f"{lo}–{hi}"
+    return join_span(duration_text(low), duration_text(high))
 
 
 class Pace:
