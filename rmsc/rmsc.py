@@ -250,7 +250,7 @@ class RMSC(ClusterMixin, BaseEstimator):
         P-step's weights at the start), a constant of the model, so every block step
         stays exact and the objective never increases. None: the paper's P-step for
         every weight. RMSC-WV (one weight per view) is not affected.
-    view_balance : {None, "balanced", "consensus", "dof"}, default=VIEW_BALANCE (None)
+    view_balance : {None, "balanced", "consensus", "dof", "two_level"}, default=VIEW_BALANCE (None)
         How the views share the weight (docs/weights.md, "Models whose view shares follow
         informativeness"). None: the paper's P-step, each weight on its own (a view its
         samples are easy to rebuild in, e.g. one of few features, draws most of the
@@ -260,8 +260,12 @@ class RMSC(ClusterMixin, BaseEstimator):
         share the consensus equally; within a view, and per sample across views, the
         weights still follow the losses). ``"dof"``: each view's losses in the unit of its
         degrees of freedom (the start loss of a sample of average leverage; it replaces
-        ``loss_scale``'s unit) with view factor 1. Every block step stays exact, so the
-        objective never increases. "balanced" and "consensus" do not apply to RMSC-WV.
+        ``loss_scale``'s unit) with view factor 1. ``"two_level"``: one weight per view,
+        RMSC-WV's q_v = 1/sqrt(gamma + the view's mean robust loss), times the view's
+        balanced weights (summing to n), so that a view's share is set by q_v and c_v
+        alone; ``weights_`` holds the products and ``view_weights_`` the q_v. Every block
+        step stays exact, so the objective never increases. "balanced", "consensus" and
+        "two_level" do not apply to RMSC-WV.
     max_iter : int, default=rmsc.solver.MAX_ITER (200)
         Most iterations of Algorithm 1.
     tol : float, default=rmsc.solver.TOL (3e-3)
@@ -510,8 +514,9 @@ class RMSC(ClusterMixin, BaseEstimator):
         "view_balance": Param(Options(solver.VIEW_BALANCES),
                               what="None (the paper's P-step), 'balanced' (every view's weights "
                                    "sum to n), 'consensus' (every view's consensus weights sum "
-                                   "to n) or 'dof' (losses in the unit of each view's degrees "
-                                   "of freedom)"),
+                                   "to n), 'dof' (losses in the unit of each view's degrees "
+                                   "of freedom) or 'two_level' (one weight per view times the "
+                                   "view's balanced weights)"),
         "max_iter": POSITIVE_INT,
         "tol": NON_NEGATIVE,
         "stop_on": Param(Options(solver.STOPPINGS),

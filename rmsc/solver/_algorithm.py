@@ -34,6 +34,7 @@ from ._objective import OBJECTIVE_TERMS, l1_norm, term_values
 from ._weights import (
     balance_targets,
     consensus_weights,
+    solver_weighting,
     dof_scale,
     fixed_weights,
     initial_weights,
@@ -177,13 +178,15 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
         their weights are held at the view's typical weight (:func:`fixed_weights`)
         instead of the P-step's; None: the paper (every weight from the P-step).
         Ignored for ``weighting="view"``.
-    view_balance : {None, "balanced", "consensus", "dof"}
+    view_balance : {None, "balanced", "consensus", "dof", "two_level"}
         The model of the views' shares (:data:`VIEW_BALANCES`, docs/weights.md): None, the
         paper's P-step; "balanced", every view's weights sum to n
         (:func:`p_step_balanced`); "consensus", every view's consensus weights c_v P_vj
         sum to n; "dof", each view's losses in the unit of its degrees of freedom
-        (:func:`dof_scale`, replacing ``loss_scale``'s unit) with view factor 1.
-        "balanced" and "consensus" are ignored for ``weighting="view"``.
+        (:func:`dof_scale`, replacing ``loss_scale``'s unit) with view factor 1;
+        "two_level", one weight per view times the view's balanced weights
+        (:func:`p_step_two_level`; the P the solution holds is their product).
+        "balanced", "consensus" and "two_level" are ignored for ``weighting="view"``.
 
     Factors that are not NumPy arrays (torch, CuPy, array_api_strict; see
     :func:`rmsc.solver.gram_factor`) run the dense form on their own device
@@ -201,6 +204,8 @@ def solve(factors, lam, beta, gamma, *, weighting="sample", max_iter=MAX_ITER, t
     if stop_on not in STOPPINGS:
         raise ValueError(f"stop_on must be one of {', '.join(map(repr, STOPPINGS))}; "
                          f"got {stop_on!r}.")
+    # "two_level" is a structure of the weights the P-step and the objective see (eq. B4)
+    weighting = solver_weighting(weighting, view_balance)
     options = SolveOptions(lam, beta, gamma, weighting=weighting, loss_scale=loss_scale,
                            scale_power=scale_power, max_iter=max_iter, tol=tol,
                            stop_on=stop_on, callback=callback, with_beta_max=with_beta_max,

@@ -35,9 +35,11 @@ Z*-steps take every weight as given, and the objective (with the constants' term
 P_vj l_vj + psi(P_vj) in it) still never increases. RMSC-WV's one weight per view has no
 per-sample weight to fix: the rule does not apply to ``weighting="view"``.
 
-``view_balance`` (docs/weights.md, eqs. B1-B3): "balanced", every view's weights sum to n
+``view_balance`` (docs/weights.md, eqs. B1-B4): "balanced", every view's weights sum to n
 (:func:`p_step_balanced`); "consensus", its consensus weights c_v P_vj do; "dof", losses in
-the unit of the view's degrees of freedom (:func:`dof_scale`). All P-steps stay exact.
+the unit of the view's degrees of freedom (:func:`dof_scale`); "two_level", one weight per
+view (RMSC-WV's) times the view's balanced weights (:func:`p_step_two_level`, the solver's
+``weighting="two_level"``). All P-steps stay exact.
 
 Every function takes NumPy arrays (computed in float64, as always) or the arrays of
 another array-API namespace (torch, CuPy, array_api_strict: computed there, in their
@@ -46,7 +48,8 @@ the scaled model's among them (a unit s or factor c given as a NumPy vector is c
 the device of P or of the losses; the device path passes device vectors, so its loop
 makes no copy).
 
-Why one module of over 600 lines: every P-step (the paper's, RMSC-WV's, the balanced ones),
+Why one module of over 600 lines: every P-step (the paper's, RMSC-WV's, the balanced ones,
+the two-level one),
 the weights held fixed and the regulariser they minimise are one closed form seen from
 several sides; each proof of "the objective never increases" reads them together.
 """
@@ -80,6 +83,17 @@ def psi(p, gamma):
     return gamma * p + 1.0 / p - 2.0
 
 
+def psi_shifted(p, gamma):
+    """psi less its minimum: psi(p) - (2 sqrt(gamma) - 2) = gamma*p + 1/p - 2 sqrt(gamma) >= 0.
+
+    The two-level model's within-view regulariser (docs/weights.md, eq. B4): a constant
+    shift, which moves no P-step, that makes a view's robust loss non-negative, so that the
+    view's weight 1/sqrt(gamma + loss) is always defined.
+    """
+    _, p = _as_float(p)
+    return gamma * p + 1.0 / p - 2.0 * float(np.sqrt(gamma))
+
+
 def latent_loss(loss, gamma):
     """Latent loss phi(l) = min_{p>=0} p*l + psi(p) = 2(sqrt(gamma + l) - 1) (Lemma 1)."""
     xp, loss = _as_float(loss)
@@ -111,7 +125,8 @@ def initial_weights(losses, gamma, weighting="sample", scale=None, *, fixed=None
     losses : ndarray of shape (n_views, n_samples)
         The losses at the start (Z* = 0, every Z^v its ridge self-representation).
     gamma : float >= 0
-    weighting : {"sample", "view"}
+    weighting : {"sample", "view", "two_level"}
+        "two_level" (eq. B4) starts, like the balanced models, from its P-step.
     scale : ndarray of shape (n_views,) or None
         The scaled model's units (:func:`p_step`); P = 1 is of the order of its
         weights too (a sample at its view's typical loss weighs 1/sqrt(1 + gamma)).
@@ -129,7 +144,7 @@ def initial_weights(losses, gamma, weighting="sample", scale=None, *, fixed=None
     """
     if weighting == "view":
         return p_step(losses, gamma, weighting, scale)
-    if target is not None:
+    if target is not None or weighting == "two_level":
         return p_step(losses, gamma, weighting, scale, fixed=fixed, target=target)
     xp = namespace(losses)
     P = np.ones(np.shape(losses)) if xp is np else xp.ones_like(losses)
@@ -212,7 +227,8 @@ def regularizer(P, gamma, weighting="sample", scale=None, factors=None):
     ----------
     P : ndarray of shape (n_views, n_samples)
     gamma : float
-    weighting : {"sample", "view"}
+    weighting : {"sample", "view", "two_level"}
+        "two_level": P = q_v p_vj, the terms of eq. B4 (:func:`p_step_two_level`).
     scale, factors : ndarray of shape (n_views,) or None
         :func:`loss_scale` and :func:`view_factors`.
 
@@ -222,6 +238,8 @@ def regularizer(P, gamma, weighting="sample", scale=None, factors=None):
     the host with the iteration's other terms, :func:`rmsc.solver._objective.term_values`)
     """
     xp = namespace(P)
+    if weighting == "two_level":
+        return _two_level_regularizer(P, gamma, scale, factors)
     if scale is None and factors is None:  # the paper's sum, in its order
         total = xp.sum(psi(P[:, 0] if weighting == "view" else P, gamma))
     else:
@@ -236,6 +254,26 @@ def regularizer(P, gamma, weighting="sample", scale=None, factors=None):
         if factors is not None:
             per_view = per_view * _like(factors, P)
         total = xp.sum(per_view)
+    return float(total) if xp is np else total
+
+
+def _two_level_regularizer(P, gamma, scale=None, factors=None):
+    """The two-level model's weight terms (docs/weights.md, eq. B4), from the solver's
+    weights P = q_v p_vj: sum_v c_v s_v [q_v sum_j psi_shifted(p_vj) + n psi(q_v)].
+
+    The within-view weights sum to n in every view (the balanced constraint), so the
+    product factors uniquely: q_v = sum_j P_vj / n, p_vj = P_vj / q_v.
+    """
+    xp = namespace(P)
+    n = P.shape[1]
+    q = xp.sum(P, axis=1) / n
+    within = P / q[:, None]
+    per_view = q * xp.sum(psi_shifted(within, gamma), axis=1) + n * psi(q, gamma)
+    if scale is not None:
+        per_view = per_view * _like(scale, P)
+    if factors is not None:
+        per_view = per_view * _like(factors, P)
+    total = xp.sum(per_view)
     return float(total) if xp is np else total
 
 
@@ -276,7 +314,8 @@ def p_step(losses, gamma, weighting="sample", scale=None, *, check=True, fixed=N
     ----------
     losses : ndarray of shape (n_views, n_samples)
     gamma : float >= 0
-    weighting : {"sample", "view"}
+    weighting : {"sample", "view", "two_level"}
+        "two_level": :func:`p_step_two_level` (``view_balance="two_level"``).
     scale : ndarray of shape (n_views,) or None
         :func:`loss_scale`; None is the paper's model.
     check : bool, default=True
@@ -297,6 +336,8 @@ def p_step(losses, gamma, weighting="sample", scale=None, *, check=True, fixed=N
     P : ndarray of shape (n_views, n_samples)
     """
     xp = namespace(losses)
+    if weighting == "two_level":
+        return p_step_two_level(losses, gamma, scale, target, fixed=fixed)
     if target is not None and weighting == "sample":
         return p_step_balanced(losses, gamma, scale, target, fixed=fixed)
     if fixed is not None and weighting == "sample":
@@ -342,8 +383,19 @@ def _safe_minimizer(losses):
 #: shares follow informativeness"): None (the paper's P-step, each weight on its own),
 #: "balanced" (every view's weights sum to n, eq. B1), "consensus" (every view's consensus
 #: weights c_v P_vj sum to n, eq. B2), "dof" (each view's losses in the unit of its
-#: degrees of freedom, view factor 1, eq. B3).
-VIEW_BALANCES = (None, "balanced", "consensus", "dof")
+#: degrees of freedom, view factor 1, eq. B3), "two_level" (one weight per view, RMSC-WV's,
+#: times the view's balanced weights, eq. B4).
+VIEW_BALANCES = (None, "balanced", "consensus", "dof", "two_level")
+
+
+def solver_weighting(weighting, view_balance):
+    """The weighting the P-step and the objective take: "two_level" for
+    ``view_balance="two_level"`` under RMSC's ``weighting="sample"``, else ``weighting``
+    (RMSC-WV's one weight per view has no weights within the view to weigh: "two_level"
+    does not apply to it, as "balanced" does not)."""
+    if view_balance == "two_level" and weighting == "sample":
+        return "two_level"
+    return weighting
 
 
 def balance_targets(view_balance, n_views, n_samples, factors=None):
@@ -351,12 +403,13 @@ def balance_targets(view_balance, n_views, n_samples, factors=None):
 
     "balanced" (eq. B1): target_v = n, every view's weights sum to n. "consensus" (eq. B2):
     sum_j c_v P_vj = n, i.e. target_v = n / c_v (= n for the paper's model, c_v = 1).
+    "two_level" (eq. B4): the weights within each view sum to n, as "balanced".
     None and "dof" constrain nothing.
     """
     if view_balance not in VIEW_BALANCES:
         raise ValueError(f"view_balance must be one of {', '.join(map(repr, VIEW_BALANCES))}; "
                          f"got {view_balance!r}.")
-    if view_balance not in ("balanced", "consensus"):
+    if view_balance not in ("balanced", "consensus", "two_level"):
         return None
     target = np.full(n_views, float(n_samples))
     if view_balance == "consensus" and factors is not None:
@@ -443,6 +496,49 @@ def p_step_balanced(losses, gamma, scale, target, *, fixed=None):
     gap = xp.maximum(gap, 0.0) if xp is np else xp.clip(gap, min=0.0)  # held ones below
     P = 1.0 / xp.sqrt(gap + _like(t, a)[:, None])
     return P if fixed is None else fixed.apply(P)
+
+
+def p_step_two_level(losses, gamma, scale=None, target=None, *, fixed=None):
+    """The two-level P-step (docs/weights.md, eq. B4): one weight per view times the view's
+    balanced weights, P_vj = q_v p_vj.
+
+    The model's weight terms are sum_v c_v [q_v sum_j (p_vj l_vj + s_v psi_shifted(p_vj))
+    + n s_v psi(q_v)] with sum_j p_vj = n. For any q_v > 0 the p-part of view v is q_v
+    c_v s_v times the balanced P-step's (plus a constant), so p is :func:`p_step_balanced`
+    whatever q; then q_v = 1/sqrt(gamma + u_v) minimises the rest exactly (RMSC-WV's
+    P-step), u_v = mean_j [p_vj l_vj / s_v + psi_shifted(p_vj)] >= 0 the view's mean robust
+    loss in its unit: together the exact minimiser over (q, p).
+
+    Parameters
+    ----------
+    losses : array of shape (n_views, n_samples), any array-API namespace
+    gamma : float
+    scale : array of shape (n_views,) or None
+    target : ndarray of shape (n_views,) or None
+        The within-view weights' sums (:func:`balance_targets`; None: n).
+    fixed : FixedWeights or None
+        Within-view weights held (at the view's mean weight 1: the uninformative samples).
+
+    Returns
+    -------
+    P : array of shape (n_views, n_samples), the losses' namespace and device
+    """
+    if target is None:
+        target = np.full(losses.shape[0], float(losses.shape[1]))
+    within = p_step_balanced(losses, gamma, scale, target, fixed=fixed)
+    return view_level_weights(within, losses, gamma, scale)[:, None] * within
+
+
+def view_level_weights(within, losses, gamma, scale=None):
+    """The two-level model's view weights q_v = 1/sqrt(gamma + u_v) for fixed weights within
+    the views (eq. B4): RMSC-WV's P-step, with the view's mean squared loss replaced by its
+    mean robust loss u_v = mean_j [p_vj l_vj / s_v + psi_shifted(p_vj)] (>= 0)."""
+    xp = namespace(losses)
+    losses = xp.maximum(losses, 0.0) if xp is np else xp.clip(losses, min=0.0)
+    if scale is not None:
+        losses = losses / _like(scale, losses)[:, None]
+    u = xp.mean(within * losses + psi_shifted(within, gamma), axis=1)
+    return minimizer(u, gamma)
 
 
 def dof_scale(losses, lam):
