@@ -23,7 +23,7 @@ P-step for every weight), beside the paper's exact model (``PAPER_MODEL``):
   corrupted views.
 
 ``--models`` picks the models among :data:`MODELS` (the view_balance candidates among
-them: "balanced", "consensus", "dof"; docs/weights.md); ``--clean`` leaves the injected outliers out, ``--outliers`` the clean data; ``--converged`` adds each fit run
+them: "balanced", "consensus", "dof", "two_level"; docs/weights.md); ``--clean`` leaves the injected outliers out, ``--outliers`` the clean data; ``--converged`` adds each fit run
 to convergence (:data:`CONVERGED`: the same stopping rule, tol ten times smaller): its
 ACC, NMI and iterations. rho is "—" where the shares are equal by construction
 ("consensus").
@@ -69,6 +69,8 @@ MODELS = {
     "dof": {"view_balance": "dof"},
     "paper": PAPER_MODEL,
     "paper, balanced": {**PAPER_MODEL, "view_balance": "balanced"},
+    "two_level": {"view_balance": "two_level"},
+    "paper, two_level": {**PAPER_MODEL, "view_balance": "two_level"},
 }
 
 #: The models compared without ``--models`` (the rule for uninformative samples).
