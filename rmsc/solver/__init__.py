@@ -42,7 +42,7 @@ from ._weights import (  # noqa: F401
     dof_scale,
     p_step_balanced,
     p_step_two_level,
-    psi_shifted,
+    psi_centred,
     solver_weighting,
     view_level_weights,
     FixedWeights,

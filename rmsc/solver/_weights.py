@@ -83,15 +83,17 @@ def psi(p, gamma):
     return gamma * p + 1.0 / p - 2.0
 
 
-def psi_shifted(p, gamma):
-    """psi less its minimum: psi(p) - (2 sqrt(gamma) - 2) = gamma*p + 1/p - 2 sqrt(gamma) >= 0.
+def psi_centred(p, gamma):
+    """psi less its value at 1: psi(p) - psi(1) = gamma (p - 1) + 1/p - 1.
 
     The two-level model's within-view regulariser (docs/weights.md, eq. B4): a constant
-    shift, which moves no P-step, that makes a view's robust loss non-negative, so that the
-    view's weight 1/sqrt(gamma + loss) is always defined.
+    shift, which moves no P-step. Over weights of mean 1 (the view's balanced weights) its
+    sum is sum_j 1/p_j - n >= 0 (the harmonic mean is at most the mean), zero when every
+    weight is 1: the view's robust loss is then never negative, and it is the view's mean
+    loss itself when the weights within the view are all alike.
     """
     _, p = _as_float(p)
-    return gamma * p + 1.0 / p - 2.0 * float(np.sqrt(gamma))
+    return gamma * (p - 1.0) + 1.0 / p - 1.0
 
 
 def latent_loss(loss, gamma):
@@ -259,7 +261,7 @@ def regularizer(P, gamma, weighting="sample", scale=None, factors=None):
 
 def _two_level_regularizer(P, gamma, scale=None, factors=None):
     """The two-level model's weight terms (docs/weights.md, eq. B4), from the solver's
-    weights P = q_v p_vj: sum_v c_v s_v [q_v sum_j psi_shifted(p_vj) + n psi(q_v)].
+    weights P = q_v p_vj: sum_v c_v s_v [q_v sum_j psi_centred(p_vj) + n psi(q_v)].
 
     The within-view weights sum to n in every view (the balanced constraint), so the
     product factors uniquely: q_v = sum_j P_vj / n, p_vj = P_vj / q_v.
@@ -268,7 +270,7 @@ def _two_level_regularizer(P, gamma, scale=None, factors=None):
     n = P.shape[1]
     q = xp.sum(P, axis=1) / n
     within = P / q[:, None]
-    per_view = q * xp.sum(psi_shifted(within, gamma), axis=1) + n * psi(q, gamma)
+    per_view = q * xp.sum(psi_centred(within, gamma), axis=1) + n * psi(q, gamma)
     if scale is not None:
         per_view = per_view * _like(scale, P)
     if factors is not None:
@@ -502,11 +504,11 @@ def p_step_two_level(losses, gamma, scale=None, target=None, *, fixed=None):
     """The two-level P-step (docs/weights.md, eq. B4): one weight per view times the view's
     balanced weights, P_vj = q_v p_vj.
 
-    The model's weight terms are sum_v c_v [q_v sum_j (p_vj l_vj + s_v psi_shifted(p_vj))
+    The model's weight terms are sum_v c_v [q_v sum_j (p_vj l_vj + s_v psi_centred(p_vj))
     + n s_v psi(q_v)] with sum_j p_vj = n. For any q_v > 0 the p-part of view v is q_v
     c_v s_v times the balanced P-step's (plus a constant), so p is :func:`p_step_balanced`
     whatever q; then q_v = 1/sqrt(gamma + u_v) minimises the rest exactly (RMSC-WV's
-    P-step), u_v = mean_j [p_vj l_vj / s_v + psi_shifted(p_vj)] >= 0 the view's mean robust
+    P-step), u_v = mean_j [p_vj l_vj / s_v + psi_centred(p_vj)] >= 0 the view's mean robust
     loss in its unit: together the exact minimiser over (q, p).
 
     Parameters
@@ -532,13 +534,14 @@ def p_step_two_level(losses, gamma, scale=None, target=None, *, fixed=None):
 def view_level_weights(within, losses, gamma, scale=None):
     """The two-level model's view weights q_v = 1/sqrt(gamma + u_v) for fixed weights within
     the views (eq. B4): RMSC-WV's P-step, with the view's mean squared loss replaced by its
-    mean robust loss u_v = mean_j [p_vj l_vj / s_v + psi_shifted(p_vj)] (>= 0)."""
+    mean robust loss u_v = mean_j [p_vj l_vj / s_v + psi_centred(p_vj)] (>= 0)."""
     xp = namespace(losses)
     losses = xp.maximum(losses, 0.0) if xp is np else xp.clip(losses, min=0.0)
     if scale is not None:
         losses = losses / _like(scale, losses)[:, None]
-    u = xp.mean(within * losses + psi_shifted(within, gamma), axis=1)
-    return minimizer(u, gamma)
+    u = xp.mean(within * losses + psi_centred(within, gamma), axis=1)
+    u = xp.maximum(u, 0.0) if xp is np else xp.clip(u, min=0.0)  # >= 0 but for round-off
+    return minimizer(u, gamma) if gamma > 0 else _safe_minimizer(u)
 
 
 def dof_scale(losses, lam):

@@ -20,9 +20,10 @@ from rmsc.preprocessing import normalize_l2
 
 def _view_terms(q, p, losses, gamma, s, c):
     """View v's weight-dependent part of eq. B4, written out: c [q sum_j (p_j l_j +
-    s psi_shifted(p_j)) + n s psi(q)], psi_shifted(p) = gamma p + 1/p - 2 sqrt(gamma)."""
+    s psi_centred(p_j)) + n s psi(q)], psi_centred(p) = psi(p) - psi(1) = gamma (p - 1) +
+    1/p - 1."""
     n = p.size
-    inner = np.sum(p * losses + s * (gamma * p + 1 / p - 2 * np.sqrt(gamma)))
+    inner = np.sum(p * losses + s * (gamma * (p - 1) + 1 / p - 1))
     return c * (q * inner + n * s * (gamma * q + 1 / q - 2))
 
 
@@ -80,9 +81,19 @@ def test_view_weight_is_rmsc_wvs_step_of_the_views_mean_robust_loss():
     losses = rng.uniform(0, 1, (2, 6))
     s, gamma = np.array([0.5, 2.0]), 0.01
     q, p = _split(solver.p_step(losses, gamma, "two_level", s))
-    u = np.mean(p * losses / s[:, None] + solver.psi_shifted(p, gamma), axis=1)
+    u = np.mean(p * losses / s[:, None] + solver.psi_centred(p, gamma), axis=1)
     np.testing.assert_allclose(q, 1 / np.sqrt(gamma + u), rtol=1e-12)
-    assert np.all(solver.psi_shifted(np.geomspace(1e-3, 1e3, 50), gamma) >= -1e-12)
+    # psi_centred is negative somewhere, but its sum over weights of mean 1 never is
+    assert solver.psi_centred(2.0, gamma) < 0
+    for _ in range(20):
+        w = rng.uniform(0.01, 5.0, 9)
+        w *= 9 / w.sum()
+        assert np.sum(solver.psi_centred(w, gamma)) >= 0
+    # a view whose samples are alike (equal losses): flat weights, and q is RMSC-WV's weight
+    flat = np.vstack([np.full(6, 0.4), losses[1]])
+    q3, p3 = _split(solver.p_step(flat, gamma, "two_level", s))
+    np.testing.assert_allclose(p3[0], 1.0, rtol=1e-12)
+    assert q3[0] == pytest.approx(solver.p_step(flat, gamma, "view", s)[0, 0], rel=1e-12)
     # a view rebuilt better (its losses halved) gets the larger view weight
     q2, _ = _split(solver.p_step(losses * np.array([[0.5], [1.0]]), gamma, "two_level", s))
     assert q2[0] > q[0] and q2[1] == pytest.approx(q[1])
