@@ -339,7 +339,7 @@ def p_step(losses, gamma, weighting="sample", scale=None, *, check=True, fixed=N
     """
     xp = namespace(losses)
     if weighting == "two_level":
-        return p_step_two_level(losses, gamma, scale, target, fixed=fixed)
+        return p_step_two_level(losses, gamma, scale, target, fixed=fixed, check=check)
     if target is not None and weighting == "sample":
         return p_step_balanced(losses, gamma, scale, target, fixed=fixed)
     if fixed is not None and weighting == "sample":
@@ -500,7 +500,7 @@ def p_step_balanced(losses, gamma, scale, target, *, fixed=None):
     return P if fixed is None else fixed.apply(P)
 
 
-def p_step_two_level(losses, gamma, scale=None, target=None, *, fixed=None):
+def p_step_two_level(losses, gamma, scale=None, target=None, *, fixed=None, check=True):
     """The two-level P-step (docs/weights.md, eq. B4): one weight per view times the view's
     balanced weights, P_vj = q_v p_vj.
 
@@ -517,9 +517,13 @@ def p_step_two_level(losses, gamma, scale=None, target=None, *, fixed=None):
     gamma : float
     scale : array of shape (n_views,) or None
     target : ndarray of shape (n_views,) or None
-        The within-view weights' sums (:func:`balance_targets`; None: n).
+        The within-view weights' sums: n in every view (:func:`balance_targets`), which
+        :func:`regularizer` assumes to split P into (q, p); None: n.
     fixed : FixedWeights or None
         Within-view weights held (at the view's mean weight 1: the uninformative samples).
+    check : bool, default=True
+        Raise when a view weight is infinite (gamma = 0 and a view rebuilt exactly with
+        equal weights within it); as for :func:`p_step`.
 
     Returns
     -------
@@ -528,7 +532,14 @@ def p_step_two_level(losses, gamma, scale=None, target=None, *, fixed=None):
     if target is None:
         target = np.full(losses.shape[0], float(losses.shape[1]))
     within = p_step_balanced(losses, gamma, scale, target, fixed=fixed)
-    return view_level_weights(within, losses, gamma, scale)[:, None] * within
+    q = view_level_weights(within, losses, gamma, scale)
+    if check and not bool(namespace(q).all(namespace(q).isfinite(q))):
+        v = int(np.argmin(np.isfinite(to_numpy(q))))
+        raise ValueError(
+            f"gamma = 0 and view {v} is reconstructed exactly with equal weights within it, "
+            "so its view weight 1/sqrt(gamma + loss) is infinite. Use gamma > 0 (the paper "
+            "uses 1e-5).")
+    return q[:, None] * within
 
 
 def view_level_weights(within, losses, gamma, scale=None):

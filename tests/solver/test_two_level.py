@@ -99,6 +99,15 @@ def test_view_weight_is_rmsc_wvs_step_of_the_views_mean_robust_loss():
     assert q2[0] > q[0] and q2[1] == pytest.approx(q[1])
 
 
+def test_gamma_zero_and_an_exact_view_is_a_clear_error():
+    losses = np.array([[0.0, 0.0, 0.0], [0.2, 0.5, 1.0]])
+    with pytest.raises(ValueError, match="gamma = 0 and view 0"):
+        solver.p_step(losses, 0.0, "two_level")
+    P = solver.p_step(losses, 0.0, "two_level", check=False)      # the device path's call
+    assert not np.isfinite(P[0]).any() and np.isfinite(P[1]).all()
+    assert np.isfinite(solver.p_step(losses, 1e-5, "two_level")).all()
+
+
 def test_reported_regulariser_is_the_models():
     """The objective's weight term at any two-level P equals eq. B4 written out."""
     rng = np.random.default_rng(13)
