@@ -66,3 +66,37 @@ def test_the_data_pages_introduction_is_written_from_the_data(small):
     assert "This dataset has no labels." in dash.data_intro(bare)
     assert "coloured by class" not in dash.data_intro(bare)
     assert "Load one below" in dash.data_intro(None)
+
+
+@pytest.mark.parametrize("weighting", ["sample", "view"])
+def test_the_view_balance_sentence_says_what_the_fit_did(weighting):
+    """balance_constrains (the sentence's and the Weights page's "no cap") agrees with the
+    fitted weights: constrained models give every view's weights the sum n under RMSC, and
+    RMSC-WV ignores them (its weights are those of view_balance=None)."""
+    from tests.support import union_of_subspaces
+    views, _ = union_of_subspaces(n_per=10, n_clusters=3, dims=(3, 12), seed=0)
+    n = views[0].shape[0]
+
+    def fit(view_balance):
+        return rmsc.RMSC(3, weighting=weighting, view_balance=view_balance, max_iter=5,
+                         random_state=0).fit(views)
+
+    plain = np.asarray(fit(None).weights_)
+    for value in rmsc.solver.VIEW_BALANCES:
+        est = fit(value)
+        P = np.asarray(est.weights_)
+        sentence = dash.view_balance_sentence(value, weighting)
+        assert f"**{dash.view_balance_name(value)}**" in sentence
+        assert dash.view_balance_words(value) in sentence
+        if dash.balance_constrains(value, weighting):
+            # the sums the library holds fixed (n, or n / c_v for "consensus"), not the
+            # unconstrained fit's
+            target = rmsc.solver.balance_targets(value, len(views), n, est.view_factors_)
+            np.testing.assert_allclose(P.sum(axis=1), target, rtol=1e-8)
+            assert not np.allclose(plain.sum(axis=1), target)
+        if weighting == "view" and dash.balance_constrains(value):
+            np.testing.assert_allclose(P, plain)  # ignored, and the sentence says so
+            assert "the fit ignores it" in sentence
+        else:
+            assert "ignores" not in sentence
+    assert dash.balance_constrains("balanced") and not dash.balance_constrains(None)
