@@ -233,6 +233,10 @@ def test_view_balance_round_trips_through_the_url_summary_and_the_fit_key(small,
     assert dash.estimator_params(dash.Params(), small)["view_balance"] is None
     assert dash.fit_key(p, small) != dash.fit_key(dash.Params(), small)
     assert dash.fit_key(p, small) == dash.fit_key(dash.Params(view_balance=value), small)
+    # Compare, Sensitivity and the suggestion fit the same model as the Solve page
+    assert dash.rmsc_method_params(p, small)["RMSC"]["view_balance"] == value
+    assert dash.sensitivity_settings(p, "RMSC")["view_balance"] == value
+    assert dash.suggestion_settings(p, small)["view_balance"] == value
     # the widget shows it and sets it
     shown = dash.shown_values(p, small)
     assert shown["w_view_balance"] == value
