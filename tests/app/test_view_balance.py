@@ -6,7 +6,6 @@ whose weights it shows."""
 import numpy as np
 import pytest
 
-import rmsc
 from rmsc import dashboard as dash
 from rmsc import inspection
 

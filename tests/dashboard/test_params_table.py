@@ -9,7 +9,7 @@ import pytest
 import rmsc
 from tests.support import union_of_subspaces
 from rmsc import dashboard as dash
-from rmsc._validation import Interval, Param
+from rmsc._validation import Interval, Options, Param
 from rmsc.datasets import MultiViewDataset
 
 
@@ -192,7 +192,7 @@ def test_a_new_weighting_takes_its_defaults_unless_the_user_moved_lambda():
 
 
 def test_view_balance_offers_the_estimators_choices_in_its_order():
-    from rmsc import solver
+    solver = rmsc.solver
     choices = dash.VIEW_BALANCE_CHOICES
     assert [dash.balance_from_widget(v) for v in choices] == list(solver.VIEW_BALANCES)
     assert dash.estimator_choices("view_balance") == tuple(solver.VIEW_BALANCES)
@@ -208,7 +208,6 @@ def test_view_balance_offers_the_estimators_choices_in_its_order():
 
 
 def test_the_choices_are_read_from_the_estimators_rule(monkeypatch):
-    from rmsc._validation import Options
     rule = rmsc.RMSC._parameter_constraints["view_balance"]
     monkeypatch.setattr(rule, "constraints", (Options((*rmsc.solver.VIEW_BALANCES, "new")),))
     assert dash.estimator_choices("view_balance")[-1] == "new"

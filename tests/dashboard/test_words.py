@@ -6,6 +6,7 @@ import pytest
 
 import rmsc
 from rmsc import dashboard as dash
+from tests.support import union_of_subspaces
 
 #: What a page must never show: the estimator's argument and attribute spellings.
 CODE_WORDS = ("beta=", "lam=", "beta_rel=", "beta_max_", "beta='auto'", "n_clusters", "beta ",
@@ -73,7 +74,6 @@ def test_the_view_balance_sentence_says_what_the_fit_did(weighting):
     """balance_constrains (the sentence's and the Weights page's "no cap") agrees with the
     fitted weights: constrained models give every view's weights the sum n under RMSC, and
     RMSC-WV ignores them (its weights are those of view_balance=None)."""
-    from tests.support import union_of_subspaces
     views, _ = union_of_subspaces(n_per=10, n_clusters=3, dims=(3, 12), seed=0)
     n = views[0].shape[0]
 
