@@ -152,6 +152,15 @@ with left:
     st.radio("weighting", list(WEIGHTING_LABELS),
              index=_index(WEIGHTING_LABELS, shown["w_weighting"]), key="w_weighting",
              format_func=WEIGHTING_LABELS.get, on_change=_weighting_changed)
+    st.selectbox("view balance (how the views share the weight)", dash.VIEW_BALANCE_CHOICES,
+                 index=_index(dash.VIEW_BALANCE_CHOICES, shown["w_view_balance"]),
+                 key="w_view_balance", on_change=_apply,
+                 format_func=lambda v: dash.view_balance_name(dash.balance_from_widget(v)),
+                 help="The paper's P-step lets a view whose samples are easy to rebuild draw "
+                      "most of the weight; the other models share it out another way "
+                      "(docs/weights.md). The Weights page shows each view's share.")
+    words = dash.view_balance_words(p.view_balance)
+    st.caption(f"{words[0].upper()}{words[1:]}.")  # the choice in full, beneath its name
     st.slider("max iterations", *dash.MAX_ITER_RANGE, value=shown["w_max_iter"],
               key="w_max_iter", on_change=_apply)
     st.selectbox("affinity post-processing", list(dash.POSTPROCESSING),

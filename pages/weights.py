@@ -101,16 +101,15 @@ c1, c2 = st.columns([3, 2])
 c1.plotly_chart(figures.view_shares_figure(shares, cap=1 / np.sqrt(r.gamma)),
                 key="view_shares")
 with c2:
+    st.markdown(dash.view_balance_sentence(r.params.view_balance, r.params.weighting))
     scaled = getattr(r.model, "view_factors_", None) is not None
     st.markdown("The consensus Z* averages the views with the weights c_v P: a view's "
                 f"**{inspection.SHARE_LABEL}** (share of the consensus weight) is how much it "
                 f"counts there; its **{inspection.P_SHARE_LABEL}** is its share of the weights "
                 "P alone" + (", before each view's factor c_v of the scaled model (*Theory*)."
                              if scaled else " (the same here: the paper's model has no view "
-                             "factors).") +
-                " A sample is **at the cap** when its loss is at "
-                f"most γ = {r.gamma:g}: its weight is then near 1/√γ whatever its loss, so "
-                "the weight no longer tells such samples apart.")
+                             "factors).") + " " +
+                dash.at_cap_words(r.params.view_balance, r.params.weighting, r.gamma))
     if dominance:
         st.warning(dominance)
     else:

@@ -32,8 +32,9 @@ ACC, NMI and iterations. rho is "—" where the shares are equal by construction
 iterations per fit; its numbers mean nothing.
 
 Measured: the tables of docs/weights.md, "Measured" were written at commit ad17cfd
-(2026-11-28), on that commit's code; the rows of "(B4) two levels" on the code of commit
-a10e652. Rerun it to update them (smoke-tested:
+(2026-11-28), on that commit's code; the cells added later ("consensus" and "dof" on Digit
+with outliers, every Reuter row) at commit cb1b723; the rows of "(B4) two levels" on the code
+of commit a10e652. Rerun it to update them (smoke-tested:
 tests/benchmarks/test_benchmarks.py).
 """
 

@@ -48,7 +48,8 @@ streamlit: background work receives plain objects and reports through
 ``sentences``       sentences computed from the numbers on a page (:func:`fusion_sentence`,
                     :func:`views_sentence`, :func:`trace_sentence`)
 ``words``           :func:`page_words`: the library's messages in the pages' words (λ, β,
-                    β_rel for lam, beta, beta_rel)
+                    β_rel for lam, beta, beta_rel); the models of the views' shares in
+                    a few words (:func:`view_balance_sentence`)
 ``sessions``        :class:`SessionBook`, :class:`Sweeper`: a gone session's work
                     cancelled, the server back to its idle footprint, what Streamlit keeps
                     of expired sessions released (:func:`release_expired_sessions`)
@@ -59,7 +60,14 @@ Every public name is re-exported here (``from rmsc import dashboard as dash; das
 
 from .words import (  # noqa: F401
     SYMBOLS,
+    VIEW_BALANCE_NAMES,
+    VIEW_BALANCE_WORDS,
+    at_cap_words,
+    balance_constrains,
     page_words,
+    view_balance_name,
+    view_balance_sentence,
+    view_balance_words,
 )
 from .cache import (  # noqa: F401
     ResultCache,
@@ -146,9 +154,11 @@ from .params import (  # noqa: F401
     GAMMA_GRID,
     LAM_GRID,
     MAX_ITER_RANGE,
+    NO_BALANCE,
     POSTPROCESSING,
     POSTPROCESSING_NAMES,
     SETTINGS,
+    VIEW_BALANCE_CHOICES,
     OutlierSpec,
     Params,
     Setting,
@@ -156,9 +166,12 @@ from .params import (  # noqa: F401
     auto_beta_rel,
     auto_lam,
     beta_mode,
+    balance_from_widget,
+    balance_widget_value,
     beta_options,
     clusters_from_widget,
     default_beta,
+    estimator_choices,
     estimator_params,
     fit_key,
     fit_request,

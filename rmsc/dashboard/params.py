@@ -32,7 +32,7 @@ from ..placement import PLACEMENTS
 from ..rmsc import RMSC, WEIGHTINGS, check_lam_positive, default_lam
 from ..selection import SUGGEST_BETA_RELS
 from .tables import labels_problem
-from .words import SYMBOLS, page_words
+from .words import SYMBOLS, page_words, view_balance_name
 
 
 def log_grid(low, high, mantissas=(1, 2, 3, 5)):
@@ -123,6 +123,36 @@ POSTPROCESSING_NAMES = {
 
 
 DEFAULT_TOP_K = 10
+
+
+#: How a choice's None is written in the URL (and shown where a widget needs a string).
+NONE_TEXT = "none"
+
+
+def estimator_choices(keyword):
+    """The values the estimator's rule for ``keyword`` lists (``RMSC._parameter_constraints``,
+    its :class:`~rmsc._validation.Options`), in its order: a choice the library adds appears
+    on the pages by itself."""
+    rule = RMSC._parameter_constraints[keyword]
+    return tuple(v for c in rule.constraints if isinstance(c, Options) for v in c.values)
+
+
+#: The models of the views' shares the Solve page offers (``RMSC(view_balance=...)``; the
+#: library's :data:`rmsc.solver.VIEW_BALANCES`, through the estimator's rule), with None,
+#: the paper's P-step, as :data:`NO_BALANCE` on the widget and in the URL.
+NO_BALANCE = NONE_TEXT
+VIEW_BALANCE_CHOICES = tuple(NO_BALANCE if v is None else v
+                             for v in estimator_choices("view_balance"))
+
+
+def balance_widget_value(view_balance):
+    """The view-balance widget's value of ``view_balance`` (None is :data:`NO_BALANCE`)."""
+    return NO_BALANCE if view_balance is None else view_balance
+
+
+def balance_from_widget(value):
+    """``view_balance`` of the widget's ``value`` (:data:`NO_BALANCE` is None)."""
+    return None if value == NO_BALANCE else value
 
 
 #: ρ of "rho+scale" (``keep_mass``): 0.7, as Elhamifar & Vidal's motion-segmentation demo.
@@ -331,11 +361,15 @@ class Setting:
         return value
 
     def parse(self, raw):
-        """One query-string value as the field's Python value (the rule checks it after)."""
+        """One query-string value as the field's Python value (the rule checks it after):
+        "none" is None where the rule allows None."""
         if self.kind == "flag":
             return _parse_flag(self.name, raw)
         if self.kind == "choice":
-            return str(raw)
+            text = str(raw)
+            if text.strip().lower() == NONE_TEXT and self.check_rule().accepts(None):
+                return None
+            return text
         return self.coerce(str(raw) if self.auto else raw)
 
     def estimator_kwargs(self, params, dataset):
@@ -417,6 +451,14 @@ SETTINGS = (
     # "view" is RMSC-WV: the registry's method (Params.method), not a keyword
     Setting("weighting", "choice", "weighting", widget="w_weighting",
             to_estimator=lambda p, d: {}),
+    # how the views share the weight (docs/weights.md): None, the paper's P-step, or a
+    # balanced model; its choices are the estimator's rule's (VIEW_BALANCE_CHOICES)
+    Setting("view_balance", "choice", "view_balance", label=SYMBOLS["view_balance"],
+            widget="w_view_balance", grid=VIEW_BALANCE_CHOICES,
+            summary=lambda p: (None if p.view_balance is None
+                               else f"view balance: {view_balance_name(p.view_balance)}"),
+            line=0, shown=lambda p, d: balance_widget_value(p.view_balance),
+            from_widget=lambda value, p, d: balance_from_widget(value)),
     Setting("max_iter", "int", "max_iter", label=SYMBOLS["max_iter"], widget="w_max_iter",
             grid=MAX_ITER_RANGE, summary=lambda p: f"max {p.max_iter} iterations"),
     Setting("tol", "float", "tol", summary=lambda p: f"tol {p.tol:g}"),

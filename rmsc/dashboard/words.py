@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from ..solver import balance_targets
+
 #: The estimator's parameter names and the pages' symbols for them (the slider labels').
 SYMBOLS = {
     "beta_rel": "β_rel",
@@ -22,6 +24,7 @@ SYMBOLS = {
     "top_k": "top-k",
     "n_clusters": "c",
     "max_iter": "max iterations",
+    "view_balance": "view balance",
 }
 
 #: Where a name stands alone in a sentence, the words for it (else its symbol).
@@ -68,3 +71,72 @@ def page_words(text):
     for pattern, repl in _RULES:
         out = pattern.sub(repl, out)
     return out
+
+
+#: The models of the views' shares (``RMSC(view_balance=...)``, docs/weights.md) in the
+#: pages' words, once: each model's short name (the Solve page's select box) and what it
+#: does. A model the library adds without words here is shown by its value.
+VIEW_BALANCE_NAMES = {
+    None: "none (the paper's)",
+    "balanced": "balanced",
+    "consensus": "consensus",
+    "dof": "dof (degrees of freedom)",
+    "two_level": "two levels",
+}
+VIEW_BALANCE_WORDS = {
+    None: "the paper's P-step, each weight on its own (a view whose samples are easy to "
+          "rebuild, e.g. one of few features, can draw most of the weight)",
+    "balanced": "every view's weights P sum to n (γ then plays no part, and there is no "
+                "cap)",
+    "consensus": "every view's consensus weights c_v P sum to n, so the views count equally "
+                 "in Z* (within a view the weights still follow the losses)",
+    "dof": "each view's losses in the unit of its degrees of freedom (a view of few "
+           "features has a small unit), view factor 1",
+    "two_level": "one weight per view (RMSC-WV's, from the view's mean robust loss) times "
+                 "weights within the view that sum to n"
+}
+
+
+def view_balance_name(view_balance):
+    """The short name of the model ``view_balance`` (its value when it has none)."""
+    return VIEW_BALANCE_NAMES.get(view_balance, str(view_balance))
+
+
+def view_balance_words(view_balance):
+    """What the model ``view_balance`` does, in a few words (its value when there are none)."""
+    return VIEW_BALANCE_WORDS.get(view_balance, "described in docs/weights.md")
+
+
+def balance_constrains(view_balance, weighting="sample"):
+    """Whether the fit's per-sample weights were constrained to a sum per view (the models
+    with :func:`rmsc.solver.balance_targets`, under RMSC): then γ plays no part and no
+    weight is capped at 1/√γ."""
+    return weighting != "view" and balance_targets(view_balance, 1, 1) is not None
+
+
+def at_cap_words(view_balance, weighting, gamma):
+    """What the Weights page's "at the cap" column means for a fit of this model (Markdown,
+    one sentence)."""
+    if weighting != "view" and view_balance == "two_level":
+        return ("Under two levels a weight is its view's weight times a weight within the "
+                "view (those sum to n); only the view's weight has a cap (1/√γ), so the share "
+                "of samples **at the cap** says nothing here.")
+    if balance_constrains(view_balance, weighting):
+        return ("This model caps no weight (γ plays no part), so the share of samples "
+                "**at the cap** says nothing here.")
+    return (f"A sample is **at the cap** when its loss is at most γ = {gamma:g}: its weight "
+            "is then near 1/√γ whatever its loss, so the weight no longer tells such samples "
+            "apart.")
+
+
+def view_balance_sentence(view_balance, weighting="sample"):
+    """Which model of the views' shares made a fit's weights, for the page that shows them
+    (Markdown): its name and what it does; under RMSC-WV (``weighting="view"``) a model that
+    constrains each view's per-sample weights (:func:`rmsc.solver.balance_targets`) is said
+    to change nothing, as the library ignores it there."""
+    text = (f"These weights come from the view balance **{view_balance_name(view_balance)}**: "
+            f"{view_balance_words(view_balance)}.")
+    if weighting == "view" and balance_constrains(view_balance):
+        text += (" RMSC-WV has one weight per view, which this constraint would fix at 1: "
+                 "the fit ignores it.")
+    return text

@@ -9,7 +9,7 @@ import pytest
 import rmsc
 from tests.support import union_of_subspaces
 from rmsc import dashboard as dash
-from rmsc._validation import Interval, Param
+from rmsc._validation import Interval, Options, Param
 from rmsc.datasets import MultiViewDataset
 
 
@@ -99,7 +99,7 @@ def test_estimator_params_and_the_key_come_from_the_rows(small):
     assert kw == {"lam": 2.0, "beta": 0.1, "beta_rel": None, "gamma": p.gamma,
                   "max_iter": 9, "tol": p.tol, "keep_mass": None, "top_k": 7,
                   "scale_columns": False, "placement": None, "n_clusters": 3,
-                  "random_state": 3}
+                  "random_state": 3, "view_balance": None}
     key, kwargs = dash.fit_request(p, small)
     assert kwargs == kw and key == dash.fit_key(p, small)
     assert key[:3] == ("fit", small.fingerprint, "RMSC") and dict(key[3:]) == kw
@@ -184,3 +184,80 @@ def test_a_new_weighting_takes_its_defaults_unless_the_user_moved_lambda():
     assert after.lam == 5.0  # the user's λ stays
     back = dash.after_weighting_change(after, after.replace(weighting="sample"), "sample")
     assert back.beta == dash.method_default_beta("sample")
+
+
+# ---------------------------------------------------------------------------
+# The model of the views' shares (view_balance): a row whose choices are the library's
+# ---------------------------------------------------------------------------
+
+
+def test_view_balance_offers_the_estimators_choices_in_its_order():
+    solver = rmsc.solver
+    choices = dash.VIEW_BALANCE_CHOICES
+    assert [dash.balance_from_widget(v) for v in choices] == list(solver.VIEW_BALANCES)
+    assert dash.estimator_choices("view_balance") == tuple(solver.VIEW_BALANCES)
+    assert dash.estimator_choices("weighting") == rmsc.rmsc.WEIGHTINGS
+    # None (the estimator's default, the paper's P-step) is the widget's and URL's "none"
+    assert dash.Params().view_balance is None is rmsc.RMSC().view_balance
+    assert choices[0] == dash.NO_BALANCE and dash.balance_widget_value(None) == dash.NO_BALANCE
+    # every choice has its own name and words, and a value without words shows as itself
+    names = [dash.view_balance_name(dash.balance_from_widget(v)) for v in choices]
+    assert len(set(names)) == len(names)
+    assert dash.view_balance_name("two levels") == "two levels"
+    assert "docs/weights.md" in dash.view_balance_words("two levels")
+
+
+def test_the_choices_are_read_from_the_estimators_rule(monkeypatch):
+    rule = rmsc.RMSC._parameter_constraints["view_balance"]
+    monkeypatch.setattr(rule, "constraints", (Options((*rmsc.solver.VIEW_BALANCES, "new")),))
+    assert dash.estimator_choices("view_balance")[-1] == "new"
+
+
+@pytest.mark.parametrize("value", [v for v in rmsc.solver.VIEW_BALANCES if v is not None])
+def test_view_balance_round_trips_through_the_url_summary_and_the_fit_key(small, value):
+    p = dash.Params(view_balance=value)
+    # the URL, both ways (only off the default)
+    assert p.to_query() == {"view_balance": value}
+    assert dash.Params.from_query(p.to_query()) == (p, [])
+    assert dash.Params().to_query() == {}
+    assert dash.Params.from_query({"view_balance": "none"}) == (dash.Params(), [])
+    # the summary's first line (the model) names it; the default's says nothing of it
+    name = dash.view_balance_name(value)
+    assert p.summary()[0].endswith(f", view balance: {name}")
+    assert "view balance" not in " ".join(dash.Params().summary())
+    # what the estimator gets, and so the key: the cache never serves another model's fit
+    kw = dash.estimator_params(p, small)
+    assert kw["view_balance"] == value
+    assert rmsc.get_method("RMSC", **kw).view_balance == value
+    assert dash.estimator_params(dash.Params(), small)["view_balance"] is None
+    assert dash.fit_key(p, small) != dash.fit_key(dash.Params(), small)
+    assert dash.fit_key(p, small) == dash.fit_key(dash.Params(view_balance=value), small)
+    # Compare, Sensitivity and the suggestion fit the same model as the Solve page
+    assert dash.rmsc_method_params(p, small)["RMSC"]["view_balance"] == value
+    assert dash.sensitivity_settings(p, "RMSC")["view_balance"] == value
+    assert dash.suggestion_settings(p, small)["view_balance"] == value
+    # the widget shows it and sets it
+    shown = dash.shown_values(p, small)
+    assert shown["w_view_balance"] == value
+    assert dash.params_from_widgets(dash.Params(), {"w_view_balance": value}, small) == p
+    assert dash.params_from_widgets(p, {"w_view_balance": dash.NO_BALANCE}, small) == \
+        dash.Params()
+
+
+def test_every_view_balance_has_its_own_fit_key(small):
+    keys = {dash.fit_key(dash.Params(view_balance=v), small) for v in rmsc.solver.VIEW_BALANCES}
+    assert len(keys) == len(rmsc.solver.VIEW_BALANCES)
+
+
+def test_a_bad_view_balance_is_a_message_not_a_traceback(small):
+    p, problems = dash.Params.from_query({"view_balance": "sideways", "lam": "3"})
+    assert p == dash.Params(lam=3.0)  # the rest of the URL is kept
+    assert len(problems) == 1
+    assert problems[0].startswith("Ignored view_balance='sideways' from the URL: "
+                                  "view balance must be None (the paper's P-step), 'balanced'")
+    assert problems[0].endswith("got 'sideways'.")
+    with pytest.raises(ValueError, match="view balance must be None"):
+        dash.params_from_widgets(dash.Params(), {"w_view_balance": "sideways"}, small)
+    # a flag-like word is not None where the rule takes no None (the weighting)
+    p, problems = dash.Params.from_query({"weighting": "none"})
+    assert p == dash.Params() and problems[0].startswith("Ignored weighting='none'")

@@ -6,6 +6,7 @@ import pytest
 
 import rmsc
 from rmsc import dashboard as dash
+from tests.support import union_of_subspaces
 
 #: What a page must never show: the estimator's argument and attribute spellings.
 CODE_WORDS = ("beta=", "lam=", "beta_rel=", "beta_max_", "beta='auto'", "n_clusters", "beta ",
@@ -66,3 +67,53 @@ def test_the_data_pages_introduction_is_written_from_the_data(small):
     assert "This dataset has no labels." in dash.data_intro(bare)
     assert "coloured by class" not in dash.data_intro(bare)
     assert "Load one below" in dash.data_intro(None)
+
+
+@pytest.mark.parametrize("weighting", ["sample", "view"])
+def test_the_view_balance_sentence_says_what_the_fit_did(weighting):
+    """balance_constrains (the sentence's and the Weights page's "no cap") agrees with the
+    fitted weights: constrained models give every view's weights the sum n under RMSC, and
+    RMSC-WV ignores them (its weights are those of view_balance=None)."""
+    views, _ = union_of_subspaces(n_per=10, n_clusters=3, dims=(3, 12), seed=0)
+    n = views[0].shape[0]
+
+    def fit(view_balance):
+        return rmsc.RMSC(3, weighting=weighting, view_balance=view_balance, max_iter=5,
+                         random_state=0).fit(views)
+
+    plain = np.asarray(fit(None).weights_)
+    for value in rmsc.solver.VIEW_BALANCES:
+        est = fit(value)
+        P = np.asarray(est.weights_)
+        sentence = dash.view_balance_sentence(value, weighting)
+        assert f"**{dash.view_balance_name(value)}**" in sentence
+        assert dash.view_balance_words(value) in sentence
+        if dash.balance_constrains(value, weighting):
+            # the sums the library holds fixed (n, or n / c_v for "consensus"), not the
+            # unconstrained fit's; under two levels the weights within each view (the
+            # stored weight over the view's weight q_v)
+            if value == "two_level":
+                P = P / np.asarray(est.view_weights_)[:, None]
+            target = rmsc.solver.balance_targets(value, len(views), n, est.view_factors_)
+            np.testing.assert_allclose(P.sum(axis=1), target, rtol=1e-8)
+            assert not np.allclose(plain.sum(axis=1), target)
+        if weighting == "view" and dash.balance_constrains(value):
+            np.testing.assert_allclose(P, plain)  # ignored, and the sentence says so
+            assert "the fit ignores it" in sentence
+        else:
+            assert "ignores" not in sentence
+    assert dash.balance_constrains("balanced") and not dash.balance_constrains(None)
+
+
+def test_the_at_the_cap_sentence_follows_the_model():
+    """The Weights page's "at the cap" sentence: γ's cap for the paper's P-step, no cap
+    under the balanced models, only the view's weight capped under two levels (a two-level
+    fit's view weights q_v stay at most 1/√γ while its stored weights q·p may exceed it)."""
+    assert "at most γ = 0.01" in dash.at_cap_words(None, "sample", 0.01)
+    assert "caps no weight" in dash.at_cap_words("balanced", "sample", 0.01)
+    assert "view's weight has a cap" in dash.at_cap_words("two_level", "sample", 0.01)
+    assert "at most γ = 0.01" in dash.at_cap_words("balanced", "view", 0.01)  # ignored there
+    views, _ = union_of_subspaces(n_per=10, n_clusters=3, dims=(3, 12), seed=0)
+    est = rmsc.RMSC(3, view_balance="two_level", max_iter=5, random_state=0).fit(views)
+    q = np.asarray(est.view_weights_)
+    assert np.all(q <= 1 / np.sqrt(est.gamma) + 1e-12)
