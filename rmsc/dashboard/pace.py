@@ -24,6 +24,7 @@ counted once, now.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import threading
@@ -36,6 +37,7 @@ from ..costs import (calibrate_speed, data_shape, fastest_probe_seconds, format_
                      has_model, join_span, predict)
 from .estimates import estimate_fit, part_threads_of, record_solve_fit
 from .fitting import FitResult
+from .store import read_json, side_file, write_json
 from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
 from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
 
@@ -48,6 +50,15 @@ RECENT = 5
 
 #: Results whose took / predicted are kept (newest last).
 OUTCOMES = 64
+
+#: The learned pace's file in the result cache's folder (:func:`Pace.from_env`), its format
+#: and the bounds a ratio read back must keep (a file outside them is ignored).
+PACE_FILE = "pace.json"
+PACE_MAGIC = "rmsc-pace"
+PACE_SCHEMA = 1
+RATIO_BOUNDS = (1e-3, 1e3)
+
+log = logging.getLogger("rmsc.dashboard")
 
 #: Seconds the load average's 1-minute figure takes to follow a change by 1 - 1/e.
 LOAD_WINDOW = 60.0
@@ -153,14 +164,28 @@ class Pace:
     source, else of that source, else of any, else 1; a prediction from measured
     durations alone ("measured": idle seconds of this machine already) takes only ratios
     learned on such predictions, else 1.
+
+    With a ``path`` (:meth:`from_env`: the result cache's folder) the ratios outlive the
+    server: read there at the start (:func:`load_ratios`), written there after each
+    (:func:`save_ratios`); the took / predicted kept beside results stay in memory.
     """
 
-    def __init__(self, history=HISTORY, recent=RECENT, outcomes=OUTCOMES):
+    def __init__(self, history=HISTORY, recent=RECENT, outcomes=OUTCOMES, path=None):
         self.recent = int(recent)
         self._history = deque(maxlen=int(history))
         self._outcomes = OrderedDict()
         self._max_outcomes = int(outcomes)
         self._lock = threading.Lock()
+        self.path = path
+        if path is not None:
+            self._history.extend(load_ratios(path))
+
+    @classmethod
+    def from_env(cls, **kwargs):
+        """The server's pace, kept across restarts in the result cache's folder
+        (:data:`PACE_FILE` there, :func:`rmsc.dashboard.store.side_file`), or in memory only
+        when that folder is switched off or unsafe."""
+        return cls(path=side_file(PACE_FILE), **kwargs)
 
     def factor(self, kind, source="model"):
         with self._lock:
@@ -185,6 +210,9 @@ class Pace:
             ratio = took / (plan.idle * max(1.0, float(slow)))
             with self._lock:
                 self._history.append((plan.kind, plan.source, ratio))
+                rows = list(self._history)
+            if self.path is not None:
+                save_ratios(self.path, rows)
         if key is not None:
             with self._lock:
                 self._outcomes.pop(key, None)
@@ -201,6 +229,43 @@ class Pace:
     def __len__(self):
         with self._lock:
             return len(self._history)
+
+
+def save_ratios(path, rows):
+    """Write the learned ratios ``rows`` (``(kind, source, ratio)``, newest last) to
+    ``path`` as JSON (atomically); True when written."""
+    return write_json(path, {"magic": PACE_MAGIC, "schema": PACE_SCHEMA,
+                             "ratios": [[str(k), str(s), float(r)] for k, s, r in rows]})
+
+
+def load_ratios(path, limit=HISTORY):
+    """The ratios :func:`save_ratios` wrote to ``path`` (the newest ``limit``), or none when
+    the file is missing; a file that is not such a record (damaged, of another schema, a
+    ratio not a finite number within :data:`RATIO_BOUNDS`) is ignored with a log line. The
+    file is parsed as JSON, never executed."""
+    try:
+        doc = read_json(path)
+        if doc is None:
+            return []
+        if not isinstance(doc, dict) or doc.get("magic") != PACE_MAGIC:
+            raise ValueError("not a learned pace")
+        if doc.get("schema") != PACE_SCHEMA:
+            raise ValueError(f"schema {doc.get('schema')!r}, not {PACE_SCHEMA}")
+        rows = doc.get("ratios")
+        if not isinstance(rows, list):
+            raise ValueError("no list of ratios")
+        out = []
+        for row in rows[-int(limit):]:
+            if not (isinstance(row, list) and len(row) == 3
+                    and all(isinstance(x, str) and len(x) <= 40 for x in row[:2])
+                    and isinstance(row[2], (int, float)) and not isinstance(row[2], bool)
+                    and RATIO_BOUNDS[0] <= row[2] <= RATIO_BOUNDS[1]):
+                raise ValueError(f"not a (kind, source, ratio) row: {str(row)[:80]}")
+            out.append((row[0], row[1], float(row[2])))
+        return out
+    except (OSError, ValueError) as exc:
+        log.warning("ignored the learned pace in %s: %s", path, exc)
+        return []
 
 
 def plan(estimate, kind, pace=None, load=None, cores=None, threads=None):

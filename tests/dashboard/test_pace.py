@@ -215,3 +215,62 @@ def test_the_machines_speed_is_its_fastest_probe_calibrated_by_its_fits(monkeypa
     for ratio in (2.0, 4.0, 3.0):                       # fits took 2-4x the model's seconds
         costs.calibrate_speed(ratio)
     assert costs.fastest_probe_seconds() == pytest.approx(6e-3)
+
+
+# -- the learned pace outlives the server -----------------------------------------------------
+
+
+def _plan(kind="compare", source="model"):
+    return P.Plan(10, 7, 14, idle=10.0, kind=kind, source=source)
+
+
+def test_the_learned_pace_is_kept_in_the_cache_folder_across_restarts(tmp_path, monkeypatch):
+    monkeypatch.setenv("RMSC_CACHE_DIR", str(tmp_path / "results"))
+    pace = P.Pace.from_env()
+    assert pace.path == tmp_path / "results" / P.PACE_FILE and len(pace) == 0
+    pace.record(_plan(), 30.0, slow=2.0)                # 30 / (10 x 2): 1.5
+    pace.record(_plan("views", "mixed"), 5.0)           # 0.5
+    again = P.Pace.from_env()                           # a new server on the same folder
+    assert len(again) == 2
+    assert again.factor("compare", "model") == pytest.approx(1.5)
+    assert again.factor("views", "mixed") == pytest.approx(0.5)
+    # bounded: only the newest HISTORY ratios are written and read back
+    small = P.Pace(history=3, path=tmp_path / "p.json")
+    for took in (10.0, 20.0, 30.0, 40.0, 50.0):
+        small.record(_plan(), took)
+    assert [r for _, _, r in P.load_ratios(tmp_path / "p.json")] == [3.0, 4.0, 5.0]
+    # switched off: memory only
+    monkeypatch.setenv("RMSC_CACHE_DIR", "off")
+    assert P.Pace.from_env().path is None
+
+
+@pytest.mark.parametrize("text", [
+    b"{not json",
+    b"\xff\xfe\x00",
+    b'["a list"]',
+    b'{"magic": "rmsc-result", "schema": 1, "ratios": []}',
+    b'{"magic": "rmsc-pace", "schema": 99, "ratios": []}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": [["compare", "model", NaN]]}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": [["compare", "model", 1e9]]}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": [["compare", "model", true]]}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": [["compare", 3, 1.0]]}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": [["compare", "model"]]}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": {"__import__": "os"}}',
+])
+def test_a_damaged_pace_file_is_ignored_with_a_log_line(tmp_path, caplog, text):
+    path = tmp_path / P.PACE_FILE
+    path.write_bytes(text)
+    with caplog.at_level("WARNING", logger="rmsc.dashboard"):
+        pace = P.Pace(path=path)
+    assert len(pace) == 0 and pace.factor("compare") == 1.0
+    assert "ignored the learned pace" in caplog.text
+    pace.record(_plan(), 20.0)                          # and the next record replaces it
+    assert P.load_ratios(path) == [("compare", "model", 2.0)]
+
+
+def test_a_pace_file_too_large_is_not_read(tmp_path, caplog):
+    path = tmp_path / P.PACE_FILE
+    path.write_text('{"magic": "rmsc-pace", "schema": 1, "ratios": []}' + " " * (1 << 20))
+    with caplog.at_level("WARNING", logger="rmsc.dashboard"):
+        assert P.load_ratios(path) == []
+    assert "more than" in caplog.text
