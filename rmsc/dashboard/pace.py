@@ -7,8 +7,8 @@ what a button says, three times:
 * **Before** (:func:`plan`): one figure with a range at most 2x wide, "about 4 min
   (3–6 min)": the idle seconds, times this server's measured speed (:class:`Pace`: how
   long its runs of this kind really took against what was predicted, idle), times the
-  slowdown of the machine's current load (:func:`slowdown`: ``os.getloadavg`` against
-  the cores the run's threads share).
+  slowdown of the machine's current load (:func:`slowdown`: the threads runnable now,
+  :func:`current_load`, against the cores the run's threads share).
 * **During** (:func:`eta`): the seconds left from the run's measured progress, each fit
   weighted by its estimate (:func:`run_weights`, :func:`done_fraction`), so that a
   finished short fit does not count as much as a long one; early on the prediction
@@ -28,6 +28,7 @@ import logging
 import math
 import os
 import threading
+import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
@@ -64,16 +65,58 @@ log = logging.getLogger("rmsc.dashboard")
 LOAD_WINDOW = 60.0
 
 
-def current_load(cores=None):
-    """The machine's 1-minute load average (``os.getloadavg``; 0 where the system has
-    none): the busy threads a run meets, read before it starts.
+#: Reads of the threads runnable now (:func:`runnable_now`), and the seconds between two.
+LOAD_SAMPLES = 5
+LOAD_SPACING = 0.01
 
-    It counts every runnable thread of the host, whatever its priority or group, so on a
-    shared machine it overstates a run's slowdown; the learned :class:`Pace` (took against
-    the idle seconds times this slowdown) corrects the scale, this the changes since.
-    ``cores`` is unused (kept for a measure that needs it)."""
+
+def runnable_now(samples=LOAD_SAMPLES, spacing=LOAD_SPACING, path="/proc/loadavg"):
+    """The busy threads of the whole machine now, less the one reading: the mean of
+    ``samples`` reads of the runnable count (``/proc/loadavg``'s fourth field, Linux),
+    ``spacing`` seconds apart; None where the system has no such file."""
+    counts = []
+    for i in range(max(1, int(samples))):
+        if i:
+            time.sleep(spacing)
+        try:
+            with open(path, encoding="ascii") as f:
+                counts.append(int(f.read().split()[3].split("/")[0]) - 1)
+        except (OSError, IndexError, ValueError):
+            return None
+    return max(0.0, float(np.mean(counts)))
+
+
+def current_load(cores=None):
+    """The busy threads a run meets if it starts now, others' only: :func:`runnable_now`,
+    else (no ``/proc/loadavg``) the 1-minute load average (``os.getloadavg``; 0 where
+    the system has none).
+
+    The runnable count now, not the 1-minute average: the average lags a minute behind
+    (busy processes started 10 s ago show at a sixth of their number) and still counts
+    this server's own last run for a minute after it ended (its workers' threads, idle
+    now), which made a button planned just after a fit say it would take longer than it
+    did. Either counts every runnable thread of the host, whatever its priority, so on a
+    shared machine it may overstate a run's slowdown; the learned :class:`Pace` (took
+    against the idle seconds times this slowdown) corrects the scale. ``cores`` is unused
+    (kept for a measure that needs it)."""
+    now = runnable_now()
+    if now is not None:
+        return now
     try:
         return float(os.getloadavg()[0])
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def load_after(took, threads):
+    """Others' busy threads at the end of a run of ``threads`` threads that took ``took``
+    seconds: :func:`runnable_now` (the run's threads are idle again), else the 1-minute
+    load average less the run's own part (:func:`other_load`)."""
+    now = runnable_now()
+    if now is not None:
+        return now
+    try:
+        return other_load(float(os.getloadavg()[0]), took, threads)
     except (OSError, AttributeError):
         return 0.0
 
@@ -305,11 +348,9 @@ class IdleBook:
 
 def run_slowdown(cores, took, before=None, after=None):
     """The load's :func:`slowdown` while a run of every core's threads went on for ``took``
-    seconds: the mean of the load before it (its plan's) and of others after it (``after``
-    None: :func:`current_load` now, less the run's own part, :func:`other_load`);
-    ``before`` None: the load after alone."""
-    after = current_load(cores) if after is None else float(after)
-    after = other_load(after, took, cores or 1)
+    seconds: the mean of others' load before it (its plan's) and after it (``after``
+    None: :func:`load_after`, read now); ``before`` None: the load after alone."""
+    after = load_after(took, cores or 1) if after is None else float(after)
     load = after if before is None else (float(before) + after) / 2.0
     return slowdown(load, cores)
 
@@ -318,8 +359,8 @@ def learn_from_run(pace, book, planned, took, cores, record=None, result=None, k
                    load=None):
     """After a button's run: ``record(book, result)`` keeps its fits' durations as idle
     seconds (:class:`IdleBook`), and ``pace`` learns took against ``planned`` (kept under
-    ``key`` for :meth:`Pace.outcome`); ``load``: the load average after the run (None:
-    read now). Returns the slowdown it assumed (:func:`run_slowdown`)."""
+    ``key`` for :meth:`Pace.outcome`); ``load``: others' busy threads after the run
+    (None: read now, :func:`load_after`). Returns the slowdown it assumed (:func:`run_slowdown`)."""
     slow = run_slowdown(cores, took, None if planned is None else planned.load, load)
     if record is not None:
         record(IdleBook(book, slow), result)

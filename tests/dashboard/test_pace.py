@@ -37,9 +37,33 @@ def test_the_load_of_others_at_the_end_of_a_run():
     assert P.other_load(1.0, 600, 2) == 0.0            # never below none
 
 
+def test_the_load_is_the_threads_runnable_now_less_the_reader(tmp_path, monkeypatch):
+    reads = iter(["3.10 2.00 1.00 5/300 999\n", "3.10 2.00 1.00 3/300 999\n",
+                  "3.10 2.00 1.00 4/301 999\n"])
+    real_open = open
+
+    def fake_open(path, *args, **kwargs):
+        if str(path) == "/fake/loadavg":
+            f = tmp_path / "loadavg"
+            f.write_text(next(reads))
+            return real_open(f, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
+    monkeypatch.setattr("builtins.open", fake_open)
+    # 5, 3 and 4 runnable, one of them the reader: 3 others on average
+    assert P.runnable_now(3, 0.0, "/fake/loadavg") == 3.0
+    assert P.runnable_now(1, 0.0, tmp_path / "missing") is None
+
+
 def test_the_plan_reads_the_load_now(monkeypatch):
-    monkeypatch.setattr(P.os, "getloadavg", lambda: (6.0, 1.0, 1.0))
-    assert P.current_load(2) == 6.0
+    monkeypatch.setattr(P, "runnable_now", lambda *a, **k: 6.0)
+    monkeypatch.setattr(P.os, "getloadavg", lambda: (9.0, 1.0, 1.0))
+    assert P.current_load(2) == 6.0                    # the count now, not the 1-minute average
+    assert P.load_after(60, 2) == 6.0                  # the run's threads idle again: as read
+    # without /proc/loadavg: the 1-minute average; after a run, less the run's own part
+    monkeypatch.setattr(P, "runnable_now", lambda *a, **k: None)
+    assert P.current_load(2) == 9.0
+    assert P.load_after(60, 2) == pytest.approx(P.other_load(9.0, 60, 2))
+    monkeypatch.setattr(P, "runnable_now", lambda *a, **k: 6.0)
     planned = P.plan(Estimate(5.0, 10.0, 20.0), "compare", None, cores=2)
     assert planned.load == 6.0 and planned.seconds == pytest.approx(40.0)  # (6 + 2) / 2
     # workers on machines elsewhere: this machine's load does not slow them
@@ -104,8 +128,8 @@ def test_the_pace_takes_the_median_of_the_newest_and_stays_bounded():
 
 def test_durations_are_kept_idle_and_learned_after_a_run():
     book, pace = dash.CostBook(), P.Pace()
-    # planned beside a load of 2 on 2 cores; after 60 s the 1-minute load reads 5.0, of
-    # which the run's 2 threads make 2 (1 - 1/e): the others' load meanwhile is the mean
+    # planned beside a load of 2 on 2 cores; after it 5 other threads run: the others'
+    # load meanwhile is the mean, 3.5
     planned = P.plan(Estimate(10.0, 30.0, 60.0), "sensitivity", pace, load=2, cores=2)
     assert planned.seconds == 60.0 and planned.load == 2.0
 
@@ -113,8 +137,7 @@ def test_durations_are_kept_idle_and_learned_after_a_run():
         b.record("fp", "RMSC", {"lam": 1}, result)
 
     slow = P.learn_from_run(pace, book, planned, 60.0, 2, record, 60.0, key="s", load=5.0)
-    others = (2.0 + 5.0 - 2 * (1 - math.exp(-1))) / 2
-    assert slow == pytest.approx((others + 2) / 2)
+    assert slow == pytest.approx((3.5 + 2) / 2)
     assert book.lookup("fp", "RMSC", {"lam": 1}) == (pytest.approx(60.0 / slow), True)
     assert pace.factor("sensitivity", "mixed") == pytest.approx(60.0 / (30.0 * slow))
     assert pace.outcome("s")[0] == 60.0
