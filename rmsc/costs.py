@@ -387,8 +387,8 @@ def lam_iteration_ratio(lam, weighting="sample"):
     ``COSTS["rmsc_lam_iters"]`` (``tools/calibrate_costs.py --lam-only``: {λ / default: the
     median ratio of the iterations measured on the bundled datasets}), interpolated in
     log(λ / default) between the measured factors and held at the nearest one outside
-    them; 1 for ``lam`` None (the default) or without that table. β moves the counts far
-    less (docs/dashboard.md, "Time estimates"): it is left out.
+    them; 1 for ``lam`` None (the default) or without that table. β is left out (not
+    measured yet).
     """
     table = _costs.COSTS.get("rmsc_lam_iters")
     if lam is None or not table:
