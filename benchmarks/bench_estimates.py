@@ -11,8 +11,8 @@ empty), fits the Solve page's default (as a teacher's first visit does: it teach
 then presses, on the dashboard's LocalCluster, one after another: Compare (its default
 methods), Sensitivity's λ × β grid (its default for these data), Sensitivity's views
 (its default methods), Solve's "Suggest λ and β". For each: what the button said before
-(:func:`rmsc.dashboard.plan`: the estimate at the server's measured speed and the load
-then), the wall time from the click to the result, predicted / measured; after each run
+(:func:`rmsc.dashboard.plan`: the estimate at the server's measured speed and the threads
+busy then), the wall time from the click to the result, predicted / measured; after each run
 the server learns from it as the page's does (:func:`rmsc.dashboard.learn_from_run`).
 
 ``--per-method``: the cost model alone, method by method (no load, no learning): its
@@ -101,8 +101,9 @@ def buttons(name, busy, smoke):
         print(f"{name}; {busy} busy processes beside; load average at start: {_loads()}; "
               f"{slots['workers']} workers sharing {cores} cores. 'idle s': the run's estimate on "
               f"an idle machine; 'learned factor': took against predicted of the runs before "
-              f"(rmsc.dashboard.Pace); the figure is idle x factor x (load + {cores}) / "
-              f"{cores}\n")
+              f"(rmsc.dashboard.Pace); 'others busy': the threads runnable when the button "
+              f"was drawn, less the reader (rmsc.dashboard.current_load); the figure is idle "
+              f"x factor x (others busy + {cores}) / {cores}\n")
         # the Solve page's first fit: its result and duration teach the server
         seconds, solve = _wall(dask_workers, dash.Remote(dash.fit_rmsc, data, p))
         dash.learn_from_fit(pace, book, solve, data, cores)
@@ -130,7 +131,7 @@ def buttons(name, busy, smoke):
              "suggest", lambda: dash.estimate_suggestion(data, p, book),
              lambda: dash.Remote(dash.run_suggestion, data, p), None),
         ]
-        print(f"| button | fits | the button said | idle s | learned factor | load average | "
+        print(f"| button | fits | the button said | idle s | learned factor | others busy | "
               f"predicted s | measured s | predicted / measured | within {TARGET:g}x |")
         print("|---|---:|---|---:|---:|---:|---:|---:|---:|---|")
         ratios = []

@@ -28,8 +28,8 @@ iteration, the spectral step, ...), then one scale and offset per method so that
 matches whole fits as the Compare page runs them (validation, scaling, the protocol's
 scoring). Iteration counts the model cannot know (RMSC stops on a tolerance) give a range:
 from typical to ``max_iter``. RMSC's come from its stopping rule as set (:func:`rmsc_iterations`:
-counts measured on the bundled datasets for each model, rule and tolerance, capped by
-``max_iter``; docs/measurements.md). A method without a model (``cost=None``, a name not in
+counts measured on the bundled datasets for each model, rule and tolerance, times how they
+move with λ, :func:`lam_iteration_ratio`, capped by ``max_iter``; docs/measurements.md). A method without a model (``cost=None``, a name not in
 :data:`COST_MODELS`, or a model that does not cover it: :meth:`CostModel.covers`) raises
 here (:func:`has_model` says so beforehand); the dashboard then estimates it from measured
 durations only.
@@ -37,6 +37,10 @@ durations only.
 :class:`Estimate` carries a low / middle / high number of seconds and whether all of it
 was measured; :meth:`Estimate.text` says it in words ("about 40 s", or "about 1–3 min" when
 part is modelled).
+
+Why one module past 600 lines: the speed probe, the work counts, the iteration counts and
+the models that combine them are one calculation with one set of constants
+(:mod:`rmsc._costs`), read top to bottom beside ``tools/calibrate_costs.py``, which fits it.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from threadpoolctl import threadpool_limits
 
 from . import _costs
 from .methods import find_spec
+from .rmsc import default_lam
 from .spectral import _DENSE_EIGH_MAX, N_KMEANS_RUNS  # the spectral step's eigensolver switch
 
 #: Side of the square matrices of the speed probe (one product: PROBE_SIZE^3 multiply-adds).
@@ -379,6 +384,27 @@ def join_span(low, high):
 # ---------------------------------------------------------------------------
 
 
+def lam_iteration_ratio(lam, weighting="sample"):
+    """How many times the iterations of RMSC at its default λ (of ``weighting``:
+    :func:`rmsc.rmsc.default_lam`) a fit at ``lam`` takes.
+
+    ``COSTS["rmsc_lam_iters"]`` (``tools/calibrate_costs.py --lam-only``: {λ / default: the
+    median ratio of the iterations measured on the bundled datasets}), interpolated in
+    log(λ / default) between the measured factors and held at the nearest one outside
+    them; 1 for ``lam`` None (the default) or without that table. β is left out (not
+    measured yet).
+    """
+    table = _costs.COSTS.get("rmsc_lam_iters")
+    if lam is None or not table:
+        return 1.0
+    ref = default_lam(weighting)
+    if not (float(lam) > 0 and ref > 0):
+        return 1.0
+    factors = sorted(table)
+    x = np.log(np.clip(float(lam) / ref, factors[0], factors[-1]))
+    return float(np.interp(x, np.log(factors), [table[f] for f in factors]))
+
+
 def rmsc_iterations(params):
     """``(low, typical, high)`` iterations of an RMSC fit with these parameters.
 
@@ -386,8 +412,10 @@ def rmsc_iterations(params):
     per model, "paper" when ``loss_scale`` is None else "scaled", per stopping rule
     ``stop_on`` and per tolerance, the fewest and the median iterations of RMSC and
     RMSC-WV on the bundled datasets), interpolated in log ``tol`` between the measured
-    tolerances (held at the nearest one outside them), each capped by ``max_iter``, which
-    is the high end. ``tol <= 0`` never stops early: ``max_iter`` all three.
+    tolerances (held at the nearest one outside them), times the λ's
+    :func:`lam_iteration_ratio` (the counts are the default λ's), each capped by
+    ``max_iter``, which is the high end. ``tol <= 0`` never stops early: ``max_iter`` all
+    three.
     """
     max_iter = int(params["max_iter"])
     tol = float(params["tol"])
@@ -398,7 +426,8 @@ def rmsc_iterations(params):
     tols = sorted(table)
     x = np.log(np.clip(tol, tols[0], tols[-1]))
     xs = np.log(tols)
-    low, typical = (float(np.interp(x, xs, [table[t][k] for t in tols]))
+    ratio = lam_iteration_ratio(params.get("lam"), params.get("weighting") or "sample")
+    low, typical = (ratio * float(np.interp(x, xs, [table[t][k] for t in tols]))
                     for k in ("min", "typical"))
     return min(max_iter, low), min(max_iter, typical), max_iter
 

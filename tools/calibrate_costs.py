@@ -3,6 +3,7 @@
     python tools/calibrate_costs.py [--write] [--quick] [--smoke]
                                          [--iter-datasets Subspaces 3-Sources Digit-small]
     python tools/calibrate_costs.py --iterations-only [--write]
+    python tools/calibrate_costs.py --lam-only [--write] [--iter-datasets ...]
 
 Times the model's kernels on synthetic data (rmsc.datasets.make_multiview_subspaces, so
 that the bundled datasets check the model out of sample: benchmarks/bench_estimates.py):
@@ -24,6 +25,10 @@ that the bundled datasets check the model out of sample: benchmarks/bench_estima
   table of stops is printed. These counts are in sample for benchmarks/bench_estimates.py.
   ``--iterations-only`` measures these alone (seconds) and, with ``--write``, replaces
   that entry of rmsc/_costs.py, keeping every other constant.
+* how RMSC's iterations move with λ (``rmsc_lam_iters``): on the same datasets, RMSC and
+  RMSC-WV at λ = :data:`LAM_FACTORS` x the default, each stopping on the defaults' rule and
+  tolerance; the median over them of the iterations at each λ over those at the default
+  (rmsc.costs.lam_iteration_ratio). ``--lam-only`` measures these alone.
 
 Every time is divided by the seconds of a multiply-add measured by the speed probe
 (rmsc.costs.probe_seconds, taken before and after each timing), so the
@@ -120,6 +125,53 @@ def iteration_counts(names, smoke=False):
     return counts, rows
 
 
+#: λ as multiples of the default at which RMSC's iterations are counted (``rmsc_lam_iters``):
+#: the Sensitivity page's λ axis (rmsc.dashboard.runs.SENSITIVITY_LAM_FACTORS).
+LAM_FACTORS = (0.1, 0.3, 1.0, 3.0, 10.0)
+
+
+def lam_iteration_ratios(names, smoke=False):
+    """``(rmsc_lam_iters, rows)``: {λ / default λ: the median over ``names`` x (RMSC,
+    RMSC-WV) of the fit's iterations at that λ over its iterations at the default}, each
+    at the defaults' stopping rule and tolerance (a fit that stops on the tolerance, as the
+    dashboard's do); and the rows of the printed table."""
+    ratios, rows = {f: [] for f in LAM_FACTORS}, []
+    for name in names:
+        d = datasets.load_bundled(name)
+        for m in [spec.name for spec in cost_methods("rmsc")]:
+            counts = {}
+            for f in LAM_FACTORS:
+                est = rmsc.get_method(m, n_clusters=d.n_clusters, random_state=0,
+                                      placement=None, max_iter=10 if smoke else solver.MAX_ITER)
+                est.set_params(lam=f * rmsc.rmsc.default_lam(est.weighting))
+                with threadpool_limits(limits=1):
+                    _fit_keeping_iterations(est, d)
+                counts[f] = int(est.n_iter_)
+            rows.append((name, m, counts))
+            for f in LAM_FACTORS:
+                ratios[f].append(counts[f] / max(1, counts[1.0]))
+    return {f: float(np.median(r)) for f, r in ratios.items()}, rows
+
+
+def _fit_keeping_iterations(est, d):
+    """Fit ``est``; a fit whose consensus leaves samples unlinked raises after its
+    iterations, which are what is counted here."""
+    try:
+        est.fit(list(d.views))
+    except rmsc.rmsc.DegenerateSolutionError:
+        pass
+
+
+def print_lam_ratios(ratios, rows):
+    print("\nRMSC's iterations at λ = factor x the default (defaults' stopping rule):\n")
+    print("| dataset | method | " + " | ".join(f"{f:g}x" for f in LAM_FACTORS) + " |")
+    print("|---|---|" + "---:|" * len(LAM_FACTORS))
+    for name, m, counts in rows:
+        print(f"| {name} | {m} | " + " | ".join(str(counts[f]) for f in LAM_FACTORS) + " |")
+    print("| median ratio to 1x | | " + " | ".join(f"{ratios[f]:.2f}" for f in LAM_FACTORS)
+          + " |")
+
+
 def print_iteration_counts(counts, rows):
     cols = [(rule, tol) for rule, tols in ITER_TOLS.items() for tol in tols]
     print(f"\nRMSC's iterations to each rule's stop (trajectories of {solver.MAX_ITER} "
@@ -200,10 +252,19 @@ def main():
                          "data (tests/benchmarks/test_benchmarks.py); its numbers mean nothing")
     ap.add_argument("--iterations-only", action="store_true",
                     help="measure RMSC's iteration counts only; --write replaces just them")
+    ap.add_argument("--lam-only", action="store_true",
+                    help="measure RMSC's iterations against λ only; --write replaces just them")
     args = ap.parse_args()
     if args.smoke and args.write:
         ap.error("--smoke numbers mean nothing: they cannot be written")
     warnings.simplefilter("ignore")
+    if args.lam_only:
+        costs = dict(E._costs.COSTS)
+        costs["rmsc_lam_iters"], lam_rows = lam_iteration_ratios(
+            ["Subspaces"] if args.smoke else args.iter_datasets, args.smoke)
+        print_lam_ratios(costs["rmsc_lam_iters"], lam_rows)
+        finish(costs, args.write)
+        return
     if args.iterations_only:
         costs = {k: v for k, v in E._costs.COSTS.items()
                  if k not in ("rmsc_min_iters", "rmsc_typical_iters")}  # replaced by these
@@ -278,6 +339,7 @@ def main():
     costs["rmsc_iter"] = fit_nnls(rows["rmsc_iter"], ("const", "product", "passes", "views"))
     iter_names = ["Subspaces"] if args.smoke else args.iter_datasets
     costs["rmsc_iters"], iter_rows = iteration_counts(iter_names, args.smoke)
+    costs["rmsc_lam_iters"], lam_rows = lam_iteration_ratios(iter_names, args.smoke)
     costs["rmsc_extra_iters"] = 1.0
     costs["ssc_iter"] = fit_nnls(rows["ssc_iter"], ("const", "product", "passes"))
     costs["ssc_extra_iters"] = 2.0
@@ -335,6 +397,7 @@ def main():
     for name, what, t in log:
         print(f"| {name} | {what} | {t:.2f} |")
     print_iteration_counts(costs["rmsc_iters"], iter_rows)
+    print_lam_ratios(costs["rmsc_lam_iters"], lam_rows)
     finish(costs, args.write)
 
 

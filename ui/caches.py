@@ -55,8 +55,9 @@ def cost_book():
 @st.cache_resource(show_spinner=False)
 def pace():
     """This server's measured speed: what its runs took against what was predicted, for the
-    next predictions (:class:`rmsc.dashboard.Pace`)."""
-    return dash.Pace()
+    next predictions (:class:`rmsc.dashboard.Pace`), kept in the result cache's folder
+    across restarts."""
+    return dash.Pace.from_env()
 
 
 @st.cache_resource(show_spinner=False)

@@ -7,7 +7,10 @@ A button that starts many fits says how long they will take. Two sources, the be
    dashboard records them by dataset fingerprint, method and parameters. A fit of the same
    method on the same data with the same parameters is predicted by its own duration; with
    other parameters (a sensitivity grid, another seed) by the median of that method's
-   durations on those data, or of a method of the same ``cost_group`` (the same solves).
+   durations on those data, or of a method of the same ``cost_group`` (the same solves),
+   each scaled to this setting: by how that method's fits on these data grew with λ where
+   the book spans λ (:func:`lam_slope`), else by the cost model's ratio of the two settings
+   (:func:`scaled_durations`).
 2. **Modelled** (:func:`rmsc.costs.predict`): the method's cost model, in multiply-adds at
    this machine's measured speed.
 
@@ -26,11 +29,13 @@ fit): a fit measured on a share of the cores is recorded at that share of its ti
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 
 import numpy as np
 
+from .. import _costs
 from ..costs import (ZERO, Estimate, data_shape, fastest_probe_seconds, has_model, predict,
                      schedule)
 from ..methods import find_spec, specs
@@ -90,6 +95,14 @@ class CostBook:
             return rows[pk], True
         return float(np.median(list(rows.values()))), False
 
+    def settings(self, fingerprint, method):
+        """``[(params, seconds)]``: every setting of ``method`` measured on the data
+        ``fingerprint`` (oldest first; the parameters as recorded, JSON's values)."""
+        key = (str(fingerprint), str(method).upper())
+        with self._lock:
+            rows = list(self._items.get(key, {}).items())
+        return [(json.loads(pk), seconds) for pk, seconds in rows]
+
     def __len__(self):
         with self._lock:
             return sum(len(v) for v in self._items.values())
@@ -107,27 +120,92 @@ def estimate_fit(method, shape, params=None, book=None, probe=None):
     """One fit's :class:`Estimate`: measured when ``book`` has this method on these data, else
     the model's, else (no cost model) one fit of unknown duration.
 
-    A duration with the same parameters counts as measured. One with other parameters
+    A duration with the same parameters counts as measured. Those with other parameters
     (another λ, β or seed), or of a method of the same ``cost_group`` (the same solves),
-    is the middle of a range that also spans the model's, since iteration counts move with
-    the parameters; without a model, that duration alone.
+    each scaled by the model's ratio of this setting to theirs (:func:`scaled_durations`:
+    λ moves RMSC's iterations, :func:`rmsc.costs.lam_iteration_ratio`), give by their
+    median the middle of a range that also spans the model's; without a model, the median
+    of the durations as they are.
     """
-    seconds = None
+    seconds, rows = None, []
     if book is not None and shape.fingerprint:
         seconds, exact = book.lookup(shape.fingerprint, method, params)
-        for other in ([] if seconds is not None else _same_cost(method)):
-            seconds, _ = book.lookup(shape.fingerprint, other)
-            exact = False
-            if seconds is not None:
-                break
         if seconds is not None and exact:
             return Estimate.exact(seconds)
+        rows = [(method, q, t) for q, t in book.settings(shape.fingerprint, method)]
+        for other in ([] if rows else _same_cost(method)):
+            rows = [(other, q, t) for q, t in book.settings(shape.fingerprint, other)]
+            if rows:
+                seconds = float(np.median([t for _, _, t in rows]))
+                break
     if not has_model(method):
         return Estimate.not_known() if seconds is None else Estimate(seconds, seconds, seconds)
     model = predict(method, shape, params, probe)
-    if seconds is None:
+    if not rows:
         return model
+    seconds = float(np.median(scaled_durations(method, shape, params, rows)))
     return Estimate(min(seconds, model.low), seconds, max(seconds, model.high), False)
+
+
+def scaled_durations(method, shape, params, rows):
+    """Each measured ``(method, params, seconds)`` of ``rows`` (on data of ``shape``) as a
+    fit of ``method`` with ``params``: its seconds times the model's middle for that
+    setting over the model's for its own (unchanged where the model has none for it);
+    where the rows of ``method`` itself span λ (:func:`lam_slope`), times
+    ``(λ / its λ) ** slope`` instead: how these data's fits grew with λ on this server."""
+    want = _model_mid(method, shape, params_key(params))
+    slope = lam_slope([(q, t) for m, q, t in rows if m == method])
+    lam = _lam(params)
+    out = []
+    for other, q, seconds in rows:
+        if slope is not None and other == method and lam and _lam(q):
+            out.append(seconds * (lam / _lam(q)) ** slope)
+            continue
+        had = _model_mid(other, shape, params_key(q)) if has_model(other) else 0.0
+        out.append(seconds * want / had if had > 0 and want > 0 else seconds)
+    return out
+
+
+#: The fewest settings, and the widest λ span (largest / smallest), of a learned slope.
+SLOPE_SETTINGS = 3
+SLOPE_SPAN = 3.0
+
+
+def _lam(params):
+    try:
+        lam = float((params or {}).get("lam"))
+    except (TypeError, ValueError):
+        return None
+    return lam if lam > 0 and np.isfinite(lam) else None
+
+
+def lam_slope(rows):
+    """How one method's fits on one dataset grew with λ, measured: the least-squares slope
+    of log seconds on log λ over ``rows`` (``(params, seconds)``, e.g.
+    :meth:`CostBook.settings`: the Solve page's fits, its prefetches one λ step away, a
+    grid's or a suggestion's fits), held within [0, 1.5]; None with fewer than
+    :data:`SLOPE_SETTINGS` settings or λ spanning less than :data:`SLOPE_SPAN` x (then the
+    cost model's ratio counts, :func:`rmsc.costs.lam_iteration_ratio`)."""
+    pts = [(np.log(_lam(q)), np.log(t)) for q, t in rows if _lam(q) and t > 0]
+    if len(pts) < SLOPE_SETTINGS:
+        return None
+    x, y = np.array(pts).T
+    if x.max() - x.min() < np.log(SLOPE_SPAN):
+        return None
+    slope = float(np.polyfit(x, y, 1)[0])
+    return min(1.5, max(0.0, slope))
+
+
+def _model_mid(method, shape, key):
+    """The model's middle of ``method`` with the parameters of ``key`` (:func:`params_key`)
+    at a probe of 1 s (a ratio of two is the same at any speed), kept: a page asks the same
+    settings on every rerun, a grid each for every measured one."""
+    return _model_mid_cached(method, shape, key, id(_costs.COSTS))
+
+
+@functools.lru_cache(maxsize=4096)
+def _model_mid_cached(method, shape, key, costs):
+    return float(predict(method, shape, json.loads(key), 1.0).mid)
 
 
 def method_params(params, method):

@@ -7,8 +7,8 @@ what a button says, three times:
 * **Before** (:func:`plan`): one figure with a range at most 2x wide, "about 4 min
   (3–6 min)": the idle seconds, times this server's measured speed (:class:`Pace`: how
   long its runs of this kind really took against what was predicted, idle), times the
-  slowdown of the machine's current load (:func:`slowdown`: ``os.getloadavg`` against
-  the cores the run's threads share).
+  slowdown of the machine's current load (:func:`slowdown`: the threads runnable now,
+  :func:`current_load`, against the cores the run's threads share).
 * **During** (:func:`eta`): the seconds left from the run's measured progress, each fit
   weighted by its estimate (:func:`run_weights`, :func:`done_fraction`), so that a
   finished short fit does not count as much as a long one; early on the prediction
@@ -24,9 +24,11 @@ counted once, now.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import threading
+import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
@@ -36,6 +38,7 @@ from ..costs import (calibrate_speed, data_shape, fastest_probe_seconds, format_
                      has_model, join_span, predict)
 from .estimates import estimate_fit, part_threads_of, record_solve_fit
 from .fitting import FitResult
+from .store import read_json, side_file, write_json
 from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
 from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
 
@@ -49,20 +52,71 @@ RECENT = 5
 #: Results whose took / predicted are kept (newest last).
 OUTCOMES = 64
 
+#: The learned pace's file in the result cache's folder (:func:`Pace.from_env`), its format
+#: and the bounds a ratio read back must keep (a file outside them is ignored).
+PACE_FILE = "pace.json"
+PACE_MAGIC = "rmsc-pace"
+PACE_SCHEMA = 1
+RATIO_BOUNDS = (1e-3, 1e3)
+
+log = logging.getLogger("rmsc.dashboard")
+
 #: Seconds the load average's 1-minute figure takes to follow a change by 1 - 1/e.
 LOAD_WINDOW = 60.0
 
 
-def current_load(cores=None):
-    """The machine's 1-minute load average (``os.getloadavg``; 0 where the system has
-    none): the busy threads a run meets, read before it starts.
+#: Reads of the threads runnable now (:func:`runnable_now`), and the seconds between two.
+LOAD_SAMPLES = 5
+LOAD_SPACING = 0.01
 
-    It counts every runnable thread of the host, whatever its priority or group, so on a
-    shared machine it overstates a run's slowdown; the learned :class:`Pace` (took against
-    the idle seconds times this slowdown) corrects the scale, this the changes since.
-    ``cores`` is unused (kept for a measure that needs it)."""
+
+def runnable_now(samples=LOAD_SAMPLES, spacing=LOAD_SPACING, path="/proc/loadavg"):
+    """The busy threads of the whole machine now, less the one reading: the mean of
+    ``samples`` reads of the runnable count (``/proc/loadavg``'s fourth field, Linux),
+    ``spacing`` seconds apart; None where the system has no such file."""
+    counts = []
+    for i in range(max(1, int(samples))):
+        if i:
+            time.sleep(spacing)
+        try:
+            with open(path, encoding="ascii") as f:
+                counts.append(int(f.read().split()[3].split("/")[0]) - 1)
+        except (OSError, IndexError, ValueError):
+            return None
+    return max(0.0, float(np.mean(counts)))
+
+
+def current_load(cores=None):
+    """The busy threads a run meets if it starts now, others' only: :func:`runnable_now`,
+    else (no ``/proc/loadavg``) the 1-minute load average (``os.getloadavg``; 0 where
+    the system has none).
+
+    The runnable count now, not the 1-minute average: the average lags a minute behind
+    (busy processes started 10 s ago show at a sixth of their number) and still counts
+    this server's own last run for a minute after it ended (its workers' threads, idle
+    now), which made a button planned just after a fit say it would take longer than it
+    did. Either counts every runnable thread of the host, whatever its priority, so on a
+    shared machine it may overstate a run's slowdown; the learned :class:`Pace` (took
+    against the idle seconds times this slowdown) corrects the scale. ``cores`` is unused
+    (kept for a measure that needs it)."""
+    now = runnable_now()
+    if now is not None:
+        return now
     try:
         return float(os.getloadavg()[0])
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def load_after(took, threads):
+    """Others' busy threads at the end of a run of ``threads`` threads that took ``took``
+    seconds: :func:`runnable_now` (the run's threads are idle again), else the 1-minute
+    load average less the run's own part (:func:`other_load`)."""
+    now = runnable_now()
+    if now is not None:
+        return now
+    try:
+        return other_load(float(os.getloadavg()[0]), took, threads)
     except (OSError, AttributeError):
         return 0.0
 
@@ -153,14 +207,28 @@ class Pace:
     source, else of that source, else of any, else 1; a prediction from measured
     durations alone ("measured": idle seconds of this machine already) takes only ratios
     learned on such predictions, else 1.
+
+    With a ``path`` (:meth:`from_env`: the result cache's folder) the ratios outlive the
+    server: read there at the start (:func:`load_ratios`), written there after each
+    (:func:`save_ratios`); the took / predicted kept beside results stay in memory.
     """
 
-    def __init__(self, history=HISTORY, recent=RECENT, outcomes=OUTCOMES):
+    def __init__(self, history=HISTORY, recent=RECENT, outcomes=OUTCOMES, path=None):
         self.recent = int(recent)
         self._history = deque(maxlen=int(history))
         self._outcomes = OrderedDict()
         self._max_outcomes = int(outcomes)
         self._lock = threading.Lock()
+        self.path = path
+        if path is not None:
+            self._history.extend(load_ratios(path))
+
+    @classmethod
+    def from_env(cls, **kwargs):
+        """The server's pace, kept across restarts in the result cache's folder
+        (:data:`PACE_FILE` there, :func:`rmsc.dashboard.store.side_file`), or in memory only
+        when that folder is switched off or unsafe."""
+        return cls(path=side_file(PACE_FILE), **kwargs)
 
     def factor(self, kind, source="model"):
         with self._lock:
@@ -185,6 +253,9 @@ class Pace:
             ratio = took / (plan.idle * max(1.0, float(slow)))
             with self._lock:
                 self._history.append((plan.kind, plan.source, ratio))
+                rows = list(self._history)
+            if self.path is not None:
+                save_ratios(self.path, rows)
         if key is not None:
             with self._lock:
                 self._outcomes.pop(key, None)
@@ -201,6 +272,43 @@ class Pace:
     def __len__(self):
         with self._lock:
             return len(self._history)
+
+
+def save_ratios(path, rows):
+    """Write the learned ratios ``rows`` (``(kind, source, ratio)``, newest last) to
+    ``path`` as JSON (atomically); True when written."""
+    return write_json(path, {"magic": PACE_MAGIC, "schema": PACE_SCHEMA,
+                             "ratios": [[str(k), str(s), float(r)] for k, s, r in rows]})
+
+
+def load_ratios(path, limit=HISTORY):
+    """The ratios :func:`save_ratios` wrote to ``path`` (the newest ``limit``), or none when
+    the file is missing; a file that is not such a record (damaged, of another schema, a
+    ratio not a finite number within :data:`RATIO_BOUNDS`) is ignored with a log line. The
+    file is parsed as JSON, never executed."""
+    try:
+        doc = read_json(path)
+        if doc is None:
+            return []
+        if not isinstance(doc, dict) or doc.get("magic") != PACE_MAGIC:
+            raise ValueError("not a learned pace")
+        if doc.get("schema") != PACE_SCHEMA:
+            raise ValueError(f"schema {doc.get('schema')!r}, not {PACE_SCHEMA}")
+        rows = doc.get("ratios")
+        if not isinstance(rows, list):
+            raise ValueError("no list of ratios")
+        out = []
+        for row in rows[-int(limit):]:
+            if not (isinstance(row, list) and len(row) == 3
+                    and all(isinstance(x, str) and len(x) <= 40 for x in row[:2])
+                    and isinstance(row[2], (int, float)) and not isinstance(row[2], bool)
+                    and RATIO_BOUNDS[0] <= row[2] <= RATIO_BOUNDS[1]):
+                raise ValueError(f"not a (kind, source, ratio) row: {str(row)[:80]}")
+            out.append((row[0], row[1], float(row[2])))
+        return out
+    except (OSError, ValueError) as exc:
+        log.warning("ignored the learned pace in %s: %s", path, exc)
+        return []
 
 
 def plan(estimate, kind, pace=None, load=None, cores=None, threads=None):
@@ -240,11 +348,9 @@ class IdleBook:
 
 def run_slowdown(cores, took, before=None, after=None):
     """The load's :func:`slowdown` while a run of every core's threads went on for ``took``
-    seconds: the mean of the load before it (its plan's) and of others after it (``after``
-    None: :func:`current_load` now, less the run's own part, :func:`other_load`);
-    ``before`` None: the load after alone."""
-    after = current_load(cores) if after is None else float(after)
-    after = other_load(after, took, cores or 1)
+    seconds: the mean of others' load before it (its plan's) and after it (``after``
+    None: :func:`load_after`, read now); ``before`` None: the load after alone."""
+    after = load_after(took, cores or 1) if after is None else float(after)
     load = after if before is None else (float(before) + after) / 2.0
     return slowdown(load, cores)
 
@@ -253,8 +359,8 @@ def learn_from_run(pace, book, planned, took, cores, record=None, result=None, k
                    load=None):
     """After a button's run: ``record(book, result)`` keeps its fits' durations as idle
     seconds (:class:`IdleBook`), and ``pace`` learns took against ``planned`` (kept under
-    ``key`` for :meth:`Pace.outcome`); ``load``: the load average after the run (None:
-    read now). Returns the slowdown it assumed (:func:`run_slowdown`)."""
+    ``key`` for :meth:`Pace.outcome`); ``load``: others' busy threads after the run
+    (None: read now, :func:`load_after`). Returns the slowdown it assumed (:func:`run_slowdown`)."""
     slow = run_slowdown(cores, took, None if planned is None else planned.load, load)
     if record is not None:
         record(IdleBook(book, slow), result)

@@ -319,6 +319,62 @@ def _own_folder(folder):
         raise ValueError(f"{folder} may be written by other users (mode {st.st_mode & 0o777:o})")
 
 
+def side_file(name, folder=None):
+    """The path of a small file of the server's own kept beside the results (the learned
+    pace of :class:`rmsc.dashboard.Pace`): ``name`` in ``folder`` (None:
+    :func:`default_folder`), the folder created and checked as the store's. None when the
+    disk layer is switched off or the folder is not safe to use (said in the log)."""
+    try:
+        folder = default_folder() if folder is None else Path(folder)
+        if folder is None:
+            return None
+        _own_folder(folder)
+    except (OSError, ValueError) as exc:
+        log.warning("%s is not kept on disk: %s", name, exc)
+        return None
+    return folder / name
+
+
+def read_json(path, max_bytes=1 << 20):
+    """The JSON value in ``path`` (parsed, never executed), or None when the file is missing;
+    ValueError when it is larger than ``max_bytes``, not UTF-8 or not JSON."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    if size > max_bytes:
+        raise ValueError(f"{size} bytes, more than {max_bytes}")
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text: {exc}") from None
+
+
+def write_json(path, value):
+    """Write ``value`` as JSON to ``path`` atomically (a reader sees the old file or the new
+    one, never half of one); True when written, False (logged) on a disk error."""
+    path = Path(path)
+    try:
+        text = json.dumps(value, allow_nan=False)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    except (OSError, TypeError, ValueError) as exc:
+        log.warning("could not write %s: %s", path.name, exc)
+        return False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.warning("could not write %s: %s", path.name, exc)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    return True
+
+
 class DiskStore:
     """Results in a folder, one ``.npz`` per key, least recently used evicted past ``cap``.
 

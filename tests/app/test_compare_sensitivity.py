@@ -94,7 +94,7 @@ def test_compare_button_estimates_the_ticked_methods(fitted_app, monkeypatch):
     # a slow machine's speed probe, so that the model's seconds are not all rounded to "1 s";
     # nothing else busy (each thread of a run would get a whole core)
     monkeypatch.setattr(estimates, "fastest_probe_seconds", lambda: 0.05)
-    monkeypatch.setattr(pace.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(pace, "runnable_now", lambda *a, **k: 0.0)
     at = goto(fitted_app, "compare")
     fit = at.session_state["slots"]["fit"].latest.result
     at.multiselect(key="w_cmp_methods").set_value(["RMSC"]).run()

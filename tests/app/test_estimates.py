@@ -37,8 +37,8 @@ def _shown_durations(low, high, fn):
 
 
 def test_compare_says_its_time_before_during_and_after(monkeypatch):
-    # others keep 2 threads busy (the load average)
-    monkeypatch.setattr(P.os, "getloadavg", lambda: (2.0, 2.0, 2.0))
+    # others keep 2 threads busy (the threads runnable now)
+    monkeypatch.setattr(P, "runnable_now", lambda *a, **k: 2.0)
     monkeypatch.setattr(estimates, "fastest_probe_seconds", lambda: 2e-3)  # steady figures
     monkeypatch.setattr(P, "fastest_probe_seconds", lambda: 2e-3)
     gates = [threading.Event() for _ in range(8)]

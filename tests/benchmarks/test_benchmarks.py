@@ -57,7 +57,8 @@ SMOKE = {
         (["--smoke"], "every surface agrees on every method: yes")],
     "benchmarks/digit_scores.py": [
         (["--smoke", "--methods", "RMSC", "SSC-BSV"], "| SSC-BSV = ")],
-    "tools/calibrate_costs.py": [(["--smoke"], "'rmsc_iter'")],
+    "tools/calibrate_costs.py": [(["--smoke"], "'rmsc_iter'"),
+                                 (["--lam-only", "--smoke"], "| median ratio to 1x |")],
     # the studies meant to be rerun
     "docs/studies/study_affinity.py": [(["--smoke"], "Subspaces|RMSC|0.3|0.25")],
     "docs/studies/study_acceleration.py": [

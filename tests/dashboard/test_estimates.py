@@ -139,6 +139,85 @@ def test_unknown_method_is_refused():
 # -- measured durations come first -----------------------------------------------------------
 
 
+def test_rmsc_iterations_move_with_lambda_as_measured(monkeypatch):
+    table = {"scaled": {"zstar": {3e-3: {"min": 10, "typical": 40.0}}}}
+    monkeypatch.setitem(E._costs.COSTS, "rmsc_iters", table)
+    monkeypatch.setitem(E._costs.COSTS, "rmsc_lam_iters", {0.1: 0.5, 1.0: 1.0, 10.0: 4.0})
+    ratio = E.lam_iteration_ratio
+    assert ratio(None) == 1.0 and ratio(1.0) == 1.0    # the default λ ("sample": 1)
+    assert ratio(10.0) == 4.0 and ratio(0.1) == 0.5
+    assert ratio(100.0) == 4.0 and ratio(1e-3) == 0.5  # held at the measured ends
+    # between two measured factors: linear in log(λ): sqrt(10) is half way from 1 to 10
+    assert ratio(10 ** 0.5) == pytest.approx(2.5)
+    # relative to the weighting's own default λ
+    from rmsc.rmsc import default_lam
+    assert ratio(10 * default_lam("view"), "view") == 4.0
+    base = {"loss_scale": "median", "stop_on": "zstar", "tol": 3e-3, "max_iter": 200}
+    assert E.rmsc_iterations({**base, "lam": 1.0}) == (10, 40, 200)
+    assert E.rmsc_iterations({**base, "lam": 10.0}) == (40, 160, 200)
+    assert E.rmsc_iterations({**base, "lam": 10.0, "max_iter": 100}) == (40, 100, 100)
+    assert E.rmsc_iterations({**base, "lam": 0.1}) == (5, 20, 200)
+    # without the table (constants written before it): λ moves nothing
+    monkeypatch.delitem(E._costs.COSTS, "rmsc_lam_iters")
+    assert E.rmsc_iterations({**base, "lam": 10.0}) == (10, 40, 200)
+
+
+def test_a_grid_is_estimated_setting_by_setting_from_the_solve_fit(monkeypatch):
+    monkeypatch.setitem(E._costs.COSTS, "rmsc_iters",
+                        {"scaled": {"zstar": {3e-3: {"min": 10, "typical": 40.0}}}})
+    monkeypatch.setitem(E._costs.COSTS, "rmsc_lam_iters", {0.1: 0.5, 1.0: 1.0, 10.0: 4.0})
+    s = shape(300, fp="abc")
+    book = dash.CostBook()
+    solve = {"lam": 1.0, "beta": "auto", "beta_rel": 0.25}
+    book.record("abc", "RMSC", solve, 6.0)             # the Solve page's fit: 6 s at λ = 1
+    parts = {lam: E.model_parts("RMSC", s, {"lam": lam, "beta": 0.1}) for lam in (1.0, 10.0)}
+    extra = E._costs.COSTS["rmsc_extra_iters"]         # the start's iteration(s)
+    # λ = 10 takes 4x the iterations (160 against 40); the setup and spectral step stay
+    assert parts[10.0]["iterations"][1] == \
+        pytest.approx((160 + extra) / (40 + extra) * parts[1.0]["iterations"][1])
+    assert parts[10.0]["spectral"] == parts[1.0]["spectral"]
+
+    def model(lam):
+        return dash.predict("RMSC", s, {"lam": lam, "beta": 0.1}, PROBE).mid
+    est = dash.estimate_fit("RMSC", s, {"lam": 10.0, "beta": 0.1}, book, PROBE)
+    assert est.mid == pytest.approx(6.0 * model(10.0) / model(1.0))
+    # more, but less than the iterations' 3.9x: the setup and the spectral step do not grow
+    assert 2.0 < est.mid / 6.0 < (160 + extra) / (40 + extra) and not est.measured
+    # at Solve's λ with another β: the same work, so the same seconds
+    assert dash.estimate_fit("RMSC", s, {"lam": 1.0, "beta": 0.1}, book, PROBE).mid == \
+        pytest.approx(6.0)
+    # RMSC-WV, of RMSC's cost group, from RMSC's measured fit by the model's ratio
+    wv = dash.estimate_fit("RMSC-WV", s, {}, book, PROBE)
+    assert wv.mid == pytest.approx(6.0 * dash.predict("RMSC-WV", s, {}, PROBE).mid
+                                   / dash.predict("RMSC", s, solve, PROBE).mid)
+    # once the grid's fits are in the book, each setting is its own measurement, and an
+    # unmeasured one is the median of all of them, each scaled to it
+    book.record("abc", "RMSC", {"lam": 10.0, "beta": 0.1}, 30.0)
+    assert dash.estimate_fit("RMSC", s, {"lam": 10.0, "beta": 0.1}, book, PROBE) == \
+        dash.Estimate.exact(30.0)
+    both = dash.estimate_fit("RMSC", s, {"lam": 10.0, "beta": 0.3}, book, PROBE)
+    assert both.mid == pytest.approx((30.0 + 6.0 * model(10.0) / model(1.0)) / 2)
+
+
+def test_how_these_datas_fits_grew_with_lambda_is_learned_from_the_book():
+    from rmsc.dashboard.estimates import lam_slope
+    # seconds = 2 sqrt(λ): slope 1/2 in log-log, by hand
+    rows = [({"lam": lam, "beta": "auto"}, 2.0 * lam ** 0.5) for lam in (0.25, 1.0, 4.0)]
+    assert lam_slope(rows) == pytest.approx(0.5)
+    assert lam_slope(rows[:2]) is None                 # too few settings
+    assert lam_slope([({"lam": lam}, 1.0 + lam) for lam in (1.0, 1.2, 1.5)]) is None  # narrow
+    assert lam_slope([({"lam": lam}, 1.0 / lam) for lam in (0.1, 1.0, 10.0)]) == 0.0  # held
+    assert lam_slope([({"lam": lam}, lam ** 3) for lam in (0.1, 1.0, 10.0)]) == 1.5
+    assert lam_slope([({"lam": None}, 1.0)] * 4) is None  # no λ recorded
+    # the book's fits of these data then predict a grid's λ by that slope, not the model's
+    s = shape(300, fp="abc")
+    book = dash.CostBook()
+    for q, t in rows:
+        book.record("abc", "RMSC", q, t)
+    est = dash.estimate_fit("RMSC", s, {"lam": 16.0, "beta": 0.1}, book, PROBE)
+    assert est.mid == pytest.approx(8.0) and not est.measured  # 2 sqrt(16), from every row
+
+
 def test_a_measured_duration_of_the_same_setting_is_the_estimate():
     book = dash.CostBook()
     s = shape(500, fp="abc")
@@ -146,12 +225,14 @@ def test_a_measured_duration_of_the_same_setting_is_the_estimate():
     est = dash.estimate_fit("SSC-AVG", s, {"max_iter": 100}, book, PROBE)
     assert est == dash.Estimate(7.0, 7.0, 7.0, True)
     assert est.text() == "about 7 s"
-    # another setting of the same method on the same data: the measured value in the middle
-    # of a range that also spans the model's
+    # another setting of the same method on the same data: the measured value scaled by the
+    # model's ratio of the two settings, in the middle of a range that also spans the model's
     other = dash.estimate_fit("SSC-AVG", s, {"max_iter": 300}, book, PROBE)
     model = dash.predict("SSC-AVG", s, {"max_iter": 300}, PROBE)
-    assert other.mid == 7.0 and not other.measured
-    assert other.low == min(7.0, model.low) and other.high == max(7.0, model.high)
+    had = dash.predict("SSC-AVG", s, {"max_iter": 100}, PROBE)
+    assert other.mid == pytest.approx(7.0 * model.mid / had.mid) and not other.measured
+    assert 2.5 < other.mid / 7.0 < 3.0                 # ADMM's 300 iterations against 100
+    assert other.low == min(other.mid, model.low) and other.high == max(other.mid, model.high)
     # other data, or another method: the model
     assert dash.estimate_fit("SSC-AVG", shape(500, fp="xyz"), {"max_iter": 100}, book,
                              PROBE) == dash.predict("SSC-AVG", s, {"max_iter": 100}, PROBE)
@@ -189,8 +270,10 @@ def test_sensitivity_and_views_sum_their_fits():
     data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
     book = dash.CostBook()
     one = dash.estimate_fit("RMSC", dash.data_shape(data), {"lam": 1.0, "beta": 0.1}, book, PROBE)
+    low = dash.estimate_fit("RMSC", dash.data_shape(data), {"lam": 0.3, "beta": 0.1}, book, PROBE)
+    assert low.mid < one.mid                           # fewer iterations at a smaller λ
     grid = dash.estimate_sensitivity(data, [0.3, 1.0], [0.1, 0.2, 0.3], "RMSC", {}, book, PROBE)
-    assert grid.mid == pytest.approx(6 * one.mid)
+    assert grid.mid == pytest.approx(3 * one.mid + 3 * low.mid)  # β moves nothing
     df = dash.run_sensitivity(data, [1.0], [0.01, 0.02], "RMSC", {"max_iter": 5})
     dash.record_sensitivity(book, data, "RMSC", {"max_iter": 5}, df)
     again = dash.estimate_sensitivity(data, [1.0], [0.01, 0.02], "RMSC", {"max_iter": 5}, book,

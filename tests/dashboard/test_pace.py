@@ -37,9 +37,33 @@ def test_the_load_of_others_at_the_end_of_a_run():
     assert P.other_load(1.0, 600, 2) == 0.0            # never below none
 
 
+def test_the_load_is_the_threads_runnable_now_less_the_reader(tmp_path, monkeypatch):
+    reads = iter(["3.10 2.00 1.00 5/300 999\n", "3.10 2.00 1.00 3/300 999\n",
+                  "3.10 2.00 1.00 4/301 999\n"])
+    real_open = open
+
+    def fake_open(path, *args, **kwargs):
+        if str(path) == "/fake/loadavg":
+            f = tmp_path / "loadavg"
+            f.write_text(next(reads))
+            return real_open(f, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
+    monkeypatch.setattr("builtins.open", fake_open)
+    # 5, 3 and 4 runnable, one of them the reader: 3 others on average
+    assert P.runnable_now(3, 0.0, "/fake/loadavg") == 3.0
+    assert P.runnable_now(1, 0.0, tmp_path / "missing") is None
+
+
 def test_the_plan_reads_the_load_now(monkeypatch):
-    monkeypatch.setattr(P.os, "getloadavg", lambda: (6.0, 1.0, 1.0))
-    assert P.current_load(2) == 6.0
+    monkeypatch.setattr(P, "runnable_now", lambda *a, **k: 6.0)
+    monkeypatch.setattr(P.os, "getloadavg", lambda: (9.0, 1.0, 1.0))
+    assert P.current_load(2) == 6.0                    # the count now, not the 1-minute average
+    assert P.load_after(60, 2) == 6.0                  # the run's threads idle again: as read
+    # without /proc/loadavg: the 1-minute average; after a run, less the run's own part
+    monkeypatch.setattr(P, "runnable_now", lambda *a, **k: None)
+    assert P.current_load(2) == 9.0
+    assert P.load_after(60, 2) == pytest.approx(P.other_load(9.0, 60, 2))
+    monkeypatch.setattr(P, "runnable_now", lambda *a, **k: 6.0)
     planned = P.plan(Estimate(5.0, 10.0, 20.0), "compare", None, cores=2)
     assert planned.load == 6.0 and planned.seconds == pytest.approx(40.0)  # (6 + 2) / 2
     # workers on machines elsewhere: this machine's load does not slow them
@@ -104,8 +128,8 @@ def test_the_pace_takes_the_median_of_the_newest_and_stays_bounded():
 
 def test_durations_are_kept_idle_and_learned_after_a_run():
     book, pace = dash.CostBook(), P.Pace()
-    # planned beside a load of 2 on 2 cores; after 60 s the 1-minute load reads 5.0, of
-    # which the run's 2 threads make 2 (1 - 1/e): the others' load meanwhile is the mean
+    # planned beside a load of 2 on 2 cores; after it 5 other threads run: the others'
+    # load meanwhile is the mean, 3.5
     planned = P.plan(Estimate(10.0, 30.0, 60.0), "sensitivity", pace, load=2, cores=2)
     assert planned.seconds == 60.0 and planned.load == 2.0
 
@@ -113,8 +137,7 @@ def test_durations_are_kept_idle_and_learned_after_a_run():
         b.record("fp", "RMSC", {"lam": 1}, result)
 
     slow = P.learn_from_run(pace, book, planned, 60.0, 2, record, 60.0, key="s", load=5.0)
-    others = (2.0 + 5.0 - 2 * (1 - math.exp(-1))) / 2
-    assert slow == pytest.approx((others + 2) / 2)
+    assert slow == pytest.approx((3.5 + 2) / 2)
     assert book.lookup("fp", "RMSC", {"lam": 1}) == (pytest.approx(60.0 / slow), True)
     assert pace.factor("sensitivity", "mixed") == pytest.approx(60.0 / (30.0 * slow))
     assert pace.outcome("s")[0] == 60.0
@@ -215,3 +238,62 @@ def test_the_machines_speed_is_its_fastest_probe_calibrated_by_its_fits(monkeypa
     for ratio in (2.0, 4.0, 3.0):                       # fits took 2-4x the model's seconds
         costs.calibrate_speed(ratio)
     assert costs.fastest_probe_seconds() == pytest.approx(6e-3)
+
+
+# -- the learned pace outlives the server -----------------------------------------------------
+
+
+def _plan(kind="compare", source="model"):
+    return P.Plan(10, 7, 14, idle=10.0, kind=kind, source=source)
+
+
+def test_the_learned_pace_is_kept_in_the_cache_folder_across_restarts(tmp_path, monkeypatch):
+    monkeypatch.setenv("RMSC_CACHE_DIR", str(tmp_path / "results"))
+    pace = P.Pace.from_env()
+    assert pace.path == tmp_path / "results" / P.PACE_FILE and len(pace) == 0
+    pace.record(_plan(), 30.0, slow=2.0)                # 30 / (10 x 2): 1.5
+    pace.record(_plan("views", "mixed"), 5.0)           # 0.5
+    again = P.Pace.from_env()                           # a new server on the same folder
+    assert len(again) == 2
+    assert again.factor("compare", "model") == pytest.approx(1.5)
+    assert again.factor("views", "mixed") == pytest.approx(0.5)
+    # bounded: only the newest HISTORY ratios are written and read back
+    small = P.Pace(history=3, path=tmp_path / "p.json")
+    for took in (10.0, 20.0, 30.0, 40.0, 50.0):
+        small.record(_plan(), took)
+    assert [r for _, _, r in P.load_ratios(tmp_path / "p.json")] == [3.0, 4.0, 5.0]
+    # switched off: memory only
+    monkeypatch.setenv("RMSC_CACHE_DIR", "off")
+    assert P.Pace.from_env().path is None
+
+
+@pytest.mark.parametrize("text", [
+    b"{not json",
+    b"\xff\xfe\x00",
+    b'["a list"]',
+    b'{"magic": "rmsc-result", "schema": 1, "ratios": []}',
+    b'{"magic": "rmsc-pace", "schema": 99, "ratios": []}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": [["compare", "model", NaN]]}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": [["compare", "model", 1e9]]}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": [["compare", "model", true]]}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": [["compare", 3, 1.0]]}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": [["compare", "model"]]}',
+    b'{"magic": "rmsc-pace", "schema": 1, "ratios": {"__import__": "os"}}',
+])
+def test_a_damaged_pace_file_is_ignored_with_a_log_line(tmp_path, caplog, text):
+    path = tmp_path / P.PACE_FILE
+    path.write_bytes(text)
+    with caplog.at_level("WARNING", logger="rmsc.dashboard"):
+        pace = P.Pace(path=path)
+    assert len(pace) == 0 and pace.factor("compare") == 1.0
+    assert "ignored the learned pace" in caplog.text
+    pace.record(_plan(), 20.0)                          # and the next record replaces it
+    assert P.load_ratios(path) == [("compare", "model", 2.0)]
+
+
+def test_a_pace_file_too_large_is_not_read(tmp_path, caplog):
+    path = tmp_path / P.PACE_FILE
+    path.write_text('{"magic": "rmsc-pace", "schema": 1, "ratios": []}' + " " * (1 << 20))
+    with caplog.at_level("WARNING", logger="rmsc.dashboard"):
+        assert P.load_ratios(path) == []
+    assert "more than" in caplog.text

@@ -293,3 +293,19 @@ def test_a_later_session_after_a_restart_is_answered_from_disk(tmp_path, monkeyp
     assert later.session_state["slots"]["fit"].latest is None  # no fit was started
     assert {m.label: m.value for m in later.metric} == shown
     assert not any("Running for" in c.value for c in later.caption)
+
+
+def test_a_side_file_lives_in_the_safe_folder_only(tmp_path, caplog):
+    from rmsc.dashboard.store import read_json, side_file, write_json
+
+    path = side_file("pace.json", tmp_path / "results")
+    assert path == tmp_path / "results" / "pace.json"
+    assert read_json(path) is None                     # nothing written yet
+    assert write_json(path, {"a": [1, 2.5]}) and read_json(path) == {"a": [1, 2.5]}
+    assert not list(path.parent.glob(".tmp-*"))       # written atomically, nothing left over
+    open_folder = tmp_path / "shared"
+    open_folder.mkdir(mode=0o777)
+    open_folder.chmod(0o777)
+    with caplog.at_level("WARNING", logger="rmsc.dashboard"):
+        assert side_file("pace.json", open_folder) is None
+    assert "may be written by other users" in caplog.text
