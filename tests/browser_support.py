@@ -41,9 +41,10 @@ def log_path(name):
 
 
 @contextlib.contextmanager
-def serve(log_name="server.log", script="app.py"):
-    """``streamlit run app.py`` (or another ``script``) on a free local port; yields its URL,
-    stops it on exit."""
+def serve(log_name="server.log", script="app.py", env=None):
+    """``streamlit run app.py`` (or another ``script``) on a free local port, with ``env``
+    added to this process's environment (e.g. ``RMSC_CACHE_DIR``: the tests' shared result
+    folder, :func:`tests.conftest.results_folder`); yields its URL, stops it on exit."""
     port = free_port()
     SHOTS.mkdir(parents=True, exist_ok=True)
     log_file = log_path(log_name)
@@ -52,7 +53,7 @@ def serve(log_name="server.log", script="app.py"):
         [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 90

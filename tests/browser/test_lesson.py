@@ -36,11 +36,11 @@ def small_lesson(tmp_path):
     return path, L.load_lesson(path)
 
 
-def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, tmp_path, monkeypatch):  # noqa: F811
+def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server_env, tmp_path):
     path, lesson = small_lesson(tmp_path)
-    monkeypatch.setenv("RMSC_LESSON", str(path))  # the server inherits it
     results = {}
-    with serve("server_lesson.log") as url:
+    # a server of its own, started with this lesson (the suite's shared result folder)
+    with serve("server_lesson.log", env={**server_env, "RMSC_LESSON": str(path)}) as url:
         context = browser.new_context(viewport=SIZE)
         page = context.new_page()
         errors = []

@@ -416,8 +416,9 @@ def test_edge_datasets_in_the_browser(page, server, tmp_path):
     ("compare", r"^Run 3 fits", "of 3 fits"),
     ("sensitivity", r"^Run 25 fits", "of 25 fits"),
 ])
-def test_run_clicked_at_once_after_load_starts_the_run(browser, path, run_label, progress):
-    with serve(f"server_{path}_click.log") as url:
+def test_run_clicked_at_once_after_load_starts_the_run(browser, server_env, path, run_label,
+                                                      progress):
+    with serve(f"server_{path}_click.log", env=server_env) as url:
         context = browser.new_context(viewport=VIEWPORT)
         page = context.new_page()
         try:
