@@ -171,9 +171,18 @@ def results_folder(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def server_env(results_folder):
+def lesson_file(tmp_path_factory):
+    """The lesson of the browser tests' servers: the shipped one on Digit-small, its fits
+    capped (``clipping_support.small_lesson``); no other test opens the Lesson page."""
+    from tests.clipping_support import small_lesson
+
+    return small_lesson(tmp_path_factory.mktemp("lesson"))
+
+
+@pytest.fixture(scope="session")
+def server_env(results_folder, lesson_file):
     """The environment the browser tests' servers start with (``browser_support.serve``)."""
-    return {"RMSC_CACHE_DIR": str(results_folder)}
+    return {"RMSC_CACHE_DIR": str(results_folder), "RMSC_LESSON": str(lesson_file)}
 
 
 @pytest.fixture(scope="session")
