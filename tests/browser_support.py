@@ -196,13 +196,40 @@ def wait_url(page, *texts, absent=(), timeout=60_000):
         arg=[list(texts), list(absent)], timeout=timeout)
 
 
+#: JavaScript: true once ``PROBE`` (a function's source, run in the page) has returned the
+#: same value on two polls in a row with the script idle: the layout after a resize or after
+#: charts arrive (plotly redraws them a moment later) has stopped moving. ``key`` names the
+#: wait (its last value is kept on ``window``).
+STEADY = """(key) => {
+    if (!document.querySelector("[data-test-script-state='notRunning']")) return false;
+    const now = JSON.stringify((PROBE)());
+    const same = window[key] === now;
+    window[key] = now;
+    return same;
+}"""
+
+#: JavaScript: the main block's height and every chart's size.
+LAYOUT = """() => [document.querySelector('[data-testid=stMain]').scrollHeight,
+    ...[...document.querySelectorAll('.js-plotly-plot')].map(p => {
+        const r = p.getBoundingClientRect(); return [r.width, r.height]; })]"""
+
+
+def steady(page, probe=LAYOUT, timeout=60_000):
+    """Wait until ``probe`` (JavaScript) gives the same value twice, 300 ms apart, with the
+    script idle (a condition polled in the page, not a fixed pause); return that value."""
+    key = f"__rmscSteady{next(_settle_calls)}"
+    page.wait_for_function(STEADY.replace("PROBE", probe), arg=key, polling=300,
+                           timeout=timeout)
+    return page.evaluate(f"JSON.parse(window.{key})")
+
+
 def shot(page, name):
     """A screenshot of the whole page at the current width (the app scrolls inside its main
-    block)."""
+    block), once the taller window is laid out."""
     size = page.viewport_size
     h = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
     page.set_viewport_size({"width": size["width"], "height": max(size["height"], h + 40)})
-    page.wait_for_timeout(800)
+    steady(page)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
     page.set_viewport_size(size)
 

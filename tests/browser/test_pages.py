@@ -18,7 +18,7 @@ import pytest
 
 from tests.browser_support import (FIT_TIMEOUT, ROOT, SHOTS, VIEWPORT, free_port, metric, nav,
                                    no_exception, open_app, serve, settle, shot, sidebar,
-                                   upload_file, wait_charts, wait_fitted, wait_metric,
+                                   steady, upload_file, wait_charts, wait_fitted, wait_metric,
                                    wait_sidebar, wait_sidebar_match, wait_url)
 from rmsc import dashboard as dash
 
@@ -347,8 +347,7 @@ def test_no_text_is_cut_at_projector_widths(page, server):
             nav(page, title)
             if n_charts:
                 wait_charts(page, min(n_charts, 2))
-            page.wait_for_timeout(500)  # the layout after the charts
-            assert page.evaluate(CUT_TEXT) == [], (width, title)
+            assert steady(page, CUT_TEXT) == [], (width, title)  # the layout after the charts
         no_exception(page)
 
 
