@@ -39,8 +39,8 @@ def visit_every_page(page, prefix):
     for title, n_charts in PAGES:
         nav(page, title)
         no_exception(page)
-        if n_charts:
-            wait_charts(page, n_charts)
+        if n_charts:  # Weights and Affinity compute on the workers (Digit's 2,000²: minutes
+            wait_charts(page, n_charts, timeout=FIT_TIMEOUT)  # on a busy machine's niced ones)
         out[title] = findings(page)
         keep_shot(page, f"{prefix}_{title.lower()}")
     return out
