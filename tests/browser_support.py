@@ -197,11 +197,11 @@ def wait_url(page, *texts, absent=(), timeout=60_000):
 
 
 #: JavaScript: true once ``PROBE`` (a function's source, run in the page) has returned the
-#: same value on two polls in a row with the script idle: the layout after a resize or after
-#: charts arrive (plotly redraws them a moment later) has stopped moving. ``key`` names the
-#: wait (its last value is kept on ``window``).
+#: same value on two polls in a row: the layout after a resize or after charts arrive
+#: (plotly redraws them a moment later) has stopped moving. Not "the script idle" too: while
+#: a fit runs, the sidebar's live fragment reruns every second, and under load it is
+#: running nearly all the time. ``key`` names the wait (its last value is kept on ``window``).
 STEADY = """(key) => {
-    if (!document.querySelector("[data-test-script-state='notRunning']")) return false;
     const now = JSON.stringify((PROBE)());
     const same = window[key] === now;
     window[key] = now;
@@ -215,8 +215,8 @@ LAYOUT = """() => [document.querySelector('[data-testid=stMain]').scrollHeight,
 
 
 def steady(page, probe=LAYOUT, timeout=60_000):
-    """Wait until ``probe`` (JavaScript) gives the same value twice, 300 ms apart, with the
-    script idle (a condition polled in the page, not a fixed pause); return that value."""
+    """Wait until ``probe`` (JavaScript) gives the same value twice, 300 ms apart (a
+    condition polled in the page, not a fixed pause); return that value."""
     key = f"__rmscSteady{next(_settle_calls)}"
     page.wait_for_function(STEADY.replace("PROBE", probe), arg=key, polling=300,
                            timeout=timeout)
