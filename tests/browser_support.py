@@ -41,9 +41,10 @@ def log_path(name):
 
 
 @contextlib.contextmanager
-def serve(log_name="server.log", script="app.py"):
-    """``streamlit run app.py`` (or another ``script``) on a free local port; yields its URL,
-    stops it on exit."""
+def serve(log_name="server.log", script="app.py", env=None):
+    """``streamlit run app.py`` (or another ``script``) on a free local port, with ``env``
+    added to this process's environment (e.g. ``RMSC_CACHE_DIR``: the tests' shared result
+    folder, :func:`tests.conftest.results_folder`); yields its URL, stops it on exit."""
     port = free_port()
     SHOTS.mkdir(parents=True, exist_ok=True)
     log_file = log_path(log_name)
@@ -52,7 +53,7 @@ def serve(log_name="server.log", script="app.py"):
         [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 90
@@ -195,13 +196,40 @@ def wait_url(page, *texts, absent=(), timeout=60_000):
         arg=[list(texts), list(absent)], timeout=timeout)
 
 
+#: JavaScript: true once ``PROBE`` (a function's source, run in the page) has returned the
+#: same value on two polls in a row: the layout after a resize or after charts arrive
+#: (plotly redraws them a moment later) has stopped moving. Not "the script idle" too: while
+#: a fit runs, the sidebar's live fragment reruns every second, and under load it is
+#: running nearly all the time. ``key`` names the wait (its last value is kept on ``window``).
+STEADY = """(key) => {
+    const now = JSON.stringify((PROBE)());
+    const same = window[key] === now;
+    window[key] = now;
+    return same;
+}"""
+
+#: JavaScript: the main block's height and every chart's size.
+LAYOUT = """() => [document.querySelector('[data-testid=stMain]').scrollHeight,
+    ...[...document.querySelectorAll('.js-plotly-plot')].map(p => {
+        const r = p.getBoundingClientRect(); return [r.width, r.height]; })]"""
+
+
+def steady(page, probe=LAYOUT, timeout=60_000):
+    """Wait until ``probe`` (JavaScript) gives the same value twice, 300 ms apart (a
+    condition polled in the page, not a fixed pause); return that value."""
+    key = f"__rmscSteady{next(_settle_calls)}"
+    page.wait_for_function(STEADY.replace("PROBE", probe), arg=key, polling=300,
+                           timeout=timeout)
+    return page.evaluate(f"JSON.parse(window.{key})")
+
+
 def shot(page, name):
     """A screenshot of the whole page at the current width (the app scrolls inside its main
-    block)."""
+    block), once the taller window is laid out."""
     size = page.viewport_size
     h = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
     page.set_viewport_size({"width": size["width"], "height": max(size["height"], h + 40)})
-    page.wait_for_timeout(800)
+    steady(page)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
     page.set_viewport_size(size)
 

@@ -8,6 +8,7 @@ import io
 import os
 from pathlib import Path
 
+import yaml
 from PIL import Image
 
 from tests.browser_support import FIT_TIMEOUT, settle
@@ -25,6 +26,21 @@ DETECTOR = (Path(__file__).parent / "clipped_text.js").read_text()
 #: "30+"), and it keeps the walk's many fits -- Digit, the 100 classes, the experiments --
 #: from taking most of the suite's time on a busy machine.
 MAX_ITER = 30
+
+
+def small_lesson(folder):
+    """The shipped lesson, its words and steps, on Digit-small with every fit capped at
+    :data:`MAX_ITER`, written to ``folder/lesson.yaml`` (the lesson of the browser tests'
+    server, ``RMSC_LESSON``); returns that path."""
+    from rmsc.dashboard import lesson
+
+    doc = yaml.safe_load(lesson.default_lesson_path().read_text())
+    for step in doc["steps"]:
+        step["data"] = "Digit-small"
+        step["params"] = {**(step.get("params") or {}), "max_iter": MAX_ITER}
+    path = folder / "lesson.yaml"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    return path
 
 
 #: Findings on a page once its layout has settled: the detector run until two runs half a

@@ -35,8 +35,9 @@ os.environ["RMSC_PREFETCH"] = "0"
 
 # ---------------------------------------------------------------------------
 # Running the suite in parallel (pytest-xdist: `make test` runs `pytest -n 2 --dist
-# loadfile`): each test file runs on one worker, so a module-scoped fixture (a server, a
-# browser, a helper process, a Dask cluster) starts once. Nothing else is shared between
+# loadfile`): each test file runs on one worker, so a module-scoped fixture (a helper
+# process, a Dask cluster) starts once; a session-scoped one (the browser tests' server,
+# Chromium and result folder) starts once per worker. Nothing else is shared between
 # workers: each has its own dashboard cluster (random ports), its own `tmp_path`s, and the
 # servers' logs carry the worker's name (browser_support.serve).
 
@@ -45,14 +46,17 @@ os.environ["RMSC_PREFETCH"] = "0"
 # FILE: its node id, its wall seconds (setup, call and teardown), the CPU seconds of this
 # process and everything it started meanwhile (servers, Dask workers, helper processes),
 # the load average and the xdist worker. `python tools/suite_times.py FILE` sums it up. A
-# module-scoped fixture counts with the first test that uses it (setup) and the last one
-# (teardown).
+# module- or session-scoped fixture counts with the first test that uses it (setup) and the
+# last one (teardown).
 
 TIMES_ENV = "RMSC_TEST_TIMES"
 
 
 def _tree_cpu_seconds():
-    """CPU seconds of this process, of its children that ended, and of those still running."""
+    """CPU seconds of this process, of its children that ended, and of those still running
+    with the children they reaped (a server's Dask workers that ended): what a child reaped
+    moves into its parent's ``children_*`` times, and with the parent into ours, counted
+    once all along."""
     import resource
 
     import psutil
@@ -66,7 +70,7 @@ def _tree_cpu_seconds():
             times = child.cpu_times()
         except psutil.Error:  # ended meanwhile: RUSAGE_CHILDREN counts it once reaped
             continue
-        total += times.user + times.system
+        total += times.user + times.system + times.children_user + times.children_system
     return total
 
 
@@ -151,16 +155,45 @@ def fresh_caches():
 
 
 # ---------------------------------------------------------------------------
-# The real-browser tests' fixtures: one server and one Chromium per module, a fresh page
-# (1500 x 1000) per test, failing the test on any JavaScript error.
+# The real-browser tests' fixtures: one server and one Chromium for the session (per xdist
+# worker), a fresh page (1500 x 1000, its own browser context) per test, failing the test on
+# any JavaScript error.
 
-@pytest.fixture(scope="module")
-def server():
-    with serve() as url:
+@pytest.fixture(scope="session")
+def results_folder(tmp_path_factory):
+    """The result folder on disk (the dashboard's ``RMSC_CACHE_DIR``) of every server the
+    browser tests start: a fit, comparison or suggestion one test computed answers another
+    test's equal request from disk, as on a server that computed it once (a server's memory
+    forgets its results when its last tab closes, between tests). Empty at the start of each
+    run: a test that must watch a fit run asks for settings no other test fits, and a stopped
+    fit is never kept."""
+    return tmp_path_factory.mktemp("results")
+
+
+@pytest.fixture(scope="session")
+def lesson_file(tmp_path_factory):
+    """The lesson of the browser tests' servers: the shipped one on Digit-small, its fits
+    capped (``clipping_support.small_lesson``); no other test opens the Lesson page."""
+    from tests.clipping_support import small_lesson
+
+    return small_lesson(tmp_path_factory.mktemp("lesson"))
+
+
+@pytest.fixture(scope="session")
+def server_env(results_folder, lesson_file):
+    """The environment the browser tests' servers start with (``browser_support.serve``)."""
+    return {"RMSC_CACHE_DIR": str(results_folder), "RMSC_LESSON": str(lesson_file)}
+
+
+@pytest.fixture(scope="session")
+def server(server_env):
+    """One ``streamlit run app.py`` for the session's browser tests (its Dask workers start
+    once): a test opens its own session in it, with the settings it needs in the URL."""
+    with serve(env=server_env) as url:
         yield url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
 

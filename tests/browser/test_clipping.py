@@ -39,8 +39,8 @@ def visit_every_page(page, prefix):
     for title, n_charts in PAGES:
         nav(page, title)
         no_exception(page)
-        if n_charts:
-            wait_charts(page, n_charts)
+        if n_charts:  # Weights and Affinity compute on the workers (Digit's 2,000²: minutes
+            wait_charts(page, n_charts, timeout=FIT_TIMEOUT)  # on a busy machine's niced ones)
         out[title] = findings(page)
         keep_shot(page, f"{prefix}_{title.lower()}")
     return out
@@ -51,6 +51,7 @@ def cut(results):
 
 
 def test_the_detector_finds_planted_cuts_and_passes_what_is_whole(browser):
+    # a server of its own: the planted page is another script than the app
     with serve("server_planted.log", script="tests/planted_clips.py") as url:
         context = browser.new_context(viewport=SIZE)
         page = context.new_page()
@@ -80,37 +81,36 @@ def test_the_detector_finds_planted_cuts_and_passes_what_is_whole(browser):
     assert len(found) == len(expected) + 1, found  # two bars: "111" twice
 
 
-def test_nothing_is_cut_off_at_1280_px_on_any_page(browser, tmp_path):
+def test_nothing_is_cut_off_at_1280_px_on_any_page(browser, server, tmp_path):
     from tests.support import _hundred_classes
 
     name, raw = _hundred_classes()
     hundred = tmp_path / name
     hundred.write_bytes(raw)
     results = {}
-    with serve("server_clipping.log") as url:
-        context = browser.new_context(viewport=SIZE)
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        try:
-            # Digit, as the app opens (the fits capped: MAX_ITER)
-            open_app(page, url, f"?max_iter={MAX_ITER}")
-            wait_fitted(page)
-            results["Digit"] = visit_every_page(page, "digit")
+    context = browser.new_context(viewport=SIZE)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        # Digit, as the app opens (the fits capped: MAX_ITER)
+        open_app(page, server, f"?max_iter={MAX_ITER}")
+        wait_fitted(page)
+        results["Digit"] = visit_every_page(page, "digit")
 
-            # 100 classes, uploaded on the Data page (the session's parameters, MAX_ITER too, stay)
-            nav(page, "Data")
-            upload_file(page, hundred)
-            page.wait_for_function("document.querySelector('[data-testid=stSidebar]')"
-                                   ".innerText.includes('1,600')", timeout=60_000)
-            wait_fitted(page)
-            results["100 classes"] = visit_every_page(page, "hundred_classes")
+        # 100 classes, uploaded on the Data page (the session's parameters, MAX_ITER too, stay)
+        nav(page, "Data")
+        upload_file(page, hundred)
+        page.wait_for_function("document.querySelector('[data-testid=stSidebar]')"
+                               ".innerText.includes('1,600')", timeout=60_000)
+        wait_fitted(page)
+        results["100 classes"] = visit_every_page(page, "hundred_classes")
 
-            # Digit-small with outliers, with the results of every experiment on screen
-            results["experiments"] = run_experiments(page, url)
-        finally:
-            page.screenshot(path=str(tmp_path / "last.png"))
-            context.close()
+        # Digit-small with outliers, with the results of every experiment on screen
+        results["experiments"] = run_experiments(page, server)
+    finally:
+        page.screenshot(path=str(tmp_path / "last.png"))
+        context.close()
     assert not errors, errors
     assert not {k: cut(v) for k, v in results.items() if cut(v)}, results
 
@@ -177,32 +177,31 @@ HEATMAP_GEOMETRY = """(plot) => {
 }"""
 
 
-def test_the_weights_heatmap_shows_injected_outliers_at_1280_px(browser):
+def test_the_weights_heatmap_shows_injected_outliers_at_1280_px(browser, server):
     """10 % replaced samples in PIX and FOU on Digit (as the Data page injects them): under
     the red marks the heatmap's cells are clearly darker than their neighbours in the same
     row, measured on the screenshot."""
     import numpy as np
 
-    with serve("server_heatmap.log") as url:
-        context = browser.new_context(viewport=SIZE)
-        page = context.new_page()
-        try:
-            open_app(page, url, "?outliers=PIX,FOU:0.1:replace:1:1:0")
-            nav(page, "Weights")
-            wait_fitted(page, timeout=3 * FIT_TIMEOUT)
-            wait_charts(page, 3)
-            no_exception(page)
-            plot = page.locator(".js-plotly-plot").first
-            plot.scroll_into_view_if_needed()
-            findings(page)  # laid out
-            geometry = plot.evaluate(HEATMAP_GEOMETRY)
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            raw = plot.screenshot()
-            Image.open(io.BytesIO(raw)).convert("RGB").save(
-                SHOTS / "digit_weights_outliers_heatmap.png", optimize=True)
-            keep_shot(page, "digit_weights_outliers")
-        finally:
-            context.close()
+    context = browser.new_context(viewport=SIZE)
+    page = context.new_page()
+    try:
+        open_app(page, server, "?outliers=PIX,FOU:0.1:replace:1:1:0")
+        nav(page, "Weights")
+        wait_fitted(page, timeout=3 * FIT_TIMEOUT)
+        wait_charts(page, 3)
+        no_exception(page)
+        plot = page.locator(".js-plotly-plot").first
+        plot.scroll_into_view_if_needed()
+        findings(page)  # laid out
+        geometry = plot.evaluate(HEATMAP_GEOMETRY)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        raw = plot.screenshot()
+        Image.open(io.BytesIO(raw)).convert("RGB").save(
+            SHOTS / "digit_weights_outliers_heatmap.png", optimize=True)
+        keep_shot(page, "digit_weights_outliers")
+    finally:
+        context.close()
     image = np.asarray(Image.open(io.BytesIO(raw)).convert("RGB"), dtype=float)
     luminance = image @ np.array([0.2126, 0.7152, 0.0722])
     cols = np.asarray(geometry["columns"])  # CSS pixels = image pixels (scale factor 1)
