@@ -149,6 +149,10 @@ class Tracer:
         self._start_code = threading.Thread.start.__code__
 
     def arm(self, sentinel):
+        """Record from now on, following ``sentinel`` (a new walk: nothing recorded before)."""
+        self.frames, self.end = [], None
+        self.until_hit.clear()
+        self._stacks, self._resolved, self.thread_spawner = {}, set(), {}
         self.sentinel, self.armed = sentinel, True
 
     def install(self):
@@ -204,10 +208,10 @@ class Tracer:
                 self.armed = False
                 self.until_hit.set()
             return
-        while stack and stack[-1].frame is not frame:  # frames left by an exception
+        if not any(rec.frame is frame for rec in stack):
+            return  # called before the profiler was armed
+        while stack[-1].frame is not frame:  # frames left by an exception
             stack.pop().frame = None
-        if not stack:
-            return
         rec = stack.pop()
         rec.frame = None
         for v in [*frame.f_locals.values(), arg]:
@@ -253,7 +257,7 @@ def analyse(tracer):
         spawner = tracer.thread_spawner.get(root.thread)
         if spawner is not None:
             holder = spawner if spawner.holds else _holding_parent(spawner)
-            if holder is not None and holder.seq < root.seq:
+            if holder is not None and holder in roots and holder.seq < root.seq:
                 nxt, kind = holder, "a thread it started"
         if nxt is None:
             entry = next((f for f in members if f.holds_at_call), None)
@@ -323,8 +327,6 @@ def run_slider(slider, at_timeout=300):
     at.run()
     assert at.session_state["params"].beta == (0.01 if slider == "beta" else dash.AUTO)
     tracer = TRACER
-    tracer.frames, tracer.end = [], None
-    tracer.until_hit.clear()
     tracer.arm(sentinel)
     at.select_slider(key=WIDGETS[slider]).set_value(sentinel).run()
     reached = tracer.until_hit.wait(at_timeout)
