@@ -3,6 +3,7 @@
     python benchmarks/bench_device.py                 # on the GPU torch (or CuPy) sees
     python benchmarks/bench_device.py --smoke         # seconds, on CPU torch or array_api_strict
     python benchmarks/bench_device.py --budget 240 --sizes 2000 5000 10000 20000 50000
+    python benchmarks/bench_device.py --array-library torch-cpu   # a named array library
 
 One run prints, for whatever device is found (the device named in the header):
 
@@ -78,7 +79,7 @@ from rmsc.memory import format_bytes  # noqa: E402
 START = time.perf_counter()
 
 
-class Backend:
+class ArrayLibrary:
     """The array library and device the benchmark runs on."""
 
     def __init__(self, name):
@@ -136,21 +137,21 @@ class Backend:
             self.cupy.get_default_memory_pool().free_all_blocks()
 
 
-def pick_backend(asked, smoke):
+def pick_array_library(asked, smoke):
     if asked:
-        return Backend(asked)
+        return ArrayLibrary(asked)
     try:
         import torch
 
         if torch.cuda.is_available():
-            return Backend("torch")
+            return ArrayLibrary("torch")
     except ImportError:
         pass
     try:
         import cupy
 
         if cupy.cuda.runtime.getDeviceCount() > 0:
-            return Backend("cupy")
+            return ArrayLibrary("cupy")
     except Exception:
         pass
     if not smoke:
@@ -158,9 +159,9 @@ def pick_backend(asked, smoke):
     try:
         import torch  # noqa: F401
 
-        return Backend("torch-cpu")
+        return ArrayLibrary("torch-cpu")
     except ImportError:
-        return Backend("array_api_strict")
+        return ArrayLibrary("array_api_strict")
 
 
 def left(budget):
@@ -228,8 +229,8 @@ class Parts:
     COLUMNS = ("prepare", "setup", "iterations", "affinity", "eigenvectors", "weak samples",
                "k-means", "to host", "rest")
 
-    def __init__(self, backend):
-        self.sync = backend.sync
+    def __init__(self, library):
+        self.sync = library.sync
         self.own = collections.defaultdict(float)
         self.stack = []
         self.first_zstar = None
@@ -303,7 +304,7 @@ class Parts:
         return [parts.get(c, 0.0) for c in self.COLUMNS]
 
 
-def timed_fit(views, backend, parts=False, **params):
+def timed_fit(views, library, parts=False, **params):
     """(model, whole seconds, per-iteration seconds, Parts or None) of one default fit on
     device views (``parts``: timed by part, see :class:`Parts`)."""
     stamps = []
@@ -311,8 +312,8 @@ def timed_fit(views, backend, parts=False, **params):
     def callback(it, f, P):
         stamps.append(time.perf_counter())  # f is a host float: the device is synced
 
-    timer = Parts(backend) if parts else None
-    backend.sync()
+    timer = Parts(library) if parts else None
+    library.sync()
     t0 = time.perf_counter()
     with dispatch():
         if timer is not None:
@@ -320,7 +321,7 @@ def timed_fit(views, backend, parts=False, **params):
                 model = rmsc.RMSC(random_state=0, callback=callback, **params).fit(views)
         else:
             model = rmsc.RMSC(random_state=0, callback=callback, **params).fit(views)
-    backend.sync()
+    library.sync()
     whole = time.perf_counter() - t0
     per_iter = (np.diff(stamps).mean() if len(stamps) > 1 else model.fit_time_ / model.n_iter_)
     if timer is not None:
@@ -329,22 +330,22 @@ def timed_fit(views, backend, parts=False, **params):
     return model, whole, per_iter, timer
 
 
-def product_time(n, rows, backend, dtype, repeats=5):
+def product_time(n, rows, library, dtype, repeats=5):
     """Seconds of one iteration's two dense products (R^T QW and R Z*), this device."""
     rng = np.random.default_rng(0)
-    R = backend.put(rng.standard_normal((rows, n), dtype=np.float32), dtype)
-    QW = backend.put(rng.standard_normal((rows, n), dtype=np.float32), dtype)
+    R = library.put(rng.standard_normal((rows, n), dtype=np.float32), dtype)
+    QW = library.put(rng.standard_normal((rows, n), dtype=np.float32), dtype)
     out = []
     for _ in range(repeats + 1):
-        backend.sync()
+        library.sync()
         t0 = time.perf_counter()
         Z = R.T @ QW
         RZ = R @ Z
-        backend.sync()
+        library.sync()
         out.append(time.perf_counter() - t0)
         del Z, RZ
     del R, QW
-    backend.free()
+    library.free()
     return min(out[1:])
 
 
@@ -376,10 +377,10 @@ def _ms(seconds):
 # 1 and 2: Digit
 
 
-def section_digit(backend, budget, n_subset, cpu_models):
+def section_digit(library, budget, n_subset, cpu_models):
     views, y = digit(n_subset)
     n = views[0].shape[0]
-    print(f"\n## Digit (n = {n}, {len(views)} views), RMSC defaults, on {backend.label}")
+    print(f"\n## Digit (n = {n}, {len(views)} views), RMSC defaults, on {library.label}")
     print("| precision | whole fit (s) | iterations | per iteration (ms) | its dense products (ms) "
           "| ratio | spectral + k-means (s) | ACC (%) | ARI vs CPU | max abs dZ* | objective "
           "never up |")
@@ -387,9 +388,9 @@ def section_digit(backend, budget, n_subset, cpu_models):
     timers = {}
     for dtype, precision in (("float32", "auto"), ("float64", "float64")):
         run = guarded(f"Digit {dtype}", budget, need=5)(_digit_row)
-        timers[dtype] = run(views, y, backend, dtype, precision, cpu_models)
+        timers[dtype] = run(views, y, library, dtype, precision, cpu_models)
     print(f"\n### Where a Digit fit's time goes (ms; a third fit, the device synchronised at "
-          f"each part's ends), on {backend.label}")
+          f"each part's ends), on {library.label}")
     print("| precision | prepare views | solver setup | iterations | affinity + checks | "
           "eigenvectors (Krylov restarts) | weak samples | k-means (host) | to host | rest | "
           "whole |")
@@ -404,13 +405,13 @@ def section_digit(backend, budget, n_subset, cpu_models):
               f"{_ms(p[8])} | {_ms(timer.whole)} |", flush=True)
 
 
-def _digit_row(views, y, backend, dtype, precision, cpu_models):
-    dev = [backend.put(X, dtype) for X in views]
-    timed_fit(dev, backend, n_clusters=10)  # warm-up: kernels, handles, allocator
-    model, whole, per_iter, _ = timed_fit(dev, backend, n_clusters=10)
-    _, _, _, timer = timed_fit(dev, backend, parts=True, n_clusters=10)
+def _digit_row(views, y, library, dtype, precision, cpu_models):
+    dev = [library.put(X, dtype) for X in views]
+    timed_fit(dev, library, n_clusters=10)  # warm-up: kernels, handles, allocator
+    model, whole, per_iter, _ = timed_fit(dev, library, n_clusters=10)
+    _, _, _, timer = timed_fit(dev, library, parts=True, n_clusters=10)
     n = views[0].shape[0]
-    products = product_time(n, sum(min(X.shape[1], n) for X in views), backend, dtype)
+    products = product_time(n, sum(min(X.shape[1], n) for X in views), library, dtype)
     if precision not in cpu_models:
         cpu_models[precision] = cpu_fit(views, precision, n_clusters=10)
     cpu, cpu_seconds = cpu_models[precision]
@@ -444,24 +445,24 @@ def graphs(on):
             os.environ[GRAPHS_ENV] = old
 
 
-def section_graphs(backend, budget, n_subset):
+def section_graphs(library, budget, n_subset):
     views, _ = digit(n_subset)
     print(f"\n### The Digit fit's iteration captured as one CUDA graph against launched op by "
-          f"op (the second of two fits each, side by side), on {backend.label}")
+          f"op (the second of two fits each, side by side), on {library.label}")
     print("| precision | iteration | whole fit (s) | iterations | per iteration (ms) | "
           "x launched (whole) | same iterations | max abs dZ* | ARI |")
     print("|---|---|---:|---:|---:|---:|---|---:|---:|")
     for dtype in ("float32", "float64"):
-        guarded(f"graphs {dtype}", budget, need=5)(_graphs_rows)(views, backend, dtype)
+        guarded(f"graphs {dtype}", budget, need=5)(_graphs_rows)(views, library, dtype)
 
 
-def _graphs_rows(views, backend, dtype):
-    dev = [backend.put(X, dtype) for X in views]
+def _graphs_rows(views, library, dtype):
+    dev = [library.put(X, dtype) for X in views]
     runs = {}
     for on in (False, True):
         with graphs(on):
-            timed_fit(dev, backend, n_clusters=10)
-            runs[on] = timed_fit(dev, backend, n_clusters=10)
+            timed_fit(dev, library, n_clusters=10)
+            runs[on] = timed_fit(dev, library, n_clusters=10)
     base = runs[False][0]
     for on, (model, whole, per_iter, _) in runs.items():
         dZ = np.abs(to_numpy(model.consensus_) - to_numpy(base.consensus_)).max()
@@ -484,13 +485,13 @@ VIEW_OPS = {"aten::unsqueeze", "aten::numpy_T", "aten::alias", "aten::detach",
             "aten::reshape", "aten::_reshape_alias", "aten::broadcast_to", "aten::squeeze"}
 
 
-def section_calls(backend, budget, n_subset):
-    if not backend.name.startswith("torch"):
+def section_calls(library, budget, n_subset):
+    if not library.name.startswith("torch"):
         return
     views, _ = digit(n_subset)
     print(f"\n### Device calls per iteration of the Digit solve (torch.profiler, 5 iterations "
-          f"against 3), on {backend.label}")
-    if backend.device == "cuda":
+          f"against 3), on {library.label}")
+    if library.device == "cuda":
         print("| precision | torch calls | kernels launched | waits for the device | "
               "us per small call | kernels x that (ms) |")
     else:
@@ -498,17 +499,17 @@ def section_calls(backend, budget, n_subset):
               "to the host | us per small call | calls that do work x that (ms) |")
     print("|---|---:|---:|---:|---:|---:|")
     for dtype in ("float32", "float64"):
-        guarded(f"calls {dtype}", budget, need=5)(_calls_row)(backend, views, dtype)
+        guarded(f"calls {dtype}", budget, need=5)(_calls_row)(library, views, dtype)
 
 
-def _calls_row(backend, views, dtype):
+def _calls_row(library, views, dtype):
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
     from rmsc.preprocessing import normalize_l2
     import rmsc.solver._dense as dense
 
-    gpu = backend.device == "cuda"
+    gpu = library.device == "cuda"
     n = views[0].shape[0]
     lam, beta, gamma, options = rmsc.RMSC(n_clusters=10)._check_params(n)
     model = {k: options[k] for k in ("weighting", "loss_scale", "scale_power", "stop_on")}
@@ -521,7 +522,7 @@ def _calls_row(backend, views, dtype):
 
     counts = []
     with dispatch():
-        factors = [solver.gram_factor(normalize_l2(backend.put(X, dtype))) for X in views]
+        factors = [solver.gram_factor(normalize_l2(library.put(X, dtype))) for X in views]
         solver.solve(factors, lam, beta, gamma, max_iter=2, tol=0.0, with_beta_max=True, **model)
         for k in (3, 5):
             copies[0] = 0
@@ -531,7 +532,7 @@ def _calls_row(backend, views, dtype):
                 with profile(activities=activities) as prof:
                     solver.solve(factors, lam, beta, gamma, max_iter=k, tol=0.0,
                                  with_beta_max=True, **model)
-                    backend.sync()
+                    library.sync()
             finally:
                 dense.to_numpy = original
             events = prof.events()
@@ -547,27 +548,27 @@ def _calls_row(backend, views, dtype):
                 waits = sum(1 for e in events if e.name == "aten::_local_scalar_dense") + copies[0]
             counts.append((len(top), kernels, waits))
     per = [(b - a) / 2 for a, b in zip(*counts)]
-    small = small_call_seconds(backend, dtype)
+    small = small_call_seconds(library, dtype)
     print(f"| {dtype} | {per[0]:.0f} | {per[1]:.0f} | {per[2]:.0f} | {1e6 * small:.1f} | "
           f"{1e3 * per[1] * small:.2f} |", flush=True)
 
 
-def small_call_seconds(backend, dtype, repeats=500):
+def small_call_seconds(library, dtype, repeats=500):
     """Seconds of one small device call from Python, queued back to back (the launch
     floor: an iteration of k such calls cannot take less than k times this, whatever
     its arithmetic), measured as the solver's calls are made (an operator and an
     array-API function on a tiny array)."""
     from rmsc._array_api import namespace
 
-    x = backend.put(np.ones((8, 8)), dtype)
+    x = library.put(np.ones((8, 8)), dtype)
     xp = namespace(x)
     for _ in range(20):
         y = xp.sum(x * 0.5, axis=0)
-    backend.sync()
+    library.sync()
     t0 = time.perf_counter()
     for _ in range(repeats):
         y = xp.sum(x * 0.5, axis=0)
-    backend.sync()
+    library.sync()
     del y
     return (time.perf_counter() - t0) / (2 * repeats)
 
@@ -576,9 +577,9 @@ def small_call_seconds(backend, dtype, repeats=500):
 # 5: the size sweep
 
 
-def section_sweep(backend, budget, sizes):
+def section_sweep(library, budget, sizes):
     print(f"\n## Size sweep, synthetic (10 clusters, views of 80/100/120 features), float32, "
-          f"on {backend.label}")
+          f"on {library.label}")
     print("| n | whole fit (s) | iterations | per iteration (ms) | its dense products (ms) | "
           "ratio | setup (s) | eigenvectors (s) | k-means (s) | ACC (%) | device peak | "
           "memory rule |")
@@ -587,26 +588,26 @@ def section_sweep(backend, budget, sizes):
     for n in sizes:
         # a fit of n costs about (n / last n)^2 times the last one: skip what cannot finish
         need = 3.0 if last is None else last[1] * (n / last[0]) ** 2 * 1.2
-        row = guarded(f"n = {n}", budget, need=need)(_sweep_row)(backend, n)
+        row = guarded(f"n = {n}", budget, need=need)(_sweep_row)(library, n)
         if row is not None:
             last = (n, row)
 
 
-def _sweep_row(backend, n):
+def _sweep_row(library, n):
     data = datasets.make_multiview_subspaces(n_clusters=10, n_per_cluster=n // 10,
                                              view_dims=(80, 100, 120), random_state=0)
-    backend.free()
-    backend.reset_peak()
+    library.free()
+    library.reset_peak()
     t0 = time.perf_counter()
-    dev = [backend.put(np.asarray(X), "float32") for X in data.views]
-    model, whole, per_iter, timer = timed_fit(dev, backend, parts=True, n_clusters=10)
-    peak = backend.peak()
+    dev = [library.put(np.asarray(X), "float32") for X in data.views]
+    model, whole, per_iter, timer = timed_fit(dev, library, parts=True, n_clusters=10)
+    peak = library.peak()
     rule = solver.dense_form_bytes(n, 300, 4)
     acc = 100 * rmsc.evaluate(np.asarray(data.labels), model.labels_)["acc"]
     n_iter = model.n_iter_
     del model, dev
-    backend.free()
-    products = product_time(n, 300, backend, "float32", repeats=3 if n > 20000 else 5)
+    library.free()
+    products = product_time(n, 300, library, "float32", repeats=3 if n > 20000 else 5)
     p = timer.parts
     print(f"| {n} | {whole:.2f} | {n_iter} | {1e3 * per_iter:.1f} | {1e3 * products:.1f} | "
           f"{per_iter / products:.2f} | {p[0] + p[1]:.2f} | {p[4]:.2f} | {p[6]:.2f} | "
@@ -618,24 +619,30 @@ def _sweep_row(backend, n):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     _preamble.add_argument(ap, "tiny sizes (a 300-sample Digit, n = 300 and 600), any machine")
-    ap.add_argument("--backend", choices=["torch", "torch-cpu", "cupy", "array_api_strict"],
+    libraries = ["torch", "torch-cpu", "cupy", "array_api_strict"]
+    ap.add_argument("--array-library", choices=libraries,
                     help="default: a CUDA GPU through torch, else CuPy, else CPU torch, else "
                          "array_api_strict")
+    # the former name of --array-library ("backend" names where the Z*-step's blocks run)
+    ap.add_argument("--backend", choices=libraries, dest="former_backend",
+                    help=argparse.SUPPRESS)
     ap.add_argument("--sizes", type=int, nargs="+",
                     default=[2000, 5000, 10000, 20000, 30000, 40000, 50000, 70000, 100000])
     ap.add_argument("--budget", type=float, default=240.0, help="seconds for the whole run")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
-    backend = pick_backend(args.backend, args.smoke)
+    if args.former_backend:
+        print("bench_device: --backend is deprecated; use --array-library.", file=sys.stderr)
+    library = pick_array_library(args.array_library or args.former_backend, args.smoke)
     sizes = [300, 600] if args.smoke else args.sizes
-    print(f"# bench_device: {backend.label}; rmsc {rmsc.__version__}, numpy {np.__version__}; "
+    print(f"# bench_device: {library.label}; rmsc {rmsc.__version__}, numpy {np.__version__}; "
           f"budget {args.budget:.0f} s{' (smoke)' if args.smoke else ''}")
     cpu_models = {}
     n_subset = 300 if args.smoke else None
-    section_digit(backend, args.budget, n_subset, cpu_models)
-    section_graphs(backend, args.budget, n_subset)
-    section_calls(backend, args.budget, n_subset)
-    section_sweep(backend, args.budget, sizes)
+    section_digit(library, args.budget, n_subset, cpu_models)
+    section_graphs(library, args.budget, n_subset)
+    section_calls(library, args.budget, n_subset)
+    section_sweep(library, args.budget, sizes)
     print(f"\ntotal {time.perf_counter() - START:.1f} s")
     return 0
 

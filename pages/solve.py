@@ -37,20 +37,31 @@ def _say(error):
     ss.param_error = error  # shown under the widgets (None: nothing to say)
 
 
-def _apply():
+def _read_widgets():
     """The widgets' values as the session's parameters (each parameter's row reads its own
-    widget: dash.params_from_widgets)."""
+    widget: dash.apply_widgets); returns the fit they ask for (None: none, or refused)."""
     try:
         widgets = {key: ss[key] for key in dash.widget_keys() if key in ss}
-        ui.set_params(dash.params_from_widgets(ui.params(), widgets, data))
-        _say(None)
+        params, request = dash.apply_widgets(ui.params(), widgets, data)
     except ValueError as exc:
         _say(f"Parameters not applied: {dash.page_words(str(exc))}")
+        return None
+    ui.set_params(params)
+    _say(None)
+    return request
+
+
+def _apply():
+    """A widget moved: the new parameters, and their fit asked for at once (the frame then
+    finds it under way)."""
+    request = _read_widgets()
+    if request is not None:
+        ui.ensure_fit(request=request)
 
 
 def _weighting_changed():
     before = ui.params()
-    _apply()
+    _read_widgets()
     try:
         ui.set_params(dash.after_weighting_change(before, ui.params(), ss.w_weighting))
     except ValueError as exc:

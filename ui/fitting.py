@@ -128,15 +128,18 @@ def page_polls():
 LIVE_PAGES = ("Solve", "Weights", "Affinity")
 
 
-def ensure_fit(force=False):
+def ensure_fit(force=False, request=None):
     """Start (or queue) the fit of the current data and parameters when needed.
 
     Runs when nothing is cached for the current key and autorun is on (or
     ``force``, the Run button, which starts at once). A run under way for
     other parameters is cancelled. Pages that show the result call
-    :func:`fit_outcome`, which cuts the start delay short.
+    :func:`fit_outcome`, which cuts the start delay short. ``request``: the fit's
+    ``(key, kwargs)`` (:func:`rmsc.dashboard.fit_request`) when the caller has just
+    computed it with the parameters it set (the Solve page's widgets,
+    :func:`rmsc.dashboard.apply_widgets`); the frame's call then finds the fit under way.
     """
-    request = _fit_request()
+    request = _fit_request() if request is None else request
     if request is None:
         return None
     key = request[0]

@@ -163,6 +163,7 @@ from .params import (  # noqa: F401
     Params,
     Setting,
     after_weighting_change,
+    apply_widgets,
     auto_beta_rel,
     auto_lam,
     beta_mode,

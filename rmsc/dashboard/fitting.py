@@ -148,6 +148,7 @@ def fit_rmsc(dataset, params, job=None, *, request=None):
     Other errors propagate (a :class:`Job` turns them into messages).
     """
     key, kwargs = request if request is not None else fit_request(params, dataset)
+    method = key[2]  # the registry's name (fit_request's key), computed where it was asked for
     max_iter = kwargs["max_iter"]
     stopped = {"early": False}
 
@@ -170,7 +171,7 @@ def fit_rmsc(dataset, params, job=None, *, request=None):
                             random_state=kwargs["random_state"],
                             callback=callback,
                             on_record=send_row)
-    est = get_method(params.method, callback=trace, **kwargs)
+    est = get_method(method, callback=trace, **kwargs)
     try:
         # on the worker's device (RMSC_DEVICE; a GPU fit's attributes come back as NumPy)
         choice = fit_on(est, list(dataset.views), device_from_env())

@@ -700,7 +700,8 @@ def estimator_params(params, dataset):
 def fit_request(params, dataset):
     """``(key, kwargs)`` of the fit of ``params`` on ``dataset``: :func:`fit_key` and
     :func:`estimator_params`, computed once (ValueError when the number of clusters is
-    unknown)."""
+    unknown). The key is ``("fit", dataset's fingerprint, method, *kwargs' items)``: the
+    worker reads the registry's method from it (:func:`rmsc.dashboard.fit_rmsc`)."""
     kwargs = estimator_params(params, dataset)
     return ("fit", dataset.fingerprint, params.method, *kwargs.items()), kwargs
 
@@ -750,6 +751,20 @@ def params_from_widgets(params, values, dataset):
         if value is not HIDDEN:
             changes[row.name] = value
     return params.replace(**changes)
+
+
+def apply_widgets(params, values, dataset):
+    """The Solve page's widgets moved: ``(params, request)``, ``params`` with the widgets'
+    ``values`` applied (:func:`params_from_widgets`) and the fit they ask for
+    (:func:`fit_request`; None when no fit is possible, e.g. the number of clusters is not
+    known), in one call, so that the page's callback can ask for the fit at once. Raises
+    ValueError (in the pages' words) for a value its rule refuses."""
+    params = params_from_widgets(params, values, dataset)
+    try:
+        request = fit_request(params, dataset)
+    except ValueError:
+        request = None
+    return params, request
 
 
 def after_weighting_change(before, after, weighting):

@@ -27,7 +27,7 @@ def tables(out):
 def test_bench_device_smoke_runs_every_step():
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "bench_device.py"), "--smoke",
-         "--backend", "array_api_strict"],
+         "--array-library", "array_api_strict"],
         capture_output=True, text=True, timeout=600, cwd=ROOT)
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr[-2000:]

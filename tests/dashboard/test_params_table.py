@@ -155,6 +155,24 @@ def test_the_widgets_apply_the_beta_slider_of_the_way_beta_is_set(small):
         dash.params_from_widgets(auto, {"w_gamma": -1.0}, small)
 
 
+def test_the_widgets_applied_give_the_parameters_and_their_fit_in_one_call(small):
+    """What the Solve page's callback asks for when a widget moves: the parameters, and the
+    fit of them (the request the worker is sent), or no fit when c is unknown."""
+    fixed = dash.Params(beta=0.1)
+    params, request = dash.apply_widgets(fixed, {"w_beta": 0.3, "w_lam": 2.0}, small)
+    assert params == dash.params_from_widgets(fixed, {"w_beta": 0.3, "w_lam": 2.0}, small)
+    assert params.beta == 0.3 and params.lam == 2.0
+    assert request == dash.fit_request(params, small)
+    assert request[0][2] == params.method  # the worker reads the method from the key
+    unlabelled = small.replace(labels=None)
+    params, request = dash.apply_widgets(dash.Params(), {"w_beta_rel": 0.5}, unlabelled)
+    assert params.beta_rel == 0.5 and request is None
+    assert dash.apply_widgets(dash.Params(), {"w_clusters": 3}, unlabelled)[1] == \
+        dash.fit_request(dash.Params(n_clusters=3), unlabelled)
+    with pytest.raises(ValueError, match="γ must be"):
+        dash.apply_widgets(fixed, {"w_gamma": -1.0}, small)
+
+
 def test_the_widgets_show_the_parameters_and_one_beta_slider(small):
     shown = dash.shown_values(dash.Params(), small)
     assert shown[dash.BETA_MODE_WIDGET] == dash.AUTO
