@@ -22,20 +22,45 @@ _t0 = time.perf_counter()
 from streamlit.runtime.scriptrunner import get_script_run_ctx  # noqa: E402
 
 
+def preload():
+    """What ``python app.py`` does before serving, so that the first visitor does not wait
+    for it: import the pages' and the first fit's modules (``ui`` with them), pay
+    Streamlit's once-per-process costs (``ui.runtime.prepare_server``), and build the Solve
+    page's figures once on made-up numbers (plotly makes each of its figure classes on
+    first use)."""
+    import plotly.graph_objects  # noqa: F401
+    import plotly.io
+    import sklearn.cluster  # noqa: F401
+    import sklearn.decomposition  # noqa: F401
+
+    import rmsc.dashboard  # noqa: F401
+    import rmsc.datasets
+    import rmsc.spectral  # noqa: F401
+    import ui
+    from rmsc import figures
+
+    ui.runtime.prepare_server()
+    rmsc.datasets.bundled_names()  # the bundled datasets' registry
+    rows = [{"iteration": 1, "ari_previous": None, "changed": None, "acc": 50.0, "nmi": 40.0,
+             "final": False},
+            {"iteration": 2, "ari_previous": 1.0, "changed": 0, "acc": 50.0, "nmi": 40.0,
+             "final": True}]
+    for fig in (figures.objective_figure([(1, 2.0), (2, 1.0)], max_iter=2),
+                figures.clustering_trace_figure(rows, max_iter=2),
+                figures.view_weights_figure(["a", "b"], [0.5, 0.5])):
+        plotly.io.to_json(fig.to_dict(), validate=False)  # as st.plotly_chart does
+
+
 def _serve():
     """``python app.py``: import the heavy modules, then run ``streamlit run app.py`` here."""
     import sys
 
-    import plotly.graph_objects  # noqa: F401
-    import sklearn.cluster  # noqa: F401
-    import sklearn.decomposition  # noqa: F401
     from streamlit.web import cli
 
-    import rmsc.dashboard  # noqa: F401
-    import rmsc.datasets  # noqa: F401
-    import rmsc.figures  # noqa: F401
-    import rmsc.spectral  # noqa: F401
+    preload()
+    import rmsc.dashboard
 
+    rmsc.dashboard.workers.start_in_background()  # up before the first visitor comes
     sys.argv = ["streamlit", "run", __file__, *sys.argv[1:]]
     sys.exit(cli.main())
 
