@@ -35,8 +35,9 @@ def preload():
     import sklearn.decomposition  # noqa: F401
 
     import rmsc.dashboard  # noqa: F401
+    import rmsc.datasets  # noqa: F401
+    import rmsc.figures
     import rmsc.spectral  # noqa: F401
-    from rmsc import figures
 
     # The pages' st.cache_data functions check their settings as ui is imported and, with
     # no server running yet, each logs "No runtime found": their caches are made at their
@@ -54,6 +55,7 @@ def preload():
              "final": False},
             {"iteration": 2, "ari_previous": 1.0, "changed": 0, "acc": 50.0, "nmi": 40.0,
              "final": True}]
+    figures = rmsc.figures
     for fig in (figures.objective_figure([(1, 2.0), (2, 1.0)], max_iter=2),
                 figures.clustering_trace_figure(rows, max_iter=2),
                 figures.view_weights_figure(["a", "b"], [0.5, 0.5])):
