@@ -69,9 +69,6 @@ def _serve():
     from streamlit.web import cli
 
     preload()
-    import rmsc.dashboard
-
-    rmsc.dashboard.workers.start_in_background()  # up before the first visitor comes
     sys.argv = ["streamlit", "run", __file__, *sys.argv[1:]]
     sys.exit(cli.main())
 

@@ -178,7 +178,7 @@ def child(args):
         from rmsc.dashboard import workers
 
         app.preload()
-        workers.default_workers()  # started before serving; up when the visitor comes
+        workers.default_workers()  # started by the server's first page, before the visitor
     patch_library()
     setup = time.perf_counter() - t_start
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=args.timeout)
