@@ -177,7 +177,12 @@ def child(args):
         import app
         from rmsc.dashboard import workers
 
-        app.preload()
+        if hasattr(app, "preload"):
+            app.preload()
+        else:  # an app.py of before app.preload (an earlier revision's): its imports
+            for name in ("plotly.graph_objects", "sklearn.cluster", "sklearn.decomposition",
+                         "rmsc.dashboard", "rmsc.datasets", "rmsc.figures", "rmsc.spectral"):
+                __import__(name)
         workers.default_workers()  # started by the server's first page, before the visitor
     patch_library()
     setup = time.perf_counter() - t_start
