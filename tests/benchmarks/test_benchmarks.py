@@ -84,6 +84,7 @@ OWN_TEST = {
 #: Scripts whose smoke run starts a Dask cluster (tens of seconds).
 SLOW = {
     "benchmarks/bench_estimates.py": [(["--smoke"], "buttons within 1.5x")],
+    "benchmarks/bench_page_runs.py": [(["--smoke"], "| β moved back (in memory) | 1 |")],
 }
 
 #: Scripts that start a browser (tens of seconds).
