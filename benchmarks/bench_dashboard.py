@@ -58,6 +58,7 @@ each measurement is repeated (median, min, max).
 """
 
 import _preamble  # the checkout's root on sys.path, --smoke, one thread
+import _baseline
 
 import argparse
 import os
@@ -307,7 +308,7 @@ def measure_reopen(browser, repeat, m, before=None):
             stop_server(proc)
         runs = [("", None, folder)]
         if before is not None:
-            rekey(folder, folder_before, before)
+            _baseline.rekey(folder, folder_before, before)
             runs.insert(0, ("_before", before, folder_before))
         for _ in range(repeat):  # every later run answers from the folder
             for tag, root, cache_dir in runs:
@@ -346,44 +347,6 @@ def reopen_once(browser, m, tag, root, cache_dir, values, query):
         ctx.close()
     finally:
         stop_server(proc)
-
-
-def checkout(rev):
-    """The repository's tree at ``rev`` in a temporary folder (``--before``)."""
-    import io
-    import tarfile
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp(prefix="rmsc-bench-before-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True,
-                             check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder
-
-
-def rekey(folder, folder_before, root):
-    """The results of ``folder`` written again into ``folder_before`` under the code version
-    of the tree at ``root``: the same fits, which that tree's servers then find (a result
-    is keyed by its code's version, so they would miss this checkout's entries)."""
-    import json
-
-    import numpy as np
-
-    from rmsc import dashboard as dash
-    from rmsc.dashboard import store
-
-    version = subprocess.run(
-        [sys.executable, "-c", "from rmsc.dashboard.store import code_version; "
-                               "print(code_version())"],
-        cwd=root, capture_output=True, text=True, check=True,
-        env={**os.environ, "PYTHONPATH": str(root)}).stdout.strip()
-    ours = store.DiskStore(folder, types=dash.RESULT_TYPES)
-    theirs = store.DiskStore(folder_before, types=dash.RESULT_TYPES, version=version)
-    for path in sorted(Path(folder).glob("*.npz")):
-        with np.load(path, allow_pickle=False) as z:
-            key = store.decode(json.loads(str(z["__header__"][()]))["key"], {})
-        assert theirs.put(key, ours.get(key)), "an entry could not be written again"
 
 
 def measure_disk_reads(folder, repeat, m):
@@ -610,7 +573,7 @@ def main():
         if args.only in (None, "paced"):
             measure_paced(browser, args.repeat, m)
         if args.only in (None, "reopen"):
-            before = checkout(args.before) if args.before else None
+            before = _baseline.checkout(args.before) if args.before else None
             measure_reopen(browser, args.repeat, m, before)
         browser.close()
     if args.only in (None, "solve", "paced"):

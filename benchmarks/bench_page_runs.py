@@ -1,6 +1,7 @@
 """The Solve page's script runs on the server, without a browser: where a kept result's seconds go.
 
-    python benchmarks/bench_page_runs.py [--repeat 3] [--iters 20] [--profile N] [--smoke]
+    python benchmarks/bench_page_runs.py [--repeat 3] [--iters 20] [--data NAME]
+                                         [--before REV] [--profile N] [--smoke]
 
 The server-side half of ``bench_dashboard.py --only reopen``: a folder of results
 (``RMSC_CACHE_DIR``) holds Digit's fits at β = 0.3 and one β step left (``--iters``
@@ -11,7 +12,10 @@ now). Each step's wall time is split into what the process spent importing, read
 result from the folder (``ResultCache.get`` / ``__contains__`` past memory), building the
 figures (``rmsc.figures``), and the rest of the script runs, with the number of script
 runs the step took. ``--profile N`` also prints the N costliest functions (cumulative) of
-each step (under the profiler, so slower).
+each step (under the profiler, so slower). ``--before REV``: the same children run in the
+tree at git revision REV too (this script copied there), alternating with this checkout's,
+over a folder holding the same results under that revision's code version, and a last
+table puts the two side by side.
 
 The browser's part (its own rendering, the websocket, the plotly bundle) is not in these
 numbers; ``bench_dashboard.py --only reopen`` measures the whole. AppTest runs a page
@@ -22,9 +26,11 @@ first time (``ui.runtime.page_setup``).
 """
 
 import _preamble  # the checkout's root on sys.path, --smoke, one thread
+import _baseline
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -244,6 +250,9 @@ def main():
     ap.add_argument("--entry", choices=["app", "streamlit"], default="app",
                     help="the process imports what `python app.py` imports before serving "
                          "(default), or nothing (`streamlit run app.py`)")
+    ap.add_argument("--before", default=None, metavar="REV",
+                    help="the same children in the tree at this git revision too, "
+                         "alternating with this checkout's, over the same results")
     ap.add_argument("--child", default=None, help=argparse_hidden())
     args = ap.parse_args()
     if args.child:
@@ -251,34 +260,65 @@ def main():
     if args.smoke:
         args.repeat, args.iters, args.data = 1, 2, "Digit-small"
     before = _preamble.load_average()
-    with tempfile.TemporaryDirectory(prefix="rmsc-bench-runs-") as folder:
+    with tempfile.TemporaryDirectory(prefix="rmsc-bench-runs-") as folder, \
+            tempfile.TemporaryDirectory(prefix="rmsc-bench-runs-before-") as folder_before:
         env = {**os.environ, "RMSC_CACHE_DIR": folder, "RMSC_PREFETCH": "0"}
         os.environ.update(env)
         took, sizes = fill(folder, args)
-        results = []
+        trees = [("now", ROOT, folder)]
+        if args.before:  # the same children in the tree at that revision, alternating
+            root = _baseline.checkout(args.before)
+            shutil.copy(SCRIPT, root / "benchmarks" / SCRIPT.name)
+            _baseline.rekey(folder, folder_before, root)
+            trees.insert(0, ("before", root, folder_before))
+        results = {tag: [] for tag, _, _ in trees}
         for k in range(args.repeat + (1 if args.profile else 0)):
             profile = args.profile if k == args.repeat else 0
-            cmd = [sys.executable, str(SCRIPT), "--child", folder, "--iters", str(args.iters),
-                   "--data", args.data, "--profile", str(profile),
-                   "--timeout", str(args.timeout), "--entry", args.entry]
-            done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
-            if done.returncode:
-                raise SystemExit(f"the child failed:\n{done.stderr[-4000:]}")
-            line = done.stdout.strip().splitlines()[-1]
-            (results if not profile else []).append(json.loads(line))
-            if profile:
-                for s in json.loads(line)["steps"]:
+            for tag, root, cache in trees:
+                if profile and tag != "now":
+                    continue
+                cmd = [sys.executable, str(root / "benchmarks" / SCRIPT.name), "--child", cache,
+                       "--iters", str(args.iters), "--data", args.data, "--profile",
+                       str(profile), "--timeout", str(args.timeout), "--entry", args.entry]
+                done = subprocess.run(cmd, cwd=root, capture_output=True, text=True,
+                                      env={**env, "RMSC_CACHE_DIR": cache,
+                                           "PYTHONPATH": str(root)})
+                if done.returncode:
+                    raise SystemExit(f"the child failed:\n{done.stderr[-4000:]}")
+                line = json.loads(done.stdout.strip().splitlines()[-1])
+                if not profile:
+                    results[tag].append(line)
+                    continue
+                for s in line["steps"]:
                     print(f"### {s['step']} (profiled: {s['wall']:.2f} s)\n")
                     print("```\n" + s["profile"] + "```\n")
     after = _preamble.load_average()
-    if not results:
+    if not results["now"]:
         return
     print(f"The Solve page's script runs (AppTest, no browser) on {args.data}, kept fits of "
           f"{args.iters} iterations ({statistics.median(took):.1f} s each to fit, "
           f"{statistics.median(sizes):.0f} MB each on disk); {os.cpu_count()} CPUs, load "
-          f"average before {before}, after {after}; median of {len(results)} fresh "
-          "processes (min–max)")
-    print()
+          f"average before {before}, after {after}; median of "
+          f"{len(results['now'])} fresh processes (min–max)"
+          + (f", alternating with the revision {args.before}'s" if args.before else ""))
+    for tag, runs in results.items():
+        print()
+        if args.before:
+            print(f"**{'this checkout' if tag == 'now' else args.before}**")
+            print()
+        print_table(runs)
+    if args.before:
+        print()
+        print("| step | before s | now s | now / before |")
+        print("|---|---:|---:|---:|")
+        for j, first in enumerate(results["now"][0]["steps"]):
+            a = statistics.median(r["steps"][j]["wall"] for r in results["before"])
+            b = statistics.median(r["steps"][j]["wall"] for r in results["now"])
+            print(f"| {first['step']} | {a:.2f} | {b:.2f} | {b / a:.2f} |")
+
+
+def print_table(results):
+    """One row per step: its wall time and its parts (medians over ``results``)."""
     print("| step | script runs | wall s | imports s | disk read s | disk lookups s | "
           "figures s | rest s |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
