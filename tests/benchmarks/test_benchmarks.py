@@ -106,7 +106,7 @@ def test_every_benchmark_script_has_a_smoke_run():
     (calibrate_costs.py) is smoke-run."""
     scripts = {str(p.relative_to(ROOT)) for p in BENCH.glob("*.py") if not p.name.startswith("_")}
     scripts.add("tools/calibrate_costs.py")
-    ran = set(SMOKE) | set(BROWSER) | set(OWN_TEST)
+    ran = set(SMOKE) | set(SLOW) | set(BROWSER) | set(OWN_TEST)
     assert scripts == {s for s in ran if not s.startswith("docs/studies/")}
 
 
