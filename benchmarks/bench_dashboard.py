@@ -62,6 +62,7 @@ import _baseline
 
 import argparse
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -574,7 +575,11 @@ def main():
             measure_paced(browser, args.repeat, m)
         if args.only in (None, "reopen"):
             before = _baseline.checkout(args.before) if args.before else None
-            measure_reopen(browser, args.repeat, m, before)
+            try:
+                measure_reopen(browser, args.repeat, m, before)
+            finally:
+                if before is not None:
+                    shutil.rmtree(before, ignore_errors=True)
         browser.close()
     if args.only in (None, "solve", "paced"):
         measure_plain_fits(args.repeat, m)

@@ -272,26 +272,12 @@ def main():
             _baseline.rekey(folder, folder_before, root)
             trees.insert(0, ("before", root, folder_before))
         results = {tag: [] for tag, _, _ in trees}
-        for k in range(args.repeat + (1 if args.profile else 0)):
-            profile = args.profile if k == args.repeat else 0
-            for tag, root, cache in trees:
-                if profile and tag != "now":
-                    continue
-                cmd = [sys.executable, str(root / "benchmarks" / SCRIPT.name), "--child", cache,
-                       "--iters", str(args.iters), "--data", args.data, "--profile",
-                       str(profile), "--timeout", str(args.timeout), "--entry", args.entry]
-                done = subprocess.run(cmd, cwd=root, capture_output=True, text=True,
-                                      env={**env, "RMSC_CACHE_DIR": cache,
-                                           "PYTHONPATH": str(root)})
-                if done.returncode:
-                    raise SystemExit(f"the child failed:\n{done.stderr[-4000:]}")
-                line = json.loads(done.stdout.strip().splitlines()[-1])
-                if not profile:
-                    results[tag].append(line)
-                    continue
-                for s in line["steps"]:
-                    print(f"### {s['step']} (profiled: {s['wall']:.2f} s)\n")
-                    print("```\n" + s["profile"] + "```\n")
+        try:
+            run_children(args, trees, env, results)
+        finally:
+            for tag, root, _ in trees:
+                if tag == "before":
+                    shutil.rmtree(root, ignore_errors=True)
     after = _preamble.load_average()
     if not results["now"]:
         return
@@ -315,6 +301,30 @@ def main():
             a = statistics.median(r["steps"][j]["wall"] for r in results["before"])
             b = statistics.median(r["steps"][j]["wall"] for r in results["now"])
             print(f"| {first['step']} | {a:.2f} | {b:.2f} | {b / a:.2f} |")
+
+
+def run_children(args, trees, env, results):
+    """The children, alternating between the trees; their lines into ``results``."""
+    for k in range(args.repeat + (1 if args.profile else 0)):
+        profile = args.profile if k == args.repeat else 0
+        for tag, root, cache in trees:
+            if profile and tag != "now":
+                continue
+            cmd = [sys.executable, str(root / "benchmarks" / SCRIPT.name), "--child", cache,
+                   "--iters", str(args.iters), "--data", args.data, "--profile",
+                   str(profile), "--timeout", str(args.timeout), "--entry", args.entry]
+            done = subprocess.run(cmd, cwd=root, capture_output=True, text=True,
+                                  env={**env, "RMSC_CACHE_DIR": cache,
+                                       "PYTHONPATH": str(root)})
+            if done.returncode:
+                raise SystemExit(f"the child failed:\n{done.stderr[-4000:]}")
+            line = json.loads(done.stdout.strip().splitlines()[-1])
+            if not profile:
+                results[tag].append(line)
+                continue
+            for s in line["steps"]:
+                print(f"### {s['step']} (profiled: {s['wall']:.2f} s)\n")
+                print("```\n" + s["profile"] + "```\n")
 
 
 def print_table(results):
