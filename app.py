@@ -15,6 +15,7 @@ would import it during the first visitor's first script run
 (``benchmarks/bench_dashboard.py`` measures both: ``--entry``).
 """
 
+import logging
 import time
 
 _t0 = time.perf_counter()
@@ -22,20 +23,52 @@ _t0 = time.perf_counter()
 from streamlit.runtime.scriptrunner import get_script_run_ctx  # noqa: E402
 
 
+def preload():
+    """What ``python app.py`` does before serving, so that the first visitor does not wait
+    for it: import the pages' and the first fit's modules (``ui`` with them), pay
+    Streamlit's once-per-process costs (``ui.runtime.prepare_server``), load the landing
+    dataset (Digit) into the server's cache, and build the Solve page's figures once on
+    made-up numbers (plotly makes each of its figure classes on first use)."""
+    import plotly.graph_objects  # noqa: F401
+    import plotly.io
+    import sklearn.cluster  # noqa: F401
+    import sklearn.decomposition  # noqa: F401
+
+    import rmsc.dashboard  # noqa: F401
+    import rmsc.datasets  # noqa: F401
+    import rmsc.figures
+    import rmsc.spectral  # noqa: F401
+
+    # The pages' st.cache_data functions check their settings as ui is imported and, with
+    # no server running yet, each logs "No runtime found": their caches are made at their
+    # first call, in the server, so the lines say nothing here.
+    quiet = logging.getLogger("streamlit.runtime.caching.cache_data_api")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        import ui
+    finally:
+        quiet.setLevel(level)
+    ui.runtime.prepare_server()
+    ui.load_bundled(ui.DEFAULT_DATASET)  # the landing data, kept for every session
+    rows = [{"iteration": 1, "ari_previous": None, "changed": None, "acc": 50.0, "nmi": 40.0,
+             "final": False},
+            {"iteration": 2, "ari_previous": 1.0, "changed": 0, "acc": 50.0, "nmi": 40.0,
+             "final": True}]
+    figures = rmsc.figures
+    for fig in (figures.objective_figure([(1, 2.0), (2, 1.0)], max_iter=2),
+                figures.clustering_trace_figure(rows, max_iter=2),
+                figures.view_weights_figure(["a", "b"], [0.5, 0.5])):
+        plotly.io.to_json(fig.to_dict(), validate=False)  # as st.plotly_chart does
+
+
 def _serve():
     """``python app.py``: import the heavy modules, then run ``streamlit run app.py`` here."""
     import sys
 
-    import plotly.graph_objects  # noqa: F401
-    import sklearn.cluster  # noqa: F401
-    import sklearn.decomposition  # noqa: F401
     from streamlit.web import cli
 
-    import rmsc.dashboard  # noqa: F401
-    import rmsc.datasets  # noqa: F401
-    import rmsc.figures  # noqa: F401
-    import rmsc.spectral  # noqa: F401
-
+    preload()
     sys.argv = ["streamlit", "run", __file__, *sys.argv[1:]]
     sys.exit(cli.main())
 

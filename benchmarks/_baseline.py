@@ -12,6 +12,7 @@ same (shared, noisy) machine.
 
 import importlib
 import io
+import os
 import subprocess
 import sys
 import tarfile
@@ -43,3 +44,38 @@ def load(rev):
     (tmp / "rmsc").rename(tmp / "rmsc_baseline")
     sys.path.insert(0, str(tmp))
     return importlib.import_module("rmsc_baseline")
+
+
+def checkout(rev):
+    """The repository's whole tree at ``rev`` in a temporary folder: its servers and its
+    scripts run there (``bench_dashboard.py --before``, ``bench_page_runs.py --before``)."""
+    folder = Path(tempfile.mkdtemp(prefix="rmsc-bench-before-"))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True,
+                             check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def rekey(folder, folder_before, root):
+    """The results of ``folder`` written again into ``folder_before`` under the code version
+    of the tree at ``root``: the same fits, which that tree's servers then find (a result
+    is keyed by its code's version, so they would miss this checkout's entries)."""
+    import json
+
+    import numpy as np
+
+    from rmsc import dashboard as dash
+    from rmsc.dashboard import store
+
+    version = subprocess.run(
+        [sys.executable, "-c", "from rmsc.dashboard.store import code_version; "
+                               "print(code_version())"],
+        cwd=root, capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONPATH": str(root)}).stdout.strip()
+    ours = store.DiskStore(folder, types=dash.RESULT_TYPES)
+    theirs = store.DiskStore(folder_before, types=dash.RESULT_TYPES, version=version)
+    for path in sorted(Path(folder).glob("*.npz")):
+        with np.load(path, allow_pickle=False) as z:
+            key = store.decode(json.loads(str(z["__header__"][()]))["key"], {})
+        assert theirs.put(key, ours.get(key)), "an entry could not be written again"

@@ -1,7 +1,8 @@
 """Dashboard speed in a real browser on Digit (the issue's targets), printed as a table.
 
-    python benchmarks/bench_dashboard.py [--repeat 3] [--only load|solve]
-                                         [--entry app|streamlit] [--trace FILE] [--smoke]
+    python benchmarks/bench_dashboard.py [--repeat 3] [--only load|solve|paced|reopen]
+                                         [--before REV] [--entry app|streamlit]
+                                         [--trace FILE] [--smoke]
 
 ``--smoke`` (tests/benchmarks/test_benchmarks.py): the page loads once, a check that the script works
 (its numbers mean nothing). It leaves the Solve measurements out: each needs Digit fits,
@@ -45,16 +46,23 @@ charts are on screen):
   first server fitted (on disk only) and back (in memory again). The first server's fits
   stop at ``--reopen-iters`` iterations (default 20; 0: the defaults' own stopping): a
   result of Digit's size either way (n = 2000, six views), without the minutes a converged
-  Digit fit takes on a loaded 2-core machine.
+  Digit fit takes on a loaded 2-core machine. The restarted server's first page is opened
+  at that setting too (at the defaults it would start the default fit, which would run
+  beside the measurements). ``--before REV``: the servers of the tree at git revision REV
+  are measured too, alternating with this checkout's, over a folder holding the same
+  results (written again under that revision's code version), and a table puts the two
+  side by side.
 
 The machine may be shared: the load average before and after is printed, and
 each measurement is repeated (median, min, max).
 """
 
 import _preamble  # the checkout's root on sys.path, --smoke, one thread
+import _baseline
 
 import argparse
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -92,7 +100,8 @@ def mark(message):
 ENTRY = "app"  # --entry: how the server is started
 
 
-def start_server(port, prefetch=False, cache_dir=None):
+def start_server(port, prefetch=False, cache_dir=None, root=None):
+    """A server of this checkout (or of the tree at ``root``: ``--before``)."""
     env = dict(os.environ)
     # The results on disk (rmsc.dashboard.store): none unless a measurement gives a folder,
     # so that every other row measures fits.
@@ -108,7 +117,7 @@ def start_server(port, prefetch=False, cache_dir=None):
         [sys.executable, *cmd, "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        cwd=root or ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -272,12 +281,17 @@ def measure_solve(browser, repeat, m, prefetch=False, look=0.0, tag=""):
 REOPEN_ITERS = 20  # --reopen-iters
 
 
-def measure_reopen(browser, repeat, m):
+def measure_reopen(browser, repeat, m, before=None):
     """A result computed by an earlier run of the server, after every tab closed and a
-    restart: opening it, and moving the slider to another setting that run computed."""
+    restart: opening it, and moving the slider to another setting that run computed.
+
+    ``before``: the folder of an earlier revision's tree (``--before``), whose restarted
+    servers are measured too, alternating with this checkout's (rows tagged ``_before``),
+    over a folder holding the same results under that revision's code version."""
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="rmsc-bench-cache-") as folder:
+    with tempfile.TemporaryDirectory(prefix="rmsc-bench-cache-") as folder, \
+            tempfile.TemporaryDirectory(prefix="rmsc-bench-cache-before-") as folder_before:
         values = ["0.3", BETAS[0]]  # β = 0.3 and one step left
         query = f"&max_iter={REOPEN_ITERS}" if REOPEN_ITERS else ""
         proc, url = start_server(free_port(), cache_dir=folder)
@@ -293,37 +307,47 @@ def measure_reopen(browser, repeat, m):
             ctx.close()
         finally:
             stop_server(proc)
+        runs = [("", None, folder)]
+        if before is not None:
+            _baseline.rekey(folder, folder_before, before)
+            runs.insert(0, ("_before", before, folder_before))
         for _ in range(repeat):  # every later run answers from the folder
-            proc, url = start_server(free_port(), cache_dir=folder)
-            try:
-                # the server's own first page (imports, workers) first, as in `first` above
-                ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
-                page = ctx.new_page()
-                t0 = time.perf_counter()
-                page.goto(url)
-                wait(page, DATA_READY)
-                m["reopen_data"].append(time.perf_counter() - t0)
-                ctx.close()
-                # then a visitor opens the Solve page: the result is in no memory, on disk
-                ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
-                page = ctx.new_page()
-                mark("goto solve (restarted server)")
-                t0 = time.perf_counter()
-                page.goto(f"{url}/solve?beta={values[0]}{query}")
-                wait(page, SOLVE_RESULT)
-                m["reopen"].append(time.perf_counter() - t0)
-                t0 = press(page, "ArrowLeft")
-                wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}",
-                     values[1])
-                m["reopen_disk"].append(time.perf_counter() - t0)
-                t0 = press(page, "ArrowRight")
-                wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}",
-                     values[0])
-                m["reopen_memory"].append(time.perf_counter() - t0)
-                ctx.close()
-            finally:
-                stop_server(proc)
+            for tag, root, cache_dir in runs:
+                reopen_once(browser, m, tag, root, cache_dir, values, query)
         measure_disk_reads(folder, repeat, m)
+
+
+def reopen_once(browser, m, tag, root, cache_dir, values, query):
+    """One restarted server over ``cache_dir``: its first page, then a new visitor on Solve."""
+    proc, url = start_server(free_port(), cache_dir=cache_dir, root=root)
+    try:
+        # the server's own first page (imports, workers) first, as in `first` above, at the
+        # same setting (else it would start the default fit, which would then run beside
+        # the measurements below)
+        ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+        page = ctx.new_page()
+        t0 = time.perf_counter()
+        page.goto(f"{url}/?beta={values[0]}{query}")
+        wait(page, DATA_READY)
+        m["reopen_data" + tag].append(time.perf_counter() - t0)
+        ctx.close()
+        # then a visitor opens the Solve page: the result is in no memory, on disk
+        ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+        page = ctx.new_page()
+        mark(f"goto solve (restarted server{tag})")
+        t0 = time.perf_counter()
+        page.goto(f"{url}/solve?beta={values[0]}{query}")
+        wait(page, SOLVE_RESULT)
+        m["reopen" + tag].append(time.perf_counter() - t0)
+        t0 = press(page, "ArrowLeft")
+        wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}", values[1])
+        m["reopen_disk" + tag].append(time.perf_counter() - t0)
+        t0 = press(page, "ArrowRight")
+        wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}", values[0])
+        m["reopen_memory" + tag].append(time.perf_counter() - t0)
+        ctx.close()
+    finally:
+        stop_server(proc)
 
 
 def measure_disk_reads(folder, repeat, m):
@@ -494,6 +518,11 @@ ROWS = [
     ("reopen_memory", "… and back (in memory now)", 1),
     ("reopen_fit", "… what the earlier run's fits took (the page's time; not waited for "
                    "again)", None),
+    ("reopen_data_before", "restarted server of the earlier revision (--before): its first "
+                           "page", None),
+    ("reopen_before", "… then a new visitor opens Solve (from disk)", 2),
+    ("reopen_disk_before", "… slider moved to the other setting (from disk)", 1),
+    ("reopen_memory_before", "… and back (in memory now)", 1),
     ("reopen_read", "… one of those results read from the folder in a process of its own "
                     "(DiskStore.get)", None),
     ("reopen_mb", "… the size of one of those entries on disk, MB (not seconds)", None),
@@ -517,6 +546,9 @@ def main():
     ap.add_argument("--reopen-iters", type=int, default=REOPEN_ITERS,
                     help="iterations of the fits the first server makes for --only reopen "
                          "(0: the defaults' stopping)")
+    ap.add_argument("--before", default=None, metavar="REV",
+                    help="with --only reopen: measure the servers of this git revision too, "
+                         "alternating with this checkout's, over the same results")
     ap.add_argument("--smoke", action="store_true",
                     help="a check that the script works: the page loads once "
                          "(tests/benchmarks/test_benchmarks.py); its numbers mean nothing")
@@ -542,7 +574,12 @@ def main():
         if args.only in (None, "paced"):
             measure_paced(browser, args.repeat, m)
         if args.only in (None, "reopen"):
-            measure_reopen(browser, args.repeat, m)
+            before = _baseline.checkout(args.before) if args.before else None
+            try:
+                measure_reopen(browser, args.repeat, m, before)
+            finally:
+                if before is not None:
+                    shutil.rmtree(before, ignore_errors=True)
         browser.close()
     if args.only in (None, "solve", "paced"):
         measure_plain_fits(args.repeat, m)
@@ -562,6 +599,26 @@ def main():
             print(row(name, target, m[key]))
     if m["paced_plain"]:
         print_paced(m)
+    if m["reopen_before"]:
+        print_before(m, args.before)
+
+
+def print_before(m, rev):
+    """The restarted servers of ``--before`` and of this checkout, side by side."""
+    print()
+    print(f"Restarted servers, the revision {rev} against this checkout, alternating in one "
+          "run (medians)")
+    print()
+    print("| measurement | target | before s | now s | now / before |")
+    print("|---|---|---:|---:|---:|")
+    for key, name in (("reopen_data", "its first page (Data, with its charts)"),
+                      ("reopen", "a new visitor opens Solve → the result (from disk)"),
+                      ("reopen_disk", "slider to the other setting (from disk)"),
+                      ("reopen_memory", "and back (in memory now)")):
+        target = {"reopen": "≤ 2 s", "reopen_disk": "≤ 1 s", "reopen_memory": "≤ 1 s"}.get(
+            key, "—")
+        a, b = statistics.median(m[key + "_before"]), statistics.median(m[key])
+        print(f"| {name} | {target} | {a:.2f} | {b:.2f} | {b / a:.2f} |")
 
 
 if __name__ == "__main__":

@@ -293,19 +293,16 @@ def _result(r):
     for level, msg in r.diagnostics:
         (st.warning if level == "warning" else st.caption)(msg)
     c1, c2 = st.columns([3, 2])
-    c1.plotly_chart(figures.objective_figure(list(zip(range(1, r.n_iter + 1), r.objective)),
-                                             max_iter=r.params.max_iter),
-                    key="objective")
-    if r.trace:
-        c1.plotly_chart(figures.clustering_trace_figure(r.trace, max_iter=r.params.max_iter),
-                        key="clustering_trace")
+    objective, trace, weights = ui.result_figures(r, data.view_names)  # built once per fit
+    c1.plotly_chart(objective, key="objective")
+    if trace is not None:
+        c1.plotly_chart(trace, key="clustering_trace")
         c1.caption(f"Every {dash.PAGE_TRACE_EVERY}th iteration (and the first) the worker "
                    "clustered the Z* of that iteration once (its spectral embedding, one "
                    "k-means) and compared it with the clustering recorded before; the "
                    "stars are the fit's own result (20 k-means runs). "
                    + dash.trace_sentence(r.trace, r.params.placement))
-    c2.plotly_chart(figures.view_weights_figure(data.view_names, r.weights.mean(axis=1)),
-                    key="view_weights")
+    c2.plotly_chart(weights, key="view_weights")
     table = r.metrics_table()
     if table is not None:
         st.dataframe(table, hide_index=True, key="metrics_table", height="content",

@@ -35,6 +35,7 @@ from .caches import (  # noqa: F401
     prefetcher,
     projection,
     result_cache,
+    result_figures,
     session_book,
     view_affinity,
 )

@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from rmsc import dashboard as dash
-from rmsc import datasets
+from rmsc import datasets, figures
 
 from .runtime import start_sweeper
 
@@ -127,6 +127,29 @@ def fitted_view_affinities(key, _result, _data, _orders):
     if job.state != dash.DONE:
         raise ValueError(job.error or "the computation was cancelled; reload the page.")
     return job.result
+
+
+def result_figures(result, view_names):
+    """The Solve page's figures of the fit ``result``: its objective curve, its clustering
+    along the iterations (None without a trace) and its views' mean weights; built once per
+    result and server (a plotly figure takes longer to build than the rest of the page).
+
+    Keyed on small values: the fit's key, and its iterations and time, which tell a run
+    stopped early (shown, not cached) from the complete fit of the same key. The figures
+    are shared, never changed (``st.plotly_chart`` reads them)."""
+    return _result_figures((result.key, result.n_iter, result.fit_time), tuple(view_names),
+                           result)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _result_figures(run, view_names, _result):
+    r = _result
+    objective = figures.objective_figure(list(zip(range(1, r.n_iter + 1), r.objective)),
+                                         max_iter=r.params.max_iter)
+    trace = (figures.clustering_trace_figure(r.trace, max_iter=r.params.max_iter)
+             if r.trace else None)
+    weights = figures.view_weights_figure(list(view_names), r.weights.mean(axis=1))
+    return objective, trace, weights
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

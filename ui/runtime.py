@@ -1,6 +1,6 @@
 """Everything the dashboard does past Streamlit's documented API, in one place, and why.
 
-Streamlit 1.67 offers no public way to do three things the dashboard needs; each is done
+Streamlit 1.67 offers no public way to do four things the dashboard needs; each is done
 here, and each falls back to doing nothing where the piece it uses is missing (AppTest,
 another Streamlit version), so the pages still work, only less well:
 
@@ -30,6 +30,15 @@ another Streamlit version), so the pages still work, only less well:
    ``pages/`` folder, so a page opened by its URL on a fresh server is first run on its
    own: :func:`page_setup` draws the frame and the real navigation then, and reruns once
    so that the page's widgets get the ids they have under ``app.py``.
+4. **The first visitor's once-per-process costs, paid before serving**
+   (:func:`prepare_server`, which ``python app.py`` calls). The first element any script
+   draws makes Streamlit ask whether it runs in a Python REPL, to print a warning there
+   (``_maybe_print_use_warning`` in ``streamlit/delta_generator.py``, lines 155-180, calling
+   ``env_util.is_repl``): ``inspect.stack()``, which resolves the source file of every
+   frame against every loaded module, seconds on a busy machine. A server is never a REPL:
+   the warning is marked as shown. The page icons' tables (``streamlit.emojis``,
+   ``streamlit.material_icon_names``), imported on the first ``st.set_page_config`` and
+   ``st.Page``, are imported here.
 """
 
 from __future__ import annotations
@@ -42,6 +51,25 @@ from rmsc import dashboard as dash
 
 log = logging.getLogger("rmsc.dashboard")
 ss = st.session_state
+
+
+def prepare_server():
+    """Pay the first visitor's once-per-process costs now (see the module docstring, 4):
+    Streamlit's REPL check skipped, the page icons' tables imported. Each step is skipped
+    where this Streamlit lacks its piece."""
+    import importlib
+
+    for name in ("streamlit.emojis", "streamlit.material_icon_names"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    try:
+        from streamlit import delta_generator
+    except ImportError:
+        return
+    if hasattr(delta_generator, "_use_warning_has_been_displayed"):
+        delta_generator._use_warning_has_been_displayed = True
 
 
 def streamlit_runtime():

@@ -12,25 +12,38 @@ import pandas as pd
 import scipy.sparse as sp
 
 
-def nbytes(obj):
-    """Approximate memory of a result: numpy arrays, sparse matrices, containers."""
+def nbytes(obj, _seen=None):
+    """Approximate memory of a result: numpy arrays, sparse matrices, containers.
+
+    A buffer held twice (a fit result's consensus and its estimator's share their arrays;
+    a result read from disk holds each stored array once) is counted once."""
+    seen = set() if _seen is None else _seen
     if isinstance(obj, np.ndarray):
-        return obj.nbytes
+        return _buffer_bytes(obj, seen)
     if sp.issparse(obj):
         obj = obj.tocsr() if not hasattr(obj, "data") else obj
-        return sum(getattr(obj, a).nbytes for a in ("data", "indices", "indptr")
-                   if hasattr(obj, a))
+        return sum(_buffer_bytes(getattr(obj, a), seen) for a in ("data", "indices", "indptr")
+                   if isinstance(getattr(obj, a, None), np.ndarray))
     if isinstance(obj, pd.DataFrame):
         return int(obj.memory_usage(deep=True).sum())
     if isinstance(obj, dict):
-        return sum(nbytes(v) for v in obj.values())
+        return sum(nbytes(v, seen) for v in obj.values())
     if isinstance(obj, (list, tuple)):
-        return sum(nbytes(v) for v in obj)
+        return sum(nbytes(v, seen) for v in obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return sum(nbytes(getattr(obj, f.name)) for f in dataclasses.fields(obj))
+        return sum(nbytes(getattr(obj, f.name), seen) for f in dataclasses.fields(obj))
     if hasattr(obj, "get_params"):  # a fitted estimator: its fitted attributes
-        return 64 + sum(nbytes(v) for k, v in vars(obj).items() if k.endswith("_"))
+        return 64 + sum(nbytes(v, seen) for k, v in vars(obj).items() if k.endswith("_"))
     return 64
+
+
+def _buffer_bytes(a, seen):
+    """``a.nbytes``, or 0 when the same memory (start and length) was counted already."""
+    where = (a.__array_interface__["data"][0], a.nbytes)
+    if a.nbytes and where in seen:
+        return 0
+    seen.add(where)
+    return a.nbytes
 
 
 class ResultCache:

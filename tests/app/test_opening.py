@@ -11,13 +11,38 @@ from rmsc import dashboard as dash
 from rmsc import datasets
 
 from tests.app_support import (
-    APP, cancel_jobs, find_table, goto, no_trouble, open_app, sidebar_text, texts, wait_fit,
+    APP, ROOT, cancel_jobs, find_table, goto, no_trouble, open_app, sidebar_text, texts, wait_fit,
 )
 
 #: Every test here runs the app as a live server does, on fresh caches (conftest.py).
 pytestmark = pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
 
 PAGES = ["data", "solve", "weights", "affinity", "compare", "sensitivity", "theory"]
+
+
+def test_python_app_py_does_the_first_visitors_once_per_process_work_before_serving(
+        monkeypatch):
+    """``python app.py`` runs ``app.preload`` before serving: Streamlit's REPL check is
+    marked done (ui.runtime.prepare_server), the landing dataset is in the server's cache
+    (the first visitor does not load it), and the Solve page's figure code has run."""
+    import sys
+
+    from streamlit import delta_generator
+
+    sys.path.insert(0, str(ROOT))
+    import app
+    import ui
+
+    monkeypatch.setattr(delta_generator, "_use_warning_has_been_displayed", False)
+    app.preload()
+    assert delta_generator._use_warning_has_been_displayed
+
+    def refuse(name):
+        raise AssertionError(f"{name} was loaded again")
+
+    monkeypatch.setattr(datasets, "load_bundled", refuse)
+    data = ui.load_bundled(ui.DEFAULT_DATASET)
+    assert data.name == "Digit" and data.n_samples == 2000
 
 
 def test_opens_on_digit_with_the_estimators_defaults():

@@ -2,6 +2,7 @@
 teaching set opened through the URL as a user would share it:
 the fit the library computes, the sliders and the URL, stopping, bad parameters."""
 
+import dataclasses
 import sys
 import time
 
@@ -80,6 +81,55 @@ def test_a_slider_change_refits_and_updates_url_sidebar_and_result(fitted_app):
     no_trouble(at)
     _, scores = expected_fit(p, at.session_state["data"])
     assert {m.label: m.value for m in at.metric}["ACC"] == f"{100 * scores['acc_mean']:.2f}%"
+
+
+def _chart_spec(at, key):
+    """The JSON the page sent for its chart keyed ``key`` (not the live one)."""
+    specs = [c.proto.spec for c in at.get("plotly_chart")
+             if key in c.proto.id and "live_" not in c.proto.id]
+    assert len(specs) == 1, [c.proto.id for c in at.get("plotly_chart")]
+    return specs[0]
+
+
+def test_a_fits_figures_are_built_once_and_drawn_from_its_own_result(fitted_app, monkeypatch):
+    """The Solve page builds a fit's figures once per server (ui.result_figures): a rerun,
+    or a slider moved back to a fitted setting, draws them without building them again,
+    and what it draws is the figure of the result on screen."""
+    import plotly.io
+
+    from rmsc import figures
+
+    sys.path.insert(0, str(ROOT))
+    import ui
+
+    built = []
+    real = figures.objective_figure
+
+    def counted(*a, **k):
+        built.append(a)
+        return real(*a, **k)
+
+    monkeypatch.setattr(figures, "objective_figure", counted)
+    at = fitted_app.run().run()
+    assert built == []  # drawn twice more from the figures built for it
+    first = at.session_state["slots"]["fit"].latest.result
+    set_beta(at, 0.03)
+    wait_fit(at)
+    assert len(built) == 1  # the new fit's
+    set_beta(at, 0.01)
+    no_trouble(at)
+    assert len(built) == 1  # back to the first fit: its figures, not built again
+    shown = _chart_spec(at, "objective")
+    expected = real(list(zip(range(1, first.n_iter + 1), first.objective)),
+                    max_iter=first.params.max_iter)
+    assert shown == plotly.io.to_json(expected, validate=False)
+    # a run of the same key stopped early (shown, never cached) gets figures of its own
+    stopped = dataclasses.replace(first, n_iter=first.n_iter - 1,
+                                  objective=first.objective[:-1],
+                                  fit_time=first.fit_time / 2, stopped_early=True)
+    full_fig = ui.result_figures(first, at.session_state["data"].view_names)[0]
+    stopped_fig = ui.result_figures(stopped, at.session_state["data"].view_names)[0]
+    assert len(stopped_fig.data[0].x) == first.n_iter - 1 == len(full_fig.data[0].x) - 1
 
 
 def test_the_next_slider_steps_are_fitted_while_a_result_is_on_screen(fitted_app, monkeypatch):

@@ -85,6 +85,7 @@ OWN_TEST = {
 #: Scripts whose smoke run starts a Dask cluster (tens of seconds).
 SLOW = {
     "benchmarks/bench_estimates.py": [(["--smoke"], "buttons within 1.5x")],
+    "benchmarks/bench_page_runs.py": [(["--smoke"], "| β moved back (in memory) | 1 |")],
 }
 
 #: Scripts that start a browser (tens of seconds).
@@ -106,7 +107,7 @@ def test_every_benchmark_script_has_a_smoke_run():
     (calibrate_costs.py) is smoke-run."""
     scripts = {str(p.relative_to(ROOT)) for p in BENCH.glob("*.py") if not p.name.startswith("_")}
     scripts.add("tools/calibrate_costs.py")
-    ran = set(SMOKE) | set(BROWSER) | set(OWN_TEST)
+    ran = set(SMOKE) | set(SLOW) | set(BROWSER) | set(OWN_TEST)
     assert scripts == {s for s in ran if not s.startswith("docs/studies/")}
 
 

@@ -26,4 +26,28 @@ def test_nbytes_counts_arrays_sparse_and_containers():
     S = sp.random(50, 50, density=0.1, format="csr", random_state=0)
     assert dash.nbytes(A) == 800
     assert dash.nbytes(S) == S.data.nbytes + S.indices.nbytes + S.indptr.nbytes
-    assert dash.nbytes({"x": A, "y": [A, A]}) == 2400
+    assert dash.nbytes({"x": A, "y": [A, A.copy()]}) == 1600
+
+
+def test_nbytes_counts_memory_held_twice_once():
+    """A fit result and its estimator share their consensus's arrays: the memory cache's
+    byte bound counts them once (else a Digit result counted double and evicted the one
+    before it: a move back to it read the disk again)."""
+    S = sp.random(50, 50, density=0.1, format="csr", random_state=0)
+    same = sp.csr_matrix(S)  # another matrix over the same arrays
+    assert same.data is not S.data or np.shares_memory(same.data, S.data)
+    one = dash.nbytes(S)
+    assert dash.nbytes((S, same)) == one
+    assert dash.nbytes((S, S.copy())) == 2 * one
+    A = np.arange(100.0)
+    assert dash.nbytes([A, A[:], A.reshape(10, 10)]) == 800  # views of all of A: once
+
+    def result(seed):  # a result holding one matrix twice, as a fit and its estimator do
+        M = sp.random(200, 200, density=0.5, format="csr", random_state=seed)
+        return {"consensus": M, "model": {"consensus_": sp.csr_matrix(M)}}
+
+    size = dash.nbytes(result(0))
+    cache = dash.ResultCache(max_entries=8, max_bytes=int(2.5 * size))
+    cache.put("a", result(1))
+    cache.put("b", result(2))
+    assert "a" in cache and "b" in cache and len(cache) == 2
