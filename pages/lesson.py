@@ -49,24 +49,12 @@ session_lesson.prefetch_other_steps(lesson, n)
 data = ui.require_data()
 
 if step.show == "views":
-    mask = data.outlier_mask
-    plan = dash.scale_plan(data.n_samples)
-    keep = None if mask is None else mask.any(axis=0)
-    idx = dash.subsample(data.n_samples, plan.scatter_points, keep=keep)
-    coords, explained = [], []
-    for v in range(data.n_views):
-        xy, ev = ui.projection(data.fingerprint, v, data)
-        coords.append(xy[idx])
-        explained.append(ev)
-    st.plotly_chart(figures.views_scatter_figure(coords, data.view_names, data.labels, mask,
-                                                 indices=idx, explained=explained),
-                    key="lesson_views")
-    images = data.images()
-    if images is not None and data.labels is not None:
-        shown = dash.class_examples(data.labels, 1)
-        tiles = dash.image_tiles(images, shown, vmax=float(ss.clean.images().max()))
-        st.plotly_chart(figures.sample_images_figure(
-            tiles, [f"class {data.labels[i]}" for i in shown]), key="lesson_images")
+    images = ss.clean.images()
+    views, pictures = session_lesson.views_figures(
+        data.fingerprint, data, None if images is None else float(images.max()))
+    st.plotly_chart(views, key="lesson_views")
+    if pictures is not None:
+        st.plotly_chart(pictures, key="lesson_images")
 
 elif step.show == "compare":
     key, variants, methods, cparams = lessons.step_comparison(step, ss.clean, data)
