@@ -15,7 +15,7 @@ import os
 import streamlit as st
 
 from rmsc import dashboard as dash
-from rmsc import datasets, figures
+from rmsc import datasets, figures, inspection, outliers
 from rmsc.dashboard import lesson as lessons
 
 from .caches import load_bundled, projection, result_cache
@@ -102,6 +102,38 @@ def views_figures(fingerprint, _data, _vmax):
     shown = dash.class_examples(data.labels, 1)
     tiles = dash.image_tiles(images, shown, vmax=_vmax)
     return views, figures.sample_images_figure(tiles, [f"class {data.labels[i]}" for i in shown])
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def comparison_view(key, _tables):
+    """A 'compare' step's sentences, its table of what the outliers cost (None without
+    outliers) and one chart per dataset variant, for the comparison ``key``: made once for
+    every session."""
+    table = dash.robustness_table(_tables) if len(_tables) == 2 else None
+    charts = {name: figures.comparison_figure(df, title=f"{name}: ACC and NMI")
+              for name, df in _tables.items()}
+    return lessons.change_sentences(_tables), table, charts
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def weights_view(key, _result, _data):
+    """A 'weights' step's heatmap of P, and (ROC figure, AUC table) when the data have
+    outliers (else None), for the fit ``key``: made once for every session."""
+    r, data = _result, _data
+    mask = data.outlier_mask
+    plan = dash.scale_plan(data.n_samples)
+    heatmap = inspection.heatmap_pool(r.weights, data.labels, pool="min", relative=True,
+                                      max_columns=plan.weight_columns)
+    figure = figures.pooled_weights_heatmap_figure(
+        heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=True,
+        axis_title="samples grouped by class")
+    if mask is None or not mask.any():
+        return figure, None
+    scores = outliers.scores(r)
+    table = outliers.evaluate(scores, mask, view_names=data.view_names)
+    roc = figures.roc_figure(outliers.roc_curves(scores, mask), data.view_names,
+                             aucs=list(table["roc_auc"]))
+    return figure, (roc, table[table["outliers"] > 0])
 
 
 def prefetch_other_steps(lesson, number):
