@@ -4,7 +4,7 @@ import streamlit as st
 
 import ui
 from rmsc import dashboard as dash
-from rmsc import figures, inspection, outliers
+from rmsc import inspection
 from rmsc.dashboard import lesson as lessons
 from ui import lesson as session_lesson
 
@@ -49,24 +49,12 @@ session_lesson.prefetch_other_steps(lesson, n)
 data = ui.require_data()
 
 if step.show == "views":
-    mask = data.outlier_mask
-    plan = dash.scale_plan(data.n_samples)
-    keep = None if mask is None else mask.any(axis=0)
-    idx = dash.subsample(data.n_samples, plan.scatter_points, keep=keep)
-    coords, explained = [], []
-    for v in range(data.n_views):
-        xy, ev = ui.projection(data.fingerprint, v, data)
-        coords.append(xy[idx])
-        explained.append(ev)
-    st.plotly_chart(figures.views_scatter_figure(coords, data.view_names, data.labels, mask,
-                                                 indices=idx, explained=explained),
-                    key="lesson_views")
-    images = data.images()
-    if images is not None and data.labels is not None:
-        shown = dash.class_examples(data.labels, 1)
-        tiles = dash.image_tiles(images, shown, vmax=float(ss.clean.images().max()))
-        st.plotly_chart(figures.sample_images_figure(
-            tiles, [f"class {data.labels[i]}" for i in shown]), key="lesson_images")
+    images = ss.clean.images()
+    views, pictures = session_lesson.views_figures(
+        data.fingerprint, data, None if images is None else float(images.max()))
+    st.plotly_chart(views, key="lesson_views")
+    if pictures is not None:
+        st.plotly_chart(pictures, key="lesson_images")
 
 elif step.show == "compare":
     key, variants, methods, cparams = lessons.step_comparison(step, ss.clean, data)
@@ -85,18 +73,17 @@ elif step.show == "compare":
                        "data, once for every session (`rmsc lesson --warm` computes every "
                        "step beforehand).")
         st.stop()
-    for line in lessons.change_sentences(tables):
+    sentences, table, charts = session_lesson.comparison_view(key, tables)
+    for line in sentences:
         st.markdown(f"- {line}")
-    if len(tables) == 2:
+    if table is not None:
         st.markdown("**What the outliers cost**")
-        table = dash.robustness_table(tables)
         st.dataframe(table, hide_index=True, key="lesson_robustness", height="content",
                      column_config={c: st.column_config.NumberColumn(format="%.2f")
                                     for c in table.columns if c != "method"})
-    cols = st.columns(len(tables))
-    for col, (name, df) in zip(cols, tables.items()):
-        col.plotly_chart(figures.comparison_figure(df, title=f"{name}: ACC and NMI"),
-                         key=f"lesson_cmp_{name}")
+    cols = st.columns(len(charts))
+    for col, (name, chart) in zip(cols, charts.items()):
+        col.plotly_chart(chart, key=f"lesson_cmp_{name}")
     if len(tables) == 1:
         st.dataframe(dash.compare_display(next(iter(tables.values())), data.view_names),
                      hide_index=True, key="lesson_cmp_table", height="content",
@@ -123,24 +110,14 @@ elif step.show in ("weights", "solve"):
     if r is None:
         st.stop()
     if step.show == "weights":
-        P, mask = r.weights, data.outlier_mask
-        plan = dash.scale_plan(data.n_samples)
-        heatmap = inspection.heatmap_pool(P, data.labels, pool="min", relative=True,
-                                          max_columns=plan.weight_columns)
-        st.plotly_chart(figures.pooled_weights_heatmap_figure(
-            heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=True,
-            axis_title="samples grouped by class"), key="lesson_heatmap", theme=None)
-        if mask is None or not mask.any():
+        heatmap, roc = session_lesson.weights_view(r.key, r, data)
+        st.plotly_chart(heatmap, key="lesson_heatmap", theme=None)
+        if roc is None:
             st.info("No outliers in this step: the ROC curve needs some.")
         else:
-            scores = outliers.scores(r)
-            table = outliers.evaluate(scores, mask, view_names=data.view_names)
             c1, c2 = st.columns(2)
-            c1.plotly_chart(figures.roc_figure(outliers.roc_curves(scores, mask),
-                                               data.view_names, aucs=list(table["roc_auc"])),
-                            key="lesson_roc")
-            c2.dataframe(table[table["outliers"] > 0], hide_index=True, key="lesson_auc",
-                         height="content",
+            c1.plotly_chart(roc[0], key="lesson_roc")
+            c2.dataframe(roc[1], hide_index=True, key="lesson_auc", height="content",
                          column_config={c: st.column_config.NumberColumn(format="%.3f")
                                         for c in ("roc_auc", "average_precision")})
     else:

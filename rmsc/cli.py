@@ -242,13 +242,21 @@ def cmd_lesson(args, out, err):
         print(line, file=out)
     if not args.warm:
         return 0
+    from .dashboard import DaskSender, running_workers, shutdown
+
     cache = lessons.dashboard_cache()
     start = time.perf_counter()
-    done = lessons.warm(lesson, cache, progress=lambda m: print(f"  computing {m}", file=err))
+    try:  # on the dashboard's kind of workers: a LocalCluster, or RMSC_SCHEDULER's
+        done = lessons.warm(lesson, cache, sender=DaskSender(),
+                            progress=lambda m: print(f"  computing {m}", file=err))
+        running = running_workers()
+        on = "" if running is None else f" on {running.limits()['workers']} Dask worker(s)"
+    finally:
+        shutdown()
     where = ("on disk, where the dashboard reads them" if getattr(cache, "disk", None)
              else "in this process only (this rmsc keeps no results on disk)")
-    print(f"warm: {done} result(s) computed in {time.perf_counter() - start:.0f} s, kept {where}",
-          file=out)
+    print(f"warm: {done} result(s) computed{on} in {time.perf_counter() - start:.0f} s, kept "
+          f"{where}", file=out)
     return 0
 
 

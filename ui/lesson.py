@@ -14,10 +14,11 @@ import os
 
 import streamlit as st
 
-from rmsc import datasets
+from rmsc import dashboard as dash
+from rmsc import datasets, figures, inspection, outliers
 from rmsc.dashboard import lesson as lessons
 
-from .caches import load_bundled, result_cache
+from .caches import load_bundled, projection, result_cache
 from .fitting import fit_key, prefetch_fits
 from .state import inject, reset_outliers, set_dataset, set_params
 
@@ -78,6 +79,63 @@ def _step_dataset(source, number, _lesson):
     return clean if step.outliers is None else step.outliers.inject(clean)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def views_figures(fingerprint, _data, _vmax):
+    """A 'views' step's figures of the data ``fingerprint``: each view in 2-D, and one sample
+    of each class as a picture (None without pictures or labels). Made once for every
+    session: the class opening the step at once waits for one of them, not eight."""
+    data = _data
+    mask = data.outlier_mask
+    plan = dash.scale_plan(data.n_samples)
+    keep = None if mask is None else mask.any(axis=0)
+    idx = dash.subsample(data.n_samples, plan.scatter_points, keep=keep)
+    coords, explained = [], []
+    for v in range(data.n_views):
+        xy, ev = projection(fingerprint, v, data)
+        coords.append(xy[idx])
+        explained.append(ev)
+    views = figures.views_scatter_figure(coords, data.view_names, data.labels, mask,
+                                         indices=idx, explained=explained)
+    images = data.images()
+    if images is None or data.labels is None:
+        return views, None
+    shown = dash.class_examples(data.labels, 1)
+    tiles = dash.image_tiles(images, shown, vmax=_vmax)
+    return views, figures.sample_images_figure(tiles, [f"class {data.labels[i]}" for i in shown])
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def comparison_view(key, _tables):
+    """A 'compare' step's sentences, its table of what the outliers cost (None without
+    outliers) and one chart per dataset variant, for the comparison ``key``: made once for
+    every session."""
+    table = dash.robustness_table(_tables) if len(_tables) == 2 else None
+    charts = {name: figures.comparison_figure(df, title=f"{name}: ACC and NMI")
+              for name, df in _tables.items()}
+    return lessons.change_sentences(_tables), table, charts
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def weights_view(key, _result, _data):
+    """A 'weights' step's heatmap of P, and (ROC figure, AUC table) when the data have
+    outliers (else None), for the fit ``key``: made once for every session."""
+    r, data = _result, _data
+    mask = data.outlier_mask
+    plan = dash.scale_plan(data.n_samples)
+    heatmap = inspection.heatmap_pool(r.weights, data.labels, pool="min", relative=True,
+                                      max_columns=plan.weight_columns)
+    figure = figures.pooled_weights_heatmap_figure(
+        heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=True,
+        axis_title="samples grouped by class")
+    if mask is None or not mask.any():
+        return figure, None
+    scores = outliers.scores(r)
+    table = outliers.evaluate(scores, mask, view_names=data.view_names)
+    roc = figures.roc_figure(outliers.roc_curves(scores, mask), data.view_names,
+                             aucs=list(table["roc_auc"]))
+    return figure, (roc, table[table["outliers"] > 0])
+
+
 def prefetch_other_steps(lesson, number):
     """Once the current step's fit is in, fit the other steps' (the next ones first) on idle
     workers, so that Next is answered at once (the first visit computes them once)."""
@@ -100,8 +158,8 @@ def apply(lesson, number):
     if ss.get("outliers") != step.outliers:
         if step.outliers is None:
             reset_outliers()
-        else:
-            inject(step.outliers)
+        else:  # the step's dataset with its outliers, made once for every session
+            inject(step.outliers, _step_dataset(lesson.source, number, lesson))
     if ss.get("params") != step.params:
         set_params(step.params)
     ss.lesson_step = lessons.clip_step(number, len(lesson))

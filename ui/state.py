@@ -118,9 +118,10 @@ def set_dataset(data, keep_clusters=False):
     ss.update(dataset_widget_defaults(data))
 
 
-def inject(spec):
-    """Inject outliers into the clean data (raises ValueError with a message)."""
-    ss.data = spec.inject(ss.clean)
+def inject(spec, data=None):
+    """Inject outliers into the clean data (raises ValueError with a message); ``data``: the
+    result already made (the lesson's, shared by every session)."""
+    ss.data = spec.inject(ss.clean) if data is None else data
     ss.outliers = spec
     views = [v for v in spec.views if v in ss.clean.view_names]
     ss.update({"w_out_views": views, "w_cmp_rob_views": views})  # those just corrupted

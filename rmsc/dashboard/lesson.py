@@ -28,9 +28,11 @@ from .. import methods as registry
 from .. import outliers as outlier_module
 from .._resources import sample_data_dir
 from .fitting import fit_rmsc
+from .jobs import DONE, Job
 from .kept import open_result_cache
 from .params import AUTO, OutlierSpec, Params, fit_key
-from .runs import compare_params, robustness_table, run_compare
+from .remote import Remote, RemoteParts
+from .runs import compare_fits, compare_params, compare_tables, fit_parts, robustness_table
 
 #: What the Lesson page can show for a step.
 SHOWS = {
@@ -397,15 +399,12 @@ def dashboard_cache():
     return open_result_cache(64, 1 << 30)
 
 
-def warm(lesson, cache, progress=None):
-    """Compute every step's fits and comparisons into ``cache`` (a ResultCache), in this
-    process, under the keys the pages look up; what is there already is skipped.
-
-    ``progress(message)`` is told each piece. Returns the number of results computed.
-    """
-    say = progress or (lambda message: None)
-    done = 0
-    loaded = {}
+def warm_work(lesson, cache):
+    """What warming ``lesson`` computes that ``cache`` lacks, each distinct result once:
+    ``(fits, comparisons)``, lists of ``(step number, key, ...)``: an RMSC fit's
+    ``(number, key, data, params)``, a comparison's ``(number, key, variants, methods,
+    params, seed)`` (two steps showing the same run share its key)."""
+    fits, comparisons, seen, loaded = [], [], set(), {}
     for number, step in enumerate(lesson.steps, 1):
         if step.data not in loaded:
             loaded[step.data] = load_step_data(lesson, step)[0]
@@ -413,19 +412,94 @@ def warm(lesson, cache, progress=None):
         data = clean if step.outliers is None else step.outliers.inject(clean)
         for params in step_params(step):
             key = fit_key(params, data)
-            if key in cache:
-                continue
-            say(f"step {number}: RMSC fit, {params.summary()[0]}")
-            out = fit_rmsc(data, params)
-            cache.put(out.key, out)
-            done += 1
+            if key not in cache and key not in seen:
+                seen.add(key)
+                fits.append((number, key, data, params))
         comparison = step_comparison(step, clean, data)
-        if comparison is not None and comparison[0] not in cache:
+        if comparison is not None and comparison[0] not in cache and comparison[0] not in seen:
             key, variants, methods, cparams = comparison
-            say(f"step {number}: {', '.join(methods)} on {' and '.join(variants)}")
-            cache.put(key, run_compare(variants, methods, cparams, step.params.seed))
-            done += 1
-    return done
+            seen.add(key)
+            comparisons.append((number, key, variants, methods, cparams, step.params.seed))
+    return fits, comparisons
+
+
+def _fit_id(dataset, fit, seed):
+    """What makes two fits of the comparisons the same fit: the data, method, parameters, seed."""
+    return (dataset.fingerprint, fit.method, json.dumps(fit.params, sort_keys=True, default=str),
+            int(seed))
+
+
+def comparisons_task(comparisons):
+    """Every comparison of :func:`warm_work` as one task for the workers
+    (:class:`~rmsc.dashboard.remote.RemoteParts`): each distinct fit among them once (a
+    method on the clean data in two steps' comparisons is fitted once), in groups that share
+    a solve (:func:`rmsc.dashboard.runs.fit_parts`); its result is ``{key: tables}``, each
+    comparison's tables as the Compare page's run gives them."""
+    unique = {}  # fit id -> (Fit on the dataset's fingerprint, dataset, seed, its message)
+    for _, _, variants, methods, cparams, seed in comparisons:
+        for fit in compare_fits(variants, methods, cparams):
+            d = variants[fit.data]
+            unique.setdefault(_fit_id(d, fit, seed), (dataclasses.replace(
+                fit, data=d.fingerprint), d, int(seed), f"{fit.data} — {fit.method}"))
+    ids, parts = [], []
+    for seed in sorted({u[2] for u in unique.values()}):
+        mine = [(i, u) for i, u in unique.items() if u[2] == seed]
+        fits = [u[0] for _, u in mine]
+        seed_parts, groups = fit_parts({u[0].data: u[1] for _, u in mine}, fits,
+                                       [u[3] for _, u in mine], seed)
+        parts += seed_parts
+        ids += [[mine[i][0] for i in group] for group in groups]
+
+    def combine(results):
+        records = {i: rec for group, recs in zip(ids, results) for i, rec in zip(group, recs)}
+        out = {}
+        for _, key, variants, methods, cparams, seed in comparisons:
+            fits = compare_fits(variants, methods, cparams)
+            out[key] = compare_tables(
+                variants, fits, [records[_fit_id(variants[f.data], f, seed)] for f in fits])
+        return out
+
+    return RemoteParts(parts, combine)
+
+
+def warm(lesson, cache, progress=None, sender=None):
+    """Compute every step's fits and comparisons into ``cache`` (a ResultCache), under the
+    keys the pages look up; what is there already is skipped, and a result two steps share
+    (a fit, a comparison, a method's fit in two comparisons) is computed once.
+
+    ``sender``: where the work runs (:class:`rmsc.dashboard.DaskSender`: every fit and
+    every part of the comparisons at once, on the Dask workers); None runs it in this
+    process, one piece after another. ``progress(message)`` is told each result started.
+    Returns the number of results computed; a piece that fails raises ValueError with its
+    message.
+    """
+    say = progress or (lambda message: None)
+    fits, comparisons = warm_work(lesson, cache)
+    jobs = []
+    for number, key, data, params in fits:
+        say(f"step {number}: RMSC fit, {params.summary()[0]}")
+        task = (Remote(fit_rmsc, data, params) if sender is not None
+                else lambda job, data=data, params=params: fit_rmsc(data, params, job))
+        jobs.append(Job(key, task, label=f"step {number}: RMSC fit", sender=sender))
+    for number, key, variants, methods, cparams, seed in comparisons:
+        say(f"step {number}: {', '.join(methods)} on {' and '.join(variants)}")
+    if comparisons:
+        jobs.append(Job(("lesson-comparisons", *(c[1] for c in comparisons)),
+                        comparisons_task(comparisons), label="the comparisons", sender=sender))
+    for job in jobs:  # on workers all at once; here one after another
+        job.start()
+        if sender is None:
+            job.wait()
+    for job in jobs:
+        job.wait()
+        if job.state != DONE:
+            raise ValueError(f"{job.label}: {job.error or 'cancelled'}")
+        if isinstance(job.result, dict):  # the comparisons' tables, by key
+            for key, tables in job.result.items():
+                cache.put(key, tables)
+        else:
+            cache.put(job.result.key, job.result)
+    return len(fits) + len(comparisons)
 
 
 # -- what the page says about the numbers on screen (computed from them) ------------------

@@ -289,10 +289,10 @@ def part_shares(datasets, fits):
     return groups, [c / total if total > 0 else None for c in costs]
 
 
-def _parts(datasets, fits, messages, random_state, combine):
-    """A :class:`RemoteParts` of ``fits`` (on ``datasets``, by ``Fit.data``): one part per
-    group that shares a solve, longest first; ``combine(records)`` gets every fit's
-    record in the fits' order."""
+def fit_parts(datasets, fits, messages, random_state):
+    """``(parts, groups)``: the :class:`Remote` parts that run ``fits`` (on ``datasets``, by
+    ``Fit.data``), one per group that shares a solve, longest first, and each part's group
+    (indices into ``fits``); a part's result is its group's records, in order."""
     groups, shares = part_shares(datasets, fits)
     used = method_specs(sorted({f.method for f in fits}))
     parts = []
@@ -302,6 +302,14 @@ def _parts(datasets, fits, messages, random_state, combine):
         part.steps = len(group)
         part.share = share
         parts.append(part)
+    return parts, groups
+
+
+def _parts(datasets, fits, messages, random_state, combine):
+    """A :class:`RemoteParts` of ``fits`` (on ``datasets``, by ``Fit.data``): one part per
+    group that shares a solve, longest first; ``combine(records)`` gets every fit's
+    record in the fits' order."""
+    parts, groups = fit_parts(datasets, fits, messages, random_state)
 
     def combine_records(results):
         records = [None] * len(fits)
@@ -323,11 +331,17 @@ def compare_parts(variants, methods, params=None, random_state=0):
     messages = [f"{f.data} — {f.method}" if several else f.method for f in fits]
 
     def combine(records):
-        return {name: experiments.compare_frame(
-            [experiments.compare_row(f.method, f.params, rec)
-             for f, rec in zip(fits, records) if f.data == name]) for name in variants}
+        return compare_tables(variants, fits, records)
 
     return _parts(variants, fits, messages, random_state, combine)
+
+
+def compare_tables(variants, fits, records):
+    """:func:`run_compare`'s tables from its fits (:func:`compare_fits`) and their records
+    (:class:`rmsc.experiments.Record`, in the fits' order): one table per variant."""
+    return {name: experiments.compare_frame(
+        [experiments.compare_row(f.method, f.params, rec)
+         for f, rec in zip(fits, records) if f.data == name]) for name in variants}
 
 
 def sensitivity_parts(dataset, lams, betas, method="RMSC", params=None, random_state=0):

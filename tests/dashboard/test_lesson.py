@@ -217,6 +217,71 @@ def test_warm_fills_the_cache_under_the_keys_the_page_reads(tmp_path):
     assert L.warm(lesson, cache) == 0  # everything is there already
 
 
+#: Two comparisons that share two fits: SSC-AVG and RMSC on the clean data.
+TWO_COMPARISONS = f"""
+title: Two comparisons
+steps:
+  - title: Clean
+    data: Subspaces
+    show: compare
+    methods: [SSC-AVG, RMSC]
+    params: {{max_iter: 30}}
+    text: Two methods.
+    question: Which is better?
+  - title: Corrupted
+    data: Subspaces
+    outliers: {{views: ["{SMALL}"], fraction: 0.1, kind: replace}}
+    show: compare
+    methods: [SSC-AVG, RMSC-WV, RMSC]
+    params: {{max_iter: 30}}
+    text: Three methods, clean and corrupted.
+    question: Which loses more?
+"""
+
+
+def test_warm_fits_each_distinct_fit_of_the_comparisons_once(tmp_path):
+    lesson = L.load_lesson(write(tmp_path, TWO_COMPARISONS))
+    cache = dash.ResultCache(max_entries=64)
+    fits, comparisons = L.warm_work(lesson, cache)
+    assert [c[0] for c in comparisons] == [1, 2] and len(fits) == 2  # RMSC, clean and not
+    task = L.comparisons_task(comparisons)
+    fitted = [(f.data, f.method) for part in task.parts for f in part.args[1]]
+    # 2 + 2 × 3 fits asked for; SSC-AVG and RMSC on the clean data twice
+    assert len(fitted) == len(set(fitted)) == 6
+    assert L.warm(lesson, cache) == 4
+    for _, key, variants, methods, cparams, seed in comparisons:
+        alone = dash.run_compare(variants, methods, cparams, seed)  # each run on its own
+        warmed = cache.get(key)
+        assert list(warmed) == list(alone)
+        for name in alone:
+            a, w = alone[name].drop(columns="fit_time"), warmed[name].drop(columns="fit_time")
+            assert list(w["method"]) == list(a["method"])
+            assert w.drop(columns="params").equals(a.drop(columns="params"))
+            assert list(w["params"]) == list(a["params"])
+    assert L.warm_work(lesson, cache) == ([], [])
+
+
+def test_rmsc_lesson_warm_runs_on_dask_workers_into_the_folder_the_server_reads(
+        tmp_path, monkeypatch):
+    import io
+
+    from rmsc.cli import main
+
+    path = write(tmp_path, TWO_COMPARISONS.replace("max_iter: 30", "max_iter: 5"))
+    monkeypatch.setenv("RMSC_CACHE_DIR", str(tmp_path / "results"))
+    monkeypatch.delenv(dash.SCHEDULER_ENV, raising=False)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["lesson", "--warm", "--file", str(path)], out=out, err=err) == 0, err.getvalue()
+    assert re.search(r"warm: 4 result\(s\) computed on \d+ Dask worker\(s\) in \d+ s, kept on "
+                     "disk", out.getvalue()), out.getvalue()
+    assert dash.running_workers() is None  # closed again
+    lesson = L.load_lesson(path)
+    server = L.dashboard_cache()  # another cache over the same folder: what a server reads
+    fits, comparisons = L.warm_work(lesson, dash.ResultCache(max_entries=64))
+    for _, key, *_ in fits + comparisons:
+        assert key in server
+
+
 def test_change_sentences_are_computed_from_the_tables():
     import pandas as pd
 

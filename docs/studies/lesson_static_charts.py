@@ -1,0 +1,121 @@
+"""What the lesson's first step's charts cost a browser alone: a static page, no server.
+
+    python docs/studies/lesson_static_charts.py [--data Digit-small] [--tabs 1 8]
+
+Writes the 'views' step's two figures (each view in 2-D, one sample of each class as a
+picture: ``rmsc.figures.views_scatter_figure`` and ``sample_images_figure``, as the Lesson
+page draws them) into a static HTML page with plotly.js (the copy the plotly package ships),
+opens it in N tabs of Chromium at once (nice 19, ``--disable-gpu``: the arguments of
+``benchmarks/bench_load.py``) and prints the seconds from opening the page until plotly has
+drawn every figure, median and max over the tabs: a floor under what any server can give
+the same step on the same machine. Variants: the page's figures, their scatter drawn as SVG
+instead of WebGL, and each figure alone.
+
+Measured: docs/lesson.md, "Where a step's time goes", at commit b2443bd (2026-11-28). Not
+smoke-tested: a one-off study of the page's cost.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402,F401  (the root on sys.path, one thread)
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+import bench_load as B  # noqa: E402
+
+PAGE = """<html><head><script src="plotly.min.js"></script></head><body>{divs}<script>
+const figs = {figs};
+Promise.all(figs.map((f, i) => Plotly.newPlot('f' + i, f.data, f.layout)))
+  .then(() => requestAnimationFrame(() => {{ window.__done = true; }}));
+</script></body></html>"""
+
+
+def pages(name, folder):
+    import numpy as np
+    import plotly
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from rmsc import dashboard as dash
+    from rmsc import datasets, figures
+
+    shutil.copy(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", folder)
+    data = datasets.load_bundled(name)
+    idx = dash.subsample(data.n_samples, dash.scale_plan(data.n_samples).scatter_points)
+    proj = [dash.project_2d(data.views[v]) for v in range(data.n_views)]
+    scatter = figures.views_scatter_figure([p[0][idx].astype(np.float32) for p in proj],
+                                           data.view_names, data.labels, None, indices=idx,
+                                           explained=[p[1] for p in proj])
+    svg = go.Figure(layout=scatter.layout)
+    for trace in scatter.data:
+        svg.add_trace({**trace.to_plotly_json(), "type": "scatter"})
+    shown = dash.class_examples(data.labels, 1)
+    images = figures.sample_images_figure(
+        dash.image_tiles(data.images(), shown, vmax=float(data.images().max())),
+        [f"class {data.labels[i]}" for i in shown])
+    variants = {"the step's two figures (scatter in WebGL)": [scatter, images],
+                "the same, scatter in SVG": [svg, images],
+                "the scatter alone (WebGL)": [scatter], "the pictures alone": [images]}
+    out = {}
+    for k, (label, figs) in enumerate(variants.items()):
+        path = Path(folder) / f"page{k}.html"
+        path.write_text(PAGE.format(
+            divs="".join(f"<div id='f{i}' style='width:1200px'></div>" for i in range(len(figs))),
+            figs="[" + ",".join(pio.to_json(f, validate=False) for f in figs) + "]"))
+        out[label] = path
+    return out
+
+
+async def tab(browser, path, seconds):
+    context = await browser.new_context(viewport={"width": 1280, "height": 800})
+    page = await context.new_page()
+    t0 = time.perf_counter()
+    await page.goto(f"file://{path}", timeout=B.TIMEOUT, wait_until="commit")
+    await page.wait_for_function("window.__done === true", timeout=B.TIMEOUT, polling=50)
+    seconds.append(time.perf_counter() - t0)
+    await context.close()
+
+
+async def drive(variants, tabs):
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=B.browser_executable(19), args=B.ARGS)
+        for n in tabs:
+            for label, path in variants.items():
+                seconds = []
+                await asyncio.gather(*(tab(browser, path, seconds) for _ in range(n)))
+                print(f"| {label} | {n} | {statistics.median(seconds):.2f} | "
+                      f"{max(seconds):.2f} |", flush=True)
+        await browser.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default="Digit-small")
+    ap.add_argument("--tabs", type=int, nargs="+", default=[1, 8])
+    args = ap.parse_args()
+    folder = tempfile.mkdtemp(prefix="lesson_static_")
+    variants = pages(args.data, folder)
+    load = os.getloadavg()
+    print(f"# {args.data}; Chromium at nice 19; load average {load[0]:.1f} / {load[1]:.1f} / "
+          f"{load[2]:.1f}")
+    print("| charts | tabs at once | median s | max s |\n|---|---|---|---|")
+    try:
+        asyncio.run(drive(variants, args.tabs))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    load = os.getloadavg()
+    print(f"# load average after: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
