@@ -66,8 +66,16 @@ def _serve():
     """``python app.py``: import the heavy modules, then run ``streamlit run app.py`` here."""
     import sys
 
+    from pathlib import Path
+
     from streamlit.web import cli
 
+    # The app's folder first on the path, as `streamlit run` puts it for the script: `rmsc
+    # dashboard` runs this file with runpy from an installed wheel (rmsc/_app/), where
+    # preload's `import ui` would not find the app's own packages otherwise.
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
     preload()
     sys.argv = ["streamlit", "run", __file__, *sys.argv[1:]]
     sys.exit(cli.main())
