@@ -91,6 +91,43 @@ def random_views(rng, n, dims):
     return [X / np.linalg.norm(X, axis=1, keepdims=True) for X in views]
 
 
+def monotone_balanced_runs(view_balance, kernel, first_seed, count=6, max_iter=10):
+    """The view-balance models' monotonicity check over random small problems: for each of
+    ``count`` seeds (odd ones with two all-zero samples in the first view, held by the
+    uninformative rule) × both loss scales × both weightings, solve with ``view_balance``
+    and assert the objective never increases and its terms add up to it. Yields
+    ``(sol, views, mask, weighting, seen)`` (``seen``: the P of every iteration) for the
+    caller's model-specific checks."""
+    from rmsc import solver
+
+    for seed in range(count):
+        rng = np.random.default_rng(first_seed + seed)
+        n = int(rng.integers(10, 35))
+        dims = tuple(int(d) for d in rng.integers(2, 40, size=rng.integers(1, 4)))
+        views = random_views(rng, n, dims)
+        if seed % 2:
+            views[0][rng.choice(n, 2, replace=False)] = 0.0
+        mask = solver.uninformative_samples(views) if seed % 2 else None
+        lam = float(10 ** rng.uniform(-2, 1.5))
+        beta = float(10 ** rng.uniform(-3, 0))
+        gamma = float(10 ** rng.uniform(-4, 0))
+        factors = [solver.gram_factor(X) for X in views]
+        for loss_scale in (None, "median"):
+            for weighting in ("sample", "view"):
+                seen = []
+                sol = solver.solve(factors, lam, beta, gamma, max_iter=max_iter, tol=0,
+                                   precision="float64", loss_scale=loss_scale,
+                                   scale_power=1.0, uninformative=mask, weighting=weighting,
+                                   view_balance=view_balance, kernel=kernel,
+                                   callback=lambda it, f, P: seen.append(np.array(P)))
+                f = np.concatenate([[sol.objective_init], sol.objective])
+                where = (seed, loss_scale, weighting)
+                assert np.all(np.diff(f) <= 1e-10 * (np.abs(f).max() + 1.0)), where
+                total = sum(sol.terms[k] for k in solver.OBJECTIVE_TERMS)
+                np.testing.assert_allclose(total, sol.objective)
+                yield sol, views, mask, weighting, seen
+
+
 
 def named(raw, name):
     """A BytesIO with a file name, as an upload."""

@@ -17,7 +17,7 @@ from rmsc import solver
 from rmsc.preprocessing import normalize_l2
 from rmsc.rmsc import PAPER_MODEL, VIEW_BALANCE
 
-from tests.support import random_views, union_of_subspaces
+from tests.support import monotone_balanced_runs, random_views, union_of_subspaces
 
 
 def _view_objective(p, losses, gamma, s, c):
@@ -154,37 +154,14 @@ def test_dof_unit_is_the_start_loss_at_the_views_average_leverage():
 @pytest.mark.parametrize("kernel", [False, True])
 @pytest.mark.parametrize("view_balance", ["balanced", "consensus", "dof"])
 def test_objective_never_increases_and_the_constraint_holds(view_balance, kernel):
-    for seed in range(6):
-        rng = np.random.default_rng(300 + seed)
-        n = int(rng.integers(10, 35))
-        dims = tuple(int(d) for d in rng.integers(2, 40, size=rng.integers(1, 4)))
-        views = random_views(rng, n, dims)
-        if seed % 2:
-            views[0][rng.choice(n, 2, replace=False)] = 0.0
-        mask = solver.uninformative_samples(views) if seed % 2 else None
-        lam = float(10 ** rng.uniform(-2, 1.5))
-        beta = float(10 ** rng.uniform(-3, 0))
-        gamma = float(10 ** rng.uniform(-4, 0))
-        factors = [solver.gram_factor(X) for X in views]
-        for loss_scale in (None, "median"):
-            for weighting in ("sample", "view"):
-                seen = []
-                sol = solver.solve(factors, lam, beta, gamma, max_iter=10, tol=0,
-                                   precision="float64", loss_scale=loss_scale,
-                                   scale_power=1.0, uninformative=mask, weighting=weighting,
-                                   view_balance=view_balance, kernel=kernel,
-                                   callback=lambda it, f, P: seen.append(np.array(P)))
-                f = np.concatenate([[sol.objective_init], sol.objective])
-                where = (seed, loss_scale, weighting)
-                assert np.all(np.diff(f) <= 1e-10 * (np.abs(f).max() + 1.0)), where
-                total = sum(sol.terms[k] for k in solver.OBJECTIVE_TERMS)
-                np.testing.assert_allclose(total, sol.objective)
-                if weighting == "view" or view_balance == "dof":
-                    continue
-                c = np.ones(len(views)) if sol.factors is None else sol.factors
-                want = n / c if view_balance == "consensus" else np.full(len(views), n)
-                for P in seen:
-                    np.testing.assert_allclose(P.sum(axis=1), want, rtol=1e-10)
+    for sol, views, _, weighting, seen in monotone_balanced_runs(view_balance, kernel, 300):
+        if weighting == "view" or view_balance == "dof":
+            continue
+        n = views[0].shape[0]
+        c = np.ones(len(views)) if sol.factors is None else sol.factors
+        want = n / c if view_balance == "consensus" else np.full(len(views), n)
+        for P in seen:
+            np.testing.assert_allclose(P.sum(axis=1), want, rtol=1e-10)
 
 
 def test_rmsc_wv_is_unchanged_by_the_balanced_models():
