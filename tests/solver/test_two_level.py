@@ -5,7 +5,6 @@ objective never increasing on every form and model, the rule for uninformative s
 device path, and the parameter's validation."""
 
 
-import array_api_strict as xps
 import numpy as np
 import pytest
 import scipy.optimize
@@ -191,20 +190,7 @@ def test_uninformative_samples_get_the_views_mean_weight(params):
     assert np.all(np.diff(f) <= 1e-6 * np.abs(f).max())
 
 
-def test_device_path_equals_the_numpy_path():
-    views, _ = _views_with_uninformative_samples()
-    mask = solver.uninformative_samples(views)
-    kw = dict(max_iter=6, tol=0, precision="float64", loss_scale="median", scale_power=1.0,
-              uninformative=mask, view_balance="two_level")
-    host = solver.solve([solver.gram_factor(X) for X in views], 1.0, 0.05, 1e-2, **kw)
-    dev = xps.Device("device1")
-    factors = [xps.asarray(np.asarray(solver.gram_factor(X)), device=dev) for X in views]
-    got = solver.solve(factors, 1.0, 0.05, 1e-2, **kw)
-    np.testing.assert_allclose(np.asarray(xps.asarray(got.P, device=xps.Device("CPU_DEVICE"))),
-                               host.P, rtol=1e-8)
-    np.testing.assert_allclose(got.objective, host.objective, rtol=1e-8)
-    f = np.concatenate([[got.objective_init], got.objective])
-    assert np.all(np.diff(f) <= 1e-10 * np.abs(f).max())
+# The device path against NumPy: tests/solver/test_view_balance.py, with every model.
 
 
 def test_the_value_is_accepted_and_others_are_not():

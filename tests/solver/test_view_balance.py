@@ -201,7 +201,7 @@ def test_uninformative_samples_keep_the_typical_weight(view_balance):
         np.testing.assert_allclose(P.sum(axis=1), P.shape[1], rtol=1e-9)
 
 
-@pytest.mark.parametrize("view_balance", ["balanced", "consensus", "dof"])
+@pytest.mark.parametrize("view_balance", ["balanced", "consensus", "dof", "two_level"])
 def test_device_path_equals_the_numpy_path(view_balance):
     views, _ = _views_with_uninformative_samples()
     mask = solver.uninformative_samples(views)
@@ -214,6 +214,8 @@ def test_device_path_equals_the_numpy_path(view_balance):
     np.testing.assert_allclose(np.asarray(xps.asarray(got.P, device=xps.Device("CPU_DEVICE"))),
                                host.P, rtol=1e-8)
     np.testing.assert_allclose(got.objective, host.objective, rtol=1e-8)
+    f = np.concatenate([[got.objective_init], got.objective])
+    assert np.all(np.diff(f) <= 1e-10 * np.abs(f).max())
 
 
 def test_the_paper_model_and_the_default_keep_the_papers_p_step():
