@@ -91,6 +91,18 @@ def random_views(rng, n, dims):
     return [X / np.linalg.norm(X, axis=1, keepdims=True) for X in views]
 
 
+def views_with_uninformative_samples():
+    """Two views of three subspaces with samples that carry no information: three all-zero
+    rows in the first view, a duplicated row in the second (the uninformative rule's cases)."""
+    from rmsc.preprocessing import normalize_l2
+
+    views, labels = union_of_subspaces(n_per=20, n_clusters=3, dims=(4, 12), seed=0)
+    views = [normalize_l2(np.array(X)) for X in views]
+    views[0][[3, 25, 47]] = 0.0
+    views[1][10] = views[1][11]
+    return views, labels
+
+
 def monotone_balanced_runs(view_balance, kernel, first_seed, count=6, max_iter=10):
     """The view-balance models' monotonicity check over random small problems: for each of
     ``count`` seeds (odd ones with two all-zero samples in the first view, held by the

@@ -1,9 +1,8 @@
 """The two-level model (docs/weights.md, "(B4) two levels"): one weight per view, RMSC-WV's,
 times the view's balanced weights. Its (q, p)-step against a numeric minimisation and
 against each block's brute force, the objective it reports against a hand-written one, the
-objective never increasing on every form and model, the rule for uninformative samples, the
-device path, and the parameter's validation."""
-
+objective never increasing on every form and model, the rule for uninformative samples and
+the parameter's validation (the device path: tests/solver/test_view_balance.py)."""
 
 import numpy as np
 import pytest
@@ -13,8 +12,7 @@ import rmsc
 from rmsc import solver
 from rmsc._validation import check_estimator
 
-from tests.support import monotone_balanced_runs, random_views, union_of_subspaces
-from rmsc.preprocessing import normalize_l2
+from tests.support import monotone_balanced_runs, random_views, views_with_uninformative_samples
 
 
 def _view_terms(q, p, losses, gamma, s, c):
@@ -165,17 +163,9 @@ def test_rmsc_wv_is_unchanged():
     assert solver.solver_weighting("sample", "balanced") == "sample"
 
 
-def _views_with_uninformative_samples():
-    views, labels = union_of_subspaces(n_per=20, n_clusters=3, dims=(4, 12), seed=0)
-    views = [normalize_l2(np.array(X)) for X in views]
-    views[0][[3, 25, 47]] = 0.0
-    views[1][10] = views[1][11]
-    return views, labels
-
-
 @pytest.mark.parametrize("params", [{}, {"loss_scale": None, "gamma": 1e-5}])
 def test_uninformative_samples_get_the_views_mean_weight(params):
-    views, _ = _views_with_uninformative_samples()
+    views, _ = views_with_uninformative_samples()
     est = rmsc.RMSC(n_clusters=3, random_state=0, view_balance="two_level",
                     **params).fit(views)
     mask = solver.uninformative_samples(views)
@@ -197,7 +187,7 @@ def test_the_value_is_accepted_and_others_are_not():
     assert "two_level" in solver.VIEW_BALANCES
     assert "two_level" in rmsc.RMSC._parameter_constraints["view_balance"].what
     check_estimator(rmsc.RMSC(n_clusters=3, view_balance="two_level"))
-    views, _ = _views_with_uninformative_samples()
+    views, _ = views_with_uninformative_samples()
     for bad in ("two-level", "Two_level", 2):
         with pytest.raises(ValueError, match="view_balance"):
             rmsc.RMSC(n_clusters=3, view_balance=bad).fit(views)

@@ -14,10 +14,9 @@ import scipy.optimize
 import rmsc
 import rmsc.inspection
 from rmsc import solver
-from rmsc.preprocessing import normalize_l2
 from rmsc.rmsc import PAPER_MODEL, VIEW_BALANCE
 
-from tests.support import monotone_balanced_runs, random_views, union_of_subspaces
+from tests.support import monotone_balanced_runs, random_views, views_with_uninformative_samples
 
 
 def _view_objective(p, losses, gamma, s, c):
@@ -176,17 +175,9 @@ def test_rmsc_wv_is_unchanged_by_the_balanced_models():
         np.testing.assert_array_equal(got.P, base.P)
 
 
-def _views_with_uninformative_samples():
-    views, labels = union_of_subspaces(n_per=20, n_clusters=3, dims=(4, 12), seed=0)
-    views = [normalize_l2(np.array(X)) for X in views]
-    views[0][[3, 25, 47]] = 0.0
-    views[1][10] = views[1][11]
-    return views, labels
-
-
 @pytest.mark.parametrize("view_balance", ["balanced", "consensus", "dof"])
 def test_uninformative_samples_keep_the_typical_weight(view_balance):
-    views, _ = _views_with_uninformative_samples()
+    views, _ = views_with_uninformative_samples()
     est = rmsc.RMSC(n_clusters=3, random_state=0, view_balance=view_balance).fit(views)
     mask = solver.uninformative_samples(views)
     assert mask[0, [3, 25, 47]].all() and mask[1, [10, 11]].all()
@@ -203,7 +194,7 @@ def test_uninformative_samples_keep_the_typical_weight(view_balance):
 
 @pytest.mark.parametrize("view_balance", ["balanced", "consensus", "dof", "two_level"])
 def test_device_path_equals_the_numpy_path(view_balance):
-    views, _ = _views_with_uninformative_samples()
+    views, _ = views_with_uninformative_samples()
     mask = solver.uninformative_samples(views)
     kw = dict(max_iter=6, tol=0, precision="float64", loss_scale="median", scale_power=1.0,
               uninformative=mask, view_balance=view_balance)
@@ -221,7 +212,7 @@ def test_device_path_equals_the_numpy_path(view_balance):
 def test_the_paper_model_and_the_default_keep_the_papers_p_step():
     assert PAPER_MODEL["view_balance"] is None
     assert VIEW_BALANCE is None and rmsc.RMSC().view_balance is None
-    views, _ = _views_with_uninformative_samples()
+    views, _ = views_with_uninformative_samples()
     for bad in ("even", 1, "Balanced"):
         with pytest.raises(ValueError, match="view_balance"):
             rmsc.RMSC(n_clusters=3, view_balance=bad).fit(views)
