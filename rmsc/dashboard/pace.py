@@ -204,9 +204,12 @@ class Pace:
     slowdown while they ran); thread-safe and bounded.
 
     :meth:`factor` is the median of the :data:`RECENT` newest ratios of that kind and
-    source, else of that source, else of any, else 1; a prediction from measured
-    durations alone ("measured": idle seconds of this machine already) takes only ratios
-    learned on such predictions, else 1.
+    source, else of that kind, else 1: a kind never borrows another's. Their ratios differ
+    for reasons of their own (a Compare of three long fits, a grid of 25 short ones: what
+    each fit costs beyond its recorded duration weighs differently), so a ratio borrowed
+    across kinds can move the figure the wrong way (docs/dashboard.md, "Time estimates"). A
+    prediction from measured durations alone ("measured": idle seconds of this machine
+    already) takes only ratios learned on such predictions of its kind, else 1.
 
     With a ``path`` (:meth:`from_env`: the result cache's folder) the ratios outlive the
     server: read there at the start (:func:`load_ratios`), written there after each
@@ -233,9 +236,9 @@ class Pace:
     def factor(self, kind, source="model"):
         with self._lock:
             rows = list(self._history)
-        tries = [lambda k, s: k == kind and s == source, lambda k, s: s == source]
+        tries = [lambda k, s: k == kind and s == source]
         if source != "measured":
-            tries.append(lambda k, s: True)
+            tries.append(lambda k, s: k == kind)
         for keep in tries:
             ratios = [r for k, s, r in rows if keep(k, s)][-self.recent:]
             if ratios:

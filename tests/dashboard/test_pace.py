@@ -105,10 +105,30 @@ def test_the_pace_learns_what_runs_took_against_the_prediction():
     assert took == 300.0 and planned is first
     assert P.outcome_text(took, planned) == \
         "took 5 min, predicted about 1.5 min (70 s–2.5 min)"
-    # another kind with a model's prediction takes what was learned (no ratio of its own)
-    assert pace.factor("sensitivity", "model") == pytest.approx(1.5)
+    # another kind learns its own: nothing borrowed from Compare's
+    assert pace.factor("sensitivity", "model") == 1.0
     # a prediction from measured durations alone is this machine's already: not scaled by
     # what the model's predictions missed
+    assert pace.factor("compare", "measured") == 1.0
+
+
+def test_each_button_learns_its_own_pace():
+    # the benchmark's order on a fresh server: Compare (3 long fits) ran 0.68x its figure;
+    # the grid (25 short fits) ran first after it, and ran 2.2x its figure later. A borrowed
+    # 0.68 had made the grid's first figure shorter still; each kind keeps its own.
+    pace = P.Pace()
+    pace.record(P.Plan(10, 7, 14, idle=4.0, kind="compare", source="mixed"), 4.0 * 0.68)
+    assert pace.factor("sensitivity", "mixed") == 1.0  # no grid run yet: the estimate as is
+    assert pace.factor("views", "model") == 1.0
+    pace.record(P.Plan(10, 7, 14, idle=10.0, kind="sensitivity", source="mixed"), 22.0)
+    assert pace.factor("sensitivity", "mixed") == pytest.approx(2.2)
+    assert pace.factor("compare", "mixed") == pytest.approx(0.68)
+    # within a kind, a ratio of another source counts when its own has none ...
+    assert pace.factor("sensitivity", "model") == pytest.approx(2.2)
+    # ... but a prediction from measured durations alone takes only its own kind's such
+    assert pace.factor("sensitivity", "measured") == 1.0
+    pace.record(P.Plan(10, 7, 14, idle=10.0, kind="sensitivity", source="measured"), 15.0)
+    assert pace.factor("sensitivity", "measured") == pytest.approx(1.5)
     assert pace.factor("compare", "measured") == 1.0
 
 
