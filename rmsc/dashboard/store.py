@@ -351,28 +351,38 @@ def read_json(path, max_bytes=1 << 20):
         raise ValueError(f"not UTF-8 text: {exc}") from None
 
 
+def _replace_atomically(path, suffix, write):
+    """Write a file beside ``path`` with ``write(f)`` (binary), then put it in ``path``'s
+    place in one step (a reader sees the old file or the new one, never half of one);
+    ``write`` returning False keeps nothing. The temporary file is removed on any error,
+    which is raised again."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            keep = write(f)
+        if keep is False:
+            os.unlink(tmp)
+            return False
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return True
+
+
 def write_json(path, value):
     """Write ``value`` as JSON to ``path`` atomically (a reader sees the old file or the new
     one, never half of one); True when written, False (logged) on a disk error."""
     path = Path(path)
     try:
-        text = json.dumps(value, allow_nan=False)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        data = json.dumps(value, allow_nan=False).encode("utf-8")
+        return _replace_atomically(path, ".json", lambda f: f.write(data))
     except (OSError, TypeError, ValueError) as exc:
         log.warning("could not write %s: %s", path.name, exc)
         return False
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        log.warning("could not write %s: %s", path.name, exc)
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        return False
-    return True
 
 
 class DiskStore:
@@ -485,21 +495,19 @@ class DiskStore:
         except (TypeError, ValueError) as exc:
             log.debug("not kept on disk: %s", exc)
             return False
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=_SUFFIX)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, **{_HEADER: np.array(text)}, **arrays)
-            if os.path.getsize(tmp) > self.cap:
+
+        def write(f):
+            np.savez(f, **{_HEADER: np.array(text)}, **arrays)
+            if f.tell() > self.cap:
                 log.debug("not kept on disk: %s is larger than the cap", path.name)
-                os.unlink(tmp)
                 return False
-            os.replace(tmp, path)
+            return True
+
+        try:
+            if not _replace_atomically(path, _SUFFIX, write):
+                return False
         except (OSError, ValueError) as exc:
             log.warning("could not keep a result on disk: %s", exc)
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
             return False
         self.evict()
         return True
