@@ -100,24 +100,41 @@ def views_scatter_figure(coords, view_names, labels=None, outlier_mask=None, *, 
 
 
 def sample_images_figure(images, titles, *, columns=10):
-    """Small grey-scale pictures (e.g. Digit's PIX view) in a grid.
+    """Small grey-scale pictures (e.g. Digit's PIX view) in a grid, drawn as one picture.
+
+    The tiles are put side by side into one image (white between them) with each title
+    above its tile: one trace on one pair of axes, however many pictures (a browser lays
+    out and draws one plot, not one per picture; docs/lesson.md, "Lighter charts").
 
     Parameters
     ----------
     images : list of 2-D arrays with values in [0, 1]
+        Pictures of different shapes are each placed top-left in a tile of the largest.
     titles : list of str
+    columns : int
+        Tiles per row.
     """
     k = len(images)
     cols = max(1, min(columns, k))
-    rows = -(-k // cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(titles),
-                        horizontal_spacing=0.01, vertical_spacing=0.08)
-    for i, img in enumerate(images):
+    rows = max(1, -(-k // cols))
+    h = max((np.shape(img)[0] for img in images), default=1)
+    w = max((np.shape(img)[1] for img in images), default=1)
+    gap_x, gap_y = max(2, w // 2), max(2, h // 3)  # room for a title between two tiles
+    height, width = rows * (h + gap_y) - gap_y, cols * (w + gap_x) - gap_x
+    ink = np.zeros((height, width))  # 0: white paper
+    annotations = []
+    for i, (img, title) in enumerate(zip(images, titles)):
+        r, c = divmod(i, cols)
+        top, left = r * (h + gap_y), c * (w + gap_x)
         grey = np.clip(np.asarray(img, dtype=float), 0, 1)
-        rgb = np.repeat((255 * (1 - grey))[..., None], 3, axis=2).astype(np.uint8)
-        fig.add_trace(go.Image(z=rgb, hoverinfo="skip"), row=i // cols + 1, col=i % cols + 1)
+        ink[top:top + grey.shape[0], left:left + grey.shape[1]] = grey
+        annotations.append(dict(x=left + (w - 1) / 2, y=top - 0.5, xref="x", yref="y",
+                                text=str(title), showarrow=False, yanchor="bottom",
+                                font_size=11))
+    rgb = np.repeat((255 * (1 - ink))[..., None], 3, axis=2).astype(np.uint8)
+    fig = go.Figure(go.Image(z=rgb, hoverinfo="skip"))
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
-    fig.update_annotations(font_size=11)
-    fig.update_layout(height=110 * rows + 30, margin=dict(t=25, b=5, l=5, r=5))
+    fig.update_layout(height=110 * rows + 30, margin=dict(t=25, b=5, l=5, r=5),
+                      annotations=annotations)
     return fig

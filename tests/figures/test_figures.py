@@ -58,15 +58,24 @@ def test_views_scatter_figure_with_a_subsample_and_no_labels():
     assert len(fig.data) == 1 and list(fig.data[0].customdata) == [1, 3, 5, 7]
 
 
-def test_sample_images_figure_draws_dark_ink_on_white():
+def test_sample_images_figure_draws_dark_ink_on_white_in_one_picture():
     img = np.zeros((3, 2))
     img[1, 1] = 1.0
-    fig = figures.sample_images_figure([img, img], ["x", "y"])
-    assert len(fig.data) == 2 and fig.data[0].type == "image"
+    small = np.ones((2, 1))
+    fig = figures.sample_images_figure([img, small, img], ["x", "y", "z"], columns=2)
+    assert len(fig.data) == 1 and fig.data[0].type == "image"  # one picture, one plot
     z = np.asarray(fig.data[0].z)
-    assert z.shape == (3, 2, 3) and z[0, 0].tolist() == [255, 255, 255]
-    assert z[1, 1].tolist() == [0, 0, 0]
-    assert [a.text for a in fig.layout.annotations] == ["x", "y"]
+    # 2 rows of 3-pixel tiles with a 2-pixel gap, 2 columns of 2-pixel tiles with a 2-pixel gap
+    assert z.shape == (3 + 2 + 3, 2 + 2 + 2, 3)
+    assert z[0, 0].tolist() == [255, 255, 255] and z[1, 1].tolist() == [0, 0, 0]  # tile x
+    assert z[:2, 4].tolist() == [[0, 0, 0]] * 2 and z[2, 4].tolist() == [255] * 3  # tile y
+    assert z[6, 1].tolist() == [0, 0, 0]  # tile z, second row
+    assert (z[:, 2:4] == 255).all() and (z[3:5] == 255).all()  # white between the tiles
+    notes = fig.layout.annotations
+    assert [a.text for a in notes] == ["x", "y", "z"]
+    # each title centred above its tile
+    assert [(a.x, a.y) for a in notes] == [(0.5, -0.5), (4.5, -0.5), (0.5, 4.5)]
+    assert all(a.yanchor == "bottom" and a.xref == "x" for a in notes)
 
 
 def test_objective_figure_plots_the_history_in_a_fixed_range():
