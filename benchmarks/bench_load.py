@@ -394,17 +394,16 @@ STEP_TARGET = 2.0
 
 #: JavaScript: true once step ``n`` of the lesson shows its result: its heading, the script
 #: idle (stale elements of the step before are gone then), the step's sentences and numbers
-#: (``needs``), its elements delivered (``keys``: each keyed element's CSS class, with how many;
-#: its tables, and its charts' places), the slider's value in the sidebar, and, with ``drawn``,
-#: its charts drawn by plotly (``charts``).
-STEP_SHOWN = """([heading, charts, needs, slider, keys, drawn]) => {
+#: (``needs``), its elements delivered (``parts``: a CSS selector and how many: its tables, and
+#: its charts' places), the slider's value in the sidebar, and, with ``drawn``, its charts
+#: drawn by plotly (``charts``).
+STEP_SHOWN = """([heading, charts, needs, slider, parts, drawn]) => {
   const main = document.querySelector('[data-testid=stMain]');
   if (!main || !document.querySelector("[data-test-script-state='notRunning']")) return false;
   const text = main.innerText;
   if (!text.includes(heading)) return false;
   if (!needs.every(t => text.includes(t))) return false;
-  if (!keys.every(([k, n]) => main.querySelectorAll(`[class*="st-key-${k}"]`).length >= n))
-    return false;
+  if (!parts.every(([css, n]) => main.querySelectorAll(css).length >= n)) return false;
   if (slider !== null) {
     const side = document.querySelector('[data-testid=stSidebar]');
     if (!side || !side.innerText.includes(slider)) return false;
@@ -477,20 +476,20 @@ def step_condition(lesson, n, slider_index, drawn=True):
               "weights": 2 if with_outliers else 1, "solve": 0}[step.show]
     needs = {"compare": ["What the outliers cost"] if with_outliers else [],
              "solve": ["density of Z*"]}.get(step.show, [])
-    # the keys pages/lesson.py gives the step's elements
-    keys = {"views": [["lesson_views", 1], ["lesson_images", 1]],
-            "compare": [["lesson_cmp_", 2],  # the charts, and the table (the same prefix)
-                        ["lesson_robustness" if with_outliers else "lesson_cmp_table", 1]],
-            "weights": [["lesson_heatmap", 1]]
-            + ([["lesson_roc", 1], ["lesson_auc", 1]] if with_outliers else []),
-            "solve": [["lesson_shares", 1]]}[step.show]
+    # the step's tables, and its charts' places (the keys pages/lesson.py gives them)
+    table = "[data-testid=stDataFrame]"
+    parts = {"views": [[".st-key-lesson_views", 1], [".st-key-lesson_images", 1]],
+             "compare": [['[class*="st-key-lesson_cmp_"]', charts], [table, 1]],
+             "weights": [[".st-key-lesson_heatmap", 1]]
+             + ([[".st-key-lesson_roc", 1], [table, 1]] if with_outliers else []),
+             "solve": [[table, 1]]}[step.show]
     slider = None
     if step.show == "solve" or step.slider is not None:
         p = step.params
         if slider_index is not None:
             p = p.replace(**{step.slider.param: step.slider.values[slider_index]})
         slider = p.summary()[0]  # the sidebar's line of the parameters shown
-    return [heading, charts, needs, slider, keys, drawn]
+    return [heading, charts, needs, slider, parts, drawn]
 
 
 async def lesson_session(browser, url, lesson, visits, i, out, errors):
