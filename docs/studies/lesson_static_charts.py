@@ -1,18 +1,20 @@
 """What the lesson's first step's charts cost a browser alone: a static page, no server.
 
-    python docs/studies/lesson_static_charts.py [--data Digit-small] [--tabs 1 8]
+    python docs/studies/lesson_static_charts.py [--data Digit-small] [--tabs 1 8] [--rounds 2]
 
 Writes the 'views' step's two figures (each view in 2-D, one sample of each class as a
 picture: ``rmsc.figures.views_scatter_figure`` and ``sample_images_figure``, as the Lesson
 page draws them) into a static HTML page with plotly.js (the copy the plotly package ships),
-opens it in N tabs of Chromium at once (nice 19, ``--disable-gpu``: the arguments of
-``benchmarks/bench_load.py``) and prints the seconds from opening the page until plotly has
-drawn every figure, median and max over the tabs: a floor under what any server can give
-the same step on the same machine. Variants: the page's figures, their scatter drawn as SVG
-instead of WebGL, and each figure alone.
+opens it in N tabs of Chromium at once (started at nice 19, ``--disable-gpu``: the arguments
+of ``benchmarks/bench_load.py``; docs/lesson.md says what Chromium makes of the nice) and
+prints the seconds from opening the page until plotly has drawn every figure, median and max over the tabs and the rounds: a floor under what any
+server can give the same step on the same machine. Variants, in turn (reversed every other
+round): plotly.js alone with nothing drawn; the scatter in WebGL (as the page draws it) or
+SVG; the pictures as ten subplots (as the page drew them before) or as one picture (as
+``sample_images_figure`` draws them now).
 
-Measured: docs/lesson.md, "Where a step's time goes", at commit b2443bd (2026-11-28). Not
-smoke-tested: a one-off study of the page's cost.
+Measured: docs/lesson.md, "The server's part, the browser's part, and the same charts with no
+server" (2026-11-28). Not smoke-tested: a one-off study of the page's cost.
 """
 
 import sys
