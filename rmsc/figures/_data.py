@@ -103,8 +103,9 @@ def sample_images_figure(images, titles, *, columns=10):
     """Small grey-scale pictures (e.g. Digit's PIX view) in a grid, drawn as one picture.
 
     The tiles are put side by side into one image (white between them) with each title
-    above its tile: one trace on one pair of axes, however many pictures (a browser lays
-    out and draws one plot, not one per picture; docs/lesson.md, "Lighter charts").
+    above its tile: one trace on one pair of axes however many pictures, each picture in its
+    own proportions (docs/lesson.md, "The server's part, the browser's part, and the same
+    charts with no server", says what it costs a browser).
 
     Parameters
     ----------
