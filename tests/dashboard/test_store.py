@@ -398,7 +398,7 @@ def test_codec_round_trips_plain_values():
 # The dashboard: a later session, after the server's memory is gone, fits nothing
 # ---------------------------------------------------------------------------------------
 
-from tests.app_support import cancel_jobs, no_trouble, open_app, wait_fit  # noqa: E402
+from tests.app_support import cancel_jobs, goto, no_trouble, open_app, wait_fit  # noqa: E402
 
 
 @pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
@@ -406,6 +406,7 @@ def test_a_later_session_after_a_restart_is_answered_from_disk(tmp_path, monkeyp
     import streamlit as st
 
     monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "results"))
+    monkeypatch.setattr(store, "LAZY_BYTES", 4096)  # Subspaces' Z* and affinity count as large
     query = {"data": "Subspaces", "beta": "0.01"}
     at = open_app(query, page="solve")
     assert at.session_state["slots"]["fit"].latest is not None  # the first session fits
@@ -421,6 +422,30 @@ def test_a_later_session_after_a_restart_is_answered_from_disk(tmp_path, monkeyp
     assert later.session_state["slots"]["fit"].latest is None  # no fit was started
     assert {m.label: m.value for m in later.metric} == shown
     assert not any("Running for" in c.value for c in later.caption)
+    # Solve showed it without reading Z* or the affinity; the pages drawing them read them
+    import ui
+
+    kept = [v for v in ui.result_cache()._items.values() if isinstance(v, dash.FitResult)]
+    assert len(kept) == 1 and {"consensus", "affinity"} <= unread(kept[0])
+    assert {"consensus_", "affinity_matrix_"} <= unread(kept[0].model)
+    # its file damaged on disk before they are read: the Affinity page treats it as a miss
+    # (the log says so), no traceback, and the fit runs again
+    (path,) = (tmp_path / "results").glob("*.npz")
+    with np.load(path, allow_pickle=False) as z:  # Z*'s values, not read yet
+        (inside,) = [z[n].tobytes() for n in json.loads(str(z["__header__"][()]))["deferred"]
+                     if z[n].shape == (kept[0].consensus_nnz,) and z[n].dtype == np.float64]
+    _damage(path, "flipped", inside)
+    goto(later, "affinity")
+    no_trouble(later)
+    assert not path.exists()
+    assert later.session_state["slots"]["fit"].latest is not None  # fitted again
+    wait_fit(later)
+    for page in ("affinity", "weights"):
+        goto(later, page)
+        no_trouble(later)
+        (fresh,) = [v for v in ui.result_cache()._items.values()
+                    if isinstance(v, dash.FitResult)]
+        assert not unread(fresh) and not unread(fresh.model), page
 
 
 def test_a_side_file_lives_in_the_safe_folder_only(tmp_path, caplog):
