@@ -9,6 +9,8 @@ number, the library's code version and the entry's key) describing how to rebuil
 from those arrays with :func:`decode`. Nothing is unpickled (``allow_pickle=False``) and only
 the classes the store was given are rebuilt, so a file that is damaged, written by another
 program or by another version of rmsc is discarded with a log line, never loaded blindly.
+An entry's large arrays (a fit's Z* and affinity) are read when first touched, not with the
+entry (:data:`LAZY_BYTES`, :mod:`rmsc._deferred`): the Solve page shows a fit without them.
 
 Why not ``joblib.Memory`` or ``diskcache``: both store Python objects as pickles and unpickle
 what they find, which runs code named by the file; a folder a user can write to (or a disk
