@@ -104,10 +104,13 @@ class ResultCache:
         for key, value in self._items.items():
             self._sizes[key] = nbytes(value)
 
-    def forget(self, key):
+    def forget(self, key, value=None):
         """Drop ``key`` from memory (its entry on disk turned out damaged: see
-        :meth:`~rmsc.dashboard.store.DiskStore.on_discard`)."""
+        :meth:`~rmsc.dashboard.store.DiskStore.on_discard`); with ``value``, only if that
+        is what memory holds (not a result computed again since)."""
         with self._lock:
+            if value is not None and self._items.get(key) is not value:
+                return
             self._items.pop(key, None)
             self._sizes.pop(key, None)
 

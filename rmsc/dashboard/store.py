@@ -29,6 +29,7 @@ import os
 import sys
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -469,6 +470,7 @@ class _Entry:
         self.loaded = {}
         self.failed = None
         self.lock = threading.Lock()
+        self.value = lambda: None  # (a weak reference to) the value read from this file
 
     def read(self, name):
         with self.lock:
@@ -537,8 +539,9 @@ class DiskStore:
         self._listeners = []
 
     def on_discard(self, listener):
-        """Call ``listener(key)`` when an entry read earlier turns out damaged as one of its
-        large arrays is read (the memory layer forgets the value it holds)."""
+        """Call ``listener(key, value)`` when an entry read earlier turns out damaged as one
+        of its large arrays is read (the memory layer forgets ``value``, the one read from
+        it; None when unknown)."""
         self._listeners.append(listener)
 
     @classmethod
@@ -591,7 +594,7 @@ class DiskStore:
         except OSError:
             pass
         for listener in list(self._listeners):
-            listener(entry.key)
+            listener(entry.key, entry.value())
 
     def _open(self, key, body):
         try:
@@ -650,6 +653,11 @@ class DiskStore:
             return default
         if not entry.unread:
             entry.close()
+        else:
+            try:
+                entry.value = weakref.ref(value)
+            except TypeError:  # a container: the memory layer forgets the key whatever it holds
+                pass
         try:
             os.utime(path)  # the least recently used go first
         except OSError:

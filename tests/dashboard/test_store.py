@@ -284,6 +284,19 @@ def test_a_large_array_damaged_before_it_is_touched_discards_the_entry(disk, fit
     assert cache.get(fitted.key) is None
 
 
+def test_a_damaged_old_copy_spares_the_result_computed_again_since(disk, fitted, monkeypatch):
+    _big_arrays(disk, fitted, monkeypatch)
+    old = disk.get(fitted.key)  # a session still shows it, its large arrays unread
+    path = disk.path(fitted.key)
+    _damage(path, "flipped", fitted.affinity.data.tobytes())
+    cache = dash.ResultCache(4, 1 << 30, disk=disk)
+    cache.put(fitted.key, fitted)  # computed again meanwhile: a new file in its place
+    with pytest.raises(store.CorruptEntry):
+        old.affinity  # noqa: B018
+    assert path.exists() and cache.get(fitted.key) is fitted  # neither is discarded
+    assert_same_fit(fitted, disk.get(fitted.key))
+
+
 def test_a_damaged_entry_is_discarded_with_a_log_line(disk, fitted, caplog):
     disk.put(fitted.key, fitted)
     path = disk.path(fitted.key)
