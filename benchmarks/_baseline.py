@@ -58,24 +58,35 @@ def checkout(rev):
 
 
 def rekey(folder, folder_before, root):
-    """The results of ``folder`` written again into ``folder_before`` under the code version
-    of the tree at ``root``: the same fits, which that tree's servers then find (a result
-    is keyed by its code's version, so they would miss this checkout's entries)."""
+    """The results of ``folder`` written again into ``folder_before`` by the tree at
+    ``root``, in its format and under its code version: the same fits, which that tree's
+    servers then find (a result is keyed by its code's version and its store's schema, so
+    they would miss this checkout's entries). The values travel to that tree's process as
+    a pickle in a temporary file of this run's own (as a task travels to a worker)."""
     import json
+    import pickle
 
     import numpy as np
 
     from rmsc import dashboard as dash
     from rmsc.dashboard import store
 
-    version = subprocess.run(
-        [sys.executable, "-c", "from rmsc.dashboard.store import code_version; "
-                               "print(code_version())"],
-        cwd=root, capture_output=True, text=True, check=True,
-        env={**os.environ, "PYTHONPATH": str(root)}).stdout.strip()
     ours = store.DiskStore(folder, types=dash.RESULT_TYPES)
-    theirs = store.DiskStore(folder_before, types=dash.RESULT_TYPES, version=version)
+    values = []
     for path in sorted(Path(folder).glob("*.npz")):
         with np.load(path, allow_pickle=False) as z:
             key = store.decode(json.loads(str(z["__header__"][()]))["key"], {})
-        assert theirs.put(key, ours.get(key)), "an entry could not be written again"
+        values.append((key, ours.get(key)))
+    code = ("import pickle, sys\n"
+            "from rmsc import dashboard as dash\n"
+            "from rmsc.dashboard import store\n"
+            "theirs = store.DiskStore(sys.argv[1], types=dash.RESULT_TYPES)\n"
+            "with open(sys.argv[2], 'rb') as f:\n"
+            "    values = pickle.load(f)\n"
+            "for key, value in values:\n"
+            "    assert theirs.put(key, value), 'an entry could not be written again'\n")
+    with tempfile.TemporaryDirectory(prefix="rmsc-rekey-") as tmp:
+        pickled = Path(tmp) / "values.pickle"
+        pickled.write_bytes(pickle.dumps(values))  # every attribute read (rmsc._deferred)
+        subprocess.run([sys.executable, "-c", code, str(folder_before), str(pickled)],
+                       cwd=root, check=True, env={**os.environ, "PYTHONPATH": str(root)})

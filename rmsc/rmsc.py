@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import solver
+from ._deferred import Deferred
 from ._array_api import describe, count_nonzero, namespace
 from .backends import BACKENDS, get_runner, one_thread_per_call
 from .memory import check_dense_fits
@@ -173,7 +174,7 @@ class DegenerateSolutionError(ValueError):
     """The fit ran, but its result cannot support a clustering (e.g. Z* = 0)."""
 
 
-class RMSC(ClusterMixin, BaseEstimator):
+class RMSC(Deferred, ClusterMixin, BaseEstimator):
     """Robust localized multi-view subspace clustering.
 
     Solves, by default, the paper's model (eq. proposed_model) with every view's

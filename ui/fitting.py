@@ -259,11 +259,21 @@ def require_data():
     return data()
 
 
+def _whole(result):
+    """``result`` with the large arrays a result read from disk leaves unread until touched
+    (Z*, the affinity) read now, for the pages that draw them. A file found damaged meanwhile
+    is discarded (the log says so) and forgotten: the page runs again, and the fit is missing."""
+    try:
+        return dash.read_all(result)
+    except dash.CorruptEntry:
+        st.rerun()
+
+
 def require_result(what="This page"):
     """The current fit result, or a message (running / failed / not run) and None."""
     out, job = fit_outcome(hurry=True)
     if isinstance(out, dash.FitResult):
-        return out
+        return _whole(out)
     if isinstance(out, dash.FitFailure):
         st.error(f"The fit with the current parameters failed: {out.message}")
         st.caption("Change the parameters on the **Solve** page.")
@@ -278,7 +288,7 @@ def require_result(what="This page"):
             _fit_wait(what)
             return None
         stale_banner(previous, lambda: _fit_wait(what, stale=True))
-        return previous
+        return _whole(previous)
     st.info(f"{what} shows a fitted model. {not_fitted_message()}")
     return None
 

@@ -27,7 +27,8 @@ streamlit: background work receives plain objects and reports through
 ``_worker_setup``   what every LocalCluster worker process sets up (imports distributed)
 ``cache``           :class:`ResultCache`, an LRU bounded by entries and bytes
 ``store``           :class:`DiskStore`: results on disk across sessions and restarts
-                    (``.npz`` + a JSON header, nothing unpickled), capped in bytes
+                    (``.npz`` + a JSON header, nothing unpickled), capped in bytes; large
+                    arrays read when touched
 ``kept``            :func:`open_result_cache`: the server's cache, memory over the disk,
                     and the result types an entry may rebuild
 ``tables``          summaries, orderings, projections, weight tables; the large-data plan
@@ -76,7 +77,9 @@ from .cache import (  # noqa: F401
 from .store import (  # noqa: F401
     CACHE_BYTES_ENV,
     CACHE_DIR_ENV,
+    CorruptEntry,
     DiskStore,
+    read_all,
 )
 from .downloads import (  # noqa: F401
     affinity_npz,

@@ -11,12 +11,15 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._deferred import state, unread
+
 
 def nbytes(obj, _seen=None):
     """Approximate memory of a result: numpy arrays, sparse matrices, containers.
 
     A buffer held twice (a fit result's consensus and its estimator's share their arrays;
-    a result read from disk holds each stored array once) is counted once."""
+    a result read from disk holds each stored array once) is counted once. An attribute a
+    result read from disk has not read yet (:mod:`rmsc._deferred`) counts nothing."""
     seen = set() if _seen is None else _seen
     if isinstance(obj, np.ndarray):
         return _buffer_bytes(obj, seen)
@@ -31,9 +34,11 @@ def nbytes(obj, _seen=None):
     if isinstance(obj, (list, tuple)):
         return sum(nbytes(v, seen) for v in obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return sum(nbytes(getattr(obj, f.name), seen) for f in dataclasses.fields(obj))
+        later = unread(obj)
+        return sum(nbytes(getattr(obj, f.name), seen) for f in dataclasses.fields(obj)
+                   if f.name not in later)
     if hasattr(obj, "get_params"):  # a fitted estimator: its fitted attributes
-        return 64 + sum(nbytes(v, seen) for k, v in vars(obj).items() if k.endswith("_"))
+        return 64 + sum(nbytes(v, seen) for k, v in state(obj).items() if k.endswith("_"))
     return 64
 
 
@@ -52,7 +57,8 @@ class ResultCache:
     With ``disk`` (a :class:`~rmsc.dashboard.store.DiskStore`), every result put is also
     written there, and a key missing from memory is looked up there (and kept in memory
     again): :meth:`clear` empties the memory only, so what was computed outlives the
-    sessions and the server.
+    sessions and the server. A result read from disk counts what it has read so far (its
+    large arrays are read when touched): the sizes are measured again before evicting.
     """
 
     def __init__(self, max_entries=24, max_bytes=1 << 30, disk=None):
@@ -62,6 +68,8 @@ class ResultCache:
         self._lock = threading.Lock()
         self._items = OrderedDict()
         self._sizes = {}
+        if disk is not None:
+            disk.on_discard(self.forget)
 
     def get(self, key, default=None):
         with self._lock:
@@ -89,7 +97,22 @@ class ResultCache:
     @property
     def total_bytes(self):
         with self._lock:
+            self._measure()
             return sum(self._sizes.values())
+
+    def _measure(self):
+        for key, value in self._items.items():
+            self._sizes[key] = nbytes(value)
+
+    def forget(self, key, value=None):
+        """Drop ``key`` from memory (its entry on disk turned out damaged: see
+        :meth:`~rmsc.dashboard.store.DiskStore.on_discard`); with ``value``, only if that
+        is what memory holds (not a result computed again since)."""
+        with self._lock:
+            if value is not None and self._items.get(key) is not value:
+                return
+            self._items.pop(key, None)
+            self._sizes.pop(key, None)
 
     def put(self, key, value):
         """Keep ``value`` (in memory, and on disk when there is a disk layer); returns it."""
@@ -99,11 +122,10 @@ class ResultCache:
         return value
 
     def _remember(self, key, value):
-        size = nbytes(value)
         with self._lock:
             self._items[key] = value
             self._items.move_to_end(key)
-            self._sizes[key] = size
+            self._measure()  # this value, and what the others have read since
             while len(self._items) > 1 and (len(self._items) > self.max_entries
                                             or sum(self._sizes.values()) > self.max_bytes):
                 old, _ = self._items.popitem(last=False)

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from .._array_api import to_numpy
+from .._deferred import Deferred
 from ..device import DEVICE_ENV, device_from_env, fit_on
 from ..inspection import (P_SHARE_LABEL, SHARE_LABEL, dominance_message, view_quality,
                           view_weight_shares)
@@ -41,7 +42,7 @@ SETTLED_ROWS = 3
 
 
 @dataclass(frozen=True)
-class FitResult:
+class FitResult(Deferred):
     """Everything the pages show about one RMSC fit (plain arrays, and the small estimator)."""
 
     key: tuple
@@ -81,6 +82,9 @@ class FitResult:
     changes: np.ndarray | None = None
     #: The stopping rule (``rmsc.RMSC.stop_on``): "zstar" or "objective".
     stop_on: str | None = None
+    #: Z*'s number of nonzero entries, so that :attr:`density` reads no Z* (a result read
+    #: from disk reads its large arrays only when touched); None: counted in ``consensus``.
+    consensus_nnz: int | None = None
 
     @property
     def weights_(self):
@@ -100,8 +104,9 @@ class FitResult:
     @property
     def density(self):
         """Fraction of nonzero entries of Z*."""
-        n = self.consensus.shape[0]
-        return self.consensus.nnz / float(n * n)
+        nnz = self.consensus.nnz if self.consensus_nnz is None else self.consensus_nnz
+        n = len(self.labels)
+        return nnz / float(n * n)
 
     def metrics_table(self):
         """ACC/NMI/ARI/purity as mean ± std over the k-means runs (paper protocol)."""
@@ -184,10 +189,11 @@ def fit_rmsc(dataset, params, job=None, *, request=None):
     if labels is not None:
         scores = evaluate_runs(labels, est.label_runs_)
         chosen = evaluate(labels, est.labels_)
+    consensus = sp.csr_matrix(est.consensus_)
     result = FitResult(
         key=key, params=params, dataset_name=dataset.name, n_clusters=kwargs["n_clusters"],
         labels=np.asarray(est.labels_), label_runs=np.asarray(est.label_runs_),
-        weights=np.asarray(est.weights_), consensus=sp.csr_matrix(est.consensus_),
+        weights=np.asarray(est.weights_), consensus=consensus,
         affinity=sp.csr_matrix(est.affinity_matrix_), embedding=np.asarray(est.embedding_),
         objective=np.asarray(est.objective_), terms=dict(est.objective_terms_),
         objective_init=float(est.objective_init_), n_iter=int(est.n_iter_),
@@ -197,7 +203,7 @@ def fit_rmsc(dataset, params, job=None, *, request=None):
         model=est.set_params(callback=None), beta=float(est.beta_),
         device=choice.description,
         trace=tuple(trace.rows), changes=np.asarray(est.changes_, dtype=float),
-        stop_on=est.stop_on,
+        stop_on=est.stop_on, consensus_nnz=int(consensus.nnz),
     )
     return dataclasses.replace(result, diagnostics=tuple(diagnose(result)))
 

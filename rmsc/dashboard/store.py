@@ -9,6 +9,8 @@ number, the library's code version and the entry's key) describing how to rebuil
 from those arrays with :func:`decode`. Nothing is unpickled (``allow_pickle=False``) and only
 the classes the store was given are rebuilt, so a file that is damaged, written by another
 program or by another version of rmsc is discarded with a log line, never loaded blindly.
+An entry's large arrays (a fit's Z* and affinity) are read when first touched, not with the
+entry (:data:`LAZY_BYTES`, :mod:`rmsc._deferred`): the Solve page shows a fit without them.
 
 Why not ``joblib.Memory`` or ``diskcache``: both store Python objects as pickles and unpickle
 what they find, which runs code named by the file; a folder a user can write to (or a disk
@@ -19,12 +21,15 @@ writes, least recently used eviction under a byte cap — is a few lines over th
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
 import os
 import sys
 import tempfile
+import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +37,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .. import __version__
+from .._deferred import Deferred, defer, materialize, state
 
 log = logging.getLogger("rmsc.dashboard")
 
@@ -42,8 +48,12 @@ CACHE_DIR_ENV = "RMSC_CACHE_DIR"
 CACHE_BYTES_ENV = "RMSC_CACHE_BYTES"
 #: The default cap: 2 GiB.
 DEFAULT_CACHE_BYTES = 2 << 30
-#: The format of an entry: a file with another number is discarded.
-SCHEMA = 1
+#: The format of an entry: a file with another number is discarded. 2: the header names the
+#: arrays read on demand ("deferred").
+SCHEMA = 2
+#: An array of at least this many bytes is read when something touches it, not with the
+#: entry (when it sits in an attribute of a :class:`rmsc._deferred.Deferred` object).
+LAZY_BYTES = 1 << 20
 _MAGIC = "rmsc-result"
 _HEADER = "__header__"
 _SUFFIX = ".npz"
@@ -170,6 +180,7 @@ class _Encoder:
             return self.frame(obj)
         if _qualname(type(obj)) not in self.types:
             raise NotStorable(f"a {type(obj).__name__} is not a result type the store keeps")
+        materialize(obj)  # read from disk with attributes still unread: read them now
         if dataclasses.is_dataclass(obj):
             fields = dataclasses.fields(obj)
             if not all(f.init for f in fields):
@@ -178,9 +189,9 @@ class _Encoder:
                     "f": {f.name: self(getattr(obj, f.name)) for f in fields}}
         if hasattr(obj, "get_params"):
             params = obj.get_params(deep=False)
-            state = vars(obj)
-            fitted = {k: v for k, v in state.items() if k.endswith("_") and not k.startswith("_")}
-            if set(state) - set(params) - set(fitted):
+            attrs = state(obj)
+            fitted = {k: v for k, v in attrs.items() if k.endswith("_") and not k.startswith("_")}
+            if set(attrs) - set(params) - set(fitted):
                 raise NotStorable(f"{type(obj).__name__} holds state besides its parameters "
                                   "and fitted attributes")
             return {"@": "est", "cls": _qualname(type(obj)), "params": self(params),
@@ -207,16 +218,48 @@ class _Encoder:
                 "data": [self.column(df.iloc[:, j]) for j in range(df.shape[1])]}
 
 
+def _names(node):
+    """The names of the arrays a header's node refers to."""
+    if isinstance(node, dict):
+        if node.get("@") == "nd":
+            yield node.get("a")
+        for v in node.values():
+            yield from _names(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _names(v)
+
+
 class _Decoder:
-    def __init__(self, types, arrays):
+    def __init__(self, types, arrays, entry=None):
         self.types = {_qualname(t): t for t in types}
         self.arrays = arrays
+        self.entry = entry  # an _Entry whose deferred arrays are read when touched, or None
 
     def array(self, node):
         name = node.get("a")
+        if self.entry is not None and name in self.entry.deferred:
+            return self.entry.read(name)
         if name not in self.arrays or name == _HEADER:
             raise CorruptEntry(f"array {name!r} is missing")
         return self.arrays[name]
+
+    def deferrable(self, cls, name, node):
+        """Whether attribute ``name`` of a ``cls`` can be left unread: it holds an array
+        not read yet, and ``cls`` makes deferred attributes on first access."""
+        return (self.entry is not None and issubclass(cls, Deferred)
+                and isinstance(name, str) and not hasattr(cls, name)
+                and any(n in self.entry.unread for n in _names(node)))
+
+    def later(self, node):
+        """``node`` decoded when its attribute is first read (CorruptEntry if it cannot be:
+        the entry is then discarded, with a log line)."""
+        try:
+            return self(node)
+        except CorruptEntry:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise self.entry.fail(f"{type(exc).__name__}: {exc}") from None
 
     def cls(self, node):
         cls = self.types.get(node.get("cls"))
@@ -268,13 +311,25 @@ class _Decoder:
             return df
         if tag == "dc":
             cls = self.cls(node)
-            return cls(**{k: self(v) for k, v in node["f"].items()})
+            fields = node["f"]
+            later = {k for k, v in fields.items() if self.deferrable(cls, k, v)}
+            obj = cls(**{k: None if k in later else self(v) for k, v in fields.items()})
+            for k in later:
+                defer(obj, k, functools.partial(self.later, fields[k]))
+            return obj
         if tag == "est":
             est = self.cls(node)(**self(node["params"]))
-            for k, v in self(node["attrs"]).items():
+            attrs = node["attrs"]
+            if not isinstance(attrs, dict) or attrs.get("@") != "dict":
+                raise CorruptEntry("an estimator's attributes are not a mapping")
+            for k, v in zip(attrs["k"], attrs["v"], strict=True):
+                k = self(k)
                 if not (isinstance(k, str) and k.endswith("_")):
                     raise CorruptEntry(f"{k!r} is not a fitted attribute")
-                setattr(est, k, v)
+                if self.deferrable(type(est), k, v):
+                    defer(est, k, functools.partial(self.later, v))
+                else:
+                    setattr(est, k, self(v))
             return est
         raise CorruptEntry(f"unknown node {tag!r}")
 
@@ -292,14 +347,29 @@ def encode(value, types=()):
     return enc(value), enc.arrays
 
 
-def decode(tree, arrays, types=()):
-    """The value :func:`encode` described (:class:`CorruptEntry` on anything unexpected)."""
+def decode(tree, arrays, types=(), entry=None):
+    """The value :func:`encode` described (:class:`CorruptEntry` on anything unexpected).
+
+    ``entry``: the open file whose deferred arrays are read on demand (:meth:`DiskStore.get`);
+    an attribute of a :class:`rmsc._deferred.Deferred` object that holds one is decoded when
+    first read."""
     try:
-        return _Decoder(types, arrays)(tree)
+        return _Decoder(types, arrays, entry)(tree)
     except CorruptEntry:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise CorruptEntry(f"{type(exc).__name__}: {exc}") from None
+
+
+def read_all(value):
+    """``value`` (a result :meth:`DiskStore.get` gave) with every attribute it left unread
+    read now, in it and in the objects it holds (a fit's estimator); :class:`CorruptEntry`
+    when its file turns out damaged (the entry is then discarded, with a log line)."""
+    if isinstance(value, Deferred):
+        materialize(value)
+        for v in state(value).values():
+            read_all(v)
+    return value
 
 
 # ---------------------------------------------------------------------------------------
@@ -385,6 +455,71 @@ def write_json(path, value):
         return False
 
 
+class _Entry:
+    """An entry's file, held open while some of its large arrays are unread: each is read
+    (its CRC checked by the zip reader, never unpickled) when an attribute holding it is
+    first touched. A damaged array discards the entry then, with a log line, and raises
+    :class:`CorruptEntry`. Open by its descriptor, the file read is the one the header came
+    from, even if the store has since evicted or replaced it."""
+
+    def __init__(self, store, key, path, file, z, deferred):
+        self.store, self.key, self.path, self.file, self.z = store, key, path, file, z
+        self.identity = _identity(os.fstat(file.fileno()))
+        self.deferred = frozenset(deferred)
+        self.unread = set(deferred)
+        self.loaded = {}
+        self.failed = None
+        self.lock = threading.Lock()
+        self.value = lambda: None  # (a weak reference to) the value read from this file
+
+    def read(self, name):
+        with self.lock:
+            if name in self.loaded:
+                return self.loaded[name]
+            if self.failed is not None:
+                raise CorruptEntry(self.failed)
+            try:
+                a = self.z[name]
+            except Exception as exc:  # a damaged file: whatever the reader raised
+                raise self._fail(f"{type(exc).__name__}: {exc}") from None
+            self.loaded[name] = a
+            self.unread.discard(name)
+            if not self.unread:
+                self._close()
+            return a
+
+    def fail(self, why):
+        """Discard the entry (log line, file removed, memory layers told); the error to raise."""
+        with self.lock:
+            return self._fail(why)
+
+    def _fail(self, why):
+        if self.failed is None:
+            self.failed = (f"the kept result {self.path.name} is damaged ({why}); it was "
+                           "discarded and will be computed again")
+            self._close()
+            self.store._discard_entry(self, why)
+        return CorruptEntry(self.failed)
+
+    def _close(self):
+        self.z.close()
+        self.file.close()
+
+    def close(self):
+        with self.lock:
+            self._close()
+
+    def __del__(self):
+        try:
+            self._close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown: nothing left to close
+            pass
+
+
+def _identity(st):
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 class DiskStore:
     """Results in a folder, one ``.npz`` per key, least recently used evicted past ``cap``.
 
@@ -401,6 +536,13 @@ class DiskStore:
         self.cap = int(cap)
         self.types = tuple(types)
         self.version = version or code_version()
+        self._listeners = []
+
+    def on_discard(self, listener):
+        """Call ``listener(key, value)`` when an entry read earlier turns out damaged as one
+        of its large arrays is read (the memory layer forgets ``value``, the one read from
+        it; None when unknown)."""
+        self._listeners.append(listener)
 
     @classmethod
     def from_env(cls, types=()):
@@ -444,6 +586,16 @@ class DiskStore:
             raise CorruptEntry("it holds the result of another key")
         return header
 
+    def _discard_entry(self, entry, why):
+        log.warning("discarded the cached result %s: %s", entry.path.name, why)
+        try:  # the file read, unless another has replaced it since
+            if _identity(os.stat(entry.path))[:2] == entry.identity[:2]:
+                entry.path.unlink()
+        except OSError:
+            pass
+        for listener in list(self._listeners):
+            listener(entry.key, entry.value())
+
     def _open(self, key, body):
         try:
             key_json, path = self._key_json(key), self.path(key)
@@ -465,14 +617,47 @@ class DiskStore:
         return self._open(key, lambda z, header: True) is not None
 
     def get(self, key, default=None):
-        """The value stored under ``key`` (marked as just used), else ``default``."""
-        def body(z, header):
-            arrays = {name: z[name] for name in z.files if name != _HEADER}
-            return decode(header["value"], arrays, self.types)
-        found = self._open(key, body)
-        if found is None:
+        """The value stored under ``key`` (marked as just used), else ``default``.
+
+        Its header and small arrays are read now; an array of :data:`LAZY_BYTES` or more in
+        an attribute of a :class:`rmsc._deferred.Deferred` object (a fit's Z* and affinity)
+        is read when the attribute is first touched, from the file held open meanwhile."""
+        try:
+            key_json, path = self._key_json(key), self.path(key)
+        except NotStorable:
             return default
-        path, value = found
+        try:
+            file = open(path, "rb")
+        except FileNotFoundError:
+            return default
+        except OSError as exc:
+            log.warning("could not read the cached result %s: %s", path.name, exc)
+            return default
+        entry = None
+        try:
+            z = np.load(file, allow_pickle=False)
+            header = self._header(z, key_json, path)
+            deferred = header.get("deferred", [])
+            if not (isinstance(deferred, list)
+                    and all(isinstance(n, str) and n != _HEADER and n in z.files
+                            for n in deferred)):
+                raise CorruptEntry("its list of arrays read on demand names other arrays")
+            entry = _Entry(self, key, path, file, z, deferred)
+            arrays = {name: z[name] for name in z.files
+                      if name != _HEADER and name not in entry.deferred}
+            value = decode(header["value"], arrays, self.types, entry)
+        except Exception as exc:  # a damaged or foreign file: whatever it raised
+            file.close()
+            if entry is None or entry.failed is None:  # (else said and removed already)
+                self._discard(path, f"{type(exc).__name__}: {exc}")
+            return default
+        if not entry.unread:
+            entry.close()
+        else:
+            try:
+                entry.value = weakref.ref(value)
+            except TypeError:  # a container: the memory layer forgets the key whatever it holds
+                pass
         try:
             os.utime(path)  # the least recently used go first
         except OSError:
@@ -489,7 +674,8 @@ class DiskStore:
             log.debug("not kept on disk: %s", exc)
             return False
         header = {"magic": _MAGIC, "schema": SCHEMA, "version": self.version,
-                  "key": key_tree, "value": tree}
+                  "key": key_tree, "value": tree,
+                  "deferred": [n for n, a in arrays.items() if a.nbytes >= LAZY_BYTES]}
         try:
             text = json.dumps(header, allow_nan=True)
         except (TypeError, ValueError) as exc:

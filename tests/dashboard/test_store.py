@@ -6,6 +6,7 @@ import dataclasses
 import json
 import logging
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ import scipy.sparse as sp
 import rmsc
 from rmsc import dashboard as dash
 from rmsc import datasets
+from rmsc._deferred import unread
 from rmsc.dashboard import store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,6 +165,138 @@ def test_the_folder_stays_under_its_cap_least_recently_used_first(tmp_path):
     assert ("big",) not in disk and disk.total_bytes <= disk.cap
 
 
+# ---------------------------------------------------------------------------------------
+# Large arrays read when touched
+# ---------------------------------------------------------------------------------------
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The names of the arrays read from entry files, in order (every read goes through
+    NumPy's npz reader)."""
+    names = []
+    real = np.lib.npyio.NpzFile.__getitem__
+
+    def spy(self, key):
+        names.append(key)
+        return real(self, key)
+
+    monkeypatch.setattr(np.lib.npyio.NpzFile, "__getitem__", spy)
+    return names
+
+
+def _stored(disk, key):
+    """The header and the arrays of ``key``'s file."""
+    with np.load(disk.path(key), allow_pickle=False) as z:
+        header = json.loads(str(z["__header__"][()]))
+        return header, {n: z[n] for n in z.files if n != "__header__"}
+
+
+def _big_arrays(disk, fitted, monkeypatch):
+    """``fitted`` stored with Subspaces' Z* and affinity counted as large (the threshold
+    lowered below them), and the names of the arrays read on demand."""
+    smallest = min(a.nbytes for m in (fitted.consensus, fitted.affinity)
+                   for a in (m.data, m.indices))
+    monkeypatch.setattr(store, "LAZY_BYTES", smallest)
+    assert disk.put(fitted.key, fitted)
+    header, arrays = _stored(disk, fitted.key)
+    big = set(header["deferred"])
+    assert big == {n for n, a in arrays.items() if a.nbytes >= smallest} and big
+    return big, arrays
+
+
+def test_a_reopened_fit_reads_its_large_arrays_only_when_touched(disk, fitted, reads,
+                                                                 monkeypatch):
+    big, arrays = _big_arrays(disk, fitted, monkeypatch)
+    reads.clear()
+    cache = dash.ResultCache(4, 1 << 30, disk=disk)
+    back = cache.get(fitted.key)
+    read_at_open = set(reads)
+    assert read_at_open and not read_at_open & big  # the header and the small arrays only
+    # what the Solve page shows reads none of them
+    shown = (back.scores, back.n_iter, back.converged, back.fit_time, back.density,
+             back.beta_max, back.diagnostics, back.trace, back.metrics_table(),
+             back.objective, back.weights.mean(axis=1))
+    assert shown[4] == fitted.density
+    assert not set(reads) & big
+    assert {"consensus", "affinity"} <= unread(back)
+    assert {"consensus_", "affinity_matrix_"} <= unread(back.model)
+    # memory counts what is read: the large arrays are not in it yet
+    before = dash.nbytes(back)
+    assert cache.total_bytes == before
+    assert before + sum(arrays[n].nbytes for n in big) <= dash.nbytes(fitted) + 1024
+    # Z* is read when touched, and with it the estimator's (the same arrays, read once)
+    assert (back.consensus != fitted.consensus).nnz == 0
+    assert set(reads) & big and "affinity" in unread(back)
+    assert np.shares_memory(back.consensus.data, back.model.consensus_.data)
+    assert len(reads) == len(set(reads))  # nothing read twice
+    # the rest on touching: the values are the fitted ones, each array read once
+    assert_same_fit(fitted, dash.read_all(back))
+    assert set(reads) == read_at_open | big and len(reads) == len(set(reads))
+    assert not unread(back) and not unread(back.model)
+    after = dash.nbytes(back)  # now with the large arrays, and the matrices' small indptr
+    assert after == before + sum(arrays[n].nbytes for n in big) + sum(
+        m.indptr.nbytes for m in (back.consensus, back.affinity))
+    assert cache.total_bytes == after  # measured again
+
+
+def test_a_reopened_fit_still_reads_after_its_file_is_evicted(disk, fitted, monkeypatch):
+    _big_arrays(disk, fitted, monkeypatch)
+    back = disk.get(fitted.key)
+    disk.clear()  # evicted (or replaced) meanwhile: the file read is the one opened
+    assert not disk.path(fitted.key).exists()
+    # sent to a worker (pickled): every attribute read first
+    model = pickle.loads(pickle.dumps(back.model))
+    assert (model.consensus_ != fitted.model.consensus_).nnz == 0
+    assert_same_fit(fitted, back)
+
+
+def _damage(path, how, inside):
+    """Damage ``path`` in place (the same file, as a disk error would): its bytes
+    ``inside`` changed, or the file cut off before them."""
+    data = path.read_bytes()
+    at = data.index(inside) + len(inside) // 2
+    with open(path, "r+b") as f:
+        if how == "cut":
+            f.truncate(at)
+        else:
+            f.seek(at)
+            f.write(bytes(b ^ 0xFF for b in data[at:at + 16]))
+
+
+@pytest.mark.parametrize("how", ["flipped", "cut"])
+def test_a_large_array_damaged_before_it_is_touched_discards_the_entry(disk, fitted, how,
+                                                                       monkeypatch, caplog):
+    _big_arrays(disk, fitted, monkeypatch)
+    cache = dash.ResultCache(4, 1 << 30, disk=disk)
+    back = cache.get(fitted.key)
+    assert back is not None and len(cache) == 1
+    path = disk.path(fitted.key)
+    _damage(path, how, fitted.affinity.data.tobytes())
+    assert back.density == fitted.density  # what was read stays usable
+    with caplog.at_level(logging.WARNING, logger="rmsc.dashboard"):
+        with pytest.raises(store.CorruptEntry, match="discarded"):
+            back.affinity
+    assert any("discarded the cached result" in r.getMessage() for r in caplog.records)
+    assert not path.exists()
+    assert len(cache) == 0 and fitted.key not in cache  # a miss now: fitted again
+    with pytest.raises(store.CorruptEntry):  # and the same clear error, never a misread
+        dash.read_all(back)
+    assert cache.get(fitted.key) is None
+
+
+def test_a_damaged_old_copy_spares_the_result_computed_again_since(disk, fitted, monkeypatch):
+    _big_arrays(disk, fitted, monkeypatch)
+    old = disk.get(fitted.key)  # a session still shows it, its large arrays unread
+    path = disk.path(fitted.key)
+    _damage(path, "flipped", fitted.affinity.data.tobytes())
+    cache = dash.ResultCache(4, 1 << 30, disk=disk)
+    cache.put(fitted.key, fitted)  # computed again meanwhile: a new file in its place
+    with pytest.raises(store.CorruptEntry):
+        old.affinity  # noqa: B018
+    assert path.exists() and cache.get(fitted.key) is fitted  # neither is discarded
+    assert_same_fit(fitted, disk.get(fitted.key))
+
+
 def test_a_damaged_entry_is_discarded_with_a_log_line(disk, fitted, caplog):
     disk.put(fitted.key, fitted)
     path = disk.path(fitted.key)
@@ -197,6 +331,10 @@ def test_a_foreign_entry_is_rejected_and_nothing_in_it_runs(disk, fitted, tmp_pa
         # another program's file
         "no magic": ({"value": 1}, {}),
         "another schema": ({**good, "schema": store.SCHEMA + 1, "value": 1}, {}),
+        # the former format (every array read with the entry) under this key
+        "the former schema": ({**good, "schema": 1, "value": 1}, {}),
+        # arrays read on demand that the file does not hold
+        "unknown deferred arrays": ({**good, "value": 1, "deferred": ["a7"]}, {}),
     }
     for why, (header, arrays) in cases.items():
         caplog.clear()
@@ -273,7 +411,7 @@ def test_codec_round_trips_plain_values():
 # The dashboard: a later session, after the server's memory is gone, fits nothing
 # ---------------------------------------------------------------------------------------
 
-from tests.app_support import cancel_jobs, no_trouble, open_app, wait_fit  # noqa: E402
+from tests.app_support import cancel_jobs, goto, no_trouble, open_app, wait_fit  # noqa: E402
 
 
 @pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
@@ -281,6 +419,7 @@ def test_a_later_session_after_a_restart_is_answered_from_disk(tmp_path, monkeyp
     import streamlit as st
 
     monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "results"))
+    monkeypatch.setattr(store, "LAZY_BYTES", 4096)  # Subspaces' Z* and affinity count as large
     query = {"data": "Subspaces", "beta": "0.01"}
     at = open_app(query, page="solve")
     assert at.session_state["slots"]["fit"].latest is not None  # the first session fits
@@ -296,6 +435,30 @@ def test_a_later_session_after_a_restart_is_answered_from_disk(tmp_path, monkeyp
     assert later.session_state["slots"]["fit"].latest is None  # no fit was started
     assert {m.label: m.value for m in later.metric} == shown
     assert not any("Running for" in c.value for c in later.caption)
+    # Solve showed it without reading Z* or the affinity; the pages drawing them read them
+    import ui
+
+    kept = [v for v in ui.result_cache()._items.values() if isinstance(v, dash.FitResult)]
+    assert len(kept) == 1 and {"consensus", "affinity"} <= unread(kept[0])
+    assert {"consensus_", "affinity_matrix_"} <= unread(kept[0].model)
+    # its file damaged on disk before they are read: the Affinity page treats it as a miss
+    # (the log says so), no traceback, and the fit runs again
+    (path,) = (tmp_path / "results").glob("*.npz")
+    with np.load(path, allow_pickle=False) as z:  # Z*'s values, not read yet
+        (inside,) = [z[n].tobytes() for n in json.loads(str(z["__header__"][()]))["deferred"]
+                     if z[n].shape == (kept[0].consensus_nnz,) and z[n].dtype == np.float64]
+    _damage(path, "flipped", inside)
+    goto(later, "affinity")
+    no_trouble(later)
+    assert not path.exists()
+    assert later.session_state["slots"]["fit"].latest is not None  # fitted again
+    wait_fit(later)
+    for page in ("affinity", "weights"):
+        goto(later, page)
+        no_trouble(later)
+        (fresh,) = [v for v in ui.result_cache()._items.values()
+                    if isinstance(v, dash.FitResult)]
+        assert not unread(fresh) and not unread(fresh.model), page
 
 
 def test_a_side_file_lives_in_the_safe_folder_only(tmp_path, caplog):
