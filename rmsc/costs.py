@@ -201,6 +201,20 @@ def spectral_terms(n, c):
     }
 
 
+def criterion_terms(n, c):
+    """Work of what a suggestion adds to each setting's fit (:func:`rmsc.selection.suggest_parameters`):
+    its graph criterion (connected pieces, then the eigenvectors again: the spectral
+    step's eigensolver without its k-means) and the agreement of the fit's k-means runs
+    (one adjusted Rand index per run, each a pass over the n samples)."""
+    return {
+        "const": 1.0,
+        "eigh": float(n) ** 3 if n <= _DENSE_EIGH_MAX else 0.0,
+        "lanczos": float(n) ** 2 * (c + 1) if n > _DENSE_EIGH_MAX else 0.0,
+        "runs": float(N_KMEANS_RUNS),
+        "ari": float(N_KMEANS_RUNS) * n,
+    }
+
+
 def gram_terms(shape):
     """Work of the views' Gram factors: an eigendecomposition per view with d_v > n."""
     n = shape.n_samples
@@ -581,6 +595,18 @@ def model_parts(method, shape, params=None):
     given = {k: v for k, v in (params or {}).items()
              if v is not None or (k in NONE_IS_A_SETTING and k in defaults)}
     return model.parts(spec, shape, {**defaults, **given}, defaults)
+
+
+def predict_criterion(shape, probe=None):
+    """The model's :class:`Estimate` of what a suggestion adds to each setting's fit on data
+    of ``shape`` (:func:`criterion_terms`, constants ``COSTS["criterion"]`` from
+    ``tools/calibrate_costs.py --criterion-only``): ``ZERO``'s seconds without those
+    constants. ``probe`` as :func:`predict`'s."""
+    coefs = _costs.COSTS.get("criterion")
+    if not coefs:
+        return Estimate(0.0, 0.0, 0.0, False, guess=True)
+    s = unit_seconds(probe) * _dot(coefs, criterion_terms(shape.n_samples, shape.n_clusters))
+    return Estimate(s, s, s, False, guess=True)
 
 
 def predict(method, shape, params=None, probe=None):

@@ -4,6 +4,7 @@
                                          [--iter-datasets Subspaces 3-Sources Digit-small]
     python tools/calibrate_costs.py --iterations-only [--write]
     python tools/calibrate_costs.py --lam-only [--write] [--iter-datasets ...]
+    python tools/calibrate_costs.py --criterion-only [--write]
 
 Times the model's kernels on synthetic data (rmsc.datasets.make_multiview_subspaces, so
 that the bundled datasets check the model out of sample: benchmarks/bench_estimates.py):
@@ -29,6 +30,11 @@ that the bundled datasets check the model out of sample: benchmarks/bench_estima
   RMSC-WV at λ = :data:`LAM_FACTORS` x the default, each stopping on the defaults' rule and
   tolerance; the median over them of the iterations at each λ over those at the default
   (rmsc.costs.lam_iteration_ratio). ``--lam-only`` measures these alone.
+* what a suggestion adds to each setting's fit (``criterion``): the graph criterion
+  (rmsc.selection.graph_criterion) and the k-means runs' agreement
+  (rmsc.selection.clustering_agreement) on RMSC's affinities of synthetic data from 150
+  to 1500 samples (:data:`CRITERION_SIZES`), fitted on the terms of
+  rmsc.costs.criterion_terms. ``--criterion-only`` measures these alone.
 
 Every time is divided by the seconds of a multiply-add measured by the speed probe
 (rmsc.costs.probe_seconds, taken before and after each timing), so the
@@ -188,6 +194,49 @@ def print_iteration_counts(counts, rows):
                            for r, tol in cols) + " | |")
 
 
+#: Samples of the synthetic sets the suggestion's criterion is timed on (both sides of the
+#: spectral step's switch from a dense eigensolver to Lanczos, rmsc.spectral).
+CRITERION_SIZES = (150, 300, 600, 900, 1500)
+
+
+def criterion_rows(smoke=False):
+    """``([(terms, units)], [(n, seconds)])``: the graph criterion and the agreement of the
+    k-means runs of an RMSC fit (3 iterations: an affinity of RMSC's kind, quickly) on
+    synthetic data of each of :data:`CRITERION_SIZES` samples, one thread."""
+    from rmsc.selection import clustering_agreement, graph_criterion
+
+    rows, log = [], []
+    for n in ((100,) if smoke else CRITERION_SIZES):
+        d = make_multiview_subspaces(n_clusters=10, n_per_cluster=n // 10, n_views=2,
+                                     view_dims=(20, 40), subspace_dim=4, noise=0.3,
+                                     random_state=0)
+        est = rmsc.get_method("RMSC", n_clusters=10, random_state=0, max_iter=3, tol=0.0)
+        with threadpool_limits(limits=1):
+            est.fit(list(d.views))
+
+            def criterion():
+                graph_criterion(est.affinity_matrix_, 10, random_state=0)
+                clustering_agreement(est.labels_, est.label_runs_)
+
+            criterion()  # warm-up (imports)
+            _, u, t = timed(criterion)
+        rows.append((E.criterion_terms(d.n_samples, 10), u))
+        log.append((d.n_samples, t))
+    return rows, log
+
+
+def print_criterion(coefs, log):
+    print("\n| samples | criterion and agreement s | the model's s |\n|---:|---:|---:|")
+    probe = E.probe_seconds(refresh=True)
+    for n, t in log:
+        model = E.unit_seconds(probe) * E._dot(coefs, E.criterion_terms(n, 10))
+        print(f"| {n} | {t:.3f} | {model:.3f} |")
+
+
+#: The terms of the criterion's cost (rmsc.costs.criterion_terms).
+CRITERION_KEYS = ("const", "eigh", "lanczos", "runs", "ari")
+
+
 def timed(fn):
     """(result, multiply-add units, seconds): the time over the probe's unit, before and after."""
     p0 = E.probe_seconds(refresh=True)
@@ -254,6 +303,9 @@ def main():
                     help="measure RMSC's iteration counts only; --write replaces just them")
     ap.add_argument("--lam-only", action="store_true",
                     help="measure RMSC's iterations against λ only; --write replaces just them")
+    ap.add_argument("--criterion-only", action="store_true",
+                    help="measure the suggestion's per-setting criterion only; --write "
+                         "replaces just it")
     args = ap.parse_args()
     if args.smoke and args.write:
         ap.error("--smoke numbers mean nothing: they cannot be written")
@@ -263,6 +315,13 @@ def main():
         costs["rmsc_lam_iters"], lam_rows = lam_iteration_ratios(
             ["Subspaces"] if args.smoke else args.iter_datasets, args.smoke)
         print_lam_ratios(costs["rmsc_lam_iters"], lam_rows)
+        finish(costs, args.write)
+        return
+    if args.criterion_only:
+        costs = dict(E._costs.COSTS)
+        rows, crit_log = criterion_rows(args.smoke)
+        costs["criterion"] = fit_nnls(rows, CRITERION_KEYS)
+        print_criterion(costs["criterion"], crit_log)
         finish(costs, args.write)
         return
     if args.iterations_only:
@@ -364,6 +423,8 @@ def main():
                                            1.0)) for s, u in items]
         costs["graph"][m] = fit_nnls(fit_rows, ("const", "knn", "eigh", "sparse_eig"))
     costs["graph_spread"] = 1.5
+    crit_rows, crit_log = criterion_rows(args.smoke)
+    costs["criterion"] = fit_nnls(crit_rows, CRITERION_KEYS)
 
     # Whole fits as the Compare page runs them (rmsc.experiments.compare): one scale and
     # offset per method on top of the kernels, for what they leave out (validation,
@@ -398,6 +459,7 @@ def main():
         print(f"| {name} | {what} | {t:.2f} |")
     print_iteration_counts(costs["rmsc_iters"], iter_rows)
     print_lam_ratios(costs["rmsc_lam_iters"], lam_rows)
+    print_criterion(costs["criterion"], crit_log)
     finish(costs, args.write)
 
 

@@ -263,7 +263,10 @@ from .estimates import (  # noqa: F401
     record_compare,
     record_sensitivity,
     record_solve_fit,
+    record_suggestion,
     record_views,
+    suggestion_estimates,
+    suggestion_fits,
 )
 from .pace import (  # noqa: F401
     IdleBook,

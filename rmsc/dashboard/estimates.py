@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import _costs
 from ..costs import (ZERO, Estimate, data_shape, fastest_probe_seconds, has_model, predict,
-                     schedule)
+                     predict_criterion, schedule)
 from ..methods import find_spec, specs
 from .fitting import FitResult
 from .remote import share_threads
@@ -389,18 +389,53 @@ def record_solve_fit(book, result, dataset):
     book.record(fp, method, params[method], result.fit_time + result.spectral_time)
 
 
+def suggestion_fits(params, dataset):
+    """``[(λ, β_rel, parameters)]``: the settings of :func:`rmsc.dashboard.run_suggestion` in
+    the order it fits them (λ-major), each with the parameters its fit is recorded and
+    estimated under (:func:`record_suggestion`, :func:`suggestion_estimates`)."""
+    settings = suggestion_settings(params, dataset)
+    return [(float(lam), float(rel),
+             {**settings, "lam": float(lam), "beta": "auto", "beta_rel": float(rel)})
+            for lam in SUGGEST_LAMS for rel in SUGGEST_BETA_RELS]
+
+
+def suggestion_estimates(dataset, params, book=None, probe=None):
+    """Each setting's :class:`Estimate` in a suggestion run, in the order it fits them: its
+    fit (:func:`estimate_fit`: measured where the book has it, else scaled or modelled)
+    plus what the suggestion adds to it, the graph criterion and the k-means runs'
+    agreement (:func:`rmsc.costs.predict_criterion`, never in a fit's recorded duration).
+    """
+    probe = fastest_probe_seconds() if probe is None else probe
+    shape = data_shape(dataset)
+    criterion = predict_criterion(shape, probe)
+    return [estimate_fit(params.method, shape, p, book, probe) + criterion
+            for _, _, p in suggestion_fits(params, dataset)]
+
+
 def estimate_suggestion(dataset, params, book=None, probe=None):
-    """The :class:`Estimate` of :func:`rmsc.dashboard.run_suggestion` (one fit per (λ, β_rel)).
+    """The :class:`Estimate` of :func:`rmsc.dashboard.run_suggestion` (one fit per (λ, β_rel),
+    each with its criterion: :func:`suggestion_estimates`).
 
     ``params`` is the Solve page's :class:`rmsc.dashboard.Params`; a measured duration of
     the method on these data (another λ, β) centres each fit's range.
     """
-    probe = fastest_probe_seconds() if probe is None else probe
-    shape = data_shape(dataset)
-    settings = suggestion_settings(params, dataset)
-    total = ZERO
-    for lam in SUGGEST_LAMS:
-        for beta_rel in SUGGEST_BETA_RELS:
-            p = {**settings, "lam": float(lam), "beta": "auto", "beta_rel": float(beta_rel)}
-            total = total + estimate_fit(params.method, shape, p, book, probe)
-    return total
+    return sum(suggestion_estimates(dataset, params, book, probe), ZERO)
+
+
+def record_suggestion(book, dataset, params, run):
+    """Record the fits of a finished :func:`rmsc.dashboard.run_suggestion` (a
+    :class:`rmsc.dashboard.SuggestionRun` with ``params``, the Solve page's, on ``dataset``)
+    in ``book``: each setting's ``fit`` seconds (:attr:`rmsc.selection.Suggestion.timings`:
+    the estimator's ``fit``, as the other buttons record theirs) under the parameters
+    :func:`suggestion_estimates` looks up; its criterion stays with the model. A run of
+    another method or grid than ``params`` gives is not recorded."""
+    fp = str(getattr(dataset, "fingerprint", "") or "")
+    s = getattr(run, "suggestion", None)
+    if not fp or s is None or getattr(run, "method", None) != params.method:
+        return
+    fits = suggestion_fits(params, dataset)
+    if len(s.timings) != len(fits) or len(s.table) != len(fits):
+        return
+    for (lam, rel, p), row, t in zip(fits, s.table, s.timings):
+        if (row["lam"], row["beta_rel"]) == (lam, rel):
+            book.record(fp, params.method, p, t["fit"])

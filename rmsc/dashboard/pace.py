@@ -36,11 +36,10 @@ import numpy as np
 
 from ..costs import (calibrate_speed, data_shape, fastest_probe_seconds, format_duration,
                      has_model, join_span, predict)
-from .estimates import estimate_fit, part_threads_of, record_solve_fit
+from .estimates import estimate_fit, part_threads_of, record_solve_fit, suggestion_estimates
 from .fitting import FitResult
 from .store import read_json, side_file, write_json
 from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
-from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
 
 #: The range around the figure: from figure / SPREAD to figure x SPREAD (1.96x wide).
 SPREAD = 1.4
@@ -439,16 +438,10 @@ def views_weights(dataset, methods, params=None, book=None, probe=None):
 
 def suggestion_weights(dataset, params, book=None, probe=None):
     """:func:`run_weights` of :func:`rmsc.dashboard.run_suggestion`: one part, its settings
-    in the order it fits them (λ-major)."""
-    probe = fastest_probe_seconds() if probe is None else probe
-    shape = data_shape(dataset)
-    settings = suggestion_settings(params, dataset)
-    row = []
-    for lam in SUGGEST_LAMS:
-        for rel in SUGGEST_BETA_RELS:
-            p = {**settings, "lam": float(lam), "beta": "auto", "beta_rel": float(rel)}
-            est = estimate_fit(params.method, shape, p, book, probe)
-            row.append(float(est.mid) if not est.unknown else None)
+    in the order it fits them (λ-major), each its fit and criterion
+    (:func:`rmsc.dashboard.suggestion_estimates`)."""
+    row = [None if est.unknown else float(est.mid)
+           for est in suggestion_estimates(dataset, params, book, probe)]
     return _fill_unknown([row])
 
 
