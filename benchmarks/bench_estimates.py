@@ -141,7 +141,8 @@ def buttons(name, busy, smoke):
              lambda b, out: dash.record_views(b, data, params, out, cores)),
             ("Solve: Suggest λ and β", len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS),
              "suggest", lambda: dash.estimate_suggestion(data, p, book),
-             lambda: dash.Remote(dash.run_suggestion, data, p), None),
+             lambda: dash.Remote(dash.run_suggestion, data, p),
+             lambda b, out: dash.record_suggestion(b, data, p, out)),
         ]
         print(f"| button | fits | the button said | idle s | learned factor | others busy | "
               f"predicted s | measured s | predicted / measured | within {TARGET:g}x |")

@@ -215,6 +215,15 @@ def criterion_terms(n, c):
     }
 
 
+def scoring_terms(n, c):
+    """Work of scoring a fit's k-means runs against the labels (:func:`rmsc.evaluate_runs`,
+    after the fit and outside its recorded duration; a suggestion scores its chosen setting
+    once): per run, passes over the n samples (ACC's confusion matrix, NMI, ARI, purity)
+    and the assignment of c clusters (c^3)."""
+    return {"const": 1.0, "runs": float(N_KMEANS_RUNS),
+            "samples": float(N_KMEANS_RUNS) * n, "assign": float(N_KMEANS_RUNS) * c ** 3}
+
+
 def gram_terms(shape):
     """Work of the views' Gram factors: an eigendecomposition per view with d_v > n."""
     n = shape.n_samples
@@ -600,13 +609,29 @@ def model_parts(method, shape, params=None):
 def predict_criterion(shape, probe=None):
     """The model's :class:`Estimate` of what a suggestion adds to each setting's fit on data
     of ``shape`` (:func:`criterion_terms`, constants ``COSTS["criterion"]`` from
-    ``tools/calibrate_costs.py --criterion-only``): ``ZERO``'s seconds without those
-    constants. ``probe`` as :func:`predict`'s."""
-    coefs = _costs.COSTS.get("criterion")
-    if not coefs:
-        return Estimate(0.0, 0.0, 0.0, False, guess=True)
-    s = unit_seconds(probe) * _dot(coefs, criterion_terms(shape.n_samples, shape.n_clusters))
-    return Estimate(s, s, s, False, guess=True)
+    ``tools/calibrate_costs.py --criterion-only``): 0 s without those constants.
+    ``probe`` as :func:`predict`'s."""
+    return _predict_extra("criterion", criterion_terms(shape.n_samples, shape.n_clusters),
+                          probe)
+
+
+def predict_scoring(shape, probe=None, times=1):
+    """The model's :class:`Estimate` of scoring a fit's k-means runs ``times`` times (once,
+    or once per view for a method that clusters every view) on data of ``shape``
+    (:func:`scoring_terms`, constants ``COSTS["scoring"]``, from the same run of
+    ``tools/calibrate_costs.py --criterion-only``): 0 s without those constants."""
+    return _predict_extra("scoring", scoring_terms(shape.n_samples, shape.n_clusters),
+                          probe, times)
+
+
+def _predict_extra(name, terms, probe, times=1):
+    """Seconds of a part beside a fit (``COSTS[name]`` times ``terms``), as an
+    :class:`Estimate` with :data:`ZERO`'s flags: added to a fit's estimate it keeps that
+    estimate's ``measured`` and ``guess`` (what the fit rests on, which the button's learned
+    pace is filed under)."""
+    coefs = _costs.COSTS.get(name)
+    s = unit_seconds(probe) * _dot(coefs, terms) * times if coefs else 0.0
+    return Estimate(s, s, s, ZERO.measured, ZERO.unknown, ZERO.guess)
 
 
 def predict(method, shape, params=None, probe=None):

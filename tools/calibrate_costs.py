@@ -34,7 +34,10 @@ that the bundled datasets check the model out of sample: benchmarks/bench_estima
   (rmsc.selection.graph_criterion) and the k-means runs' agreement
   (rmsc.selection.clustering_agreement) on RMSC's affinities of synthetic data from 150
   to 1500 samples (:data:`CRITERION_SIZES`), fitted on the terms of
-  rmsc.costs.criterion_terms. ``--criterion-only`` measures these alone.
+  rmsc.costs.criterion_terms; and the scoring of a fit's k-means runs against the labels
+  (``scoring``: rmsc.evaluate_runs, after every Compare and Sensitivity fit, outside its
+  recorded ``fit_time``) on random labellings of :data:`SCORING_SHAPES`, fitted on the
+  terms of rmsc.costs.scoring_terms. ``--criterion-only`` measures these two alone.
 
 Every time is divided by the seconds of a multiply-add measured by the speed probe
 (rmsc.costs.probe_seconds, taken before and after each timing), so the
@@ -203,7 +206,7 @@ def criterion_rows(smoke=False):
     """``([(terms, units)], [(n, seconds, units)])``: the graph criterion and the agreement
     of the k-means runs of an RMSC fit (3 iterations: an affinity of RMSC's kind, quickly)
     on synthetic data of each of :data:`CRITERION_SIZES` samples, one thread; the median
-    of 3 timings (1 in a smoke run)."""
+    of 5 timings (1 in a smoke run)."""
     from rmsc.selection import clustering_agreement, graph_criterion
 
     rows, log = [], []
@@ -220,11 +223,47 @@ def criterion_rows(smoke=False):
                 clustering_agreement(est.labels_, est.label_runs_)
 
             criterion()  # warm-up (imports)
-            timings = [timed(criterion)[1:] for _ in range(1 if smoke else 3)]
+            timings = [timed(criterion)[1:] for _ in range(1 if smoke else 5)]
         u, t = (float(np.median(x)) for x in zip(*timings))
         rows.append((E.criterion_terms(d.n_samples, 10), u))
         log.append((d.n_samples, t, u))
     return rows, log
+
+
+#: (samples, clusters) of the random labellings the scoring is timed on.
+SCORING_SHAPES = ((150, 3), (150, 20), (600, 6), (2000, 10), (2000, 40), (6000, 6))
+
+
+def scoring_rows(smoke=False):
+    """``([(terms, units)], [(n, c, seconds, units)])``: rmsc.evaluate_runs of 20 random
+    k-means-like runs against random labels of each of :data:`SCORING_SHAPES`, one thread;
+    the median of 5 timings (1 in a smoke run)."""
+    from rmsc.metrics import evaluate_runs
+    from rmsc.spectral import N_KMEANS_RUNS
+
+    rng = np.random.default_rng(0)
+    rows, log = [], []
+    for n, c in (SCORING_SHAPES[:1] if smoke else SCORING_SHAPES):
+        labels = rng.integers(0, c, n)
+        runs = rng.integers(0, c, (N_KMEANS_RUNS, n))
+        with threadpool_limits(limits=1):
+            evaluate_runs(labels, runs)  # warm-up
+            timings = [timed(lambda: evaluate_runs(labels, runs))[1:]
+                       for _ in range(1 if smoke else 5)]
+        u, t = (float(np.median(x)) for x in zip(*timings))
+        rows.append((E.scoring_terms(n, c), u))
+        log.append((n, c, t, u))
+    return rows, log
+
+
+def print_scoring(coefs, log):
+    print("\n| samples | clusters | scoring s | model / measured |\n|---:|---:|---:|---:|")
+    for n, c, t, u in log:
+        print(f"| {n} | {c} | {t:.3f} | {E._dot(coefs, E.scoring_terms(n, c)) / u:.2f} |")
+
+
+#: The terms of the scoring's cost (rmsc.costs.scoring_terms).
+SCORING_KEYS = ("const", "runs", "samples", "assign")
 
 
 def print_criterion(coefs, log):
@@ -322,6 +361,9 @@ def main():
         rows, crit_log = criterion_rows(args.smoke)
         costs["criterion"] = fit_nnls(rows, CRITERION_KEYS)
         print_criterion(costs["criterion"], crit_log)
+        rows, score_log = scoring_rows(args.smoke)
+        costs["scoring"] = fit_nnls(rows, SCORING_KEYS)
+        print_scoring(costs["scoring"], score_log)
         finish(costs, args.write)
         return
     if args.iterations_only:
@@ -425,6 +467,8 @@ def main():
     costs["graph_spread"] = 1.5
     crit_rows, crit_log = criterion_rows(args.smoke)
     costs["criterion"] = fit_nnls(crit_rows, CRITERION_KEYS)
+    score_rows, score_log = scoring_rows(args.smoke)
+    costs["scoring"] = fit_nnls(score_rows, SCORING_KEYS)
 
     # Whole fits as the Compare page runs them (rmsc.experiments.compare): one scale and
     # offset per method on top of the kernels, for what they leave out (validation,
@@ -460,6 +504,7 @@ def main():
     print_iteration_counts(costs["rmsc_iters"], iter_rows)
     print_lam_ratios(costs["rmsc_lam_iters"], lam_rows)
     print_criterion(costs["criterion"], crit_log)
+    print_scoring(costs["scoring"], score_log)
     finish(costs, args.write)
 
 

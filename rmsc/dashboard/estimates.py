@@ -14,6 +14,13 @@ A button that starts many fits says how long they will take. Two sources, the be
 2. **Modelled** (:func:`rmsc.costs.predict`): the method's cost model, in multiply-adds at
    this machine's measured speed.
 
+Solve's "Suggest λ and β" is eight RMSC fits, one after another, each followed by what the
+suggestion adds to it: its graph criterion and the agreement of its k-means runs, which no
+fit's recorded duration holds; it is estimated setting by setting as the fit plus that
+criterion (:func:`suggestion_estimates`, the criterion's cost model
+:func:`rmsc.costs.predict_criterion`), then the chosen setting's scoring once, and a
+finished suggestion records each setting's fit in the book (:func:`record_suggestion`).
+
 A method with neither (no cost model in its spec, not measured yet) counts as a fit of
 unknown duration (:meth:`rmsc.costs.Estimate.not_known`): the button says so instead of
 failing. An estimate with nothing measured in it is the model's guess, and says so.
@@ -37,7 +44,7 @@ import numpy as np
 
 from .. import _costs
 from ..costs import (ZERO, Estimate, data_shape, fastest_probe_seconds, has_model, predict,
-                     predict_criterion, schedule)
+                     predict_criterion, predict_scoring, schedule)
 from ..methods import find_spec, specs
 from .fitting import FitResult
 from .remote import share_threads
@@ -414,12 +421,15 @@ def suggestion_estimates(dataset, params, book=None, probe=None):
 
 def estimate_suggestion(dataset, params, book=None, probe=None):
     """The :class:`Estimate` of :func:`rmsc.dashboard.run_suggestion` (one fit per (λ, β_rel),
-    each with its criterion: :func:`suggestion_estimates`).
+    each with its criterion: :func:`suggestion_estimates`), then the suggested setting's
+    scoring against the labels, once (:func:`rmsc.costs.predict_scoring`).
 
     ``params`` is the Solve page's :class:`rmsc.dashboard.Params`; a measured duration of
     the method on these data (another λ, β) centres each fit's range.
     """
-    return sum(suggestion_estimates(dataset, params, book, probe), ZERO)
+    probe = fastest_probe_seconds() if probe is None else probe
+    total = sum(suggestion_estimates(dataset, params, book, probe), ZERO)
+    return total + predict_scoring(data_shape(dataset), probe)
 
 
 def record_suggestion(book, dataset, params, run):

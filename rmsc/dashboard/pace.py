@@ -36,7 +36,8 @@ import numpy as np
 
 from ..costs import (calibrate_speed, data_shape, fastest_probe_seconds, format_duration,
                      has_model, join_span, predict)
-from .estimates import estimate_fit, part_threads_of, record_solve_fit, suggestion_estimates
+from .estimates import (estimate_fit, part_threads_of, record_solve_fit,
+                        suggestion_estimates)
 from .fitting import FitResult
 from .store import read_json, side_file, write_json
 from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits

@@ -312,29 +312,34 @@ def test_the_suggestion_sums_its_settings_and_a_solve_fit_centers_them():
     p = dash.Params(max_iter=5)
     n = len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS)
     criterion = E.predict_criterion(dash.data_shape(data), PROBE).mid
+    scoring = E.predict_scoring(dash.data_shape(data), PROBE).mid  # once, the chosen setting
     model = dash.estimate_suggestion(data, p, None, PROBE)
     one = dash.predict(p.method, dash.data_shape(data), {"max_iter": 5}, PROBE)
-    assert not model.measured and model.mid == pytest.approx(n * (one.mid + criterion))
+    assert not model.measured
+    assert model.mid == pytest.approx(n * (one.mid + criterion) + scoring)
     book = dash.CostBook()
     result = dash.fit_rmsc(data, p)
     dash.record_solve_fit(book, result, data)
     seen = dash.estimate_suggestion(data, p, book, PROBE)
     took = result.fit_time + result.spectral_time
     assert not seen.measured  # other λ, β than the measured fit: a range around it
-    assert seen.mid == pytest.approx(n * (took + criterion))
+    assert seen.mid == pytest.approx(n * (took + criterion) + scoring)
     assert seen.low <= seen.mid <= seen.high
 
 
 UNIT_PROBE = float(E.PROBE_SIZE) ** 3  # a probe at which one multiply-add takes 1 s
 
 
-def test_the_criterion_terms_by_hand():
+def test_the_criterion_and_scoring_terms_by_hand():
     # n = 10, c = 3: the dense eigensolver (10^3), 20 agreement runs over 10 samples each
     assert E.criterion_terms(10, 3) == {"const": 1.0, "eigh": 1000.0, "lanczos": 0.0,
                                         "runs": 20.0, "ari": 200.0}
     # past the dense eigensolver's limit: Lanczos, n^2 (c + 1)
     t = E.criterion_terms(1000, 3)
     assert t["eigh"] == 0 and t["lanczos"] == 1000 ** 2 * 4 and t["ari"] == 20_000
+    # scoring 20 runs of 10 samples in 3 clusters: 20 x 10 passes, 20 assignments of 3^3
+    assert E.scoring_terms(10, 3) == {"const": 1.0, "runs": 20.0, "samples": 200.0,
+                                      "assign": 540.0}
 
 
 def test_each_suggested_setting_pays_its_fit_and_its_criterion(monkeypatch):
@@ -344,6 +349,7 @@ def test_each_suggested_setting_pays_its_fit_and_its_criterion(monkeypatch):
     run is 8 x 1.5 s."""
     data = make_multiview_subspaces(n_clusters=3, n_per_cluster=20, random_state=0)
     monkeypatch.setitem(E._costs.COSTS, "criterion", {"const": 0.25, "runs": 0.0125})
+    monkeypatch.setitem(E._costs.COSTS, "scoring", {"const": 0.75})
     shape = dash.data_shape(data)
     assert E.predict_criterion(shape, UNIT_PROBE).mid == pytest.approx(0.25 + 20 * 0.0125)
     p = dash.Params(max_iter=5)
@@ -355,14 +361,17 @@ def test_each_suggested_setting_pays_its_fit_and_its_criterion(monkeypatch):
         book.record(data.fingerprint, p.method, q, 1.0 + k)
     est = dash.estimate_suggestion(data, p, book, UNIT_PROBE)
     n = len(fits)
-    assert est.mid == pytest.approx(sum(1.0 + k for k in range(n)) + n * 0.5)
+    # every fit measured: the estimate says so (the criterion and scoring keep its flags)
+    assert est.measured and not est.guess
+    assert est.mid == pytest.approx(sum(1.0 + k for k in range(n)) + n * 0.5 + 0.75)
     assert [e.mid for e in dash.suggestion_estimates(data, p, book, UNIT_PROBE)] == \
         pytest.approx([1.5 + k for k in range(n)])
     # the ETA weighs each setting the same way
     assert dash.suggestion_weights(data, p, book, UNIT_PROBE) == \
         [pytest.approx([1.5 + k for k in range(n)])]
-    # without the criterion's constants, a setting is its fit alone
+    # without the criterion's and scoring's constants, a setting is its fit alone
     monkeypatch.setitem(E._costs.COSTS, "criterion", {})
+    monkeypatch.setitem(E._costs.COSTS, "scoring", {})
     assert dash.estimate_suggestion(data, p, book, UNIT_PROBE).mid == \
         pytest.approx(sum(1.0 + k for k in range(n)))
 
@@ -385,8 +394,9 @@ def test_a_suggestion_records_each_settings_fit_not_its_criterion():
     # the next suggestion's fits are measured: the estimate is their sum plus the criteria
     est = dash.estimate_suggestion(data, p, book, PROBE)
     criterion = E.predict_criterion(dash.data_shape(data), PROBE).mid
-    assert est.mid == pytest.approx(sum(t["fit"] for t in timings)
-                                    + len(timings) * criterion)
+    scoring = E.predict_scoring(dash.data_shape(data), PROBE).mid
+    assert est.measured and est.mid == pytest.approx(sum(t["fit"] for t in timings)
+                                                     + len(timings) * criterion + scoring)
     # a run of another method, or of another grid, records nothing
     fresh = dash.CostBook()
     dash.record_suggestion(fresh, data, p.replace(weighting="view"), run)
