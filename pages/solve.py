@@ -98,7 +98,7 @@ def _suggest():
                         record=lambda book, run: dash.record_suggestion(book, d, p, run),
                         planned=ui.run_plan("suggest", dash.estimate_suggestion(
                             d, p, ui.cost_book())),
-                        weights=dash.suggestion_weights(d, ui.params(), ui.cost_book()))
+                        weights=dash.suggestion_weights(d, p, ui.cost_book()))
 
 
 def _apply_suggestion(run):
