@@ -444,8 +444,9 @@ def record_suggestion(book, dataset, params, run):
     if not fp or s is None or getattr(run, "method", None) != params.method:
         return
     fits = suggestion_fits(params, dataset)
-    if len(s.timings) != len(fits) or len(s.table) != len(fits):
+    timings = getattr(s, "timings", None) or []  # none in a run kept before they were
+    if len(timings) != len(fits) or len(s.table) != len(fits):
         return
-    for (lam, rel, p), row, t in zip(fits, s.table, s.timings):
+    for (lam, rel, p), row, t in zip(fits, s.table, timings):
         if (row["lam"], row["beta_rel"]) == (lam, rel):
             book.record(fp, params.method, p, t["fit"])
