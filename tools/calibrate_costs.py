@@ -5,6 +5,7 @@
     python tools/calibrate_costs.py --iterations-only [--write]
     python tools/calibrate_costs.py --lam-only [--write] [--iter-datasets ...]
     python tools/calibrate_costs.py --criterion-only [--write]
+    python tools/calibrate_costs.py --parallel-only [--write] [--iter-datasets ...]
 
 Times the model's kernels on synthetic data (rmsc.datasets.make_multiview_subspaces, so
 that the bundled datasets check the model out of sample: benchmarks/bench_estimates.py):
@@ -38,6 +39,11 @@ that the bundled datasets check the model out of sample: benchmarks/bench_estima
   (``scoring``: rmsc.evaluate_runs, after every Compare and Sensitivity fit, outside its
   recorded ``fit_time``) on random labellings of :data:`SCORING_SHAPES`, fitted on the
   terms of rmsc.costs.scoring_terms. ``--criterion-only`` measures these two alone.
+* how much of a fit its threads share (``parallel``, rmsc.costs.thread_speed): for each
+  method whose fit runs column blocks or views on threads (rmsc.backends.LocalBlocks), on
+  the bundled datasets (``--iter-datasets``), one thread, the CPU seconds inside the
+  runner's ``map`` over the fit's CPU seconds (process time: a busy machine slows both
+  alike); the median over the datasets. ``--parallel-only`` measures these alone.
 
 Every time is divided by the seconds of a multiply-add measured by the speed probe
 (rmsc.costs.probe_seconds, taken before and after each timing), so the
@@ -256,6 +262,63 @@ def scoring_rows(smoke=False):
     return rows, log
 
 
+#: The cost models whose fits run blocks on threads (rmsc.backends.LocalBlocks).
+THREADED_MODELS = ("rmsc", "ssc", "dimsc")
+
+
+def parallel_fractions(names, smoke=False):
+    """``({method: fraction}, [(dataset, method, cpu seconds, fraction)])``: the share of
+    each threaded method's fit (:data:`THREADED_MODELS`) spent in its runner's ``map`` (the
+    work its threads split), on one thread, CPU time; the median over ``names``."""
+    from rmsc import backends
+
+    inside = [0.0]
+    plain = backends.LocalBlocks.map
+
+    def counted(self, fn, shared, arguments):
+        t0 = time.process_time()
+        try:
+            return plain(self, fn, shared, arguments)
+        finally:
+            inside[0] += time.process_time() - t0
+
+    old = os.environ.get(backends.FIT_THREADS_ENV)
+    os.environ[backends.FIT_THREADS_ENV] = "1"
+    backends.LocalBlocks.map = counted
+    fractions, log = {}, []
+    try:
+        for name in names:
+            d = datasets.load_bundled(name)
+            for model in THREADED_MODELS:
+                for spec in cost_methods(model):
+                    kwargs = {"max_iter": 3} if smoke else {}
+                    est = spec.make(n_clusters=d.n_clusters, random_state=0, **kwargs)
+                    inside[0] = 0.0
+                    with threadpool_limits(limits=1):
+                        t0 = time.process_time()
+                        est.fit(list(d.views))
+                        t = time.process_time() - t0
+                    f = inside[0] / t if t > 0 else 0.0
+                    fractions.setdefault(spec.name.upper(), []).append(f)
+                    log.append((name, spec.name, t, f))
+    finally:
+        backends.LocalBlocks.map = plain
+        if old is None:
+            os.environ.pop(backends.FIT_THREADS_ENV, None)
+        else:
+            os.environ[backends.FIT_THREADS_ENV] = old
+    return {m: round(float(np.median(f)), 3) for m, f in fractions.items()}, log
+
+
+def print_parallel(fractions, log):
+    print("\nShare of a fit its threads split (one thread, CPU seconds):\n")
+    print("| dataset | method | CPU s | in the runner's map |\n|---|---|---:|---:|")
+    for name, m, t, f in log:
+        print(f"| {name} | {m} | {t:.2f} | {f:.2f} |")
+    for m, f in fractions.items():
+        print(f"| median | {m} | | {f:.2f} |")
+
+
 def print_scoring(coefs, log):
     print("\n| samples | clusters | scoring s | model / measured |\n|---:|---:|---:|---:|")
     for n, c, t, u in log:
@@ -345,6 +408,9 @@ def main():
     ap.add_argument("--criterion-only", action="store_true",
                     help="measure the suggestion's per-setting criterion only; --write "
                          "replaces just it")
+    ap.add_argument("--parallel-only", action="store_true",
+                    help="measure the share of each threaded fit its threads split only; "
+                         "--write replaces just it")
     args = ap.parse_args()
     if args.smoke and args.write:
         ap.error("--smoke numbers mean nothing: they cannot be written")
@@ -354,6 +420,14 @@ def main():
         costs["rmsc_lam_iters"], lam_rows = lam_iteration_ratios(
             ["Subspaces"] if args.smoke else args.iter_datasets, args.smoke)
         print_lam_ratios(costs["rmsc_lam_iters"], lam_rows)
+        finish(costs, args.write)
+        return
+    if args.parallel_only:
+        costs = dict(E._costs.COSTS)
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        costs["parallel"], par_log = parallel_fractions(
+            ["Subspaces"] if args.smoke else args.iter_datasets, args.smoke)
+        print_parallel(costs["parallel"], par_log)
         finish(costs, args.write)
         return
     if args.criterion_only:

@@ -265,6 +265,7 @@ from .estimates import (  # noqa: F401
     record_solve_fit,
     record_suggestion,
     record_views,
+    run_fit_estimate,
     suggestion_estimates,
     suggestion_fits,
 )

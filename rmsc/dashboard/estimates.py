@@ -30,8 +30,9 @@ A run's fits go to the workers side by side, in groups that share a solve
 machine the workers share: its estimate schedules the groups' estimates the same way over
 the cluster's workers (:func:`estimate_run`, :func:`rmsc.costs.schedule`). Durations are
 kept as those of a fit with its machine's every core (as the model's and the Solve page's
-fit): a fit measured on a share of the cores is recorded at that share of its time
-(:func:`fit_speeds`).
+fit, and Suggest's): a fit measured on fewer threads is recorded at its time times its
+measured speed on them against every core (:func:`fit_speeds`,
+:func:`rmsc.costs.thread_speed`: only the share of a fit its threads split speeds up).
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ import threading
 import numpy as np
 
 from .. import _costs
-from ..costs import (ZERO, Estimate, data_shape, fastest_probe_seconds, has_model, predict,
-                     predict_criterion, predict_scoring, schedule)
+from ..costs import (ZERO, Estimate, data_shape, fastest_probe_seconds, has_model,
+                     parallel_fraction, predict, predict_criterion, predict_scoring, schedule,
+                     thread_speed)
 from ..methods import find_spec, specs
 from .fitting import FitResult
 from .remote import share_threads
@@ -232,19 +234,34 @@ def part_threads_of(datasets, fits, cores=None):
 
 
 def fit_speeds(datasets, fits, cores=None):
-    """Per fit of a run in parts: the share of its machine's cores its fits ran on
-    (threads / ``cores``; 1 when the cores are not shared out). A fit's duration times its
-    speed is its duration with every core (fits scale with their threads: two one-thread
-    Sensitivity fits side by side on two cores each took twice the Solve page's
-    two-thread fit, ``benchmarks/bench_estimates.py``)."""
+    """Per fit of a run in parts: how fast it ran on its part's threads against on its
+    machine's every ``cores`` (:func:`rmsc.costs.thread_speed` with the share of the
+    method's fit its threads split, :func:`rmsc.costs.parallel_fraction`; 1 when the cores
+    are not shared out). A fit's duration times its speed is its duration with every core:
+    a one-thread RMSC fit on 3-Sources, of which about a sixth is split, is kept at about
+    nine tenths of its time, not half."""
     out = [1.0] * len(fits)
     if not cores:
         return out
     groups, threads = part_threads_of(datasets, fits, cores)
     for group, t in zip(groups, threads):
         for i in group:
-            out[i] = t / float(cores)
+            out[i] = 1.0 if t is None else thread_speed(t, cores,
+                                                        parallel_fraction(fits[i].method))
     return out
+
+
+def run_fit_estimate(fit, datasets, book=None, probe=None):
+    """One fit of a Compare / Sensitivity / views run (a :class:`rmsc.experiments.Fit` on
+    ``datasets[fit.data]``) as the run spends it: the fit (:func:`estimate_fit`), then its
+    k-means runs scored against the labels (:func:`rmsc.costs.predict_scoring`; once per
+    view for a method that clusters every view, its spec's ``per_view``), which its
+    recorded ``fit_time`` does not hold."""
+    shape = data_shape(datasets[fit.data], n_views=fit.n_views)
+    spec = find_spec(fit.method)
+    times = shape.n_views if spec is not None and spec.per_view else 1
+    return (estimate_fit(fit.method, shape, fit.params, book, probe)
+            + predict_scoring(shape, probe, times))
 
 
 def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None, cores=None):
@@ -256,12 +273,14 @@ def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None
     (:func:`part_threads_of`), elsewhere ``capacity`` groups run at full speed at once
     (:func:`rmsc.costs.schedule`; :func:`rmsc.dashboard.worker_slots` gives all three).
 
-    A fit that needs more views than it is given (its spec's ``min_views``) refuses at
-    once: it is not counted.
+    Each fit counts with its scoring (:func:`run_fit_estimate`). A fit that needs more
+    views than it is given (its spec's ``min_views``) refuses at once: it is not counted.
     """
     probe = fastest_probe_seconds() if probe is None else probe
     groups, threads = part_threads_of(datasets, fits, cores)
     parts = []
+    # the share its threads split, of a part's first fit (a part's fits share a solve)
+    parallel = [parallel_fraction(fits[g[0]].method) if g else 0.0 for g in groups]
     for group in groups:
         part = ZERO
         for i in group:
@@ -269,12 +288,11 @@ def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None
             spec = find_spec(fit.method)
             if fit.n_views is not None and spec is not None and fit.n_views < spec.min_views:
                 continue  # it refuses so few views at once
-            shape = data_shape(datasets[fit.data], n_views=fit.n_views)
-            part = part + estimate_fit(fit.method, shape, fit.params, book, probe)
+            part = part + run_fit_estimate(fit, datasets, book, probe)
         parts.append(part)
     shared = cores and all(t is not None for t in threads)
     return schedule(parts, workers, capacity, threads if shared else None,
-                    cores if shared else None)
+                    cores if shared else None, parallel if shared else None)
 
 
 def estimate_compare(variants, methods, params=None, book=None, probe=None, workers=1,
