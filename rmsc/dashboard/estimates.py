@@ -256,12 +256,13 @@ def run_fit_estimate(fit, datasets, book=None, probe=None):
     ``datasets[fit.data]``) as the run spends it: the fit (:func:`estimate_fit`), then its
     k-means runs scored against the labels (:func:`rmsc.costs.predict_scoring`; once per
     view for a method that clusters every view, its spec's ``per_view``), which its
-    recorded ``fit_time`` does not hold."""
+    recorded ``fit_time`` does not hold. A fit of unknown duration stays one (its scoring
+    in it)."""
     shape = data_shape(datasets[fit.data], n_views=fit.n_views)
     spec = find_spec(fit.method)
     times = shape.n_views if spec is not None and spec.per_view else 1
-    return (estimate_fit(fit.method, shape, fit.params, book, probe)
-            + predict_scoring(shape, probe, times))
+    est = estimate_fit(fit.method, shape, fit.params, book, probe)
+    return est if est.unknown else est + predict_scoring(shape, probe, times)
 
 
 def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None, cores=None):

@@ -8,17 +8,15 @@ from rmsc import costs as E
 from rmsc.datasets import make_multiview_subspaces
 from rmsc.methods import get_method
 from rmsc.rmsc import FORMER_STOPPING, PAPER_MODEL
+from tests import support
 
 PROBE = 2e-3  # a fixed speed probe (s per 256^3 multiply-adds): deterministic predictions
 
 
+
 def scoring_seconds(n, c, times=1):
-    """By hand: scoring 20 k-means runs of n samples and c clusters against the labels
-    (outside a fit's recorded time), ``times`` times, at :data:`PROBE`: a constant, per
-    run, per run and sample, per run and c^3 (the assignment)."""
-    k = E._costs.COSTS["scoring"]
-    units = k["const"] + 20 * k["runs"] + 20 * n * k["samples"] + 20 * c ** 3 * k["assign"]
-    return times * units * PROBE / 256 ** 3
+    """:func:`tests.support.scoring_seconds` at :data:`PROBE`."""
+    return support.scoring_seconds(n, c, PROBE, times)
 
 
 def shape(n, dims=(50, 100), c=5, fp=""):
