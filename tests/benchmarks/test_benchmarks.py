@@ -59,7 +59,8 @@ SMOKE = {
         (["--smoke", "--methods", "RMSC", "SSC-BSV"], "| SSC-BSV = ")],
     "tools/calibrate_costs.py": [(["--smoke"], "'rmsc_iter'"),
                                  (["--lam-only", "--smoke"], "| median ratio to 1x |"),
-                                 (["--criterion-only", "--smoke"], "| samples | clusters |")],
+                                 (["--criterion-only", "--smoke"], "| samples | clusters |"),
+                                 (["--parallel-only", "--smoke"], "| median | RMSC | |")],
     # the studies meant to be rerun
     "docs/studies/study_affinity.py": [(["--smoke"], "Subspaces|RMSC|0.3|0.25")],
     "docs/studies/study_acceleration.py": [
