@@ -335,9 +335,9 @@ def parallel_fraction(method):
 def thread_speed(threads, cores, parallel):
     """How fast a fit runs on ``threads`` threads against on ``cores`` (1: as fast), alone
     on its machine, when ``parallel`` of its one-thread time is split among its threads and
-    the rest is not (Amdahl's law). A fit of which little is split (RMSC on 3-Sources: about
-    a sixth) is barely slower on one thread than on two; one split wholly takes twice as
-    long. Seconds measured on ``threads`` threads times this are those on ``cores``."""
+    the rest is not (Amdahl's law). A fit of which little is split is barely slower on one
+    thread than on two; one split wholly takes twice as long. Seconds measured on
+    ``threads`` threads times this are those on ``cores``."""
     p = min(1.0, max(0.0, float(parallel)))
 
     def one_thread_share(t):

@@ -238,8 +238,8 @@ def fit_speeds(datasets, fits, cores=None):
     machine's every ``cores`` (:func:`rmsc.costs.thread_speed` with the share of the
     method's fit its threads split, :func:`rmsc.costs.parallel_fraction`; 1 when the cores
     are not shared out). A fit's duration times its speed is its duration with every core:
-    a one-thread RMSC fit on 3-Sources, of which about a sixth is split, is kept at about
-    nine tenths of its time, not half."""
+    a one-thread fit of which little is split is kept at nearly its time, not at its share
+    of the cores (the measured shares: docs/dashboard.md, "Threads and scoring")."""
     out = [1.0] * len(fits)
     if not cores:
         return out
