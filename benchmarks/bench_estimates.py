@@ -3,6 +3,7 @@
     nice -n 10 python benchmarks/bench_estimates.py [--data Digit-small] [--busy 2] [--smoke]
     python benchmarks/bench_estimates.py --per-method [--datasets digit-small digit 3sources reuter]
                                          [--methods RMSC RMSC-WV SSC-AVG ...]
+    python benchmarks/bench_estimates.py --parts [--data 3-Sources] [--busy 2]
 
 Default: the dashboard's long buttons as the pages run them, while ``--busy`` processes
 (``python -c "while True: pass"``, started here and ended at the end) keep cores busy. A
@@ -23,6 +24,17 @@ prediction (the speed probe taken just before the fit), the fit as the Compare p
 the button says afterwards for the same run (the duration recorded in a
 rmsc.dashboard.estimates.CostBook). DiMSC runs on Digit-small and 3-Sources only unless
 named with --methods.
+
+``--parts``: where a button's time goes beyond the fits' durations the book records. Solve's
+"Suggest λ and β" (:func:`rmsc.dashboard.run_suggestion`) is run here (in this process) and
+as the page sends it (a task on the dashboard's LocalCluster), at 1 thread and at every
+core, with no busy process and with ``--busy``; each row: the wall from submitting to the
+result, the run's own seconds where it ran (:attr:`rmsc.dashboard.SuggestionRun.seconds`),
+and its parts summed over the settings (:attr:`rmsc.selection.Suggestion.timings`: each
+setting's whole turn, the estimator's ``fit``, its ``fit_time_``, the graph criterion, the
+k-means agreement), the scoring, and the estimate's idle seconds of the same run. The other
+buttons' fits, run one after another here (every part of the run, at 1 thread): the wall
+against the sum of the ``fit_time`` the book records.
 """
 
 import _preamble  # the checkout's root on sys.path, --smoke, one thread
@@ -129,7 +141,8 @@ def buttons(name, busy, smoke):
              lambda b, out: dash.record_views(b, data, params, out, cores)),
             ("Solve: Suggest λ and β", len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS),
              "suggest", lambda: dash.estimate_suggestion(data, p, book),
-             lambda: dash.Remote(dash.run_suggestion, data, p), None),
+             lambda: dash.Remote(dash.run_suggestion, data, p),
+             lambda b, out: dash.record_suggestion(b, data, p, out)),
         ]
         print(f"| button | fits | the button said | idle s | learned factor | others busy | "
               f"predicted s | measured s | predicted / measured | within {TARGET:g}x |")
@@ -155,6 +168,102 @@ def buttons(name, busy, smoke):
         _stop(burners)
 
 
+def _submit(dask_workers, task, threads=None):
+    """``(seconds from submitting to the result, result)`` of ``task`` sent as the page
+    sends it, its fits on ``threads`` threads (None: every core)."""
+    task.threads = threads
+    return _wall(dask_workers, task)
+
+
+def _here(task, threads):
+    """``(wall, result)`` of ``task(job)`` run in this process, its fits on ``threads``."""
+    from rmsc import dashboard as dash
+    from rmsc.backends import FIT_THREADS_ENV
+
+    os.environ[FIT_THREADS_ENV] = str(int(threads))
+    try:
+        t0 = time.perf_counter()
+        out = task(dash.Job("bench", lambda j: None))
+        return time.perf_counter() - t0, out
+    finally:
+        os.environ.pop(FIT_THREADS_ENV, None)
+
+
+def parts(name, busy, smoke):
+    """Where Suggest's time goes, and the other buttons' time beyond their fits' durations
+    (the module docstring, ``--parts``)."""
+    from rmsc import dashboard as dash
+    from rmsc.dashboard import workers
+
+    data = datasets.load_bundled(name)
+    dask_workers = workers.DaskWorkers()
+    try:
+        slots = dask_workers.slots()
+        cores = slots["cores"] or 1
+        p = dash.Params()
+        book = dash.CostBook()
+        _, solve = _wall(dask_workers, dash.Remote(dash.fit_rmsc, data, p))  # warms a worker
+        dash.record_solve_fit(book, solve, data)
+        idle = dash.estimate_suggestion(data, p, book).mid
+        print(f"{name}; {slots['workers']} workers sharing {cores} cores; load average at "
+              f"start: {_loads()}. Seconds; 'Σ' over the {len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS)} "
+              f"settings; 'estimate': rmsc.dashboard.estimate_suggestion's idle seconds after "
+              f"the Solve page's fit (one thread, the book holding that fit)\n")
+        print("| button | where | threads | busy | submit → result | run where it ran | "
+              "Σ setting's turn | Σ fit | Σ fit_time_ | Σ criterion | Σ agreement | scoring | "
+              "estimate |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        grid = {"lams": dash.SUGGEST_LAMS[:1], "beta_rels": dash.SUGGEST_BETA_RELS[:2]} \
+            if smoke else {}
+        for n_busy in ([busy] if smoke else [0, busy]):
+            burners = _burners(n_busy)
+            try:
+                time.sleep(0 if smoke or not n_busy else 3)
+                for threads in ([1] if smoke else sorted({1, cores})):
+                    for where in ("here", "worker"):
+                        if where == "here":
+                            wall, run = _here(
+                                lambda j: dash.run_suggestion(data, p, j, **grid), threads)
+                        else:
+                            wall, run = _submit(dask_workers, dash.Remote(
+                                dash.run_suggestion, data, p, **grid), threads)
+                        t = run.suggestion.timings
+                        sums = [sum(x[k] for x in t) for k in
+                                ("seconds", "fit", "fit_time", "criterion", "agreement")]
+                        print(f"| Suggest | {where} | {threads} | {n_busy} | {wall:.2f} | "
+                              f"{run.seconds:.2f} | "
+                              + " | ".join(f"{v:.2f}" for v in sums)
+                              + f" | {run.scoring:.2f} | {idle:.2f} |", flush=True)
+            finally:
+                _stop(burners)
+        # the other buttons' fits, one after another here, one thread
+        params = dash.rmsc_method_params(p, data)
+        lams, betas = dash.sensitivity_axes(p.resolved_lam, solve.beta_max, p.beta)
+        base = dash.sensitivity_settings(p, "RMSC")
+        methods = list(DEFAULT_COMPARE)
+        if smoke:
+            methods, lams, betas = methods[:1], lams[:2], betas[:1]
+        variants = {"data": data}
+        print("\n| button | fits | wall here, 1 thread | Σ fit_time (the book's) | "
+              "beyond them per fit |")
+        print("|---|---:|---:|---:|---:|")
+        for button, task, times in [
+                ("Compare", dash.compare_parts(variants, methods, params, p.seed),
+                 lambda out: list(out["data"]["fit_time"])),
+                ("Sensitivity: λ × β grid",
+                 dash.sensitivity_parts(data, lams, betas, "RMSC", base, p.seed),
+                 lambda out: list(out["fit_time"])),
+                ("Sensitivity: views", dash.views_parts(data, methods, params, p.seed),
+                 lambda out: list(out["fit_time"]))]:
+            wall, out = _here(task, 1)
+            fits = [float(x) for x in times(out) if x == x]
+            print(f"| {button} | {len(fits)} | {wall:.2f} | {sum(fits):.2f} | "
+                  f"{(wall - sum(fits)) / max(1, len(fits)):.3f} |", flush=True)
+        print(f"\nload average at end: {_loads()}")
+    finally:
+        dask_workers.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="Digit-small", help="the buttons' dataset (bundled)")
@@ -164,8 +273,15 @@ def main():
                     help="the cost model alone, method by method (no load)")
     ap.add_argument("--datasets", nargs="+", default=None, choices=sorted(DATASETS))
     ap.add_argument("--methods", nargs="+", default=None)
+    ap.add_argument("--parts", action="store_true",
+                    help="where Suggest's time goes, part by part (and the others' per-fit "
+                         "time beyond their recorded durations)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    if args.parts:
+        parts("3-Sources" if args.smoke else args.data, 1 if args.smoke else args.busy,
+              args.smoke)
+        return
     if not args.per_method:
         buttons("3-Sources" if args.smoke else args.data, 1 if args.smoke else args.busy,
                 args.smoke)

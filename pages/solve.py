@@ -92,12 +92,13 @@ def _run():
 
 
 def _suggest():
-    d = ui.data()
-    ui.start_experiment("suggest", dash.suggestion_key(ui.params(), d),
-                        dash.Remote(dash.run_suggestion, d, ui.params()), label="suggest",
+    d, p = ui.data(), ui.params()
+    ui.start_experiment("suggest", dash.suggestion_key(p, d),
+                        dash.Remote(dash.run_suggestion, d, p), label="suggest",
+                        record=lambda book, run: dash.record_suggestion(book, d, p, run),
                         planned=ui.run_plan("suggest", dash.estimate_suggestion(
-                            d, ui.params(), ui.cost_book())),
-                        weights=dash.suggestion_weights(d, ui.params(), ui.cost_book()))
+                            d, p, ui.cost_book())),
+                        weights=dash.suggestion_weights(d, p, ui.cost_book()))
 
 
 def _apply_suggestion(run):

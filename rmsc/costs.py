@@ -201,6 +201,29 @@ def spectral_terms(n, c):
     }
 
 
+def criterion_terms(n, c):
+    """Work of what a suggestion adds to each setting's fit (:func:`rmsc.selection.suggest_parameters`):
+    its graph criterion (connected pieces, then the eigenvectors again: the spectral
+    step's eigensolver without its k-means) and the agreement of the fit's k-means runs
+    (one adjusted Rand index per run, each a pass over the n samples)."""
+    return {
+        "const": 1.0,
+        "eigh": float(n) ** 3 if n <= _DENSE_EIGH_MAX else 0.0,
+        "lanczos": float(n) ** 2 * (c + 1) if n > _DENSE_EIGH_MAX else 0.0,
+        "runs": float(N_KMEANS_RUNS),
+        "ari": float(N_KMEANS_RUNS) * n,
+    }
+
+
+def scoring_terms(n, c):
+    """Work of scoring a fit's k-means runs against the labels (:func:`rmsc.evaluate_runs`,
+    after the fit and outside its recorded duration; a suggestion scores its chosen setting
+    once): per run, passes over the n samples (ACC's confusion matrix, NMI, ARI, purity)
+    and the assignment of c clusters (c^3)."""
+    return {"const": 1.0, "runs": float(N_KMEANS_RUNS),
+            "samples": float(N_KMEANS_RUNS) * n, "assign": float(N_KMEANS_RUNS) * c ** 3}
+
+
 def gram_terms(shape):
     """Work of the views' Gram factors: an eigendecomposition per view with d_v > n."""
     n = shape.n_samples
@@ -300,7 +323,30 @@ class Estimate:
 ZERO = Estimate(0.0, 0.0, 0.0, True, 0, True)
 
 
-def schedule(parts, workers=1, capacity=None, threads=None, cores=None):
+def parallel_fraction(method):
+    """The share of one fit of ``method`` that its threads split (its column blocks or views
+    on :class:`rmsc.backends.LocalBlocks`), measured: ``COSTS["parallel"]``
+    (``tools/calibrate_costs.py --parallel-only``); 0 for a method not in it (a fit that
+    runs on one thread whatever it is given)."""
+    table = _costs.COSTS.get("parallel") or {}
+    return float(table.get(str(method).upper(), 0.0))
+
+
+def thread_speed(threads, cores, parallel):
+    """How fast a fit runs on ``threads`` threads against on ``cores`` (1: as fast), alone
+    on its machine, when ``parallel`` of its one-thread time is split among its threads and
+    the rest is not (Amdahl's law). A fit of which little is split is barely slower on one
+    thread than on two; one split wholly takes twice as long. Seconds measured on
+    ``threads`` threads times this are those on ``cores``."""
+    p = min(1.0, max(0.0, float(parallel)))
+
+    def one_thread_share(t):
+        return (1.0 - p) + p / max(1, int(t))
+
+    return one_thread_share(cores) / one_thread_share(threads)
+
+
+def schedule(parts, workers=1, capacity=None, threads=None, cores=None, parallel=None):
     """The :class:`Estimate` of ``parts`` (an Estimate each: fits run one after another, e.g.
     a group that shares a solve) run side by side on ``workers`` workers.
 
@@ -311,11 +357,10 @@ def schedule(parts, workers=1, capacity=None, threads=None, cores=None):
 
     * ``threads`` (one per part) and ``cores`` given: the workers share one machine of
       ``cores`` cores and each part runs its fits on its own ``threads``
-      (:func:`rmsc.dashboard.share_threads`), so a part runs at ``threads / cores`` of
-      its speed alone, and all of them slower in proportion when the running parts' threads
-      outnumber the cores. Two parts of one thread each on two cores finish together in
-      the time of the two one after another with both cores (measured on the Sensitivity
-      grid: ``benchmarks/bench_estimates.py``).
+      (:func:`rmsc.dashboard.share_threads`), so a part runs at :func:`thread_speed` of its
+      speed alone (``parallel``: the share of its fits its threads split, one per part,
+      :func:`parallel_fraction`; required with ``threads``), and all of them slower in
+      proportion when the running parts' threads outnumber the cores.
     * else ``capacity``: how many parts run at full speed at once (None: ``workers``;
       the machines of a cluster elsewhere, whose fits use every core of theirs): with
       ``k`` parts running each runs at ``min(1, capacity / k)`` of its speed.
@@ -328,25 +373,30 @@ def schedule(parts, workers=1, capacity=None, threads=None, cores=None):
     capacity = float(workers if capacity is None else min(max(capacity, 1), workers))
     shared = threads is not None and cores
     widths = [max(1, int(t)) for t in threads] if shared else [1] * len(parts)
+    if shared and (parallel is None or len(parallel) != len(parts)):
+        raise ValueError("schedule: parts on shared cores need their parallel fractions "
+                         "(rmsc.costs.parallel_fraction), one per part")
+    alone = ([thread_speed(w, cores, f) for w, f in zip(widths, parallel)] if shared
+             else [1.0] * len(parts))
 
     def rates(running):
         if shared:
-            total = sum(w for _, w in running)
-            return [w / cores * min(1.0, cores / total) for _, w in running]
+            total = sum(w for _, w, _ in running)
+            return [a * min(1.0, cores / total) for _, w, a in running]
         return [min(1.0, capacity / len(running))] * len(running)
 
     def makespan(seconds):
-        # (seconds of work at full speed, threads) per part, longest first
-        waiting = sorted(((s, w) for s, w in zip(seconds, widths) if s > 0),
+        # (seconds of work at full speed, threads, speed alone) per part, longest first
+        waiting = sorted(((s, w, a) for s, w, a in zip(seconds, widths, alone) if s > 0),
                          key=lambda p: -p[0])
         running, now = [], 0.0
         while waiting or running:
             while waiting and len(running) < workers:
                 running.append(waiting.pop(0))
             rate = rates(running)
-            step = min(r / v for (r, _), v in zip(running, rate))
+            step = min(r / v for (r, _, _), v in zip(running, rate))
             now += step
-            running = [(r - step * v, w) for (r, w), v in zip(running, rate)
+            running = [(r - step * v, w, a) for (r, w, a), v in zip(running, rate)
                        if r - step * v > 1e-12]
         return now
 
@@ -581,6 +631,34 @@ def model_parts(method, shape, params=None):
     given = {k: v for k, v in (params or {}).items()
              if v is not None or (k in NONE_IS_A_SETTING and k in defaults)}
     return model.parts(spec, shape, {**defaults, **given}, defaults)
+
+
+def predict_criterion(shape, probe=None):
+    """The model's :class:`Estimate` of what a suggestion adds to each setting's fit on data
+    of ``shape`` (:func:`criterion_terms`, constants ``COSTS["criterion"]`` from
+    ``tools/calibrate_costs.py --criterion-only``): 0 s without those constants.
+    ``probe`` as :func:`predict`'s."""
+    return _predict_extra("criterion", criterion_terms(shape.n_samples, shape.n_clusters),
+                          probe)
+
+
+def predict_scoring(shape, probe=None, times=1):
+    """The model's :class:`Estimate` of scoring a fit's k-means runs ``times`` times (once,
+    or once per view for a method that clusters every view) on data of ``shape``
+    (:func:`scoring_terms`, constants ``COSTS["scoring"]``, from the same run of
+    ``tools/calibrate_costs.py --criterion-only``): 0 s without those constants."""
+    return _predict_extra("scoring", scoring_terms(shape.n_samples, shape.n_clusters),
+                          probe, times)
+
+
+def _predict_extra(name, terms, probe, times=1):
+    """Seconds of a part beside a fit (``COSTS[name]`` times ``terms``), as an
+    :class:`Estimate` with :data:`ZERO`'s flags: added to a fit's estimate it keeps that
+    estimate's ``measured`` and ``guess`` (what the fit rests on, which the button's learned
+    pace is filed under)."""
+    coefs = _costs.COSTS.get(name)
+    s = unit_seconds(probe) * _dot(coefs, terms) * times if coefs else 0.0
+    return Estimate(s, s, s, ZERO.measured, ZERO.unknown, ZERO.guess)
 
 
 def predict(method, shape, params=None, probe=None):

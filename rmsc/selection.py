@@ -28,6 +28,7 @@ On the dashboard: the Solve page's "Suggest λ and β (no labels)"
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -136,6 +137,12 @@ class Suggestion:
         Index of the chosen row in ``table``.
     model : rmsc.RMSC
         The chosen setting's fitted estimator.
+    timings : list of dict
+        Seconds of each setting tried (the order of ``table``): ``seconds`` its whole
+        turn (the estimator built and fitted, then its criterion), ``fit`` the estimator's
+        ``fit`` (its ``fit_time_`` and the spectral step), ``fit_time`` the estimator's
+        ``fit_time_``, ``criterion`` :func:`graph_criterion`, ``agreement``
+        :func:`clustering_agreement` (the last two 0 when the fit failed).
     """
 
     params: dict
@@ -143,6 +150,7 @@ class Suggestion:
     table: list = field(default_factory=list)
     best: int = 0
     model: object = None
+    timings: list = field(default_factory=list)
 
 
 def suggest_parameters(Xs, n_clusters, *, weighting="sample", lams=SUGGEST_LAMS,
@@ -194,13 +202,14 @@ def suggest_parameters(Xs, n_clusters, *, weighting="sample", lams=SUGGEST_LAMS,
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {', '.join(map(repr, CRITERIA))}; "
                          f"got {criterion!r}.")
-    table = []
+    table, timings = [], []
     best = None  # (rank key, row of the table, fitted estimator) of the best setting so far
     grid = [(lam, rel) for lam in lams for rel in beta_rels]
     for k, (lam, rel) in enumerate(grid):
         if progress is not None:
             progress(k, len(grid), f"setting {k + 1} of {len(grid)}: lam={lam:g}, "
                                    f"beta_rel={rel:g}")
+        t0 = time.perf_counter()
         est = RMSC(n_clusters=n_clusters, lam=lam, beta="auto", beta_rel=rel,
                    weighting=weighting, random_state=random_state, **params)
         row = {"lam": float(lam), "beta_rel": float(rel)}
@@ -211,10 +220,19 @@ def suggest_parameters(Xs, n_clusters, *, weighting="sample", lams=SUGGEST_LAMS,
         except DegenerateSolutionError as exc:
             row.update(beta=getattr(est, "beta_", float("nan")), error=str(exc))
             table.append(row)
+            seconds = time.perf_counter() - t0
+            timings.append({"seconds": seconds, "fit": seconds,
+                            "fit_time": float(getattr(est, "fit_time_", seconds)),
+                            "criterion": 0.0, "agreement": 0.0})
             continue
+        t1 = time.perf_counter()
         crit = graph_criterion(est.affinity_matrix_, n_clusters, random_state=random_state)
+        t2 = time.perf_counter()
         crit = GraphCriterion(crit.eigengap, crit.isolated, crit.pieces, crit.n_clusters,
                               clustering_agreement(est.labels_, est.label_runs_))
+        t3 = time.perf_counter()
+        timings.append({"seconds": t3 - t0, "fit": t1 - t0, "fit_time": float(est.fit_time_),
+                        "criterion": t2 - t1, "agreement": t3 - t2})
         row.update(beta=float(est.beta_), eigengap=crit.eigengap, isolated=crit.isolated,
                    pieces=crit.pieces, agreement=crit.agreement)
         table.append(row)
@@ -231,4 +249,4 @@ def suggest_parameters(Xs, n_clusters, *, weighting="sample", lams=SUGGEST_LAMS,
     _, index, est = best
     row = table[index]
     return Suggestion(params={"lam": row["lam"], "beta": "auto", "beta_rel": row["beta_rel"]},
-                      beta=row["beta"], table=table, best=index, model=est)
+                      beta=row["beta"], table=table, best=index, model=est, timings=timings)

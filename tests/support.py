@@ -267,3 +267,15 @@ class Gate:
             raise ValueError("bad parameter: try another")
         return done
 
+
+
+def scoring_seconds(n, c, probe, times=1):
+    """By hand: scoring 20 k-means runs of n samples and c clusters against the labels
+    (outside a fit's recorded time, rmsc.costs.COSTS["scoring"]), ``times`` times, at the
+    speed probe ``probe`` (s per 256^3 multiply-adds): a constant, per run, per run and
+    sample, per run and c^3 (the assignment)."""
+    from rmsc import _costs
+
+    k = _costs.COSTS["scoring"]
+    units = k["const"] + 20 * k["runs"] + 20 * n * k["samples"] + 20 * c ** 3 * k["assign"]
+    return times * units * probe / 256 ** 3

@@ -4,6 +4,8 @@
                                          [--iter-datasets Subspaces 3-Sources Digit-small]
     python tools/calibrate_costs.py --iterations-only [--write]
     python tools/calibrate_costs.py --lam-only [--write] [--iter-datasets ...]
+    python tools/calibrate_costs.py --criterion-only [--write]
+    python tools/calibrate_costs.py --parallel-only [--write] [--iter-datasets ...]
 
 Times the model's kernels on synthetic data (rmsc.datasets.make_multiview_subspaces, so
 that the bundled datasets check the model out of sample: benchmarks/bench_estimates.py):
@@ -29,6 +31,19 @@ that the bundled datasets check the model out of sample: benchmarks/bench_estima
   RMSC-WV at λ = :data:`LAM_FACTORS` x the default, each stopping on the defaults' rule and
   tolerance; the median over them of the iterations at each λ over those at the default
   (rmsc.costs.lam_iteration_ratio). ``--lam-only`` measures these alone.
+* what a suggestion adds to each setting's fit (``criterion``): the graph criterion
+  (rmsc.selection.graph_criterion) and the k-means runs' agreement
+  (rmsc.selection.clustering_agreement) on RMSC's affinities of synthetic data from 150
+  to 1500 samples (:data:`CRITERION_SIZES`), fitted on the terms of
+  rmsc.costs.criterion_terms; and the scoring of a fit's k-means runs against the labels
+  (``scoring``: rmsc.evaluate_runs, after every Compare and Sensitivity fit, outside its
+  recorded ``fit_time``) on random labellings of :data:`SCORING_SHAPES`, fitted on the
+  terms of rmsc.costs.scoring_terms. ``--criterion-only`` measures these two alone.
+* how much of a fit its threads share (``parallel``, rmsc.costs.thread_speed): for each
+  method whose fit runs column blocks or views on threads (rmsc.backends.LocalBlocks), on
+  the bundled datasets (``--iter-datasets``), one thread, the CPU seconds inside the
+  runner's ``map`` over the fit's CPU seconds (process time: a busy machine slows both
+  alike); the median over the datasets. ``--parallel-only`` measures these alone.
 
 Every time is divided by the seconds of a multiply-add measured by the speed probe
 (rmsc.costs.probe_seconds, taken before and after each timing), so the
@@ -188,6 +203,142 @@ def print_iteration_counts(counts, rows):
                            for r, tol in cols) + " | |")
 
 
+#: Samples of the synthetic sets the suggestion's criterion is timed on (both sides of the
+#: spectral step's switch from a dense eigensolver to Lanczos, rmsc.spectral).
+CRITERION_SIZES = (150, 300, 600, 900, 1500)
+
+
+def criterion_rows(smoke=False):
+    """``([(terms, units)], [(n, seconds, units)])``: the graph criterion and the agreement
+    of the k-means runs of an RMSC fit (3 iterations: an affinity of RMSC's kind, quickly)
+    on synthetic data of each of :data:`CRITERION_SIZES` samples, one thread; the median
+    of 5 timings (1 in a smoke run)."""
+    from rmsc.selection import clustering_agreement, graph_criterion
+
+    rows, log = [], []
+    for n in ((100,) if smoke else CRITERION_SIZES):
+        d = make_multiview_subspaces(n_clusters=10, n_per_cluster=n // 10, n_views=2,
+                                     view_dims=(20, 40), subspace_dim=4, noise=0.3,
+                                     random_state=0)
+        est = rmsc.get_method("RMSC", n_clusters=10, random_state=0, max_iter=3, tol=0.0)
+        with threadpool_limits(limits=1):
+            est.fit(list(d.views))
+
+            def criterion():
+                graph_criterion(est.affinity_matrix_, 10, random_state=0)
+                clustering_agreement(est.labels_, est.label_runs_)
+
+            criterion()  # warm-up (imports)
+            timings = [timed(criterion)[1:] for _ in range(1 if smoke else 5)]
+        u, t = (float(np.median(x)) for x in zip(*timings))
+        rows.append((E.criterion_terms(d.n_samples, 10), u))
+        log.append((d.n_samples, t, u))
+    return rows, log
+
+
+#: (samples, clusters) of the random labellings the scoring is timed on.
+SCORING_SHAPES = ((150, 3), (150, 20), (600, 6), (2000, 10), (2000, 40), (6000, 6))
+
+
+def scoring_rows(smoke=False):
+    """``([(terms, units)], [(n, c, seconds, units)])``: rmsc.evaluate_runs of 20 random
+    k-means-like runs against random labels of each of :data:`SCORING_SHAPES`, one thread;
+    the median of 5 timings (1 in a smoke run)."""
+    from rmsc.metrics import evaluate_runs
+    from rmsc.spectral import N_KMEANS_RUNS
+
+    rng = np.random.default_rng(0)
+    rows, log = [], []
+    for n, c in (SCORING_SHAPES[:1] if smoke else SCORING_SHAPES):
+        labels = rng.integers(0, c, n)
+        runs = rng.integers(0, c, (N_KMEANS_RUNS, n))
+        with threadpool_limits(limits=1):
+            evaluate_runs(labels, runs)  # warm-up
+            timings = [timed(lambda: evaluate_runs(labels, runs))[1:]
+                       for _ in range(1 if smoke else 5)]
+        u, t = (float(np.median(x)) for x in zip(*timings))
+        rows.append((E.scoring_terms(n, c), u))
+        log.append((n, c, t, u))
+    return rows, log
+
+
+#: The cost models whose fits run blocks on threads (rmsc.backends.LocalBlocks).
+THREADED_MODELS = ("rmsc", "ssc", "dimsc")
+
+
+def parallel_fractions(names, smoke=False):
+    """``({method: fraction}, [(dataset, method, cpu seconds, fraction)])``: the share of
+    each threaded method's fit (:data:`THREADED_MODELS`) spent in its runner's ``map`` (the
+    work its threads split), on one thread, CPU time; the median over ``names``."""
+    from rmsc import backends
+
+    inside = [0.0]
+    plain = backends.LocalBlocks.map
+
+    def counted(self, fn, shared, arguments):
+        t0 = time.process_time()
+        try:
+            return plain(self, fn, shared, arguments)
+        finally:
+            inside[0] += time.process_time() - t0
+
+    old = os.environ.get(backends.FIT_THREADS_ENV)
+    os.environ[backends.FIT_THREADS_ENV] = "1"
+    backends.LocalBlocks.map = counted
+    fractions, log = {}, []
+    try:
+        for name in names:
+            d = datasets.load_bundled(name)
+            for model in THREADED_MODELS:
+                for spec in cost_methods(model):
+                    kwargs = {"max_iter": 3} if smoke else {}
+                    est = spec.make(n_clusters=d.n_clusters, random_state=0, **kwargs)
+                    inside[0] = 0.0
+                    with threadpool_limits(limits=1):
+                        t0 = time.process_time()
+                        est.fit(list(d.views))
+                        t = time.process_time() - t0
+                    f = inside[0] / t if t > 0 else 0.0
+                    fractions.setdefault(spec.name.upper(), []).append(f)
+                    log.append((name, spec.name, t, f))
+    finally:
+        backends.LocalBlocks.map = plain
+        if old is None:
+            os.environ.pop(backends.FIT_THREADS_ENV, None)
+        else:
+            os.environ[backends.FIT_THREADS_ENV] = old
+    return {m: round(float(np.median(f)), 3) for m, f in fractions.items()}, log
+
+
+def print_parallel(fractions, log):
+    print("\nShare of a fit its threads split (one thread, CPU seconds):\n")
+    print("| dataset | method | CPU s | in the runner's map |\n|---|---|---:|---:|")
+    for name, m, t, f in log:
+        print(f"| {name} | {m} | {t:.2f} | {f:.2f} |")
+    for m, f in fractions.items():
+        print(f"| median | {m} | | {f:.2f} |")
+
+
+def print_scoring(coefs, log):
+    print("\n| samples | clusters | scoring s | model / measured |\n|---:|---:|---:|---:|")
+    for n, c, t, u in log:
+        print(f"| {n} | {c} | {t:.3f} | {E._dot(coefs, E.scoring_terms(n, c)) / u:.2f} |")
+
+
+#: The terms of the scoring's cost (rmsc.costs.scoring_terms).
+SCORING_KEYS = ("const", "runs", "samples", "assign")
+
+
+def print_criterion(coefs, log):
+    print("\n| samples | criterion and agreement s | model / measured |\n|---:|---:|---:|")
+    for n, t, u in log:
+        print(f"| {n} | {t:.3f} | {E._dot(coefs, E.criterion_terms(n, 10)) / u:.2f} |")
+
+
+#: The terms of the criterion's cost (rmsc.costs.criterion_terms).
+CRITERION_KEYS = ("const", "eigh", "lanczos", "runs", "ari")
+
+
 def timed(fn):
     """(result, multiply-add units, seconds): the time over the probe's unit, before and after."""
     p0 = E.probe_seconds(refresh=True)
@@ -254,6 +405,12 @@ def main():
                     help="measure RMSC's iteration counts only; --write replaces just them")
     ap.add_argument("--lam-only", action="store_true",
                     help="measure RMSC's iterations against λ only; --write replaces just them")
+    ap.add_argument("--criterion-only", action="store_true",
+                    help="measure the suggestion's per-setting criterion only; --write "
+                         "replaces just it")
+    ap.add_argument("--parallel-only", action="store_true",
+                    help="measure the share of each threaded fit its threads split only; "
+                         "--write replaces just it")
     args = ap.parse_args()
     if args.smoke and args.write:
         ap.error("--smoke numbers mean nothing: they cannot be written")
@@ -263,6 +420,24 @@ def main():
         costs["rmsc_lam_iters"], lam_rows = lam_iteration_ratios(
             ["Subspaces"] if args.smoke else args.iter_datasets, args.smoke)
         print_lam_ratios(costs["rmsc_lam_iters"], lam_rows)
+        finish(costs, args.write)
+        return
+    if args.parallel_only:
+        costs = dict(E._costs.COSTS)
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        costs["parallel"], par_log = parallel_fractions(
+            ["Subspaces"] if args.smoke else args.iter_datasets, args.smoke)
+        print_parallel(costs["parallel"], par_log)
+        finish(costs, args.write)
+        return
+    if args.criterion_only:
+        costs = dict(E._costs.COSTS)
+        rows, crit_log = criterion_rows(args.smoke)
+        costs["criterion"] = fit_nnls(rows, CRITERION_KEYS)
+        print_criterion(costs["criterion"], crit_log)
+        rows, score_log = scoring_rows(args.smoke)
+        costs["scoring"] = fit_nnls(rows, SCORING_KEYS)
+        print_scoring(costs["scoring"], score_log)
         finish(costs, args.write)
         return
     if args.iterations_only:
@@ -364,6 +539,10 @@ def main():
                                            1.0)) for s, u in items]
         costs["graph"][m] = fit_nnls(fit_rows, ("const", "knn", "eigh", "sparse_eig"))
     costs["graph_spread"] = 1.5
+    crit_rows, crit_log = criterion_rows(args.smoke)
+    costs["criterion"] = fit_nnls(crit_rows, CRITERION_KEYS)
+    score_rows, score_log = scoring_rows(args.smoke)
+    costs["scoring"] = fit_nnls(score_rows, SCORING_KEYS)
 
     # Whole fits as the Compare page runs them (rmsc.experiments.compare): one scale and
     # offset per method on top of the kernels, for what they leave out (validation,
@@ -398,6 +577,8 @@ def main():
         print(f"| {name} | {what} | {t:.2f} |")
     print_iteration_counts(costs["rmsc_iters"], iter_rows)
     print_lam_ratios(costs["rmsc_lam_iters"], lam_rows)
+    print_criterion(costs["criterion"], crit_log)
+    print_scoring(costs["scoring"], score_log)
     finish(costs, args.write)
 
 

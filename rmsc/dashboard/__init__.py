@@ -266,7 +266,11 @@ from .estimates import (  # noqa: F401
     record_compare,
     record_sensitivity,
     record_solve_fit,
+    record_suggestion,
     record_views,
+    run_fit_estimate,
+    suggestion_estimates,
+    suggestion_fits,
 )
 from .pace import (  # noqa: F401
     IdleBook,

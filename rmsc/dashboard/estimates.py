@@ -14,6 +14,13 @@ A button that starts many fits says how long they will take. Two sources, the be
 2. **Modelled** (:func:`rmsc.costs.predict`): the method's cost model, in multiply-adds at
    this machine's measured speed.
 
+Solve's "Suggest λ and β" is eight RMSC fits, one after another, each followed by what the
+suggestion adds to it: its graph criterion and the agreement of its k-means runs, which no
+fit's recorded duration holds; it is estimated setting by setting as the fit plus that
+criterion (:func:`suggestion_estimates`, the criterion's cost model
+:func:`rmsc.costs.predict_criterion`), then the chosen setting's scoring once, and a
+finished suggestion records each setting's fit in the book (:func:`record_suggestion`).
+
 A method with neither (no cost model in its spec, not measured yet) counts as a fit of
 unknown duration (:meth:`rmsc.costs.Estimate.not_known`): the button says so instead of
 failing. An estimate with nothing measured in it is the model's guess, and says so.
@@ -23,8 +30,9 @@ A run's fits go to the workers side by side, in groups that share a solve
 machine the workers share: its estimate schedules the groups' estimates the same way over
 the cluster's workers (:func:`estimate_run`, :func:`rmsc.costs.schedule`). Durations are
 kept as those of a fit with its machine's every core (as the model's and the Solve page's
-fit): a fit measured on a share of the cores is recorded at that share of its time
-(:func:`fit_speeds`).
+fit, and Suggest's): a fit measured on fewer threads is recorded at its time times its
+measured speed on them against every core (:func:`fit_speeds`,
+:func:`rmsc.costs.thread_speed`: only the share of a fit its threads split speeds up).
 """
 
 from __future__ import annotations
@@ -36,8 +44,9 @@ import threading
 import numpy as np
 
 from .. import _costs
-from ..costs import (ZERO, Estimate, data_shape, fastest_probe_seconds, has_model, predict,
-                     schedule)
+from ..costs import (ZERO, Estimate, data_shape, fastest_probe_seconds, has_model,
+                     parallel_fraction, predict, predict_criterion, predict_scoring, schedule,
+                     thread_speed)
 from ..methods import find_spec, specs
 from .fitting import FitResult
 from .remote import share_threads
@@ -225,19 +234,35 @@ def part_threads_of(datasets, fits, cores=None):
 
 
 def fit_speeds(datasets, fits, cores=None):
-    """Per fit of a run in parts: the share of its machine's cores its fits ran on
-    (threads / ``cores``; 1 when the cores are not shared out). A fit's duration times its
-    speed is its duration with every core (fits scale with their threads: two one-thread
-    Sensitivity fits side by side on two cores each took twice the Solve page's
-    two-thread fit, ``benchmarks/bench_estimates.py``)."""
+    """Per fit of a run in parts: how fast it ran on its part's threads against on its
+    machine's every ``cores`` (:func:`rmsc.costs.thread_speed` with the share of the
+    method's fit its threads split, :func:`rmsc.costs.parallel_fraction`; 1 when the cores
+    are not shared out). A fit's duration times its speed is its duration with every core:
+    a one-thread fit of which little is split is kept at nearly its time, not at its share
+    of the cores (the measured shares: docs/dashboard.md, "Threads and scoring")."""
     out = [1.0] * len(fits)
     if not cores:
         return out
     groups, threads = part_threads_of(datasets, fits, cores)
     for group, t in zip(groups, threads):
         for i in group:
-            out[i] = t / float(cores)
+            out[i] = 1.0 if t is None else thread_speed(t, cores,
+                                                        parallel_fraction(fits[i].method))
     return out
+
+
+def run_fit_estimate(fit, datasets, book=None, probe=None):
+    """One fit of a Compare / Sensitivity / views run (a :class:`rmsc.experiments.Fit` on
+    ``datasets[fit.data]``) as the run spends it: the fit (:func:`estimate_fit`), then its
+    k-means runs scored against the labels (:func:`rmsc.costs.predict_scoring`; once per
+    view for a method that clusters every view, its spec's ``per_view``), which its
+    recorded ``fit_time`` does not hold. A fit of unknown duration stays one (its scoring
+    in it)."""
+    shape = data_shape(datasets[fit.data], n_views=fit.n_views)
+    spec = find_spec(fit.method)
+    times = shape.n_views if spec is not None and spec.per_view else 1
+    est = estimate_fit(fit.method, shape, fit.params, book, probe)
+    return est if est.unknown else est + predict_scoring(shape, probe, times)
 
 
 def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None, cores=None):
@@ -249,12 +274,14 @@ def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None
     (:func:`part_threads_of`), elsewhere ``capacity`` groups run at full speed at once
     (:func:`rmsc.costs.schedule`; :func:`rmsc.dashboard.worker_slots` gives all three).
 
-    A fit that needs more views than it is given (its spec's ``min_views``) refuses at
-    once: it is not counted.
+    Each fit counts with its scoring (:func:`run_fit_estimate`). A fit that needs more
+    views than it is given (its spec's ``min_views``) refuses at once: it is not counted.
     """
     probe = fastest_probe_seconds() if probe is None else probe
     groups, threads = part_threads_of(datasets, fits, cores)
     parts = []
+    # the share its threads split, of a part's first fit (a part's fits share a solve)
+    parallel = [parallel_fraction(fits[g[0]].method) if g else 0.0 for g in groups]
     for group in groups:
         part = ZERO
         for i in group:
@@ -262,12 +289,11 @@ def estimate_run(datasets, fits, book=None, probe=None, workers=1, capacity=None
             spec = find_spec(fit.method)
             if fit.n_views is not None and spec is not None and fit.n_views < spec.min_views:
                 continue  # it refuses so few views at once
-            shape = data_shape(datasets[fit.data], n_views=fit.n_views)
-            part = part + estimate_fit(fit.method, shape, fit.params, book, probe)
+            part = part + run_fit_estimate(fit, datasets, book, probe)
         parts.append(part)
     shared = cores and all(t is not None for t in threads)
     return schedule(parts, workers, capacity, threads if shared else None,
-                    cores if shared else None)
+                    cores if shared else None, parallel if shared else None)
 
 
 def estimate_compare(variants, methods, params=None, book=None, probe=None, workers=1,
@@ -389,18 +415,57 @@ def record_solve_fit(book, result, dataset):
     book.record(fp, method, params[method], result.fit_time + result.spectral_time)
 
 
+def suggestion_fits(params, dataset):
+    """``[(λ, β_rel, parameters)]``: the settings of :func:`rmsc.dashboard.run_suggestion` in
+    the order it fits them (λ-major), each with the parameters its fit is recorded and
+    estimated under (:func:`record_suggestion`, :func:`suggestion_estimates`)."""
+    settings = suggestion_settings(params, dataset)
+    return [(float(lam), float(rel),
+             {**settings, "lam": float(lam), "beta": "auto", "beta_rel": float(rel)})
+            for lam in SUGGEST_LAMS for rel in SUGGEST_BETA_RELS]
+
+
+def suggestion_estimates(dataset, params, book=None, probe=None):
+    """Each setting's :class:`Estimate` in a suggestion run, in the order it fits them: its
+    fit (:func:`estimate_fit`: measured where the book has it, else scaled or modelled)
+    plus what the suggestion adds to it, the graph criterion and the k-means runs'
+    agreement (:func:`rmsc.costs.predict_criterion`, never in a fit's recorded duration).
+    """
+    probe = fastest_probe_seconds() if probe is None else probe
+    shape = data_shape(dataset)
+    criterion = predict_criterion(shape, probe)
+    return [estimate_fit(params.method, shape, p, book, probe) + criterion
+            for _, _, p in suggestion_fits(params, dataset)]
+
+
 def estimate_suggestion(dataset, params, book=None, probe=None):
-    """The :class:`Estimate` of :func:`rmsc.dashboard.run_suggestion` (one fit per (λ, β_rel)).
+    """The :class:`Estimate` of :func:`rmsc.dashboard.run_suggestion` (one fit per (λ, β_rel),
+    each with its criterion: :func:`suggestion_estimates`), then the suggested setting's
+    scoring against the labels, once (:func:`rmsc.costs.predict_scoring`).
 
     ``params`` is the Solve page's :class:`rmsc.dashboard.Params`; a measured duration of
     the method on these data (another λ, β) centres each fit's range.
     """
     probe = fastest_probe_seconds() if probe is None else probe
-    shape = data_shape(dataset)
-    settings = suggestion_settings(params, dataset)
-    total = ZERO
-    for lam in SUGGEST_LAMS:
-        for beta_rel in SUGGEST_BETA_RELS:
-            p = {**settings, "lam": float(lam), "beta": "auto", "beta_rel": float(beta_rel)}
-            total = total + estimate_fit(params.method, shape, p, book, probe)
-    return total
+    total = sum(suggestion_estimates(dataset, params, book, probe), ZERO)
+    return total + predict_scoring(data_shape(dataset), probe)
+
+
+def record_suggestion(book, dataset, params, run):
+    """Record the fits of a finished :func:`rmsc.dashboard.run_suggestion` (a
+    :class:`rmsc.dashboard.SuggestionRun` with ``params``, the Solve page's, on ``dataset``)
+    in ``book``: each setting's ``fit`` seconds (:attr:`rmsc.selection.Suggestion.timings`:
+    the estimator's ``fit``, as the other buttons record theirs) under the parameters
+    :func:`suggestion_estimates` looks up; its criterion stays with the model. A run of
+    another method or grid than ``params`` gives is not recorded."""
+    fp = str(getattr(dataset, "fingerprint", "") or "")
+    s = getattr(run, "suggestion", None)
+    if not fp or s is None or getattr(run, "method", None) != params.method:
+        return
+    fits = suggestion_fits(params, dataset)
+    timings = getattr(s, "timings", None) or []  # none in a run kept before they were
+    if len(timings) != len(fits) or len(s.table) != len(fits):
+        return
+    for (lam, rel, p), row, t in zip(fits, s.table, timings):
+        if (row["lam"], row["beta_rel"]) == (lam, rel):
+            book.record(fp, params.method, p, t["fit"])

@@ -36,11 +36,11 @@ import numpy as np
 
 from ..costs import (calibrate_speed, data_shape, fastest_probe_seconds, format_duration,
                      has_model, join_span, predict)
-from .estimates import estimate_fit, part_threads_of, record_solve_fit
+from .estimates import (part_threads_of, record_solve_fit, run_fit_estimate,
+                        suggestion_estimates)
 from .fitting import FitResult
 from .store import read_json, side_file, write_json
 from .runs import compare_fits, rmsc_method_params, sensitivity_fits, views_fits
-from .suggest import SUGGEST_BETA_RELS, SUGGEST_LAMS, suggestion_settings
 
 #: The range around the figure: from figure / SPREAD to figure x SPREAD (1.96x wide).
 SPREAD = 1.4
@@ -402,7 +402,8 @@ def learn_from_fit(pace, book, result, dataset, cores, load=None):
 
 
 def run_weights(datasets, fits, book=None, probe=None):
-    """Each fit's idle seconds by its estimate, per part of the run, in the order the
+    """Each fit's idle seconds by its estimate with its scoring
+    (:func:`rmsc.dashboard.run_fit_estimate`), per part of the run, in the order the
     parts go to the workers (:func:`rmsc.dashboard.part_threads_of`, as
     :class:`rmsc.dashboard.RemoteParts`): a list per part. A fit of unknown time weighs as
     the mean of the others (1 when none is known)."""
@@ -412,9 +413,7 @@ def run_weights(datasets, fits, book=None, probe=None):
     for group in groups:
         row = []
         for i in group:
-            fit = fits[i]
-            shape = data_shape(datasets[fit.data], n_views=fit.n_views)
-            est = estimate_fit(fit.method, shape, fit.params, book, probe)
+            est = run_fit_estimate(fits[i], datasets, book, probe)
             row.append(float(est.mid) if not est.unknown else None)
         out.append(row)
     return _fill_unknown(out)
@@ -439,16 +438,10 @@ def views_weights(dataset, methods, params=None, book=None, probe=None):
 
 def suggestion_weights(dataset, params, book=None, probe=None):
     """:func:`run_weights` of :func:`rmsc.dashboard.run_suggestion`: one part, its settings
-    in the order it fits them (λ-major)."""
-    probe = fastest_probe_seconds() if probe is None else probe
-    shape = data_shape(dataset)
-    settings = suggestion_settings(params, dataset)
-    row = []
-    for lam in SUGGEST_LAMS:
-        for rel in SUGGEST_BETA_RELS:
-            p = {**settings, "lam": float(lam), "beta": "auto", "beta_rel": float(rel)}
-            est = estimate_fit(params.method, shape, p, book, probe)
-            row.append(float(est.mid) if not est.unknown else None)
+    in the order it fits them (λ-major), each its fit and criterion
+    (:func:`rmsc.dashboard.suggestion_estimates`)."""
+    row = [None if est.unknown else float(est.mid)
+           for est in suggestion_estimates(dataset, params, book, probe)]
     return _fill_unknown([row])
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from dataclasses import dataclass
 
 import pandas as pd
@@ -67,12 +68,19 @@ class SuggestionRun:
     scores : dict or None
         :func:`rmsc.evaluate_runs` of the suggested setting against the labels (acc_mean,
         nmi_mean, ...), or None when the data have no usable labels.
+    seconds : float
+        The whole run where it ran (every setting's turn, the scoring, the reports):
+        beside ``suggestion.timings``, what the settings' turns leave out.
+    scoring : float
+        Seconds of the scoring against the labels.
     """
 
     suggestion: Suggestion
     weighting: str
     n_clusters: int
     scores: dict | None = None
+    seconds: float = 0.0
+    scoring: float = 0.0
 
     @property
     def method(self):
@@ -131,6 +139,7 @@ def run_suggestion(dataset, params, job=None, *, lams=SUGGEST_LAMS,
     rmsc.DegenerateSolutionError
         When no setting gives a usable clustering (a ValueError: a job shows its message).
     """
+    start = time.perf_counter()
     settings = suggestion_settings(params, dataset)
     n_clusters = settings.pop("n_clusters")
     seed = settings.pop("random_state")
@@ -145,10 +154,13 @@ def run_suggestion(dataset, params, job=None, *, lams=SUGGEST_LAMS,
     out = suggest_parameters(list(dataset.views), n_clusters, weighting=params.weighting,
                              lams=lams, beta_rels=beta_rels, random_state=seed,
                              progress=progress, callback=callback, **settings)
+    t0 = time.perf_counter()
     labels = scoring_labels(dataset)
     scores = None if labels is None else evaluate_runs(labels, out.model.label_runs_)
+    end = time.perf_counter()
     return SuggestionRun(suggestion=dataclasses.replace(out, model=None),
-                         weighting=params.weighting, n_clusters=int(n_clusters), scores=scores)
+                         weighting=params.weighting, n_clusters=int(n_clusters), scores=scores,
+                         seconds=end - start, scoring=end - t0)
 
 
 def apply_suggestion(params, run):

@@ -9,6 +9,7 @@ from rmsc import dashboard as dash
 from tests.app_support import (
     cancel_jobs, find_table, goto, no_trouble, open_app, texts,
 )
+from tests.support import scoring_seconds
 
 #: Every test here runs the app as a live server does, on fresh caches (conftest.py).
 pytestmark = pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
@@ -100,11 +101,15 @@ def test_compare_button_estimates_the_ticked_methods(fitted_app, monkeypatch):
     at.multiselect(key="w_cmp_methods").set_value(["RMSC"]).run()
     no_trouble(at)
     # RMSC with the Solve page's parameters was measured there: its duration (idle: no more
-    # than it took), one figure and a range at most 2x wide
-    measured = fit.fit_time + fit.spectral_time
+    # than it took), then its scoring against the labels (Subspaces: 150 samples, 3 clusters,
+    # at the probe's 0.05 s); one figure and a range at most 2x wide
+    measured = fit.fit_time + fit.spectral_time + scoring_seconds(150, 3, 0.05)
     label = at.button(key="w_cmp_run").label
     assert label.startswith("Run 1 fits (about ") and label.endswith(" on this machine now)")
     assert _label_seconds(label) <= _label_seconds(f"(about {pace.duration_text(measured)})")
+    # and the scoring is charged: never less than it alone
+    alone = scoring_seconds(150, 3, 0.05)
+    assert _label_seconds(label) >= _label_seconds(f"(about {pace.duration_text(alone)})")
     at.multiselect(key="w_cmp_methods").set_value(["RMSC", "SSC-AVG"]).run()
     with_ssc = at.button(key="w_cmp_run").label
     assert with_ssc.startswith("Run 2 fits (about ")

@@ -58,7 +58,9 @@ SMOKE = {
     "benchmarks/digit_scores.py": [
         (["--smoke", "--methods", "RMSC", "SSC-BSV"], "| SSC-BSV = ")],
     "tools/calibrate_costs.py": [(["--smoke"], "'rmsc_iter'"),
-                                 (["--lam-only", "--smoke"], "| median ratio to 1x |")],
+                                 (["--lam-only", "--smoke"], "| median ratio to 1x |"),
+                                 (["--criterion-only", "--smoke"], "| samples | clusters |"),
+                                 (["--parallel-only", "--smoke"], "| median | RMSC | |")],
     # the studies meant to be rerun
     "docs/studies/study_affinity.py": [(["--smoke"], "Subspaces|RMSC|0.3|0.25")],
     "docs/studies/study_acceleration.py": [
@@ -84,7 +86,8 @@ OWN_TEST = {
 
 #: Scripts whose smoke run starts a Dask cluster (tens of seconds).
 SLOW = {
-    "benchmarks/bench_estimates.py": [(["--smoke"], "buttons within 1.5x")],
+    "benchmarks/bench_estimates.py": [(["--smoke"], "buttons within 1.5x"),
+                                      (["--parts", "--smoke"], "| Suggest | worker | 1 | 1 |")],
     "benchmarks/bench_page_runs.py": [(["--smoke"], "| β moved back (in memory) | 1 |")],
 }
 

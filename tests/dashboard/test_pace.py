@@ -6,7 +6,7 @@ import pytest
 
 from rmsc import dashboard as dash
 from rmsc import experiments
-from rmsc.costs import Estimate
+from rmsc.costs import Estimate, predict_scoring
 from rmsc.dashboard import pace as P
 from rmsc.dashboard.remote import PartsProgress, Remote
 from rmsc.datasets import make_multiview_subspaces
@@ -227,8 +227,10 @@ def test_run_weights_follow_the_parts_the_workers_get():
     groups = experiments.plan_groups(fits, variants)
     shape = dash.data_shape(data)
     for row, group in zip(weights, groups):
+        # each fit's estimate, then its scoring (once: none of these clusters every view)
         assert row == [pytest.approx(dash.estimate_fit(fits[i].method, shape, fits[i].params,
-                                                       None, PROBE).mid) for i in group]
+                                                       None, PROBE).mid
+                                     + predict_scoring(shape, PROBE).mid) for i in group]
     # the suggestion: one part, one weight per setting
     sw = P.suggestion_weights(data, dash.Params(), None, PROBE)
     assert len(sw) == 1 and len(sw[0]) == len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS)
