@@ -37,7 +37,8 @@ iterations per fit; its numbers mean nothing.
 Measured: the tables of docs/weights.md, "Measured" were written at commit ad17cfd
 (2026-11-28), on that commit's code; the cells added later ("consensus" and "dof" on Digit
 with outliers, every Reuter row) at commit cb1b723; the rows of "(B4) two levels" on the code
-of commit a10e652. Rerun it to update them (smoke-tested:
+of commit a10e652; the converged cells on Digit and Reuter and Reuter's "two_level" rows at
+commit d120304. Rerun it to update them (smoke-tested:
 tests/benchmarks/test_benchmarks.py).
 """
 
@@ -131,7 +132,8 @@ def main():
                     if args.smoke:
                         params = {**params, "max_iter": SMOKE_ITERS}
                     start = time.perf_counter()
-                    print(f"| {label} | {model} |" + _converged(d, list(d.views), params),
+                    print(f"| {label} | {model} |" + _converged(d, list(d.views), params,
+                                                                   args.smoke),
                           flush=True)
                     print(f"{label}, {model}: {time.perf_counter() - start:.0f} s, load "
                           f"{os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
@@ -166,13 +168,15 @@ def main():
                 frac = (lambda x: f"{100 * x.mean():.0f} %" if x.size else "—")  # noqa: E731
                 print(f"| {label} | {model} | {int(mask.sum())} | {frac(cap)} | {frac(top)} | "
                       f"{100 * s['acc_mean']:.2f} | {100 * s['nmi_mean']:.2f} | {est.n_iter_} | "
-                      f"{rho} | {auc} |" + (_converged(d, views, params) if conv else ""),
+                      f"{rho} | {auc} |" + (_converged(d, views, params, args.smoke) if conv else ""),
                       flush=True)
 
 
-def _converged(d, views, params):
-    """The ``--converged`` columns: the same fit run to :data:`CONVERGED`."""
-    est = rmsc.RMSC(d.n_clusters, random_state=0, **{**params, **CONVERGED}).fit(views)
+def _converged(d, views, params, smoke=False):
+    """The ``--converged`` columns: the same fit run to :data:`CONVERGED` (a smoke run's
+    still capped at :data:`SMOKE_ITERS`)."""
+    cap = {"max_iter": SMOKE_ITERS} if smoke else {}
+    est = rmsc.RMSC(d.n_clusters, random_state=0, **{**params, **CONVERGED, **cap}).fit(views)
     s = rmsc.evaluate_runs(d.labels, est.label_runs_)
     return f" {100 * s['acc_mean']:.2f} | {100 * s['nmi_mean']:.2f} | {est.n_iter_} |"
 
