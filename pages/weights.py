@@ -208,6 +208,13 @@ with c1:
                              f"cluster {r.labels[j]})")
     st.plotly_chart(figures.sample_weights_figure(detail, title=title, relative=relative),
                     key="sample_weights")
+    # under the chart, in the wider column: in the narrow one, long view names ("view 1
+    # (20-d)") put the last column behind a scroll bar at 1280 px
+    st.dataframe(detail, hide_index=True, key="sample_table", height="content",
+                 column_config={"weight": st.column_config.NumberColumn(format="%.3f"),
+                                "view median": st.column_config.NumberColumn(format="%.3f"),
+                                "percentile in view": st.column_config.NumberColumn(
+                                    format="%.1f")})
 with c2:
     if mask is not None and mask[:, j].any():
         st.warning("Injected outlier in " + ", ".join(
@@ -218,8 +225,3 @@ with c2:
             dash.image_tiles(images, [j], vmax=float(ss.clean.images().max())),
             [f"{data.view_names[data.image_view]} of #{j}"],
             columns=1), key="sample_image")
-    st.dataframe(detail, hide_index=True, key="sample_table", height="content",
-                 column_config={"weight": st.column_config.NumberColumn(format="%.3f"),
-                                "view median": st.column_config.NumberColumn(format="%.3f"),
-                                "percentile in view": st.column_config.NumberColumn(
-                                    format="%.1f")})

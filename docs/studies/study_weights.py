@@ -28,13 +28,17 @@ to convergence (:data:`CONVERGED`: the same stopping rule, tol ten times smaller
 ACC, NMI and iterations. rho is "—" where the shares are equal by construction
 ("consensus").
 
+``--converged-only``: only those converged fits (ACC, NMI, iterations), for cells whose
+default-stop columns are already measured.
+
 ``--smoke`` (benchmarks/_preamble.py): Digit-small only, clean, at most :data:`SMOKE_ITERS`
 iterations per fit; its numbers mean nothing.
 
 Measured: the tables of docs/weights.md, "Measured" were written at commit ad17cfd
 (2026-11-28), on that commit's code; the cells added later ("consensus" and "dof" on Digit
 with outliers, every Reuter row) at commit cb1b723; the rows of "(B4) two levels" on the code
-of commit a10e652. Rerun it to update them (smoke-tested:
+of commit a10e652; the converged cells on Digit and Reuter and Reuter's "two_level" rows at
+commit d120304. Rerun it to update them (smoke-tested:
 tests/benchmarks/test_benchmarks.py).
 """
 
@@ -49,6 +53,8 @@ import _preamble  # noqa: E402  (the root on sys.path, --smoke, one thread)
 _preamble.one_thread()  # before numpy
 
 import argparse  # noqa: E402
+import os  # noqa: E402
+import time  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -103,6 +109,9 @@ def main():
                     help=f"default: {RULE_MODELS}")
     ap.add_argument("--converged", action="store_true",
                     help="also run every fit to convergence (tol 3e-4)")
+    ap.add_argument("--converged-only", action="store_true",
+                    help="only the fits run to convergence: ACC, NMI and iterations (the "
+                         "default stop's columns already measured are not rerun)")
     ap.add_argument("--clean", action="store_true",
                     help="the clean data only (no injected outliers)")
     ap.add_argument("--outliers", action="store_true",
@@ -113,6 +122,22 @@ def main():
     names = args.datasets or (["Digit-small"] if args.smoke else DATASETS)
     warnings.simplefilter("ignore")
     conv = args.converged
+    if args.converged_only:
+        print("| data | model | ACC conv. | NMI conv. | it. conv. |")
+        print("|---|---|---:|---:|---:|")
+        for name in names:
+            for label, d in variants(name, args.smoke, args.clean, args.outliers):
+                for model in models:
+                    params = MODELS[model]
+                    if args.smoke:
+                        params = {**params, "max_iter": SMOKE_ITERS}
+                    start = time.perf_counter()
+                    print(f"| {label} | {model} |" + _converged(d, list(d.views), params,
+                                                                   args.smoke),
+                          flush=True)
+                    print(f"{label}, {model}: {time.perf_counter() - start:.0f} s, load "
+                          f"{os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+        return
     print("| data | model | uninf. | at cap | top | ACC | NMI | iterations | rho | AUC |"
           + (" ACC conv. | NMI conv. | it. conv. |" if conv else ""))
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if conv else ""))
@@ -143,13 +168,15 @@ def main():
                 frac = (lambda x: f"{100 * x.mean():.0f} %" if x.size else "—")  # noqa: E731
                 print(f"| {label} | {model} | {int(mask.sum())} | {frac(cap)} | {frac(top)} | "
                       f"{100 * s['acc_mean']:.2f} | {100 * s['nmi_mean']:.2f} | {est.n_iter_} | "
-                      f"{rho} | {auc} |" + (_converged(d, views, params) if conv else ""),
+                      f"{rho} | {auc} |" + (_converged(d, views, params, args.smoke) if conv else ""),
                       flush=True)
 
 
-def _converged(d, views, params):
-    """The ``--converged`` columns: the same fit run to :data:`CONVERGED`."""
-    est = rmsc.RMSC(d.n_clusters, random_state=0, **{**params, **CONVERGED}).fit(views)
+def _converged(d, views, params, smoke=False):
+    """The ``--converged`` columns: the same fit run to :data:`CONVERGED` (a smoke run's
+    still capped at :data:`SMOKE_ITERS`)."""
+    cap = {"max_iter": SMOKE_ITERS} if smoke else {}
+    est = rmsc.RMSC(d.n_clusters, random_state=0, **{**params, **CONVERGED, **cap}).fit(views)
     s = rmsc.evaluate_runs(d.labels, est.label_runs_)
     return f" {100 * s['acc_mean']:.2f} | {100 * s['nmi_mean']:.2f} | {est.n_iter_} |"
 

@@ -327,9 +327,11 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
                                  [g[0] for g in groups])
         fig.update_xaxes(tickvals=vals, ticktext=text)
     fig.update_xaxes(title=axis_title, range=[-0.5, k - 0.5], showgrid=False, zeroline=False)
+    # automargin: the left margin grows to the longest view name ("view 1 (20-d)" was cut
+    # to "w 1 (20-d)" at 1280 px in the fixed 60 px)
     fig.update_yaxes(tickvals=list(range(m)), ticktext=names,
                      range=[m - 0.25 if has_placed else m - 0.5, -0.75],
-                     zeroline=False, showgrid=False)
+                     zeroline=False, showgrid=False, automargin=True)
     fig.update_layout(
         title=(f"Change of the weights, {quantity}, lowest first within each group (each "
                f"column the {heatmap.pool} of its samples)" if quantity is not None else

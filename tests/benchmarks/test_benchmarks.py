@@ -74,7 +74,9 @@ SMOKE = {
     "docs/studies/study_suggestion.py": [(["--smoke"], "| **mean** | | | **")],
     "docs/studies/study_weights.py": [(["--smoke"], "| Digit-small | defaults, rule |"),
                                       (["--smoke", "--models", "consensus"],
-                                       "| Digit-small | consensus |")],
+                                       "| Digit-small | consensus |"),
+                                      (["--smoke", "--models", "two_level", "--converged-only"],
+                                       "| Digit-small | two_level |")],
 }
 
 #: Scripts whose smoke run is a test file of its own, which checks their tables cell by

@@ -157,6 +157,26 @@ def run_experiments(page, url):
     return out
 
 
+def test_the_weights_page_keeps_long_view_names_whole_at_1280_px(browser, server):
+    """Subspaces' view names ("view 1 (20-d)") are longer than Digit's (PIX, FOU...): the
+    heatmap's row labels were cut in its fixed left margin, and the single sample's table's
+    last column sat behind a scroll bar in the narrow column; under a model other than the
+    default (view_balance), as the Solve page's select box sets it."""
+    context = browser.new_context(viewport=SIZE)
+    page = context.new_page()
+    try:
+        open_app(page, server, "?data=Subspaces&view_balance=balanced")
+        nav(page, "Weights")
+        wait_fitted(page, timeout=3 * FIT_TIMEOUT)
+        wait_charts(page, 3, timeout=FIT_TIMEOUT)
+        no_exception(page)
+        found = findings(page)
+        keep_shot(page, "subspaces_weights_balanced")
+    finally:
+        context.close()
+    assert not found, found
+
+
 #: The heatmap's geometry in the browser: for each view, the pixel columns (relative to the
 #: chart) of the columns holding an injected sample (the red marks' x, from the figure's own
 #: data), of every column, and the pixel band of each view's row.
