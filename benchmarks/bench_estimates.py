@@ -96,6 +96,21 @@ def _loads():
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def _button_settings(p, data, solve, smoke):
+    """What the buttons run after the Solve page's first fit ``solve``: the methods'
+    parameters, the grid's λs and βs, the grid's other settings, Compare's methods and its
+    variants (fewer of each with ``smoke``)."""
+    from rmsc import dashboard as dash
+
+    params = dash.rmsc_method_params(p, data)
+    lams, betas = dash.sensitivity_axes(p.resolved_lam, solve.beta_max, p.beta)
+    base = dash.sensitivity_settings(p, "RMSC")
+    methods = list(DEFAULT_COMPARE)
+    if smoke:
+        methods, lams, betas = methods[:1], lams[:2], betas[:1]
+    return params, lams, betas, base, methods, {"data": data}
+
+
 def buttons(name, busy, smoke):
     """Every long button, as the pages run them, beside ``busy`` busy processes."""
     from rmsc import dashboard as dash
@@ -119,13 +134,7 @@ def buttons(name, busy, smoke):
         # the Solve page's first fit: its result and duration teach the server
         seconds, solve = _wall(dask_workers, dash.Remote(dash.fit_rmsc, data, p))
         dash.learn_from_fit(pace, book, solve, data, cores)
-        params = dash.rmsc_method_params(p, data)
-        lams, betas = dash.sensitivity_axes(p.resolved_lam, solve.beta_max, p.beta)
-        base = dash.sensitivity_settings(p, "RMSC")
-        methods = list(DEFAULT_COMPARE)
-        if smoke:
-            methods, lams, betas = methods[:1], lams[:2], betas[:1]
-        variants = {"data": data}
+        params, lams, betas, base, methods, variants = _button_settings(p, data, solve, smoke)
         runs = [
             ("Compare", len(methods), "compare",
              lambda: dash.estimate_compare(variants, methods, params, book, **slots),
@@ -237,13 +246,7 @@ def parts(name, busy, smoke):
             finally:
                 _stop(burners)
         # the other buttons' fits, one after another here, one thread
-        params = dash.rmsc_method_params(p, data)
-        lams, betas = dash.sensitivity_axes(p.resolved_lam, solve.beta_max, p.beta)
-        base = dash.sensitivity_settings(p, "RMSC")
-        methods = list(DEFAULT_COMPARE)
-        if smoke:
-            methods, lams, betas = methods[:1], lams[:2], betas[:1]
-        variants = {"data": data}
+        params, lams, betas, base, methods, variants = _button_settings(p, data, solve, smoke)
         print("\n| button | fits | wall here, 1 thread | Σ fit_time (the book's) | "
               "beyond them per fit |")
         print("|---|---:|---:|---:|---:|")
