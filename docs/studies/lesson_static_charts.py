@@ -14,7 +14,7 @@ SVG; the pictures as ten subplots (as the page drew them before) or as one pictu
 ``sample_images_figure`` draws them now).
 
 Measured: docs/lesson.md, "The server's part, the browser's part, and the same charts with no
-server" (2026-11-28). Not smoke-tested: a one-off study of the page's cost.
+server" (2026-11-28, commit 8802734). Not smoke-tested: a one-off study of the page's cost.
 """
 
 import sys
