@@ -43,7 +43,10 @@ charts are on screen):
   stopped (every tab closed, the server restarted); a second server over the same result
   folder (``RMSC_CACHE_DIR``, a fresh one per run) is opened by a fresh browser on the Solve
   page at β = 0.3 (until the result is on screen), then the slider is moved to the step the
-  first server fitted (on disk only) and back (in memory again). The first server's fits
+  first server fitted (on disk only) and back (in memory again). The same again after
+  another restart at the same address, for a returning visitor: the browser that used the
+  first server, its HTTP cache kept (Streamlit serves its hashed bundles ``immutable``),
+  opens Solve in a new tab. The first server's fits
   stop at ``--reopen-iters`` iterations (default 20; 0: the defaults' own stopping): a
   result of Digit's size either way (n = 2000, six views), without the minutes a converged
   Digit fit takes on a loaded 2-core machine. The restarted server's first page is opened
@@ -294,32 +297,42 @@ def measure_reopen(browser, repeat, m, before=None):
             tempfile.TemporaryDirectory(prefix="rmsc-bench-cache-before-") as folder_before:
         values = ["0.3", BETAS[0]]  # β = 0.3 and one step left
         query = f"&max_iter={REOPEN_ITERS}" if REOPEN_ITERS else ""
-        proc, url = start_server(free_port(), cache_dir=folder)
+        # One port for this checkout's servers: a browser's cache is kept per origin, so the
+        # returning visitor below finds Streamlit's bundles from its visit to the first run.
+        port = free_port()
+        proc, url = start_server(port, cache_dir=folder)
+        # the visitor of the first run, whose browser (and its HTTP cache) stays open
+        returning = browser.new_context(viewport={"width": 1500, "height": 1000})
         try:  # the first run of the server computes both
-            ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
-            page = ctx.new_page()
+            page = returning.new_page()
             page.goto(f"{url}/solve?beta={values[0]}{query}")
             wait(page, SOLVE_RESULT)
             m["reopen_fit"].append(page.evaluate(FIT_SECONDS))
             press(page, "ArrowLeft")
             wait(page, f"({BETA_IN_URL}) && {SOLVE_RESULT}", values[1])
             m["reopen_fit"].append(page.evaluate(FIT_SECONDS))
-            ctx.close()
+            page.close()
         finally:
             stop_server(proc)
-        runs = [("", None, folder)]
+        runs = [("", None, folder, None), ("_returning", None, folder, returning)]
         if before is not None:
             _baseline.rekey(folder, folder_before, before)
-            runs.insert(0, ("_before", before, folder_before))
+            runs.insert(0, ("_before", before, folder_before, None))
         for _ in range(repeat):  # every later run answers from the folder
-            for tag, root, cache_dir in runs:
-                reopen_once(browser, m, tag, root, cache_dir, values, query)
+            for tag, root, cache_dir, visitor in runs:
+                reopen_once(browser, m, tag, root, cache_dir, values, query,
+                            port=None if root else port, visitor=visitor)
+        returning.close()
         measure_disk_reads(folder, repeat, m)
 
 
-def reopen_once(browser, m, tag, root, cache_dir, values, query):
-    """One restarted server over ``cache_dir``: its first page, then a new visitor on Solve."""
-    proc, url = start_server(free_port(), cache_dir=cache_dir, root=root)
+def reopen_once(browser, m, tag, root, cache_dir, values, query, port=None, visitor=None):
+    """One restarted server over ``cache_dir``: its first page, then a visitor on Solve: a
+    new one (a fresh browser context, nothing cached), or ``visitor``, the context of
+    someone who used the server before its restart (Streamlit's hashed bundles are served
+    ``immutable``, so that browser loads them from its cache; the same ``port`` keeps the
+    origin)."""
+    proc, url = start_server(port or free_port(), cache_dir=cache_dir, root=root)
     try:
         # the server's own first page (imports, workers) first, as in `first` above, at the
         # same setting (else it would start the default fit, which would then run beside
@@ -332,8 +345,11 @@ def reopen_once(browser, m, tag, root, cache_dir, values, query):
         m["reopen_data" + tag].append(time.perf_counter() - t0)
         ctx.close()
         # then a visitor opens the Solve page: the result is in no memory, on disk
-        ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
-        page = ctx.new_page()
+        if visitor is None:
+            ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+            page = ctx.new_page()
+        else:
+            ctx = page = visitor.new_page()  # a new tab; closing it keeps the browser
         mark(f"goto solve (restarted server{tag})")
         t0 = time.perf_counter()
         page.goto(f"{url}/solve?beta={values[0]}{query}")
@@ -516,6 +532,12 @@ ROWS = [
     ("reopen_disk", "… slider moved to another setting that earlier run fitted (from disk)",
      1),
     ("reopen_memory", "… and back (in memory now)", 1),
+    ("reopen_data_returning", "restarted server again, at the same address: its first "
+                              "page", None),
+    ("reopen_returning", "… a visitor of the earlier run (the browser's cache kept, a new "
+                         "tab) opens Solve → its result on screen (from disk)", 2),
+    ("reopen_disk_returning", "… slider to the other setting (from disk)", 1),
+    ("reopen_memory_returning", "… and back (in memory now)", 1),
     ("reopen_fit", "… what the earlier run's fits took (the page's time; not waited for "
                    "again)", None),
     ("reopen_data_before", "restarted server of the earlier revision (--before): its first "
