@@ -332,12 +332,21 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     fig.update_yaxes(tickvals=list(range(m)), ticktext=names,
                      range=[m - 0.25 if has_placed else m - 0.5, -0.75],
                      zeroline=False, showgrid=False, automargin=True)
+    # the title in plain words: what a cell's colour says, then (smaller) the order and pooling
+    if quantity is not None:
+        what = f"Change of the weights, {quantity}: dark = lower than before"
+    elif relative:
+        what = ("Each sample's weight in each view ÷ the view's median: dark = trusted less "
+                "than usual, white = more")
+    else:
+        what = "Each sample's weight P in each view (dark = low)"
+    how = "lowest weight first" + (" within each group" if groups else "")
+    if count.size and count.max() > 1:
+        pool = "lowest" if heatmap.pool == "min" else heatmap.pool
+        how += f"; each column the {pool} of the samples it holds"
     fig.update_layout(
-        title=(f"Change of the weights, {quantity}, lowest first within each group (each "
-               f"column the {heatmap.pool} of its samples)" if quantity is not None else
-               "Weights P, lowest first within each group (each column the "
-               f"{heatmap.pool} of its samples" + (", P / view median)" if relative else ")")),
-        height=140 + 44 * m, margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
+        title=f"{what}<br><sup>{how}</sup>",
+        height=160 + 44 * m, margin=dict(t=80, b=40, l=60, r=10), showlegend=marked,
         plot_bgcolor="white",
         legend=dict(orientation="h", x=1, xanchor="right", y=1.02, yanchor="bottom"))
     return fig
