@@ -601,14 +601,18 @@ def test_pooled_heatmaps_title_says_in_words_what_the_colours_and_columns_are():
     P[0, 3] = 0.2
     labels = np.repeat([0, 1], 20)
     one_each = figures.pooled_weights_heatmap_figure(
-        heatmap_pool(P, labels, relative=True), ["a", "b"], relative=True).layout.title.text
-    assert "÷ the view's median: dark = trusted less than usual" in one_each
-    assert "lowest weight first within each group" in one_each
-    assert "each column" not in one_each  # 40 columns for 40 samples: nothing pooled
+        heatmap_pool(P, labels, relative=True), ["a", "b"], relative=True).layout
+    assert "÷ the view's median: dark = trusted less than usual" in one_each.title.text
+    # the order and the pooling under the axis
+    assert one_each.xaxis.title.text == ("samples grouped by class, lowest weight first within "
+                                         "each group")  # 40 columns for 40 samples: no pooling
     pooled = figures.pooled_weights_heatmap_figure(
         heatmap_pool(P, labels, relative=True, max_columns=10), ["a", "b"],
-        relative=True).layout.title.text
-    assert "each column the lowest of the samples it holds" in pooled
-    raw = figures.pooled_weights_heatmap_figure(heatmap_pool(P, None), ["a", "b"],
-                                                relative=False).layout.title.text
-    assert "weight P in each view (dark = low)" in raw and "within each group" not in raw
+        relative=True).layout.xaxis.title.text
+    assert pooled.endswith("within each group; each column the lowest of the samples it holds")
+    raw = figures.pooled_weights_heatmap_figure(
+        heatmap_pool(P, None, max_columns=10), ["a", "b"], relative=False,
+        axis_title="samples, lowest weight first").layout
+    assert "weight P in each view (dark = low)" in raw.title.text
+    assert raw.xaxis.title.text == ("samples, lowest weight first; each column the lowest of "
+                                    "the samples it holds")
