@@ -52,7 +52,7 @@ and has N browser sessions at once open ``?lesson=1`` and step through the whole
 Next (and, on a step with a guided slider, through each of its values). Measured per step,
 median and max over the sessions, two times from the click (from the address opened, for
 step 1), each a DOM condition: until the step's result is shown (the step's heading, the
-script idle, its sentences, numbers and tables -- "What the outliers cost", the density of
+script idle, its sentences, numbers and tables -- "What the outliers changed", the density of
 Z* at the slider's value -- and its charts' places: the server's part, delivered), and until
 its charts are drawn as well (plotly's SVG in each: the browser's part, which in a class runs
 on each student's own machine); and how many sessions saw a progress bar on the way
@@ -474,7 +474,7 @@ def step_condition(lesson, n, slider_index, drawn=True):
     with_outliers = step.outliers is not None
     charts = {"views": 2, "compare": 2 if with_outliers else 1,
               "weights": 2 if with_outliers else 1, "solve": 0}[step.show]
-    needs = {"compare": ["What the outliers cost"] if with_outliers else [],
+    needs = {"compare": ["What the outliers changed"] if with_outliers else [],
              "solve": ["density of Z*"]}.get(step.show, [])
     # the step's tables, and its charts' places (the keys pages/lesson.py gives them)
     table = "[data-testid=stDataFrame]"

@@ -118,8 +118,9 @@ if tables is None:
 def robustness_dataframe(tables):
     table = dash.robustness_table(tables)
     st.dataframe(table, hide_index=True, key="robustness_table", height="content",
-                 column_config={c: st.column_config.NumberColumn(format="%.2f")
-                                for c in table.columns if c != "method"})
+                 column_config={c: st.column_config.NumberColumn(
+                     format="%+.2f" if c == "change (points)" else "%.2f")  # + gained, − lost
+                     for c in table.columns if c != "method"})
 
 
 if len(tables) > 2:  # the robustness preset: one table and one figure across the cases
@@ -145,7 +146,7 @@ for col, (name, df) in zip(st.columns(len(tables)), tables.items()):
     col.plotly_chart(figures.comparison_figure(df, title=f"{name}: ACC and NMI"),
                      key=f"cmp_fig_{name}")
 if len(tables) == 2:
-    st.subheader("What the outliers cost")
+    st.subheader("What the outliers changed")
     st.plotly_chart(figures.robustness_figure(tables), key="robustness")
     robustness_dataframe(tables)
 ran = list(dict.fromkeys(m for df in tables.values() for m in df["method"]))

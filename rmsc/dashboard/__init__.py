@@ -60,6 +60,7 @@ Every public name is re-exported here (``from rmsc import dashboard as dash; das
 """
 
 from .words import (  # noqa: F401
+    OUTLIER_COLUMNS,
     SYMBOLS,
     VIEW_BALANCE_NAMES,
     VIEW_BALANCE_WORDS,

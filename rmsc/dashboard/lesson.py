@@ -507,19 +507,38 @@ def warm(lesson, cache, progress=None, sender=None):
 
 def change_sentences(tables):
     """One sentence per method of a comparison on the clean data and with the outliers,
-    computed from its tables: its ACC on each and the change in points."""
+    computed from its tables: its ACC on each and the change in points; where the tables
+    have ``acc_std``, each ACC's ± spread (over the k-means runs) and whether the change is
+    within the larger of the two spreads (noise) or beyond it."""
     names = list(tables)
     if len(names) != 2:
         return []
     table = robustness_table(tables)
+    spreads = [_acc_spreads(tables[name]) for name in names]
     out = []
     for _, row in table.iterrows():
         clean, dirty, change = row[f"{names[0]} %"], row[f"{names[1]} %"], row["change (points)"]
+        sd = [s.get(row["method"]) for s in spreads]
         # two decimals, as the table beside them ("gained 0.0 points" said nothing)
         verb = "lost" if change < 0 else "gained"
-        out.append(f"{row['method']}: ACC {clean:.2f} % on the {names[0]} data, {dirty:.2f} % "
-                   f"{names[1]}: {verb} {abs(change):.2f} points.")
+        if any(v is None for v in sd):
+            out.append(f"{row['method']}: ACC {clean:.2f} % on the {names[0]} data, "
+                       f"{dirty:.2f} % {names[1]}: {verb} {abs(change):.2f} points.")
+            continue
+        noise = "within" if abs(change) <= max(sd) else "more than"
+        out.append(f"{row['method']}: ACC {clean:.2f} ± {sd[0]:.2f} % on the {names[0]} data, "
+                   f"{dirty:.2f} ± {sd[1]:.2f} % {names[1]}: {verb} {abs(change):.2f} points, "
+                   f"{noise} the ± spread.")
     return out
+
+
+def _acc_spreads(table):
+    """Each method's ACC spread (std over the k-means runs) in points, by method name;
+    empty when the table has none."""
+    if "acc_std" not in table:
+        return {}
+    return {m: 100 * float(s) for m, s in zip(table["method"], table["acc_std"])
+            if s == s}  # NaN: no spread known
 
 
 def consensus_density(result):

@@ -73,6 +73,18 @@ def page_words(text):
     return out
 
 
+#: The columns of :func:`rmsc.outliers.evaluate` / :func:`rmsc.outliers.compare` in the pages'
+#: words: each column's heading and what it measures (the heading's tooltip).
+OUTLIER_COLUMNS = {
+    "outliers": ("corrupted samples", "how many samples were corrupted in this view"),
+    "roc_auc": ("AUC", "area under the ROC curve: the chance that a corrupted sample scores "
+                       "as more suspect than a clean one (1 = always, 0.5 = chance)"),
+    "average_precision": ("average precision",
+                          "going down the samples from the most suspect, the share of "
+                          "corrupted ones among them, averaged at each corrupted one "
+                          "(1 = every corrupted sample first; by chance, about their share)"),
+}
+
 #: The models of the views' shares (``RMSC(view_balance=...)``, docs/weights.md) in the
 #: pages' words, once: each model's short name (the Solve page's select box) and what it
 #: does. A model the library adds without words here is shown by its value.

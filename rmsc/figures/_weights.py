@@ -326,18 +326,30 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
         vals, text = group_ticks([(a + b) / 2 - 0.5 for _, a, b in groups],
                                  [g[0] for g in groups])
         fig.update_xaxes(tickvals=vals, ticktext=text)
-    fig.update_xaxes(title=axis_title, range=[-0.5, k - 0.5], showgrid=False, zeroline=False)
+    # the order and, when columns pool samples, the pooling, in words under the axis (a line
+    # under the title would run into the legend)
+    how = ["lowest weight first within each group"] if groups else []
+    if count.size and count.max() > 1:
+        how.append("each column the " + ("lowest" if heatmap.pool == "min" else heatmap.pool)
+                   + " of the samples it holds")
+    fig.update_xaxes(title="; ".join([axis_title + (", " + how[0] if groups else ""),
+                                      *how[1 if groups else 0:]]),
+                     range=[-0.5, k - 0.5], showgrid=False, zeroline=False)
     # automargin: the left margin grows to the longest view name ("view 1 (20-d)" was cut
     # to "w 1 (20-d)" at 1280 px in the fixed 60 px)
     fig.update_yaxes(tickvals=list(range(m)), ticktext=names,
                      range=[m - 0.25 if has_placed else m - 0.5, -0.75],
                      zeroline=False, showgrid=False, automargin=True)
+    # the title in plain words: what a cell's colour says
+    if quantity is not None:
+        what = f"Change of the weights, {quantity}: dark = lower than before"
+    elif relative:
+        what = ("Each sample's weight in each view ÷ the view's median: dark = trusted less "
+                "than usual, white = more")
+    else:
+        what = "Each sample's weight P in each view (dark = low)"
     fig.update_layout(
-        title=(f"Change of the weights, {quantity}, lowest first within each group (each "
-               f"column the {heatmap.pool} of its samples)" if quantity is not None else
-               "Weights P, lowest first within each group (each column the "
-               f"{heatmap.pool} of its samples" + (", P / view median)" if relative else ")")),
-        height=140 + 44 * m, margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
+        title=what, height=140 + 44 * m, margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
         plot_bgcolor="white",
         legend=dict(orientation="h", x=1, xanchor="right", y=1.02, yanchor="bottom"))
     return fig

@@ -134,7 +134,7 @@ def run_experiments(page, url):
     page.keyboard.press("Escape")
     settle(page)
     page.get_by_role("button", name=re.compile(r"^Run 8 fits")).click()
-    page.wait_for_selector("text=What the outliers cost", timeout=FIT_TIMEOUT * 2)
+    page.wait_for_selector("text=What the outliers changed", timeout=FIT_TIMEOUT * 2)
     settle(page)
     wait_charts(page, 3)
     out["Compare, clean and with outliers"] = findings(page)

@@ -49,7 +49,7 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
                     arg=charts(step),
                     timeout=2 * FIT_TIMEOUT, polling=500)
             if step.show == "compare" and step.outliers is not None:
-                page.wait_for_selector("text=What the outliers cost", timeout=FIT_TIMEOUT)
+                page.wait_for_selector("text=What the outliers changed", timeout=FIT_TIMEOUT)
             settle(page)
             no_exception(page)
             assert re.search(rf"[?&]lesson={n}(&|$)", page.url), page.url

@@ -78,7 +78,7 @@ def test_every_page_renders_its_charts(page, server):
         if title == "Compare":
             # RMSC, RMSC-WV, SSC-AVG on the clean and the corrupted data, in the background
             page.get_by_role("button", name=re.compile(r"^Run 6 fits")).click()
-            page.wait_for_selector("text=What the outliers cost", timeout=FIT_TIMEOUT * 2)
+            page.wait_for_selector("text=What the outliers changed", timeout=FIT_TIMEOUT * 2)
             settle(page)
             wait_charts(page, 3)
         shot(page, title.lower())

@@ -213,7 +213,9 @@ def test_warm_fills_the_cache_under_the_keys_the_page_reads(tmp_path):
             assert list(tables) == ["clean", "with outliers"]
             assert sorted(tables["clean"]["method"]) == ["RMSC", "SSC-AVG"]
             sentences = L.change_sentences(tables)
-            assert len(sentences) == 2 and all("points." in s for s in sentences)
+            # real tables carry each ACC's spread: every change is set against it
+            assert len(sentences) == 2 and all(
+                " points, " in s and s.endswith(" the ± spread.") for s in sentences)
     assert L.warm(lesson, cache) == 0  # everything is there already
 
 
@@ -293,6 +295,19 @@ def test_change_sentences_are_computed_from_the_tables():
         "A: ACC 90.00 % on the clean data, 85.00 % with outliers: lost 5.00 points.",
         "B: ACC 80.00 % on the clean data, 81.00 % with outliers: gained 1.00 points.",
         "C: ACC 90.65 % on the clean data, 90.68 % with outliers: gained 0.03 points."]
+    # with the spreads, each change is set against the larger of its two ± (noise or not)
+    tables["clean"]["acc_std"] = [0.02, 0.005, 0.0353]
+    tables["with outliers"]["acc_std"] = [0.03, 0.004, float("nan")]
+    assert L.change_sentences(tables) == [
+        "A: ACC 90.00 ± 2.00 % on the clean data, 85.00 ± 3.00 % with outliers: lost 5.00 "
+        "points, more than the ± spread.",
+        "B: ACC 80.00 ± 0.50 % on the clean data, 81.00 ± 0.40 % with outliers: gained 1.00 "
+        "points, more than the ± spread.",
+        "C: ACC 90.65 % on the clean data, 90.68 % with outliers: gained 0.03 points."]
+    tables["with outliers"].loc[2, "acc_std"] = 0.01
+    assert L.change_sentences(tables)[2] == (
+        "C: ACC 90.65 ± 3.53 % on the clean data, 90.68 ± 1.00 % with outliers: gained 0.03 "
+        "points, within the ± spread.")
 
 
 # ---------------------------------------------------------------------------

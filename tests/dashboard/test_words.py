@@ -117,3 +117,18 @@ def test_the_at_the_cap_sentence_follows_the_model():
     est = rmsc.RMSC(3, view_balance="two_level", max_iter=5, random_state=0).fit(views)
     q = np.asarray(est.view_weights_)
     assert np.all(q <= 1 / np.sqrt(est.gamma) + 1e-12)
+
+
+def test_the_outlier_tables_columns_have_readable_headings():
+    # every number column rmsc.outliers.evaluate returns gets a heading and a tooltip, so a
+    # renamed column in the library is not left as a raw name on the pages
+    from rmsc import outliers
+
+    mask = np.zeros((2, 6), bool)
+    mask[0, :2] = True
+    scores = np.array([[0.9, 0.8, 0.1, 0.2, 0.3, 0.1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]])
+    table = outliers.evaluate(scores, mask, view_names=["A", "B"])
+    assert set(table.columns) - {"view"} == set(dash.OUTLIER_COLUMNS)
+    assert table.loc[0, "roc_auc"] == 1.0  # the two corrupted samples score highest
+    for label, why in dash.OUTLIER_COLUMNS.values():
+        assert "_" not in label and why

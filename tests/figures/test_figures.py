@@ -592,3 +592,27 @@ def test_pooled_heatmap_of_the_change_from_the_clean_fit_names_its_quantity():
     assert heat.zmin == 0 and heat.zmax == figures.RELATIVE_ZMAX  # 1 = unchanged, as usual
     assert np.asarray(heat.z).min() == pytest.approx(0.25)
     assert "Change of the weights, P / P clean" in fig.layout.title.text
+
+
+def test_pooled_heatmaps_title_says_in_words_what_the_colours_and_columns_are():
+    from rmsc.inspection import heatmap_pool
+
+    P = np.ones((2, 40))
+    P[0, 3] = 0.2
+    labels = np.repeat([0, 1], 20)
+    one_each = figures.pooled_weights_heatmap_figure(
+        heatmap_pool(P, labels, relative=True), ["a", "b"], relative=True).layout
+    assert "÷ the view's median: dark = trusted less than usual" in one_each.title.text
+    # the order and the pooling under the axis
+    assert one_each.xaxis.title.text == ("samples grouped by class, lowest weight first within "
+                                         "each group")  # 40 columns for 40 samples: no pooling
+    pooled = figures.pooled_weights_heatmap_figure(
+        heatmap_pool(P, labels, relative=True, max_columns=10), ["a", "b"],
+        relative=True).layout.xaxis.title.text
+    assert pooled.endswith("within each group; each column the lowest of the samples it holds")
+    raw = figures.pooled_weights_heatmap_figure(
+        heatmap_pool(P, None, max_columns=10), ["a", "b"], relative=False,
+        axis_title="samples, lowest weight first").layout
+    assert "weight P in each view (dark = low)" in raw.title.text
+    assert raw.xaxis.title.text == ("samples, lowest weight first; each column the lowest of "
+                                    "the samples it holds")
