@@ -40,14 +40,16 @@ run: venv
 # Everything but the real-browser tests on two pytest-xdist workers: much of the suite waits
 # (on a fit on the Dask workers, a server, a helper process), and a second worker fills that
 # time; --dist loadfile runs each test file on one worker, so that a module's server or
-# cluster starts once. Then the browser tests, in one process by default
-# (BROWSER_WORKERS=2 runs two servers and two Chromiums at once: on a loaded machine their
+# cluster starts once; --no-loadscope-reorder hands the files out in the order collected,
+# the long ones first (tests/conftest.py), not xdist's most-tests-first, which ends the run
+# with the long one-test files on one worker. Then the browser tests, in one process by
+# default (BROWSER_WORKERS=2 runs two servers and two Chromiums at once: on a loaded machine their
 # starts ran past the tests' waits; docs/measurements.md, "How long the suite takes").
 # --durations lists where the time went.
 TEST_WORKERS ?= 2
 BROWSER_WORKERS ?= 0
 test: venv browser lint
-	$(PY) -m pytest -q -m "not browser" -n $(TEST_WORKERS) --dist loadfile --durations=25
+	$(PY) -m pytest -q -m "not browser" -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 	$(PY) -m pytest -q -m browser -n $(BROWSER_WORKERS) --dist loadfile --durations=10
 
 lint: venv
@@ -55,7 +57,7 @@ lint: venv
 
 # Everything but the browser and slow tests, for a quick loop while developing.
 test-fast: venv lint
-	$(PY) -m pytest -q -m "not browser and not slow" -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -q -m "not browser and not slow" -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 bench: venv
 	$(PY) benchmarks/bench_solver.py

@@ -46,7 +46,9 @@ One run prints, for whatever device is found (the device named in the header):
 
 Every step is guarded: a failure or an out-of-memory prints one line and the script goes
 on; ``--budget`` seconds (default 240) bound the whole run (a step that would start after
-it is skipped, said so). The GPU machine of this project needs only numpy, scipy,
+it is skipped, said so). ``--smoke`` runs the same steps on a 300-sample Digit whose fits
+stop at :data:`SMOKE_MAX_ITER` iterations (the device against the CPU at the same stop), and
+a sweep of n = 300 and 600. The GPU machine of this project needs only numpy, scipy,
 scikit-learn, torch and the repository (benchmarks/device_run.sh carries the rest).
 """
 
@@ -77,6 +79,8 @@ from rmsc.device import dispatch  # noqa: E402
 from rmsc.memory import format_bytes  # noqa: E402
 
 START = time.perf_counter()
+#: Iterations of the smoke run's Digit fits (on the device and on the CPU alike).
+SMOKE_MAX_ITER = 15
 
 
 class ArrayLibrary:
@@ -377,7 +381,7 @@ def _ms(seconds):
 # 1 and 2: Digit
 
 
-def section_digit(library, budget, n_subset, cpu_models):
+def section_digit(library, budget, n_subset, cpu_models, fit):
     views, y = digit(n_subset)
     n = views[0].shape[0]
     print(f"\n## Digit (n = {n}, {len(views)} views), RMSC defaults, on {library.label}")
@@ -388,7 +392,7 @@ def section_digit(library, budget, n_subset, cpu_models):
     timers = {}
     for dtype, precision in (("float32", "auto"), ("float64", "float64")):
         run = guarded(f"Digit {dtype}", budget, need=5)(_digit_row)
-        timers[dtype] = run(views, y, library, dtype, precision, cpu_models)
+        timers[dtype] = run(views, y, library, dtype, precision, cpu_models, fit)
     print(f"\n### Where a Digit fit's time goes (ms; a third fit, the device synchronised at "
           f"each part's ends), on {library.label}")
     print("| precision | prepare views | solver setup | iterations | affinity + checks | "
@@ -405,15 +409,15 @@ def section_digit(library, budget, n_subset, cpu_models):
               f"{_ms(p[8])} | {_ms(timer.whole)} |", flush=True)
 
 
-def _digit_row(views, y, library, dtype, precision, cpu_models):
+def _digit_row(views, y, library, dtype, precision, cpu_models, fit):
     dev = [library.put(X, dtype) for X in views]
-    timed_fit(dev, library, n_clusters=10)  # warm-up: kernels, handles, allocator
-    model, whole, per_iter, _ = timed_fit(dev, library, n_clusters=10)
-    _, _, _, timer = timed_fit(dev, library, parts=True, n_clusters=10)
+    timed_fit(dev, library, **fit)  # warm-up: kernels, handles, allocator
+    model, whole, per_iter, _ = timed_fit(dev, library, **fit)
+    _, _, _, timer = timed_fit(dev, library, parts=True, **fit)
     n = views[0].shape[0]
     products = product_time(n, sum(min(X.shape[1], n) for X in views), library, dtype)
     if precision not in cpu_models:
-        cpu_models[precision] = cpu_fit(views, precision, n_clusters=10)
+        cpu_models[precision] = cpu_fit(views, precision, **fit)
     cpu, cpu_seconds = cpu_models[precision]
     dZ = np.abs(to_numpy(model.consensus_).astype(np.float64) - cpu.consensus_.toarray()).max()
     f = np.concatenate([[model.objective_init_], model.objective_])
@@ -445,7 +449,7 @@ def graphs(on):
             os.environ[GRAPHS_ENV] = old
 
 
-def section_graphs(library, budget, n_subset):
+def section_graphs(library, budget, n_subset, fit):
     views, _ = digit(n_subset)
     print(f"\n### The Digit fit's iteration captured as one CUDA graph against launched op by "
           f"op (the second of two fits each, side by side), on {library.label}")
@@ -453,16 +457,16 @@ def section_graphs(library, budget, n_subset):
           "x launched (whole) | same iterations | max abs dZ* | ARI |")
     print("|---|---|---:|---:|---:|---:|---|---:|---:|")
     for dtype in ("float32", "float64"):
-        guarded(f"graphs {dtype}", budget, need=5)(_graphs_rows)(views, library, dtype)
+        guarded(f"graphs {dtype}", budget, need=5)(_graphs_rows)(views, library, dtype, fit)
 
 
-def _graphs_rows(views, library, dtype):
+def _graphs_rows(views, library, dtype, fit):
     dev = [library.put(X, dtype) for X in views]
     runs = {}
     for on in (False, True):
         with graphs(on):
-            timed_fit(dev, library, n_clusters=10)
-            runs[on] = timed_fit(dev, library, n_clusters=10)
+            timed_fit(dev, library, **fit)
+            runs[on] = timed_fit(dev, library, **fit)
     base = runs[False][0]
     for on, (model, whole, per_iter, _) in runs.items():
         dZ = np.abs(to_numpy(model.consensus_) - to_numpy(base.consensus_)).max()
@@ -639,8 +643,11 @@ def main(argv=None):
           f"budget {args.budget:.0f} s{' (smoke)' if args.smoke else ''}")
     cpu_models = {}
     n_subset = 300 if args.smoke else None
-    section_digit(library, args.budget, n_subset, cpu_models)
-    section_graphs(library, args.budget, n_subset)
+    # the smoke run checks that every step runs and that the device agrees with the CPU at
+    # the same stop, not where the fit converges: its Digit fits stop at a few iterations
+    fit = {"n_clusters": 10, **({"max_iter": SMOKE_MAX_ITER} if args.smoke else {})}
+    section_digit(library, args.budget, n_subset, cpu_models, fit)
+    section_graphs(library, args.budget, n_subset, fit)
     section_calls(library, args.budget, n_subset)
     section_sweep(library, args.budget, sizes)
     print(f"\ntotal {time.perf_counter() - START:.1f} s")

@@ -40,6 +40,22 @@ os.environ["RMSC_PREFETCH"] = "0"
 # Chromium and result folder) starts once per worker. Nothing else is shared between
 # workers: each has its own dashboard cluster (random ports), its own `tmp_path`s, and the
 # servers' logs carry the worker's name (browser_support.serve).
+#
+# The order files are handed out in: pytest-xdist's default (its "loadscope reorder") hands
+# out the files with the most tests first, which leaves the files of one or two long tests
+# (the wheel, the device benchmark's smoke run, a reproduction on Dask workers) to the end,
+# where one worker runs them while the other has nothing left to do. `make test` turns that
+# off (`--no-loadscope-reorder`: the files in the order collected), and under xdist the files
+# that hold a test marked `slow` (tens of seconds or more) are collected first, so that the
+# many short files fill the end of the run on both workers. A run without xdist keeps its
+# order.
+
+
+def pytest_collection_modifyitems(config, items):
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)  # stable: else as is
 
 # ---------------------------------------------------------------------------
 # Where the suite's time goes: with RMSC_TEST_TIMES=FILE, every test appends one line to
