@@ -90,7 +90,7 @@ class SharedFigure(BaseFigure):
     module docstring, 5). Only ``to_dict`` is meant to be called: the figure is not built
     again (no ``BaseFigure.__init__``), and nothing may change it."""
 
-    def __init__(self, figure):  # noqa: D107 - BaseFigure's own is skipped on purpose
+    def __init__(self, figure):  # BaseFigure.__init__ skipped on purpose: nothing is built
         object.__setattr__(self, "_shared", figure.to_dict())
 
     def to_dict(self):
