@@ -587,6 +587,7 @@ async def drive_lesson(url, lesson, n, nice=0, idle=False):
             # processes and draws step 1 (timed apart, not counted with the class)
             first = []
             await lesson_session(browser, url, lesson, visits[:1], -1, first, errors)
+            CLASS_START[0] = time.time()
             await asyncio.gather(*(lesson_session(browser, url, lesson, visits, i, out, errors)
                                    for i in range(n)))
         finally:
@@ -607,9 +608,32 @@ def warm_lesson(path, cache_dir, log):
     return seconds, line
 
 
+#: When the class started (after the teacher's tab): the server's script runs counted from then.
+CLASS_START = [0.0]
+
+
+def script_runs(trace, since):
+    """Wall seconds of each of the server's script runs that started after ``since`` (its
+    trace, ``RMSC_DASHBOARD_TRACE``: app.py's "run start" and "run end", per thread)."""
+    started, out = {}, []
+    for line in Path(trace).read_text().splitlines() if Path(trace).exists() else []:
+        ts, thread, msg = line.split(" ", 2)
+        if msg.startswith("run start"):
+            started[thread] = float(ts)
+        elif msg.startswith("run end") and thread in started:
+            t0 = started.pop(thread)
+            if t0 >= since:
+                out.append(float(ts) - t0)
+    return out
+
+
 def lesson_run(path, lesson, n, cache_dir, log, nice, idle=False):
     """The dashboard over the warm cache, N sessions walking the lesson at once."""
-    env = {**os.environ, "RMSC_CACHE_DIR": str(cache_dir), "RMSC_LESSON": str(path)}
+    import tempfile
+
+    trace = Path(tempfile.mkdtemp(prefix="bench_load_trace_")) / "trace.log"
+    env = {**os.environ, "RMSC_CACHE_DIR": str(cache_dir), "RMSC_LESSON": str(path),
+           "RMSC_DASHBOARD_TRACE": str(trace)}
     env.pop("RMSC_SCHEDULER", None)
     server, url = start_server(env, log)
     try:
@@ -621,6 +645,7 @@ def lesson_run(path, lesson, n, cache_dir, log, nice, idle=False):
         sampler.join(10)
     finally:
         stop([server])
+    sampler.runs = script_runs(trace, CLASS_START[0])
     return visits, results, errors, sampler, first
 
 
@@ -689,6 +714,12 @@ def lesson_main(args):
             print(f"N={n}: CPU seconds while sampled: server {cpu['server']:.0f}, workers "
                   f"{cpu['workers']:.0f}, browsers {cpu['browser']:.0f}; "
                   f"{sampler.browser_priority()}")
+            runs = sampler.runs
+            if runs:
+                print(f"N={n}: the server's script runs during the class (its trace, wall "
+                      f"seconds from each run's start to its end): {len(runs)} runs, median "
+                      f"{statistics.median(runs):.2f} s, max {max(runs):.2f} s, "
+                      f"{sum(runs):.1f} s in all")
             for e in errors:
                 print(f"N={n}: {e}")
         load = os.getloadavg()
