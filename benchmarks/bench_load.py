@@ -1,8 +1,8 @@
 """A class at once: N browser sessions moving the β slider on Digit, printed as a table.
 
     python benchmarks/bench_load.py [--sessions 1,4,8,16] [--moves 2] [--cluster local|cli]
-                                    [--check 4] [--browser-nice 19] [--idle-wait 200]
-                                    [--smoke]
+                                    [--check 4] [--browser-nice 19] [--browser-idle]
+                                    [--idle-wait 200] [--smoke]
 
 ``--smoke`` (tests/benchmarks/test_benchmarks.py): one session, one move, on Digit-small, no idle
 wait: a check that the script works; its numbers mean nothing.
@@ -26,7 +26,13 @@ teacher do. Measured per N:
   2-minute TTL; ``rmsc.dashboard.sessions``), against the server's at start;
 * CPU seconds of the server, the workers and the browsers: the browsers share the
   server's two cores here (in a class they run on the students' machines), so they start
-  at the lowest priority (``--browser-nice``, 0 to share equally);
+  at the lowest priority (``--browser-nice``, 0 to share equally). Chromium, run as root,
+  raises its own processes' priority again (nice -8 to 5, whatever it was started at);
+  ``--browser-idle`` starts it under ``chrt --idle 0`` instead (Linux's SCHED_IDLE, which
+  every process it starts inherits and which no nice undoes: the browsers run only on a
+  core nothing else wants), so that the times measure the server's part. The first line
+  says which was used, and the last how the browser processes actually ran (their policy
+  and nice, read while they ran);
 * errors: sessions that timed out, exceptions on a page, and results that differ from an
   in-process fit of the same parameters (``--check`` results per N, drawn at random, are
   fitted again here after the browser part, and compared number for number as shown) or
@@ -43,7 +49,7 @@ health check answers within 1 s throughout.
 A class following the guided lesson (docs/lesson.md):
 
     python benchmarks/bench_load.py --lesson [FILE] [--data Digit-small] [--max-iter N]
-                                    [--sessions 8] [--cache-dir DIR] [--smoke]
+                                    [--sessions 8] [--cache-dir DIR] [--browser-idle] [--smoke]
 
 warms the lesson first (``rmsc lesson --warm`` into ``--cache-dir``, by default a fresh
 temporary folder, timed; a folder warmed before is reused and only what is missing is
@@ -127,6 +133,7 @@ class Sampler(threading.Thread):
         self.server_peak = self.worker_peak = self.total_peak = 0
         self.server_now = self.workers_now = 0
         self.cpu = {}  # pid -> (group, cpu seconds so far): server, workers, browser
+        self.browser_sched = {}  # pid -> (scheduling policy, nice) of this run's browsers
 
     def _rss(self, proc):
         try:
@@ -144,8 +151,12 @@ class Sampler(threading.Thread):
         groups = [("server", [self.server]),
                   ("workers", self._tree(self.server)[1:]
                    + [p for c in self.cluster for p in self._tree(c)]),
-                  ("browser", [p for p in psutil.process_iter(["name"])
-                               if (p.info["name"] or "").startswith("chrom")])]
+                  ("browser", own_browsers())]
+        for p in groups[2][1]:
+            try:
+                self.browser_sched[p.pid] = (os.sched_getscheduler(p.pid), p.nice())
+            except (psutil.Error, OSError):
+                pass
         for group, procs in groups:
             for p in procs:
                 try:
@@ -153,6 +164,15 @@ class Sampler(threading.Thread):
                     self.cpu[p.pid] = (group, t.user + t.system)
                 except psutil.Error:
                     pass
+
+    def browser_priority(self):
+        """How this run's browser processes ran, in words: their scheduling policy and nice."""
+        if not self.browser_sched:
+            return "no browser process seen"
+        idle = sum(pol == getattr(os, "SCHED_IDLE", -1) for pol, _ in self.browser_sched.values())
+        nices = sorted({n for _, n in self.browser_sched.values()})
+        return (f"{idle} of {len(self.browser_sched)} browser processes under SCHED_IDLE, "
+                f"nice {nices[0]}..{nices[-1]}")
 
     def cpu_share(self):
         """CPU seconds used per group (server, workers, browser) while sampled."""
@@ -252,25 +272,52 @@ async def run_session(browser, url, i, moves, out, errors):
         await context.close()
 
 
-def browser_executable(nice):
+def own_browsers():
+    """The Chromium processes this script started (its descendants), not other programs'."""
+    try:
+        return [p for p in psutil.Process().children(recursive=True)
+                if p.name().startswith("chrom")]
+    except psutil.Error:
+        return []
+
+
+def browser_executable(nice, idle=False):
     """Chromium, or a wrapper that starts it at ``nice`` (students' browsers run on their
-    own machines; here they share the server's cores, at the lowest priority)."""
-    if not nice:
+    own machines; here they share the server's cores, at the lowest priority), and with
+    ``idle`` under ``chrt --idle 0``: Linux's SCHED_IDLE, which runs a process only when
+    nothing else wants the core. Chromium, running as root, raises its own processes' nice
+    (to -8 and 0, whatever ``nice`` started it at); SCHED_IDLE, inherited by every process it
+    starts, does not depend on nice, so the browsers stay below the server."""
+    if not nice and not idle:
         return CHROMIUM
+    import shutil
     import tempfile
 
+    prefix = f"nice -n {int(nice)} " if nice else ""
+    if idle:
+        chrt = shutil.which("chrt")
+        if chrt is None:
+            raise SystemExit("--browser-idle needs chrt (util-linux), which is not on PATH")
+        prefix = f"{chrt} --idle 0 {prefix}"
     path = Path(tempfile.mkdtemp(prefix="bench_load_")) / "chromium"
-    path.write_text(f'#!/bin/sh\nexec nice -n {int(nice)} "{CHROMIUM}" "$@"\n')
+    path.write_text(f'#!/bin/sh\nexec {prefix}"{CHROMIUM}" "$@"\n')
     path.chmod(0o755)
     return str(path)
 
 
-async def drive(url, n, moves, nice=0):
+def browser_words(nice, idle):
+    """How the browsers were started, for a table's first line."""
+    return (f"browsers under chrt --idle 0 (SCHED_IDLE) at nice {nice}" if idle
+            else f"browsers at nice {nice}")
+
+
+async def drive(url, n, moves, nice=0, idle=False):
     from playwright.async_api import async_playwright
 
     out, errors = [], []
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=browser_executable(nice), args=ARGS)
+        browser = await p.chromium.launch(executable_path=browser_executable(nice, idle),
+                                          args=ARGS)
         try:
             await asyncio.gather(*(run_session(browser, url, i, moves, out, errors)
                                    for i in range(n)))
@@ -346,7 +393,7 @@ def start_server(env, log):
     return server, f"http://127.0.0.1:{port}"
 
 
-def one_run(n, moves, cluster, log, idle_wait, nice):
+def one_run(n, moves, cluster, log, idle_wait, nice, idle=False):
     env = dict(os.environ)
     # No results on disk (rmsc.dashboard.store): every run measures its fits, not an
     # earlier run's.
@@ -365,7 +412,7 @@ def one_run(n, moves, cluster, log, idle_wait, nice):
         t0 = time.time()
         time.sleep(1.0)
         start_mb = sampler.server_now
-        results, errors = asyncio.run(drive(url, n, moves, nice))
+        results, errors = asyncio.run(drive(url, n, moves, nice, idle))
         # every browser context has closed: the server sweeps gone sessions (after their
         # grace) and, when none is left, returns to its idle footprint
         after, waited = [], 0.0
@@ -527,18 +574,20 @@ async def lesson_session(browser, url, lesson, visits, i, out, errors):
         await context.close()
 
 
-async def drive_lesson(url, lesson, n, nice=0):
+async def drive_lesson(url, lesson, n, nice=0, idle=False):
     from playwright.async_api import async_playwright
 
     visits = lesson_visits(lesson)
     out, errors = [], []
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=browser_executable(nice), args=ARGS)
+        browser = await p.chromium.launch(executable_path=browser_executable(nice, idle),
+                                          args=ARGS)
         try:
             # the teacher's tab, before the class: the server's first visit starts its worker
             # processes and draws step 1 (timed apart, not counted with the class)
             first = []
             await lesson_session(browser, url, lesson, visits[:1], -1, first, errors)
+            CLASS_START[0] = time.time()
             await asyncio.gather(*(lesson_session(browser, url, lesson, visits, i, out, errors)
                                    for i in range(n)))
         finally:
@@ -559,20 +608,44 @@ def warm_lesson(path, cache_dir, log):
     return seconds, line
 
 
-def lesson_run(path, lesson, n, cache_dir, log, nice):
+#: When the class started (after the teacher's tab): the server's script runs counted from then.
+CLASS_START = [0.0]
+
+
+def script_runs(trace, since):
+    """Wall seconds of each of the server's script runs that started after ``since`` (its
+    trace, ``RMSC_DASHBOARD_TRACE``: app.py's "run start" and "run end", per thread)."""
+    started, out = {}, []
+    for line in Path(trace).read_text().splitlines() if Path(trace).exists() else []:
+        ts, thread, msg = line.split(" ", 2)
+        if msg.startswith("run start"):
+            started[thread] = float(ts)
+        elif msg.startswith("run end") and thread in started:
+            t0 = started.pop(thread)
+            if t0 >= since:
+                out.append(float(ts) - t0)
+    return out
+
+
+def lesson_run(path, lesson, n, cache_dir, log, nice, idle=False):
     """The dashboard over the warm cache, N sessions walking the lesson at once."""
-    env = {**os.environ, "RMSC_CACHE_DIR": str(cache_dir), "RMSC_LESSON": str(path)}
+    import tempfile
+
+    trace = Path(tempfile.mkdtemp(prefix="bench_load_trace_")) / "trace.log"
+    env = {**os.environ, "RMSC_CACHE_DIR": str(cache_dir), "RMSC_LESSON": str(path),
+           "RMSC_DASHBOARD_TRACE": str(trace)}
     env.pop("RMSC_SCHEDULER", None)
     server, url = start_server(env, log)
     try:
         wait_health(url, server)
         sampler = Sampler(url, server.pid)
         sampler.start()
-        visits, results, errors, first = asyncio.run(drive_lesson(url, lesson, n, nice))
+        visits, results, errors, first = asyncio.run(drive_lesson(url, lesson, n, nice, idle))
         sampler.stop.set()
         sampler.join(10)
     finally:
         stop([server])
+    sampler.runs = script_runs(trace, CLASS_START[0])
     return visits, results, errors, sampler, first
 
 
@@ -595,7 +668,8 @@ def lesson_main(args):
         print(f"# bench_load --lesson: {source.name} ({len(lesson)} steps) on "
               f"{', '.join(datas)}"
               + ("" if args.max_iter is None else f", fits capped at {args.max_iter} iterations")
-              + f"; {os.cpu_count()} cores, browsers at nice {args.browser_nice}, server at "
+              + f"; {os.cpu_count()} cores, {browser_words(args.browser_nice, args.browser_idle)}, "
+              "server at "
               f"nice {os.nice(0)}; load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} "
               "(1 / 5 / 15 min)", flush=True)
         seconds, line = warm_lesson(path, cache_dir, log)
@@ -603,7 +677,7 @@ def lesson_main(args):
               flush=True)
         for n in [int(x) for x in args.sessions.split(",")]:
             visits, results, errors, sampler, first = lesson_run(
-                path, lesson, n, cache_dir, log, args.browser_nice)
+                path, lesson, n, cache_dir, log, args.browser_nice, args.browser_idle)
             print()
             print(f"The server's first visit (one tab, starting its workers, step 1): "
                   f"{first:.1f} s. Then {n} session(s) at once, seconds from the click until "
@@ -636,6 +710,16 @@ def lesson_main(args):
                   f"{worst:.2f} s; {len(errors)} errors; server peak {mb(sampler.server_peak)} "
                   f"MB, workers {mb(sampler.worker_peak)} MB; health check max "
                   f"{max(health) if health else float('nan'):.2f} s")
+            cpu = sampler.cpu_share()
+            print(f"N={n}: CPU seconds while sampled: server {cpu['server']:.0f}, workers "
+                  f"{cpu['workers']:.0f}, browsers {cpu['browser']:.0f}; "
+                  f"{sampler.browser_priority()}")
+            runs = sampler.runs
+            if runs:
+                print(f"N={n}: the server's script runs during the class (its trace, wall "
+                      f"seconds from each run's start to its end): {len(runs)} runs, median "
+                      f"{statistics.median(runs):.2f} s, max {max(runs):.2f} s, "
+                      f"{sum(runs):.1f} s in all")
             for e in errors:
                 print(f"N={n}: {e}")
         load = os.getloadavg()
@@ -663,6 +747,10 @@ def main():
     ap.add_argument("--browser-nice", type=int, default=19,
                     help="niceness of the browsers (0: same priority as the server). In a "
                          "class they run on the students' machines, not on the server's cores")
+    ap.add_argument("--browser-idle", action="store_true",
+                    help="start the browsers under `chrt --idle 0` (SCHED_IDLE: they run only "
+                         "when the server and everything else leave a core idle; Chromium "
+                         "undoes a nice, not this). Reported on the first line")
     ap.add_argument("--smoke", action="store_true",
                     help="a check that the script works: one session, one move, Digit-small, "
                          "no idle wait (tests/test_benchmarks.py); its numbers mean nothing")
@@ -691,11 +779,12 @@ def main():
     cores = os.cpu_count() or 1
     log = open(ROOT / "benchmarks" / "bench_load.log", "w")
     print(f"# bench_load: {DATA}, {args.moves} β moves per session, cluster={args.cluster}, "
-          f"{cores} cores, browsers at nice {args.browser_nice}, load average "
+          f"{cores} cores, {browser_words(args.browser_nice, args.browser_idle)}, load average "
           f"{os.getloadavg()[0]:.2f}", flush=True)
     runs = []
     for n in ns:
-        run = one_run(n, args.moves, args.cluster, log, args.idle_wait, args.browser_nice)
+        run = one_run(n, args.moves, args.cluster, log, args.idle_wait, args.browser_nice,
+                      args.browser_idle)
         checked, bad = check_results(run["results"], args.check, seed=n)
         run["checked"], run["bad"] = checked, bad
         runs.append(run)

@@ -40,7 +40,7 @@ with right:
     base = st.context.url.split("?")[0] if st.context.url else "http://localhost:8501/"
     root = base.rsplit("/", 1)[0] if base.rstrip("/").endswith("lesson") else base
     url = lessons.step_url(root, lesson, n)
-    st.image(lessons.qr_svg(url), caption="Open this step on your own laptop", width=150)
+    st.image(session_lesson.qr_code(url), caption="Open this step on your own laptop", width=150)
     st.markdown(f"<a href='{url}' style='font-size:0.7rem'>link to this step</a>",
                 unsafe_allow_html=True)
 

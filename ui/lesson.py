@@ -20,6 +20,7 @@ from rmsc.dashboard import lesson as lessons
 
 from .caches import load_bundled, projection, result_cache
 from .fitting import fit_key, prefetch_fits
+from .runtime import shared_figure
 from .state import inject, reset_outliers, set_dataset, set_params
 
 ss = st.session_state
@@ -83,7 +84,8 @@ def _step_dataset(source, number, _lesson):
 def views_figures(fingerprint, _data, _vmax):
     """A 'views' step's figures of the data ``fingerprint``: each view in 2-D, and one sample
     of each class as a picture (None without pictures or labels). Made once for every
-    session: the class opening the step at once waits for one of them, not eight."""
+    session, and made dictionaries once (``ui.runtime.shared_figure``): the class opening
+    the step at once waits for one of them, not eight."""
     data = _data
     mask = data.outlier_mask
     plan = dash.scale_plan(data.n_samples)
@@ -98,10 +100,18 @@ def views_figures(fingerprint, _data, _vmax):
                                          indices=idx, explained=explained)
     images = data.images()
     if images is None or data.labels is None:
-        return views, None
+        return shared_figure(views), None
     shown = dash.class_examples(data.labels, 1)
     tiles = dash.image_tiles(images, shown, vmax=_vmax)
-    return views, figures.sample_images_figure(tiles, [f"class {data.labels[i]}" for i in shown])
+    return shared_figure(views), shared_figure(
+        figures.sample_images_figure(tiles, [f"class {data.labels[i]}" for i in shown]))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def qr_code(url):
+    """The QR code of a step's address (an SVG text), drawn once for every session that
+    shows the same address (a class opening a step at once)."""
+    return lessons.qr_svg(url)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -110,7 +120,7 @@ def comparison_view(key, _tables):
     outliers) and one chart per dataset variant, for the comparison ``key``: made once for
     every session."""
     table = dash.robustness_table(_tables) if len(_tables) == 2 else None
-    charts = {name: figures.comparison_figure(df, title=f"{name}: ACC and NMI")
+    charts = {name: shared_figure(figures.comparison_figure(df, title=f"{name}: ACC and NMI"))
               for name, df in _tables.items()}
     return lessons.change_sentences(_tables), table, charts
 
@@ -128,12 +138,12 @@ def weights_view(key, _result, _data):
         heatmap, data.view_names, outlier_mask=mask, placed=r.placed, relative=True,
         axis_title="samples grouped by class")
     if mask is None or not mask.any():
-        return figure, None
+        return shared_figure(figure), None
     scores = outliers.scores(r)
     table = outliers.evaluate(scores, mask, view_names=data.view_names)
     roc = figures.roc_figure(outliers.roc_curves(scores, mask), data.view_names,
                              aucs=list(table["roc_auc"]))
-    return figure, (roc, table[table["outliers"] > 0])
+    return shared_figure(figure), (shared_figure(roc), table[table["outliers"] > 0])
 
 
 def prefetch_other_steps(lesson, number):

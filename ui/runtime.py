@@ -1,6 +1,6 @@
 """Everything the dashboard does past Streamlit's documented API, in one place, and why.
 
-Streamlit 1.67 offers no public way to do four things the dashboard needs; each is done
+Streamlit 1.67 offers no public way to do five things the dashboard needs; each is done
 here, and each falls back to doing nothing where the piece it uses is missing (AppTest,
 another Streamlit version), so the pages still work, only less well:
 
@@ -39,6 +39,18 @@ another Streamlit version), so the pages still work, only less well:
    the warning is marked as shown. The page icons' tables (``streamlit.emojis``,
    ``streamlit.material_icon_names``), imported on the first ``st.set_page_config`` and
    ``st.Page``, are imported here.
+5. **A chart every session shows, serialized once** (:class:`SharedFigure`).
+   ``st.plotly_chart`` makes a dictionary of the figure it is given on every call, in every
+   session: ``plotly.tools.return_figure_from_figure_or_data`` calls the figure's
+   ``to_dict`` (``streamlit/elements/plotly_chart.py``, lines 886-892), which deep-copies
+   every trace and encodes every array again; a dictionary given instead is validated by
+   building a whole figure from it, which costs more. The lesson's charts are the same for
+   every session of a step (a class clicks Next at once, and the server runs every session's
+   script in one process), so each is made a dictionary once: a :class:`SharedFigure` is a
+   plotly figure whose ``to_dict`` gives that stored dictionary (its traces copied one level
+   deep, since ``plotly.io.to_json`` removes their ``uid``). What Streamlit sends is the
+   same JSON, byte for byte. Where plotly changes how a figure becomes a dictionary, the
+   figure itself is used.
 """
 
 from __future__ import annotations
@@ -46,6 +58,7 @@ from __future__ import annotations
 import logging
 
 import streamlit as st
+from plotly.basedatatypes import BaseFigure
 
 from rmsc import dashboard as dash
 
@@ -70,6 +83,31 @@ def prepare_server():
         return
     if hasattr(delta_generator, "_use_warning_has_been_displayed"):
         delta_generator._use_warning_has_been_displayed = True
+
+
+class SharedFigure(BaseFigure):
+    """``figure`` made a dictionary once, for ``st.plotly_chart`` in every session (see the
+    module docstring, 5). Only ``to_dict`` is meant to be called: the figure is not built
+    again (no ``BaseFigure.__init__``), and nothing may change it."""
+
+    def __init__(self, figure):  # BaseFigure.__init__ skipped on purpose: nothing is built
+        object.__setattr__(self, "_shared", figure.to_dict())
+
+    def to_dict(self):
+        d = self._shared
+        return {**d, "data": [dict(trace) for trace in d["data"]]}
+
+
+def shared_figure(figure):
+    """``figure`` as every session's ``st.plotly_chart`` will take it: a :class:`SharedFigure`
+    made once (call it where the figure is cached), or the figure itself where plotly does
+    not make a figure a dictionary as this expects."""
+    if figure is None or not callable(getattr(figure, "to_dict", None)):
+        return figure
+    shared = SharedFigure(figure)
+    if not isinstance(shared._shared, dict) or not isinstance(shared._shared.get("data"), list):
+        return figure
+    return shared
 
 
 def streamlit_runtime():

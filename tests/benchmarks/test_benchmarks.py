@@ -91,6 +91,7 @@ SLOW = {
     "benchmarks/bench_estimates.py": [(["--smoke"], "buttons within 1.5x"),
                                       (["--parts", "--smoke"], "| Suggest | worker | 1 | 1 |")],
     "benchmarks/bench_page_runs.py": [(["--smoke"], "| β moved back (in memory) | 1 |")],
+    "benchmarks/bench_lesson_runs.py": [(["--smoke"], "| 4. slider beta_rel = 0.25 | 1 |")],
 }
 
 #: Scripts that start a browser (tens of seconds).
