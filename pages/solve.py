@@ -315,23 +315,25 @@ def _result(r):
     st.markdown("**Downloads**")
     st.caption("Files are made when you click.")
     labels, names, outliers = data.labels, data.view_names, ss.outliers
-    # Deferred (callables): nothing is serialised on reruns that download nothing.
+    # Deferred (callables): nothing is serialised on reruns that download nothing, and a
+    # result read from disk reads its affinity only when that file is asked for (guarded:
+    # found damaged then, the page runs again and says so).
+    files = [("labels (CSV)", lambda: dash.labels_csv(r, labels), "rmsc_labels.csv",
+              "text/csv", "dl_labels"),
+             ("weights P (CSV)", lambda: dash.weights_csv(r, names), "rmsc_weights.csv",
+              "text/csv", "dl_weights"),
+             ("affinity (.npz)", lambda: dash.affinity_npz(r), "rmsc_affinity.npz",
+              "application/octet-stream", "dl_affinity"),
+             ("configuration (JSON)", lambda: dash.config_json(r, data, outliers),
+              "rmsc_config.json", "application/json", "dl_config")]
     with st.container(horizontal=True):  # wraps: labels stay whole
-        st.download_button("labels (CSV)", lambda: dash.labels_csv(r, labels),
-                           "rmsc_labels.csv", "text/csv", key="dl_labels",
-                           on_click="ignore")
-        st.download_button("weights P (CSV)", lambda: dash.weights_csv(r, names),
-                           "rmsc_weights.csv", "text/csv", key="dl_weights",
-                           on_click="ignore")
-        st.download_button("affinity (.npz)", lambda: dash.affinity_npz(r),
-                           "rmsc_affinity.npz", "application/octet-stream",
-                           key="dl_affinity", on_click="ignore")
-        st.download_button("configuration (JSON)",
-                           lambda: dash.config_json(r, data, outliers), "rmsc_config.json",
-                           "application/json", key="dl_config", on_click="ignore")
+        for label, make, name, mime, key in files:
+            st.download_button(label, ui.guarded_download(label, make), name, mime, key=key,
+                               on_click="ignore")
 
 
 with right:
+    ui.download_failures()  # a download that found its stored result damaged: why, what now
     out, job = ui.fit_outcome(hurry=True)
     if job is not None and job.active:
         # a fit waiting for a worker is polled less often: only its place changes

@@ -1,7 +1,7 @@
 """What tests in several folders share and that is not a fixture: small data sets (a union of
 subspaces, random or coherent views), the paper's .mat files rebuilt from the bundled copies,
-files written as users have them, an upload's file object, and a gated task for the jobs.
-Imported as ``from tests.support import ...``; the fixtures are in ``conftest.py``."""
+files written as users have them, an upload's file object, a gated task for the jobs, a file
+damaged in place. Imported as ``from tests.support import ...``; the fixtures are in ``conftest.py``."""
 
 import io
 import threading
@@ -279,3 +279,16 @@ def scoring_seconds(n, c, probe, times=1):
     k = _costs.COSTS["scoring"]
     units = k["const"] + 20 * k["runs"] + 20 * n * k["samples"] + 20 * c ** 3 * k["assign"]
     return times * units * probe / 256 ** 3
+
+
+def damage_file(path, how, inside):
+    """Damage ``path`` in place (the same file, as a disk error would): its bytes
+    ``inside`` changed, or the file cut off before them (``how``: "flipped" or "cut")."""
+    data = path.read_bytes()
+    at = data.index(inside) + len(inside) // 2
+    with open(path, "r+b") as f:
+        if how == "cut":
+            f.truncate(at)
+        else:
+            f.seek(at)
+            f.write(bytes(b ^ 0xFF for b in data[at:at + 16]))

@@ -269,6 +269,23 @@ def _whole(result):
         st.rerun()
 
 
+def guarded_download(label, make):
+    """``make`` as a download button's ``data`` (made when clicked), safe from a stored result
+    found damaged then (:class:`rmsc.dashboard.DownloadGuard`): the result is discarded and
+    forgotten, this session's page runs again (the fit starts again, as for any miss) and
+    says why the download failed (:func:`download_failures`)."""
+    guard = ss.setdefault("_download_guard", dash.DownloadGuard())
+    return guard.maker(label, make, after=session_rerunner())
+
+
+def download_failures():
+    """Say which downloads found their stored result damaged since the last run, and what to
+    do (:func:`guarded_download`)."""
+    guard = ss.get("_download_guard")
+    for label in guard.take() if guard is not None else ():
+        st.warning(dash.damaged_download_message(label, ss.get("autorun", True)))
+
+
 def require_result(what="This page"):
     """The current fit result, or a message (running / failed / not run) and None."""
     out, job = fit_outcome(hurry=True)

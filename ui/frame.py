@@ -78,9 +78,14 @@ def _fit_status_body():
         ss["_status_was_active"] = job.key
         return
     if ss.get("_status_was_active") is not None:
-        # The run watched by this fragment has finished: redraw the whole page.
+        # The run watched by this fragment has finished: redraw the whole page, when this
+        # fragment runs alone. In a run of the whole page, the page drawn after the sidebar
+        # sees the finished fit anyway, and a rerun would drop the click that started this
+        # run (a button is True for one run only: Compare's Run clicked just after the fit
+        # ended did nothing).
         ss["_status_was_active"] = None
-        st.rerun()
+        if not ss.get("_drawing_frame"):
+            st.rerun()
     if isinstance(out, dash.FitResult):
         acc = ("" if out.scores is None
                else f", ACC {100 * out.scores['acc_mean']:.2f}%")
@@ -150,7 +155,11 @@ def frame(title=None):
     lesson.enter(on_lesson)  # the step's state, before the fit starts and the sidebar shows it
     track_session()
     ensure_fit()
-    sidebar()
+    ss._drawing_frame = True  # the sidebar's fragments run with the whole page
+    try:
+        sidebar()
+    finally:
+        ss._drawing_frame = False
     show_messages()
     sync_query_params(lesson.query() if on_lesson else None)
     ss._frame_count = ss.get("_frame_count", 0) + 1

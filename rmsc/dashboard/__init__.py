@@ -83,8 +83,11 @@ from .store import (  # noqa: F401
     read_all,
 )
 from .downloads import (  # noqa: F401
+    DownloadFailed,
+    DownloadGuard,
     affinity_npz,
     config_json,
+    damaged_download_message,
     labels_csv,
     weights_csv,
 )

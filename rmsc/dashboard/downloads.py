@@ -1,10 +1,17 @@
-"""The Solve page's downloads: labels, weights, affinity and the run's configuration."""
+"""The Solve page's downloads: labels, weights, affinity and the run's configuration.
+
+Each file is made when its button is clicked, from the result on screen. A result read from
+the disk cache leaves its large arrays (Z*, the affinity) unread until then, and one of them
+may turn out damaged at that moment: :class:`DownloadGuard` turns that into a message on the
+page's next run instead of a failure nobody explains.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import io
 import json
+import threading
 
 import numpy as np
 import pandas as pd
@@ -12,6 +19,7 @@ import scipy.sparse as sp
 
 from .. import __version__
 from .params import estimator_params
+from .store import CorruptEntry
 
 
 def labels_csv(result, labels_true=None):
@@ -67,3 +75,57 @@ def _json_default(obj):
     if isinstance(obj, tuple):
         return list(obj)
     return str(obj)
+
+
+class DownloadFailed(RuntimeError):
+    """A download's file could not be made; the message says why and what to do."""
+
+
+class DownloadGuard:
+    """A session's downloads, safe from a damaged stored result; thread-safe.
+
+    ``st.download_button`` calls a callable ``data`` when the button is clicked, in a thread
+    of the server outside the page's script (Streamlit 1.67: nothing drawn there is shown,
+    and an exception reaches the browser only as its own "Failed to generate file for
+    download"). :meth:`maker` wraps such a callable: when making the file reads a large
+    array whose file is damaged (:class:`~rmsc.dashboard.store.CorruptEntry`: the store
+    has then discarded the entry and the memory cache has forgotten the result, so the next
+    run treats it as a miss), the download's label is kept for the page (:meth:`take`),
+    ``after()`` is called (the page asks for its next run there) and
+    :class:`DownloadFailed` is raised, saying what happened.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._failed = []
+
+    def maker(self, label, make, after=None):
+        """``make`` (no arguments, the file's bytes or text) guarded as above."""
+        def guarded():
+            try:
+                return make()
+            except CorruptEntry as exc:
+                with self._lock:
+                    if label not in self._failed:
+                        self._failed.append(label)
+                if after is not None:
+                    after()
+                raise DownloadFailed(f"{label}: {exc}") from None
+        return guarded
+
+    def take(self):
+        """The labels of the downloads that failed so, since the last call (oldest first)."""
+        with self._lock:
+            failed, self._failed = self._failed, []
+        return failed
+
+
+def damaged_download_message(label, autorun=True):
+    """What a page says after the download ``label`` found its stored result damaged."""
+    then = ("RMSC fits these settings again now; download the file when the result is back."
+            if autorun else "Press **Run** to fit these settings again, then download the "
+            "file.")
+    return (f"**{label} was not downloaded.** The result it was made from had been read "
+            "from the server's result cache on disk, and its file turned out damaged when "
+            f"the download read it, so that result was discarded (the server's log names "
+            f"the file). {then} The dataset and the parameters are unchanged.")

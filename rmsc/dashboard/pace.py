@@ -71,9 +71,13 @@ LOAD_SPACING = 0.01
 
 
 def runnable_now(samples=LOAD_SAMPLES, spacing=LOAD_SPACING, path="/proc/loadavg"):
-    """The busy threads of the whole machine now, less the one reading: the mean of
+    """The busy threads of the whole machine now, less the one reading: the median of
     ``samples`` reads of the runnable count (``/proc/loadavg``'s fourth field, Linux),
-    ``spacing`` seconds apart; None where the system has no such file."""
+    ``spacing`` seconds apart; None where the system has no such file.
+
+    The median, not the mean: one read that catches a burst of threads waking at once
+    (a worker's pool starting, another process's short spike) would move a mean, and the
+    plan scales with it; the median ignores them while they are fewer than half the reads."""
     counts = []
     for i in range(max(1, int(samples))):
         if i:
@@ -83,7 +87,7 @@ def runnable_now(samples=LOAD_SAMPLES, spacing=LOAD_SPACING, path="/proc/loadavg
                 counts.append(int(f.read().split()[3].split("/")[0]) - 1)
         except (OSError, IndexError, ValueError):
             return None
-    return max(0.0, float(np.mean(counts)))
+    return max(0.0, float(np.median(counts)))
 
 
 def current_load(cores=None):

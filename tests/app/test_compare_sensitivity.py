@@ -167,3 +167,21 @@ def test_sensitivity_grid_and_views_on_demand(fitted_app):
     views = at.session_state["slots"]["views"].latest.result
     assert views["n_views"].tolist() == [1, 2, 3]
     assert len(at.get("plotly_chart")) == 2
+
+
+def test_a_run_clicked_just_after_the_solve_fit_ended_is_not_dropped(fitted_app):
+    # The sidebar's status saw Solve's fit running in the page's last run (it keeps the
+    # fit's key), and the fit has ended since. The run of the click draws the sidebar as
+    # finished without rerunning the page: a rerun would drop the click (a button is True
+    # for one run only), and Compare's Run would do nothing.
+    at = goto(fitted_app, "compare")
+    no_trouble(at)
+    at.multiselect(key="w_cmp_methods").set_value(["SSC-AVG"]).run()
+    fit = at.session_state["slots"]["fit"].latest
+    assert fit is not None and not fit.active
+    at.session_state["_status_was_active"] = fit.key  # what the status kept while it ran
+    at.button(key="w_cmp_run").click().run()
+    no_trouble(at)
+    assert at.session_state["slots"]["compare"].latest is not None  # the click started it
+    assert at.session_state["_status_was_active"] is None
+    assert any(s.value.startswith("Fitted on") for s in at.sidebar.success)

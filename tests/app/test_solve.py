@@ -584,3 +584,77 @@ def test_theory_page_with_a_fit_and_a_gamma_slider(fitted_app):
     assert any(r"\ell_{vj}/s_v" in x.value for x in at.latex)
     at.select_slider(key="w_theory_gamma").set_value(0.01).run()
     no_trouble(at)
+
+
+def test_a_download_that_finds_its_stored_result_damaged_says_so_and_fits_again(
+        tmp_path, monkeypatch):
+    # A restarted server shows a result from the disk cache without reading its affinity;
+    # the "affinity (.npz)" button reads it when clicked, in Streamlit's thread for deferred
+    # downloads (MediaFileManager.execute_deferred), and its file turns out damaged then.
+    import io
+    import json
+
+    import scipy.sparse as sp
+    import streamlit as st
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.media_file_storage import MediaFileStorageError
+
+    from rmsc._deferred import unread
+    from rmsc.dashboard import store
+    from tests.support import damage_file
+
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "results"))
+    monkeypatch.setattr(store, "LAZY_BYTES", 4096)  # Subspaces' Z* and affinity count as large
+    deferred = {}  # file name -> (manager, id, maker) of the newest run's download buttons
+    add_deferred = MediaFileManager.add_deferred
+
+    def recorded(self, fn, mimetype, coordinates, file_name=None, element_id=""):
+        file_id = add_deferred(self, fn, mimetype, coordinates, file_name=file_name,
+                               element_id=element_id)
+        deferred[file_name] = (self, file_id, fn)
+        return file_id
+    monkeypatch.setattr(MediaFileManager, "add_deferred", recorded)
+
+    query = {"data": "Subspaces", "beta": "0.01"}
+    first = open_app(query, page="solve")
+    wait_fit(first)
+    shown = {m.label: m.value for m in first.metric}
+    cancel_jobs(first)
+    st.cache_resource.clear()  # the server restarted: its memory is gone, the folder kept
+    at = open_app(query, page="solve")
+    no_trouble(at)
+    assert at.session_state["slots"]["fit"].latest is None  # from disk, nothing fitted
+    assert {m.label: m.value for m in at.metric} == shown
+    import ui
+
+    (kept,) = [v for v in ui.result_cache()._items.values() if isinstance(v, dash.FitResult)]
+    assert "affinity" in unread(kept)
+    data, params = at.session_state["data"], at.session_state["params"]
+    (path,) = (tmp_path / "results").glob("*.npz")
+    with np.load(path, allow_pickle=False) as z:  # every array read on demand, damaged
+        header = json.loads(str(z["__header__"][()]))
+        insides = [z[n].tobytes() for n in header["deferred"]]
+    for inside in insides:
+        damage_file(path, "flipped", inside)
+    manager, file_id, _ = deferred["rmsc_affinity.npz"]
+    with pytest.raises(MediaFileStorageError) as failed:  # the browser: "Failed to generate"
+        manager.execute_deferred(file_id)
+    assert isinstance(failed.value.__cause__, dash.DownloadFailed)  # ours, not a traceback's
+    assert not path.exists()  # discarded
+    # the page's next run (the guard asked the session for it) says what happened and what
+    # to do, and fits again; the data and the parameters are as they were
+    at.run()
+    no_trouble(at)
+    warned = [w for w in texts(at, "warning") if "affinity (.npz)" in w]
+    assert len(warned) == 1 and "damaged" in warned[0] and "fits these settings again" in \
+        warned[0], texts(at, "warning")
+    assert at.session_state["slots"]["fit"].latest is not None  # a miss: fitted again
+    assert at.session_state["data"] is data and at.session_state["params"] == params
+    wait_fit(at)
+    no_trouble(at)
+    again = {m.label: m.value for m in at.metric}
+    assert again.pop("time") and again == {k: v for k, v in shown.items() if k != "time"}
+    assert not any("affinity (.npz)" in w for w in texts(at, "warning"))  # said once
+    fresh = at.session_state["slots"]["fit"].latest.result
+    made = deferred["rmsc_affinity.npz"][2]()  # the new result's button: the file is made
+    assert (sp.load_npz(io.BytesIO(made)) != fresh.affinity).nnz == 0

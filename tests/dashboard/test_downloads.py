@@ -1,8 +1,10 @@
 """The downloads without a browser (rmsc.dashboard.downloads): labels and configuration
-round-trip and rebuild the estimator."""
+round-trip and rebuild the estimator; a download that finds its stored result damaged says
+so, and the result becomes a miss."""
 
 import io
 import json
+import logging
 
 import numpy as np
 import pandas as pd
@@ -11,6 +13,10 @@ import scipy.sparse as sp
 
 import rmsc
 from rmsc import dashboard as dash
+from rmsc._deferred import unread
+from rmsc.dashboard import store
+
+from tests.support import damage_file
 
 
 @pytest.fixture
@@ -38,3 +44,38 @@ def test_config_json_reproduces_the_estimator(fitted, small):
     ref = rmsc.get_method("RMSC", **dash.estimator_params(fitted.params, small))
     assert est.get_params() == ref.get_params()
     assert cfg["result"]["scores"]["acc_mean"] == fitted.scores["acc_mean"]
+
+
+def test_a_download_that_finds_its_stored_result_damaged_says_so(fitted, small, tmp_path,
+                                                                 monkeypatch, caplog):
+    monkeypatch.setattr(store, "LAZY_BYTES", 1024)  # the affinity is read when touched
+    disk = store.DiskStore(tmp_path / "results", cap=1 << 30, types=dash.RESULT_TYPES)
+    assert disk.put(fitted.key, fitted)
+    cache = dash.ResultCache(4, 1 << 30, disk=disk)
+    back = cache.get(fitted.key)  # as a restarted server reads it: the affinity unread
+    assert "affinity" in unread(back)
+    damage_file(disk.path(fitted.key), "flipped", fitted.affinity.data.tobytes())
+    guard, reruns = dash.DownloadGuard(), []
+    made = {label: guard.maker(label, make, after=lambda: reruns.append(1)) for label, make in
+            [("labels (CSV)", lambda: dash.labels_csv(back, small.labels)),
+             ("affinity (.npz)", lambda: dash.affinity_npz(back))]}
+    # a file made of what was read is made as before
+    assert made["labels (CSV)"]() == dash.labels_csv(fitted, small.labels)
+    assert reruns == [] and guard.take() == []
+    # the affinity's file is damaged: a clear error (not the store's), the page asked to run
+    # again, the failure kept for it once, and the result a miss (fitted again)
+    with caplog.at_level(logging.WARNING, logger="rmsc.dashboard"):
+        with pytest.raises(dash.DownloadFailed, match=r"affinity \(\.npz\): .*damaged"):
+            made["affinity (.npz)"]()
+    assert any("discarded the cached result" in r.getMessage() for r in caplog.records)
+    assert reruns == [1] and guard.take() == ["affinity (.npz)"] and guard.take() == []
+    assert fitted.key not in cache and cache.get(fitted.key) is None
+    assert not disk.path(fitted.key).exists()
+    assert back.density == fitted.density  # what was read stays usable
+    with pytest.raises(dash.DownloadFailed):  # clicked again: the same, said once
+        made["affinity (.npz)"]()
+    assert guard.take() == ["affinity (.npz)"]
+    # what the page says: what happened and what to do, with and without the automatic run
+    said = dash.damaged_download_message("affinity (.npz)", autorun=True)
+    assert "affinity (.npz)" in said and "damaged" in said and "fits these settings again" in said
+    assert "Press **Run**" in dash.damaged_download_message("affinity (.npz)", autorun=False)

@@ -49,9 +49,28 @@ def test_the_load_is_the_threads_runnable_now_less_the_reader(tmp_path, monkeypa
             return real_open(f, *args, **kwargs)
         return real_open(path, *args, **kwargs)
     monkeypatch.setattr("builtins.open", fake_open)
-    # 5, 3 and 4 runnable, one of them the reader: 3 others on average
+    # 5, 3 and 4 runnable, one of them the reader: 4, 2 and 3 others, the median 3
     assert P.runnable_now(3, 0.0, "/fake/loadavg") == 3.0
     assert P.runnable_now(1, 0.0, tmp_path / "missing") is None
+
+
+def test_one_read_that_catches_a_spike_does_not_move_the_load(tmp_path, monkeypatch):
+    # five reads, 3 runnable each but the third, which catches 31 at once (a pool waking):
+    # others 2, 2, 30, 2, 2. Their median is 2; their mean, 7.6, would plan (7.6 + 2) / 2 =
+    # 4.8x slower beside 2 cores instead of (2 + 2) / 2 = 2x.
+    counts = iter([3, 3, 31, 3, 3])
+    real_open = open
+
+    def fake_open(path, *args, **kwargs):
+        if str(path) == "/fake/loadavg":
+            f = tmp_path / "loadavg"
+            f.write_text(f"2.50 2.00 1.00 {next(counts)}/300 999\n")
+            return real_open(f, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
+    monkeypatch.setattr("builtins.open", fake_open)
+    assert P.runnable_now(5, 0.0, "/fake/loadavg") == 2.0
+    assert next(counts, None) is None                   # all five were read
+    assert P.slowdown(2.0, 2) == 2.0
 
 
 def test_the_plan_reads_the_load_now(monkeypatch):

@@ -22,6 +22,8 @@ from rmsc import datasets
 from rmsc._deferred import unread
 from rmsc.dashboard import store
 
+from tests.support import damage_file
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -250,19 +252,6 @@ def test_a_reopened_fit_still_reads_after_its_file_is_evicted(disk, fitted, monk
     assert_same_fit(fitted, back)
 
 
-def _damage(path, how, inside):
-    """Damage ``path`` in place (the same file, as a disk error would): its bytes
-    ``inside`` changed, or the file cut off before them."""
-    data = path.read_bytes()
-    at = data.index(inside) + len(inside) // 2
-    with open(path, "r+b") as f:
-        if how == "cut":
-            f.truncate(at)
-        else:
-            f.seek(at)
-            f.write(bytes(b ^ 0xFF for b in data[at:at + 16]))
-
-
 @pytest.mark.parametrize("how", ["flipped", "cut"])
 def test_a_large_array_damaged_before_it_is_touched_discards_the_entry(disk, fitted, how,
                                                                        monkeypatch, caplog):
@@ -271,7 +260,7 @@ def test_a_large_array_damaged_before_it_is_touched_discards_the_entry(disk, fit
     back = cache.get(fitted.key)
     assert back is not None and len(cache) == 1
     path = disk.path(fitted.key)
-    _damage(path, how, fitted.affinity.data.tobytes())
+    damage_file(path, how, fitted.affinity.data.tobytes())
     assert back.density == fitted.density  # what was read stays usable
     with caplog.at_level(logging.WARNING, logger="rmsc.dashboard"):
         with pytest.raises(store.CorruptEntry, match="discarded"):
@@ -288,7 +277,7 @@ def test_a_damaged_old_copy_spares_the_result_computed_again_since(disk, fitted,
     _big_arrays(disk, fitted, monkeypatch)
     old = disk.get(fitted.key)  # a session still shows it, its large arrays unread
     path = disk.path(fitted.key)
-    _damage(path, "flipped", fitted.affinity.data.tobytes())
+    damage_file(path, "flipped", fitted.affinity.data.tobytes())
     cache = dash.ResultCache(4, 1 << 30, disk=disk)
     cache.put(fitted.key, fitted)  # computed again meanwhile: a new file in its place
     with pytest.raises(store.CorruptEntry):
@@ -447,7 +436,7 @@ def test_a_later_session_after_a_restart_is_answered_from_disk(tmp_path, monkeyp
     with np.load(path, allow_pickle=False) as z:  # Z*'s values, not read yet
         (inside,) = [z[n].tobytes() for n in json.loads(str(z["__header__"][()]))["deferred"]
                      if z[n].shape == (kept[0].consensus_nnz,) and z[n].dtype == np.float64]
-    _damage(path, "flipped", inside)
+    damage_file(path, "flipped", inside)
     goto(later, "affinity")
     no_trouble(later)
     assert not path.exists()
