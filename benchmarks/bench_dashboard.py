@@ -37,7 +37,9 @@ charts are on screen):
   own time (the page's "time") and against one fit of the same λ alone, in this process
   and on a worker of the dashboard's kind (a table of its own, a row per round): the
   latest move wins when that ratio stays within 1.5 (the fits of the earlier moves were
-  cancelled, not waited for). ``--data NAME`` (a bundled dataset, e.g. Digit-small: its
+  cancelled, not waited for); a second table gives the CPU seconds the workers, the
+  server and the browser used from that move to its result (against one fit's alone), to
+  see where a latency above one fit went. ``--data NAME`` (a bundled dataset, e.g. Digit-small: its
   fits take seconds where Digit's take minutes on a loaded machine) runs these rounds and
   their plain fits on other data;
 * cached revisit: the slider moved back to a value already fitted (its result
@@ -528,9 +530,8 @@ def print_paced(m):
         print(f"| {k + 1} | {latency:.2f} | {cpu['workers']:.2f} | {cpu['server']:.2f} | "
               f"{cpu['browser']:.2f} |")
     print()
-    print("One fit on a worker alone (the table above): its worker's CPU s "
-          + ", ".join(f"{c:.2f}" for c in m["paced_worker_cpu"][1:])
-          + " (the warm-up fit's first, not shown)")
+    print("CPU seconds of one fit on a worker alone (each round's, as in the table above): "
+          + ", ".join(f"{c:.2f}" for c in m["paced_worker_cpu"][1:]))
 
 
 def measure_plain_fits(repeat, m):
