@@ -270,8 +270,10 @@ class DaskWorkers:
                 if _takes_n_workers(self.client) else self.client.scheduler_info()
         except Exception:  # noqa: BLE001 - no placement then; the task runs anyway
             return {}
-        others = [w for w in info.get("workers", {}) if w not in busy]
-        if not others:
+        with self._lock:  # workers running a task of this server's now
+            running = {where for where, since in self._where.values() if since is None}
+        others = [w for w in info.get("workers", {}) if w not in busy and w not in running]
+        if not others:  # no idle worker: Dask decides (a busy one is no better)
             return {}
         log.debug("new task kept off %d worker(s) winding down a cancelled task", len(busy))
         return {"workers": others, "allow_other_workers": True}
@@ -286,8 +288,10 @@ class DaskWorkers:
         with self._lock:
             self._jobs.pop(job_id, None)
             self._waiting.pop(job_id, None)
-            _, held = self._futures.pop(job_id, (None, ()))
-            if job_id in self._where:
+            fut, held = self._futures.pop(job_id, (None, ()))
+            if fut is not None and fut.status in ("finished", "error"):
+                self._where.pop(job_id, None)  # it has returned: its worker is free
+            elif job_id in self._where:  # cancelled: on its worker until its next check
                 self._where[job_id][1] = time.monotonic()
         for fut in held:
             fut.release()
