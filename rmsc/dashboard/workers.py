@@ -232,11 +232,8 @@ class DaskWorkers:
                                  pure=False, retries=0, priority=remote.priority, **placement)
         with self._lock:
             self._futures[job_id] = (fut, held)
-        label = job.label or "job"
-        log.debug("task of %s %s submitted for %r", label, job_id[:8], job.key)
-        fut.add_done_callback(
-            lambda f: log.debug("task of %s %s ended on its worker (%s)", label, job_id[:8],
-                                f.status))
+        log.debug("task of %s %s submitted for %r", job.label or "job", job_id[:8],
+                  getattr(job, "key", None))
         self._trim_scattered()
         control = (Event(stop_name, client=self.client), Event(cancel_name, client=self.client))
         return job_id, fut, control
@@ -324,6 +321,7 @@ class DaskWorkers:
                           msg.get("pid"))
             elif msg.get("kind") == "end":
                 self._where.pop(job_id, None)
+                log.debug("task %s has left its worker", str(job_id)[:8])
             elif msg.get("kind") == "report" and msg.get("done") == 1:
                 log.debug("task %s: its first step done", str(job_id)[:8])
         if job is not None:
