@@ -147,11 +147,17 @@ def stop_server(proc):
         proc.wait()
 
 
-def wait(page, js, arg=None, timeout=LONG):
+def wait(page, js, arg=None, timeout=LONG, polling=50):
     # The page is being rebuilt while we poll: a missing element just means "not yet".
     page.wait_for_function(f"a => {{ try {{ return ({IDLE}) && ({js}); }} "
                            f"catch (e) {{ return false; }} }}", arg=arg, timeout=timeout,
-                           polling=50)
+                           polling=polling)
+
+
+#: Milliseconds between two looks at the page while a paced round's fit runs: each look reads
+#: the page's text (a layout in Chromium), on the CPUs the fit runs on; at most this much is
+#: added to a latency of seconds.
+PACED_POLL_MS = 250
 
 
 DATA_TEXT = ("document.querySelector('h1') && document.querySelector('h1').innerText"
@@ -440,10 +446,9 @@ def measure_paced(browser, repeat, m, prefetch=True):
                 if k < MOVES - 1:
                     time.sleep(max(0.0, PACE - (time.perf_counter() - t0)))
             target = f"{LAM_GRID[index]:g}"
-            wait(page, "location.search.includes('lam=' + a + '&') || "
-                       "location.search.endsWith('lam=' + a)", target)
             wait(page, "(location.search.includes('lam=' + a + '&') || "
-                       f"location.search.endsWith('lam=' + a)) && {SOLVE_RESULT}", target)
+                       f"location.search.endsWith('lam=' + a)) && {SOLVE_RESULT}", target,
+                 polling=PACED_POLL_MS)
             latency = time.perf_counter() - t0
             cpu1 = cpu_seconds(proc)
             m["paced_cpu"].append({k: cpu1[k] - cpu0[k] for k in cpu0})

@@ -251,8 +251,10 @@ class DaskWorkers:
             for job_id in [j for j, (_, since) in self._where.items()
                            if since is not None and now - since >= self.WIND_DOWN_SECONDS]:
                 del self._where[job_id]  # no "end" came: the worker died, or it is long over
-            return {where for where, since in self._where.values()
-                    if where and since is not None}
+            # let go of, or cancelled a moment ago (its sender has not let go of it yet)
+            return {where for job_id, (where, since) in self._where.items()
+                    if where and (since is not None or getattr(
+                        self._jobs.get(job_id), "cancelled", False))}
 
     def _placement(self):
         """``client.submit``'s keywords that keep a new task off the workers still winding
@@ -269,6 +271,7 @@ class DaskWorkers:
             return {}
         with self._lock:  # workers running a task of this server's now
             running = {where for where, since in self._where.values() if since is None}
+        running -= busy
         others = [w for w in info.get("workers", {}) if w not in busy and w not in running]
         if not others:  # no idle worker: Dask decides (a busy one is no better)
             return {}
