@@ -3,6 +3,7 @@
     python benchmarks/bench_dashboard.py [--repeat 3] [--only load|solve|paced|reopen]
                                          [--before REV] [--entry app|streamlit]
                                          [--trace FILE] [--smoke]
+    python benchmarks/bench_dashboard.py --only paced --data Digit-small --repeat 1
 
 ``--smoke`` (tests/benchmarks/test_benchmarks.py): the page loads once, a check that the script works
 (its numbers mean nothing). It leaves the Solve measurements out: each needs Digit fits,
@@ -36,7 +37,11 @@ charts are on screen):
   own time (the page's "time") and against one fit of the same λ alone, in this process
   and on a worker of the dashboard's kind (a table of its own, a row per round): the
   latest move wins when that ratio stays within 1.5 (the fits of the earlier moves were
-  cancelled, not waited for);
+  cancelled, not waited for); a second table gives the CPU seconds the workers, the
+  server and the browser used from that move to its result (against one fit's alone), to
+  see where a latency above one fit went. ``--data NAME`` (a bundled dataset, e.g. Digit-small: its
+  fits take seconds where Digit's take minutes on a loaded machine) runs these rounds and
+  their plain fits on other data;
 * cached revisit: the slider moved back to a value already fitted (its result
   comes from the cache), and switching back to the Solve page from another.
 * reopening (``--only reopen``): a server fits β = 0.3 and the slider's next step, and is
@@ -101,6 +106,7 @@ def mark(message):
 
 
 ENTRY = "app"  # --entry: how the server is started
+DATA = "Digit"  # --data: the bundled dataset of the paced rounds (--only paced)
 
 
 def start_server(port, prefetch=False, cache_dir=None, root=None):
@@ -144,11 +150,17 @@ def stop_server(proc):
         proc.wait()
 
 
-def wait(page, js, arg=None, timeout=LONG):
+def wait(page, js, arg=None, timeout=LONG, polling=50):
     # The page is being rebuilt while we poll: a missing element just means "not yet".
     page.wait_for_function(f"a => {{ try {{ return ({IDLE}) && ({js}); }} "
                            f"catch (e) {{ return false; }} }}", arg=arg, timeout=timeout,
-                           polling=50)
+                           polling=polling)
+
+
+#: Milliseconds between two looks at the page while a paced round's fit runs: each look reads
+#: the page's text (a layout in Chromium), on the CPUs the fit runs on; at most this much is
+#: added to a latency of seconds.
+PACED_POLL_MS = 250
 
 
 DATA_TEXT = ("document.querySelector('h1') && document.querySelector('h1').innerText"
@@ -391,8 +403,36 @@ def lam_thumb(page):
     return page.locator("[data-testid=stSlider]", has_text="λ (coupling").get_by_role("slider")
 
 
+def cpu_seconds(server):
+    """CPU seconds used so far by the server process, by its workers (every process it
+    started), and by the browser (every other process this one started: Playwright's
+    driver, Chromium's processes); a process that has ended is not counted."""
+    import psutil
+
+    def used(procs):
+        total = 0.0
+        for proc in procs:
+            try:
+                t = proc.cpu_times()
+                total += t.user + t.system
+            except psutil.Error:
+                pass
+        return total
+
+    try:
+        root = psutil.Process(server.pid)
+        workers = root.children(recursive=True)
+    except psutil.Error:
+        root, workers = None, []
+    own = {proc.pid for proc in workers} | {server.pid}
+    others = [proc for proc in psutil.Process().children(recursive=True) if proc.pid not in own]
+    return {"server": used([root] if root else []), "workers": used(workers),
+            "browser": used(others)}
+
+
 def measure_paced(browser, repeat, m, prefetch=True):
-    """λ moved MOVES steps right, PACE s apart, per round; the last move's latency."""
+    """λ moved MOVES steps right, PACE s apart, per round; the last move's latency, and the
+    CPU seconds the workers, the server and the browser used meanwhile."""
     from rmsc.dashboard import LAM_GRID
 
     proc, url = start_server(free_port(), prefetch)
@@ -405,7 +445,8 @@ def measure_paced(browser, repeat, m, prefetch=True):
         if index < 0:
             raise SystemExit(f"--repeat {repeat}: at most {(len(LAM_GRID) - 1) // MOVES} "
                              "rounds of λ moves fit on the slider")
-        page.goto(f"{url}/?lam={LAM_GRID[index]:g}")
+        query = "" if DATA == "Digit" else f"&data={DATA}"
+        page.goto(f"{url}/?lam={LAM_GRID[index]:g}{query}")
         wait(page, DATA_READY)
         nav(page, "Solve")
         wait(page, SOLVE_RESULT)
@@ -413,6 +454,7 @@ def measure_paced(browser, repeat, m, prefetch=True):
             for k in range(MOVES):
                 thumb = lam_thumb(page)
                 thumb.focus()
+                cpu0 = cpu_seconds(proc)
                 t0 = time.perf_counter()
                 thumb.press("ArrowRight")
                 index += 1
@@ -420,11 +462,12 @@ def measure_paced(browser, repeat, m, prefetch=True):
                 if k < MOVES - 1:
                     time.sleep(max(0.0, PACE - (time.perf_counter() - t0)))
             target = f"{LAM_GRID[index]:g}"
-            wait(page, "location.search.includes('lam=' + a + '&') || "
-                       "location.search.endsWith('lam=' + a)", target)
             wait(page, "(location.search.includes('lam=' + a + '&') || "
-                       f"location.search.endsWith('lam=' + a)) && {SOLVE_RESULT}", target)
+                       f"location.search.endsWith('lam=' + a)) && {SOLVE_RESULT}", target,
+                 polling=PACED_POLL_MS)
             latency = time.perf_counter() - t0
+            cpu1 = cpu_seconds(proc)
+            m["paced_cpu"].append({k: cpu1[k] - cpu0[k] for k in cpu0})
             mark("paced: the last move's result on screen")
             fit = page.evaluate(FIT_SECONDS)
             m["paced"].append(latency)
@@ -446,19 +489,33 @@ def measure_paced_plain_fits(m):
     from rmsc.dashboard import workers
     from rmsc.datasets import load_bundled
 
-    data = load_bundled("Digit")
+    data = load_bundled(DATA)
     for lam in m["paced_lams"]:
         t0 = time.perf_counter()
         dash.fit_rmsc(data, dash.Params(lam=float(lam)))
         m["paced_plain"].append(time.perf_counter() - t0)
     dask_workers = workers.DaskWorkers()
     try:
+        import psutil
+
+        def children_cpu():
+            total = 0.0
+            for proc in psutil.Process().children(recursive=True):
+                try:
+                    t = proc.cpu_times()
+                    total += t.user + t.system
+                except psutil.Error:
+                    pass
+            return total
+
         def on_worker(lam):
+            cpu0 = children_cpu()
             t0 = time.perf_counter()
             job = dash.Job(("plain", lam), dash.Remote(dash.fit_rmsc, data,
                                                        dash.Params(lam=float(lam))),
                            label="fit", sender=dash.DaskSender(dask_workers)).start()
             job.wait()
+            m["paced_worker_cpu"].append(children_cpu() - cpu0)
             return time.perf_counter() - t0
 
         on_worker(1.0)  # the data sent, the worker's imports done
@@ -484,6 +541,18 @@ def print_paced(m):
         print(f"| {k + 1} | {PACE:g} s | {MOVES} | {latency:.2f} | {fit:.2f} | "
               f"{latency / fit:.2f} | {remote:.2f} | {latency / remote:.2f} | ≤ 1.5 | "
               f"{'yes' if latency / remote <= 1.5 else 'NO'} |")
+    print()
+    print("CPU seconds used from the last move until its result was on screen (2 CPUs "
+          "shared with the machine's other work)")
+    print()
+    print("| round | wall s | workers' CPU s | server's CPU s | browser's CPU s |")
+    print("|---:|---:|---:|---:|---:|")
+    for k, (latency, cpu) in enumerate(zip(m["paced"], m["paced_cpu"])):
+        print(f"| {k + 1} | {latency:.2f} | {cpu['workers']:.2f} | {cpu['server']:.2f} | "
+              f"{cpu['browser']:.2f} |")
+    print()
+    print("CPU seconds of one fit on a worker alone (each round's, as in the table above): "
+          + ", ".join(f"{c:.2f}" for c in m["paced_worker_cpu"][1:]))
 
 
 def measure_plain_fits(repeat, m):
@@ -552,7 +621,7 @@ ROWS = [
 
 
 def main():
-    global TRACE, ENTRY, REOPEN_ITERS
+    global TRACE, ENTRY, REOPEN_ITERS, DATA
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", choices=["load", "solve", "paced", "reopen"], default=None,
@@ -568,6 +637,9 @@ def main():
     ap.add_argument("--reopen-iters", type=int, default=REOPEN_ITERS,
                     help="iterations of the fits the first server makes for --only reopen "
                          "(0: the defaults' stopping)")
+    ap.add_argument("--data", default="Digit", metavar="NAME",
+                    help="with --only paced: the bundled dataset the λ slider is moved on "
+                         "(e.g. Digit-small; default Digit)")
     ap.add_argument("--before", default=None, metavar="REV",
                     help="with --only reopen: measure the servers of this git revision too, "
                          "alternating with this checkout's, over the same results")
@@ -578,13 +650,17 @@ def main():
     if args.smoke:
         args.repeat, args.only = 1, "load"
     ENTRY = args.entry
+    if args.data != "Digit" and args.only != "paced":
+        ap.error("--data is for --only paced (the other measurements are Digit's)")
+    DATA = args.data
     REOPEN_ITERS = args.reopen_iters
     TRACE = args.trace.resolve() if args.trace else None
     from playwright.sync_api import sync_playwright
 
     load_before = os.getloadavg()
     m = {key: [] for key, _, _ in ROWS}
-    m.update(paced_lams=[], paced_plain=[], paced_worker=[])
+    m.update(paced_lams=[], paced_plain=[], paced_worker=[], paced_cpu=[],
+             paced_worker_cpu=[])
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         if args.only in (None, "load"):
@@ -603,14 +679,15 @@ def main():
                 if before is not None:
                     shutil.rmtree(before, ignore_errors=True)
         browser.close()
-    if args.only in (None, "solve", "paced"):
+    if args.only in (None, "solve"):  # the paced rounds have plain fits of their own
         measure_plain_fits(args.repeat, m)
     if m["paced_lams"]:
         measure_paced_plain_fits(m)
     load_after = os.getloadavg()
 
     server = "python app.py" if ENTRY == "app" else "streamlit run app.py"
-    print(f"Dashboard speed on Digit (2000 samples, 6 views), `{server}`, Chromium, "
+    what = "Digit (2000 samples, 6 views)" if DATA == "Digit" else DATA
+    print(f"Dashboard speed on {what}, `{server}`, Chromium, "
           f"{os.cpu_count()} CPUs; load average before {load_before[0]:.1f}, "
           f"after {load_after[0]:.1f}")
     print()

@@ -235,7 +235,7 @@ with left:
 # ---------------------------------------------------------------------------
 
 
-def _live_body(queued=False):
+def _live_body(queued=False, every=ui.POLL_SECONDS):
     ui.log.debug("fragment live")
     out, job = ui.fit_outcome(hurry=True)
     if job is None or not job.active:
@@ -243,6 +243,8 @@ def _live_body(queued=False):
     snap = job.snapshot()
     if queued and snap.place is None:
         st.rerun()  # a worker took it: the page switches to the faster poll of the live curve
+    if not queued and dash.live_poll_seconds(snap.elapsed) > every:
+        st.rerun()  # a long fit: the page switches to the slower poll (it spares the fit)
     st.progress(snap.fraction, text=f"Running {ui.params().method}: {snap.message or 'starting'} "
                                     f"— {snap.elapsed:.1f} s")
     if snap.history:
@@ -265,6 +267,13 @@ def _live_body(queued=False):
 
 
 _live = st.fragment(run_every=ui.POLL_SECONDS)(_live_body)
+# A fit that has run a while is polled less often (rmsc.dashboard.live_poll_seconds): every
+# poll redraws the live charts, in the server and the browser, beside the fit on its CPUs.
+def _live_slow_body():
+    _live_body(every=dash.LIVE_SLOW_POLL_SECONDS)
+
+
+_live_slow = st.fragment(run_every=dash.LIVE_SLOW_POLL_SECONDS)(_live_slow_body)
 # While the fit waits for a worker only its place changes: a slower poll spares the server
 # and the browser (with a class on one server most sessions wait most of the time).
 _queued = st.fragment(run_every=ui.QUEUE_POLL_SECONDS)(_live_body)
@@ -337,7 +346,9 @@ with right:
     out, job = ui.fit_outcome(hurry=True)
     if job is not None and job.active:
         # a fit waiting for a worker is polled less often: only its place changes
-        watch = ((lambda: _queued(queued=True)) if job.snapshot().place is not None
+        snap = job.snapshot()
+        watch = ((lambda: _queued(queued=True)) if snap.place is not None
+                 else _live_slow if dash.live_poll_seconds(snap.elapsed) > ui.POLL_SECONDS
                  else _live)
         previous = ui.previous_result()
         if previous is None:

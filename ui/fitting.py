@@ -25,8 +25,9 @@ from .state import data, slot
 log = logging.getLogger("rmsc.dashboard")
 ss = st.session_state
 
-#: How often a page showing a running job asks it for news (the live curve, progress bars).
-POLL_SECONDS = 1.0
+#: How often a page showing a running job asks it for news (the live curve, progress bars)
+#: while the job is young (:func:`rmsc.dashboard.live_poll_seconds`).
+POLL_SECONDS = dash.LIVE_POLL_SECONDS
 #: How often the Solve page looks at a fit still waiting for a free worker (its place).
 QUEUE_POLL_SECONDS = 3.0
 

@@ -118,8 +118,12 @@ from .jobs import (  # noqa: F401
     JobRegistry,
     JobSlot,
     JobSnapshot,
+    LIVE_FAST_FOR_SECONDS,
+    LIVE_POLL_SECONDS,
+    LIVE_SLOW_POLL_SECONDS,
     WorkerDied,
     describe_error,
+    live_poll_seconds,
     request_user_fit,
 )
 from .sessions import (  # noqa: F401

@@ -512,6 +512,25 @@ def request_user_fit(slot, key, task, *, prefetcher=None, **kwargs):
     return job
 
 
+#: How often a page asks a running job for news to draw (its live curve, progress): every
+#: LIVE_POLL_SECONDS during its first LIVE_FAST_FOR_SECONDS, then every
+#: LIVE_SLOW_POLL_SECONDS (:func:`live_poll_seconds`).
+LIVE_POLL_SECONDS = 1.0
+LIVE_SLOW_POLL_SECONDS = 3.0
+LIVE_FAST_FOR_SECONDS = 10.0
+
+
+def live_poll_seconds(elapsed):
+    """Seconds between two looks at a job's news once it has run ``elapsed`` seconds.
+
+    Each look redraws the page's live charts, in the server and in the browser; on a small
+    machine that serves the page and runs the fit, they take CPU from the fit itself, and
+    ahead of it (the workers run nicer than the server). A short job is watched closely;
+    a long one, whose curve changes little from one second to the next, less often.
+    """
+    return LIVE_POLL_SECONDS if elapsed < LIVE_FAST_FOR_SECONDS else LIVE_SLOW_POLL_SECONDS
+
+
 def describe_error(exc):
     """One readable sentence for any exception (no traceback)."""
     if isinstance(exc, WorkerDied):

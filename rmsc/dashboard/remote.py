@@ -257,7 +257,16 @@ def run_remote(fn, args, kwargs, job_id, stop_name, cancel_name, threads=None):
     None for all of them."""
     job = WorkerJob(job_id, stop_name, cancel_name)
     reuse_heap()  # undoes what Dask's malloc setting costs a fit (see reuse_heap); on any cluster
-    job.send("start", pid=os.getpid())
+    job.send("start", pid=os.getpid(), worker=current_worker().address)
+    try:
+        return _run_remote(job, fn, args, kwargs, threads)
+    finally:
+        # the task has left its worker (a cancelled one only at its next check): the
+        # server stops keeping its next tasks off that worker (DaskWorkers.winding_down)
+        job.send("end")
+
+
+def _run_remote(job, fn, args, kwargs, threads):
     job.check()
     # The memory guards of rmsc (rmsc.memory.check_dense_fits) refuse before allocating,
     # with a message; on a worker they count against the worker's own memory limit (the

@@ -126,6 +126,9 @@ class DaskWorkers:
         self._waiting = OrderedDict()  # job id -> None, submitted and not started, in order
         self._scattered = OrderedDict()  # dataset fingerprint -> Future
         self._futures = {}       # job id -> (its task's Future, futures scattered for it)
+        # job id -> [worker address, when the server let go of it (None: not yet)], from
+        # the task's start on its worker until it says it has left (its "end" event)
+        self._where = {}
         self.client.subscribe_topic(TOPIC, self._on_event)
         self.closed = False
 
@@ -222,15 +225,58 @@ class DaskWorkers:
         with self._lock:
             self._jobs[job_id] = job
             self._waiting[job_id] = remote.priority
+        placement = self._placement()
         fut = self.client.submit(run_remote, remote.fn, args, kwargs, job_id, stop_name,
                                  cancel_name, getattr(remote, "threads", None),
                                  key=f"rmsc-{job.label or 'job'}-{job_id}",
-                                 pure=False, retries=0, priority=remote.priority)
+                                 pure=False, retries=0, priority=remote.priority, **placement)
         with self._lock:
             self._futures[job_id] = (fut, held)
+        log.debug("task of %s %s submitted for %r", job.label or "job", job_id[:8],
+                  getattr(job, "key", None))
         self._trim_scattered()
         control = (Event(stop_name, client=self.client), Event(cancel_name, client=self.client))
         return job_id, fut, control
+
+    #: Seconds after the server let go of a task that its worker is still kept out of the
+    #: next tasks' way while no "end" came from it (a worker that died sends none).
+    WIND_DOWN_SECONDS = 60.0
+
+    def winding_down(self):
+        """Addresses of the workers still running a task the server has let go of (a
+        cancelled fit runs on until its next check of the cancel: an iteration, or the
+        set-up before the first)."""
+        now = time.monotonic()
+        with self._lock:
+            for job_id in [j for j, (_, since) in self._where.items()
+                           if since is not None and now - since >= self.WIND_DOWN_SECONDS]:
+                del self._where[job_id]  # no "end" came: the worker died, or it is long over
+            # let go of, or cancelled a moment ago (its sender has not let go of it yet)
+            return {where for job_id, (where, since) in self._where.items()
+                    if where and (since is not None or getattr(
+                        self._jobs.get(job_id), "cancelled", False))}
+
+    def _placement(self):
+        """``client.submit``'s keywords that keep a new task off the workers still winding
+        down a cancelled one, where another worker is up: Dask does not know they are
+        busy (it forgot the cancelled task), and would send the new task where its data
+        is, behind it. Loose (``allow_other_workers``): Dask may still use them."""
+        busy = self.winding_down()
+        if not busy:
+            return {}
+        try:
+            info = self.client.scheduler_info(n_workers=-1) \
+                if _takes_n_workers(self.client) else self.client.scheduler_info()
+        except Exception:  # noqa: BLE001 - no placement then; the task runs anyway
+            return {}
+        with self._lock:  # workers running a task of this server's now
+            running = {where for where, since in self._where.values() if since is None}
+        running -= busy
+        others = [w for w in info.get("workers", {}) if w not in busy and w not in running]
+        if not others:  # no idle worker: Dask decides (a busy one is no better)
+            return {}
+        log.debug("new task kept off %d worker(s) winding down a cancelled task", len(busy))
+        return {"workers": others, "allow_other_workers": True}
 
     def unfinished(self):
         """This server's jobs submitted and not finished (running or waiting for a worker)."""
@@ -242,7 +288,11 @@ class DaskWorkers:
         with self._lock:
             self._jobs.pop(job_id, None)
             self._waiting.pop(job_id, None)
-            _, held = self._futures.pop(job_id, (None, ()))
+            fut, held = self._futures.pop(job_id, (None, ()))
+            if fut is not None and fut.status in ("finished", "error"):
+                self._where.pop(job_id, None)  # it has returned: its worker is free
+            elif job_id in self._where:  # cancelled: on its worker until its next check
+                self._where[job_id][1] = time.monotonic()
         for fut in held:
             fut.release()
 
@@ -266,6 +316,17 @@ class DaskWorkers:
             job = self._jobs.get(job_id)
             if msg.get("kind") == "start":
                 self._waiting.pop(job_id, None)
+                # a task already let go of (cancelled while it was sent) still occupies
+                # its worker until it sees the cancel
+                self._where[job_id] = [msg.get("worker"),
+                                       None if job is not None else time.monotonic()]
+                log.debug("task %s started on a worker (pid %s)", str(job_id)[:8],
+                          msg.get("pid"))
+            elif msg.get("kind") == "end":
+                self._where.pop(job_id, None)
+                log.debug("task %s has left its worker", str(job_id)[:8])
+            elif msg.get("kind") == "report" and msg.get("done") == 1:
+                log.debug("task %s: its first step done", str(job_id)[:8])
         if job is not None:
             relay(job, msg)
         elif msg.get("kind") == "warnings":  # sent as the task ended: its job may be done

@@ -208,3 +208,14 @@ def test_registry_shares_one_run_between_sessions():
     s1.cancel()
     gc.go.release(3)
     assert c.wait(5) and c.state == dash.CANCELLED
+
+
+def test_a_long_job_is_polled_less_often_than_a_young_one():
+    young = [dash.live_poll_seconds(t) for t in (0.0, 1.0, dash.LIVE_FAST_FOR_SECONDS - 0.01)]
+    old = [dash.live_poll_seconds(t) for t in (dash.LIVE_FAST_FOR_SECONDS, 60.0, 3600.0)]
+    assert set(young) == {dash.LIVE_POLL_SECONDS} and set(old) == {dash.LIVE_SLOW_POLL_SECONDS}
+    assert dash.LIVE_SLOW_POLL_SECONDS > dash.LIVE_POLL_SECONDS
+    # the pages' fast poll is this one (one source)
+    from ui.fitting import POLL_SECONDS
+
+    assert POLL_SECONDS == dash.LIVE_POLL_SECONDS

@@ -156,6 +156,41 @@ def test_a_job_waiting_for_a_worker_sees_its_place_and_never_runs_when_cancelled
     wait_until(lambda: executing(dask_workers) == 0, "the workers to be free")
 
 
+def slow_to_cancel(data, path, job):
+    """A task whose first step ignores a cancel until the file ``path`` exists (as a fit's
+    set-up does until its first iteration), then checks."""
+    job.report(0, 1, f"started with {data.n_samples} samples")
+    deadline = time.monotonic() + WAIT
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    job.check()
+    return "done"
+
+
+def test_a_new_task_does_not_wait_behind_a_cancelled_one_still_on_its_worker(
+        dask_workers, small, tmp_path):
+    """A cancelled task runs on until its next check; Dask has forgotten it and would send
+    the next task of the same data to that worker, behind it: it goes to the idle one."""
+    wait_until(lambda: executing(dask_workers) == 0, "the workers to be free at the start")
+    release = tmp_path / "release"
+    first = run(dask_workers, dash.Remote(slow_to_cancel, small, str(release)), key="a")
+    try:
+        wait_until(lambda: first.snapshot().message.startswith("started"), "the first task")
+        first.cancel()
+        assert first.wait(WAIT) and first.state == dash.CANCELLED
+        assert executing(dask_workers) == 1  # still on its worker, not at its check yet
+        assert len(dask_workers.winding_down()) == 1
+        second = run(dask_workers, dash.Remote(slow_to_cancel, small, str(release)), key="b")
+        wait_until(lambda: second.snapshot().message.startswith("started"),
+                   "the second task to start beside the first")
+        assert executing(dask_workers) == 2
+    finally:
+        release.touch()
+    assert second.wait(WAIT) and second.state == dash.DONE and second.result == "done"
+    wait_until(lambda: executing(dask_workers) == 0, "the workers to be free")
+    wait_until(lambda: not dask_workers.winding_down(), "the cancelled task's end")
+
+
 def test_equal_requests_of_two_sessions_share_one_remote_run(dask_workers):
     registry = dash.JobRegistry()
     sender = dash.DaskSender(dask_workers)
