@@ -403,21 +403,26 @@ def lam_thumb(page):
     return page.locator("[data-testid=stSlider]", has_text="λ (coupling").get_by_role("slider")
 
 
+def cpu_used(procs):
+    """The CPU seconds (user + system) the processes ``procs`` (psutil) used so far; one
+    that has ended is not counted."""
+    import psutil
+
+    total = 0.0
+    for proc in procs:
+        try:
+            t = proc.cpu_times()
+            total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
+
+
 def cpu_seconds(server):
     """CPU seconds used so far by the server process, by its workers (every process it
     started), and by the browser (every other process this one started: Playwright's
     driver, Chromium's processes); a process that has ended is not counted."""
     import psutil
-
-    def used(procs):
-        total = 0.0
-        for proc in procs:
-            try:
-                t = proc.cpu_times()
-                total += t.user + t.system
-            except psutil.Error:
-                pass
-        return total
 
     try:
         root = psutil.Process(server.pid)
@@ -426,8 +431,8 @@ def cpu_seconds(server):
         root, workers = None, []
     own = {proc.pid for proc in workers} | {server.pid}
     others = [proc for proc in psutil.Process().children(recursive=True) if proc.pid not in own]
-    return {"server": used([root] if root else []), "workers": used(workers),
-            "browser": used(others)}
+    return {"server": cpu_used([root] if root else []), "workers": cpu_used(workers),
+            "browser": cpu_used(others)}
 
 
 def measure_paced(browser, repeat, m, prefetch=True):
@@ -499,14 +504,7 @@ def measure_paced_plain_fits(m):
         import psutil
 
         def children_cpu():
-            total = 0.0
-            for proc in psutil.Process().children(recursive=True):
-                try:
-                    t = proc.cpu_times()
-                    total += t.user + t.system
-                except psutil.Error:
-                    pass
-            return total
+            return cpu_used(psutil.Process().children(recursive=True))
 
         def on_worker(lam):
             cpu0 = children_cpu()

@@ -111,9 +111,9 @@ def visits(lesson):
 # ---------------------------------------------------------------------------------------
 
 def child(args):
-    from bench_page_runs import Clock
+    from bench_page_runs import Clock, compile_once
     from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.runtime.scriptrunner import script_cache, script_runner
+    from streamlit.runtime.scriptrunner import script_runner
     from streamlit.testing.v1 import app_test
     from streamlit.testing.v1 import AppTest
 
@@ -132,15 +132,7 @@ def child(args):
             runs.append((time.perf_counter() - t0, time.thread_time() - c0))
 
     script_runner.ScriptRunner._run_script = counted
-    compiled = {}  # a server compiles each script once; AppTest would in every run
-    real_compile = script_cache.ScriptCache.get_bytecode
-
-    def get_bytecode(self, path):
-        if path not in compiled:
-            compiled[path] = real_compile(self, path)
-        return compiled[path]
-
-    script_cache.ScriptCache.get_bytecode = get_bytecode
+    compile_once()  # a server compiles each script once; AppTest would in every run
 
     class SteadyState(PagesManager):  # app.py on every run, as a live server after its first
         def __init__(self, *a, **k):

@@ -126,6 +126,23 @@ class Clock:
         return sorted(out.items(), key=lambda kv: -kv[1])
 
 
+def compile_once():
+    """A server compiles each page's script once (its ScriptCache); AppTest makes a new
+    cache for every run, which would count compiling the pages again in every step: every
+    script compiled once in this process from now on."""
+    from streamlit.runtime.scriptrunner import script_cache
+
+    compiled = {}
+    real_compile = script_cache.ScriptCache.get_bytecode
+
+    def get_bytecode(self, path):
+        if path not in compiled:
+            compiled[path] = real_compile(self, path)
+        return compiled[path]
+
+    script_cache.ScriptCache.get_bytecode = get_bytecode
+
+
 def child(args):
     t_start = time.perf_counter()
     import cProfile
@@ -157,19 +174,7 @@ def child(args):
         return real_run(self, *a, **k)
 
     script_runner.ScriptRunner._run_script = counted
-    # A server compiles each page's script once (its ScriptCache); AppTest makes a new cache
-    # for every run, which would count compiling the pages again in every step.
-    from streamlit.runtime.scriptrunner import script_cache
-
-    compiled = {}
-    real_compile = script_cache.ScriptCache.get_bytecode
-
-    def get_bytecode(self, path):
-        if path not in compiled:
-            compiled[path] = real_compile(self, path)
-        return compiled[path]
-
-    script_cache.ScriptCache.get_bytecode = get_bytecode
+    compile_once()
 
     def patch_library():
         from rmsc import figures
