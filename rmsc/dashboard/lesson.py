@@ -532,6 +532,46 @@ def change_sentences(tables):
     return out
 
 
+def claim_sentence(tables, method="RMSC"):
+    """The paper's claim (``method``, weighting every sample in every view, loses the least
+    to the outliers) checked on a comparison's tables, as one sentence computed from them:
+    which method has the highest ACC with the outliers, whose change is the best (gained the
+    most or lost the least), and whether the claim holds, is not borne out, or cannot be told from the
+    ± spread. None unless the tables are a clean and an outliers variant holding ``method``
+    and at least one other method."""
+    names = list(tables)
+    if len(names) != 2:
+        return None
+    table = robustness_table(tables).dropna(subset=["change (points)"])
+    if method not in set(table["method"]) or len(table) < 2:
+        return None
+    spreads = [_acc_spreads(tables[name]) for name in names]
+    rows = {row["method"]: row for _, row in table.iterrows()}
+    mine = rows[method]
+    dirty = f"{names[1]} %"
+    top = table.loc[table[dirty].idxmax(), "method"]
+    level = (f"{method} has the highest ACC {names[1]} ({mine[dirty]:.2f} %)" if top == method
+             else f"{top} has the highest ACC {names[1]} ({rows[top][dirty]:.2f} %, "
+                  f"{method} {mine[dirty]:.2f} %)")
+    others = table[table["method"] != method]
+    rival = others.loc[others["change (points)"].idxmax(), "method"]
+    gap = mine["change (points)"] - rows[rival]["change (points)"]
+    sd = [s.get(m) for s in spreads for m in (method, rival)]
+    noise = None if any(v is None for v in sd) else max(sd)
+    mine_c, rival_c = mine["change (points)"], rows[rival]["change (points)"]
+    if gap > 0:
+        change = (f"the best change is {method}'s ({mine_c:+.2f} points; next {rival}, "
+                  f"{rival_c:+.2f})")
+    else:
+        change = f"the best change is {rival}'s ({rival_c:+.2f} points, {method} {mine_c:+.2f})"
+    if noise is not None and abs(gap) <= noise:
+        verdict = "cannot be told from the ± spread here"
+    else:
+        verdict = "holds here" if gap > 0 else "is not borne out here"
+    return (f"The paper's claim on these data: {level}; {change}. That {method} loses the "
+            f"least {verdict}.")
+
+
 def _acc_spreads(table):
     """Each method's ACC spread (std over the k-means runs) in points, by method name;
     empty when the table has none."""

@@ -310,6 +310,39 @@ def test_change_sentences_are_computed_from_the_tables():
         "points, within the ± spread.")
 
 
+def test_the_papers_claim_is_checked_from_the_tables_by_hand():
+    import pandas as pd
+
+    tables = {"clean": pd.DataFrame({"method": ["A", "B", "C"],
+                                     "acc_mean": [0.9, 0.8, 0.9065]}),
+              "with outliers": pd.DataFrame({"method": ["A", "B", "C"],
+                                             "acc_mean": [0.85, 0.81, 0.9068]})}
+    # changes: A -5.00, B +1.00, C +0.03; with outliers C is highest (90.68)
+    assert L.claim_sentence(tables, method="C") == (
+        "The paper's claim on these data: C has the highest ACC with outliers (90.68 %); "
+        "the best change is B's (+1.00 points, C +0.03). That C loses the least is not borne "
+        "out here.")
+    assert L.claim_sentence(tables, method="B") == (
+        "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, B "
+        "81.00 %); the best change is B's (+1.00 points; next C, +0.03). That B loses the "
+        "least holds here.")
+    # with spreads: B's lead of 0.97 points over C is within C's ± 3.53, A's gap of 6 is not
+    # within the larger of A's and B's spreads (3.00)
+    tables["clean"]["acc_std"] = [0.02, 0.005, 0.0353]
+    tables["with outliers"]["acc_std"] = [0.03, 0.004, 0.01]
+    assert L.claim_sentence(tables, method="B").endswith(
+        "That B loses the least cannot be told from the ± spread here.")
+    assert L.claim_sentence(tables, method="A") == (
+        "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, A "
+        "85.00 %); the best change is B's (+1.00 points, A -5.00). That A loses the least is "
+        "not borne out here.")
+    # nothing to check: the method absent, alone, or no outliers variant
+    assert L.claim_sentence(tables, method="RMSC") is None
+    alone = {k: t[t["method"] == "A"] for k, t in tables.items()}
+    assert L.claim_sentence(alone, method="A") is None
+    assert L.claim_sentence({"clean": tables["clean"]}, method="A") is None
+
+
 # ---------------------------------------------------------------------------
 # AppTest walks every step
 # ---------------------------------------------------------------------------
@@ -356,6 +389,13 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
             if step.show == "compare":
                 lines = " ".join(m.value for m in at.markdown)
                 assert "SSC-AVG: ACC" in lines and "RMSC: ACC" in lines
+                # the paper's claim checked on the page, from the table beside it
+                claim = [m.value for m in at.markdown
+                         if m.value.startswith("- The paper's claim on these data:")]
+                table = at.dataframe[0].value
+                changes = dict(zip(table["method"], table["change (points)"]))
+                holds = changes["RMSC"] > changes["SSC-AVG"]
+                assert len(claim) == 1 and (("the best change is RMSC's" in claim[0]) == holds)
             if step.show == "solve":
                 metrics = {m.label: m.value for m in at.metric}
                 assert metrics["ACC"].endswith("%")
