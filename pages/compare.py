@@ -118,9 +118,7 @@ if tables is None:
 def robustness_dataframe(tables):
     table = dash.robustness_table(tables)
     st.dataframe(table, hide_index=True, key="robustness_table", height="content",
-                 column_config={c: st.column_config.NumberColumn(
-                     format="%+.2f" if c == "change (points)" else "%.2f")  # + gained, − lost
-                     for c in table.columns if c != "method"})
+                 column_config=ui.robustness_columns(table))
 
 
 if len(tables) > 2:  # the robustness preset: one table and one figure across the cases

@@ -79,9 +79,7 @@ elif step.show == "compare":
     if table is not None:
         st.markdown("**What the outliers changed** (ACC in points: + gained, − lost)")
         st.dataframe(table, hide_index=True, key="lesson_robustness", height="content",
-                     column_config={c: st.column_config.NumberColumn(
-                         format="%+.2f" if c == "change (points)" else "%.2f")
-                         for c in table.columns if c != "method"})
+                     column_config=ui.robustness_columns(table))
     cols = st.columns(len(charts))
     for col, (name, chart) in zip(cols, charts.items()):
         col.plotly_chart(chart, key=f"lesson_cmp_{name}")
@@ -119,9 +117,7 @@ elif step.show in ("weights", "solve"):
             c1, c2 = st.columns(2)
             c1.plotly_chart(roc[0], key="lesson_roc")
             c2.dataframe(roc[1], hide_index=True, key="lesson_auc", height="content",
-                         column_config={c: st.column_config.NumberColumn(
-                             label, help=why, format="%.3f" if c != "outliers" else None)
-                             for c, (label, why) in dash.OUTLIER_COLUMNS.items()})
+                         column_config=ui.outlier_columns())
     else:
         acc = None if r.scores is None else 100 * r.scores["acc_mean"]
         c1, c2, c3 = st.columns(3)

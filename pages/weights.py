@@ -183,9 +183,7 @@ if mask is not None and mask.any():
             data.view_names, aucs), key="score_roc")
         st.dataframe(table[table["outliers"] > 0], hide_index=True, key="auc_table",
                      height="content",
-                     column_config={c: st.column_config.NumberColumn(
-                         label, help=why, format="%.3f" if c != "outliers" else None)
-                         for c, (label, why) in dash.OUTLIER_COLUMNS.items()})
+                     column_config=ui.outlier_columns())
     except ValueError as exc:
         st.error(dash.page_words(str(exc)))
 

@@ -76,6 +76,8 @@ from .fitting import (  # noqa: F401
 from .experiments import (  # noqa: F401
     experiment_panel,
     experiment_state,
+    outlier_columns,
+    robustness_columns,
     run_plan,
     start_experiment,
 )

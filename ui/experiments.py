@@ -95,3 +95,20 @@ def experiment_panel(slot_name, key):
     elif job is not None and job.state == dash.CANCELLED:
         st.info("Cancelled.")
     return None
+
+
+def robustness_columns(table):
+    """``st.dataframe``'s column settings for :func:`rmsc.dashboard.robustness_table` (the
+    Compare page and the lesson): two decimals, the change with its sign (+ gained, − lost)."""
+    return {c: st.column_config.NumberColumn(
+        format="%+.2f" if c == "change (points)" else "%.2f")
+        for c in table.columns if c != "method"}
+
+
+def outlier_columns():
+    """``st.dataframe``'s column settings for :func:`rmsc.outliers.evaluate`'s table (the
+    Weights page and the lesson): each column's words and tooltip
+    (:data:`rmsc.dashboard.OUTLIER_COLUMNS`)."""
+    return {c: st.column_config.NumberColumn(label, help=why,
+                                             format="%.3f" if c != "outliers" else None)
+            for c, (label, why) in dash.OUTLIER_COLUMNS.items()}

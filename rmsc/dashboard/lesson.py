@@ -536,9 +536,9 @@ def claim_sentence(tables, method="RMSC"):
     """The paper's claim (``method``, weighting every sample in every view, loses the least
     to the outliers) checked on a comparison's tables, as one sentence computed from them:
     which method has the highest ACC with the outliers, whose change is the best (gained the
-    most or lost the least), and whether the claim holds, is not borne out, or cannot be told from the
-    ± spread. None unless the tables are a clean and an outliers variant holding ``method``
-    and at least one other method."""
+    most or lost the least), and whether the claim holds, is not borne out, or cannot be
+    told from the ± spread. None unless the tables are a clean and an outliers variant
+    holding ``method`` and at least one other method."""
     names = list(tables)
     if len(names) != 2:
         return None
