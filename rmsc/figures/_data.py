@@ -79,7 +79,7 @@ def views_scatter_figure(coords, view_names, labels=None, outlier_mask=None, *, 
         for name, members in entries:
             fig.add_trace(group_scatter(
                 xy[:, 0], xy[:, 1], y, members, idx, "class", name=name, legendgroup=name,
-                showlegend=(v == 0), marker=dict(size=4, opacity=0.7)), row=r, col=c)
+                showlegend=(v == 0), marker=dict(size=4, opacity=0.9)), row=r, col=c)
         if outlier_mask is not None:
             out = np.asarray(outlier_mask, bool)[v][idx]
             if out.any():

@@ -9,8 +9,10 @@ import plotly.graph_objects as go
 from ..methods import find_spec
 
 
-#: Colors of classes / clusters (cycled beyond 26).
-CLASS_COLORS = px.colors.qualitative.Plotly + px.colors.qualitative.Alphabet
+#: Colors of classes / clusters: the first ten from D3's qualitative palette, whose colours
+#: stay apart at a glance (plotly's own default put classes 0/3 and 4/9 in near shades),
+#: then Alphabet's (cycled beyond 36).
+CLASS_COLORS = px.colors.qualitative.D3 + px.colors.qualitative.Alphabet
 OUTLIER_COLOR = "black"
 
 

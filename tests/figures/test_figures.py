@@ -52,6 +52,44 @@ def test_views_scatter_figure_one_panel_per_view_and_ringed_outliers():
     assert sum(bool(t.showlegend) for t in per_class) == 3
 
 
+def _lab(color):
+    """CIELAB coordinates of a '#rrggbb' colour (sRGB, D65 white)."""
+    rgb = np.array([int(color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)])
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                    [0.0193, 0.1192, 0.9505]]) @ lin / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_lab_of_white_black_and_red_by_hand():
+    np.testing.assert_allclose(_lab("#ffffff"), [100, 0, 0], atol=0.05)
+    np.testing.assert_allclose(_lab("#000000"), [0, 0, 0], atol=1e-9)
+    np.testing.assert_allclose(_lab("#ff0000"), [53.24, 80.09, 67.20], atol=0.1)
+
+
+def test_views_scatter_figure_draws_ten_classes_in_colours_apart():
+    # Ten classes (Digit's): every class's points have one colour, and any two classes'
+    # colours differ by a CIELAB distance of at least 25 (plotly's default palette put
+    # classes 0 and 3 at 22, and 4 and 9 at 28.5, which a class could not tell apart).
+    labels = np.repeat(np.arange(10), 3)
+    coords = [np.random.default_rng(1).standard_normal((30, 2))]
+    fig = figures.views_scatter_figure(coords, ["only"], labels, None)
+    colours = {}
+    for t in fig.data:
+        assert isinstance(t.marker.color, str)  # one colour per class trace
+        colours[t.name] = t.marker.color
+        assert t.marker.opacity >= 0.85  # faded points would bring the colours closer
+    assert sorted(colours) == sorted(f"class {k}" for k in range(10))
+    lab = {name: _lab(c) for name, c in colours.items()}
+    names = sorted(lab)
+    gaps = {(a, b): float(np.linalg.norm(lab[a] - lab[b]))
+            for i, a in enumerate(names) for b in names[i + 1:]}
+    assert min(gaps.values()) >= 25, min(gaps.items(), key=lambda kv: kv[1])
+    # one palette for every figure: the same class has the same colour elsewhere
+    assert colours["class 3"] == figures.class_color(3)
+
+
 def test_views_scatter_figure_with_a_subsample_and_no_labels():
     coords = [np.arange(8, dtype=float).reshape(4, 2)]
     fig = figures.views_scatter_figure(coords, ["only"], None, None, indices=np.array([1, 3, 5, 7]))
