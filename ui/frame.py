@@ -49,8 +49,15 @@ def fit_device():
     return dash.device_text()
 
 
-def sidebar():
-    """The sidebar of every page: the dataset, the parameters, the fit's status, the limits."""
+#: The Lesson page's folded sidebar section holding the machine's lines.
+MACHINE_EXPANDER = "This machine (where the fits run)"
+
+
+def sidebar(on_lesson=False):
+    """The sidebar of every page: the dataset, the parameters, the fit's status, the limits.
+
+    On the Lesson page the lines about the machine (the device, the workers, the limits),
+    which say nothing about the lesson, are folded into a closed expander at the end."""
     with st.sidebar:
         st.markdown("### Dataset")
         rows = dash.dataset_summary(data())
@@ -63,6 +70,12 @@ def sidebar():
         except ValueError as exc:
             lines = [str(exc)]
         st.markdown("\n".join(f"- {line}" for line in lines))
+        if on_lesson:
+            fit_status()
+            with st.expander(MACHINE_EXPANDER, expanded=False):
+                st.caption(f"Fits run on: {fit_device()}")
+                st.caption(server_limits())
+            return
         st.caption(f"Fits run on: {fit_device()}")
         fit_status()
         st.caption(server_limits())
@@ -157,7 +170,7 @@ def frame(title=None):
     ensure_fit()
     ss._drawing_frame = True  # the sidebar's fragments run with the whole page
     try:
-        sidebar()
+        sidebar(on_lesson)
     finally:
         ss._drawing_frame = False
     show_messages()

@@ -415,6 +415,49 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
             s.cancel()
 
 
+def _machine_lines(at):
+    """The sidebar's captions about the machine: (in the closed expander, outside any)."""
+    from ui.frame import MACHINE_EXPANDER
+
+    folded = [c.value for e in at.sidebar.expander if e.label == MACHINE_EXPANDER
+              for c in e.caption]
+    for e in at.sidebar.expander:
+        assert e.label != MACHINE_EXPANDER or not e.proto.expanded  # folded away at first
+    loose = [c.value for c in at.sidebar.caption]
+    for line in folded:
+        loose.remove(line)
+    return folded, loose
+
+
+@pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
+def test_the_lesson_folds_the_machine_lines_away_and_the_other_pages_keep_them(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("RMSC_LESSON", str(write(tmp_path, SMALL_LESSON)))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["lesson"] = "1"
+    at.session_state["autorun"] = False
+    at.run()
+    try:
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.subheader[0].value.startswith("Step 1 of 4")
+        folded, loose = _machine_lines(at)
+        assert [line.startswith("Fits run on: ") for line in folded] == [True, False]
+        assert len(folded[1]) > 0  # the workers' line
+        assert not any("Fits run on" in line or "worker" in line.lower() for line in loose)
+        # the dataset and the parameters stay in view
+        side = " ".join(m.value for m in at.sidebar.markdown)
+        assert "Subspaces" in side and "λ = " in side
+        # another page: the same lines, in view as before, and no expander for them
+        at.switch_page("pages/data.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        folded, loose = _machine_lines(at)
+        assert folded == []
+        assert any(line.startswith("Fits run on: ") for line in loose)
+    finally:
+        for s in at.session_state["slots"].values():
+            s.cancel()
+
+
 @pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
 def test_a_bad_lesson_file_is_an_error_on_the_page_not_a_traceback(tmp_path, monkeypatch):
     path = write(tmp_path, SMALL_LESSON.replace("max_iter: 30}", "max_iter: -2}", 1))
