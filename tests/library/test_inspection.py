@@ -6,6 +6,7 @@ import pytest
 import rmsc
 from rmsc.inspection import (
     at_cap,
+    dominance_facts,
     dominance_message,
     dominance_threshold,
     heatmap_pool,
@@ -64,6 +65,39 @@ def test_message_states_the_measured_facts():
     assert f"{rows[0]['median_loss']:.3g}" in msg
     # without the feature counts nothing is said about features
     assert "features" not in dominance_message(P, gamma=gamma)
+
+
+def _hand_weights():
+    """P of three views at gamma = 0.01 (cap 10, at the cap from 1/sqrt(0.02) = 7.07 up),
+    each weight 1/sqrt(gamma + loss): losses 0 -> 10, 0.03 -> 5, 0.24 -> 2, 0.99 -> 1."""
+    return np.array([[10.0, 10, 5, 5], [1, 1, 1, 1], [2, 2, 1, 1]])
+
+
+def test_dominance_facts_by_hand():
+    # sums 30, 4, 6 of 40: view A has 75 % (threshold for 3 views: 50 %); half its samples
+    # at the cap; median losses A 0.015, B 0.99, C 0.615, the others' median 0.8025
+    f = dominance_facts(_hand_weights(), gamma=0.01, view_names=["A", "B", "C"],
+                        n_features=[6, 240, 76])
+    assert f["view"] == "A" and f["n_views"] == 3
+    assert f["share"] == pytest.approx(0.75) and f["equal"] == pytest.approx(1 / 3)
+    assert f["at_cap"] == 0.5 and f["cap"] == pytest.approx(10)
+    assert f["median_loss"] == pytest.approx(0.015)
+    assert f["other_loss"] == pytest.approx(0.8025)
+    assert f["loss_ratio"] == pytest.approx(53.5)
+    assert f["n_features"] == 6 and f["other_features"] == (76, 240)
+    assert f["unit"] is None and f["unit_ratio"] is None
+    # the scaled model: losses in units s_v (A 0.001, B 0.02, C 0.01): A's losses
+    # 1.5e-5, B's 0.0198, C's 0.00615; A's unit 15 times below the others' median
+    f = dominance_facts(_hand_weights(), gamma=0.01, factors=np.ones(3),
+                        scale=np.array([0.001, 0.02, 0.01]))
+    assert f["unit"] == pytest.approx(0.001) and f["unit_ratio"] == pytest.approx(15)
+    assert f["loss_ratio"] == pytest.approx(0.012975 / 1.5e-5)
+    assert f["other_features"] is None  # no feature counts given
+    # a view with more features, or a larger median loss, is not said to have fewer/less
+    f = dominance_facts(_hand_weights(), gamma=0.01, n_features=[80, 240, 76])
+    assert f["other_features"] is None
+    # shared weights: nothing dominates
+    assert dominance_facts(np.ones((3, 4)), gamma=0.01) is None
 
 
 def test_message_on_a_fit_where_a_view_has_few_features():
