@@ -84,11 +84,13 @@ elif step.show == "compare":
     for col, (name, chart) in zip(cols, charts.items()):
         col.plotly_chart(chart, key=f"lesson_cmp_{name}")
     if len(tables) == 1:
-        st.dataframe(dash.compare_display(next(iter(tables.values())), data.view_names),
-                     hide_index=True, key="lesson_cmp_table", height="content",
+        shown = dash.compare_display(next(iter(tables.values())), data.view_names)
+        st.dataframe(shown, hide_index=True, key="lesson_cmp_table", height="content",
                      column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
                                     "purity %": st.column_config.NumberColumn(format="%.2f"),
                                     "time s": st.column_config.NumberColumn(format="%.1f")})
+        if "post-processing" in shown:
+            st.caption(lessons.POSTPROCESSING_NOTE)
 
 elif step.show in ("weights", "solve"):
     if step.slider is not None:
@@ -118,20 +120,25 @@ elif step.show in ("weights", "solve"):
             c1.plotly_chart(roc[0], key="lesson_roc")
             c2.dataframe(roc[1], hide_index=True, key="lesson_auc", height="content",
                          column_config=ui.outlier_columns())
+            c2.caption(lessons.ROC_NOTE)
     else:
         acc = None if r.scores is None else 100 * r.scores["acc_mean"]
         c1, c2, c3 = st.columns(3)
         c1.metric("ACC", "—" if acc is None else f"{acc:.1f} %")
         c2.metric("density of Z* (nonzero entries)", f"{lessons.consensus_density(r):.2f} %")
         c3.metric("β (absolute)", "—" if r.beta is None else f"{r.beta:.3g}")
-        shares, dominance = dash.weight_shares(r, data)
-        st.dataframe(dash.weight_shares_table(shares), hide_index=True,
-                     key="lesson_shares", height="content",
-                     column_config={c: st.column_config.NumberColumn(format="%.1f")
-                                    for c in (f"{inspection.SHARE_LABEL} %",
-                                              f"{inspection.P_SHARE_LABEL} %",
-                                              "samples at the cap %")}
-                     | {c: st.column_config.NumberColumn(format="%.3g")
-                        for c in ("mean weight", "median loss")})
-        if dominance:
-            st.warning(dominance)
+        shares, _ = dash.weight_shares(r, data)
+        table = dash.weight_shares_table(shares)[list(lessons.SHARE_COLUMNS)]
+        formats = {f"{inspection.SHARE_LABEL} %": "%.1f", "samples at the cap %": "%.1f",
+                   "median loss": "%.3g"}
+        st.dataframe(table, hide_index=True, key="lesson_shares", height="content",
+                     column_config={c: st.column_config.Column(help=why) if c not in formats
+                                    else st.column_config.NumberColumn(format=formats[c],
+                                                                       help=why)
+                                    for c, why in lessons.SHARE_COLUMNS.items()})
+        facts = dash.weight_dominance(r, data)
+        note = lessons.weight_note(shares, facts)
+        if facts is not None:
+            st.warning(note)
+        elif note:
+            st.caption(note)

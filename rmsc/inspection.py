@@ -146,7 +146,9 @@ def dominance_facts(weights, *, gamma, view_names=None, factors=None, scale=None
         median of the other views' median losses), ``loss_ratio`` (other_loss /
         median_loss, or None unless its losses are the smaller), ``unit`` and
         ``unit_ratio`` (its scaled model's unit s_v and the others' median over it, or
-        None unless the scaled model gives it the smaller unit), ``n_features`` and
+        None unless the scaled model gives it the smaller unit), ``factor_ratio`` (its
+        view factor c_v over the others' median, or None unless it is the larger),
+        ``n_features`` and
         ``other_features`` ((fewest, most) of the others, or None unless it has the
         fewest features).
     """
@@ -166,13 +168,18 @@ def dominance_facts(weights, *, gamma, view_names=None, factors=None, scale=None
              "median_loss": r["median_loss"], "other_loss": other_loss,
              "loss_ratio": (other_loss / r["median_loss"]
                             if 0 < r["median_loss"] < other_loss else None),
-             "unit": None, "unit_ratio": None, "n_features": r["n_features"],
-             "other_features": None}
+             "unit": None, "unit_ratio": None, "factor_ratio": None,
+             "n_features": r["n_features"], "other_features": None}
     if scale is not None and factors is not None:
         s = np.asarray(scale, dtype=float)
         rest = float(np.median(np.delete(s, top)))
         if s[top] < rest:
             facts["unit"], facts["unit_ratio"] = float(s[top]), rest / float(s[top])
+    if factors is not None:
+        c = np.asarray(factors, dtype=float)
+        rest = float(np.median(np.delete(c, top)))
+        if c[top] > rest > 0:
+            facts["factor_ratio"] = float(c[top]) / rest
     if n_features is not None:
         nf = [o["n_features"] for o in others]
         if r["n_features"] < min(nf):
@@ -209,12 +216,12 @@ def dominance_message(weights, *, gamma, view_names=None, factors=None, scale=No
                  f"1/√γ = {f['cap']:.3g} (their loss is at most γ = {gamma:g}).")
     if f["loss_ratio"] is not None:
         text += (f" Its median loss is {f['median_loss']:.3g}, "
-                 f"{_times(f['loss_ratio'])} times below the other views' "
+                 f"{ratio_text(f['loss_ratio'])} times below the other views' "
                  f"median ({f['other_loss']:.3g}).")
     if f["unit_ratio"] is not None:
         text += (f" The scaled model measures each view's losses in its own unit (its "
                  f"median loss at the start): {f['view']}'s unit, {f['unit']:.3g}, is "
-                 f"{_times(f['unit_ratio'])} times below the others' median, so its "
+                 f"{ratio_text(f['unit_ratio'])} times below the others' median, so its "
                  f"factor 1/s_v, and with it its share, is that much larger.")
     if f["other_features"] is not None:
         lo, hi = f["other_features"]
@@ -232,7 +239,7 @@ def _signed(x):
     return f"{x:+.2f}".replace("-", "−")
 
 
-def _times(ratio):
+def ratio_text(ratio):
     """A ratio in words' digits: 3 significant digits, whole numbers from 1000 up."""
     return f"{ratio:,.0f}" if ratio >= 1000 else f"{ratio:.3g}"
 

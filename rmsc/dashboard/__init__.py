@@ -99,6 +99,7 @@ from .fitting import (  # noqa: F401
     diagnose,
     fit_rmsc,
     trace_summary,
+    weight_dominance,
     weight_shares,
     run_view_quality,
     trust_quality_table,

@@ -21,8 +21,8 @@ from scipy.sparse.csgraph import connected_components
 from .._array_api import to_numpy
 from .._deferred import Deferred
 from ..device import DEVICE_ENV, device_from_env, fit_on
-from ..inspection import (P_SHARE_LABEL, SHARE_LABEL, dominance_message, view_quality,
-                          view_weight_shares)
+from ..inspection import (P_SHARE_LABEL, SHARE_LABEL, dominance_facts, dominance_message,
+                          view_quality, view_weight_shares)
 from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
 from ..rmsc import DegenerateSolutionError
@@ -319,14 +319,26 @@ def weight_shares(result, dataset):
         One per view (keys of :func:`rmsc.inspection.view_weight_shares`).
     message : str or None
     """
-    model = result.model
-    kwargs = dict(gamma=float(getattr(model, "gamma", result.params.gamma)),
-                  view_names=list(dataset.view_names),
-                  factors=getattr(model, "view_factors_", None),
-                  scale=getattr(model, "loss_scale_", None),
-                  n_features=[int(X.shape[1]) for X in dataset.views])
+    kwargs = _share_arguments(result, dataset)
     return (view_weight_shares(result.weights, **kwargs),
             dominance_message(result.weights, **kwargs))
+
+
+def weight_dominance(result, dataset):
+    """:func:`rmsc.inspection.dominance_facts` of a fit (the numbers behind
+    :func:`weight_shares`' message; None when no view carries most of the weight)."""
+    return dominance_facts(result.weights, **_share_arguments(result, dataset))
+
+
+def _share_arguments(result, dataset):
+    """The fit's γ, and under the scaled model its view factors and units, with the views'
+    names and numbers of features: what the weights' shares are computed from."""
+    model = result.model
+    return dict(gamma=float(getattr(model, "gamma", result.params.gamma)),
+                view_names=list(dataset.view_names),
+                factors=getattr(model, "view_factors_", None),
+                scale=getattr(model, "loss_scale_", None),
+                n_features=[int(X.shape[1]) for X in dataset.views])
 
 
 def weight_shares_table(shares):

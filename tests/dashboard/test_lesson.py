@@ -343,6 +343,48 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     assert L.claim_sentence({"clean": tables["clean"]}, method="A") is None
 
 
+def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
+    import numpy as np
+
+    from rmsc.inspection import dominance_facts, view_weight_shares
+
+    # three views at γ = 0.01 (ceiling 1/√γ = 10; "at the cap" from 7.07 up); each weight
+    # 1/√(γ + loss): loss 0 -> 10, 0.03 -> 5, 0.24 -> 2, 0.99 -> 1
+    P = np.array([[10.0, 10, 5, 5], [1, 1, 1, 1], [2, 2, 1, 1]])
+    kw = dict(gamma=0.01, view_names=["MOR", "PIX", "FOU"], n_features=[6, 240, 76])
+    shares = view_weight_shares(P, **kw)
+    # MOR: 30 of 40 = 75 %; median losses 0.015, 0.99, 0.615 -> others' median 0.8025
+    # (shown 0.802), 53.5 times MOR's; two of its four samples at the cap
+    assert L.weight_note(shares, dominance_facts(P, **kw)) == (
+        'A weight says how well the other samples rebuild a sample in a view: the smaller '
+        'the error left over ("median loss" gives each view\'s typical one), the larger the '
+        'weight, up to a ceiling set by γ. MOR has 75 % of the say in Z* ("share of Σc_vP"), '
+        'where an equal share would be 33 % of 3 views. Its samples are the easiest to '
+        'rebuild: its median loss, 0.015, is 53.5 times below the other views\' median '
+        '(0.802), and 50 % of its samples are rebuilt so well that their weight sits at the '
+        'ceiling ("samples at the cap"). MOR has the fewest features (6; the others 76–240): '
+        'with so few numbers per sample, almost any sample is nearly an exact mix of a few '
+        'others, whatever its class. So MOR\'s large weight says it is easy to rebuild, not '
+        'that it tells the classes apart.')
+    # the scaled model with c_v = 1/s_v = 1000, 50, 100: MOR's c_v is 1000 / 75 = 13.3
+    # times the others' median, its share 30000 / 30800 = 97 %
+    kw.update(factors=np.array([1000.0, 50, 100]), scale=np.array([0.001, 0.02, 0.01]))
+    note = L.weight_note(view_weight_shares(P, **kw), dominance_facts(P, **kw))
+    assert 'MOR has 97 % of the say in Z*' in note
+    assert "and MOR's is 13.3 times the other views' median" in note
+    # more features than another view, and no view with most of the say
+    kw = dict(gamma=0.01, view_names=["MOR", "PIX", "FOU"], n_features=[80, 240, 76])
+    assert "fewest features" not in L.weight_note(view_weight_shares(P, **kw),
+                                                  dominance_facts(P, **kw))
+    even = np.array([[2.0, 2], [1, 1], [1, 1]])  # shares 50, 25, 25 %: 50 % is the threshold
+    even[0] = 1.9
+    kw = dict(gamma=0.01, view_names=["MOR", "PIX", "FOU"])
+    assert dominance_facts(even, **kw) is None
+    assert L.weight_note(view_weight_shares(even, **kw), None).endswith(
+        'No view has most of the say in Z* here: the largest "share of Σc_vP" is MOR\'s, '
+        '49 % (an equal share would be 33 %).')
+
+
 # ---------------------------------------------------------------------------
 # AppTest walks every step
 # ---------------------------------------------------------------------------
@@ -396,7 +438,19 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 changes = dict(zip(table["method"], table["change (points)"]))
                 holds = changes["RMSC"] > changes["SSC-AVG"]
                 assert len(claim) == 1 and (("the best change is RMSC's" in claim[0]) == holds)
+            if step.show == "weights":  # how to read the ROC curve, under it
+                assert L.ROC_NOTE in [c.value for c in at.caption]
             if step.show == "solve":
+                # the table has the columns the note speaks of, and the note says the top
+                # view's share as the table beside it does
+                [shares] = [d.value for d in at.dataframe if "median loss" in d.value]
+                assert list(shares.columns) == list(L.SHARE_COLUMNS)
+                top = shares.loc[shares["share of Σc_vP %"].idxmax()]
+                notes = [t.value for t in [*at.warning, *at.caption]
+                         if t.value.startswith("A weight")]
+                pct = f"{top['share of Σc_vP %']:.0f} %"
+                assert len(notes) == 1 and (f"{top['view']} has {pct} of the say" in notes[0]
+                                            or f"is {top['view']}'s, {pct}" in notes[0]), notes
                 metrics = {m.label: m.value for m in at.metric}
                 assert metrics["ACC"].endswith("%")
                 dense = metrics["density of Z* (nonzero entries)"]

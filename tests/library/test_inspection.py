@@ -85,12 +85,19 @@ def test_dominance_facts_by_hand():
     assert f["other_loss"] == pytest.approx(0.8025)
     assert f["loss_ratio"] == pytest.approx(53.5)
     assert f["n_features"] == 6 and f["other_features"] == (76, 240)
-    assert f["unit"] is None and f["unit_ratio"] is None
+    assert f["unit"] is None and f["unit_ratio"] is None and f["factor_ratio"] is None
+    # factors c_v = 1/s_v (scale_power 1): A's weights count 15 times the others' median,
+    # its share (30 * 1000 of 30 * 1000 + 4 * 50 + 6 * 100) 30000 / 30800
+    f = dominance_facts(_hand_weights(), gamma=0.01, factors=np.array([1000.0, 50, 100]),
+                        scale=np.array([0.001, 0.02, 0.01]))
+    assert f["factor_ratio"] == pytest.approx(1000 / 75) and f["unit_ratio"] == pytest.approx(15)
+    assert f["share"] == pytest.approx(30000 / 30800)
     # the scaled model: losses in units s_v (A 0.001, B 0.02, C 0.01): A's losses
     # 1.5e-5, B's 0.0198, C's 0.00615; A's unit 15 times below the others' median
     f = dominance_facts(_hand_weights(), gamma=0.01, factors=np.ones(3),
                         scale=np.array([0.001, 0.02, 0.01]))
     assert f["unit"] == pytest.approx(0.001) and f["unit_ratio"] == pytest.approx(15)
+    assert f["factor_ratio"] is None  # equal factors c_v: none favours A
     assert f["loss_ratio"] == pytest.approx(0.012975 / 1.5e-5)
     assert f["other_features"] is None  # no feature counts given
     # a view with more features, or a larger median loss, is not said to have fewer/less
