@@ -40,16 +40,24 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
         for n, step in enumerate(lesson.steps, 1):
             page.wait_for_selector(f"text=Step {n} of {len(lesson)}: {step.title}",
                                    timeout=60_000)
-            # no settle yet: a running comparison's progress reruns its fragment each second
+            # no settle yet: a running comparison's progress reruns its fragment each second.
+            # Each step waits for something only its results draw (the previous step's
+            # charts stay in the page until replaced, and the step's text names its
+            # results: neither says they are in)
             if step.show == "solve":
-                page.wait_for_selector("text=density of Z*", timeout=FIT_TIMEOUT)
+                page.wait_for_selector("[data-testid=stMetricLabel] >> text=density of Z*",
+                                       timeout=2 * FIT_TIMEOUT)
             else:
                 page.wait_for_function(
                     "n => document.querySelectorAll('.js-plotly-plot').length >= n",
                     arg=charts(step),
                     timeout=2 * FIT_TIMEOUT, polling=500)
-            if step.show == "compare" and step.outliers is not None:
-                page.wait_for_selector("text=What the outliers changed", timeout=FIT_TIMEOUT)
+            if step.show == "compare":
+                page.wait_for_selector("text=What the outliers changed" if step.outliers
+                                       else "text=what is done to the table of who resembles",
+                                       timeout=2 * FIT_TIMEOUT)
+            if step.show == "weights" and step.outliers is not None:
+                page.wait_for_selector("text=Reading the ROC curve.", timeout=2 * FIT_TIMEOUT)
             settle(page)
             no_exception(page)
             assert re.search(rf"[?&]lesson={n}(&|$)", page.url), page.url
