@@ -238,7 +238,13 @@ def _hundred_classes():
 
 
 
-def _wait_until(pred, timeout=10):
+#: Upper bound of a wait for a thread of the test process (a job's, a callback's): a loaded
+#: machine holds a runnable thread back for seconds at times, and nothing waited on here is
+#: timed (every wait returns as soon as its condition holds).
+THREAD_WAIT = 60
+
+
+def _wait_until(pred, timeout=THREAD_WAIT):
     t0 = time.time()
     while not pred():
         if time.time() - t0 > timeout:

@@ -200,7 +200,7 @@ def test_the_sidebar_names_the_gpu_torch_reports(fake_cuda_torch, monkeypatch):
 
 
 def test_every_page_without_a_dataset_says_what_to_do():
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=120)  # the suite's bound for a page's run
     at.session_state["clean"] = None
     at.run()
     for page in PAGES:

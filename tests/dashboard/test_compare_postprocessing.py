@@ -10,7 +10,7 @@ import pytest
 import rmsc
 from rmsc import dashboard as dash
 
-from tests.support import Gate, _wait_until
+from tests.support import THREAD_WAIT, Gate, _wait_until
 
 
 def test_compare_params_give_each_method_its_own_or_every_method_the_same_affinity(small):
@@ -106,10 +106,10 @@ def test_the_latest_move_wins_without_waiting_for_the_moves_before():
         jobs[k] = slot.submit(k, gates[k])
         _wait_until(lambda: slot.current is jobs[k] or slot.queued is jobs[k])
     for k in "ab":  # their tasks never got past their first step
-        assert jobs[k].wait(5) and jobs[k].state == dash.CANCELLED and jobs[k].result is None
+        assert jobs[k].wait(THREAD_WAIT) and jobs[k].state == dash.CANCELLED and jobs[k].result is None
     _wait_until(lambda: slot.current is jobs["c"] and jobs["c"].active)
     gates["c"].go.release(3)
-    assert jobs["c"].wait(5) and jobs["c"].state == dash.DONE and jobs["c"].result == 3
+    assert jobs["c"].wait(THREAD_WAIT) and jobs["c"].state == dash.DONE and jobs["c"].result == 3
     assert slot.latest is jobs["c"] and len(registry) == 0
     # another session watching a fit keeps it going when this one moves on
     other = dash.JobSlot(registry, ElsewhereSender())
@@ -120,7 +120,7 @@ def test_the_latest_move_wins_without_waiting_for_the_moves_before():
     assert not d.cancelled
     gd.go.release()
     e._task.go.release()
-    assert d.wait(5) and d.state == dash.DONE and e.wait(5) and e.state == dash.DONE
+    assert d.wait(THREAD_WAIT) and d.state == dash.DONE and e.wait(THREAD_WAIT) and e.state == dash.DONE
     for g in gates.values():
         g.go.release(3)  # let the cancelled tasks end
 

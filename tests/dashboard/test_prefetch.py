@@ -5,7 +5,7 @@ import math
 import pytest
 
 from rmsc import dashboard as dash
-from tests.support import Gate, _wait_until
+from tests.support import THREAD_WAIT, Gate, _wait_until
 
 
 @pytest.fixture(autouse=True)
@@ -70,7 +70,7 @@ def test_prefetches_run_one_at_a_time_on_an_idle_worker_and_are_joined_by_key():
     assert slot.submit("a", Gate()) is a and a.watchers == 2
     # When it ends, the next missing key starts ("b" is cached).
     gates["a"].go.release()
-    assert a.wait(5) and a.state == dash.DONE and a.result == 1
+    assert a.wait(THREAD_WAIT) and a.state == dash.DONE and a.result == 1
     _wait_until(lambda: [j.key for j in pre.running] == ["c"])
     assert a.watchers == 1  # only the session's hold is left
     (c,) = pre.running
@@ -78,7 +78,7 @@ def test_prefetches_run_one_at_a_time_on_an_idle_worker_and_are_joined_by_key():
     # joined is cancelled.
     assert pre.yield_workers(keep="z") == 1 and c.cancelled and pre.queued == []
     gates["c"].go.release()  # the task's next step sees the cancel
-    assert c.wait(5) and c.state == dash.CANCELLED
+    assert c.wait(THREAD_WAIT) and c.state == dash.CANCELLED
     _wait_until(lambda: len(registry) == 0)
     assert pre.running == []
 
@@ -93,7 +93,7 @@ def test_no_idle_worker_queues_and_a_new_position_replaces_the_queue():
     assert job.key == "c" and pre.queued == ["d"]
     assert pre.yield_workers(keep="c") == 0 and not job.cancelled  # the key asked for runs on
     gate.go.release()
-    assert job.wait(5) and job.state == dash.DONE
+    assert job.wait(THREAD_WAIT) and job.state == dash.DONE
     _wait_until(lambda: pre.running == [])
     assert job.watchers == 0 and pre.queued == []
 
@@ -135,10 +135,10 @@ def test_a_joined_prefetch_goes_on_while_a_session_waits_for_it_and_gives_way_af
     m2 = ask(pre, s2, "m2", Gate(steps=1))  # session 2 moves on too: nobody waits
     assert p.cancelled and s2.current is m2
     gate.go.release(2)  # the task's next step sees the cancel
-    assert p.wait(5) and p.state == dash.CANCELLED
+    assert p.wait(THREAD_WAIT) and p.state == dash.CANCELLED
     for job in (m1, m2):
         job._task.go.release()
-        assert job.wait(5) and job.state == dash.DONE
+        assert job.wait(THREAD_WAIT) and job.state == dash.DONE
 
 
 def test_a_prefetch_one_session_joined_gives_way_when_it_moves_on():
@@ -153,5 +153,5 @@ def test_a_prefetch_one_session_joined_gives_way_when_it_moves_on():
     assert p.cancelled and pre.running == []
     gate.go.release(3)
     nxt._task.go.release()
-    assert p.wait(5) and p.state == dash.CANCELLED
-    assert nxt.wait(5) and nxt.state == dash.DONE
+    assert p.wait(THREAD_WAIT) and p.state == dash.CANCELLED
+    assert nxt.wait(THREAD_WAIT) and nxt.state == dash.DONE
