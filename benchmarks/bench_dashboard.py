@@ -367,12 +367,16 @@ def reopen_once(browser, m, tag, root, cache_dir, values, query, port=None, visi
         page.goto(f"{url}/solve?beta={values[0]}{query}")
         wait(page, SOLVE_RESULT)
         m["reopen" + tag].append(time.perf_counter() - t0)
+        # the trace's next two script runs are these slider moves, not the page's own
+        mark(f"result on screen; slider left (to the setting on disk){tag}")
         t0 = press(page, "ArrowLeft")
         wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}", values[1])
         m["reopen_disk" + tag].append(time.perf_counter() - t0)
+        mark(f"result on screen; slider right (back, in memory){tag}")
         t0 = press(page, "ArrowRight")
         wait(page, f"({BETA_IN_URL}) && ({SIDEBAR_BETA}) && {SOLVE_RESULT}", values[0])
         m["reopen_memory" + tag].append(time.perf_counter() - t0)
+        mark(f"result on screen{tag}")
         ctx.close()
     finally:
         stop_server(proc)

@@ -157,6 +157,15 @@ class Job:
     def watchers(self):
         return self._watchers
 
+    @property
+    def runs_apart(self):
+        """True when the task runs where a cancelled run winds down without the job's
+        thread: its sender says so (``sender.runs_apart(task)``; a
+        :class:`~rmsc.dashboard.DaskSender`'s task on a Dask worker). False for a task
+        run in the job's own thread."""
+        check = getattr(self.sender, "runs_apart", None)
+        return bool(check is not None and check(self._task))
+
     def hurry(self):
         """Skip what is left of the start delay (someone is waiting for the result)."""
         self._hurry.set()
@@ -388,7 +397,9 @@ class JobSlot:
     A new request supersedes the running job: the slot releases it (it is
     cancelled unless another session still watches it) and, while it winds
     down, queues the new job; only the newest request is queued, so moving a
-    slider quickly never builds up a backlog. With a :class:`JobRegistry`,
+    slider quickly never builds up a backlog. A cancelled job whose task runs
+    apart (:attr:`Job.runs_apart`: on a Dask worker) is not waited for: the new
+    job starts at once. With a :class:`JobRegistry`,
     a request for a key some session is already running joins that run.
     """
 
@@ -445,9 +456,13 @@ class JobSlot:
             wait = False
             if cur is not None and cur.active:
                 cur.release()
-                # Wait for a run we just cancelled to wind down (one fit at a time);
-                # a run other sessions still watch keeps going, so do not wait for it.
-                wait = cur.cancelled and not adopted
+                # Wait for a run we just cancelled to wind down (one fit at a time in this
+                # process), unless it runs apart: a Dask worker runs one task at a time (a
+                # cancelled one counts until it returns) and the new task is kept off it
+                # where another worker is free (DaskWorkers' placement), so waiting here
+                # would only wait for the cancel's round trips to the scheduler. A run
+                # other sessions still watch keeps going, so do not wait for it either.
+                wait = cur.cancelled and not adopted and not cur.runs_apart
             if wait:
                 self.queued = job
                 return job

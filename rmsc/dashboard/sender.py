@@ -59,6 +59,15 @@ class DaskSender:
     def __init__(self, dask_workers=None):
         self.dask_workers = dask_workers
 
+    @staticmethod
+    def runs_apart(task):
+        """True for a task this sender runs on the Dask workers (a :class:`Remote` or a
+        :class:`RemoteParts`; any other runs in the job's thread). A worker runs one task
+        at a time (one thread; a cancelled task counts until it returns, at its next
+        check), so a session's :class:`~rmsc.dashboard.JobSlot` starts the next job
+        without waiting for a cancelled one's cancel to reach the scheduler."""
+        return isinstance(task, (Remote, RemoteParts))
+
     def run(self, job, task):
         if isinstance(task, RemoteParts):
             return self._run_parts(job, task)

@@ -1,6 +1,7 @@
 """Background jobs and their slots without a browser (rmsc.dashboard.jobs): progress,
 stop and cancel, a delayed job, the slot that reuses or replaces its job, the shared registry."""
 
+import threading
 import time
 
 import pytest
@@ -160,6 +161,68 @@ def test_slot_cancels_the_running_job_and_queues_only_the_newest():
     assert c.wait(WAIT) and c.state == dash.DONE and c.result == 1
     assert b.state == dash.CANCELLED and b.result is None
     assert slot.current is c and slot.queued is None
+
+
+class ApartSender:
+    """A sender whose tasks run apart, as rmsc.dashboard.DaskSender's on a Dask worker: the
+    task in a thread of its own (a worker standing in), the job's thread relaying. A cancel
+    is relayed slowly: the job's thread holds until ``relayed`` is set (the cancel's round
+    trips to the scheduler), while the task winds down at its next step on its own."""
+
+    def __init__(self):
+        self.relayed = threading.Event()
+
+    @staticmethod
+    def runs_apart(task):
+        return True
+
+    def run(self, job, task):
+        out = {}
+
+        def work():
+            try:
+                out["result"] = task(job)
+            except dash.Cancelled:
+                pass
+
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        while worker.is_alive():
+            if job.cancelled:
+                assert self.relayed.wait(30)
+                raise dash.Cancelled(job.label)
+            job.wait_for_request(0.01)
+        return out.get("result")
+
+
+def test_slot_starts_the_next_job_at_once_when_the_cancelled_one_runs_apart():
+    """A slider move while a fit runs on a worker: the new fit starts without waiting for
+    the cancelled one's cancel to be relayed (a worker runs one task at a time anyway)."""
+    sender = ApartSender()
+    slot = dash.JobSlot(sender=sender)
+    ga, gb = Gate(steps=100), Gate(steps=1)
+    a = slot.submit("a", ga)
+    ga.go.release()
+    _wait_until(lambda: a.snapshot().done == 1)
+    assert a.runs_apart
+    b = slot.submit("b", gb)
+    assert a.cancelled and slot.current is b and slot.queued is None
+    gb.go.release()
+    assert b.wait(5) and b.state == dash.DONE and b.result == 1
+    assert a.active  # its cancel still being relayed meanwhile
+    sender.relayed.set()
+    ga.go.release()  # its task sees the cancel at its next step
+    assert a.wait(5) and a.state == dash.CANCELLED and a.result is None
+    assert slot.current is b and slot.latest_key == "b"
+
+
+def test_a_task_in_the_jobs_own_thread_does_not_run_apart():
+    """The slot waits for such a cancelled run (test above: it queues the next), and only a
+    Remote task runs apart with DaskSender (anything else runs in the job's thread)."""
+    assert not dash.Job("k", Gate()).runs_apart
+    sender = dash.DaskSender(dask_workers=object())  # nothing is sent here
+    assert not dash.Job("k", Gate(), sender=sender).runs_apart
+    assert dash.Job("k", dash.Remote(len, [1]), sender=sender).runs_apart
 
 
 def test_slot_going_back_to_the_running_key_drops_the_queue():
