@@ -21,6 +21,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run",
                  "--disable-quic"]
 FIT_TIMEOUT = 240_000  # ms; the machine is shared, Digit fits take seconds to tens of seconds
+# ms: the bound of every other wait in a page (a redraw, a click's element, a URL). A wait
+# returns as soon as its condition holds, so the bound costs nothing when all is well; on a
+# busy CI machine a page's run after a key press took longer than 30 s.
+PAGE_WAIT = 120_000
 VIEWPORT = {"width": 1500, "height": 1000}
 
 
@@ -114,14 +118,14 @@ SETTLED = """([ms, token]) => { const w = window; const now = performance.now();
 _settle_calls = itertools.count()
 
 
-def settle(page, timeout=60_000):
+def settle(page, timeout=PAGE_WAIT):
     """Wait until the script has finished its run and stayed finished for :data:`STABLE_MS`
     (a condition polled in the page, not a fixed pause; see :data:`SETTLED`)."""
     page.wait_for_function(SETTLED, arg=[STABLE_MS, next(_settle_calls)], timeout=timeout,
                            polling=100)
 
 
-def open_app(page, server, query="", timeout=60_000):
+def open_app(page, server, query="", timeout=PAGE_WAIT):
     page.goto(f"{server}/{query}")
     page.wait_for_selector("[data-testid=stSidebar]", timeout=timeout)
     settle(page, timeout)
@@ -131,7 +135,7 @@ def nav(page, title):
     page.locator("[data-testid=stSidebarNav] a", has_text=title).first.click()
     page.wait_for_function(
         "t => document.querySelector('h1') && document.querySelector('h1').innerText.includes(t)",
-        arg=title, timeout=60_000)
+        arg=title, timeout=PAGE_WAIT)
     settle(page)
 
 
@@ -145,7 +149,7 @@ def charts(page):
     return page.locator(".js-plotly-plot").count()
 
 
-def wait_charts(page, n, timeout=60_000):
+def wait_charts(page, n, timeout=PAGE_WAIT):
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}",
                            timeout=timeout)
 
@@ -159,7 +163,7 @@ def metric(page, label):
     return box.locator("[data-testid=stMetricValue]").inner_text()
 
 
-def wait_sidebar(page, *texts, absent=(), timeout=60_000):
+def wait_sidebar(page, *texts, absent=(), timeout=PAGE_WAIT):
     """Wait until the sidebar shows every one of ``texts`` and none of ``absent`` (the page
     is redrawn a moment after an action: a condition, not a look at once)."""
     page.wait_for_function(
@@ -169,14 +173,14 @@ def wait_sidebar(page, *texts, absent=(), timeout=60_000):
         arg=[list(texts), list(absent)], timeout=timeout)
 
 
-def wait_sidebar_match(page, pattern, timeout=60_000):
+def wait_sidebar_match(page, pattern, timeout=PAGE_WAIT):
     """Wait until the sidebar's text matches the JavaScript regular expression ``pattern``."""
     page.wait_for_function(
         "p => { const s = document.querySelector('[data-testid=stSidebar]');"
         " return s && new RegExp(p).test(s.innerText); }", arg=pattern, timeout=timeout)
 
 
-def wait_metric(page, label, pattern, timeout=60_000):
+def wait_metric(page, label, pattern, timeout=PAGE_WAIT):
     """Wait until the metric ``label`` shows a value that matches ``pattern`` (a JavaScript
     regular expression, the whole value); return that value."""
     page.wait_for_function(
@@ -188,7 +192,7 @@ def wait_metric(page, label, pattern, timeout=60_000):
     return metric(page, label)
 
 
-def wait_url(page, *texts, absent=(), timeout=60_000):
+def wait_url(page, *texts, absent=(), timeout=PAGE_WAIT):
     """Wait until the URL's query has every one of ``texts`` and none of ``absent``."""
     page.wait_for_function(
         "([ts, no]) => ts.every(x => location.search.includes(x))"
@@ -214,7 +218,7 @@ LAYOUT = """() => [document.querySelector('[data-testid=stMain]').scrollHeight,
         const r = p.getBoundingClientRect(); return [r.width, r.height]; })]"""
 
 
-def steady(page, probe=LAYOUT, timeout=60_000):
+def steady(page, probe=LAYOUT, timeout=PAGE_WAIT):
     """Wait until ``probe`` (JavaScript) gives the same value twice, 300 ms apart (a
     condition polled in the page, not a fixed pause); return that value."""
     key = f"__rmscSteady{next(_settle_calls)}"
@@ -249,7 +253,7 @@ def upload_file(page, path):
     # the file's chip offers "Remove" (not "Cancel upload") once the server has the file; a
     # click on Load before that would find no file
     page.wait_for_selector(f"[data-testid=stFileChip] button[aria-label='Remove {path.name}']",
-                           timeout=30_000)
+                           timeout=PAGE_WAIT)
     settle(page)
     page.get_by_role("button", name="Load file").click()
     settle(page)

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from PIL import Image
 
-from tests.browser_support import FIT_TIMEOUT, settle
+from tests.browser_support import FIT_TIMEOUT, PAGE_WAIT, settle
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / ("screenshots_1280" if os.environ.get("RMSC_UPDATE_SHOTS")
@@ -68,7 +68,7 @@ def wait_fitted(page, timeout=FIT_TIMEOUT):
     settle(page)
 
 
-def findings(page, timeout=60_000):
+def findings(page, timeout=PAGE_WAIT):
     """What ``clipped_text.js`` finds on the page once its layout is steady."""
     page.evaluate("window.__clipFindings = undefined")
     page.wait_for_function(SETTLED.replace("DETECTOR", DETECTOR), polling=500, timeout=timeout)

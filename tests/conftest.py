@@ -3,7 +3,7 @@ import sys
 
 import pytest
 
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, SHOTS, VIEWPORT, serve
+from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, PAGE_WAIT, SHOTS, VIEWPORT, serve
 from tests.support import PAPER_MATS, paper_mat_variables, union_of_subspaces
 
 # The dashboards the tests start (AppTest, `streamlit run`) keep no results on disk: every
@@ -223,6 +223,7 @@ def browser():
 def page(browser, request):
     context = browser.new_context(viewport=VIEWPORT)
     pg = context.new_page()
+    pg.set_default_timeout(PAGE_WAIT)  # a click's or a read's element, as the waits' bound
     errors = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     yield pg

@@ -11,7 +11,7 @@ import pytest
 
 from rmsc.dashboard import PAGE_TRACE_EVERY
 from rmsc.tracking import ClusteringTrace
-from tests.browser_support import metric, nav, no_exception, open_app
+from tests.browser_support import PAGE_WAIT, metric, nav, no_exception, open_app
 from tests.clipping_support import wait_fitted
 
 pytestmark = pytest.mark.browser
@@ -43,7 +43,7 @@ def test_solve_draws_the_clustering_along_the_iterations(page, server):
     wait_fitted(page)
     no_exception(page)
     page.wait_for_function(f"title => ({TRACES_OF})(title) !== null", arg=TRACE_TITLE,
-                           timeout=60_000)
+                           timeout=PAGE_WAIT)
     traces = {t["name"]: t for t in page.evaluate(TRACES_OF, TRACE_TITLE)}
 
     # the rows the worker recorded: iteration 1, every PAGE_TRACE_EVERY-th, then the fit's own
@@ -103,4 +103,4 @@ def test_weights_draws_each_views_trust_beside_its_own_quality(page, server):
     assert points["y"] == pytest.approx([100 * q["acc"] for q in quality], rel=1e-9)
     sentence = inspection.trust_vs_quality(shares, quality).sentence
     page.wait_for_function("s => document.body.innerText.includes(s)", arg=sentence,
-                           timeout=30_000)
+                           timeout=PAGE_WAIT)

@@ -21,7 +21,7 @@ import re
 import pytest
 from PIL import Image
 
-from tests.browser_support import (FIT_TIMEOUT, nav, no_exception, open_app, serve, settle,
+from tests.browser_support import (FIT_TIMEOUT, PAGE_WAIT, nav, no_exception, open_app, serve, settle,
                                    upload_file, wait_charts)
 from tests.clipping_support import MAX_ITER, SHOTS, SIZE, findings, keep_shot, wait_fitted
 
@@ -102,7 +102,7 @@ def test_nothing_is_cut_off_at_1280_px_on_any_page(browser, server, tmp_path):
         nav(page, "Data")
         upload_file(page, hundred)
         page.wait_for_function("document.querySelector('[data-testid=stSidebar]')"
-                               ".innerText.includes('1,600')", timeout=60_000)
+                               ".innerText.includes('1,600')", timeout=PAGE_WAIT)
         wait_fitted(page)
         results["100 classes"] = visit_every_page(page, "hundred_classes")
 

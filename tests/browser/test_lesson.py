@@ -15,7 +15,7 @@ import re
 import pytest
 
 from rmsc.dashboard import lesson as L
-from tests.browser_support import FIT_TIMEOUT, no_exception, open_app, settle
+from tests.browser_support import FIT_TIMEOUT, PAGE_WAIT, no_exception, open_app, settle
 from tests.clipping_support import SIZE, findings, keep_shot
 
 pytestmark = pytest.mark.browser
@@ -39,7 +39,7 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
         open_app(page, server, "?lesson=1")
         for n, step in enumerate(lesson.steps, 1):
             page.wait_for_selector(f"text=Step {n} of {len(lesson)}: {step.title}",
-                                   timeout=60_000)
+                                   timeout=PAGE_WAIT)
             # no settle yet: a running comparison's progress reruns its fragment each second.
             # Each step waits for something only its results draw (the previous step's
             # charts stay in the page until replaced, and the step's text names its

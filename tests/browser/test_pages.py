@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from tests.browser_support import (FIT_TIMEOUT, ROOT, SHOTS, VIEWPORT, free_port, metric, nav,
+from tests.browser_support import (FIT_TIMEOUT, PAGE_WAIT, ROOT, SHOTS, VIEWPORT, free_port, metric, nav,
                                    no_exception, open_app, serve, settle, shot, sidebar,
                                    steady, upload_file, wait_charts, wait_fitted, wait_metric,
                                    wait_sidebar, wait_sidebar_match, wait_url)
@@ -43,7 +43,7 @@ def test_opens_on_digit_and_fits_it_live(page, server):
     running = page.locator("text=/Running RMSC: iteration \\d+/").first
     running.wait_for(timeout=FIT_TIMEOUT)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 1",
-                           timeout=60_000)
+                           timeout=PAGE_WAIT)
     shot(page, "digit_solve_running")
     # the page stays responsive while the fit runs: switch pages and back
     nav(page, "Theory")
@@ -58,8 +58,8 @@ def test_opens_on_digit_and_fits_it_live(page, server):
     shot(page, "digit_weights")
     nav(page, "Affinity")
     wait_charts(page, 4)  # consensus, one view's Zᵛ, every view's Zᵛ, embedding
-    page.locator("text=pooled 4×4").first.wait_for(timeout=60_000)  # 2000² sent as 500² images
-    page.locator("text=/Every view's affinity/").first.wait_for(timeout=60_000)
+    page.locator("text=pooled 4×4").first.wait_for(timeout=PAGE_WAIT)  # 2000² sent as 500² images
+    page.locator("text=/Every view's affinity/").first.wait_for(timeout=PAGE_WAIT)
     shot(page, "digit_affinity")
 
 
@@ -105,7 +105,7 @@ def test_a_slider_change_updates_the_result(page, server):
     thumb = page.locator("[data-testid=stSlider]", has_text="β (sparsity").get_by_role("slider")
     thumb.focus()
     thumb.press("ArrowRight")  # β: 0.3 -> 0.5
-    page.wait_for_function("location.search.includes('beta=0.5')", timeout=30_000)
+    page.wait_for_function("location.search.includes('beta=0.5')", timeout=PAGE_WAIT)
     wait_fitted(page)
     page.wait_for_function(
         "d => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
@@ -126,7 +126,7 @@ def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page
     settle(page)
     wait_charts(page, 3)  # objective, view weights, what the suggestion ranks by against λ
     criterion = "Agreement of the k-means runs"
-    page.locator(".js-plotly-plot", has_text=criterion).first.wait_for(timeout=60_000)
+    page.locator(".js-plotly-plot", has_text=criterion).first.wait_for(timeout=PAGE_WAIT)
     assert page.locator(".js-plotly-plot", has_text=criterion).count() == 1
     no_exception(page)
     shot(page, "solve_suggestion")
@@ -134,8 +134,8 @@ def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page
                          has_text="Suggested for RMSC").first.inner_text()
     lam, rel = re.search(r"λ = ([0-9.]+), β = auto \(β_rel ([0-9.]+)\)", words).groups()
     page.get_by_role("button", name=re.compile("^Apply: move")).click()
-    page.locator("text=The sliders are at the suggestion.").wait_for(timeout=60_000)
-    page.wait_for_function("!location.search.includes('lam=0.1')", timeout=30_000)
+    page.locator("text=The sliders are at the suggestion.").wait_for(timeout=PAGE_WAIT)
+    page.wait_for_function("!location.search.includes('lam=0.1')", timeout=PAGE_WAIT)
     wait_fitted(page)
     wait_sidebar(page, f"λ = {lam}, β = auto (β_rel {rel}),", absent=["λ = 0.1,"])
     # the URL carries β_rel (the data's units; none at the default), not an absolute β
@@ -144,7 +144,7 @@ def test_suggest_parameters_draws_the_criterion_and_apply_moves_the_sliders(page
     else:
         wait_url(page, absent=["beta=", "beta_rel="])
     page.locator("[data-testid=stSlider]", has_text="β_rel (β relative").first.wait_for(
-        timeout=60_000)
+        timeout=PAGE_WAIT)
     assert page.locator("[data-testid=stSlider]", has_text="β_rel (β relative").count() == 1
     no_exception(page)
 
@@ -156,7 +156,7 @@ SLIDER_TEXT = """label => { const box = [...document.querySelectorAll('[data-tes
     return thumb ? thumb.getAttribute('aria-valuetext') : null; }"""
 
 
-def wait_slider(page, label, value, timeout=60_000):
+def wait_slider(page, label, value, timeout=PAGE_WAIT):
     page.wait_for_function(f"([l, v]) => ({SLIDER_TEXT})(l) === v", arg=[label, value],
                            timeout=timeout)
 
@@ -190,9 +190,9 @@ def test_apply_sticks_when_clicked_at_once_20_times(page, server):
         settle(page)
         # settled (no rerun for a while): what is on screen now stays; an undone Apply
         # would show the button again, the old λ in the slider, sidebar and URL
-        page.locator("text=The sliders are at the suggestion.").wait_for(timeout=60_000)
+        page.locator("text=The sliders are at the suggestion.").wait_for(timeout=PAGE_WAIT)
         page.get_by_role("button", name=re.compile("^Apply: move")).wait_for(
-            state="detached", timeout=60_000)
+            state="detached", timeout=PAGE_WAIT)
         wait_slider(page, "λ (coupling", lam)
         wait_sidebar(page, f"λ = {lam}, β = auto (β_rel {rel}),")
         wait_url(page, absent=[f"lam={lam0}", "beta="])
@@ -208,7 +208,7 @@ def test_uploading_a_paper_mat_file(page, server, paper_mats):
     upload_file(page, paper_mats / "3sources.mat")
     page.wait_for_function(
         "document.querySelector('[data-testid=stSidebar]').innerText.includes('169')",
-        timeout=60_000)
+        timeout=PAGE_WAIT)
     settle(page)
     wait_sidebar_match(page, r"3 \(BBC|views\*\*|views: 3")
     wait_sidebar(page, "classes: 6")
@@ -222,7 +222,7 @@ def test_a_broken_upload_is_a_message_and_keeps_the_data(page, server, tmp_path)
     open_app(page, server, "?data=Subspaces")
     upload_file(page, bad)
     page.wait_for_selector("[data-testid=stAlertContentError] >> text=Could not load broken.mat",
-                           timeout=60_000)
+                           timeout=PAGE_WAIT)
     settle(page)
     assert "Subspaces" in sidebar(page)  # the data loaded before stay
     no_exception(page)
@@ -237,18 +237,18 @@ def test_an_injection_shows_up_on_the_weights_page(page, server):
         timeout=FIT_TIMEOUT)
     # the URL follows in the same run, after the sidebar (the browser applies it a moment
     # later: under load, later than a check made at once)
-    page.wait_for_function("location.search.includes('outliers=')", timeout=60_000)
+    page.wait_for_function("location.search.includes('outliers=')", timeout=PAGE_WAIT)
     nav(page, "Weights")
     wait_fitted(page)
     page.wait_for_selector("text=Finding the injected outliers", timeout=FIT_TIMEOUT)
     wait_charts(page, 4, timeout=FIT_TIMEOUT)  # heatmap, distributions, ROC, one sample
     # legends are drawn by plotly after the chart's frame: wait for them too
-    page.locator("text=injected outlier").first.wait_for(timeout=60_000)
+    page.locator("text=injected outlier").first.wait_for(timeout=PAGE_WAIT)
     no_exception(page)
     shot(page, "weights_injected")
 
 
-def wait_multiselect(page, label, chip, absent=None, timeout=60_000):
+def wait_multiselect(page, label, chip, absent=None, timeout=PAGE_WAIT):
     """Wait until the multiselect labelled ``label`` shows the choice ``chip`` (and not
     ``absent``)."""
     page.wait_for_function(
@@ -275,7 +275,7 @@ def test_views_to_corrupt_follow_a_new_dataset(page, server):
     settle(page)
     wait_multiselect(page, "views to corrupt", "BBC", absent="view 1 (20-d)")
     page.get_by_role("button", name="Inject").click()
-    page.wait_for_selector("text=Injected:", timeout=60_000)
+    page.wait_for_selector("text=Injected:", timeout=PAGE_WAIT)
     assert page.locator("text=Choose at least one view to corrupt").count() == 0
     wait_url(page, "outliers=BBC")
     no_exception(page)
@@ -312,19 +312,19 @@ def test_the_last_result_stays_dimmed_while_the_next_fit_runs(page, server):
     thumb = page.locator("[data-testid=stSlider]", has_text="max iterations").get_by_role("slider")
     thumb.focus()
     thumb.press("End")  # 200 iterations
-    page.locator("text=/Below, dimmed: the previous result/").first.wait_for(timeout=60_000)
+    page.locator("text=/Below, dimmed: the previous result/").first.wait_for(timeout=PAGE_WAIT)
     page.locator("text=/Below, dimmed/").filter(
-        has_text="Running for λ = 1, β = auto").first.wait_for(timeout=60_000)
+        has_text="Running for λ = 1, β = auto").first.wait_for(timeout=PAGE_WAIT)
     wait_metric(page, "ACC", re.escape(acc))  # the previous result's numbers ...
     page.wait_for_function(f"() => (o => o >= 0 && o < 0.6)({ACC_OPACITY})",
-                           timeout=60_000)  # ... dimmed
+                           timeout=PAGE_WAIT)  # ... dimmed
     page.locator("text=/Running RMSC: (iteration|waiting)/").first.wait_for(
-        timeout=60_000)  # the new run
+        timeout=PAGE_WAIT)  # the new run
     shot(page, "solve_dimmed")
     page.get_by_role("button", name="Stop").first.click()
     page.wait_for_selector("text=/stopped after \\d+ iteration/", timeout=FIT_TIMEOUT)
-    page.locator("text=/Below, dimmed/").first.wait_for(state="detached", timeout=60_000)
-    page.wait_for_function(f"() => ({ACC_OPACITY}) === 1", timeout=60_000)
+    page.locator("text=/Below, dimmed/").first.wait_for(state="detached", timeout=PAGE_WAIT)
+    page.wait_for_function(f"() => ({ACC_OPACITY}) === 1", timeout=PAGE_WAIT)
     no_exception(page)
 
 
@@ -369,7 +369,7 @@ def test_edge_datasets_in_the_browser(page, server, tmp_path):
     open_app(page, server, f"?data=Subspaces&max_iter={MAX_ITER}")
     upload_file(page, files["one_sample.npz"])
     page.wait_for_selector("[data-testid=stAlertContentError] >> text=clustering needs at least 2",
-                           timeout=60_000)
+                           timeout=PAGE_WAIT)
     settle(page)
     assert "Subspaces" in sidebar(page)  # the data loaded before stay
     no_exception(page)
@@ -377,9 +377,9 @@ def test_edge_datasets_in_the_browser(page, server, tmp_path):
     upload_file(page, files["no_labels.npz"])
     page.wait_for_function(
         "document.querySelector('[data-testid=stSidebar]').innerText.includes('no_labels')",
-        timeout=60_000)
+        timeout=PAGE_WAIT)
     nav(page, "Solve")
-    page.wait_for_selector("text=choose clusters c (left)", timeout=60_000)
+    page.wait_for_selector("text=choose clusters c (left)", timeout=PAGE_WAIT)
     assert page.get_by_role("button", name="Run", exact=True).is_disabled()
     box = page.locator("[data-testid=stNumberInput]", has_text="clusters c").locator("input")
     box.fill("3")
@@ -392,7 +392,7 @@ def test_edge_datasets_in_the_browser(page, server, tmp_path):
     upload_file(page, files["hundred_classes.npz"])
     page.wait_for_function(
         "document.querySelector('[data-testid=stSidebar]').innerText.includes('1,600')",
-        timeout=60_000)
+        timeout=PAGE_WAIT)
     wait_fitted(page)
     for title, _ in PAGES:
         nav(page, title)
@@ -573,7 +573,7 @@ def test_a_quiet_terminal_through_fits_and_a_clean_ctrl_c(browser, tmp_path):
                 wait_charts(page, 4, timeout=FIT_TIMEOUT)
                 nav(page, "Data")
                 upload_file(page, upload)
-                page.wait_for_selector("text=/7 samples are all zero/", timeout=60_000)
+                page.wait_for_selector("text=/7 samples are all zero/", timeout=PAGE_WAIT)
                 nav(page, "Solve")
                 wait_fitted(page)
                 thumb = page.locator("[data-testid=stSlider]",
@@ -583,7 +583,7 @@ def test_a_quiet_terminal_through_fits_and_a_clean_ctrl_c(browser, tmp_path):
                     thumb.focus()
                     thumb.press("ArrowRight")
                     page.wait_for_function("s => location.search !== s", arg=before,
-                                           timeout=60_000)
+                                           timeout=PAGE_WAIT)
                     wait_fitted(page)
                 no_exception(page)
             finally:
