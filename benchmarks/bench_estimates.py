@@ -66,11 +66,18 @@ DIMSC_DATASETS = ("Digit-small", "3-Sources")
 TARGET = 1.5
 
 
-def _burners(n):
-    """``n`` processes that keep a core busy each (ended by :func:`_stop`, also when this
-    script is terminated)."""
+#: What a busy process runs; with ``--smoke`` it sleeps instead (started, counted in the
+#: tables and ended the same way, but a smoke run measures nothing, and a core burnt for its
+#: minute only slowed the test suite beside it).
+BUSY, IDLE = "while True: pass", "import time\nwhile True: time.sleep(60)"
+
+
+def _burners(n, smoke=False):
+    """``n`` processes that keep a core busy each (idle ones with ``smoke``), ended by
+    :func:`_stop`, also when this script is terminated."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    code = IDLE if smoke else BUSY
+    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
 
 
 def _stop(procs):
@@ -117,7 +124,7 @@ def buttons(name, busy, smoke):
     from rmsc.dashboard import workers
 
     data = datasets.load_bundled(name)
-    burners = _burners(busy)
+    burners = _burners(busy, smoke)
     dask_workers = workers.DaskWorkers()  # the dashboard's LocalCluster: one worker per core
     try:
         slots = dask_workers.slots()
@@ -225,7 +232,7 @@ def parts(name, busy, smoke):
         grid = {"lams": dash.SUGGEST_LAMS[:1], "beta_rels": dash.SUGGEST_BETA_RELS[:2]} \
             if smoke else {}
         for n_busy in ([busy] if smoke else [0, busy]):
-            burners = _burners(n_busy)
+            burners = _burners(n_busy, smoke)
             try:
                 time.sleep(0 if smoke or not n_busy else 3)
                 for threads in ([1] if smoke else sorted({1, cores})):

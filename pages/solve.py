@@ -355,7 +355,8 @@ with right:
             watch()
         else:  # the last result, dimmed, below the new fit's progress
             ui.stale_banner(previous, watch)
-            _result(previous)
+            with ui.stored_reads("previous"):  # its P read from disk may be damaged
+                _result(previous)
     elif isinstance(out, dash.FitFailure):
         st.error(f"**The fit did not give a usable clustering.** {out.message}")
         st.caption("Nothing else changed: the dataset and earlier results are kept.")
@@ -368,7 +369,8 @@ with right:
     elif out is None:
         st.info(ui.not_fitted_message())
     else:
-        _result(out)
+        with ui.stored_reads():  # a result from disk reads its P here: damaged, it says so
+            _result(out)
 
 
 # ---------------------------------------------------------------------------

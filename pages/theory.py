@@ -145,9 +145,10 @@ if isinstance(out, dash.FitResult):
             f"**The current fit** ({out.params.method} on {out.dataset_name}, γ = "
             f"{out.params.gamma:g}): with one weight per view, each view's weight is σ of its "
             "*total* loss over all samples, so every view is a single point on the curve.")
-    losses = dash.weight_losses(out.weights, out.params.gamma)
-    st.plotly_chart(figures.fitted_weights_figure(
-        losses, out.weights, out.params.gamma, data.view_names,
-        outlier_mask=data.outlier_mask), key="fitted_weights")
+    with ui.stored_reads():  # a result from disk reads its P here: damaged, it says so
+        losses = dash.weight_losses(out.weights, out.params.gamma)
+        st.plotly_chart(figures.fitted_weights_figure(
+            losses, out.weights, out.params.gamma, data.view_names,
+            outlier_mask=data.outlier_mask), key="fitted_weights")
 else:
     st.caption("Fit RMSC on the *Solve* page to see where its samples sit on σ.")

@@ -66,14 +66,17 @@ values, quantity, clean_fit = P, None, None
 if show == CHANGE:
     clean_key = dash.fit_key(ss.params, ss.clean)
     clean_fit = ui.experiment_panel("clean", clean_key)
-    if clean_fit is None and ui.experiment_state("clean", clean_key)[1] is None:
+    clean_job = ui.experiment_state("clean", clean_key)[1]
+    if clean_fit is None and (clean_job is None or not clean_job.active):
+        # (a finished job whose result is gone: found damaged on disk, or evicted)
         st.info("The change needs the same fit on the clean data (before the injection).")
         st.button("Fit the clean data with the same parameters", key="w_fit_clean",
                   on_click=ui.start_experiment,
                   args=("clean", clean_key, dash.Remote(dash.fit_rmsc, ss.clean, ss.params),
                         "clean fit"))
     if isinstance(clean_fit, dash.FitResult):
-        values = inspection.weight_change(P, clean_fit.weights)
+        with ui.stored_reads("clean"):  # read from disk, its P may be damaged
+            values = inspection.weight_change(P, clean_fit.weights)
         quantity = "P / P clean"
         st.markdown(inspection.weight_change_summary(values, mask, data.view_names)["sentence"])
 heatmap = inspection.heatmap_pool(values, group_labels, pool="min",

@@ -72,6 +72,7 @@ from .fitting import (  # noqa: F401
     require_data,
     require_result,
     stale_banner,
+    stored_reads,
 )
 from .experiments import (  # noqa: F401
     experiment_panel,

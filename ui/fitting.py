@@ -11,6 +11,7 @@ idle workers (the prefetcher).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import weakref
 
@@ -260,14 +261,30 @@ def require_data():
     return data()
 
 
-def _whole(result):
-    """``result`` with the large arrays a result read from disk leaves unread until touched
-    (Z*, the affinity) read now, for the pages that draw them. A file found damaged meanwhile
-    is discarded (the log says so) and forgotten: the page runs again, and the fit is missing."""
+@contextlib.contextmanager
+def stored_reads(which="current"):
+    """Around a page's reads of a result that may come from the disk cache, whose large
+    arrays (P, Z*, the affinity, the embedding...) are read when first touched: one found
+    damaged then (:class:`rmsc.dashboard.CorruptEntry`; the store has discarded the entry and
+    the memory cache forgotten the result) ends this run instead of a traceback. The next
+    run says what happened and what follows (:func:`rmsc.dashboard.damaged_result_message`
+    of ``which``: "current", "previous" or "clean"); the fit of the current settings, a miss
+    now, starts again as any miss does. The dataset and the parameters are kept."""
     try:
-        return dash.read_all(result)
+        yield
     except dash.CorruptEntry:
+        message = dash.damaged_result_message(which, ss.get("autorun", True))
+        messages = ss.setdefault("messages", [])
+        if message not in messages:
+            messages.append(message)  # shown by the frame of the next run
         st.rerun()
+
+
+def _whole(result, which="current"):
+    """``result`` with the large arrays a result read from disk leaves unread until touched
+    (Z*, the affinity) read now, for the pages that draw them (:func:`stored_reads`)."""
+    with stored_reads(which):
+        return dash.read_all(result)
 
 
 def guarded_download(label, make):
@@ -306,7 +323,7 @@ def require_result(what="This page"):
             _fit_wait(what)
             return None
         stale_banner(previous, lambda: _fit_wait(what, stale=True))
-        return _whole(previous)
+        return _whole(previous, "previous")
     st.info(f"{what} shows a fitted model. {not_fitted_message()}")
     return None
 

@@ -88,6 +88,7 @@ from .downloads import (  # noqa: F401
     affinity_npz,
     config_json,
     damaged_download_message,
+    damaged_result_message,
     labels_csv,
     weights_csv,
 )

@@ -129,3 +129,27 @@ def damaged_download_message(label, autorun=True):
             "from the server's result cache on disk, and its file turned out damaged when "
             f"the download read it, so that result was discarded (the server's log names "
             f"the file). {then} The dataset and the parameters are unchanged.")
+
+
+#: What :func:`damaged_result_message` says of each result a page reads, and what follows.
+_DAMAGED_RESULTS = {
+    "current": ("The result of these settings",
+                ("RMSC fits these settings again now.",
+                 "Press **Run** to fit these settings again.")),
+    "previous": ("The previous result (shown dimmed while the new fit runs)",
+                 ("The fit of the current settings goes on.",) * 2),
+    "clean": ("The fit of the clean data",
+              ("Fit the clean data again with the button below.",) * 2),
+}
+
+
+def damaged_result_message(which="current", autorun=True):
+    """What a page says after a result it read from the server's disk cache turned out
+    damaged when one of its large arrays was read (the weights P, Z*, the affinity...):
+    ``which`` is "current" (the fit of the current settings), "previous" (the previous
+    result drawn dimmed while a new fit runs) or "clean" (the clean data's fit)."""
+    subject, then = _DAMAGED_RESULTS[which]
+    return (f"**{subject} could not be shown.** It had been read from the server's result "
+            "cache on disk, and its file turned out damaged when the page read it, so it "
+            "was discarded (the server's log names the file). "
+            f"{then[0] if autorun else then[1]} The dataset and the parameters are unchanged.")

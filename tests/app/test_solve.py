@@ -690,3 +690,55 @@ def test_a_download_that_finds_its_stored_result_damaged_says_so_and_fits_again(
     fresh = at.session_state["slots"]["fit"].latest.result
     made = deferred["rmsc_affinity.npz"][2]()  # the new result's button: the file is made
     assert (sp.load_npz(io.BytesIO(made)) != fresh.affinity).nnz == 0
+
+
+@pytest.mark.parametrize("page", ["solve", "theory"])
+def test_a_page_that_finds_the_stored_weights_damaged_says_so_and_fits_again(
+        page, tmp_path, monkeypatch):
+    # A restarted server shows a result from the disk cache. Its weights P are an array read
+    # on demand (at the store's threshold, from about 22k samples × 6 views; lowered here so
+    # that Subspaces' P counts), read when Solve's weights chart or Theory's σ chart is drawn,
+    # outside the pages' require_result, and its file turns out damaged then.
+    import json
+
+    import streamlit as st
+
+    from rmsc.dashboard import store
+    from tests.support import damage_file
+
+    from rmsc import datasets
+
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "results"))
+    subspaces = datasets.load_bundled("Subspaces")
+    monkeypatch.setattr(store, "LAZY_BYTES", 8 * subspaces.n_samples * len(subspaces.views))
+    query = {"data": "Subspaces", "beta": "0.01"}
+    first = open_app(query, page="solve")
+    wait_fit(first)
+    shown = {m.label: m.value for m in first.metric}
+    cancel_jobs(first)
+    (path,) = (tmp_path / "results").glob("*.npz")
+    with np.load(path, allow_pickle=False) as z:  # P's values, an array read on demand
+        header = json.loads(str(z["__header__"][()]))
+        name = header["value"]["f"]["weights"]["a"]
+        assert name in header["deferred"]
+        inside = z[name].tobytes()
+    st.cache_resource.clear()  # the server restarted: its memory is gone, the folder kept
+    damage_file(path, "flipped", inside)
+    at = open_app(query, page=page)
+    no_trouble(at)  # no traceback
+    assert not path.exists()  # discarded
+    warned = [w for w in texts(at, "warning") if "could not be shown" in w]
+    assert len(warned) == 1 and "damaged" in warned[0] and \
+        "fits these settings again" in warned[0], texts(at, "warning")
+    assert at.session_state["slots"]["fit"].latest is not None  # a miss: fitted again
+    data, params = at.session_state["data"], at.session_state["params"]
+    assert data.name == "Subspaces" and params.to_query()["beta"] == "0.01"  # kept
+    wait_fit(at)
+    no_trouble(at)
+    assert not any("could not be shown" in w for w in texts(at, "warning"))  # said once
+    if page == "solve":
+        again = {m.label: m.value for m in at.metric}
+        assert again.pop("time") and again == {k: v for k, v in shown.items() if k != "time"}
+    else:
+        assert at.session_state["data"] is data
+        assert "The current fit" in " ".join(m.value for m in at.markdown)

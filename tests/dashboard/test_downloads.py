@@ -79,3 +79,16 @@ def test_a_download_that_finds_its_stored_result_damaged_says_so(fitted, small, 
     said = dash.damaged_download_message("affinity (.npz)", autorun=True)
     assert "affinity (.npz)" in said and "damaged" in said and "fits these settings again" in said
     assert "Press **Run**" in dash.damaged_download_message("affinity (.npz)", autorun=False)
+
+
+def test_a_page_says_which_stored_result_was_damaged_and_what_follows():
+    current = dash.damaged_result_message("current", autorun=True)
+    assert "result of these settings" in current and "damaged" in current
+    assert "fits these settings again now" in current
+    assert "Press **Run**" in dash.damaged_result_message("current", autorun=False)
+    previous = dash.damaged_result_message("previous")
+    assert "previous result" in previous and "current settings goes on" in previous
+    clean = dash.damaged_result_message("clean", autorun=False)
+    assert "clean data" in clean and "button below" in clean and "Press" not in clean
+    with pytest.raises(KeyError):
+        dash.damaged_result_message("other")
