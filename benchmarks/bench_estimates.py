@@ -68,8 +68,11 @@ TARGET = 1.5
 
 #: What a busy process runs; with ``--smoke`` it sleeps instead (started, counted in the
 #: tables and ended the same way, but a smoke run measures nothing, and a core burnt for its
-#: minute only slowed the test suite beside it).
-BUSY, IDLE = "while True: pass", "import time\nwhile True: time.sleep(60)"
+#: minute only slowed the test suite beside it). Either ends by itself once this script is
+#: gone (its parent's pid, argv[1], is no longer its parent): a run killed outright, as a
+#: timed-out test kills it, cannot leave a core burning behind it.
+BUSY = "import os, sys\nwhile os.getppid() == int(sys.argv[1]): pass"
+IDLE = "import os, sys, time\nwhile os.getppid() == int(sys.argv[1]): time.sleep(0.5)"
 
 
 def _burners(n, smoke=False):
@@ -77,7 +80,7 @@ def _burners(n, smoke=False):
     :func:`_stop`, also when this script is terminated."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     code = IDLE if smoke else BUSY
-    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
+    return [subprocess.Popen([sys.executable, "-c", code, str(os.getpid())]) for _ in range(n)]
 
 
 def _stop(procs):

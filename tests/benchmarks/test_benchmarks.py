@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -261,3 +262,31 @@ def test_the_baseline_loader_runs_an_earlier_revision():
                        timeout=HANG)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == ["rmsc_baseline", 150, "rmsc_baseline.rmsc"]
+
+
+@pytest.mark.parametrize("smoke", [False, True])
+def test_bench_estimates_busy_processes_end_with_the_script_even_when_it_is_killed(smoke):
+    """A timed-out smoke run is killed outright (no ``finally``): the busy processes it had
+    started must not outlive it (one was found burning a core for most of a suite's run)."""
+    code = ("import sys, time; sys.path.insert(0, 'benchmarks'); import bench_estimates as b; "
+            f"ps = b._burners(2, smoke={smoke}); "
+            "print(' '.join(str(p.pid) for p in ps), flush=True); time.sleep(600)")
+    script = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE,
+                              text=True, env=ENV)
+    pids = [int(x) for x in script.stdout.readline().split()]
+    assert len(pids) == 2 and all(_alive(p) for p in pids)
+    script.kill()
+    script.wait()
+    t0 = time.monotonic()
+    while any(_alive(p) for p in pids):
+        assert time.monotonic() - t0 < 60, "a busy process outlived the killed script"
+        time.sleep(0.1)
+
+
+def _alive(pid):
+    """Whether ``pid`` runs (a zombie, ended but not yet reaped by init, counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
