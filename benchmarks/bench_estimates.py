@@ -183,8 +183,8 @@ def buttons(name, busy, smoke):
         print(f"\n{inside} of {len(ratios)} buttons within {TARGET:g}x; "
               f"load average at end: {_loads()}")
     finally:
+        _stop(burners)  # first: a close that fails must not leave them burning
         dask_workers.close()
-        _stop(burners)
 
 
 def _submit(dask_workers, task, threads=None):
