@@ -28,7 +28,7 @@ def goto(at, page):
     return at.switch_page(f"pages/{page}.py").run()
 
 
-def wait_fit(at, timeout=180):
+def wait_fit(at, timeout=300):
     """Wait for the background fit of the current parameters, then redraw."""
     job = at.session_state["slots"]["fit"].latest
     if job is not None:
