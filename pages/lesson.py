@@ -73,9 +73,11 @@ elif step.show == "compare":
                        "data, once for every session (`rmsc lesson --warm` computes every "
                        "step beforehand).")
         st.stop()
-    sentences, table, charts = session_lesson.comparison_view(key, tables)
+    sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
     for line in sentences:
         st.markdown(f"- {line}")
+    if table is not None:  # the lines above say "within the ± spread": what that means
+        st.caption(lessons.SPREAD_RULE)
     if table is not None:
         st.markdown("**What the outliers changed** (ACC in points: + gained, − lost)")
         st.dataframe(table, hide_index=True, key="lesson_robustness", height="content",
@@ -113,6 +115,9 @@ elif step.show in ("weights", "solve"):
     if step.show == "weights":
         heatmap, roc = session_lesson.weights_view(r.key, r, data)
         st.plotly_chart(heatmap, key="lesson_heatmap", theme=None)
+        reading = lessons.heatmap_note(r.weights, data.outlier_mask, data.view_names)
+        if reading:
+            st.caption(reading)
         if roc is None:
             st.info("No outliers in this step: the ROC curve needs some.")
         else:

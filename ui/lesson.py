@@ -115,14 +115,15 @@ def qr_code(url):
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def comparison_view(key, _tables):
-    """A 'compare' step's sentences (each method's change, then the paper's claim checked),
-    its table of what the outliers changed (None without outliers) and one chart per
-    dataset variant, for the comparison ``key``: made once for every session."""
+def comparison_view(key, _tables, claim=None):
+    """A 'compare' step's sentences (each method's change, then, on a step with a ``claim``,
+    the paper's claim for that method checked), its table of what the outliers changed
+    (None without outliers) and one chart per dataset variant, for the comparison ``key``:
+    made once for every session."""
     table = dash.robustness_table(_tables) if len(_tables) == 2 else None
     charts = {name: shared_figure(figures.comparison_figure(df, title=f"{name}: ACC and NMI"))
               for name, df in _tables.items()}
-    claim = lessons.claim_sentence(_tables)
+    claim = None if claim is None else lessons.claim_sentence(_tables, method=claim)
     return lessons.change_sentences(_tables) + ([claim] if claim else []), table, charts
 
 

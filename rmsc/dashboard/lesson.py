@@ -36,9 +36,12 @@ from .lesson_text import (  # noqa: F401 - re-exported: what the page says about
     POSTPROCESSING_NOTE,
     ROC_NOTE,
     SHARE_COLUMNS,
+    SPREAD_RULE,
     change_sentences,
     claim_sentence,
+    heatmap_note,
     weight_note,
+    within_spread,
 )
 from .runs import compare_fits, compare_params, compare_tables, fit_parts
 
@@ -58,7 +61,7 @@ SLIDER_PARAMS = ("lam", "beta_rel", "beta")
 
 #: The fields of a step in a lesson file (everything else is an error).
 STEP_FIELDS = ("title", "text", "question", "show", "data", "outliers", "params", "methods",
-               "page", "slider")
+               "claim", "page", "slider")
 OUTLIER_FIELDS = tuple(f.name for f in dataclasses.fields(OutlierSpec))
 PARAM_FIELDS = tuple(f.name for f in dataclasses.fields(Params))
 
@@ -90,6 +93,9 @@ class Step:
     outliers: OutlierSpec | None = None
     params: Params = field(default_factory=Params)
     methods: tuple = ()
+    #: The method whose claim (the paper's: it loses the least to the outliers) a 'compare'
+    #: step checks on its tables (:func:`claim_sentence`); None: the step checks none.
+    claim: str | None = None
     page: str | None = None
     slider: Slider | None = None
 
@@ -218,6 +224,14 @@ def _parse_step(raw, number, source, folder, bundled):
             fail("methods", f"{m!r} is not a method; choose from {', '.join(known)}.")
     if show == "compare" and not methods:
         fail("methods", "a 'compare' step needs at least one method.")
+    claim = raw.get("claim")
+    if claim is not None:
+        if show != "compare" or outliers is None:
+            fail("claim", "checks a method's claim on a 'compare' step with outliers; this "
+                          "step has none to check it on.")
+        if claim not in methods:
+            fail("claim", f"{claim!r} is not one of the step's methods "
+                          f"({', '.join(map(str, methods))}).")
     page = raw.get("page")
     if page is not None and page not in PAGES:
         fail("page", f"{page!r} is not a page; choose from {', '.join(PAGES)}.")
@@ -225,8 +239,8 @@ def _parse_step(raw, number, source, folder, bundled):
     if slider is not None:
         slider = _parse_slider(slider, params, fail)
     return Step(title=texts["title"], text=texts["text"], question=texts["question"], show=show,
-                data=data, outliers=outliers, params=params, methods=tuple(methods), page=page,
-                slider=slider)
+                data=data, outliers=outliers, params=params, methods=tuple(methods), claim=claim,
+                page=page, slider=slider)
 
 
 def _parse_outliers(raw, fail):
