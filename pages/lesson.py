@@ -107,8 +107,9 @@ elif step.show in ("weights", "solve"):
         values = list(step.slider.values)
         value = dash.nearest(values, current) if isinstance(current, float) else values[0]
         shown = ui.widget_values({"lesson_slider": value})["lesson_slider"]
+        ends = {values[0]: " (lowest)", values[-1]: " (highest)"}
         st.select_slider(f"{label} (the step's slider)", values, value=shown, key="lesson_slider",
-                         on_change=_move, format_func=lambda v: f"{v:g}")
+                         on_change=_move, format_func=lambda v: f"{v:g}{ends.get(v, '')}")
     r = ui.require_result("The lesson")
     if r is None:
         st.stop()
@@ -132,6 +133,16 @@ elif step.show in ("weights", "solve"):
         c1.metric("ACC", "—" if acc is None else f"{acc:.1f} %")
         c2.metric("density of Z* (nonzero entries)", f"{lessons.consensus_density(r):.2f} %")
         c3.metric("β (absolute)", "—" if r.beta is None else f"{r.beta:.3g}")
+        if step.slider is not None:  # every value of the slider at once, as it fits them
+            st.markdown(f"**At each value of the slider** ({label})")
+            at_each = session_lesson.slider_results(lesson, n, data)
+            st.dataframe(lessons.slider_table(step, at_each), hide_index=True,
+                key="lesson_slider_table", height="content",
+                column_config={"β (absolute)": st.column_config.NumberColumn(format="%.3g"),
+                               "ACC %": st.column_config.NumberColumn(format="%.1f"),
+                               "density of Z* %": st.column_config.NumberColumn(format="%.2f")})
+            if any(x is None for x in at_each):
+                session_lesson.slider_wait(lesson, n, data)
         shares, _ = dash.weight_shares(r, data)
         table = dash.weight_shares_table(shares)[list(lessons.SHARE_COLUMNS)]
         formats = {f"{inspection.SHARE_LABEL} %": "%.1f", "samples at the cap %": "%.1f",

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
+import pandas as pd
+
 from .. import datasets
 from .. import methods as registry
 from .. import outliers as outlier_module
@@ -44,6 +46,7 @@ from .lesson_text import (  # noqa: F401 - re-exported: what the page says about
     within_spread,
 )
 from .runs import compare_fits, compare_params, compare_tables, fit_parts
+from .words import SYMBOLS
 
 #: What the Lesson page can show for a step.
 SHOWS = {
@@ -528,3 +531,21 @@ def consensus_density(result):
     """The share of Z*'s off-diagonal entries that are nonzero, in % (a fit's sparsity)."""
     n = result.consensus.shape[0]
     return 100.0 * result.consensus.nnz / max(n * (n - 1), 1)
+
+
+def slider_table(step, results):
+    """A slider step's fits side by side, one row per value of its slider: the value, the
+    absolute β, ACC % and the density of Z* % (:func:`consensus_density`), so that one
+    screen shows what moving the slider changes. ``results``: each value's fit
+    (:func:`step_params` with the slider at that value, as the result cache holds it), None
+    while it is not in (its cells empty), or a failure (no ``consensus``: empty too)."""
+    name = SYMBOLS.get(step.slider.param, step.slider.param)
+    rows = []
+    for value, r in zip(step.slider.values, results):
+        done = r is not None and getattr(r, "consensus", None) is not None
+        scores = getattr(r, "scores", None) if done else None
+        rows.append({name: value,
+                     "β (absolute)": r.beta if done and r.beta is not None else float("nan"),
+                     "ACC %": 100 * scores["acc_mean"] if scores else float("nan"),
+                     "density of Z* %": consensus_density(r) if done else float("nan")})
+    return pd.DataFrame(rows)

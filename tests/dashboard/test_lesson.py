@@ -388,6 +388,31 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     assert L.claim_sentence({"clean": tables["clean"]}, method="A") is None
 
 
+def test_the_slider_table_has_each_values_fit_by_hand():
+    from types import SimpleNamespace
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    lesson = L.parse_lesson({"title": "t", "steps": [{
+        "title": "β", "text": "Move it.", "question": "Denser?", "show": "solve",
+        "data": "Subspaces", "params": {"beta_rel": 0.25},
+        "slider": {"param": "beta_rel", "values": [0.05, 0.25, 1]}}]})
+    step = lesson.step(1)
+    # 3 samples: 6 off-diagonal places; 3 nonzero = 50 %, 1 nonzero = 16.67 %
+    dense = sp.csr_matrix(np.array([[0, 1, 1], [1, 0, 0], [0, 0, 0.0]]))
+    sparse = sp.csr_matrix(np.array([[0, 1, 0], [0, 0, 0], [0, 0, 0.0]]))
+    fits = [SimpleNamespace(consensus=dense, beta=0.002, scores={"acc_mean": 0.8}),
+            None,  # not in yet
+            SimpleNamespace(consensus=sparse, beta=0.04, scores=None)]
+    table = L.slider_table(step, fits)
+    assert list(table.columns) == ["β_rel", "β (absolute)", "ACC %", "density of Z* %"]
+    assert table["β_rel"].tolist() == [0.05, 0.25, 1.0]
+    np.testing.assert_allclose(table["density of Z* %"], [50, np.nan, 100 / 6])
+    np.testing.assert_allclose(table["ACC %"], [80, np.nan, np.nan])
+    np.testing.assert_allclose(table["β (absolute)"], [0.002, np.nan, 0.04])
+
+
 def test_the_heatmap_note_names_a_dark_clean_view_from_the_weights_by_hand():
     import numpy as np
 
@@ -529,6 +554,13 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                                  [m.value for m in at.markdown if m.value.startswith("- ")])
             if step.show == "weights":  # how to read the ROC curve, under it
                 assert L.ROC_NOTE in [c.value for c in at.caption]
+                # how to read the heatmap, from the weights of the fit it draws
+                from ui import caches
+
+                data = L.load_step_data(lesson, step)[1]
+                r = caches.result_cache().get(dash.fit_key(step.params, data))
+                note = L.heatmap_note(r.weights, data.outlier_mask, data.view_names)
+                assert note in [c.value for c in at.caption]
             if step.show == "solve":
                 # the table has the columns the note speaks of, and the note says the top
                 # view's share as the table beside it does
@@ -543,6 +575,13 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 metrics = {m.label: m.value for m in at.metric}
                 assert metrics["ACC"].endswith("%")
                 dense = metrics["density of Z* (nonzero entries)"]
+                # the slider's values side by side: the row of the value shown says what
+                # the metrics above say (the other rows fill in as their fits come in)
+                slid = at.dataframe(key="lesson_slider_table").value
+                assert slid["β_rel"].tolist() == list(step.slider.values)
+                row = slid[slid["β_rel"] == step.params.resolved_beta_rel].iloc[0]
+                assert f"{row['density of Z* %']:.2f} %" == dense
+                assert f"{row['ACC %']:.1f} %" == metrics["ACC"]
                 at.select_slider(key="lesson_slider").set_value(0.1).run()
                 at = _wait_jobs(at)
                 assert at.session_state["params"].resolved_beta_rel == 0.1
