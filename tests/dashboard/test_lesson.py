@@ -577,7 +577,7 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 dense = metrics["density of Z* (nonzero entries)"]
                 # the slider's values side by side: the row of the value shown says what
                 # the metrics above say (the other rows fill in as their fits come in)
-                slid = at.dataframe(key="lesson_slider_table").value
+                [slid] = [d.value for d in at.dataframe if "density of Z* %" in d.value]
                 assert slid["β_rel"].tolist() == list(step.slider.values)
                 row = slid[slid["β_rel"] == step.params.resolved_beta_rel].iloc[0]
                 assert f"{row['density of Z* %']:.2f} %" == dense
