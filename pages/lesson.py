@@ -108,7 +108,8 @@ elif step.show in ("weights", "solve"):
         value = dash.nearest(values, current) if isinstance(current, float) else values[0]
         shown = ui.widget_values({"lesson_slider": value})["lesson_slider"]
         ends = {values[0]: " (lowest)", values[-1]: " (highest)"}
-        st.select_slider(f"{label} (the step's slider)", values, value=shown, key="lesson_slider",
+        st.select_slider(f"{label} (the step's slider, from {values[0]:g} to {values[-1]:g})",
+                         values, value=shown, key="lesson_slider",
                          on_change=_move, format_func=lambda v: f"{v:g}{ends.get(v, '')}")
     r = ui.require_result("The lesson")
     if r is None:
