@@ -143,7 +143,10 @@ elif step.show in ("weights", "solve"):
                                "ACC %": st.column_config.NumberColumn(format="%.1f"),
                                "density of Z* %": st.column_config.NumberColumn(format="%.2f")})
             if any(x is None for x in at_each):
-                session_lesson.slider_wait(lesson, n, data)
+                if dash.prefetch_enabled():
+                    session_lesson.slider_wait(lesson, n, data)
+                else:  # nothing fits them in the background: moving the slider does
+                    st.caption("Move the slider to fit the empty rows' values.")
         shares, _ = dash.weight_shares(r, data)
         table = dash.weight_shares_table(shares)[list(lessons.SHARE_COLUMNS)]
         formats = {f"{inspection.SHARE_LABEL} %": "%.1f", "samples at the cap %": "%.1f",

@@ -21,14 +21,6 @@ from tests.clipping_support import SIZE, findings, keep_shot
 pytestmark = pytest.mark.browser
 
 
-def slider_wait():
-    """What the Lesson page says while a slider's fits still run (imported where used: the
-    ui package imports streamlit)."""
-    from ui.lesson import SLIDER_WAIT
-
-    return SLIDER_WAIT
-
-
 def charts(step):
     """The plotly charts a step draws once its results are in."""
     if step.show == "compare":
@@ -55,9 +47,6 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
             if step.show == "solve":
                 page.wait_for_selector("[data-testid=stMetricLabel] >> text=density of Z*",
                                        timeout=2 * FIT_TIMEOUT)
-                if step.slider is not None:  # its table has every value's fit
-                    page.wait_for_selector(f"text={slider_wait()}", state="detached",
-                                           timeout=2 * FIT_TIMEOUT)
             else:
                 page.wait_for_function(
                     "n => document.querySelectorAll('.js-plotly-plot').length >= n",
