@@ -73,9 +73,11 @@ elif step.show == "compare":
                        "data, once for every session (`rmsc lesson --warm` computes every "
                        "step beforehand).")
         st.stop()
-    sentences, table, charts = session_lesson.comparison_view(key, tables)
+    sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
     for line in sentences:
         st.markdown(f"- {line}")
+    if table is not None:  # the lines above say "within the ± spread": what that means
+        st.caption(lessons.SPREAD_RULE)
     if table is not None:
         st.markdown("**What the outliers changed** (ACC in points: + gained, − lost)")
         st.dataframe(table, hide_index=True, key="lesson_robustness", height="content",
@@ -105,14 +107,19 @@ elif step.show in ("weights", "solve"):
         values = list(step.slider.values)
         value = dash.nearest(values, current) if isinstance(current, float) else values[0]
         shown = ui.widget_values({"lesson_slider": value})["lesson_slider"]
-        st.select_slider(f"{label} (the step's slider)", values, value=shown, key="lesson_slider",
-                         on_change=_move, format_func=lambda v: f"{v:g}")
+        ends = {values[0]: " (lowest)", values[-1]: " (highest)"}
+        st.select_slider(f"{label} (the step's slider, from {values[0]:g} to {values[-1]:g})",
+                         values, value=shown, key="lesson_slider",
+                         on_change=_move, format_func=lambda v: f"{v:g}{ends.get(v, '')}")
     r = ui.require_result("The lesson")
     if r is None:
         st.stop()
     if step.show == "weights":
         heatmap, roc = session_lesson.weights_view(r.key, r, data)
         st.plotly_chart(heatmap, key="lesson_heatmap", theme=None)
+        reading = lessons.heatmap_note(r.weights, data.outlier_mask, data.view_names)
+        if reading:
+            st.caption(reading)
         if roc is None:
             st.info("No outliers in this step: the ROC curve needs some.")
         else:
@@ -127,6 +134,19 @@ elif step.show in ("weights", "solve"):
         c1.metric("ACC", "—" if acc is None else f"{acc:.1f} %")
         c2.metric("density of Z* (nonzero entries)", f"{lessons.consensus_density(r):.2f} %")
         c3.metric("β (absolute)", "—" if r.beta is None else f"{r.beta:.3g}")
+        if step.slider is not None:  # every value of the slider at once, as it fits them
+            st.markdown(f"**At each value of the slider** ({label})")
+            at_each = session_lesson.slider_results(lesson, n, data)
+            st.dataframe(lessons.slider_table(step, at_each), hide_index=True,
+                key="lesson_slider_table", height="content",
+                column_config={"β (absolute)": st.column_config.NumberColumn(format="%.3g"),
+                               "ACC %": st.column_config.NumberColumn(format="%.1f"),
+                               "density of Z* %": st.column_config.NumberColumn(format="%.2f")})
+            if any(x is None for x in at_each):
+                if dash.prefetch_enabled():
+                    session_lesson.slider_wait(lesson, n, data)
+                else:  # nothing fits them in the background: moving the slider does
+                    st.caption("Move the slider to fit the empty rows' values.")
         shares, _ = dash.weight_shares(r, data)
         table = dash.weight_shares_table(shares)[list(lessons.SHARE_COLUMNS)]
         formats = {f"{inspection.SHARE_LABEL} %": "%.1f", "samples at the cap %": "%.1f",

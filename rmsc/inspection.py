@@ -497,6 +497,12 @@ class PooledHeatmap:
     pool: str
 
 
+#: Relative weights (P / the view's median) below this are "dark" in the weights heatmap:
+#: :data:`rmsc.figures.LOW_END_COLORSCALE` draws them black to purple (a test checks that
+#: the scale agrees); the words under the lesson's heatmap count them.
+DARK_RELATIVE = 0.75
+
+
 def heatmap_pool(weights, labels=None, *, max_columns=HEATMAP_COLUMNS, pool="min", quantile=0.1,
                  relative=True):
     """Order and pool P for a heatmap that keeps a low weight visible.

@@ -19,7 +19,7 @@ from rmsc import datasets, figures, inspection, outliers
 from rmsc.dashboard import lesson as lessons
 
 from .caches import load_bundled, projection, result_cache
-from .fitting import fit_key, prefetch_fits
+from .fitting import QUEUE_POLL_SECONDS, fit_key, prefetch_fits
 from .runtime import shared_figure
 from .state import inject, reset_outliers, set_dataset, set_params
 
@@ -115,14 +115,15 @@ def qr_code(url):
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def comparison_view(key, _tables):
-    """A 'compare' step's sentences (each method's change, then the paper's claim checked),
-    its table of what the outliers changed (None without outliers) and one chart per
-    dataset variant, for the comparison ``key``: made once for every session."""
+def comparison_view(key, _tables, claim=None):
+    """A 'compare' step's sentences (each method's change, then, on a step with a ``claim``,
+    the paper's claim for that method checked), its table of what the outliers changed
+    (None without outliers) and one chart per dataset variant, for the comparison ``key``:
+    made once for every session."""
     table = dash.robustness_table(_tables) if len(_tables) == 2 else None
     charts = {name: shared_figure(figures.comparison_figure(df, title=f"{name}: ACC and NMI"))
               for name, df in _tables.items()}
-    claim = lessons.claim_sentence(_tables)
+    claim = None if claim is None else lessons.claim_sentence(_tables, method=claim)
     return lessons.change_sentences(_tables) + ([claim] if claim else []), table, charts
 
 
@@ -147,12 +148,38 @@ def weights_view(key, _result, _data):
     return shared_figure(figure), (shared_figure(roc), table[table["outliers"] > 0])
 
 
+def slider_results(lesson, number, data):
+    """Step ``number``'s fits at each value of its slider, as the result cache holds them
+    (None for one not in yet: :func:`prefetch_other_steps` fits them)."""
+    step = lesson.step(number)
+    cache = result_cache()
+    return [cache.get(dash.fit_key(step.params.replace(**{step.slider.param: v}), data))
+            for v in step.slider.values]
+
+
+def _slider_wait_body(lesson, number, data):
+    results = slider_results(lesson, number, data)
+    if all(r is not None for r in results):
+        st.rerun()  # all in: draw the table full
+    done = sum(r is not None for r in results)
+    st.caption(f"{SLIDER_WAIT} ({done} of {len(results)} in).")
+
+
+#: What the Lesson page says while some of a slider's fits are still running.
+SLIDER_WAIT = "The table fills in as the slider's fits finish"
+
+#: Polls the slider's fits while some are missing, and redraws the page once all are in.
+slider_wait = st.fragment(run_every=QUEUE_POLL_SECONDS)(_slider_wait_body)
+
+
 def prefetch_other_steps(lesson, number):
-    """Once the current step's fit is in, fit the other steps' (the next ones first) on idle
-    workers, so that Next is answered at once (the first visit computes them once)."""
+    """Once the current step's fit is in, fit its slider's other values and the other
+    steps' (the next ones first) on idle workers, so that Next is answered at once (the
+    first visit computes them once)."""
     if fit_key() not in result_cache():
         return
-    order = [*range(number + 1, len(lesson) + 1), *range(1, number)]
+    # this step's own slider values first (its table shows them all), then the next steps
+    order = [number, *range(number + 1, len(lesson) + 1), *range(1, number)]
     try:
         prefetch_fits([(_step_dataset(lesson.source, k, lesson), p) for k in order
                        for p in lessons.step_params(lesson.step(k))])

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
+import pandas as pd
+
 from .. import datasets
 from .. import methods as registry
 from .. import outliers as outlier_module
@@ -36,11 +38,15 @@ from .lesson_text import (  # noqa: F401 - re-exported: what the page says about
     POSTPROCESSING_NOTE,
     ROC_NOTE,
     SHARE_COLUMNS,
+    SPREAD_RULE,
     change_sentences,
     claim_sentence,
+    heatmap_note,
     weight_note,
+    within_spread,
 )
 from .runs import compare_fits, compare_params, compare_tables, fit_parts
+from .words import SYMBOLS
 
 #: What the Lesson page can show for a step.
 SHOWS = {
@@ -58,7 +64,7 @@ SLIDER_PARAMS = ("lam", "beta_rel", "beta")
 
 #: The fields of a step in a lesson file (everything else is an error).
 STEP_FIELDS = ("title", "text", "question", "show", "data", "outliers", "params", "methods",
-               "page", "slider")
+               "claim", "page", "slider")
 OUTLIER_FIELDS = tuple(f.name for f in dataclasses.fields(OutlierSpec))
 PARAM_FIELDS = tuple(f.name for f in dataclasses.fields(Params))
 
@@ -90,6 +96,9 @@ class Step:
     outliers: OutlierSpec | None = None
     params: Params = field(default_factory=Params)
     methods: tuple = ()
+    #: The method whose claim (the paper's: it loses the least to the outliers) a 'compare'
+    #: step checks on its tables (:func:`claim_sentence`); None: the step checks none.
+    claim: str | None = None
     page: str | None = None
     slider: Slider | None = None
 
@@ -218,6 +227,14 @@ def _parse_step(raw, number, source, folder, bundled):
             fail("methods", f"{m!r} is not a method; choose from {', '.join(known)}.")
     if show == "compare" and not methods:
         fail("methods", "a 'compare' step needs at least one method.")
+    claim = raw.get("claim")
+    if claim is not None:
+        if show != "compare" or outliers is None:
+            fail("claim", "checks a method's claim on a 'compare' step with outliers; this "
+                          "step has none to check it on.")
+        if claim not in methods:
+            fail("claim", f"{claim!r} is not one of the step's methods "
+                          f"({', '.join(map(str, methods))}).")
     page = raw.get("page")
     if page is not None and page not in PAGES:
         fail("page", f"{page!r} is not a page; choose from {', '.join(PAGES)}.")
@@ -225,8 +242,8 @@ def _parse_step(raw, number, source, folder, bundled):
     if slider is not None:
         slider = _parse_slider(slider, params, fail)
     return Step(title=texts["title"], text=texts["text"], question=texts["question"], show=show,
-                data=data, outliers=outliers, params=params, methods=tuple(methods), page=page,
-                slider=slider)
+                data=data, outliers=outliers, params=params, methods=tuple(methods), claim=claim,
+                page=page, slider=slider)
 
 
 def _parse_outliers(raw, fail):
@@ -514,3 +531,21 @@ def consensus_density(result):
     """The share of Z*'s off-diagonal entries that are nonzero, in % (a fit's sparsity)."""
     n = result.consensus.shape[0]
     return 100.0 * result.consensus.nnz / max(n * (n - 1), 1)
+
+
+def slider_table(step, results):
+    """A slider step's fits side by side, one row per value of its slider: the value, the
+    absolute β, ACC % and the density of Z* % (:func:`consensus_density`), so that one
+    screen shows what moving the slider changes. ``results``: each value's fit
+    (:func:`step_params` with the slider at that value, as the result cache holds it), None
+    while it is not in (its cells empty), or a failure (no ``consensus``: empty too)."""
+    name = SYMBOLS.get(step.slider.param, step.slider.param)
+    rows = []
+    for value, r in zip(step.slider.values, results):
+        done = r is not None and getattr(r, "consensus", None) is not None
+        scores = getattr(r, "scores", None) if done else None
+        rows.append({name: value,
+                     "β (absolute)": r.beta if done and r.beta is not None else float("nan"),
+                     "ACC %": 100 * scores["acc_mean"] if scores else float("nan"),
+                     "density of Z* %": consensus_density(r) if done else float("nan")})
+    return pd.DataFrame(rows)

@@ -5,13 +5,16 @@ within the ± spread or not; :func:`claim_sentence`: the paper's claim checked o
 tables), step 6's plain-words note on each view's part of the weights (:func:`weight_note`,
 from :func:`rmsc.inspection.dominance_facts`, the numbers behind the Weights page's
 sentence) with its table's columns (:data:`SHARE_COLUMNS`), and the words under a
-comparison's table and a ROC curve (:data:`POSTPROCESSING_NOTE`, :data:`ROC_NOTE`).
+comparison's lines and table, the weights heatmap and a ROC curve (:data:`SPREAD_RULE`,
+:data:`POSTPROCESSING_NOTE`, :func:`heatmap_note`, :data:`ROC_NOTE`).
 :mod:`rmsc.dashboard.lesson` re-exports them.
 """
 
 from __future__ import annotations
 
-from ..inspection import SHARE_LABEL, ratio_text
+import numpy as np
+
+from ..inspection import DARK_RELATIVE, SHARE_LABEL, ratio_text
 from .runs import robustness_table
 
 
@@ -35,7 +38,7 @@ def change_sentences(tables):
             out.append(f"{row['method']}: ACC {clean:.2f} % on the {names[0]} data, "
                        f"{dirty:.2f} % {names[1]}: {verb} {abs(change):.2f} points.")
             continue
-        noise = "within" if abs(change) <= max(sd) else "more than"
+        noise = "within" if within_spread(change, sd) else "more than"
         out.append(f"{row['method']}: ACC {clean:.2f} ± {sd[0]:.2f} % on the {names[0]} data, "
                    f"{dirty:.2f} ± {sd[1]:.2f} % {names[1]}: {verb} {abs(change):.2f} points, "
                    f"{noise} the ± spread.")
@@ -58,28 +61,68 @@ def claim_sentence(tables, method="RMSC"):
     spreads = [_acc_spreads(tables[name]) for name in names]
     rows = {row["method"]: row for _, row in table.iterrows()}
     mine = rows[method]
-    dirty = f"{names[1]} %"
-    top = table.loc[table[dirty].idxmax(), "method"]
-    level = (f"{method} has the highest ACC {names[1]} ({mine[dirty]:.2f} %)" if top == method
-             else f"{top} has the highest ACC {names[1]} ({rows[top][dirty]:.2f} %, "
-                  f"{method} {mine[dirty]:.2f} %)")
+    level = _highest(table, rows, method, names[1], spreads[1])
     others = table[table["method"] != method]
     rival = others.loc[others["change (points)"].idxmax(), "method"]
     gap = mine["change (points)"] - rows[rival]["change (points)"]
-    sd = [s.get(m) for s in spreads for m in (method, rival)]
-    noise = None if any(v is None for v in sd) else max(sd)
+    # a change is a difference of two ACCs; the gap between two changes, of four
+    noise = within_spread(gap, [s.get(m) for s in spreads for m in (method, rival)])
     mine_c, rival_c = mine["change (points)"], rows[rival]["change (points)"]
     if gap > 0:
         change = (f"the best change is {method}'s ({mine_c:+.2f} points; next {rival}, "
                   f"{rival_c:+.2f})")
     else:
         change = f"the best change is {rival}'s ({rival_c:+.2f} points, {method} {mine_c:+.2f})"
-    if noise is not None and abs(gap) <= noise:
+    if noise:
         verdict = "cannot be told from the ± spread here"
     else:
         verdict = "holds here" if gap > 0 else "is not borne out here"
     return (f"The paper's claim on these data: {level}; {change}. That {method} loses the "
             f"least {verdict}.")
+
+
+def within_spread(difference, spreads):
+    """The lesson's one rule for noise: a difference between ACCs (in points) is "within
+    the ± spread" when it is no larger than the largest ± spread of the ACCs it is computed
+    from (True), beyond it (False); None when one of those spreads is unknown.
+    :data:`SPREAD_RULE` says it in words on the page."""
+    if not spreads or any(s is None for s in spreads):
+        return None
+    return abs(difference) <= max(spreads)
+
+
+#: :func:`within_spread` in words, under a comparison's lines.
+SPREAD_RULE = (
+    "**Within the ± spread**: each ACC's ± is how much it varies over repeated runs of the "
+    "last grouping step. A difference between ACCs counts as noise (\"within the ± "
+    "spread\") when it is no larger than the largest ± of the ACCs it is computed from: a "
+    "change, of the method's two; a lead, of the two methods'.")
+
+
+def _highest(table, rows, method, variant, spreads):
+    """The claim's first part: which method has the highest ACC on ``variant`` (with
+    ``method``'s beside it), or, when the top one is not ahead of the next by more than
+    the ± spread (:func:`within_spread`), that the two are level."""
+    col = f"{variant} %"
+    order = table.sort_values(col, ascending=False, kind="stable")["method"].tolist()
+    top, runner = order[0], order[1]
+    a, b = rows[top][col], rows[runner][col]
+    lead = within_spread(a - b, [spreads.get(top), spreads.get(runner)])
+    mine = "" if method in (top, runner) else f"; {method} {rows[method][col]:.2f} %"
+    if lead:
+        return (f"{top} and {runner} are level on the highest ACC {variant}: {top}'s "
+                f"{a:.2f} ± {spreads[top]:.2f} % is {a - b:.2f} points above {runner}'s "
+                f"{b:.2f} ± {spreads[runner]:.2f} %, within the ± spread{mine}")
+    if lead is None:  # no spreads to tell a lead from noise
+        return (f"{method} has the highest ACC {variant} ({a:.2f} %)" if top == method else
+                f"{top} has the highest ACC {variant} ({a:.2f} %, {method} "
+                f"{rows[method][col]:.2f} %)")
+    beyond = "more than the ± spread"
+    if runner == method:
+        return (f"{top} has the highest ACC {variant} ({a:.2f} %, {a - b:.2f} points above "
+                f"{method}'s {b:.2f} %, {beyond})")
+    return (f"{top} has the highest ACC {variant} ({a:.2f} %, {a - b:.2f} points above "
+            f"{runner}'s {b:.2f} %, {beyond}{mine})")
 
 
 def _acc_spreads(table):
@@ -110,6 +153,35 @@ ROC_NOTE = (
     "same list another way: at each corrupted digit, the share of corrupted ones among all "
     "flagged so far, averaged; 1 when every corrupted digit comes before every clean one, "
     "and about the share of corrupted digits by chance.")
+
+def heatmap_note(weights, outlier_mask, view_names):
+    """How to read the weights heatmap (:func:`rmsc.figures.pooled_weights_heatmap_figure`
+    of :func:`rmsc.inspection.heatmap_pool`), in words under it: the columns are sorted
+    lowest weight first within each class, so compare marked columns with unmarked ones
+    of the same class; and, computed from ``weights`` (n_views x n_samples) and
+    ``outlier_mask``, that a clean view's row can be dark: the clean view with the largest
+    share of samples drawn dark (relative weight below
+    :data:`rmsc.inspection.DARK_RELATIVE`), with that share. None without outliers."""
+    if outlier_mask is None or not np.asarray(outlier_mask).any():
+        return None
+    P = np.asarray(weights, dtype=float)
+    mask = np.asarray(outlier_mask, bool)
+    med = np.median(P, axis=1, keepdims=True)
+    dark = np.divide(P, med, out=np.zeros_like(P), where=med > 0) < DARK_RELATIVE
+    text = ("**Reading the heatmap.** Within each class the columns are sorted by the digit's "
+            "lowest weight in any view, lowest first, so every row tends to be darker at the "
+            "left of each class: compare a marked column with the unmarked columns of the "
+            "same class, not the left of the heatmap with the right.")
+    clean = [v for v in range(P.shape[0]) if not mask[v].any()]
+    if clean:
+        v = max(clean, key=lambda v: dark[v].mean())
+        if dark[v].any():
+            text += (f" A row can be dark where nothing was corrupted: {view_names[v]} is "
+                     f"clean, yet {_pct(dark[v].mean())} of its digits have a weight below "
+                     f"{DARK_RELATIVE:g} × its median (drawn dark): digits {view_names[v]} "
+                     "rebuilds less well than its usual one, corrupted or not.")
+    return text
+
 
 #: The Lesson page's table of each view's part of the weights: the columns of
 #: :func:`rmsc.dashboard.fitting.weight_shares_table` that :func:`weight_note` speaks of, each

@@ -46,7 +46,9 @@ from ._solve import (  # noqa: F401
     view_weights_figure,
 )
 from ._weights import (  # noqa: F401
+    DARK_RELATIVE,
     LOW_END_COLORSCALE,
+    OUTLIER_MARK_SIZE,
     RELATIVE_ZMAX,
     SHARE_NAME,
     WEIGHT_ROW_GAP,

@@ -7,12 +7,17 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..inspection import SHARE_LABEL, pooled_columns
+from ..inspection import DARK_RELATIVE, SHARE_LABEL, pooled_columns  # noqa: F401 - re-exported
 from ._style import boundary_line, class_color, group_ticks
 
 
 #: Gap between the rows of the weights heatmap (px): the outlier marks sit in it.
-WEIGHT_ROW_GAP = 10
+WEIGHT_ROW_GAP = 16
+
+#: Size of a mark in that gap (px): as tall as the gap, so that a mark stands out above
+#: columns one or two pixels wide (at 6 px they vanished above 300 columns at 1280 px);
+#: each mark is outlined in white, so neighbouring marks stay apart.
+OUTLIER_MARK_SIZE = 14
 
 
 def weight_distribution_figure(weights, view_names, outlier_mask=None, *, relative=False):
@@ -306,7 +311,8 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
             marked = True
             fig.add_trace(go.Scatter(
                 x=xs, y=ys, mode="markers", name="injected outlier (mark above its row)",
-                marker=dict(symbol="triangle-down", size=6, color="red"),
+                marker=dict(symbol="triangle-down", size=OUTLIER_MARK_SIZE, color="red",
+                            line=dict(color="white", width=1)),
                 hovertemplate="column %{x}: holds an injected sample<extra></extra>"))
     has_placed = placed is not None and len(placed) > 0
     if has_placed:
@@ -315,7 +321,8 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
         fig.add_trace(go.Scatter(
             x=cols, y=np.full(cols.size, m - 0.5), mode="markers",
             name="placed by its neighbours (mark below the rows)",
-            marker=dict(symbol="triangle-up", size=6, color="black"),
+            marker=dict(symbol="triangle-up", size=OUTLIER_MARK_SIZE, color="black",
+                        line=dict(color="white", width=1)),
             hovertemplate="column %{x}: holds a placed sample<extra></extra>"))
     groups = [g for g in heatmap.groups if g[0] is not None]
     if groups:
@@ -349,7 +356,7 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     else:
         what = "Each sample's weight P in each view (dark = low)"
     fig.update_layout(
-        title=what, height=140 + 44 * m, margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
+        title=what, height=140 + 50 * m, margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
         plot_bgcolor="white",
         legend=dict(orientation="h", x=1, xanchor="right", y=1.02, yanchor="bottom"))
     return fig

@@ -36,6 +36,15 @@ steps:
     page: Compare
     text: Two methods, clean and corrupted.
     question: Which loses more?
+  - title: The claim
+    data: Subspaces
+    outliers: {{views: ["{SMALL}"], fraction: 0.1, kind: replace}}
+    show: compare
+    methods: [SSC-AVG, RMSC]
+    claim: RMSC
+    params: {{max_iter: 30}}
+    text: The same run; the paper says RMSC loses least.
+    question: Does it?
   - title: Weights
     data: Subspaces
     outliers: {{views: ["{SMALL}"], fraction: 0.1, kind: replace}}
@@ -101,6 +110,12 @@ def _bad(tmp_path, step_changes, drop=()):
     ({"show": "compare"}, "methods", "at least one method"),
     ({"show": "compare", "methods": ["RMSC", "KMEANS"]}, "methods", "'KMEANS' is not a method"),
     ({"page": "Lessons"}, "page", "not a page"),
+    ({"claim": "RMSC"}, "claim", "'compare' step with outliers"),
+    ({"show": "compare", "methods": ["RMSC"], "claim": "RMSC"}, "claim",
+     "'compare' step with outliers"),
+    ({"show": "compare", "methods": ["SSC-AVG", "RMSC"], "claim": "RMSC-WV",
+      "outliers": {"views": [SMALL], "fraction": 0.1}}, "claim",
+     "'RMSC-WV' is not one of the step's methods (SSC-AVG, RMSC)"),
     ({"colour": "red"}, "colour", "unknown field"),
     ({"slider": {"param": "gamma", "values": [0.1, 1]}}, "slider.param", "cannot be a slider"),
     ({"slider": {"param": "beta_rel", "values": [0.05, 1.0]}}, "slider.values",
@@ -200,8 +215,8 @@ def test_warm_fills_the_cache_under_the_keys_the_page_reads(tmp_path):
     cache = dash.ResultCache(max_entries=64)
     said = []
     n = L.warm(lesson, cache, progress=said.append)
-    # fits: steps 1 (defaults), 2 = 3 (max_iter 30 with outliers), 4 (slider 0.1, 0.25 clean)
-    # plus one comparison
+    # fits: steps 1 (defaults), 2 = 3 = 4 (max_iter 30 with outliers), 5 (slider 0.1, 0.25
+    # clean) plus one comparison (steps 2 and 3 share it)
     assert n == len(said) == 5
     for step in lesson.steps:
         clean, data = L.load_step_data(lesson, step)
@@ -284,6 +299,15 @@ def test_rmsc_lesson_warm_runs_on_dask_workers_into_the_folder_the_server_reads(
         assert key in server
 
 
+def test_within_the_spread_is_one_rule_by_hand():
+    assert L.within_spread(3.0, [1.0, 3.0]) is True  # equal to the larger: noise
+    assert L.within_spread(-3.0, [3.0, 1.0]) is True  # a loss as a gain
+    assert L.within_spread(3.01, [3.0, 1.0, 2.0]) is False
+    assert L.within_spread(0.1, [1.0, None]) is None  # a spread unknown: cannot tell
+    # the rule in words names what it compares
+    assert "no larger than the largest ±" in L.SPREAD_RULE
+
+
 def test_change_sentences_are_computed_from_the_tables():
     import pandas as pd
 
@@ -332,15 +356,83 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     tables["with outliers"]["acc_std"] = [0.03, 0.004, 0.01]
     assert L.claim_sentence(tables, method="B").endswith(
         "That B loses the least cannot be told from the ± spread here.")
+    # C's 90.68 ± 1.00 leads A's 85.00 ± 3.00 by 5.68 points: more than the larger ± (3.00)
     assert L.claim_sentence(tables, method="A") == (
-        "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, A "
-        "85.00 %); the best change is B's (+1.00 points, A -5.00). That A loses the least is "
-        "not borne out here.")
+        "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, 5.68 "
+        "points above A's 85.00 %, more than the ± spread); the best change is B's (+1.00 "
+        "points, A -5.00). That A loses the least is not borne out here.")
+    assert L.claim_sentence(tables, method="B").startswith(
+        "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, 5.68 "
+        "points above A's 85.00 %, more than the ± spread; B 81.00 %);")
+    # A's ± 6.00 with the outliers: the lead of 5.68 is within it, C and A are level
+    tables["with outliers"].loc[0, "acc_std"] = 0.06
+    assert L.claim_sentence(tables, method="B").startswith(
+        "The paper's claim on these data: C and A are level on the highest ACC with "
+        "outliers: C's 90.68 ± 1.00 % is 5.68 points above A's 85.00 ± 6.00 %, within the ± "
+        "spread; B 81.00 %;")
+    assert L.claim_sentence(tables, method="C").startswith(
+        "The paper's claim on these data: C and A are level on the highest ACC with "
+        "outliers: C's 90.68 ± 1.00 % is 5.68 points above A's 85.00 ± 6.00 %, within the ± "
+        "spread; the best change")
+    # the same rule as a change's: A's own change (-5.00) is within its ± 5.69, the lead
+    # of 5.68 too; at ± 5.67 the lead is not
+    tables["with outliers"].loc[0, "acc_std"] = 0.0569
+    assert " within the ± spread" in L.claim_sentence(tables, method="C")
+    assert L.change_sentences(tables)[0].endswith("lost 5.00 points, within the ± spread.")
+    tables["with outliers"].loc[0, "acc_std"] = 0.0567
+    assert "more than the ± spread);" in L.claim_sentence(tables, method="C")
     # nothing to check: the method absent, alone, or no outliers variant
     assert L.claim_sentence(tables, method="RMSC") is None
     alone = {k: t[t["method"] == "A"] for k, t in tables.items()}
     assert L.claim_sentence(alone, method="A") is None
     assert L.claim_sentence({"clean": tables["clean"]}, method="A") is None
+
+
+def test_the_slider_table_has_each_values_fit_by_hand():
+    from types import SimpleNamespace
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    lesson = L.parse_lesson({"title": "t", "steps": [{
+        "title": "β", "text": "Move it.", "question": "Denser?", "show": "solve",
+        "data": "Subspaces", "params": {"beta_rel": 0.25},
+        "slider": {"param": "beta_rel", "values": [0.05, 0.25, 1]}}]})
+    step = lesson.step(1)
+    # 3 samples: 6 off-diagonal places; 3 nonzero = 50 %, 1 nonzero = 16.67 %
+    dense = sp.csr_matrix(np.array([[0, 1, 1], [1, 0, 0], [0, 0, 0.0]]))
+    sparse = sp.csr_matrix(np.array([[0, 1, 0], [0, 0, 0], [0, 0, 0.0]]))
+    fits = [SimpleNamespace(consensus=dense, beta=0.002, scores={"acc_mean": 0.8}),
+            None,  # not in yet
+            SimpleNamespace(consensus=sparse, beta=0.04, scores=None)]
+    table = L.slider_table(step, fits)
+    assert list(table.columns) == ["β_rel", "β (absolute)", "ACC %", "density of Z* %"]
+    assert table["β_rel"].tolist() == [0.05, 0.25, 1.0]
+    np.testing.assert_allclose(table["density of Z* %"], [50, np.nan, 100 / 6])
+    np.testing.assert_allclose(table["ACC %"], [80, np.nan, np.nan])
+    np.testing.assert_allclose(table["β (absolute)"], [0.002, np.nan, 0.04])
+
+
+def test_the_heatmap_note_names_a_dark_clean_view_from_the_weights_by_hand():
+    import numpy as np
+
+    names = ["PIX", "FOU", "MOR"]
+    P = np.array([[0.1, 1, 1, 1], [2, 2, 2, 2], [4, 4, 2, 4.0]])
+    mask = np.zeros((3, 4), bool)
+    mask[0, 0] = True  # corrupted in PIX only: FOU and MOR are clean
+    note = L.heatmap_note(P, mask, names)
+    assert note.startswith("**Reading the heatmap.** Within each class the columns are "
+                           "sorted by the digit's lowest weight in any view, lowest first")
+    assert "compare a marked column with the unmarked columns of the same class" in note
+    # MOR's median 4: 2 / 4 = 0.5 < 0.75 is dark, one digit of four; FOU has none dark
+    assert note.endswith("A row can be dark where nothing was corrupted: MOR is clean, yet "
+                         "25 % of its digits have a weight below 0.75 × its median (drawn "
+                         "dark): digits MOR rebuilds less well than its usual one, corrupted "
+                         "or not.")
+    P[2, 2] = 3.0  # 0.75 × the median: not below it, no clean row is dark
+    assert "nothing was corrupted" not in L.heatmap_note(P, mask, names)
+    assert L.heatmap_note(P, None, names) is None
+    assert L.heatmap_note(P, np.zeros((3, 4), bool), names) is None
 
 
 def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
@@ -398,6 +490,25 @@ def _wait_jobs(at, timeout=240):
     return at.run()
 
 
+def _check_claim(claim, table, method, lines):
+    """The claim line says what the page's table and change lines beside it show: the
+    highest ACC with the outliers (or the two level within the ± spread, by the lesson's
+    rule, from the spreads the lines print) and whose change is the best."""
+    said = r"- (\S+): ACC [\d.]+ ± [\d.]+ % on the clean data, [\d.]+ ± ([\d.]+) % with"
+    spread = {m: float(sd) for m, sd in re.findall(said, " ".join(lines))}
+    order = table.sort_values("with outliers %", ascending=False)
+    (top, a), (runner, b) = order[["method", "with outliers %"]].values[:2]
+    if L.within_spread(a - b, [spread[top], spread[runner]]):
+        assert f"{top} and {runner} are level on the highest ACC with outliers" in claim
+        assert f"is {a - b:.2f} points above {runner}'s {b:.2f} ± {spread[runner]:.2f} %" in claim
+    else:
+        assert f"{top} has the highest ACC with outliers ({a:.2f} %, {a - b:.2f} points" in claim
+        assert "more than the ± spread" in claim
+    changes = dict(zip(table["method"], table["change (points)"]))
+    holds = changes[method] > max(c for m, c in changes.items() if m != method)
+    assert (f"the best change is {method}'s" in claim) == holds, claim
+
+
 @pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
 def test_apptest_walks_every_step(tmp_path, monkeypatch):
     path = write(tmp_path, SMALL_LESSON)
@@ -412,7 +523,7 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
             at = _wait_jobs(at)
             assert not at.exception, [e.value for e in at.exception]
             assert at.title[0].value == "Lesson: A small lesson"
-            assert f"Step {n} of 4: {step.title}" in [s.value for s in at.subheader]
+            assert f"Step {n} of {len(lesson)}: {step.title}" in [s.value for s in at.subheader]
             assert any(step.question in i.value for i in at.info)
             # the whole state is the step's, and the URL says which step
             ss = at.session_state
@@ -433,15 +544,25 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
             if step.show == "compare":
                 lines = " ".join(m.value for m in at.markdown)
                 assert "SSC-AVG: ACC" in lines and "RMSC: ACC" in lines
-                # the paper's claim checked on the page, from the table beside it
+                assert L.SPREAD_RULE in [c.value for c in at.caption]
+                # the paper's claim checked on the step that asks about it (its 'claim'
+                # field), from the table beside it; not on the other compare steps
                 claim = [m.value for m in at.markdown
                          if m.value.startswith("- The paper's claim on these data:")]
+                assert len(claim) == (step.claim is not None), claim
                 table = at.dataframe[0].value
-                changes = dict(zip(table["method"], table["change (points)"]))
-                holds = changes["RMSC"] > changes["SSC-AVG"]
-                assert len(claim) == 1 and (("the best change is RMSC's" in claim[0]) == holds)
+                if step.claim is not None:
+                    _check_claim(claim[0], table, step.claim,
+                                 [m.value for m in at.markdown if m.value.startswith("- ")])
             if step.show == "weights":  # how to read the ROC curve, under it
                 assert L.ROC_NOTE in [c.value for c in at.caption]
+                # how to read the heatmap, from the weights of the fit it draws
+                from ui import caches
+
+                data = L.load_step_data(lesson, step)[1]
+                r = caches.result_cache().get(dash.fit_key(step.params, data))
+                note = L.heatmap_note(r.weights, data.outlier_mask, data.view_names)
+                assert note in [c.value for c in at.caption]
             if step.show == "solve":
                 # the table has the columns the note speaks of, and the note says the top
                 # view's share as the table beside it does
@@ -456,6 +577,13 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 metrics = {m.label: m.value for m in at.metric}
                 assert metrics["ACC"].endswith("%")
                 dense = metrics["density of Z* (nonzero entries)"]
+                # the slider's values side by side: the row of the value shown says what
+                # the metrics above say (the other rows fill in as their fits come in)
+                [slid] = [d.value for d in at.dataframe if "density of Z* %" in d.value]
+                assert slid["β_rel"].tolist() == list(step.slider.values)
+                row = slid[slid["β_rel"] == step.params.resolved_beta_rel].iloc[0]
+                assert f"{row['density of Z* %']:.2f} %" == dense
+                assert f"{row['ACC %']:.1f} %" == metrics["ACC"]
                 at.select_slider(key="lesson_slider").set_value(0.1).run()
                 at = _wait_jobs(at)
                 assert at.session_state["params"].resolved_beta_rel == 0.1
@@ -465,7 +593,7 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 at = at.button(key="lesson_next").click().run()
         assert at.button(key="lesson_next").disabled
         at = at.button(key="lesson_back").click().run()
-        assert at.session_state["lesson_step"] == 3
+        assert at.session_state["lesson_step"] == len(lesson) - 1
     finally:
         for s in at.session_state["slots"].values():
             s.cancel()

@@ -558,6 +558,11 @@ def test_pooled_weights_heatmap_keeps_an_outlier_dark_and_marks_its_column():
     marks = fig.data[1]
     cols = pooled_columns(hp, hit)
     assert sorted(marks.x) == sorted(cols.tolist()) and set(marks.y) == {0.5}
+    # a mark fills the gap above its row (6 px marks vanished above 300 thin columns) and
+    # is outlined, so that a run of marked columns reads as separate marks
+    assert marks.marker.size == figures.OUTLIER_MARK_SIZE >= 12
+    assert figures.OUTLIER_MARK_SIZE <= figures.WEIGHT_ROW_GAP
+    assert marks.marker.line.color == "white"
     # under every mark the pooled cell is the outlier's own (relative) weight, not an average
     med = np.median(P[1])
     np.testing.assert_allclose(z[1, cols], 0.1 / med, rtol=1e-6)
@@ -614,6 +619,10 @@ def test_the_weights_heatmap_colour_bar_is_the_cells_colour_scale_in_streamlit()
     # dark below three quarters of the median, darkest at 0, pale at the median and above
     dark = [c for at, c in stops if at * figures.RELATIVE_ZMAX <= 0.6]
     assert dark and max(map(_luminance, dark)) < 40 and _luminance(stops[0][1]) < 5
+    # what the words under the lesson's heatmap count as dark: below the first pale stop
+    pale = min(at for at, c in stops if _luminance(c) > 120) * figures.RELATIVE_ZMAX
+    assert max(at for at, c in stops if _luminance(c) < 120) * figures.RELATIVE_ZMAX \
+        < figures.DARK_RELATIVE < pale
     assert all(_luminance(c) > 200 for at, c in stops if at * figures.RELATIVE_ZMAX >= 0.96)
 
 
