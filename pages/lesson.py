@@ -137,11 +137,13 @@ elif step.show in ("weights", "solve"):
         if step.slider is not None:  # every value of the slider at once, as it fits them
             st.markdown(f"**At each value of the slider** ({label})")
             at_each = session_lesson.slider_results(lesson, n, data)
-            st.dataframe(lessons.slider_table(step, at_each), hide_index=True,
-                key="lesson_slider_table", height="content",
-                column_config={"β (absolute)": st.column_config.NumberColumn(format="%.3g"),
-                               "ACC %": st.column_config.NumberColumn(format="%.1f"),
-                               "density of Z* %": st.column_config.NumberColumn(format="%.2f")})
+            # as text, so that a value not fitted yet reads "—" (a number column's NaN
+            # reads "None", and a Styler's na_rep is not drawn)
+            table = lessons.slider_table(step, at_each)
+            for col, fmt in (("β (absolute)", "{:.3g}"), ("ACC %", "{:.1f}"),
+                             ("density of Z* %", "{:.2f}"), (table.columns[0], "{:g}")):
+                table[col] = ["—" if v != v else fmt.format(v) for v in table[col]]
+            st.dataframe(table, hide_index=True, key="lesson_slider_table", height="content")
             if any(x is None for x in at_each):
                 if dash.prefetch_enabled():
                     session_lesson.slider_wait(lesson, n, data)
