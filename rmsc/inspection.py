@@ -187,6 +187,13 @@ def dominance_facts(weights, *, gamma, view_names=None, factors=None, scale=None
     return facts
 
 
+def other_features_text(facts):
+    """:func:`dominance_facts`' other views' features in words ("the others 47–240")."""
+    lo, hi = facts["other_features"]
+    return (f"the other {lo}" if facts["n_views"] == 2 else
+            f"the others {lo}" if lo == hi else f"the others {lo}–{hi}")
+
+
 def dominance_message(weights, *, gamma, view_names=None, factors=None, scale=None,
                       n_features=None):
     """A plain-words message when one view carries most of the consensus weight, else None.
@@ -224,9 +231,7 @@ def dominance_message(weights, *, gamma, view_names=None, factors=None, scale=No
                  f"{ratio_text(f['unit_ratio'])} times below the others' median, so its "
                  f"factor 1/s_v, and with it its share, is that much larger.")
     if f["other_features"] is not None:
-        lo, hi = f["other_features"]
-        rest = (f"the other {lo}" if f["n_views"] == 2 else
-                f"the others {lo}" if lo == hi else f"the others {lo}–{hi}")
+        rest = other_features_text(f)
         text += (f" It has the fewest features ({f['n_features']}; {rest}): a view with few features reconstructs most "
                  f"samples from the others almost exactly, whatever their class, so its "
                  f"large weight measures how easy it is to reconstruct, not how well it "

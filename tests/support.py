@@ -298,3 +298,33 @@ def damage_file(path, how, inside):
         else:
             f.seek(at)
             f.write(bytes(b ^ 0xFF for b in data[at:at + 16]))
+
+
+class ElsewhereSender:
+    """A sender like rmsc.dashboard.DaskSender: the task runs elsewhere (a thread standing
+    for a worker process), and the job's own thread ends as soon as the job is cancelled
+    (after :meth:`relay`, the cancel's way to the worker: at once here), while the task
+    winds down on its own at its next step."""
+
+    def relay(self):
+        """Called when the job is cancelled, before its thread ends."""
+
+    def run(self, job, task):
+        from rmsc import dashboard as dash
+
+        out = {}
+
+        def work():
+            try:
+                out["result"] = task(job)
+            except dash.Cancelled:
+                pass
+
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        while worker.is_alive():
+            if job.cancelled:
+                self.relay()
+                raise dash.Cancelled(job.label)
+            job.wait_for_request(0.01)
+        return out.get("result")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..inspection import DARK_RELATIVE, SHARE_LABEL, ratio_text
+from ..inspection import DARK_RELATIVE, SHARE_LABEL, other_features_text, ratio_text
 from .runs import robustness_table
 
 
@@ -238,9 +238,7 @@ def weight_note(shares, facts):
                     f"{ratio_text(f['factor_ratio'])} times the other views' median: each of "
                     f"its weights counts that many times more.")
     if f["other_features"] is not None:
-        lo, hi = f["other_features"]
-        rest = (f"the other {lo}" if f["n_views"] == 2 else
-                f"the others {lo}" if lo == hi else f"the others {lo}–{hi}")
+        rest = other_features_text(f)
         text.append(f"{view} has the fewest features ({f['n_features']}; {rest}): with so "
                     f"few numbers per sample, almost any sample is nearly an exact mix of a "
                     f"few others, whatever its class. So {view}'s large weight says it is "

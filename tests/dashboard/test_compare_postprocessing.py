@@ -2,7 +2,6 @@
 by default, the same for all on request, named in the caption and the sidebar; the latest
 slider move wins."""
 
-import threading
 
 import pandas as pd
 import pytest
@@ -10,7 +9,7 @@ import pytest
 import rmsc
 from rmsc import dashboard as dash
 
-from tests.support import THREAD_WAIT, Gate, _wait_until
+from tests.support import THREAD_WAIT, ElsewhereSender, Gate, _wait_until
 
 
 def test_compare_params_give_each_method_its_own_or_every_method_the_same_affinity(small):
@@ -70,29 +69,6 @@ def test_postprocessing_used_names_what_each_row_ran():
     for post in names:  # every choice of the Solve page reads back as itself
         p = dash.Params(post=post).postprocessing
         assert dash.postprocessing_used("DiMSC", p) == names[post]
-
-
-class ElsewhereSender:
-    """A sender like rmsc.dashboard.DaskSender: the task runs elsewhere (a thread standing
-    for a worker process), and the job's own thread ends as soon as the job is cancelled,
-    while the task winds down on its own at its next step."""
-
-    def run(self, job, task):
-        out = {}
-
-        def work():
-            try:
-                out["result"] = task(job)
-            except dash.Cancelled:
-                pass
-
-        worker = threading.Thread(target=work, daemon=True)
-        worker.start()
-        while worker.is_alive():
-            if job.cancelled:
-                raise dash.Cancelled(job.label)
-            job.wait_for_request(0.01)
-        return out.get("result")
 
 
 def test_the_latest_move_wins_without_waiting_for_the_moves_before():

@@ -8,7 +8,7 @@ import pytest
 
 from rmsc import dashboard as dash
 
-from tests.support import THREAD_WAIT as WAIT, Gate, _wait_until
+from tests.support import THREAD_WAIT as WAIT, ElsewhereSender, Gate, _wait_until
 
 
 def test_job_runs_reports_and_finishes():
@@ -163,7 +163,7 @@ def test_slot_cancels_the_running_job_and_queues_only_the_newest():
     assert slot.current is c and slot.queued is None
 
 
-class ApartSender:
+class ApartSender(ElsewhereSender):
     """A sender whose tasks run apart, as rmsc.dashboard.DaskSender's on a Dask worker: the
     task in a thread of its own (a worker standing in), the job's thread relaying. A cancel
     is relayed slowly: the job's thread holds until ``relayed`` is set (the cancel's round
@@ -176,23 +176,8 @@ class ApartSender:
     def runs_apart(task):
         return True
 
-    def run(self, job, task):
-        out = {}
-
-        def work():
-            try:
-                out["result"] = task(job)
-            except dash.Cancelled:
-                pass
-
-        worker = threading.Thread(target=work, daemon=True)
-        worker.start()
-        while worker.is_alive():
-            if job.cancelled:
-                assert self.relayed.wait(30)
-                raise dash.Cancelled(job.label)
-            job.wait_for_request(0.01)
-        return out.get("result")
+    def relay(self):
+        assert self.relayed.wait(30)
 
 
 def test_slot_starts_the_next_job_at_once_when_the_cancelled_one_runs_apart():
