@@ -76,9 +76,8 @@ elif step.show == "compare":
     sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
     for line in sentences:
         st.markdown(f"- {line}")
-    if table is not None:  # the lines above say "within the ± spread": what that means
-        st.caption(lessons.SPREAD_RULE)
     if table is not None:
+        st.caption(lessons.SPREAD_RULE)  # the lines above say "within the ± spread"
         st.markdown("**What the outliers changed** (ACC in points: + gained, − lost)")
         st.dataframe(table, hide_index=True, key="lesson_robustness", height="content",
                      column_config=ui.robustness_columns(table))
@@ -137,13 +136,8 @@ elif step.show in ("weights", "solve"):
         if step.slider is not None:  # every value of the slider at once, as it fits them
             st.markdown(f"**At each value of the slider** ({label})")
             at_each = session_lesson.slider_results(lesson, n, data)
-            # as text, so that a value not fitted yet reads "—" (a number column's NaN
-            # reads "None", and a Styler's na_rep is not drawn)
-            table = lessons.slider_table(step, at_each)
-            for col, fmt in (("β (absolute)", "{:.3g}"), ("ACC %", "{:.1f}"),
-                             ("density of Z* %", "{:.2f}"), (table.columns[0], "{:g}")):
-                table[col] = ["—" if v != v else fmt.format(v) for v in table[col]]
-            st.dataframe(table, hide_index=True, key="lesson_slider_table", height="content")
+            st.dataframe(lessons.slider_table_text(lessons.slider_table(step, at_each)),
+                         hide_index=True, key="lesson_slider_table", height="content")
             if any(x is None for x in at_each):
                 if dash.prefetch_enabled():
                     session_lesson.slider_wait(lesson, n, data)

@@ -201,16 +201,8 @@ def dominance_message(weights, *, gamma, view_names=None, factors=None, scale=No
     Every number in it is measured on the fit (:func:`dominance_facts`): the view's share
     against an equal share, the share of its samples at the cap (see the module
     docstring), its median loss against the other views', its number of features against
-    theirs (when given), and under the scaled model its unit of loss.
-
-    Parameters
-    ----------
-    weights, gamma, view_names, factors, scale, n_features : see
-        :func:`view_weight_shares`.
-
-    Returns
-    -------
-    str or None
+    theirs (when given), and under the scaled model its unit of loss. The parameters are
+    :func:`dominance_facts`' (those of :func:`view_weight_shares`).
     """
     f = dominance_facts(weights, gamma=gamma, view_names=view_names, factors=factors,
                         scale=scale, n_features=n_features)
@@ -508,6 +500,12 @@ class PooledHeatmap:
 DARK_RELATIVE = 0.75
 
 
+def relative_weights(P):
+    """Each view's weights (the rows of ``P``) over their median; 0 where that median is 0."""
+    med = np.median(P, axis=1, keepdims=True)
+    return np.divide(P, med, out=np.zeros_like(P), where=med > 0)
+
+
 def heatmap_pool(weights, labels=None, *, max_columns=HEATMAP_COLUMNS, pool="min", quantile=0.1,
                  relative=True):
     """Order and pool P for a heatmap that keeps a low weight visible.
@@ -547,8 +545,7 @@ def heatmap_pool(weights, labels=None, *, max_columns=HEATMAP_COLUMNS, pool="min
         raise ValueError(f"max_columns must be a whole number >= 1; got {max_columns!r}.")
     m, n = P.shape
     if relative:
-        med = np.median(P, axis=1, keepdims=True)
-        P = np.divide(P, med, out=np.zeros_like(P), where=med > 0)
+        P = relative_weights(P)
     y = np.zeros(n, dtype=int) if labels is None else np.asarray(labels)
     if y.shape != (n,):
         raise ValueError(f"labels must have one entry per sample ({n}); got shape {y.shape}.")

@@ -153,8 +153,7 @@ def slider_results(lesson, number, data):
     (None for one not in yet: :func:`prefetch_other_steps` fits them)."""
     step = lesson.step(number)
     cache = result_cache()
-    return [cache.get(dash.fit_key(step.params.replace(**{step.slider.param: v}), data))
-            for v in step.slider.values]
+    return [cache.get(dash.fit_key(p, data)) for p in lessons.slider_params(step)]
 
 
 def _slider_wait_body(lesson, number, data):

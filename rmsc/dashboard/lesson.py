@@ -392,11 +392,16 @@ def step_comparison(step, clean, data):
         list(step.methods), cparams
 
 
+def slider_params(step):
+    """The Params of a slider step at each value of its slider, in the slider's order."""
+    return [step.params.replace(**{step.slider.param: v}) for v in step.slider.values]
+
+
 def step_params(step):
     """Every Params a step fits RMSC with: its own, and each value of its slider."""
     out = [step.params]
     if step.slider is not None:
-        out += [step.params.replace(**{step.slider.param: v}) for v in step.slider.values]
+        out += slider_params(step)
     seen, unique = set(), []
     for p in out:
         if p not in seen:
@@ -549,3 +554,14 @@ def slider_table(step, results):
                      "ACC %": 100 * scores["acc_mean"] if scores else float("nan"),
                      "density of Z* %": consensus_density(r) if done else float("nan")})
     return pd.DataFrame(rows)
+
+
+def slider_table_text(table):
+    """:func:`slider_table` as the page draws it, in text: the slider's values as given, β to
+    3 significant digits, ACC to 0.1, the density to 0.01, and "—" for a value not fitted yet
+    (a number column's missing value would read "None")."""
+    table = table.copy()
+    for col, fmt in ((table.columns[0], "{:g}"), ("β (absolute)", "{:.3g}"), ("ACC %", "{:.1f}"),
+                     ("density of Z* %", "{:.2f}")):
+        table[col] = ["—" if v != v else fmt.format(v) for v in table[col]]
+    return table

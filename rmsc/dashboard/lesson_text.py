@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..inspection import DARK_RELATIVE, SHARE_LABEL, other_features_text, ratio_text
+from ..inspection import (DARK_RELATIVE, SHARE_LABEL, other_features_text, ratio_text,
+                          relative_weights)
 from .runs import robustness_table
 
 
@@ -166,8 +167,7 @@ def heatmap_note(weights, outlier_mask, view_names):
         return None
     P = np.asarray(weights, dtype=float)
     mask = np.asarray(outlier_mask, bool)
-    med = np.median(P, axis=1, keepdims=True)
-    dark = np.divide(P, med, out=np.zeros_like(P), where=med > 0) < DARK_RELATIVE
+    dark = relative_weights(P) < DARK_RELATIVE
     text = ("**Reading the heatmap.** Within each class the columns are sorted by the digit's "
             "lowest weight in any view, lowest first, so every row tends to be darker at the "
             "left of each class: compare a marked column with the unmarked columns of the "

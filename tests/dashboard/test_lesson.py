@@ -411,6 +411,11 @@ def test_the_slider_table_has_each_values_fit_by_hand():
     np.testing.assert_allclose(table["density of Z* %"], [50, np.nan, 100 / 6])
     np.testing.assert_allclose(table["ACC %"], [80, np.nan, np.nan])
     np.testing.assert_allclose(table["β (absolute)"], [0.002, np.nan, 0.04])
+    # as the page draws it: text, "—" where no fit is in
+    shown = L.slider_table_text(table)
+    assert shown.values.tolist() == [["0.05", "0.002", "80.0", "50.00"],
+                                     ["0.25", "—", "—", "—"],
+                                     ["1", "0.04", "—", "16.67"]]
 
 
 def test_the_heatmap_note_names_a_dark_clean_view_from_the_weights_by_hand():
