@@ -206,3 +206,70 @@ def test_data_page_offers_every_bundled_set_and_loads_the_paper_text_sets():
         assert shared.session_state["clean"].name == "3-Sources"
     finally:
         cancel_jobs(shared)
+
+
+def test_weights_change_whose_stored_clean_fit_is_damaged_says_so_and_offers_a_refit(
+        tmp_path, monkeypatch):
+    # A restarted server answers the clean data's fit (for "P / P clean") from the disk
+    # cache; its weights P are an array read on demand (lazily stored at the store's
+    # threshold, lowered here so that Subspaces' P counts), read when the Weights page
+    # divides by them, and the file turns out damaged then.
+    import streamlit as st
+
+    from rmsc.dashboard import store
+    from tests.support import damage_file
+
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "results"))
+    subspaces = datasets.load_bundled("Subspaces")
+    monkeypatch.setattr(store, "LAZY_BYTES", 8 * subspaces.n_samples * len(subspaces.views))
+    query = {"data": "Subspaces", "beta": "0.01"}
+    first = open_app(query, page="solve")  # the clean data's fit, stored on disk
+    wait_fit(first)
+    clean_fit = first.session_state["slots"]["fit"].latest.result
+    cancel_jobs(first)
+    (path,) = (tmp_path / "results").glob("*.npz")
+    with np.load(path, allow_pickle=False) as z:  # P's values, an array read on demand
+        header = json.loads(str(z["__header__"][()]))
+        name = header["value"]["f"]["weights"]["a"]
+        assert name in header["deferred"]
+        inside = z[name].tobytes()
+    st.cache_resource.clear()  # the server restarted: its memory is gone, the folder kept
+    damage_file(path, "flipped", inside)
+    at = open_app(query, page="data")
+    clean = at.session_state["clean"]
+    at.multiselect(key="w_out_views").set_value([clean.view_names[0]])
+    at.slider(key="w_out_fraction").set_value(0.1)
+    at.selectbox(key="w_out_kind").set_value("replace")
+    [b for b in at.button if b.label == "Inject"][0].click().run()
+    wait_fit(at)  # the injected data's fit, computed now
+    goto(at, "weights")
+    no_trouble(at)
+    data, params = at.session_state["data"], at.session_state["params"]
+    assert data.outlier_mask is not None
+    at.radio(key="w_weights_show").set_value("change from the clean fit (P / P clean)").run()
+    no_trouble(at)  # no traceback
+    assert not path.exists()  # discarded
+    warned = [w for w in texts(at, "warning") if "could not be shown" in w]
+    assert warned == [dash.damaged_result_message("clean")], texts(at, "warning")
+    # the dataset (outliers included), the parameters and the chosen view are kept
+    assert at.session_state["data"] is data and at.session_state["params"] == params
+    assert at.radio(key="w_weights_show").value.startswith("change from the clean fit")
+    # the page offers the clean fit again, and draws the plain weights meanwhile
+    heat = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert heat["colorbar"]["title"]["text"] != "P / P clean"
+    at.button(key="w_fit_clean").click().run()
+    no_trouble(at)
+    job = at.session_state["slots"]["clean"].latest
+    assert job is not None and job.wait(300), "the clean fit did not finish"
+    at.run()
+    no_trouble(at)
+    assert not any("could not be shown" in w for w in texts(at, "warning"))  # said once
+    refit = at.session_state["slots"]["clean"].latest.result
+    np.testing.assert_allclose(refit.weights, clean_fit.weights)
+    out = at.session_state["slots"]["fit"].latest.result
+    summary = inspection.weight_change_summary(
+        inspection.weight_change(out.weights, refit.weights), data.outlier_mask,
+        data.view_names)
+    assert summary["sentence"] in texts(at, "markdown")
+    heat = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert heat["colorbar"]["title"]["text"] == "P / P clean"
