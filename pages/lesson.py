@@ -28,6 +28,8 @@ left, right = st.columns([4, 1])
 with left:
     st.markdown(step.text)
     st.info(f"**Question.** {step.question}")
+    if step.where:
+        st.markdown(f"**↓ Where to look:** {step.where}")
     b1, b2, b3 = st.columns([1, 1, 3])
     b1.button("← Back", key="lesson_back", disabled=n <= 1, on_click=session_lesson.go,
               args=(n - 1,), use_container_width=True)
@@ -50,13 +52,15 @@ data = ui.require_data()
 
 if step.show == "views":
     images = ss.clean.images()
-    views, pictures = session_lesson.views_figures(
+    views, pictures, flat = session_lesson.views_figures(
         data.fingerprint, data, None if images is None else float(images.max()))
     st.plotly_chart(views, key="lesson_views")
+    if flat:
+        st.caption(flat)
     if pictures is not None:
         st.plotly_chart(pictures, key="lesson_images")
 
-elif step.show == "compare":
+elif step.show in ("compare", "summary"):
     key, variants, methods, cparams = lessons.step_comparison(step, ss.clean, data)
     tables, job = ui.experiment_state("compare", key)
     if tables is None and (job is None or not job.active):
@@ -73,11 +77,21 @@ elif step.show == "compare":
                        "data, once for every session (`rmsc lesson --warm` computes every "
                        "step beforehand).")
         st.stop()
+    if step.show == "summary":  # what the run shows, from the comparison and RMSC's fit
+        r = ui.require_result("The lesson")
+        if r is None:
+            st.stop()
+        st.markdown("#### What this run shows")
+        for line in session_lesson.takeaway_view(key, r.key, step, tables, r, data) or []:
+            st.markdown(f"- {line}")
+        st.caption(f"{lessons.SPREAD_MEANING} {lessons.SPREAD_RULE}")
+        st.stop()
     sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
     for line in sentences:
         st.markdown(f"- {line}")
     if table is not None:
-        st.caption(lessons.SPREAD_RULE)  # the lines above say "within the ± spread"
+        # the lines above say "within the ± spread"
+        st.caption(f"{lessons.SPREAD_MEANING} {lessons.SPREAD_RULE}")
         st.markdown("**What the outliers changed** (ACC in points: + gained, − lost)")
         st.dataframe(table, hide_index=True, key="lesson_robustness", height="content",
                      column_config=ui.robustness_columns(table))
@@ -90,8 +104,11 @@ elif step.show == "compare":
                      column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
                                     "purity %": st.column_config.NumberColumn(format="%.2f"),
                                     "time s": st.column_config.NumberColumn(format="%.1f")})
+        st.caption(f"{lessons.SPREAD_MEANING} {lessons.SPREAD_RULE} {lessons.SCORES_NOTE}")
         if "post-processing" in shown:
-            st.caption(lessons.POSTPROCESSING_NOTE)
+            differ = lessons.postprocessing_difference(shown)
+            st.caption(lessons.POSTPROCESSING_NOTE + ("" if differ is None else f" {differ}"))
+    st.caption("  \n".join(lessons.method_lines(methods)))
 
 elif step.show in ("weights", "solve"):
     if step.slider is not None:

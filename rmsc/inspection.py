@@ -43,7 +43,7 @@ from .solver import consensus_weights, loss_of_weight
 
 #: The two shares of the weights, as the pages' tables label them: of the consensus weight
 #: (sum_vj c_v P_vj: what the Z*-step averages the views with) and of P alone.
-SHARE_LABEL = "share of Σc_vP"
+SHARE_LABEL = "share of ΣcᵥP"  # cᵥ: a subscript v, as the page prints it
 P_SHARE_LABEL = "share of ΣP"
 
 

@@ -232,7 +232,8 @@ _RMSC_GRID = {"lam": [0.3, 1.0, 3.0, 10.0], "beta": ["auto"], "beta_rel": [0.1, 
 for _spec in (
     MethodSpec(
         "SC-BSV", SCBSV,
-        "Spectral clustering of every view's k-NN Gaussian graph; best single view reported",
+        "Spectral clustering of every view's k-NN Gaussian graph; best single view (BSV) "
+        "reported",
         search={"n_neighbors": [3, 5, 7, 10, 15, 20], "bandwidth": _RULES},
         search_note="its only parameters are the graph's: k (the paper fixes 5) and the "
                     "bandwidth rule",
@@ -267,7 +268,8 @@ for _spec in (
         cost="ssc", cost_group="ssc", shared_solve=_SSC_SOLVE, color="#19D3F3",
         self_representation=True, per_view=True, in_paper=True, run_rank=2),
     MethodSpec(
-        "SSC-AVG", SSCAVG, "Spectral clustering on the average of per-view SSC affinities",
+        "SSC-AVG", SSCAVG, "Spectral clustering on the average of per-view sparse subspace "
+        "clustering (SSC) affinities",
         search={"beta": _SSC_BETAS},
         search_note="β of SSC on unit-norm data, and the SSC reference's automatic rule",
         cost="ssc", cost_group="ssc", shared_solve=_SSC_SOLVE, color="#FF6692",

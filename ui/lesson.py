@@ -82,8 +82,9 @@ def _step_dataset(source, number, _lesson):
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def views_figures(fingerprint, _data, _vmax):
-    """A 'views' step's figures of the data ``fingerprint``: each view in 2-D, and one sample
-    of each class as a picture (None without pictures or labels). Made once for every
+    """A 'views' step's figures of the data ``fingerprint``: each view in 2-D, one sample of
+    each class as a picture (None without pictures or labels), and the note on a flat
+    panel (:func:`rmsc.dashboard.lesson.projection_note`, None when none is flat). Made once for every
     session, and made dictionaries once (``ui.runtime.shared_figure``): the class opening
     the step at once waits for one of them, not eight."""
     data = _data
@@ -98,13 +99,14 @@ def views_figures(fingerprint, _data, _vmax):
         explained.append(ev)
     views = figures.views_scatter_figure(coords, data.view_names, data.labels, mask,
                                          indices=idx, explained=explained)
+    note = lessons.projection_note(data.view_names, explained, coords)
     images = data.images()
     if images is None or data.labels is None:
-        return shared_figure(views), None
+        return shared_figure(views), None, note
     shown = dash.class_examples(data.labels, 1)
     tiles = dash.image_tiles(images, shown, vmax=_vmax)
     return shared_figure(views), shared_figure(
-        figures.sample_images_figure(tiles, [f"class {data.labels[i]}" for i in shown]))
+        figures.sample_images_figure(tiles, [f"class {data.labels[i]}" for i in shown])), note
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -125,6 +127,13 @@ def comparison_view(key, _tables, claim=None):
               for name, df in _tables.items()}
     claim = None if claim is None else lessons.claim_sentence(_tables, method=claim)
     return lessons.change_sentences(_tables) + ([claim] if claim else []), table, charts
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def takeaway_view(key, fit, _step, _tables, _result, _data):
+    """A 'summary' step's sentences (:func:`rmsc.dashboard.lesson.step_takeaway`) for the
+    comparison ``key`` and the fit ``fit``: made once for every session."""
+    return lessons.step_takeaway(_step, _tables, _result, _data)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

@@ -29,7 +29,7 @@ from .. import datasets
 from .. import methods as registry
 from .. import outliers as outlier_module
 from .._resources import sample_data_dir
-from .fitting import fit_rmsc
+from .fitting import fit_rmsc, weight_shares
 from .jobs import DONE, Job
 from .kept import open_result_cache
 from .params import AUTO, OutlierSpec, Params, fit_key
@@ -37,11 +37,22 @@ from .remote import Remote, RemoteParts
 from .lesson_text import (  # noqa: F401 - re-exported: what the page says about its numbers
     POSTPROCESSING_NOTE,
     ROC_NOTE,
+    SCORES_NOTE,
     SHARE_COLUMNS,
+    AUC_FOUND,
+    AUC_MISSED,
+    LITTLE_SHARE,
+    SPREAD_MEANING,
     SPREAD_RULE,
+    acc_spreads,
     change_sentences,
+    claim_facts,
     claim_sentence,
+    takeaway_sentences,
     heatmap_note,
+    method_lines,
+    postprocessing_difference,
+    projection_note,
     weight_note,
     within_spread,
 )
@@ -54,6 +65,9 @@ SHOWS = {
     "compare": "ACC and NMI of the step's methods, on the clean data and with the outliers",
     "weights": "RMSC's weights P as a heatmap, and how well low weights find the outliers (ROC)",
     "solve": "RMSC's result at the step's parameters: ACC, density of Z*, each view's share of P",
+    "summary": "what the run shows, in sentences computed from its numbers: the weights' "
+               "AUCs, each method's change with the outliers, the corrupted views' share of "
+               "Z*, and the claim's verdict",
 }
 
 #: The dashboard's pages a step may send the class to ("explore this on ...").
@@ -63,8 +77,8 @@ PAGES = ("Data", "Solve", "Weights", "Affinity", "Compare", "Sensitivity", "Theo
 SLIDER_PARAMS = ("lam", "beta_rel", "beta")
 
 #: The fields of a step in a lesson file (everything else is an error).
-STEP_FIELDS = ("title", "text", "question", "show", "data", "outliers", "params", "methods",
-               "claim", "page", "slider")
+STEP_FIELDS = ("title", "text", "question", "where", "show", "data", "outliers", "params",
+               "methods", "claim", "page", "slider")
 OUTLIER_FIELDS = tuple(f.name for f in dataclasses.fields(OutlierSpec))
 PARAM_FIELDS = tuple(f.name for f in dataclasses.fields(Params))
 
@@ -101,6 +115,9 @@ class Step:
     claim: str | None = None
     page: str | None = None
     slider: Slider | None = None
+    #: Where on the page the question's answer is (shown under the question, "↓ ..."):
+    #: the evidence is often below the first screen. None: nothing said.
+    where: str | None = None
 
 
 @dataclass(frozen=True)
@@ -203,6 +220,11 @@ def _parse_step(raw, number, source, folder, bundled):
         if not isinstance(value, str) or not value.strip():
             fail(name, "required, a non-empty text.")
         texts[name] = " ".join(value.split())
+    cue = raw.get("where")
+    if cue is not None:
+        if not isinstance(cue, str) or not cue.strip():
+            fail("where", "a non-empty text: where on the page the answer is.")
+        cue = " ".join(cue.split())
     show = raw.get("show")
     if show not in SHOWS:
         fail("show", f"{show!r} is not one of {', '.join(SHOWS)}.")
@@ -225,13 +247,18 @@ def _parse_step(raw, number, source, folder, bundled):
     for m in methods:
         if m not in known:
             fail("methods", f"{m!r} is not a method; choose from {', '.join(known)}.")
-    if show == "compare" and not methods:
-        fail("methods", "a 'compare' step needs at least one method.")
+    if show in ("compare", "summary") and not methods:
+        fail("methods", f"a '{show}' step needs at least one method.")
+    if show == "summary" and outliers is None:
+        fail("outliers", "a 'summary' step sums up a run with outliers; give the step's "
+                         "outliers (those of the steps it sums up).")
     claim = raw.get("claim")
+    if show == "summary" and claim is None:
+        fail("claim", "a 'summary' step needs the method whose claim it sums up, e.g. RMSC.")
     if claim is not None:
-        if show != "compare" or outliers is None:
-            fail("claim", "checks a method's claim on a 'compare' step with outliers; this "
-                          "step has none to check it on.")
+        if show not in ("compare", "summary") or outliers is None:
+            fail("claim", "checks a method's claim on a 'compare' or 'summary' step with "
+                          "outliers; this step has none to check it on.")
         if claim not in methods:
             fail("claim", f"{claim!r} is not one of the step's methods "
                           f"({', '.join(map(str, methods))}).")
@@ -243,7 +270,7 @@ def _parse_step(raw, number, source, folder, bundled):
         slider = _parse_slider(slider, params, fail)
     return Step(title=texts["title"], text=texts["text"], question=texts["question"], show=show,
                 data=data, outliers=outliers, params=params, methods=tuple(methods), claim=claim,
-                page=page, slider=slider)
+                page=page, slider=slider, where=cue)
 
 
 def _parse_outliers(raw, fail):
@@ -383,8 +410,10 @@ def step_variants(step, clean, data):
 
 
 def step_comparison(step, clean, data):
-    """(key, variants, methods, params) of a 'compare' step, None for other steps."""
-    if step.show != "compare":
+    """(key, variants, methods, params) of a 'compare' step (and of a 'summary' step: the
+    comparison it sums up, the same run as a 'compare' step with the same state), None for
+    other steps."""
+    if step.show not in ("compare", "summary"):
         return None
     variants = step_variants(step, clean, data)
     cparams = compare_params(step.params, data, list(step.methods)) or None
@@ -530,6 +559,23 @@ def warm(lesson, cache, progress=None, sender=None):
         else:
             cache.put(job.result.key, job.result)
     return len(fits) + len(comparisons)
+
+
+def step_takeaway(step, tables, result, data):
+    """A 'summary' step's sentences (:func:`takeaway_sentences`), from its comparison's
+    ``tables`` and RMSC's ``result`` on the step's ``data`` (with its outliers): the
+    weights' AUC in each corrupted view, each view's share of ΣcᵥP. None where the
+    comparison holds no claim to check (:func:`claim_facts`)."""
+    facts = claim_facts(tables, step.claim)
+    if facts is None:
+        return None
+    mask = data.outlier_mask
+    corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
+    table = outlier_module.evaluate(outlier_module.scores(result), mask, view_names=data.view_names)
+    aucs = {row["view"]: float(row["roc_auc"]) for _, row in table.iterrows()
+            if row["view"] in corrupted}
+    shares, _ = weight_shares(result, data)
+    return takeaway_sentences(facts, aucs, shares, corrupted)
 
 
 def consensus_density(result):

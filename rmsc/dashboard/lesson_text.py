@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..methods import describe_method
+from ..spectral import N_KMEANS_RUNS
 from ..inspection import (DARK_RELATIVE, SHARE_LABEL, other_features_text, ratio_text,
                           relative_weights)
 from .runs import robustness_table
@@ -28,7 +30,7 @@ def change_sentences(tables):
     if len(names) != 2:
         return []
     table = robustness_table(tables)
-    spreads = [_acc_spreads(tables[name]) for name in names]
+    spreads = [acc_spreads(tables[name]) for name in names]
     out = []
     for _, row in table.iterrows():
         clean, dirty, change = row[f"{names[0]} %"], row[f"{names[1]} %"], row["change (points)"]
@@ -46,40 +48,60 @@ def change_sentences(tables):
     return out
 
 
-def claim_sentence(tables, method="RMSC"):
-    """The paper's claim (``method``, weighting every sample in every view, loses the least
-    to the outliers) checked on a comparison's tables, as one sentence computed from them:
-    which method has the highest ACC with the outliers, whose change is the best (gained the
-    most or lost the least), and whether the claim holds, is not borne out, or cannot be
-    told from the ± spread. None unless the tables are a clean and an outliers variant
-    holding ``method`` and at least one other method."""
+def claim_facts(tables, method="RMSC"):
+    """The numbers behind the paper's claim (``method``, weighting every sample in every
+    view, loses the least to the outliers) on a comparison's tables: a dict with
+    ``method``, ``rival`` (the other method with the best change), ``changes`` (method ->
+    change in points), ``noise`` (method -> whether its change is within the ± spread,
+    :func:`within_spread`; None without spreads), ``gap`` (``method``'s change minus the
+    rival's), ``verdict`` ("holds", "not borne out" or "cannot be told": the gap within
+    the ± spread of the four ACCs it comes from), ``highest`` (the claim's first part in
+    words) and ``variants`` (the two tables' names). None unless the tables are a clean and
+    an outliers variant holding ``method`` and at least one other method."""
     names = list(tables)
     if len(names) != 2:
         return None
     table = robustness_table(tables).dropna(subset=["change (points)"])
     if method not in set(table["method"]) or len(table) < 2:
         return None
-    spreads = [_acc_spreads(tables[name]) for name in names]
+    spreads = [acc_spreads(tables[name]) for name in names]
     rows = {row["method"]: row for _, row in table.iterrows()}
-    mine = rows[method]
-    level = _highest(table, rows, method, names[1], spreads[1])
     others = table[table["method"] != method]
     rival = others.loc[others["change (points)"].idxmax(), "method"]
-    gap = mine["change (points)"] - rows[rival]["change (points)"]
+    changes = {m: float(r["change (points)"]) for m, r in rows.items()}
+    gap = changes[method] - changes[rival]
     # a change is a difference of two ACCs; the gap between two changes, of four
     noise = within_spread(gap, [s.get(m) for s in spreads for m in (method, rival)])
-    mine_c, rival_c = mine["change (points)"], rows[rival]["change (points)"]
-    if gap > 0:
+    verdict = ("cannot be told" if noise else "holds" if gap > 0 else "not borne out")
+    return {"method": method, "rival": rival, "changes": changes, "gap": gap,
+            "noise": {m: within_spread(c, [s.get(m) for s in spreads])
+                      for m, c in changes.items()},
+            "verdict": verdict, "variants": names,
+            "highest": _highest(table, rows, method, names[1], spreads[1])}
+
+
+def claim_sentence(tables, method="RMSC"):
+    """The paper's claim (``method``, weighting every sample in every view, loses the least
+    to the outliers) checked on a comparison's tables, as one sentence computed from them
+    (:func:`claim_facts`): which method has the highest ACC with the outliers, whose change
+    is the best (gained the most or lost the least), and whether the claim holds, is not
+    borne out, or cannot be told from the ± spread. Worded for gains as well as losses
+    ("changes least for the worse"). None where :func:`claim_facts` is None."""
+    f = claim_facts(tables, method)
+    if f is None:
+        return None
+    rival = f["rival"]
+    mine_c, rival_c = f["changes"][method], f["changes"][rival]
+    if f["gap"] > 0:
         change = (f"the best change is {method}'s ({mine_c:+.2f} points; next {rival}, "
                   f"{rival_c:+.2f})")
     else:
         change = f"the best change is {rival}'s ({rival_c:+.2f} points, {method} {mine_c:+.2f})"
-    if noise:
-        verdict = "cannot be told from the ± spread here"
-    else:
-        verdict = "holds here" if gap > 0 else "is not borne out here"
-    return (f"The paper's claim on these data: {level}; {change}. That {method} loses the "
-            f"least {verdict}.")
+    verdict = {"cannot be told": "cannot be told from the ± spread here",
+               "holds": "holds here", "not borne out": "is not borne out here"}[f["verdict"]]
+    return (f"The paper's claim on these data: {f['highest']}; {change}. That {method}'s ACC "
+            f"fares best under the outliers (the smallest loss, or the largest gain) "
+            f"{verdict}.")
 
 
 def within_spread(difference, spreads):
@@ -92,12 +114,24 @@ def within_spread(difference, spreads):
     return abs(difference) <= max(spreads)
 
 
+#: What a ± is, in words (under every comparison's lines or chart): the spread over the
+#: protocol's k-means runs (:data:`rmsc.spectral.N_KMEANS_RUNS`).
+SPREAD_MEANING = (
+    f"**±**: each ACC is the mean over {N_KMEANS_RUNS} runs of the last grouping step "
+    "(k-means, which turns the table of who resembles whom into groups, each run from "
+    "other random starts); ± is its standard deviation over those runs.")
+
 #: :func:`within_spread` in words, under a comparison's lines.
 SPREAD_RULE = (
-    "**Within the ± spread**: each ACC's ± is how much it varies over repeated runs of the "
-    "last grouping step. A difference between ACCs counts as noise (\"within the ± "
+    "**Within the ± spread**: a difference between ACCs counts as noise (\"within the ± "
     "spread\") when it is no larger than the largest ± of the ACCs it is computed from: a "
     "change, of the method's two; a lead, of the two methods'.")
+
+
+def method_lines(methods):
+    """Each method's name spelled out, one line each, from the registry's one description
+    (:func:`rmsc.methods.describe_method`): what the lesson says under a comparison."""
+    return [f"**{m}**: {describe_method(m)}" for m in methods]
 
 
 def _highest(table, rows, method, variant, spreads):
@@ -126,7 +160,7 @@ def _highest(table, rows, method, variant, spreads):
             f"{runner}'s {b:.2f} %, {beyond}{mine})")
 
 
-def _acc_spreads(table):
+def acc_spreads(table):
     """Each method's ACC spread (std over the k-means runs) in points, by method name;
     empty when the table has none."""
     if "acc_std" not in table:
@@ -143,6 +177,21 @@ POSTPROCESSING_NOTE = (
     "resembles the others strongly or weakly; \"none (the paper's)\" uses the table as it "
     "is; \"—\": the method has no such table.")
 
+def postprocessing_difference(shown):
+    """A sentence when the methods of a comparison table (``shown``: its "method" and
+    "post-processing" columns, :func:`rmsc.dashboard.runs.compare_display`) did not all
+    post-process their tables alike: which did what, and that each runs as the library
+    fits it by default (not like for like). None when they agree, or only one has a table."""
+    used = {m: p for m, p in zip(shown["method"], shown["post-processing"]) if p != "—"}
+    if len(set(used.values())) < 2:
+        return None
+    said = "; ".join(f"{m}: \"{p}\"" for m, p in used.items())
+    return (f"The methods' tables are not post-processed alike here ({said}): each method "
+            "runs as the library fits it by default, so this compares the methods as they "
+            "ship, not with one post-processing for all (the Compare page can give every "
+            "method the same one).")
+
+
 #: How to read the ROC curve and the table beside it, in words (under them).
 ROC_NOTE = (
     "**Reading the ROC curve.** Sort a view's digits from the lowest weight up and flag them "
@@ -153,7 +202,19 @@ ROC_NOTE = (
     "diagonal is what a random order would give (AUC 0.5). **Average precision** asks the "
     "same list another way: at each corrupted digit, the share of corrupted ones among all "
     "flagged so far, averaged; 1 when every corrupted digit comes before every clean one, "
-    "and about the share of corrupted digits by chance.")
+    "and about the share of corrupted digits by chance. The two can differ a lot: AUC "
+    "counts, for each corrupted digit, how many clean ones it comes before, so a few clean "
+    "digits with very low weights barely lower it, while average precision drops as soon "
+    "as clean digits head the list; with few corrupted digits, average precision is the "
+    "stricter of the two.")
+
+#: Why ACC and NMI can move apart, in words (under a comparison's table).
+SCORES_NOTE = (
+    "**ACC and NMI**: ACC counts digits in a group matched to the wrong class, so two "
+    "classes merged into one group cost it a whole class; NMI asks how much a digit's group "
+    "tells about its class without matching groups to classes one to one, so the same "
+    "merge costs it much less. That is why ACC can differ by many points where NMI barely "
+    "moves.")
 
 def heatmap_note(weights, outlier_mask, view_names):
     """How to read the weights heatmap (:func:`rmsc.figures.pooled_weights_heatmap_figure`
@@ -190,7 +251,7 @@ SHARE_COLUMNS = {
     "view": "the view (one way of describing the digits)",
     "features": "how many numbers the view uses to describe each sample",
     f"{SHARE_LABEL} %": "how much the view counts in Z*: its samples' weights P, times the "
-                        "view's scale c_v, as a share of all views' total",
+                        "view's scale cᵥ, as a share of all views' total",
     "samples at the cap %": "the share of the view's samples whose weight is at (or near) its "
                             "ceiling 1/√γ: rebuilt from the other samples almost exactly",
     "median loss": "the typical error left over when the view's samples are rebuilt from the "
@@ -233,7 +294,7 @@ def weight_note(shares, facts):
     elif f["at_cap"] > 0:
         text.append(f"{cap}.")
     if f["factor_ratio"] is not None:
-        text.append(f"On top of that, RMSC gives each view a scale c_v from the size of its "
+        text.append(f"On top of that, RMSC gives each view a scale cᵥ from the size of its "
                     f"errors at the start, and {view}'s is "
                     f"{ratio_text(f['factor_ratio'])} times the other views' median: each of "
                     f"its weights counts that many times more.")
@@ -249,3 +310,124 @@ def weight_note(shares, facts):
 def _pct(share):
     """A share (0-1) as the lesson writes percentages: whole, with a space ("89 %")."""
     return f"{100 * share:.0f} %"
+
+
+#: The AUC from which the lesson says the weights "single out" the corrupted samples, and
+#: the one below which it says they do not (between: "partly").
+AUC_FOUND, AUC_MISSED = 0.9, 0.7
+
+#: A set of views "counts little" in Z* when its share of ΣcᵥP is below this fraction of
+#: what an equal share per view would give it.
+LITTLE_SHARE = 0.5
+
+
+def takeaway_sentences(facts, aucs, shares, corrupted):
+    """The closing step's "what this run shows", each sentence computed from the run's
+    numbers, linking the lesson's steps: whether RMSC's weights single out the corrupted
+    samples (``aucs``: view -> AUC, step 4; :data:`AUC_FOUND`, :data:`AUC_MISSED`), what
+    the outliers did to each method's ACC (``facts``: :func:`claim_facts` of the
+    comparison, step 5; losses, changes within the ± spread and gains told apart), how much
+    the corrupted views count in RMSC's consensus (``shares``: the outliers fit's
+    :func:`rmsc.inspection.view_weight_shares`; "little" below :data:`LITTLE_SHARE` of an
+    equal share), and the claim's verdict with what, on these numbers, goes with it.
+    ``corrupted``: the corrupted views' names. Returns a list of sentences (Markdown)."""
+    out = []
+    method = facts["method"]
+    found = [v for v in corrupted if v in aucs]
+    if found:
+        low = min(aucs[v] for v in found)
+        how = ("single out" if low >= AUC_FOUND else "do not single out" if low < AUC_MISSED
+               else "partly single out")
+        listed = ", ".join(f"{v} {aucs[v]:.2f}" for v in found)
+        out.append(f"**Finding the outliers (step 4).** {method}'s weights {how} the corrupted "
+                   f"samples: AUC {listed} (1 = every corrupted sample below every clean one, "
+                   f"0.5 = chance).")
+    changes, noise = facts["changes"], facts["noise"]
+    lost = [m for m, c in changes.items() if noise[m] is False and c < 0]
+    gained = [m for m, c in changes.items() if noise[m] is False and c > 0]
+    level = [m for m in changes if noise[m]]
+    parts = []
+    if lost:
+        parts.append(_listing(lost, changes) + " lost ACC, more than the ± spread")
+    if gained:
+        parts.append(_listing(gained, changes) + " gained ACC, more than the ± spread")
+    if level:
+        parts.append(_listing(level, changes) + " changed within the ± spread (noise)")
+    unknown = [m for m in changes if noise[m] is None]
+    if unknown:
+        parts.append(_listing(unknown, changes) + " changed (no ± spread known)")
+    verdict = "" if lost or unknown else " No method lost ACC beyond the noise."
+    out.append("**The outliers and ACC (step 5).** " + "; ".join(parts) + "." + verdict)
+    little = None
+    by_view = {s["view"]: s["share"] for s in shares}
+    if shares and all(v in by_view for v in corrupted) and corrupted:
+        total = sum(by_view[v] for v in corrupted)
+        equal = len(corrupted) / len(shares)
+        little = total < LITTLE_SHARE * equal
+        names = " and ".join(corrupted)
+        they = "together carry" if len(corrupted) > 1 else "carries"
+        text = (f"**Who counts in Z* (step 6).** In {method}'s fit with the outliers, "
+                f"{names} {they} {_pct(total)} of the consensus weight (\"{SHARE_LABEL}\"), "
+                f"where an equal share would be {_pct(equal)}")
+        if little and noise.get(method):
+            text += (f": Z* listens little to the corrupted views, so corrupting them could "
+                     f"move {method}'s result little, whatever their weights; that fits "
+                     f"{method}'s change within the noise.")
+        else:
+            text += "."
+        out.append(text)
+    rival = facts["rival"]
+    mine, theirs = changes[method], changes[rival]
+    if facts["verdict"] == "holds":
+        last = (f"The claim holds on this run: {method}'s ACC fared best under the outliers "
+                f"({mine:+.2f} points, {rival} {theirs:+.2f}), by more than the ± spread.")
+    elif facts["verdict"] == "not borne out":
+        last = (f"The claim is not borne out on this run: {rival}'s ACC fared better under "
+                f"the outliers ({theirs:+.2f} points, {method} {mine:+.2f}), by more than the "
+                f"± spread.")
+    else:
+        last = (f"This run cannot tell whether the claim holds: {method}'s change "
+                f"({mine:+.2f} points) and {rival}'s ({theirs:+.2f}) differ by no more than "
+                f"the ± spread.")
+    if found and min(aucs[v] for v in found) >= AUC_FOUND and facts["verdict"] != "holds":
+        last += (" Finding the corrupted samples is not the same as gaining ACC from it")
+        last += (": here the corrupted views counted little in Z* to begin with." if little
+                 else ".")
+    out.append(f"**The paper's claim.** {last}")
+    return out
+
+
+def _listing(methods, changes):
+    """Methods with their changes in points, in words ("A (+1.00) and B (−2.00)")."""
+    items = [f"{m} ({changes[m]:+.2f})" for m in methods]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+#: A 2-D panel's second direction "keeps almost nothing" below this share of the spread.
+FLAT_SHARE = 0.01
+
+
+def projection_note(view_names, explained, coords):
+    """Under a 'views' step's panels: for each view whose second direction keeps less than
+    :data:`FLAT_SHARE` of its spread (``explained``: each view's two shares, 0-1), that its
+    samples lie almost on a line, the stretched vertical axis showing differences too small
+    to matter, and, from ``coords`` (each view's points as drawn), how many of them sit on
+    top of others. None when no panel is that flat."""
+    out = []
+    for name, e, xy in zip(view_names, explained, coords):
+        if e[1] >= FLAT_SHARE:
+            continue
+        xy = np.asarray(xy, dtype=float)
+        text = (f"{name}'s PC2 keeps {100 * e[1]:.2g} % of its spread: its digits lie "
+                "almost on a line along PC1, and the panel's vertical axis, stretched to "
+                "fill it, magnifies differences too small to matter; read it along PC1.")
+        span = np.ptp(xy, axis=0)
+        span[span == 0] = 1
+        # a dot is about 1/200 of a panel wide: points closer than that hide each other
+        cells = {tuple(c) for c in np.floor((xy - xy.min(axis=0)) / span * 200).astype(int)}
+        hidden = len(xy) - len(cells)
+        if hidden > 0.1 * len(xy):
+            text += (f" Of its {len(xy)} dots, {hidden} sit on top of others (closer "
+                     "than a dot's width), so the panel shows fewer dots than the others.")
+        out.append(text)
+    return " ".join(out) if out else None

@@ -7,8 +7,13 @@ The shipped lesson's own words and steps, on Digit-small (300 of Digit's samples
 fits capped at the clipping walk's iterations, so that the comparisons run in the suite's
 time: what is checked is the page's layout around each step's results. That lesson
 (``clipping_support.small_lesson``) is the one the session's server runs (``RMSC_LESSON``,
-``conftest.server_env``).
+``conftest.server_env``). Before the walk, the slider steps' fits are warmed into the
+server's result folder (what ``rmsc lesson --warm`` does for a class), so that step 6's
+table of the slider's values is full on its screenshot (the tests' server fits nothing in
+the background).
 """
+
+import dataclasses
 
 import re
 
@@ -25,11 +30,16 @@ def charts(step):
     """The plotly charts a step draws once its results are in."""
     if step.show == "compare":
         return 1 if step.outliers is None else 2  # one per dataset variant
-    return {"views": 2, "weights": 2, "solve": 0}[step.show]
+    return {"views": 2, "weights": 2, "solve": 0, "summary": 0}[step.show]
 
 
-def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_file, tmp_path):
+def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_file, tmp_path,
+                                                      results_folder, monkeypatch):
     lesson = L.load_lesson(lesson_file)  # the session's server runs this lesson
+    # the slider steps' fits, at every value, into the folder the server reads
+    monkeypatch.setenv("RMSC_CACHE_DIR", str(results_folder))
+    sliders = [s for s in lesson.steps if s.slider is not None]
+    L.warm(dataclasses.replace(lesson, steps=tuple(sliders)), L.dashboard_cache())
     results = {}
     context = browser.new_context(viewport=SIZE)
     page = context.new_page()
@@ -58,6 +68,13 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
                                        timeout=2 * FIT_TIMEOUT)
             if step.show == "weights" and step.outliers is not None:
                 page.wait_for_selector("text=Reading the ROC curve.", timeout=2 * FIT_TIMEOUT)
+            if step.show == "summary":
+                page.wait_for_selector("text=The paper's claim.", timeout=2 * FIT_TIMEOUT)
+            if step.slider is not None:  # warmed above: every row of its table filled
+                table = page.locator("[data-testid=stDataFrame]").first
+                table.wait_for(timeout=2 * FIT_TIMEOUT)
+                assert "Move the slider" not in page.locator(
+                    "[data-testid=stMain]").inner_text()
             settle(page)
             no_exception(page)
             assert re.search(rf"[?&]lesson={n}(&|$)", page.url), page.url

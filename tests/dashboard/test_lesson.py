@@ -59,6 +59,16 @@ steps:
     slider: {{param: beta_rel, values: [0.1, 0.25]}}
     text: Move the slider.
     question: Does Z* get denser?
+    where: The table under the slider.
+  - title: Sum up
+    data: Subspaces
+    outliers: {{views: ["{SMALL}"], fraction: 0.1, kind: replace}}
+    show: summary
+    methods: [SSC-AVG, RMSC]
+    claim: RMSC
+    params: {{max_iter: 30}}
+    text: What the run shows.
+    question: Did the weights help?
 """
 
 
@@ -73,9 +83,11 @@ def write(tmp_path, text, name="lesson.yaml"):
 # ---------------------------------------------------------------------------
 
 
-def test_the_shipped_lesson_loads_with_six_steps_on_bundled_data():
+def test_the_shipped_lesson_loads_with_seven_steps_on_bundled_data():
     lesson = L.load_lesson()
-    assert len(lesson) == 6
+    assert len(lesson) == 7
+    # every step says where on the page its question's answer is
+    assert all(s.where for s in lesson.steps)
     assert all(s.data in datasets.bundled_names() for s in lesson.steps)
     assert {s.show for s in lesson.steps} == set(L.SHOWS)
     for s in lesson.steps:  # two or three sentences, and one question
@@ -102,7 +114,7 @@ def _bad(tmp_path, step_changes, drop=()):
     ({"params": {"lamda": 1}}, "params.lamda", "unknown parameter"),
     ({"params": {"weighting": "views"}}, "params.weighting", "weighting"),
     ({"params": {"beta": 0.3, "beta_rel": 0.5}}, "params.beta_rel", "beta: auto"),
-    ({"show": "heatmap"}, "show", "views, compare, weights, solve"),
+    ({"show": "heatmap"}, "show", "views, compare, weights, solve, summary"),
     ({"data": "NoSuchSet"}, "data", "neither a bundled dataset"),
     ({"outliers": {"views": [SMALL], "fraction": 2}}, "outliers.fraction", "(0, 1]"),
     ({"outliers": {"views": [SMALL], "kind": "scramble"}}, "outliers.kind", "replace"),
@@ -110,9 +122,14 @@ def _bad(tmp_path, step_changes, drop=()):
     ({"show": "compare"}, "methods", "at least one method"),
     ({"show": "compare", "methods": ["RMSC", "KMEANS"]}, "methods", "'KMEANS' is not a method"),
     ({"page": "Lessons"}, "page", "not a page"),
-    ({"claim": "RMSC"}, "claim", "'compare' step with outliers"),
+    ({"claim": "RMSC"}, "claim", "'compare' or 'summary' step with outliers"),
     ({"show": "compare", "methods": ["RMSC"], "claim": "RMSC"}, "claim",
-     "'compare' step with outliers"),
+     "'compare' or 'summary' step with outliers"),
+    ({"show": "summary"}, "methods", "a 'summary' step needs at least one method"),
+    ({"show": "summary", "methods": ["RMSC"]}, "outliers", "sums up a run with outliers"),
+    ({"show": "summary", "methods": ["RMSC"], "outliers": {"views": [SMALL]}}, "claim",
+     "needs the method whose claim"),
+    ({"where": "  "}, "where", "where on the page the answer is"),
     ({"show": "compare", "methods": ["SSC-AVG", "RMSC"], "claim": "RMSC-WV",
       "outliers": {"views": [SMALL], "fraction": 0.1}}, "claim",
      "'RMSC-WV' is not one of the step's methods (SSC-AVG, RMSC)"),
@@ -344,23 +361,24 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     # changes: A -5.00, B +1.00, C +0.03; with outliers C is highest (90.68)
     assert L.claim_sentence(tables, method="C") == (
         "The paper's claim on these data: C has the highest ACC with outliers (90.68 %); "
-        "the best change is B's (+1.00 points, C +0.03). That C loses the least is not borne "
-        "out here.")
+        "the best change is B's (+1.00 points, C +0.03). That C's ACC fares best under the "
+        "outliers (the smallest loss, or the largest gain) is not borne out here.")
     assert L.claim_sentence(tables, method="B") == (
         "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, B "
-        "81.00 %); the best change is B's (+1.00 points; next C, +0.03). That B loses the "
-        "least holds here.")
+        "81.00 %); the best change is B's (+1.00 points; next C, +0.03). That B's ACC fares "
+        "best under the outliers (the smallest loss, or the largest gain) holds here.")
     # with spreads: B's lead of 0.97 points over C is within C's ± 3.53, A's gap of 6 is not
     # within the larger of A's and B's spreads (3.00)
     tables["clean"]["acc_std"] = [0.02, 0.005, 0.0353]
     tables["with outliers"]["acc_std"] = [0.03, 0.004, 0.01]
     assert L.claim_sentence(tables, method="B").endswith(
-        "That B loses the least cannot be told from the ± spread here.")
+        "(the smallest loss, or the largest gain) cannot be told from the ± spread here.")
     # C's 90.68 ± 1.00 leads A's 85.00 ± 3.00 by 5.68 points: more than the larger ± (3.00)
     assert L.claim_sentence(tables, method="A") == (
         "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, 5.68 "
         "points above A's 85.00 %, more than the ± spread); the best change is B's (+1.00 "
-        "points, A -5.00). That A loses the least is not borne out here.")
+        "points, A -5.00). That A's ACC fares best under the outliers (the smallest loss, or "
+        "the largest gain) is not borne out here.")
     assert L.claim_sentence(tables, method="B").startswith(
         "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, 5.68 "
         "points above A's 85.00 %, more than the ± spread; B 81.00 %);")
@@ -386,6 +404,104 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     alone = {k: t[t["method"] == "A"] for k, t in tables.items()}
     assert L.claim_sentence(alone, method="A") is None
     assert L.claim_sentence({"clean": tables["clean"]}, method="A") is None
+
+
+def _facts(clean, dirty, std_clean, std_dirty, method="C"):
+    import pandas as pd
+
+    names = ["A", "B", "C"][:len(clean)]
+    tables = {"clean": pd.DataFrame({"method": names, "acc_mean": clean, "acc_std": std_clean}),
+              "with outliers": pd.DataFrame({"method": names, "acc_mean": dirty,
+                                             "acc_std": std_dirty})}
+    return L.claim_facts(tables, method)
+
+
+def test_the_claims_facts_by_hand():
+    # changes A +7.73 (beyond its ± 3.27), B +0.85, C +0.03 (within theirs)
+    f = _facts([0.7672, 0.9358, 0.9065], [0.8445, 0.9443, 0.9068], [0.0327, 0.0364, 0.0353],
+               [0.0172, 0.0244, 0.0244])
+    assert f["rival"] == "A" and f["changes"]["C"] == pytest.approx(0.03)
+    assert f["noise"] == {"A": False, "B": True, "C": True}
+    assert f["gap"] == pytest.approx(0.03 - 7.73)
+    assert f["verdict"] == "not borne out"  # 7.70 points apart, beyond the largest ± 3.53
+    # C loses 1, A and B lose 5 (spreads 1): the claim holds
+    f = _facts([0.9, 0.9, 0.9], [0.85, 0.85, 0.89], [0.01] * 3, [0.01] * 3)
+    assert f["verdict"] == "holds" and f["noise"] == {"A": False, "B": False, "C": True}
+    # 2 points apart against a ± of 3: cannot be told
+    f = _facts([0.9, 0.9], [0.87, 0.89], [0.03, 0.01], [0.01, 0.01], method="B")
+    assert f["verdict"] == "cannot be told" and f["rival"] == "A"
+
+
+def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
+    shares = [{"view": v, "share": s} for v, s in
+              zip(["PIX", "FOU", "MOR"], [0.004, 0.007, 0.989])]
+    aucs = {"PIX": 1.0, "FOU": 0.961}
+    # the lesson's run on Digit-small: no method lost, A (SSC-AVG) gained beyond its ±
+    f = _facts([0.7672, 0.9358, 0.9065], [0.8445, 0.9443, 0.9068], [0.0327, 0.0364, 0.0353],
+               [0.0172, 0.0244, 0.0244])
+    said = L.takeaway_sentences(f, aucs, shares, ["PIX", "FOU"])
+    assert said == [
+        "**Finding the outliers (step 4).** C's weights single out the corrupted samples: "
+        "AUC PIX 1.00, FOU 0.96 (1 = every corrupted sample below every clean one, 0.5 = "
+        "chance).",
+        "**The outliers and ACC (step 5).** A (+7.73) gained ACC, more than the ± spread; "
+        "B (+0.85) and C (+0.03) changed within the ± spread (noise). No method lost ACC "
+        "beyond the noise.",
+        # PIX + FOU: 1.1 % (shown 1 %) against 2/3 for an equal share over three views
+        "**Who counts in Z* (step 6).** In C's fit with the outliers, PIX and FOU together "
+        "carry 1 % of the consensus weight (\"share of ΣcᵥP\"), where an equal share would "
+        "be 67 %: Z* listens little to the corrupted views, so corrupting them could move "
+        "C's result little, whatever their weights; that fits C's change within the noise.",
+        "**The paper's claim.** The claim is not borne out on this run: A's ACC fared better "
+        "under the outliers (+7.73 points, C +0.03), by more than the ± spread. Finding the "
+        "corrupted samples is not the same as gaining ACC from it: here the corrupted views "
+        "counted little in Z* to begin with."]
+    # the claim holding, the corrupted views with an equal say, the weights missing some
+    f = _facts([0.9, 0.9, 0.9], [0.85, 0.85, 0.89], [0.01] * 3, [0.01] * 3)
+    even = [{"view": v, "share": 1 / 3} for v in ["PIX", "FOU", "MOR"]]
+    said = L.takeaway_sentences(f, {"PIX": 0.8, "FOU": 0.95}, even, ["PIX", "FOU"])
+    assert "weights partly single out the corrupted samples: AUC PIX 0.80, FOU 0.95" in said[0]
+    assert said[1] == ("**The outliers and ACC (step 5).** A (-5.00) and B (-5.00) lost ACC, "
+                       "more than the ± spread; C (-1.00) changed within the ± spread (noise).")
+    assert said[2].endswith("carry 67 % of the consensus weight (\"share of ΣcᵥP\"), where an "
+                            "equal share would be 67 %.")
+    assert said[3] == ("**The paper's claim.** The claim holds on this run: C's ACC fared best "
+                       "under the outliers (-1.00 points, A -5.00), by more than the ± spread.")
+    # too close to tell, weights that miss the corrupted samples
+    f = _facts([0.9, 0.9], [0.87, 0.89], [0.03, 0.01], [0.01, 0.01], method="B")
+    said = L.takeaway_sentences(f, {"PIX": 0.6}, even[:2], ["PIX"])
+    assert "weights do not single out" in said[0]
+    assert said[-1] == ("**The paper's claim.** This run cannot tell whether the claim holds: "
+                        "B's change (-1.00 points) and A's (-3.00) differ by no more than the "
+                        "± spread.")
+
+
+def test_the_notes_under_the_figures_by_hand():
+    import numpy as np
+    import pandas as pd
+
+    # a flat panel: PC2 keeps 0.02 %, and 3 of its 5 points on one spot
+    flat = np.array([[0.0, 0], [0, 0], [0, 0], [1, 0], [2, 1e-6]])
+    spread = np.array([[0.0, 0], [1, 1], [2, 0], [3, 2], [4, 1]])
+    note = L.projection_note(["PIX", "MOR"], [(0.6, 0.3), (0.9998, 0.0002)], [spread, flat])
+    assert note == ("MOR's PC2 keeps 0.02 % of its spread: its digits lie almost on a line "
+                    "along PC1, and the panel's vertical axis, stretched to fill it, magnifies "
+                    "differences too small to matter; read it along PC1. Of its 5 dots, 2 sit "
+                    "on top of others (closer than a dot's width), so the panel shows fewer "
+                    "dots than the others.")
+    assert L.projection_note(["PIX"], [(0.6, 0.3)], [spread]) is None
+    shown = pd.DataFrame({"method": ["SC-BSV", "SSC-AVG", "RMSC"],
+                          "post-processing": ["—", "none (the paper's)", "scale columns"]})
+    assert L.postprocessing_difference(shown).startswith(
+        "The methods' tables are not post-processed alike here (SSC-AVG: \"none (the "
+        "paper's)\"; RMSC: \"scale columns\"): each method runs as the library fits it")
+    shown["post-processing"] = ["—", "scale columns", "scale columns"]
+    assert L.postprocessing_difference(shown) is None
+    # ± said with the protocol's number of k-means runs; the methods from the registry
+    from rmsc.spectral import N_KMEANS_RUNS
+
+    assert f"mean over {N_KMEANS_RUNS} runs" in L.SPREAD_MEANING
+    assert L.method_lines(["RMSC"]) == [f"**RMSC**: {__import__('rmsc').describe_method('RMSC')}"]
 
 
 def test_the_slider_table_has_each_values_fit_by_hand():
@@ -455,7 +571,7 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
     assert L.weight_note(shares, dominance_facts(P, **kw)) == (
         'A weight says how well the other samples rebuild a sample in a view: the smaller '
         'the error left over ("median loss" gives each view\'s typical one), the larger the '
-        'weight, up to a ceiling set by γ. MOR has 75 % of the say in Z* ("share of Σc_vP"), '
+        'weight, up to a ceiling set by γ. MOR has 75 % of the say in Z* ("share of ΣcᵥP"), '
         'where an equal share would be 33 % of 3 views. Its samples are the easiest to '
         'rebuild: its median loss, 0.015, is 53.5 times below the other views\' median '
         '(0.802), and 50 % of its samples are rebuilt so well that their weight sits at the '
@@ -478,7 +594,7 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
     kw = dict(gamma=0.01, view_names=["MOR", "PIX", "FOU"])
     assert dominance_facts(even, **kw) is None
     assert L.weight_note(view_weight_shares(even, **kw), None).endswith(
-        'No view has most of the say in Z* here: the largest "share of Σc_vP" is MOR\'s, '
+        'No view has most of the say in Z* here: the largest "share of ΣcᵥP" is MOR\'s, '
         '49 % (an equal share would be 33 %).')
 
 
@@ -549,7 +665,12 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
             if step.show == "compare":
                 lines = " ".join(m.value for m in at.markdown)
                 assert "SSC-AVG: ACC" in lines and "RMSC: ACC" in lines
-                assert L.SPREAD_RULE in [c.value for c in at.caption]
+                # what ± is and the rule for noise, where ± first appears
+                assert any(L.SPREAD_MEANING in c.value and L.SPREAD_RULE in c.value
+                           for c in at.caption)
+                # each method spelled out, from the registry
+                assert any(all(line in c.value for line in L.method_lines(step.methods))
+                           for c in at.caption)
                 # the paper's claim checked on the step that asks about it (its 'claim'
                 # field), from the table beside it; not on the other compare steps
                 claim = [m.value for m in at.markdown
@@ -559,6 +680,21 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 if step.claim is not None:
                     _check_claim(claim[0], table, step.claim,
                                  [m.value for m in at.markdown if m.value.startswith("- ")])
+            if step.where is not None:  # the cue under the question
+                assert f"**↓ Where to look:** {step.where}" in [m.value for m in at.markdown]
+            if step.show == "summary":
+                # the run's sentences, recomputed from the comparison and the fit it reads
+                from ui import caches
+
+                clean, data = L.load_step_data(lesson, step)
+                cache = caches.result_cache()
+                tables = cache.get(L.step_comparison(step, clean, data)[0])
+                r = cache.get(dash.fit_key(step.params, data))
+                said = L.step_takeaway(step, tables, r, data)
+                assert said and said[-1].startswith("**The paper's claim.**")
+                lines = [m.value for m in at.markdown]
+                assert "#### What this run shows" in lines
+                assert all(f"- {line}" in lines for line in said), (said, lines)
             if step.show == "weights":  # how to read the ROC curve, under it
                 assert L.ROC_NOTE in [c.value for c in at.caption]
                 # how to read the heatmap, from the weights of the fit it draws
@@ -573,10 +709,10 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 # view's share as the table beside it does
                 [shares] = [d.value for d in at.dataframe if "median loss" in d.value]
                 assert list(shares.columns) == list(L.SHARE_COLUMNS)
-                top = shares.loc[shares["share of Σc_vP %"].idxmax()]
+                top = shares.loc[shares["share of ΣcᵥP %"].idxmax()]
                 notes = [t.value for t in [*at.warning, *at.caption]
                          if t.value.startswith("A weight")]
-                pct = f"{top['share of Σc_vP %']:.0f} %"
+                pct = f"{top['share of ΣcᵥP %']:.0f} %"
                 assert len(notes) == 1 and (f"{top['view']} has {pct} of the say" in notes[0]
                                             or f"is {top['view']}'s, {pct}" in notes[0]), notes
                 metrics = {m.label: m.value for m in at.metric}
@@ -682,7 +818,7 @@ def test_rmsc_lesson_checks_a_file_and_lists_each_steps_address(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     assert main(["lesson", "--urls", "http://class:8501"], out=out, err=err) == 0
     lines = out.getvalue().splitlines()
-    assert "6 steps, every field valid" in lines[0]
+    assert "7 steps, every field valid" in lines[0]
     lesson = L.load_lesson()
     for n, step in enumerate(lesson.steps, 1):
         assert lines[n] == (f"{n}. {step.title} [{step.show}]  "

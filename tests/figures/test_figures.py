@@ -508,7 +508,7 @@ def test_view_shares_figure_bars_in_percent_with_an_equal_share_line():
     assert list(cap.y) == pytest.approx([50, 0]) and "316" in cap.name
     assert list(share.text) == ["70%", "30%"] and share.cliponaxis is False
     assert fig.layout.shapes[0].y0 == pytest.approx(50)  # an equal share of two views
-    assert "consensus weight" in share.name and "Σc_vP" in share.name
+    assert "consensus weight" in share.name and "ΣcᵥP" in share.name
     # the line's name sits in the right margin, beside the bars rather than behind them
     (note,) = fig.layout.annotations
     assert note.xref == "paper" and note.x == 1.0 and note.xanchor == "left"
