@@ -34,7 +34,7 @@ def class_counts_figure(counts):
 
 def views_scatter_figure(coords, view_names, labels=None, outlier_mask=None, *, indices=None,
                          explained=None, columns=3):
-    """A 2-D projection of every view, coloured by class, injected outliers ringed.
+    """A 2-D projection of every view, coloured and shaped by class, injected outliers ringed.
 
     Parameters
     ----------
@@ -79,7 +79,8 @@ def views_scatter_figure(coords, view_names, labels=None, outlier_mask=None, *, 
         for name, members in entries:
             fig.add_trace(group_scatter(
                 xy[:, 0], xy[:, 1], y, members, idx, "class", name=name, legendgroup=name,
-                showlegend=(v == 0), marker=dict(size=4, opacity=0.9)), row=r, col=c)
+                showlegend=(v == 0), symbols=True, marker=dict(size=6, opacity=0.9)),
+                row=r, col=c)
         if outlier_mask is not None:
             out = np.asarray(outlier_mask, bool)[v][idx]
             if out.any():

@@ -32,6 +32,18 @@ def class_color(i):
     return CLASS_COLORS[int(i) % len(CLASS_COLORS)]
 
 
+#: Marker shapes of classes in a scatter, beside their colours (a reader who cannot tell
+#: red from green, or two shades in a crowd of small dots, can tell the shapes): ten that
+#: WebGL scatter draws, cycled beyond ten.
+CLASS_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "triangle-down",
+                 "star", "pentagon", "hexagon")
+
+
+def class_symbol(i):
+    """The marker shape of the i-th class or cluster (cycled)."""
+    return CLASS_SYMBOLS[int(i) % len(CLASS_SYMBOLS)]
+
+
 def legend_groups(values, noun="class"):
     """How a legend lists ``values`` (classes or clusters, in order): one entry each, or ranges.
 
@@ -55,19 +67,25 @@ def legend_groups(values, noun="class"):
     return out
 
 
-def group_scatter(x, y, groups, members, ids, noun, **trace):
-    """One scatter trace for a legend entry: its members' points, each in its value's color."""
+def group_scatter(x, y, groups, members, ids, noun, symbols=False, **trace):
+    """One scatter trace for a legend entry: its members' points, each in its value's color
+    (and with ``symbols``, its marker shape, :func:`class_symbol`)."""
     sel = np.isin(groups, [v for _, v in members])
     colors = {v: class_color(k) for k, v in members}
+    shapes = {v: class_symbol(k) for k, v in members}
     if len(members) == 1:
         color = colors[members[0][1]]
+        shape = shapes[members[0][1]]
         hover = f"<extra>{noun} {members[0][1]}</extra>"
         text = None
     else:
         color = [colors[g] for g in groups[sel]]
+        shape = [shapes[g] for g in groups[sel]]
         hover = "<extra>%{text}</extra>"
         text = [f"{noun} {g}" for g in groups[sel]]
     marker = dict(trace.pop("marker", {}), color=color)
+    if symbols:
+        marker["symbol"] = shape
     return go.Scattergl(x=x[sel], y=y[sel], mode="markers", marker=marker, customdata=ids[sel],
                         text=text, hovertemplate="sample %{customdata}" + hover, **trace)
 

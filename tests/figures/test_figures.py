@@ -81,6 +81,9 @@ def test_views_scatter_figure_draws_ten_classes_in_colours_apart():
         colours[t.name] = t.marker.color
         assert t.marker.opacity >= 0.85  # faded points would bring the colours closer
     assert sorted(colours) == sorted(f"class {k}" for k in range(10))
+    # and each class its own marker shape, for a reader who cannot tell the colours apart
+    shapes = {t.name: t.marker.symbol for t in fig.data}
+    assert len(set(shapes.values())) == 10 and all(isinstance(v, str) for v in shapes.values())
     lab = {name: _lab(c) for name, c in colours.items()}
     names = sorted(lab)
     gaps = {(a, b): float(np.linalg.norm(lab[a] - lab[b]))
