@@ -44,6 +44,7 @@ SCENARIOS = [
     ("replace 10 % in MOR, KAR", ["MOR", "KAR"], 0.1, "replace"),
     ("noise 10 % in PIX, FOU", ["PIX", "FOU"], 0.1, "noise"),
     ("inconsistent 10 % in PIX, FOU", ["PIX", "FOU"], 0.1, "inconsistent"),
+    ("replace 30 % in PIX, FOU, FAC, KAR", ["PIX", "FOU", "FAC", "KAR"], 0.3, "replace"),
 ]
 
 

@@ -6,7 +6,11 @@ tables), step 6's plain-words note on each view's part of the weights (:func:`we
 from :func:`rmsc.inspection.dominance_facts`, the numbers behind the Weights page's
 sentence) with its table's columns (:data:`SHARE_COLUMNS`), and the words under a
 comparison's lines and table, the weights heatmap and a ROC curve (:data:`SPREAD_RULE`,
-:data:`POSTPROCESSING_NOTE`, :func:`heatmap_note`, :data:`ROC_NOTE`).
+:data:`POSTPROCESSING_NOTE`, :func:`heatmap_note`, :data:`ROC_NOTE`), and the closing
+step's "what this run shows" (:func:`takeaway_sentences`, over :func:`claim_facts`); what ±
+is (:data:`SPREAD_MEANING`), why ACC and NMI move apart (:data:`SCORES_NOTE`), the methods
+spelled out (:func:`method_lines`), a flat 2-D panel (:func:`projection_note`) and
+differing post-processing (:func:`postprocessing_difference`).
 :mod:`rmsc.dashboard.lesson` re-exports them.
 """
 
@@ -339,7 +343,7 @@ def takeaway_sentences(facts, aucs, shares, corrupted):
         how = ("single out" if low >= AUC_FOUND else "do not single out" if low < AUC_MISSED
                else "partly single out")
         listed = ", ".join(f"{v} {aucs[v]:.2f}" for v in found)
-        out.append(f"**Finding the outliers (step 4).** {method}'s weights {how} the corrupted "
+        out.append(f"**Finding the outliers.** {method}'s weights {how} the corrupted "
                    f"samples: AUC {listed} (1 = every corrupted sample below every clean one, "
                    f"0.5 = chance).")
     changes, noise = facts["changes"], facts["noise"]
@@ -357,7 +361,7 @@ def takeaway_sentences(facts, aucs, shares, corrupted):
     if unknown:
         parts.append(_listing(unknown, changes) + " changed (no ± spread known)")
     verdict = "" if lost or unknown else " No method lost ACC beyond the noise."
-    out.append("**The outliers and ACC (step 5).** " + "; ".join(parts) + "." + verdict)
+    out.append("**The outliers and ACC.** " + "; ".join(parts) + "." + verdict)
     little = None
     by_view = {s["view"]: s["share"] for s in shares}
     if shares and all(v in by_view for v in corrupted) and corrupted:
@@ -366,7 +370,7 @@ def takeaway_sentences(facts, aucs, shares, corrupted):
         little = total < LITTLE_SHARE * equal
         names = " and ".join(corrupted)
         they = "together carry" if len(corrupted) > 1 else "carries"
-        text = (f"**Who counts in Z* (step 6).** In {method}'s fit with the outliers, "
+        text = (f"**Who counts in Z*.** In {method}'s fit with the outliers, "
                 f"{names} {they} {_pct(total)} of the consensus weight (\"{SHARE_LABEL}\"), "
                 f"where an equal share would be {_pct(equal)}")
         if little and noise.get(method):

@@ -441,14 +441,14 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
                [0.0172, 0.0244, 0.0244])
     said = L.takeaway_sentences(f, aucs, shares, ["PIX", "FOU"])
     assert said == [
-        "**Finding the outliers (step 4).** C's weights single out the corrupted samples: "
+        "**Finding the outliers.** C's weights single out the corrupted samples: "
         "AUC PIX 1.00, FOU 0.96 (1 = every corrupted sample below every clean one, 0.5 = "
         "chance).",
-        "**The outliers and ACC (step 5).** A (+7.73) gained ACC, more than the ± spread; "
+        "**The outliers and ACC.** A (+7.73) gained ACC, more than the ± spread; "
         "B (+0.85) and C (+0.03) changed within the ± spread (noise). No method lost ACC "
         "beyond the noise.",
         # PIX + FOU: 1.1 % (shown 1 %) against 2/3 for an equal share over three views
-        "**Who counts in Z* (step 6).** In C's fit with the outliers, PIX and FOU together "
+        "**Who counts in Z*.** In C's fit with the outliers, PIX and FOU together "
         "carry 1 % of the consensus weight (\"share of ΣcᵥP\"), where an equal share would "
         "be 67 %: Z* listens little to the corrupted views, so corrupting them could move "
         "C's result little, whatever their weights; that fits C's change within the noise.",
@@ -461,7 +461,7 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     even = [{"view": v, "share": 1 / 3} for v in ["PIX", "FOU", "MOR"]]
     said = L.takeaway_sentences(f, {"PIX": 0.8, "FOU": 0.95}, even, ["PIX", "FOU"])
     assert "weights partly single out the corrupted samples: AUC PIX 0.80, FOU 0.95" in said[0]
-    assert said[1] == ("**The outliers and ACC (step 5).** A (-5.00) and B (-5.00) lost ACC, "
+    assert said[1] == ("**The outliers and ACC.** A (-5.00) and B (-5.00) lost ACC, "
                        "more than the ± spread; C (-1.00) changed within the ± spread (noise).")
     assert said[2].endswith("carry 67 % of the consensus weight (\"share of ΣcᵥP\"), where an "
                             "equal share would be 67 %.")
