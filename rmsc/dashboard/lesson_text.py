@@ -370,7 +370,7 @@ def takeaway_sentences(facts, aucs, shares, corrupted):
         little = total < LITTLE_SHARE * equal
         names = " and ".join(corrupted)
         they = "together carry" if len(corrupted) > 1 else "carries"
-        text = (f"**Who counts in Z*.** In {method}'s fit with the outliers, "
+        text = (f"**Who counts in Z\\*.** In {method}'s fit with the outliers, "
                 f"{names} {they} {_pct(total)} of the consensus weight (\"{SHARE_LABEL}\"), "
                 f"where an equal share would be {_pct(equal)}")
         if little and noise.get(method):

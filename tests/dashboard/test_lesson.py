@@ -448,7 +448,7 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "B (+0.85) and C (+0.03) changed within the ± spread (noise). No method lost ACC "
         "beyond the noise.",
         # PIX + FOU: 1.1 % (shown 1 %) against 2/3 for an equal share over three views
-        "**Who counts in Z*.** In C's fit with the outliers, PIX and FOU together "
+        "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together "
         "carry 1 % of the consensus weight (\"share of ΣcᵥP\"), where an equal share would "
         "be 67 %: Z* listens little to the corrupted views, so corrupting them could move "
         "C's result little, whatever their weights; that fits C's change within the noise.",
