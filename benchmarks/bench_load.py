@@ -520,16 +520,17 @@ def step_condition(lesson, n, slider_index, drawn=True):
     heading = f"Step {n} of {len(lesson)}: {step.title}"
     with_outliers = step.outliers is not None
     charts = {"views": 2, "compare": 2 if with_outliers else 1,
-              "weights": 2 if with_outliers else 1, "solve": 0}[step.show]
+              "weights": 2 if with_outliers else 1, "solve": 0, "summary": 0}[step.show]
     needs = {"compare": ["What the outliers changed"] if with_outliers else [],
-             "solve": ["density of Z*"]}.get(step.show, [])
+             "solve": ["density of Z*"],
+             "summary": ["The paper's claim."]}.get(step.show, [])
     # the step's tables, and its charts' places (the keys pages/lesson.py gives them)
     table = "[data-testid=stDataFrame]"
     parts = {"views": [[".st-key-lesson_views", 1], [".st-key-lesson_images", 1]],
              "compare": [['[class*="st-key-lesson_cmp_"]', charts], [table, 1]],
              "weights": [[".st-key-lesson_heatmap", 1]]
              + ([[".st-key-lesson_roc", 1], [table, 1]] if with_outliers else []),
-             "solve": [[table, 1]]}[step.show]
+             "solve": [[table, 1]], "summary": []}[step.show]
     slider = None
     if step.show == "solve" or step.slider is not None:
         p = step.params

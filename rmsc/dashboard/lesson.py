@@ -29,7 +29,7 @@ from .. import datasets
 from .. import methods as registry
 from .. import outliers as outlier_module
 from .._resources import sample_data_dir
-from .fitting import fit_rmsc, weight_shares
+from .fitting import fit_rmsc
 from .jobs import DONE, Job
 from .kept import open_result_cache
 from .params import AUTO, OutlierSpec, Params, fit_key
@@ -52,6 +52,7 @@ from .lesson_text import (  # noqa: F401 - re-exported: what the page says about
     heatmap_note,
     method_lines,
     postprocessing_difference,
+    step_takeaway,
     projection_note,
     weight_note,
     within_spread,
@@ -559,23 +560,6 @@ def warm(lesson, cache, progress=None, sender=None):
         else:
             cache.put(job.result.key, job.result)
     return len(fits) + len(comparisons)
-
-
-def step_takeaway(step, tables, result, data):
-    """A 'summary' step's sentences (:func:`takeaway_sentences`), from its comparison's
-    ``tables`` and RMSC's ``result`` on the step's ``data`` (with its outliers): the
-    weights' AUC in each corrupted view, each view's share of ΣcᵥP. None where the
-    comparison holds no claim to check (:func:`claim_facts`)."""
-    facts = claim_facts(tables, step.claim)
-    if facts is None:
-        return None
-    mask = data.outlier_mask
-    corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
-    table = outlier_module.evaluate(outlier_module.scores(result), mask, view_names=data.view_names)
-    aucs = {row["view"]: float(row["roc_auc"]) for _, row in table.iterrows()
-            if row["view"] in corrupted}
-    shares, _ = weight_shares(result, data)
-    return takeaway_sentences(facts, aucs, shares, corrupted)
 
 
 def consensus_density(result):

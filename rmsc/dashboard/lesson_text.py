@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..methods import describe_method
-from ..spectral import N_KMEANS_RUNS
+from .. import outliers as scoring
 from ..inspection import (DARK_RELATIVE, SHARE_LABEL, other_features_text, ratio_text,
                           relative_weights)
+from ..methods import describe_method
+from ..spectral import N_KMEANS_RUNS
+from .fitting import weight_shares
 from .runs import robustness_table
 
 
@@ -435,3 +437,20 @@ def projection_note(view_names, explained, coords):
                      "than a dot's width), so the panel shows fewer dots than the others.")
         out.append(text)
     return " ".join(out) if out else None
+
+
+def step_takeaway(step, tables, result, data):
+    """A 'summary' step's sentences (:func:`takeaway_sentences`), from its comparison's
+    ``tables`` and RMSC's ``result`` on the step's ``data`` (with its outliers): the
+    weights' AUC in each corrupted view, each view's share of ΣcᵥP. None where the
+    comparison holds no claim to check (:func:`claim_facts`)."""
+    facts = claim_facts(tables, step.claim)
+    if facts is None:
+        return None
+    mask = data.outlier_mask
+    corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
+    table = scoring.evaluate(scoring.scores(result), mask, view_names=data.view_names)
+    aucs = {row["view"]: float(row["roc_auc"]) for _, row in table.iterrows()
+            if row["view"] in corrupted}
+    shares, _ = weight_shares(result, data)
+    return takeaway_sentences(facts, aucs, shares, corrupted)
