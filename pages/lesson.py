@@ -163,7 +163,7 @@ elif step.show in ("weights", "solve"):
         shares, _ = dash.weight_shares(r, data)
         table = dash.weight_shares_table(shares)[list(lessons.SHARE_COLUMNS)]
         formats = {f"{inspection.SHARE_LABEL} %": "%.1f", "samples at the cap %": "%.1f",
-                   "median loss": "%.3g"}
+                   "median loss": "%.3g", dash.VIEW_SCALE_LABEL: "%.3g"}
         st.dataframe(table, hide_index=True, key="lesson_shares", height="content",
                      column_config={c: st.column_config.Column(help=why) if c not in formats
                                     else st.column_config.NumberColumn(format=formats[c],

@@ -123,7 +123,7 @@ st.dataframe(dash.weight_shares_table(shares), hide_index=True, key="view_shares
              height="content",
              column_config={c: st.column_config.NumberColumn(format="%.1f") for c in percent}
              | {c: st.column_config.NumberColumn(format="%.3g")
-                for c in ("mean weight", "median loss")})
+                for c in ("mean weight", "median loss", dash.VIEW_SCALE_LABEL)})
 
 st.subheader("Trust beside how informative each view is")
 st.markdown("Each view clustered **on its own** (spectral clustering of its k-NN graph, the "

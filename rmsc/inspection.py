@@ -92,7 +92,7 @@ def view_weight_shares(weights, *, gamma, view_names=None, factors=None, scale=N
     c_v = 1), ``mean_weight`` (mean of P_v), ``at_cap`` (share of its
     samples at the cap, 0-1), ``median_loss`` (median over its samples of the loss
     behind the weight, l = 1/P^2 - gamma, times s_v under the scaled model),
-    ``n_features`` (or None).
+    ``n_features`` (or None), ``factor`` (the view's c_v; 1 under the paper's model).
     """
     P = np.asarray(weights, dtype=float)
     m = P.shape[0]
@@ -114,6 +114,7 @@ def view_weight_shares(weights, *, gamma, view_names=None, factors=None, scale=N
             "at_cap": float(cap[v].mean()),
             "median_loss": float(np.median(loss[v])),
             "n_features": None if n_features is None else int(n_features[v]),
+            "factor": 1.0 if factors is None else float(np.asarray(factors)[v]),
         })
     return out
 

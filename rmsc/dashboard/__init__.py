@@ -106,6 +106,7 @@ from .fitting import (  # noqa: F401
     trust_quality_table,
     view_quality_key,
     weight_shares_table,
+    VIEW_SCALE_LABEL,
 )
 from .jobs import (  # noqa: F401
     ACTIVE_STATES,

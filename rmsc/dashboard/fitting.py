@@ -341,6 +341,10 @@ def _share_arguments(result, dataset):
                 n_features=[int(X.shape[1]) for X in dataset.views])
 
 
+#: The weights table's column of each view's scale c_v (1 under the paper's model).
+VIEW_SCALE_LABEL = "view scale cᵥ"
+
+
 def weight_shares_table(shares):
     """:func:`weight_shares`' rows as the Weights page's table (percentages): each view's
     share of the consensus weight Σc_vP (how much it counts in Z*) and its share of ΣP
@@ -350,6 +354,7 @@ def weight_shares_table(shares):
         f"{SHARE_LABEL} %": 100 * s["share"], f"{P_SHARE_LABEL} %": 100 * s["p_share"],
         "samples at the cap %": 100 * s["at_cap"],
         "mean weight": s["mean_weight"], "median loss": s["median_loss"],
+        VIEW_SCALE_LABEL: s["factor"],
     } for s in shares])
 
 

@@ -23,7 +23,7 @@ from ..inspection import (DARK_RELATIVE, SHARE_LABEL, other_features_text, ratio
                           relative_weights)
 from ..methods import describe_method
 from ..spectral import N_KMEANS_RUNS
-from .fitting import weight_shares
+from .fitting import VIEW_SCALE_LABEL, weight_shares
 from .runs import robustness_table
 
 
@@ -262,6 +262,9 @@ SHARE_COLUMNS = {
                             "ceiling 1/√γ: rebuilt from the other samples almost exactly",
     "median loss": "the typical error left over when the view's samples are rebuilt from the "
                    "others (the smaller, the larger the weight)",
+    VIEW_SCALE_LABEL: "the per-view scale cᵥ each of the view's weights is multiplied by in "
+                      "Z*, set from the size of the view's errors at the start (1 for every "
+                      "view in the paper's model)",
 }
 
 
@@ -302,7 +305,8 @@ def weight_note(shares, facts):
     if f["factor_ratio"] is not None:
         text.append(f"On top of that, RMSC gives each view a scale cᵥ from the size of its "
                     f"errors at the start, and {view}'s is "
-                    f"{ratio_text(f['factor_ratio'])} times the other views' median: each of "
+                    f"{ratio_text(f['factor_ratio'])} times the other views' median "
+                    f"(\"{VIEW_SCALE_LABEL}\"): each of "
                     f"its weights counts that many times more.")
     if f["other_features"] is not None:
         rest = other_features_text(f)

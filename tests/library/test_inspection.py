@@ -181,6 +181,9 @@ def test_share_of_sum_p_is_p_alone_and_differs_from_the_consensus_share():
     assert [r["p_share"] for r in rows] == pytest.approx([1 / 3, 2 / 3])
     paper = view_weight_shares(P, gamma=1e-5)  # c_v = 1: the two are the same
     assert [r["p_share"] for r in paper] == pytest.approx([r["share"] for r in paper])
+    # each view's c_v beside its shares (1 under the paper's model)
+    assert [r["factor"] for r in rows] == [2.0, 0.5]
+    assert [r["factor"] for r in paper] == [1.0, 1.0]
 
 
 def _rows(shares, accs=None, gaps=None):
