@@ -66,10 +66,10 @@ def clustering_agreement(labels, runs):
     runs : array-like of shape (n_runs, n_samples)
         Every run (``label_runs_``).
     """
-    from sklearn.metrics import adjusted_rand_score
+    from .metrics import adjusted_rand
 
     runs = np.atleast_2d(np.asarray(runs))
-    return float(np.mean([adjusted_rand_score(labels, r) for r in runs]))
+    return float(np.mean([adjusted_rand(labels, r) for r in runs]))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
-from rmsc.metrics import best_view, clustering_accuracy, evaluate, evaluate_runs, purity
+from rmsc.metrics import (
+    adjusted_rand, best_view, clustering_accuracy, evaluate, evaluate_runs, purity,
+)
 from rmsc.spectral import (
     affinity_from_coefficients,
     kmeans_runs,
@@ -48,7 +50,7 @@ def test_nmi_and_ari_hand_worked():
     assert evaluate([0, 0, 0, 1], [0, 0, 1, 1])["nmi"] == pytest.approx(expected)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from([-3, 0, 2, 7, 9])),
                 min_size=1, max_size=40))
 def test_nmi_and_ari_equal_sklearns_to_the_last_bit(pairs):
@@ -58,7 +60,7 @@ def test_nmi_and_ari_equal_sklearns_to_the_last_bit(pairs):
     y, c = (np.array(x) for x in zip(*pairs))
     got = evaluate(y, c)
     assert got["nmi"] == normalized_mutual_info_score(y, c, average_method="geometric")
-    assert got["ari"] == adjusted_rand_score(y, c)
+    assert got["ari"] == adjusted_rand_score(y, c) == adjusted_rand(y, c)
     assert got["acc"] == clustering_accuracy(y, c) and got["purity"] == purity(y, c)
 
 
