@@ -2,6 +2,7 @@ import os
 import sys
 
 import pytest
+from threadpoolctl import threadpool_limits
 
 from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, PAGE_WAIT, SHOTS, VIEWPORT, serve
 from tests.support import PAPER_MATS, paper_mat_variables, union_of_subspaces
@@ -11,8 +12,6 @@ from tests.support import PAPER_MATS, paper_mat_variables, union_of_subspaces
 # that calls the solver, k-means or numpy's products outside a fit otherwise ran them on
 # threads that spin while they wait for a core on the busy machine that runs the suite
 # (docs/measurements.md, "How long the suite takes"). A LocalBlocks still sets its own.
-from threadpoolctl import threadpool_limits  # noqa: E402
-
 _ONE_THREAD = threadpool_limits(limits=1)
 
 # The dashboards the tests start (AppTest, `streamlit run`) keep no results on disk: every
