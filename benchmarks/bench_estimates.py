@@ -106,6 +106,15 @@ def _loads():
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def _suggest_grid(smoke):
+    """Suggest's grid: the page's (``{}``: run_suggestion's defaults), or with ``smoke`` two
+    of its settings (the same code, a quarter of its fits: a smoke run measures nothing)."""
+    from rmsc import dashboard as dash
+
+    return {"lams": dash.SUGGEST_LAMS[:1], "beta_rels": dash.SUGGEST_BETA_RELS[:2]} \
+        if smoke else {}
+
+
 def _button_settings(p, data, solve, smoke):
     """What the buttons run after the Solve page's first fit ``solve``: the methods'
     parameters, the grid's λs and βs, the grid's other settings, Compare's methods and its
@@ -145,6 +154,7 @@ def buttons(name, busy, smoke):
         seconds, solve = _wall(dask_workers, dash.Remote(dash.fit_rmsc, data, p))
         dash.learn_from_fit(pace, book, solve, data, cores)
         params, lams, betas, base, methods, variants = _button_settings(p, data, solve, smoke)
+        grid = _suggest_grid(smoke)  # smoke: the estimate is still the whole button's
         runs = [
             ("Compare", len(methods), "compare",
              lambda: dash.estimate_compare(variants, methods, params, book, **slots),
@@ -158,9 +168,10 @@ def buttons(name, busy, smoke):
              lambda: dash.estimate_views(data, methods, params, book, **slots),
              lambda: dash.views_parts(data, methods, params, p.seed),
              lambda b, out: dash.record_views(b, data, params, out, cores)),
-            ("Solve: Suggest λ and β", len(dash.SUGGEST_LAMS) * len(dash.SUGGEST_BETA_RELS),
+            ("Solve: Suggest λ and β", len(grid.get("lams", dash.SUGGEST_LAMS))
+             * len(grid.get("beta_rels", dash.SUGGEST_BETA_RELS)),
              "suggest", lambda: dash.estimate_suggestion(data, p, book),
-             lambda: dash.Remote(dash.run_suggestion, data, p),
+             lambda: dash.Remote(dash.run_suggestion, data, p, **grid),
              lambda b, out: dash.record_suggestion(b, data, p, out)),
         ]
         print(f"| button | fits | the button said | idle s | learned factor | others busy | "
@@ -232,8 +243,7 @@ def parts(name, busy, smoke):
               "Σ setting's turn | Σ fit | Σ fit_time_ | Σ criterion | Σ agreement | scoring | "
               "estimate |")
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        grid = {"lams": dash.SUGGEST_LAMS[:1], "beta_rels": dash.SUGGEST_BETA_RELS[:2]} \
-            if smoke else {}
+        grid = _suggest_grid(smoke)
         for n_busy in ([busy] if smoke else [0, busy]):
             burners = _burners(n_busy, smoke)
             try:

@@ -2,9 +2,17 @@ import os
 import sys
 
 import pytest
+from threadpoolctl import threadpool_limits
 
 from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, PAGE_WAIT, SHOTS, VIEWPORT, serve
 from tests.support import PAPER_MATS, paper_mat_variables, union_of_subspaces
+
+# One BLAS and OpenMP thread in the test processes, as every fit runs
+# (rmsc.backends.one_thread_per_call) and the Dask workers do (Dask starts them so): a test
+# that calls the solver, k-means or numpy's products outside a fit otherwise ran them on
+# threads that spin while they wait for a core on the busy machine that runs the suite
+# (docs/measurements.md, "How long the suite takes"). A LocalBlocks still sets its own.
+_ONE_THREAD = threadpool_limits(limits=1)
 
 # The dashboards the tests start (AppTest, `streamlit run`) keep no results on disk: every
 # test sees its own fits run. Tests of the disk layer give it a folder of their own.
