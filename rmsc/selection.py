@@ -36,7 +36,6 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components
 
 from ._validation import check_n_clusters, check_views
-from .metrics import adjusted_rand
 from .spectral import eigengap, spectral_embedding
 
 #: The lambdas :func:`suggest_parameters` tries: the two defaults (RMSC's 1, RMSC-WV's 3),
@@ -67,8 +66,10 @@ def clustering_agreement(labels, runs):
     runs : array-like of shape (n_runs, n_samples)
         Every run (``label_runs_``).
     """
+    from sklearn.metrics import adjusted_rand_score
+
     runs = np.atleast_2d(np.asarray(runs))
-    return float(np.mean([adjusted_rand(labels, r) for r in runs]))
+    return float(np.mean([adjusted_rand_score(labels, r) for r in runs]))
 
 
 @dataclass(frozen=True)

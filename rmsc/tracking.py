@@ -31,9 +31,10 @@ import warnings
 
 import numpy as np
 from sklearn.cluster import KMeans
+from sklearn.metrics import adjusted_rand_score
 
 from ._array_api import count_nonzero
-from .metrics import adjusted_rand, clustering_accuracy, evaluate, evaluate_runs
+from .metrics import clustering_accuracy, evaluate, evaluate_runs
 from .spectral import affinity_from_coefficients, spectral_embedding
 
 #: Iterations between two recorded clusterings, by default.
@@ -96,7 +97,7 @@ def agreement(previous, labels):
         (Hungarian matching, :func:`rmsc.metrics.clustering_accuracy`).
     """
     previous, labels = np.asarray(previous), np.asarray(labels)
-    ari = adjusted_rand(previous, labels)
+    ari = float(adjusted_rand_score(previous, labels))
     changed = int(round((1.0 - clustering_accuracy(previous, labels)) * labels.size))
     return ari, changed
 

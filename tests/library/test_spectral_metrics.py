@@ -3,13 +3,8 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
-from rmsc.metrics import (
-    adjusted_rand, best_view, clustering_accuracy, evaluate, evaluate_runs, purity,
-)
+from rmsc.metrics import best_view, clustering_accuracy, evaluate, evaluate_runs, purity
 from rmsc.spectral import (
     affinity_from_coefficients,
     kmeans_runs,
@@ -48,30 +43,6 @@ def test_nmi_and_ari_hand_worked():
     I = h([3 / 4, 1 / 4]) + h([1 / 2, 1 / 2]) - h([2 / 4, 1 / 4, 1 / 4])
     expected = I / np.sqrt(h([3 / 4, 1 / 4]) * h([1 / 2, 1 / 2]))
     assert evaluate([0, 0, 0, 1], [0, 0, 1, 1])["nmi"] == pytest.approx(expected)
-
-
-@settings(deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from([-3, 0, 2, 7, 9])),
-                min_size=1, max_size=40))
-def test_nmi_and_ari_equal_sklearns_to_the_last_bit(pairs):
-    """evaluate() takes NMI and ARI from one contingency table: the same floats as
-    sklearn's functions, whose special cases (one cluster, all apart, full agreement) the
-    short labellings drawn here reach."""
-    y, c = (np.array(x) for x in zip(*pairs))
-    got = evaluate(y, c)
-    assert got["nmi"] == normalized_mutual_info_score(y, c, average_method="geometric")
-    assert got["ari"] == adjusted_rand_score(y, c) == adjusted_rand(y, c)
-    assert got["acc"] == clustering_accuracy(y, c) and got["purity"] == purity(y, c)
-
-
-def test_nmi_and_ari_equal_sklearns_on_string_labels_and_digit_sized_runs():
-    assert evaluate(["a", "a", "b"], ["x", "y", "y"]) == evaluate([0, 0, 1], [5, 2, 2])
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 10, 2000)
-    c = np.where(rng.random(2000) < 0.7, y, rng.integers(0, 10, 2000))
-    got = evaluate(y, c)
-    assert got["nmi"] == normalized_mutual_info_score(y, c, average_method="geometric")
-    assert got["ari"] == adjusted_rand_score(y, c)
 
 
 def test_evaluate_runs_mean_and_std():
