@@ -28,8 +28,7 @@ from ..metrics import evaluate, evaluate_runs
 from ..rmsc import DegenerateSolutionError
 from ..tracking import ClusteringTrace
 from .params import Params, fit_request
-from .tables import markdown_table
-from .tables import scoring_labels
+from .tables import markdown_table, scoring_labels
 from .words import page_words
 
 #: Iterations between two clusterings the Solve page records along a fit
