@@ -16,8 +16,9 @@ ui.intro(
     "background (you can keep moving sliders or switch pages). **λ** ties each view's "
     "representation to the consensus Z*, **β** makes Z* sparse (too large and Z* empties; "
     "β = auto sets it as **β_rel** × the data's own scale), **γ** flattens the weights. "
-    "Under the curve, the clustering of Z* recorded along the iterations shows whether the "
-    "answer still moves when the fit stops. "
+    "Under the curve and the scores, **Convergence details** (opened on demand) shows the "
+    "clustering of Z* recorded along the iterations (whether the answer still moves when the "
+    "fit stops) and each view's mean weight. "
     "**Try:** raise β_rel step by step and watch the density of Z* and the accuracy; switch "
     "to RMSC-WV (one weight per view) and compare."
 )
@@ -28,6 +29,10 @@ data = ui.require_data()
 # Parameter widgets: seeded from ui.params(), written back in callbacks (before the frame
 # starts the fit), so the sidebar, URL and background fit always agree with the widgets.
 # ---------------------------------------------------------------------------
+
+#: The section under the result holding its secondary charts, drawn when opened.
+DETAILS_LABEL = "Convergence details: the clustering along the iterations, each view's mean weight"
+DETAILS_LABEL_NO_TRACE = "Convergence details: each view's mean weight"
 
 WEIGHTING_LABELS = {"sample": "RMSC — a weight per sample and view",
                     "view": "RMSC-WV — one weight per view"}
@@ -302,25 +307,29 @@ def _result(r):
                    help=f"Z* becomes empty at β ≈ {r.beta_max:.3g}")
     for level, msg in r.diagnostics:
         (st.warning if level == "warning" else st.caption)(msg)
-    c1, c2 = st.columns([3, 2])
     objective, trace, weights = ui.result_figures(r, data.view_names)  # built once per fit
-    c1.plotly_chart(objective, key="objective")
-    if trace is not None:
-        c1.plotly_chart(trace, key="clustering_trace")
-        c1.caption(f"Every {dash.PAGE_TRACE_EVERY}th iteration (and the first) the worker "
-                   "clustered the Z* of that iteration once (its spectral embedding, one "
-                   "k-means) and compared it with the clustering recorded before; the "
-                   "stars are the fit's own result (20 k-means runs). "
-                   + dash.trace_sentence(r.trace, r.params.placement))
-    c2.plotly_chart(weights, key="view_weights")
-    table = r.metrics_table()
+    st.plotly_chart(objective, key="objective")
+    table = r.metrics_text()  # plain text: a few fixed rows need no interactive grid
     if table is not None:
-        st.dataframe(table, hide_index=True, key="metrics_table", height="content",
-                     column_config={c: st.column_config.NumberColumn(format="%.2f")
-                                    for c in ("mean %", "std %", "chosen run %")})
+        st.markdown(table)
         st.caption("Paper protocol: k-means 20 times on the spectral embedding; mean ± std "
                    "over the runs. 'chosen run' is the run of lowest k-means inertia "
                    "(the labels shown on the other pages).")
+    # The rest of the fit's charts on demand: drawn (and their code loaded in the browser)
+    # only once the section is opened, so that opening the page draws its result first.
+    details = st.expander(DETAILS_LABEL if trace is not None else DETAILS_LABEL_NO_TRACE,
+                          key="solve_details", on_change="rerun")
+    with details:
+        if details.open:
+            c1, c2 = st.columns([3, 2])
+            if trace is not None:
+                c1.plotly_chart(trace, key="clustering_trace")
+                c1.caption(f"Every {dash.PAGE_TRACE_EVERY}th iteration (and the first) the "
+                           "worker clustered the Z* of that iteration once (its spectral "
+                           "embedding, one k-means) and compared it with the clustering "
+                           "recorded before; the stars are the fit's own result (20 k-means "
+                           "runs). " + dash.trace_sentence(r.trace, r.params.placement))
+            (c2 if trace is not None else c1).plotly_chart(weights, key="view_weights")
     st.markdown("**Downloads**")
     st.caption("Files are made when you click.")
     labels, names, outliers = data.labels, data.view_names, ss.outliers

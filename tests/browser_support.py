@@ -145,6 +145,15 @@ def wait_fitted(page, timeout=FIT_TIMEOUT):
     settle(page)
 
 
+def open_details(page):
+    """Open the Solve page's "Convergence details" (its charts beyond the objective curve,
+    drawn on demand) as a user does, and wait for the page's run that draws them."""
+    page.locator("[data-testid=stExpander] summary", has_text="Convergence details").click()
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2",
+                           timeout=PAGE_WAIT)
+    settle(page)
+
+
 def charts(page):
     return page.locator(".js-plotly-plot").count()
 

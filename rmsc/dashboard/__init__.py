@@ -319,6 +319,7 @@ from .tables import (  # noqa: F401
     image_tiles,
     labels_problem,
     least_trusted,
+    markdown_table,
     mistakes,
     order_by,
     project_2d,

@@ -28,7 +28,7 @@ from ..metrics import evaluate, evaluate_runs
 from ..rmsc import DegenerateSolutionError
 from ..tracking import ClusteringTrace
 from .params import Params, fit_request
-from .tables import scoring_labels
+from .tables import markdown_table, scoring_labels
 from .words import page_words
 
 #: Iterations between two clusterings the Solve page records along a fit
@@ -119,6 +119,14 @@ class FitResult(Deferred):
                          "std %": 100 * self.scores[f"{name}_std"],
                          "chosen run %": 100 * self.chosen_scores[name]})
         return pd.DataFrame(rows)
+
+    def metrics_text(self):
+        """:meth:`metrics_table` as the Solve page draws it: Markdown, every percentage to
+        0.01 (:func:`~rmsc.dashboard.tables.markdown_table`); None without scores."""
+        table = self.metrics_table()
+        if table is None:
+            return None
+        return markdown_table(table, {c: ".2f" for c in ("mean %", "std %", "chosen run %")})
 
 
 @dataclass(frozen=True)

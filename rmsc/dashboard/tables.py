@@ -462,3 +462,22 @@ def class_examples(labels, per_class=1, *, exclude=None):
         idx = np.flatnonzero((labels == c) & ~skip)[:per_class]
         out.extend(int(i) for i in idx)
     return out
+
+
+def markdown_table(table, formats=None):
+    """A small table as Markdown text, for a page to draw as plain text (a few fixed rows: no
+    interactive grid to load in the browser). ``formats``: {column: format spec} for number
+    columns (others: ``str``); numbers are right-aligned, every other column left-aligned;
+    a ``|`` in a cell or a column's name is escaped."""
+    formats = formats or {}
+
+    def cell(value, col):
+        text = format(value, formats[col]) if col in formats else str(value)
+        return text.replace("|", "\\|")
+
+    numeric = [pd.api.types.is_numeric_dtype(table[c]) for c in table.columns]
+    head = "| " + " | ".join(str(c).replace("|", "\\|") for c in table.columns) + " |"
+    rule = "|" + "|".join("---:" if n else "---" for n in numeric) + "|"
+    rows = ["| " + " | ".join(cell(v, c) for v, c in zip(row, table.columns)) + " |"
+            for row in table.itertuples(index=False)]
+    return "\n".join([head, rule, *rows])

@@ -36,8 +36,11 @@ def test_solve_shows_the_fit_the_library_computes(fitted_app):
     assert metrics["iterations"].rstrip("+") == str(est.n_iter_)
     density = est.consensus_.nnz / data.n_samples ** 2
     assert metrics["density of Z*"] == f"{100 * density:.2f}%"
-    table = find_table(at, "metric", "mean %")
-    assert table["mean %"].iloc[0] == pytest.approx(100 * scores["acc_mean"])
+    # the scores' table, drawn as text: its ACC row is the library's mean and std
+    table = [m.value for m in at.markdown if m.value.startswith("| metric | mean % |")]
+    assert len(table) == 1
+    assert (f"| ACC | {100 * scores['acc_mean']:.2f} | {100 * scores['acc_std']:.2f} |"
+            in table[0])
     assert len(at.get("download_button")) == 4
     # where it ran: the worker's device, in the sidebar with the server's resolution of
     # RMSC_DEVICE (the suite's machine has no GPU)
@@ -50,6 +53,16 @@ def test_solve_shows_the_clustering_along_the_iterations(fitted_app):
     at = fitted_app
     no_trouble(at)
     out = at.session_state["slots"]["fit"].latest.result
+    # On opening, the result and its objective curve only; the section below it names the
+    # rest, and draws it when opened (as a click on it does).
+    keys = [c.proto.id for c in at.get("plotly_chart")]
+    assert any("objective" in k for k in keys) and len(keys) == 1, keys
+    details = [e.label for e in at.expander if e.label.startswith("Convergence details")]
+    assert len(details) == 1 and "the clustering along the iterations" in details[0], details
+    assert any("**Convergence details** (opened on demand)" in t for t in texts(at, "markdown"))
+    at.session_state["solve_details"] = True
+    at.run()
+    no_trouble(at)
     # the trace was recorded on the worker and came back with the result: rows every
     # PAGE_TRACE_EVERY iterations, the fit's own clustering last
     assert out.trace and out.trace[-1]["final"]
@@ -57,6 +70,7 @@ def test_solve_shows_the_clustering_along_the_iterations(fitted_app):
     assert out.trace[-1]["acc"] == pytest.approx(100 * out.scores["acc_mean"])
     keys = [c.proto.id for c in at.get("plotly_chart")]
     assert any("clustering_trace" in k for k in keys), keys
+    assert any("view_weights" in k for k in keys), keys
     captions = texts(at, "caption")
     assert any(f"Every {dash.PAGE_TRACE_EVERY}th iteration" in c for c in captions)
     # its measured summary is said, and no unmeasured "slightly" anywhere

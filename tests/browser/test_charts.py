@@ -11,7 +11,8 @@ import pytest
 
 from rmsc.dashboard import PAGE_TRACE_EVERY
 from rmsc.tracking import ClusteringTrace
-from tests.browser_support import PAGE_WAIT, metric, nav, no_exception, open_app
+from tests.browser_support import (PAGE_WAIT, metric, nav, no_exception, open_app,
+                                   open_details)
 from tests.clipping_support import wait_fitted
 
 pytestmark = pytest.mark.browser
@@ -42,6 +43,7 @@ def test_solve_draws_the_clustering_along_the_iterations(page, server):
     nav(page, "Solve")
     wait_fitted(page)
     no_exception(page)
+    open_details(page)  # drawn on demand, under the objective curve and the scores
     page.wait_for_function(f"title => ({TRACES_OF})(title) !== null", arg=TRACE_TITLE,
                            timeout=PAGE_WAIT)
     traces = {t["name"]: t for t in page.evaluate(TRACES_OF, TRACE_TITLE)}

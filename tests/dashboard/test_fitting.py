@@ -31,6 +31,12 @@ def test_fit_rmsc_returns_everything_the_pages_show(small):
     table = r.metrics_table()
     assert list(table["metric"]) == ["ACC", "NMI", "ARI", "PURITY"]
     assert table["mean %"].iloc[0] == pytest.approx(100 * expect["acc_mean"])
+    # the page's text form of the same table: a row per metric, its numbers to 0.01
+    lines = r.metrics_text().splitlines()
+    assert lines[0] == "| metric | mean % | std % | chosen run % |"
+    assert lines[2] == (f"| ACC | {100 * expect['acc_mean']:.2f} | {100 * expect['acc_std']:.2f} "
+                        f"| {100 * r.chosen_scores['acc']:.2f} |")
+    assert len(lines) == 2 + 4
     assert r.key == dash.fit_key(dash.Params(max_iter=8, tol=0.0, beta=0.01), small)
     assert r.weights_ is r.weights
     assert r.device == "CPU (NumPy)"
@@ -96,7 +102,8 @@ def test_fit_rmsc_too_large_beta_is_a_failure_with_the_estimators_message(small)
 def test_fit_rmsc_without_labels_has_no_scores(small):
     data = small.replace(labels=None)
     r = dash.fit_rmsc(data, dash.Params(n_clusters=3, max_iter=5, beta=0.01))
-    assert r.scores is None and r.metrics_table() is None and r.labels.shape == (45,)
+    assert r.scores is None and r.metrics_table() is None and r.metrics_text() is None
+    assert r.labels.shape == (45,)
 
 
 def test_diagnose_names_isolated_samples_pieces_and_one_big_cluster(small):

@@ -2,6 +2,7 @@
 summary, the plan at scale, subsampling, projections, aligned clusters, within-group mass, weights."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -174,3 +175,13 @@ def test_image_tiles_and_class_examples():
     assert tiles[0].max() == 1.0 and tiles[0].min() == pytest.approx(12 / 23)
     assert dash.class_examples([0, 1, 0, 2, 1], 1) == [0, 1, 3]
     assert dash.class_examples([0, 1, 0, 2, 1], 1, exclude=[1, 0, 0, 0, 0]) == [2, 1, 3]
+
+
+def test_markdown_table_aligns_formats_and_escapes_by_hand():
+    table = pd.DataFrame({"name": ["a|b", "c"], "x %": [1.005, 20.0], "n": [3, 12]})
+    assert dash.markdown_table(table, {"x %": ".1f"}) == (
+        "| name | x % | n |\n"
+        "|---|---:|---:|\n"
+        "| a\\|b | 1.0 | 3 |\n"
+        "| c | 20.0 | 12 |")
+    assert dash.markdown_table(pd.DataFrame({"a|b": ["z"]})) == "| a\\|b |\n|---|\n| z |"
