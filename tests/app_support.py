@@ -3,12 +3,19 @@ store tests that open the app): opening the app on a page as a URL would, waitin
 fit, reading tables and texts, moving β as a user does, and the fit the library computes
 for the same parameters."""
 
+import json
 from pathlib import Path
 
+import numpy as np
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import rmsc
 from rmsc import dashboard as dash
+from rmsc import datasets
+from rmsc.dashboard import store
+
+from tests.support import damage_file
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -75,3 +82,26 @@ def expected_fit(params, data):
     est = rmsc.get_method(params.method, **dash.estimator_params(params, data))
     est.fit(list(data.views))
     return est, rmsc.evaluate_runs(data.labels, est.label_runs_)
+
+
+def stored_subspaces_fit_with_damaged_weights(tmp_path, monkeypatch, query):
+    """Fit ``query`` (on Subspaces) on Solve into a result folder under ``tmp_path`` whose
+    store keeps Subspaces' weights P as an array read on demand (the store's threshold,
+    from about 22k samples × 6 views, lowered to P's size); then restart the server (its
+    memory gone, the folder kept) and damage P's bytes in the entry's file, as a disk error
+    would. Returns the first session (its fit done, its jobs cancelled) and the entry's path."""
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "results"))
+    subspaces = datasets.load_bundled("Subspaces")
+    monkeypatch.setattr(store, "LAZY_BYTES", 8 * subspaces.n_samples * len(subspaces.views))
+    first = open_app(query, page="solve")
+    wait_fit(first)
+    cancel_jobs(first)
+    (path,) = (tmp_path / "results").glob("*.npz")
+    with np.load(path, allow_pickle=False) as z:  # P's values, an array read on demand
+        header = json.loads(str(z["__header__"][()]))
+        name = header["value"]["f"]["weights"]["a"]
+        assert name in header["deferred"]
+        inside = z[name].tobytes()
+    st.cache_resource.clear()  # the server restarted: its memory is gone, the folder kept
+    damage_file(path, "flipped", inside)
+    return first, path

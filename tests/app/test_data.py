@@ -13,7 +13,8 @@ from rmsc import dashboard as dash
 from rmsc import datasets, inspection
 
 from tests.app_support import (
-    cancel_jobs, find_table, goto, no_trouble, open_app, sidebar_text, texts, wait_fit,
+    cancel_jobs, find_table, goto, no_trouble, open_app, sidebar_text,
+    stored_subspaces_fit_with_damaged_weights, texts, wait_fit,
 )
 
 #: Every test here runs the app as a live server does, on fresh caches (conftest.py).
@@ -214,27 +215,9 @@ def test_weights_change_whose_stored_clean_fit_is_damaged_says_so_and_offers_a_r
     # cache; its weights P are an array read on demand (lazily stored at the store's
     # threshold, lowered here so that Subspaces' P counts), read when the Weights page
     # divides by them, and the file turns out damaged then.
-    import streamlit as st
-
-    from rmsc.dashboard import store
-    from tests.support import damage_file
-
-    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "results"))
-    subspaces = datasets.load_bundled("Subspaces")
-    monkeypatch.setattr(store, "LAZY_BYTES", 8 * subspaces.n_samples * len(subspaces.views))
     query = {"data": "Subspaces", "beta": "0.01"}
-    first = open_app(query, page="solve")  # the clean data's fit, stored on disk
-    wait_fit(first)
+    first, path = stored_subspaces_fit_with_damaged_weights(tmp_path, monkeypatch, query)
     clean_fit = first.session_state["slots"]["fit"].latest.result
-    cancel_jobs(first)
-    (path,) = (tmp_path / "results").glob("*.npz")
-    with np.load(path, allow_pickle=False) as z:  # P's values, an array read on demand
-        header = json.loads(str(z["__header__"][()]))
-        name = header["value"]["f"]["weights"]["a"]
-        assert name in header["deferred"]
-        inside = z[name].tobytes()
-    st.cache_resource.clear()  # the server restarted: its memory is gone, the folder kept
-    damage_file(path, "flipped", inside)
     at = open_app(query, page="data")
     clean = at.session_state["clean"]
     at.multiselect(key="w_out_views").set_value([clean.view_names[0]])

@@ -17,7 +17,7 @@ from rmsc import inspection
 
 from tests.app_support import (
     ROOT, cancel_jobs, expected_fit, find_table, goto, no_trouble, open_app, set_beta,
-    sidebar_text, texts, wait_fit,
+    sidebar_text, stored_subspaces_fit_with_damaged_weights, texts, wait_fit,
 )
 
 #: Every test here runs the app as a live server does, on fresh caches (conftest.py).
@@ -713,31 +713,9 @@ def test_a_page_that_finds_the_stored_weights_damaged_says_so_and_fits_again(
     # on demand (at the store's threshold, from about 22k samples × 6 views; lowered here so
     # that Subspaces' P counts), read when Solve's weights chart or Theory's σ chart is drawn,
     # outside the pages' require_result, and its file turns out damaged then.
-    import json
-
-    import streamlit as st
-
-    from rmsc.dashboard import store
-    from tests.support import damage_file
-
-    from rmsc import datasets
-
-    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "results"))
-    subspaces = datasets.load_bundled("Subspaces")
-    monkeypatch.setattr(store, "LAZY_BYTES", 8 * subspaces.n_samples * len(subspaces.views))
     query = {"data": "Subspaces", "beta": "0.01"}
-    first = open_app(query, page="solve")
-    wait_fit(first)
+    first, path = stored_subspaces_fit_with_damaged_weights(tmp_path, monkeypatch, query)
     shown = {m.label: m.value for m in first.metric}
-    cancel_jobs(first)
-    (path,) = (tmp_path / "results").glob("*.npz")
-    with np.load(path, allow_pickle=False) as z:  # P's values, an array read on demand
-        header = json.loads(str(z["__header__"][()]))
-        name = header["value"]["f"]["weights"]["a"]
-        assert name in header["deferred"]
-        inside = z[name].tobytes()
-    st.cache_resource.clear()  # the server restarted: its memory is gone, the folder kept
-    damage_file(path, "flipped", inside)
     at = open_app(query, page=page)
     no_trouble(at)  # no traceback
     assert not path.exists()  # discarded
