@@ -7,7 +7,8 @@ from :func:`rmsc.inspection.dominance_facts`, the numbers behind the Weights pag
 sentence) with its table's columns (:data:`SHARE_COLUMNS`), and the words under a
 comparison's lines and table, the weights heatmap and a ROC curve (:data:`SPREAD_RULE`,
 :data:`POSTPROCESSING_NOTE`, :func:`heatmap_note`, :data:`ROC_NOTE`), and the closing
-step's "what this run shows" (:func:`takeaway_sentences`, over :func:`claim_facts`); what ±
+step's "what this run shows" (:func:`takeaway_sentences`, over :func:`claim_facts`, with
+:func:`detection_kind` and :func:`gain_sentence`); what ±
 is (:data:`SPREAD_MEANING`), why ACC and NMI move apart (:data:`SCORES_NOTE`), the methods
 spelled out (:func:`method_lines`), a flat 2-D panel (:func:`projection_note`) and
 differing post-processing (:func:`postprocessing_difference`).
@@ -322,36 +323,86 @@ def _pct(share):
     return f"{100 * share:.0f} %"
 
 
-#: The AUC from which the lesson says the weights "single out" the corrupted samples, and
-#: the one below which it says they do not (between: "partly").
+#: The AUC from which the lesson says the weights "single out" a view's corrupted samples
+#: (with the average precision at :data:`AP_FOUND` or above) or rank most of them below the
+#: clean ones (average precision below it), and the one below which it says they do not
+#: (between: "only partly").
 AUC_FOUND, AUC_MISSED = 0.9, 0.7
+
+#: The average precision from which, with the AUC at :data:`AUC_FOUND` or above, the lesson
+#: says the weights "single out" a view's corrupted samples. The AUC alone can be near 1
+#: while clean samples with very low weights head the list (:data:`ROC_NOTE`), so "single
+#: out" needs both; by chance the average precision is about the share of corrupted samples.
+AP_FOUND = 0.9
 
 #: A set of views "counts little" in Z* when its share of ΣcᵥP is below this fraction of
 #: what an equal share per view would give it.
 LITTLE_SHARE = 0.5
 
+#: What the weights do with a view's corrupted samples, by :func:`detection_kind`, in words.
+_DETECTION_WORDS = {
+    "found": "single out the corrupted samples",
+    "ranked": "rank most corrupted samples below most clean ones (AUC), but clean samples "
+              "with low weights come among the first (average precision)",
+    "partly": "only partly rank the corrupted samples below the clean ones",
+    "missed": "do not single out the corrupted samples",
+}
 
-def takeaway_sentences(facts, aucs, shares, corrupted):
+
+def detection_kind(auc, ap):
+    """How well a view's weights find its corrupted samples, from the AUC and the average
+    precision of step 4's table (:func:`rmsc.outliers.evaluate`): "found" (both at least
+    :data:`AUC_FOUND` / :data:`AP_FOUND`), "ranked" (the AUC at least :data:`AUC_FOUND`,
+    the average precision below :data:`AP_FOUND`), "partly" (the AUC from
+    :data:`AUC_MISSED` up) or "missed"."""
+    if auc >= AUC_FOUND:
+        return "found" if ap >= AP_FOUND else "ranked"
+    return "partly" if auc >= AUC_MISSED else "missed"
+
+
+def _finding_sentence(method, detection, views):
+    """The takeaway's first sentence: for each kind of :func:`detection_kind` among
+    ``views``, what the weights do there, with the AUC and average precision as step 4's
+    table shows them (three decimals)."""
+    kinds = {}
+    for v in views:
+        kinds.setdefault(detection_kind(*detection[v]), []).append(v)
+
+    def numbers(vs, named=True):
+        return "; ".join((f"{v}: " if named else "") + f"AUC {detection[v][0]:.3f}, "
+                         f"average precision {detection[v][1]:.3f}" for v in vs)
+
+    if len(kinds) == 1:
+        [(kind, vs)] = kinds.items()
+        said = f"{method}'s weights {_DETECTION_WORDS[kind]} ({numbers(vs)})."
+    else:
+        whose = [f"{method}'s weights"] + ["they"] * (len(kinds) - 1)
+        said = "; ".join(f"in {' and '.join(vs)} ({numbers(vs, len(vs) > 1)}), {who} "
+                         f"{_DETECTION_WORDS[kind]}"
+                         for who, (kind, vs) in zip(whose, kinds.items()))
+        said = said[0].upper() + said[1:] + "."
+    return (f"**Finding the outliers.** {said} AUC: 1 = every corrupted sample below every "
+            "clean one, 0.5 = chance; average precision: 1 = every corrupted sample first, "
+            "about their share by chance.")
+
+
+def takeaway_sentences(facts, detection, shares, corrupted):
     """The closing step's "what this run shows", each sentence computed from the run's
     numbers, linking the lesson's steps: whether RMSC's weights single out the corrupted
-    samples (``aucs``: view -> AUC, step 4; :data:`AUC_FOUND`, :data:`AUC_MISSED`), what
-    the outliers did to each method's ACC (``facts``: :func:`claim_facts` of the
-    comparison, step 5; losses, changes within the ± spread and gains told apart), how much
-    the corrupted views count in RMSC's consensus (``shares``: the outliers fit's
+    samples (``detection``: view -> (AUC, average precision), step 4's table;
+    :func:`detection_kind`), what the outliers did to each method's ACC (``facts``:
+    :func:`claim_facts` of the comparison, step 5; losses, changes within the ± spread and
+    gains told apart), what a gain beyond the ± spread can and cannot mean
+    (:func:`gain_sentence`, when a method gained so), how much the corrupted views count
+    in RMSC's consensus (``shares``: the outliers fit's
     :func:`rmsc.inspection.view_weight_shares`; "little" below :data:`LITTLE_SHARE` of an
     equal share), and the claim's verdict with what, on these numbers, goes with it.
     ``corrupted``: the corrupted views' names. Returns a list of sentences (Markdown)."""
     out = []
     method = facts["method"]
-    found = [v for v in corrupted if v in aucs]
+    found = [v for v in corrupted if v in detection]
     if found:
-        low = min(aucs[v] for v in found)
-        how = ("single out" if low >= AUC_FOUND else "do not single out" if low < AUC_MISSED
-               else "partly single out")
-        listed = ", ".join(f"{v} {aucs[v]:.2f}" for v in found)
-        out.append(f"**Finding the outliers.** {method}'s weights {how} the corrupted "
-                   f"samples: AUC {listed} (1 = every corrupted sample below every clean one, "
-                   f"0.5 = chance).")
+        out.append(_finding_sentence(method, detection, found))
     changes, noise = facts["changes"], facts["noise"]
     lost = [m for m, c in changes.items() if noise[m] is False and c < 0]
     gained = [m for m, c in changes.items() if noise[m] is False and c > 0]
@@ -368,6 +419,8 @@ def takeaway_sentences(facts, aucs, shares, corrupted):
         parts.append(_listing(unknown, changes) + " changed (no ± spread known)")
     verdict = "" if lost or unknown else " No method lost ACC beyond the noise."
     out.append("**The outliers and ACC.** " + "; ".join(parts) + "." + verdict)
+    if gained:
+        out.append(gain_sentence(gained))
     little = None
     by_view = {s["view"]: s["share"] for s in shares}
     if shares and all(v in by_view for v in corrupted) and corrupted:
@@ -399,12 +452,35 @@ def takeaway_sentences(facts, aucs, shares, corrupted):
         last = (f"This run cannot tell whether the claim holds: {method}'s change "
                 f"({mine:+.2f} points) and {rival}'s ({theirs:+.2f}) differ by no more than "
                 f"the ± spread.")
-    if found and min(aucs[v] for v in found) >= AUC_FOUND and facts["verdict"] != "holds":
-        last += (" Finding the corrupted samples is not the same as gaining ACC from it")
+    kinds = {detection_kind(*detection[v]) for v in found}
+    if found and kinds <= {"found", "ranked"} and facts["verdict"] != "holds":
+        last += (" Finding the corrupted samples" if kinds == {"found"} else
+                 " Ranking most corrupted samples low")
+        last += " is not the same as gaining ACC from it"
         last += (": here the corrupted views counted little in Z* to begin with." if little
                  else ".")
     out.append(f"**The paper's claim.** {last}")
     return out
+
+
+def gain_sentence(gained):
+    """What a gain beyond the ± spread under the outliers can and cannot mean (``gained``:
+    the methods that gained so, :func:`within_spread`), in words true of any run: the
+    corruption adds no information about the classes; the ± covers only the k-means runs
+    of the last grouping step within each fit (:data:`SPREAD_MEANING`), not the draw of
+    the outliers nor how far the clean result would move on other samples, so the gain can
+    be this draw's luck (or a side effect one run cannot tell from luck); another seed
+    tells."""
+    who = " and ".join(gained)
+    return (f"**A gain from corrupted data?** The ACC of {who} rose by more than the ± "
+            "spread with the outliers. Corrupting samples takes information about the classes away "
+            "and adds none, so this cannot mean that the outliers told the method more about "
+            "the classes. The ± covers only the repeated k-means runs of the last grouping "
+            "step within each fit: not which samples the seed corrupted, nor how far the "
+            "clean result itself would move on other samples of the same kind. So a gain "
+            "beyond it can be the luck of this one draw (or a side effect of the corruption "
+            "that one run cannot tell apart from luck). To see whether it comes back, change "
+            "the injection's seed on the Data page and run again.")
 
 
 def _listing(methods, changes):
@@ -446,15 +522,16 @@ def projection_note(view_names, explained, coords):
 def step_takeaway(step, tables, result, data):
     """A 'summary' step's sentences (:func:`takeaway_sentences`), from its comparison's
     ``tables`` and RMSC's ``result`` on the step's ``data`` (with its outliers): the
-    weights' AUC in each corrupted view, each view's share of ΣcᵥP. None where the
-    comparison holds no claim to check (:func:`claim_facts`)."""
+    weights' AUC and average precision in each corrupted view, each view's share of ΣcᵥP.
+    None where the comparison holds no claim to check (:func:`claim_facts`)."""
     facts = claim_facts(tables, step.claim)
     if facts is None:
         return None
     mask = data.outlier_mask
     corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
+    # the AUC and average precision of step 4's table, from the same function
     table = scoring.evaluate(scoring.scores(result), mask, view_names=data.view_names)
-    aucs = {row["view"]: float(row["roc_auc"]) for _, row in table.iterrows()
-            if row["view"] in corrupted}
+    detection = {row["view"]: (float(row["roc_auc"]), float(row["average_precision"]))
+                 for _, row in table.iterrows() if row["view"] in corrupted}
     shares, _ = weight_shares(result, data)
-    return takeaway_sentences(facts, aucs, shares, corrupted)
+    return takeaway_sentences(facts, detection, shares, corrupted)
