@@ -86,6 +86,8 @@ def write(tmp_path, text, name="lesson.yaml"):
 def test_the_shipped_lesson_loads_with_seven_steps_on_bundled_data():
     lesson = L.load_lesson()
     assert len(lesson) == 7
+    # the title asks what the lesson checks (step 7 answers it), it does not assert it
+    assert lesson.title.endswith("?")
     # every step says where on the page its question's answer is
     assert all(s.where for s in lesson.steps)
     assert all(s.data in datasets.bundled_names() for s in lesson.steps)
@@ -432,48 +434,94 @@ def test_the_claims_facts_by_hand():
     assert f["verdict"] == "cannot be told" and f["rival"] == "A"
 
 
+_GAIN = (
+    "**A gain from corrupted data?** The ACC of A rose by more than the ± spread with the "
+    "outliers. Corrupting samples takes information about the classes away and adds none, "
+    "so this cannot mean that the outliers told the method more about the classes. The ± "
+    "covers only the repeated k-means runs of the last grouping step within each fit: not "
+    "which samples the seed corrupted, nor how far the clean result itself would move on "
+    "other samples of the same kind. So a gain beyond it can be the luck of this one draw "
+    "(or a side effect of the corruption that one run cannot tell apart from luck). To see "
+    "whether it comes back, change the injection's seed on the Data page and run again.")
+
+_SCALES = ("AUC: 1 = every corrupted sample below every clean one, 0.5 = chance; average "
+           "precision: 1 = every corrupted sample first, about their share by chance.")
+
+
 def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     shares = [{"view": v, "share": s} for v, s in
               zip(["PIX", "FOU", "MOR"], [0.004, 0.007, 0.989])]
-    aucs = {"PIX": 1.0, "FOU": 0.961}
+    # step 4's table on Digit-small: PIX's AUC and average precision 1, FOU's AUC 0.961
+    # (≥ 0.9) but its average precision 0.676 (< 0.9): PIX singled out, FOU only ranked
+    detection = {"PIX": (1.0, 1.0), "FOU": (0.961, 0.676)}
     # the lesson's run on Digit-small: no method lost, A (SSC-AVG) gained beyond its ±
     f = _facts([0.7672, 0.9358, 0.9065], [0.8445, 0.9443, 0.9068], [0.0327, 0.0364, 0.0353],
                [0.0172, 0.0244, 0.0244])
-    said = L.takeaway_sentences(f, aucs, shares, ["PIX", "FOU"])
+    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"])
     assert said == [
-        "**Finding the outliers.** C's weights single out the corrupted samples: "
-        "AUC PIX 1.00, FOU 0.96 (1 = every corrupted sample below every clean one, 0.5 = "
-        "chance).",
+        "**Finding the outliers.** In PIX (AUC 1.000, average precision 1.000), C's "
+        "weights single out the corrupted samples; in FOU (AUC 0.961, average "
+        "precision 0.676), they rank most corrupted samples below most clean ones "
+        "(AUC), but clean samples with low weights come among the first (average "
+        "precision). " + _SCALES,
         "**The outliers and ACC.** A (+7.73) gained ACC, more than the ± spread; "
         "B (+0.85) and C (+0.03) changed within the ± spread (noise). No method lost ACC "
         "beyond the noise.",
+        _GAIN,
         # PIX + FOU: 1.1 % (shown 1 %) against 2/3 for an equal share over three views
         "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together "
         "carry 1 % of the consensus weight (\"share of ΣcᵥP\"), where an equal share would "
         "be 67 %: Z* listens little to the corrupted views, so corrupting them could move "
         "C's result little, whatever their weights; that fits C's change within the noise.",
         "**The paper's claim.** The claim is not borne out on this run: A's ACC fared better "
-        "under the outliers (+7.73 points, C +0.03), by more than the ± spread. Finding the "
-        "corrupted samples is not the same as gaining ACC from it: here the corrupted views "
-        "counted little in Z* to begin with."]
-    # the claim holding, the corrupted views with an equal say, the weights missing some
+        "under the outliers (+7.73 points, C +0.03), by more than the ± spread. Ranking "
+        "most corrupted samples low is not the same as gaining ACC from it: here the "
+        "corrupted views counted little in Z* to begin with."]
+    # both views singled out (AUC and average precision ≥ 0.9): one clause, "Finding"
+    said = L.takeaway_sentences(f, {"PIX": (1.0, 1.0), "FOU": (0.95, 0.9)}, shares,
+                                ["PIX", "FOU"])
+    assert said[0] == ("**Finding the outliers.** C's weights single out the corrupted "
+                       "samples (PIX: AUC 1.000, average precision 1.000; FOU: AUC 0.950, "
+                       "average precision 0.900). " + _SCALES)
+    assert said[-1].endswith("± spread. Finding the corrupted samples is not the same as "
+                             "gaining ACC from it: here the corrupted views counted little "
+                             "in Z* to begin with.")
+    # the claim holding, the corrupted views with an equal say, the weights missing some;
+    # no gain beyond the spread, so no sentence about one
     f = _facts([0.9, 0.9, 0.9], [0.85, 0.85, 0.89], [0.01] * 3, [0.01] * 3)
     even = [{"view": v, "share": 1 / 3} for v in ["PIX", "FOU", "MOR"]]
-    said = L.takeaway_sentences(f, {"PIX": 0.8, "FOU": 0.95}, even, ["PIX", "FOU"])
-    assert "weights partly single out the corrupted samples: AUC PIX 0.80, FOU 0.95" in said[0]
+    said = L.takeaway_sentences(f, {"PIX": (0.8, 0.95), "FOU": (0.95, 0.95)}, even,
+                                ["PIX", "FOU"])
+    assert said[0].startswith("**Finding the outliers.** In PIX (AUC 0.800, average "
+                              "precision 0.950), C's weights only partly rank the corrupted "
+                              "samples below the clean ones; in FOU (AUC 0.950, "
+                              "average precision 0.950), they single out")
     assert said[1] == ("**The outliers and ACC.** A (-5.00) and B (-5.00) lost ACC, "
                        "more than the ± spread; C (-1.00) changed within the ± spread (noise).")
+    assert len(said) == 4 and not any("A gain" in s for s in said)
     assert said[2].endswith("carry 67 % of the consensus weight (\"share of ΣcᵥP\"), where an "
                             "equal share would be 67 %.")
     assert said[3] == ("**The paper's claim.** The claim holds on this run: C's ACC fared best "
                        "under the outliers (-1.00 points, A -5.00), by more than the ± spread.")
-    # too close to tell, weights that miss the corrupted samples
+    # too close to tell, weights that miss the corrupted samples: no "Finding ..." after it
     f = _facts([0.9, 0.9], [0.87, 0.89], [0.03, 0.01], [0.01, 0.01], method="B")
-    said = L.takeaway_sentences(f, {"PIX": 0.6}, even[:2], ["PIX"])
-    assert "weights do not single out" in said[0]
+    said = L.takeaway_sentences(f, {"PIX": (0.6, 0.95)}, even[:2], ["PIX"])
+    assert "B's weights do not single out the corrupted samples (PIX: AUC 0.600" in said[0]
     assert said[-1] == ("**The paper's claim.** This run cannot tell whether the claim holds: "
                         "B's change (-1.00 points) and A's (-3.00) differ by no more than the "
                         "± spread.")
+
+
+def test_how_the_weights_find_a_views_outliers_uses_both_scores():
+    # "single out" only when both the AUC and the average precision reach their thresholds
+    assert L.detection_kind(L.AUC_FOUND, L.AP_FOUND) == "found"
+    assert L.detection_kind(0.999, L.AP_FOUND - 0.001) == "ranked"
+    assert L.detection_kind(L.AUC_FOUND - 0.001, 1.0) == "partly"
+    assert L.detection_kind(L.AUC_MISSED, 1.0) == "partly"
+    assert L.detection_kind(L.AUC_MISSED - 0.001, 1.0) == "missed"
+    # two methods gaining: both named
+    assert L.gain_sentence(["A", "B"]).startswith(
+        "**A gain from corrupted data?** The ACC of A and B rose by more than the ± spread")
 
 
 def test_the_notes_under_the_figures_by_hand():
