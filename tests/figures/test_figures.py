@@ -576,6 +576,8 @@ def test_pooled_weights_heatmap_keeps_an_outlier_dark_and_marks_its_column():
     assert fig.data[0].zmin == 0 and fig.data[0].zmax == figures.RELATIVE_ZMAX
     # one class per group: boundaries between the three, the classes named on the axis
     assert [s.x0 for s in fig.layout.shapes] == [g[1] - 0.5 for g in hp.groups[1:]]
+    # drawn under the cells, so that a line never hides the first column of a class
+    assert {s.layer for s in fig.layout.shapes} == {"below"}
     assert list(fig.layout.xaxis.ticktext) == ["0", "1", "2"]
 
 
