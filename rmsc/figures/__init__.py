@@ -52,6 +52,7 @@ from ._weights import (  # noqa: F401
     RELATIVE_ZMAX,
     SHARE_NAME,
     WEIGHT_ROW_GAP,
+    column_runs,
     pooled_weights_heatmap_figure,
     roc_figure,
     sample_weights_figure,

@@ -253,6 +253,17 @@ LOW_END_COLORSCALE = [
 RELATIVE_ZMAX = 1.2
 
 
+def column_runs(columns):
+    """Runs of adjacent columns in sorted, unique ``columns``: a list of (first, last)."""
+    cols = np.asarray(columns, dtype=np.int64)
+    if cols.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(cols) > 1)
+    firsts = np.r_[cols[0], cols[breaks + 1]]
+    lasts = np.r_[cols[breaks], cols[-1]]
+    return [(int(a), int(b)) for a, b in zip(firsts, lasts)]
+
+
 def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, placed=None,
                                   relative=True, axis_title="samples grouped by class",
                                   quantity=None):
@@ -266,7 +277,8 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     view_names : list of str
     outlier_mask : ndarray of bool, shape (n_views, n_samples), or None
         Each column holding an injected (view, sample) pair gets a red triangle in the gap
-        just above its cell in that view's row.
+        just above its cell in that view's row; a run of adjacent such columns gets one
+        triangle over its middle with "×n" beside it (:func:`column_runs`).
     placed : array of int or None
         Samples placed by their neighbours: a black triangle below the last row.
     relative : bool
@@ -302,18 +314,25 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     marked = False
     if outlier_mask is not None:
         mask = np.asarray(outlier_mask, bool)
-        xs, ys = [], []
+        xs, ys, counts, spans = [], [], [], []
         for v in range(m):
-            cols = pooled_columns(heatmap, np.flatnonzero(mask[v]))
-            xs.extend(cols.tolist())
-            ys.extend([v - 0.5] * cols.size)
+            # one mark per run of adjacent marked columns, with their number beside it:
+            # a mark is wider than a column, so side by side they piled into a smear that
+            # could not be counted (the sixth cold reading of the lesson)
+            for a, b in column_runs(pooled_columns(heatmap, np.flatnonzero(mask[v]))):
+                xs.append((a + b) / 2)
+                ys.append(v - 0.5)
+                counts.append(f"×{b - a + 1}" if b > a else "")
+                spans.append(f"column {a}" if b == a else f"columns {a}-{b}")
         if xs:
             marked = True
             fig.add_trace(go.Scatter(
-                x=xs, y=ys, mode="markers", name="injected outlier (mark above its row)",
+                x=xs, y=ys, mode="markers+text", text=counts, textposition="middle right",
+                textfont=dict(color="red", size=11), cliponaxis=False, customdata=spans,
+                name="injected outlier (mark above its row; ×n: n columns side by side)",
                 marker=dict(symbol="triangle-down", size=OUTLIER_MARK_SIZE, color="red",
                             line=dict(color="white", width=1)),
-                hovertemplate="column %{x}: holds an injected sample<extra></extra>"))
+                hovertemplate="%{customdata}: injected sample(s)<extra></extra>"))
     has_placed = placed is not None and len(placed) > 0
     if has_placed:
         cols = pooled_columns(heatmap, np.asarray(placed, dtype=np.int64))

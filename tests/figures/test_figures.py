@@ -581,6 +581,28 @@ def test_pooled_weights_heatmap_keeps_an_outlier_dark_and_marks_its_column():
     assert list(fig.layout.xaxis.ticktext) == ["0", "1", "2"]
 
 
+def test_adjacent_outlier_marks_merge_into_one_counted_mark():
+    from rmsc.inspection import heatmap_pool
+
+    assert figures.column_runs([]) == []
+    assert figures.column_runs([3]) == [(3, 3)]
+    assert figures.column_runs([0, 1, 2, 5, 7, 8]) == [(0, 2), (5, 5), (7, 8)]
+    # one sample per column: three corrupted in view 0 with the lowest weights of class 0
+    # (its first three columns, side by side), one alone in class 1; view 1 clean
+    labels = np.repeat([0, 1], 10)
+    P = np.ones((2, 20))
+    mask = np.zeros((2, 20), bool)
+    mask[0, [2, 4, 6, 15]] = True
+    P[0, [2, 4, 6, 15]] = [0.1, 0.2, 0.3, 0.1]
+    hp = heatmap_pool(P, labels, pool="min")
+    fig = figures.pooled_weights_heatmap_figure(hp, ["a", "b"], outlier_mask=mask)
+    marks = fig.data[1]
+    assert list(marks.x) == [1.0, 10.0] and list(marks.y) == [-0.5, -0.5]
+    assert list(marks.text) == ["×3", ""]
+    assert list(marks.customdata) == ["columns 0-2", "column 10"]
+    assert "×n" in marks.name
+
+
 def _luminance(hex_colour):
     r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
