@@ -84,14 +84,14 @@ elif step.show in ("compare", "summary"):
         st.markdown("#### What this run shows")
         for line in session_lesson.takeaway_view(key, r.key, step, tables, r, data) or []:
             st.markdown(f"- {line}")
-        st.caption(f"{lessons.SPREAD_MEANING} {lessons.SPREAD_RULE}")
+        st.caption(lessons.SPREAD_NOTE)
         st.stop()
     sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
     for line in sentences:
         st.markdown(f"- {line}")
     if table is not None:
         # the lines above say "within the ± spread"
-        st.caption(f"{lessons.SPREAD_MEANING} {lessons.SPREAD_RULE}")
+        st.caption(lessons.SPREAD_NOTE)
         st.markdown("**What the outliers changed** (ACC in points: + gained, − lost)")
         st.dataframe(table, hide_index=True, key="lesson_robustness", height="content",
                      column_config=ui.robustness_columns(table))
@@ -104,7 +104,7 @@ elif step.show in ("compare", "summary"):
                      column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
                                     "purity %": st.column_config.NumberColumn(format="%.2f"),
                                     "time s": st.column_config.NumberColumn(format="%.1f")})
-        st.caption(f"{lessons.SPREAD_MEANING} {lessons.SPREAD_RULE} {lessons.SCORES_NOTE}")
+        st.caption(f"{lessons.SPREAD_NOTE} {lessons.SCORES_NOTE}")
         if "post-processing" in shown:
             differ = lessons.postprocessing_difference(shown)
             st.caption(lessons.POSTPROCESSING_NOTE + ("" if differ is None else f" {differ}"))

@@ -43,7 +43,7 @@ from .lesson_text import (  # noqa: F401 - re-exported: what the page says about
     AUC_MISSED,
     AP_FOUND,
     LITTLE_SHARE,
-    SPREAD_MEANING,
+    SPREAD_MEANING, SPREAD_NOTE,
     SPREAD_RULE,
     acc_spreads,
     change_sentences,

@@ -135,6 +135,11 @@ SPREAD_RULE = (
     "change, of the method's two; a lead, of the two methods'.")
 
 
+#: What ± is and when a difference is noise, in words: the caption under every comparison
+#: the lesson draws (its lines, its table, its closing sentences).
+SPREAD_NOTE = f"{SPREAD_MEANING} {SPREAD_RULE}"
+
+
 def method_lines(methods):
     """Each method's name spelled out, one line each, from the registry's one description
     (:func:`rmsc.methods.describe_method`): what the lesson says under a comparison."""
