@@ -691,6 +691,34 @@ class RMSC(Deferred, ClusterMixin, BaseEstimator):
         list of ndarray, each of shape (n_samples, n_samples)
             Zero diagonals.
         """
+        return [solver.view_representation(solver.gram_factor(X), self.consensus_, self.lam_)
+                for X in self._training_views(Xs)]
+
+    def consensus_gaps(self, Xs, which=None):
+        """How far each view's Z^v strays from the fitted consensus: ||Z^v - Z*||_F /
+        ||Z*||_F (:func:`rmsc.solver.consensus_gap`, without forming Z^v). A view whose
+        features rebuild almost any sample from almost any table follows Z* closely (a
+        small gap): the coupling lam pulls its Z^v onto the consensus.
+
+        Parameters
+        ----------
+        Xs : list of array-like
+            The views the model was fitted on.
+        which : list of int or None
+            The views to measure (None: all).
+
+        Returns
+        -------
+        list of float, one per view measured
+        """
+        views = self._training_views(Xs)
+        which = range(len(views)) if which is None else which
+        size = float(np.sqrt(abs(self.consensus_).power(2).sum()))
+        return [solver.consensus_gap(solver.gram_factor(views[v]), self.consensus_, self.lam_)
+                / size for v in which]
+
+    def _training_views(self, Xs):
+        """The training views as the solver saw them (checked, unit-L2 when ``normalize``)."""
         check_is_fitted(self, "consensus_")
         views = check_views(Xs)
         n = self.consensus_.shape[0]
@@ -701,8 +729,7 @@ class RMSC(Deferred, ClusterMixin, BaseEstimator):
             )
         if self.normalize:
             views = [normalize_l2(X, view=v) for v, X in enumerate(views)]
-        return [solver.view_representation(solver.gram_factor(X), self.consensus_, self.lam_)
-                for X in views]
+        return views
 
 
 def embed_and_cluster(affinity, views, weights, n_clusters, *, placement="neighbors",

@@ -71,6 +71,7 @@ from ._linalg import (  # noqa: F401
 )
 from ._zv_step import (  # noqa: F401
     ViewRepresentation,
+    consensus_gap,
     residual_operator,
     sample_losses,
     view_representation,

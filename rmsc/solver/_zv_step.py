@@ -96,6 +96,26 @@ def view_representation(R, Zstar, lam):
     return Z
 
 
+def consensus_gap(R, Zstar, lam):
+    """||Z^v - Z*||_F for the Z^v of the Z^v-step at ``Zstar``, without forming Z^v.
+
+    How far the coupling lam ||Z^v - Z*||^2 lets a view's own table stray from the
+    consensus (:func:`view_representation` forms the same Z^v densely). With
+    Z^v - Z* = R^T Q - diag(D) and (R^T Q)_jj = D_j, the square is
+    ||R^T Q||_F^2 - sum_j D_j^2 = sum((R R^T) * (Q Q^T)) - sum_j D_j^2: r x r products only.
+
+    Parameters
+    ----------
+    R : ndarray of shape (r, n_samples)
+    Zstar : sparse matrix of shape (n_samples, n_samples), zero diagonal
+    lam : float > 0
+    """
+    view = factorize_view(R, lam)
+    rep = zv_step(view, residual_operator(view, sp.csc_matrix(Zstar)))
+    square = float(np.sum((R @ R.T) * (rep.Q @ rep.Q.T)) - np.sum(rep.D ** 2))
+    return float(np.sqrt(max(square, 0.0)))
+
+
 def sample_losses(view, rep, T_now=None, delta_sq=None):
     """Reconstruction and coupling loss of every sample in one view.
 

@@ -371,3 +371,8 @@ def test_view_representations_from_the_fitted_model(subspaces):
             assert np.allclose(Z[keep, j], z, atol=1e-9) and Z[j, j] == 0
     with pytest.raises(ValueError, match="fitted on 2 views of 60 samples"):
         m.view_representations(views[:1])
+    # the gaps, without forming Z^v, are the formed ones' distances to Z*, relative to Z*
+    size = np.linalg.norm(Zstar)
+    assert m.consensus_gaps(views) == pytest.approx(
+        [np.linalg.norm(Z - Zstar) / size for Z in Zs], rel=1e-8)
+    assert m.consensus_gaps(views, which=[1]) == pytest.approx([m.consensus_gaps(views)[1]])

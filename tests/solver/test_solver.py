@@ -293,6 +293,20 @@ def test_view_representation_is_the_solvers_last_zv():
         assert np.all(np.diag(Z) == 0)
 
 
+def test_consensus_gap_is_the_formed_zvs_distance_to_zstar():
+    rng = np.random.default_rng(5)
+    views = random_views(rng, 30, (3, 11, 37))  # one view with fewer features than samples
+    sol = solver.solve(_factors(views), 0.6, 0.05, 1e-5, max_iter=5, tol=0, precision="float64")
+    gaps = []
+    for X in views:
+        R = solver.gram_factor(X)
+        formed = np.linalg.norm(solver.view_representation(R, sol.Zstar, 0.6)
+                                - sol.Zstar.toarray())
+        gaps.append(solver.consensus_gap(R, sol.Zstar, 0.6))
+        assert gaps[-1] == pytest.approx(formed, rel=1e-8, abs=1e-10)
+    assert gaps[0] < gaps[2]  # 3 features: more tables rebuild its samples, it follows Z*
+
+
 def test_loss_of_weight_inverts_the_minimizer():
     loss = np.array([0.0, 1e-3, 0.5, 7.0])
     for gamma in (1e-5, 0.3):
