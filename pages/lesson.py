@@ -82,7 +82,9 @@ elif step.show in ("compare", "summary"):
         if r is None:
             st.stop()
         st.markdown("#### What this run shows")
-        for line in session_lesson.takeaway_view(key, r.key, step, tables, r, data) or []:
+        clean_r = session_lesson.clean_fit(step)
+        for line in session_lesson.takeaway_view(key, r.key, getattr(clean_r, "key", None), step,
+                                                 tables, r, data, clean_r) or []:
             st.markdown(f"- {line}")
         st.caption(lessons.SPREAD_NOTE)
         st.stop()
@@ -175,3 +177,6 @@ elif step.show in ("weights", "solve"):
             st.warning(note)
         elif note:
             st.caption(note)
+        echo = session_lesson.echo_note(r, data, facts)
+        if echo:
+            st.markdown(echo)

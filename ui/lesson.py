@@ -19,6 +19,7 @@ from rmsc import datasets, figures, inspection, outliers
 from rmsc.dashboard import lesson as lessons
 
 from .caches import load_bundled, projection, result_cache
+from .experiments import experiment_state, start_experiment
 from .fitting import QUEUE_POLL_SECONDS, fit_key, prefetch_fits
 from .runtime import shared_figure
 from .state import inject, reset_outliers, set_dataset, set_params
@@ -125,15 +126,45 @@ def comparison_view(key, _tables, claim=None):
     table = dash.robustness_table(_tables) if len(_tables) == 2 else None
     charts = {name: shared_figure(figures.comparison_figure(df, title=f"{name}: ACC and NMI"))
               for name, df in _tables.items()}
-    claim = None if claim is None else lessons.claim_sentence(_tables, method=claim)
-    return lessons.change_sentences(_tables) + ([claim] if claim else []), table, charts
+    return lessons.comparison_sentences(_tables, claim), table, charts
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def takeaway_view(key, fit, _step, _tables, _result, _data):
+def takeaway_view(key, fit, clean_fit, _step, _tables, _result, _data, _clean_result):
     """A 'summary' step's sentences (:func:`rmsc.dashboard.lesson.step_takeaway`) for the
-    comparison ``key`` and the fit ``fit``: made once for every session."""
-    return lessons.step_takeaway(_step, _tables, _result, _data)
+    comparison ``key``, the fit ``fit`` and RMSC's fit on the clean data ``clean_fit``
+    (None while not in): made once for every session."""
+    return lessons.step_takeaway(_step, _tables, _result, _data, _clean_result)
+
+
+def clean_fit(step):
+    """RMSC's fit of ``step``'s parameters on its clean data, from the result cache (an
+    earlier step fitted it), or None."""
+    return result_cache().get(dash.fit_key(step.params, ss.clean))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _gap(fit, view, _result, _data):
+    return _result.model.consensus_gaps(list(_data.views), which=[view])[0]
+
+
+def echo_note(result, data, facts):
+    """Step 6's line on why the top view's share does not make Z* its picture
+    (:func:`rmsc.dashboard.lesson.echo_note`): its table's distance to Z* in the fit (made
+    once per fit) and its ACC alone (the Weights page's "each view alone", run on a worker
+    when not in the result cache yet; the line waits for it)."""
+    if facts is None or result.model is None:
+        return None
+    view = list(data.view_names).index(facts["view"])
+    key = dash.view_quality_key(result.params, data)
+    quality, job = experiment_state("quality", key)
+    if quality is None and job is None:  # as the Weights page runs it
+        start_experiment("quality", key, dash.Remote(dash.run_view_quality, data,
+                                                     result.params), label="each view alone")
+    alone = None if quality is None else quality[view]["acc"]
+    acc = None if result.scores is None else result.scores["acc_mean"]
+    return lessons.echo_note(facts, _gap(result.key, view, result, data), alone, acc)
+
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

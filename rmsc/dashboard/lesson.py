@@ -29,37 +29,20 @@ from .. import datasets
 from .. import methods as registry
 from .. import outliers as outlier_module
 from .._resources import sample_data_dir
-from .fitting import fit_rmsc
+from .fitting import fit_rmsc, run_view_quality, view_quality_key
 from .jobs import DONE, Job
 from .kept import open_result_cache
 from .params import AUTO, OutlierSpec, Params, fit_key
 from .remote import Remote, RemoteParts
 from .lesson_text import (  # noqa: F401 - re-exported: what the page says about its numbers
-    POSTPROCESSING_NOTE,
-    ROC_NOTE,
-    SCORES_NOTE,
-    SHARE_COLUMNS,
-    AUC_FOUND,
-    AUC_MISSED,
-    AP_FOUND,
-    LITTLE_SHARE,
-    SPREAD_MEANING, SPREAD_NOTE,
-    SPREAD_RULE,
-    acc_spreads,
-    change_sentences,
-    claim_facts,
-    claim_sentence,
-    detection_kind,
-    gain_sentence,
-    takeaway_sentences,
-    heatmap_note,
-    method_lines,
-    postprocessing_difference,
-    step_takeaway,
-    projection_note,
-    weight_note,
-    within_spread,
-)
+    FOLLOWS_GAP, NARROW, POSTPROCESSING_NOTE, ROC_NOTE, SCORES_NOTE, SHARE_COLUMNS, SPREAD_LIMIT,
+    SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE, acc_spreads, beyond_words, change_sentences,
+    claim_facts, claim_sentence, comparison_sentences, echo_note, gain_sentence, gainers,
+    heatmap_note, method_lines, postprocessing_difference, projection_note, weight_note,
+    within_spread, worst_words)
+from .lesson_summary import (  # noqa: F401 - re-exported: the closing step's sentences
+    AP_FOUND, AUC_FOUND, AUC_MISSED, LITTLE_SHARE, PER_VIEW, corrupted_share, detection_kind,
+    per_view_sentence, step_takeaway, takeaway_sentences)
 from .runs import compare_fits, compare_params, compare_tables, fit_parts
 from .words import SYMBOLS
 
@@ -526,7 +509,8 @@ def comparisons_task(comparisons):
 
 
 def warm(lesson, cache, progress=None, sender=None):
-    """Compute every step's fits and comparisons into ``cache`` (a ResultCache), under the
+    """Compute every step's fits and comparisons (a 'solve' step's views clustered alone too)
+    into ``cache`` (a ResultCache), under the
     keys the pages look up; what is there already is skipped, and a result two steps share
     (a fit, a comparison, a method's fit in two comparisons) is computed once.
 
@@ -549,6 +533,15 @@ def warm(lesson, cache, progress=None, sender=None):
     if comparisons:
         jobs.append(Job(("lesson-comparisons", *(c[1] for c in comparisons)),
                         comparisons_task(comparisons), label="the comparisons", sender=sender))
+    qualities = {view_quality_key(s.params, d): (k, d, s.params) for k, s, d in (
+        (k, s, load_step_data(lesson, s)[1]) for k, s in enumerate(lesson.steps, 1)
+        if s.show == "solve")}  # step 6's "each view alone" (lesson_text.echo_note)
+    qualities = {key: q for key, q in qualities.items() if key not in cache}
+    for key, (number, data, params) in qualities.items():
+        say(f"step {number}: each view clustered alone")
+        jobs.append(Job(key, Remote(run_view_quality, data, params) if sender is not None else
+                        (lambda job, d=data, p=params: run_view_quality(d, p, job)),
+                        label=f"step {number}: each view alone", sender=sender))
     for job in jobs:  # on workers all at once; here one after another
         job.start()
         if sender is None:
@@ -560,9 +553,11 @@ def warm(lesson, cache, progress=None, sender=None):
         if isinstance(job.result, dict):  # the comparisons' tables, by key
             for key, tables in job.result.items():
                 cache.put(key, tables)
+        elif isinstance(job.result, list):  # each view alone
+            cache.put(job.key, job.result)
         else:
             cache.put(job.result.key, job.result)
-    return len(fits) + len(comparisons)
+    return len(fits) + len(comparisons) + len(qualities)
 
 
 def consensus_density(result):

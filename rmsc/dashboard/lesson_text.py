@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import outliers as scoring
 from ..inspection import (DARK_RELATIVE, SHARE_LABEL, other_features_text, ratio_text,
                           relative_weights)
 from ..methods import describe_method
 from ..spectral import N_KMEANS_RUNS
-from .fitting import VIEW_SCALE_LABEL, weight_shares
+from .fitting import VIEW_SCALE_LABEL
 from .runs import robustness_table
 
 
@@ -48,10 +47,11 @@ def change_sentences(tables):
             out.append(f"{row['method']}: ACC {clean:.2f} % on the {names[0]} data, "
                        f"{dirty:.2f} % {names[1]}: {verb} {abs(change):.2f} points.")
             continue
-        noise = "within" if within_spread(change, sd) else "more than"
+        noise = ("within the ± spread" if within_spread(change, sd)
+                 else beyond_words(change, sd))
         out.append(f"{row['method']}: ACC {clean:.2f} ± {sd[0]:.2f} % on the {names[0]} data, "
                    f"{dirty:.2f} ± {sd[1]:.2f} % {names[1]}: {verb} {abs(change):.2f} points, "
-                   f"{noise} the ± spread.")
+                   f"{noise}.")
     return out
 
 
@@ -80,7 +80,16 @@ def claim_facts(tables, method="RMSC"):
     # a change is a difference of two ACCs; the gap between two changes, of four
     noise = within_spread(gap, [s.get(m) for s in spreads for m in (method, rival)])
     verdict = ("cannot be told" if noise else "holds" if gap > 0 else "not borne out")
+
+    def level(a, b):  # two changes within the ± spread of the four ACCs behind them
+        return within_spread(changes[a] - changes[b],
+                             [s.get(m) for s in spreads for m in (a, b)]) is True
+
+    order = sorted(changes, key=changes.get)
     return {"method": method, "rival": rival, "changes": changes, "gap": gap,
+            "gap_words": None if noise is not False else beyond_words(
+                gap, [s.get(m) for s in spreads for m in (method, rival)]),
+            "worst": [order[0]] + [m for m in order[1:] if level(m, order[0])],
             "noise": {m: within_spread(c, [s.get(m) for s in spreads])
                       for m, c in changes.items()},
             "verdict": verdict, "variants": names,
@@ -106,9 +115,54 @@ def claim_sentence(tables, method="RMSC"):
         change = f"the best change is {rival}'s ({rival_c:+.2f} points, {method} {mine_c:+.2f})"
     verdict = {"cannot be told": "cannot be told from the ± spread here",
                "holds": "holds here", "not borne out": "is not borne out here"}[f["verdict"]]
-    return (f"The paper's claim on these data: {f['highest']}; {change}. That {method}'s ACC "
-            f"fares best under the outliers (the smallest loss, or the largest gain) "
-            f"{verdict}.")
+    if f["gap_words"]:
+        verdict += f" (the two changes are {abs(f['gap']):.2f} points apart, {f['gap_words']})"
+    return (f"The paper's claim on these data: {f['highest']}; {change}; "
+            f"{worst_words(f)}. That {method}'s ACC fares best under the outliers (the "
+            f"smallest loss, or the largest gain) {verdict}.")
+
+
+def worst_words(facts):
+    """Which method fared worst under the outliers (:func:`claim_facts`' ``worst``): one
+    method's change, or, when the lowest changes are within the ± spread of each other,
+    a tie between them."""
+    worst, changes = facts["worst"], facts["changes"]
+    if len(worst) == 1:
+        return f"the worst change is {worst[0]}'s ({changes[worst[0]]:+.2f})"
+    return (f"{listing(worst, changes)} tie for the worst change (within the ± spread of "
+            "each other)")
+
+
+def listing(methods, changes):
+    """Methods with their changes in points, in words ("A (+1.00) and B (−2.00)")."""
+    items = [f"{m} ({changes[m]:+.2f})" for m in methods]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def comparison_sentences(tables, claim=None):
+    """A 'compare' step's lines: each method's change (:func:`change_sentences`), then,
+    when some method gained beyond the ± spread under the outliers, what that can mean
+    (:func:`gain_sentence`, the closing step's own line), then on a step with a ``claim``
+    the paper's claim for that method (:func:`claim_sentence`)."""
+    out = change_sentences(tables)
+    gained = gainers(tables)
+    if gained:
+        out.append(gain_sentence(gained))
+    if claim is not None and (line := claim_sentence(tables, method=claim)):
+        out.append(line)
+    return out
+
+
+def gainers(tables):
+    """The methods whose ACC rose beyond the ± spread from a comparison's clean table to
+    its outliers table (:func:`within_spread`); empty for any other comparison."""
+    names = list(tables)
+    if len(names) != 2:
+        return []
+    spreads = [acc_spreads(tables[name]) for name in names]
+    table = robustness_table(tables).dropna(subset=["change (points)"])
+    return [m for m, c in zip(table["method"], table["change (points)"])
+            if c > 0 and within_spread(c, [s.get(m) for s in spreads]) is False]
 
 
 def within_spread(difference, spreads):
@@ -119,6 +173,28 @@ def within_spread(difference, spreads):
     if not spreads or any(s is None for s in spreads):
         return None
     return abs(difference) <= max(spreads)
+
+
+#: A difference beyond the ± spread is "narrow" while it is less than this many times the
+#: largest ± it is measured against (:func:`beyond_words`).
+NARROW = 2.0
+
+#: What the ± does not cover, in words: said with every narrow margin and every gain from
+#: corrupted data (:func:`beyond_words`, :func:`gain_sentence`).
+SPREAD_LIMIT = ("the ± covers only the repeated k-means runs of the last grouping step, "
+                "not which samples the seed corrupted")
+
+
+def beyond_words(difference, spreads):
+    """How a difference beyond the ± spread (:func:`within_spread` False) is said: "more
+    than the ± spread", or, when it is less than :data:`NARROW` times the largest ±,
+    "narrowly" with the margin it clears the ± by and what the ± leaves out
+    (:data:`SPREAD_LIMIT`): one rule for every lead, change and gap the lesson states."""
+    top = max(spreads)
+    if abs(difference) >= NARROW * top:
+        return "more than the ± spread"
+    return (f"more than the ± spread ({top:.2f}), but only by {abs(difference) - top:.2f} "
+            f"points: a narrow margin, as {SPREAD_LIMIT}")
 
 
 #: What a ± is, in words (under every comparison's lines or chart): the spread over the
@@ -164,7 +240,7 @@ def _highest(table, rows, method, variant, spreads):
         return (f"{method} has the highest ACC {variant} ({a:.2f} %)" if top == method else
                 f"{top} has the highest ACC {variant} ({a:.2f} %, {method} "
                 f"{rows[method][col]:.2f} %)")
-    beyond = "more than the ± spread"
+    beyond = beyond_words(a - b, [spreads[top], spreads[runner]])
     if runner == method:
         return (f"{top} has the highest ACC {variant} ({a:.2f} %, {a - b:.2f} points above "
                 f"{method}'s {b:.2f} %, {beyond})")
@@ -309,8 +385,9 @@ def weight_note(shares, facts):
     elif f["at_cap"] > 0:
         text.append(f"{cap}.")
     if f["factor_ratio"] is not None:
-        text.append(f"On top of that, RMSC gives each view a scale cᵥ from the size of its "
-                    f"errors at the start, and {view}'s is "
+        text.append(f"On top of that, this software's RMSC gives each view a scale cᵥ from "
+                    f"the size of its errors at the start (the paper's model has none: "
+                    f"cᵥ = 1), and {view}'s is "
                     f"{ratio_text(f['factor_ratio'])} times the other views' median "
                     f"(\"{VIEW_SCALE_LABEL}\"): each of "
                     f"its weights counts that many times more.")
@@ -323,149 +400,48 @@ def weight_note(shares, facts):
     return " ".join(text)
 
 
+#: A view's table "follows" Z* when it differs from it by less than this share of Z*'s size
+#: (:meth:`rmsc.RMSC.consensus_gaps`).
+FOLLOWS_GAP = 0.1
+
+
+def echo_note(facts, gap, alone, acc):
+    """Why the top view's large share of ΣcᵥP (``facts``:
+    :func:`rmsc.inspection.dominance_facts`) does not make Z* that view's picture,
+    computed from the fit: ``gap``, how far that view's own table Zᵛ inside the fit is
+    from Z* (:meth:`rmsc.RMSC.consensus_gaps`, a share of Z*'s size); ``alone``, the
+    view's ACC clustered on its own (:func:`rmsc.inspection.view_quality`, 0-1); ``acc``,
+    RMSC's ACC (0-1). Each part is said only when its number is at hand; None without
+    ``facts`` or with neither number."""
+    if facts is None or (gap is None and alone is None):
+        return None
+    view = facts["view"]
+    text = [f"**Why {view}'s {_pct(facts['share'])} share does not make Z\\* "
+            f"{view}'s picture.**"]
+    if gap is not None:
+        text.append(f"λ pulls each view's own table Zᵛ towards Z*. Inside this fit, {view}'s "
+                    f"table differs from Z* by {100 * gap:.1f} % of Z*'s size")
+        if gap < FOLLOWS_GAP:
+            text[-1] += (f": with {facts['n_features']} features, {view} rebuilds its digits "
+                         "almost as well from nearly any table, so its table has become a "
+                         "near copy of Z*. Its share is how strongly Z* is pulled towards "
+                         f"{view}'s table, and that table is Z* itself: the pull keeps Z* "
+                         "where it is, and what sorts the digits into classes comes mostly "
+                         "from the other views.")
+        else:
+            text[-1] += "."
+    if alone is not None and acc is not None:
+        how = "much less well" if acc - alone > 0.1 else (
+            "less well" if alone < acc else "as well or better")
+        text.append(f"On its own {view} tells the classes apart {how}: its k-NN graph "
+                    f"clustered alone (as SC-BSV does with each view) reaches ACC "
+                    f"{100 * alone:.2f} %, against RMSC's {100 * acc:.2f} % with all views.")
+    return " ".join(text)
+
+
 def _pct(share):
     """A share (0-1) as the lesson writes percentages: whole, with a space ("89 %")."""
     return f"{100 * share:.0f} %"
-
-
-#: The AUC from which the lesson says the weights "single out" a view's corrupted samples
-#: (with the average precision at :data:`AP_FOUND` or above) or rank most of them below the
-#: clean ones (average precision below it), and the one below which it says they do not
-#: (between: "only partly").
-AUC_FOUND, AUC_MISSED = 0.9, 0.7
-
-#: The average precision from which, with the AUC at :data:`AUC_FOUND` or above, the lesson
-#: says the weights "single out" a view's corrupted samples. The AUC alone can be near 1
-#: while clean samples with very low weights head the list (:data:`ROC_NOTE`), so "single
-#: out" needs both; by chance the average precision is about the share of corrupted samples.
-AP_FOUND = 0.9
-
-#: A set of views "counts little" in Z* when its share of ΣcᵥP is below this fraction of
-#: what an equal share per view would give it.
-LITTLE_SHARE = 0.5
-
-#: What the weights do with a view's corrupted samples, by :func:`detection_kind`, in words.
-_DETECTION_WORDS = {
-    "found": "single out the corrupted samples",
-    "ranked": "rank most corrupted samples below most clean ones (AUC), but clean samples "
-              "with low weights come among the first (average precision)",
-    "partly": "only partly rank the corrupted samples below the clean ones",
-    "missed": "do not single out the corrupted samples",
-}
-
-
-def detection_kind(auc, ap):
-    """How well a view's weights find its corrupted samples, from the AUC and the average
-    precision of step 4's table (:func:`rmsc.outliers.evaluate`): "found" (both at least
-    :data:`AUC_FOUND` / :data:`AP_FOUND`), "ranked" (the AUC at least :data:`AUC_FOUND`,
-    the average precision below :data:`AP_FOUND`), "partly" (the AUC from
-    :data:`AUC_MISSED` up) or "missed"."""
-    if auc >= AUC_FOUND:
-        return "found" if ap >= AP_FOUND else "ranked"
-    return "partly" if auc >= AUC_MISSED else "missed"
-
-
-def _finding_sentence(method, detection, views):
-    """The takeaway's first sentence: for each kind of :func:`detection_kind` among
-    ``views``, what the weights do there, with the AUC and average precision as step 4's
-    table shows them (three decimals)."""
-    kinds = {}
-    for v in views:
-        kinds.setdefault(detection_kind(*detection[v]), []).append(v)
-
-    def numbers(vs, named=True):
-        return "; ".join((f"{v}: " if named else "") + f"AUC {detection[v][0]:.3f}, "
-                         f"average precision {detection[v][1]:.3f}" for v in vs)
-
-    if len(kinds) == 1:
-        [(kind, vs)] = kinds.items()
-        said = f"{method}'s weights {_DETECTION_WORDS[kind]} ({numbers(vs)})."
-    else:
-        whose = [f"{method}'s weights"] + ["they"] * (len(kinds) - 1)
-        said = "; ".join(f"in {' and '.join(vs)} ({numbers(vs, len(vs) > 1)}), {who} "
-                         f"{_DETECTION_WORDS[kind]}"
-                         for who, (kind, vs) in zip(whose, kinds.items()))
-        said = said[0].upper() + said[1:] + "."
-    return (f"**Finding the outliers.** {said} AUC: 1 = every corrupted sample below every "
-            "clean one, 0.5 = chance; average precision: 1 = every corrupted sample first, "
-            "about their share by chance.")
-
-
-def takeaway_sentences(facts, detection, shares, corrupted):
-    """The closing step's "what this run shows", each sentence computed from the run's
-    numbers, linking the lesson's steps: whether RMSC's weights single out the corrupted
-    samples (``detection``: view -> (AUC, average precision), step 4's table;
-    :func:`detection_kind`), what the outliers did to each method's ACC (``facts``:
-    :func:`claim_facts` of the comparison, step 5; losses, changes within the ± spread and
-    gains told apart), what a gain beyond the ± spread can and cannot mean
-    (:func:`gain_sentence`, when a method gained so), how much the corrupted views count
-    in RMSC's consensus (``shares``: the outliers fit's
-    :func:`rmsc.inspection.view_weight_shares`; "little" below :data:`LITTLE_SHARE` of an
-    equal share), and the claim's verdict with what, on these numbers, goes with it.
-    ``corrupted``: the corrupted views' names. Returns a list of sentences (Markdown)."""
-    out = []
-    method = facts["method"]
-    found = [v for v in corrupted if v in detection]
-    if found:
-        out.append(_finding_sentence(method, detection, found))
-    changes, noise = facts["changes"], facts["noise"]
-    lost = [m for m, c in changes.items() if noise[m] is False and c < 0]
-    gained = [m for m, c in changes.items() if noise[m] is False and c > 0]
-    level = [m for m in changes if noise[m]]
-    parts = []
-    if lost:
-        parts.append(_listing(lost, changes) + " lost ACC, more than the ± spread")
-    if gained:
-        parts.append(_listing(gained, changes) + " gained ACC, more than the ± spread")
-    if level:
-        parts.append(_listing(level, changes) + " changed within the ± spread (noise)")
-    unknown = [m for m in changes if noise[m] is None]
-    if unknown:
-        parts.append(_listing(unknown, changes) + " changed (no ± spread known)")
-    verdict = "" if lost or unknown else " No method lost ACC beyond the noise."
-    out.append("**The outliers and ACC.** " + "; ".join(parts) + "." + verdict)
-    if gained:
-        out.append(gain_sentence(gained))
-    little = None
-    by_view = {s["view"]: s["share"] for s in shares}
-    if shares and all(v in by_view for v in corrupted) and corrupted:
-        total = sum(by_view[v] for v in corrupted)
-        equal = len(corrupted) / len(shares)
-        little = total < LITTLE_SHARE * equal
-        names = " and ".join(corrupted)
-        they = "together carry" if len(corrupted) > 1 else "carries"
-        text = (f"**Who counts in Z\\*.** In {method}'s fit with the outliers, "
-                f"{names} {they} {_pct(total)} of the consensus weight (\"{SHARE_LABEL}\"), "
-                f"where an equal share would be {_pct(equal)}")
-        if little and noise.get(method):
-            text += (f": Z* listens little to the corrupted views, so corrupting them could "
-                     f"move {method}'s result little, whatever their weights; that fits "
-                     f"{method}'s change within the noise.")
-        else:
-            text += "."
-        out.append(text)
-    rival = facts["rival"]
-    mine, theirs = changes[method], changes[rival]
-    if facts["verdict"] == "holds":
-        last = (f"The claim holds on this run: {method}'s ACC fared best under the outliers "
-                f"({mine:+.2f} points, {rival} {theirs:+.2f}), by more than the ± spread.")
-    elif facts["verdict"] == "not borne out":
-        last = (f"The claim is not borne out on this run: {rival}'s ACC fared better under "
-                f"the outliers ({theirs:+.2f} points, {method} {mine:+.2f}), by more than the "
-                f"± spread.")
-    else:
-        last = (f"This run cannot tell whether the claim holds: {method}'s change "
-                f"({mine:+.2f} points) and {rival}'s ({theirs:+.2f}) differ by no more than "
-                f"the ± spread.")
-    kinds = {detection_kind(*detection[v]) for v in found}
-    if found and kinds <= {"found", "ranked"} and facts["verdict"] != "holds":
-        last += (" Finding the corrupted samples" if kinds == {"found"} else
-                 " Ranking most corrupted samples low")
-        last += " is not the same as gaining ACC from it"
-        last += (": here the corrupted views counted little in Z* to begin with." if little
-                 else ".")
-    out.append(f"**The paper's claim.** {last}")
-    return out
 
 
 def gain_sentence(gained):
@@ -480,18 +456,11 @@ def gain_sentence(gained):
     return (f"**A gain from corrupted data?** The ACC of {who} rose by more than the ± "
             "spread with the outliers. Corrupting samples takes information about the classes away "
             "and adds none, so this cannot mean that the outliers told the method more about "
-            "the classes. The ± covers only the repeated k-means runs of the last grouping "
-            "step within each fit: not which samples the seed corrupted, nor how far the "
-            "clean result itself would move on other samples of the same kind. So a gain "
+            f"the classes. But {SPREAD_LIMIT}, nor how far the clean result itself would "
+            "move on other samples of the same kind. So a gain "
             "beyond it can be the luck of this one draw (or a side effect of the corruption "
             "that one run cannot tell apart from luck). To see whether it comes back, change "
             "the injection's seed on the Data page and run again.")
-
-
-def _listing(methods, changes):
-    """Methods with their changes in points, in words ("A (+1.00) and B (−2.00)")."""
-    items = [f"{m} ({changes[m]:+.2f})" for m in methods]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 #: A 2-D panel's second direction "keeps almost nothing" below this share of the spread.
@@ -522,21 +491,3 @@ def projection_note(view_names, explained, coords):
                      "than a dot's width), so the panel shows fewer dots than the others.")
         out.append(text)
     return " ".join(out) if out else None
-
-
-def step_takeaway(step, tables, result, data):
-    """A 'summary' step's sentences (:func:`takeaway_sentences`), from its comparison's
-    ``tables`` and RMSC's ``result`` on the step's ``data`` (with its outliers): the
-    weights' AUC and average precision in each corrupted view, each view's share of ΣcᵥP.
-    None where the comparison holds no claim to check (:func:`claim_facts`)."""
-    facts = claim_facts(tables, step.claim)
-    if facts is None:
-        return None
-    mask = data.outlier_mask
-    corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
-    # the AUC and average precision of step 4's table, from the same function
-    table = scoring.evaluate(scoring.scores(result), mask, view_names=data.view_names)
-    detection = {row["view"]: (float(row["roc_auc"]), float(row["average_precision"]))
-                 for _, row in table.iterrows() if row["view"] in corrupted}
-    shares, _ = weight_shares(result, data)
-    return takeaway_sentences(facts, detection, shares, corrupted)

@@ -235,8 +235,13 @@ def test_warm_fills_the_cache_under_the_keys_the_page_reads(tmp_path):
     said = []
     n = L.warm(lesson, cache, progress=said.append)
     # fits: steps 1 (defaults), 2 = 3 = 4 (max_iter 30 with outliers), 5 (slider 0.1, 0.25
-    # clean) plus one comparison (steps 2 and 3 share it)
-    assert n == len(said) == 5
+    # clean) plus one comparison (steps 2 and 3 share it), plus step 5's (a 'solve' step)
+    # views clustered alone (the note on the top view's share)
+    assert n == len(said) == 6 and said[-1] == "step 5: each view clustered alone"
+    quality = cache.get(dash.view_quality_key(lesson.steps[4].params,
+                                              L.load_step_data(lesson, lesson.steps[4])[1]))
+    assert [q["view"] for q in quality] == list(L.load_step_data(lesson, lesson.steps[4])[0]
+                                                .view_names)
     for step in lesson.steps:
         clean, data = L.load_step_data(lesson, step)
         for p in L.step_params(step):
@@ -325,6 +330,12 @@ def test_within_the_spread_is_one_rule_by_hand():
     assert L.within_spread(0.1, [1.0, None]) is None  # a spread unknown: cannot tell
     # the rule in words names what it compares
     assert "no larger than the largest ±" in L.SPREAD_RULE
+    # beyond it, a difference under twice the largest ± is narrow, with its margin
+    assert L.beyond_words(3.75, [3.64, 2.44]) == (
+        f"more than the ± spread (3.64), but only by 0.11 points: a narrow margin, as "
+        f"{L.SPREAD_LIMIT}")
+    assert L.beyond_words(-7.28, [3.64, 1.0]) == "more than the ± spread"  # 2 × 3.64
+    assert "k-means" in L.SPREAD_LIMIT and "corrupted" in L.SPREAD_LIMIT
 
 
 def test_change_sentences_are_computed_from_the_tables():
@@ -342,8 +353,11 @@ def test_change_sentences_are_computed_from_the_tables():
     tables["clean"]["acc_std"] = [0.02, 0.005, 0.0353]
     tables["with outliers"]["acc_std"] = [0.03, 0.004, float("nan")]
     assert L.change_sentences(tables) == [
+        # 5.00 against ± 3.00: beyond it, but less than twice it: narrow, by 2.00
         "A: ACC 90.00 ± 2.00 % on the clean data, 85.00 ± 3.00 % with outliers: lost 5.00 "
-        "points, more than the ± spread.",
+        f"points, more than the ± spread (3.00), but only by 2.00 points: a narrow margin, "
+        f"as {L.SPREAD_LIMIT}.",
+        # 1.00 against ± 0.50: twice it, not narrow
         "B: ACC 80.00 ± 0.50 % on the clean data, 81.00 ± 0.40 % with outliers: gained 1.00 "
         "points, more than the ± spread.",
         "C: ACC 90.65 % on the clean data, 90.68 % with outliers: gained 0.03 points."]
@@ -363,27 +377,34 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     # changes: A -5.00, B +1.00, C +0.03; with outliers C is highest (90.68)
     assert L.claim_sentence(tables, method="C") == (
         "The paper's claim on these data: C has the highest ACC with outliers (90.68 %); "
-        "the best change is B's (+1.00 points, C +0.03). That C's ACC fares best under the "
-        "outliers (the smallest loss, or the largest gain) is not borne out here.")
+        "the best change is B's (+1.00 points, C +0.03); the worst change is A's (-5.00). "
+        "That C's ACC fares best under the outliers (the smallest loss, or the largest gain) "
+        "is not borne out here.")
     assert L.claim_sentence(tables, method="B") == (
         "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, B "
-        "81.00 %); the best change is B's (+1.00 points; next C, +0.03). That B's ACC fares "
-        "best under the outliers (the smallest loss, or the largest gain) holds here.")
+        "81.00 %); the best change is B's (+1.00 points; next C, +0.03); the worst change is "
+        "A's (-5.00). That B's ACC fares best under the outliers (the smallest loss, or the "
+        "largest gain) holds here.")
     # with spreads: B's lead of 0.97 points over C is within C's ± 3.53, A's gap of 6 is not
     # within the larger of A's and B's spreads (3.00)
     tables["clean"]["acc_std"] = [0.02, 0.005, 0.0353]
     tables["with outliers"]["acc_std"] = [0.03, 0.004, 0.01]
     assert L.claim_sentence(tables, method="B").endswith(
         "(the smallest loss, or the largest gain) cannot be told from the ± spread here.")
-    # C's 90.68 ± 1.00 leads A's 85.00 ± 3.00 by 5.68 points: more than the larger ± (3.00)
+    # C's 90.68 ± 1.00 leads A's 85.00 ± 3.00 by 5.68 points: more than the larger ± (3.00),
+    # but by only 2.68, under twice it: narrow. A's change is 6.00 points below B's, twice
+    # the largest of the four spreads (3.00): not narrow
+    narrow = ("more than the ± spread (3.00), but only by 2.68 points: a narrow margin, as "
+              f"{L.SPREAD_LIMIT}")
     assert L.claim_sentence(tables, method="A") == (
         "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, 5.68 "
-        "points above A's 85.00 %, more than the ± spread); the best change is B's (+1.00 "
-        "points, A -5.00). That A's ACC fares best under the outliers (the smallest loss, or "
-        "the largest gain) is not borne out here.")
+        f"points above A's 85.00 %, {narrow}); the best change is B's (+1.00 points, A "
+        "-5.00); the worst change is A's (-5.00). That A's ACC fares best under the outliers "
+        "(the smallest loss, or the largest gain) is not borne out here (the two changes are "
+        "6.00 points apart, more than the ± spread).")
     assert L.claim_sentence(tables, method="B").startswith(
         "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, 5.68 "
-        "points above A's 85.00 %, more than the ± spread; B 81.00 %);")
+        f"points above A's 85.00 %, {narrow}; B 81.00 %);")
     # A's ± 6.00 with the outliers: the lead of 5.68 is within it, C and A are level
     tables["with outliers"].loc[0, "acc_std"] = 0.06
     assert L.claim_sentence(tables, method="B").startswith(
@@ -400,7 +421,8 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     assert " within the ± spread" in L.claim_sentence(tables, method="C")
     assert L.change_sentences(tables)[0].endswith("lost 5.00 points, within the ± spread.")
     tables["with outliers"].loc[0, "acc_std"] = 0.0567
-    assert "more than the ± spread);" in L.claim_sentence(tables, method="C")
+    assert "more than the ± spread (5.67), but only by 0.01 points" in L.claim_sentence(
+        tables, method="C")
     # nothing to check: the method absent, alone, or no outliers variant
     assert L.claim_sentence(tables, method="RMSC") is None
     alone = {k: t[t["method"] == "A"] for k, t in tables.items()}
@@ -426,21 +448,32 @@ def test_the_claims_facts_by_hand():
     assert f["noise"] == {"A": False, "B": True, "C": True}
     assert f["gap"] == pytest.approx(0.03 - 7.73)
     assert f["verdict"] == "not borne out"  # 7.70 points apart, beyond the largest ± 3.53
+    assert f["gap_words"] == "more than the ± spread"  # 7.70 ≥ 2 × 3.53: not narrow
+    # the worst change: C's +0.03 and B's +0.85 are 0.82 apart, within their ± (up to 3.64):
+    # a tie; A's +7.73 is 7.70 above C's, beyond
+    assert f["worst"] == ["C", "B"]
+    assert L.worst_words(f) == ("C (+0.03) and B (+0.85) tie for the worst change (within "
+                                "the ± spread of each other)")
     # C loses 1, A and B lose 5 (spreads 1): the claim holds
     f = _facts([0.9, 0.9, 0.9], [0.85, 0.85, 0.89], [0.01] * 3, [0.01] * 3)
     assert f["verdict"] == "holds" and f["noise"] == {"A": False, "B": False, "C": True}
+    # A and B both lost 5.00: level, the worst together; C's -1.00 is 4 points above, beyond
+    assert f["worst"] == ["A", "B"] and f["gap_words"] == "more than the ± spread"
     # 2 points apart against a ± of 3: cannot be told
     f = _facts([0.9, 0.9], [0.87, 0.89], [0.03, 0.01], [0.01, 0.01], method="B")
     assert f["verdict"] == "cannot be told" and f["rival"] == "A"
+    assert f["gap_words"] is None and f["worst"] == ["A", "B"]
+    assert L.worst_words(_facts([0.9, 0.9], [0.8, 0.89], [0.01] * 2, [0.01] * 2, "B")) == (
+        "the worst change is A's (-10.00)")
 
 
 _GAIN = (
     "**A gain from corrupted data?** The ACC of A rose by more than the ± spread with the "
     "outliers. Corrupting samples takes information about the classes away and adds none, "
-    "so this cannot mean that the outliers told the method more about the classes. The ± "
-    "covers only the repeated k-means runs of the last grouping step within each fit: not "
-    "which samples the seed corrupted, nor how far the clean result itself would move on "
-    "other samples of the same kind. So a gain beyond it can be the luck of this one draw "
+    "so this cannot mean that the outliers told the method more about the classes. But the "
+    "± covers only the repeated k-means runs of the last grouping step, not which samples "
+    "the seed corrupted, nor how far the clean result itself would move on other samples of "
+    "the same kind. So a gain beyond it can be the luck of this one draw "
     "(or a side effect of the corruption that one run cannot tell apart from luck). To see "
     "whether it comes back, change the injection's seed on the Data page and run again.")
 
@@ -468,15 +501,42 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "B (+0.85) and C (+0.03) changed within the ± spread (noise). No method lost ACC "
         "beyond the noise.",
         _GAIN,
-        # PIX + FOU: 1.1 % (shown 1 %) against 2/3 for an equal share over three views
+        # PIX + FOU: 1.1 % against 2/3 for an equal share over three views
         "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together "
-        "carry 1 % of the consensus weight (\"share of ΣcᵥP\"), where an equal share would "
-        "be 67 %: Z* listens little to the corrupted views, so corrupting them could move "
+        "carry 1.1 % of the consensus weight (\"share of ΣcᵥP\"), where an equal share would "
+        "be 66.7 %: Z* listens little to the corrupted views, so corrupting them could move "
         "C's result little, whatever their weights; that fits C's change within the noise.",
         "**The paper's claim.** The claim is not borne out on this run: A's ACC fared better "
         "under the outliers (+7.73 points, C +0.03), by more than the ± spread. Ranking "
         "most corrupted samples low is not the same as gaining ACC from it: here the "
-        "corrupted views counted little in Z* to begin with."]
+        "corrupted views counted little in Z*."]
+    # the same views counted as little in the clean fit (1.0 %): the scenario cannot test
+    # the claim, whatever the changes say
+    clean = [{"view": v, "share": s} for v, s in zip(["PIX", "FOU", "MOR"], [0.004, 0.006, 0.99])]
+    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=clean,
+                                per_view="**The title's question** ...")
+    assert said[3] == (
+        "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together carry "
+        "1.1 % of the consensus weight (\"share of ΣcᵥP\"); in its fit on the clean data "
+        "(step 6's table) they carried 1.0 %, where an equal share would be 66.7 %: Z* "
+        "listened little to these views before they were corrupted, so corrupting them could "
+        "move C's result little, whatever their weights do; that fits C's change within the "
+        "noise.")
+    assert said[4] == (
+        "**The paper's claim.** This run cannot tell whether the claim holds: the corrupted "
+        "views counted little in C's Z* already on the clean data, so this scenario gives its "
+        "weights nothing to protect Z* from, and a change in C's ACC could not show them at "
+        "work. On the ACC alone (step 5), A's change was the better one (C +0.03 points, A "
+        "+7.73); to test the claim, corrupt views that count in Z* (step 6's table says "
+        "which).")
+    assert said[5] == "**The title's question** ..."
+    # an equal say on the clean data, little with the outliers: the weights at work
+    even_clean = [{"view": v, "share": 1 / 3} for v in ["PIX", "FOU", "MOR"]]
+    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=even_clean)
+    assert said[3].endswith("they carried 66.7 %, where an equal share would be 66.7 %: their "
+                            "share fell with the corruption: the weights at work, turning Z* "
+                            "away from the corrupted views.")
+    assert said[4].startswith("**The paper's claim.** The claim is not borne out on this run")
     # both views singled out (AUC and average precision ≥ 0.9): one clause, "Finding"
     said = L.takeaway_sentences(f, {"PIX": (1.0, 1.0), "FOU": (0.95, 0.9)}, shares,
                                 ["PIX", "FOU"])
@@ -485,7 +545,7 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
                        "average precision 0.900). " + _SCALES)
     assert said[-1].endswith("± spread. Finding the corrupted samples is not the same as "
                              "gaining ACC from it: here the corrupted views counted little "
-                             "in Z* to begin with.")
+                             "in Z*.")
     # the claim holding, the corrupted views with an equal say, the weights missing some;
     # no gain beyond the spread, so no sentence about one
     f = _facts([0.9, 0.9, 0.9], [0.85, 0.85, 0.89], [0.01] * 3, [0.01] * 3)
@@ -499,8 +559,8 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     assert said[1] == ("**The outliers and ACC.** A (-5.00) and B (-5.00) lost ACC, "
                        "more than the ± spread; C (-1.00) changed within the ± spread (noise).")
     assert len(said) == 4 and not any("A gain" in s for s in said)
-    assert said[2].endswith("carry 67 % of the consensus weight (\"share of ΣcᵥP\"), where an "
-                            "equal share would be 67 %.")
+    assert said[2].endswith("carry 66.7 % of the consensus weight (\"share of ΣcᵥP\"), where "
+                            "an equal share would be 66.7 %.")
     assert said[3] == ("**The paper's claim.** The claim holds on this run: C's ACC fared best "
                        "under the outliers (-1.00 points, A -5.00), by more than the ± spread.")
     # too close to tell, weights that miss the corrupted samples: no "Finding ..." after it
@@ -510,6 +570,78 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     assert said[-1] == ("**The paper's claim.** This run cannot tell whether the claim holds: "
                         "B's change (-1.00 points) and A's (-3.00) differ by no more than the "
                         "± spread.")
+
+
+def _digit_small_tables(dirty_wv=0.9443):
+    """The lesson's comparison on Digit-small (step 5's numbers), RMSC-WV's ACC with the
+    outliers given."""
+    import pandas as pd
+
+    names = ["SSC-AVG", "RMSC-WV", "RMSC"]
+    return {"clean": pd.DataFrame({"method": names, "acc_mean": [0.7672, 0.9358, 0.9065],
+                                   "acc_std": [0.0327, 0.0364, 0.0353]}),
+            "with outliers": pd.DataFrame({"method": names,
+                                           "acc_mean": [0.8445, dirty_wv, 0.9068],
+                                           "acc_std": [0.0172, 0.0364, 0.0244]})}
+
+
+def test_the_titles_question_per_sample_against_per_view_weights_by_hand():
+    # clean: 93.58 - 90.65 = 2.93 within the larger ± 3.64; with outliers 94.43 - 90.68 =
+    # 3.75, beyond 3.64 by 0.11 (under twice it: narrow)
+    assert L.per_view_sentence(_digit_small_tables()) == (
+        "**The title's question** (a weight for every sample in every view, RMSC, or one per "
+        "view, RMSC-WV): on the clean data RMSC 90.65 ± 3.53 %, RMSC-WV 93.58 ± 3.64 %: level "
+        "(2.93 points apart, within the ± spread); with outliers RMSC 90.68 ± 2.44 %, RMSC-WV "
+        "94.43 ± 3.64 %: RMSC-WV ahead by 3.75 points, more than the ± spread (3.64), but only "
+        f"by 0.11 points: a narrow margin, as {L.SPREAD_LIMIT}. On this run, a weight for "
+        "every sample did not pay off: one weight per view did as well or better.")
+    # RMSC-WV at 88.00 with the outliers: RMSC 2.68 above, within ± 3.64: level twice
+    assert L.per_view_sentence(_digit_small_tables(0.88)).endswith(
+        "On this run, the two ways of weighting cannot be told apart.")
+    # at 80.00: RMSC ahead by 10.68, not narrow
+    said = L.per_view_sentence(_digit_small_tables(0.80))
+    assert "RMSC ahead by 10.68 points, more than the ± spread;" not in said
+    assert said.endswith("RMSC ahead by 10.68 points, more than the ± spread. On this run, a "
+                         "weight for every sample paid off against one weight per view.")
+    # no per-view variant in the tables, or a method without one: nothing said
+    tables = {k: t[t["method"] != "RMSC-WV"] for k, t in _digit_small_tables().items()}
+    assert L.per_view_sentence(tables) is None
+    assert L.per_view_sentence(_digit_small_tables(), method="SSC-AVG") is None
+
+
+def test_a_compare_steps_lines_say_a_gain_where_it_happens_by_hand():
+    tables = _digit_small_tables()
+    said = L.comparison_sentences(tables)  # step 3: no claim
+    assert said[:3] == L.change_sentences(tables)
+    # SSC-AVG's +7.73 beyond its ± 3.27: the closing step's own line about such a gain
+    assert L.gainers(tables) == ["SSC-AVG"] and said[3:] == [L.gain_sentence(["SSC-AVG"])]
+    # step 5: the claim's line last
+    assert L.comparison_sentences(tables, "RMSC")[3:] == [
+        L.gain_sentence(["SSC-AVG"]), L.claim_sentence(tables, "RMSC")]
+    # no gain beyond the spread: no such line
+    tables["with outliers"].loc[0, "acc_mean"] = 0.78
+    assert L.gainers(tables) == [] and len(L.comparison_sentences(tables)) == 3
+    assert L.gainers({"clean": tables["clean"]}) == []
+
+
+def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
+    facts = {"view": "MOR", "share": 0.893, "n_features": 6}
+    said = L.echo_note(facts, 0.0197, 0.4637, 0.9065)
+    assert said.startswith("**Why MOR's 89 % share does not make Z\\* MOR's picture.** λ pulls "
+                           "each view's own table Zᵛ towards Z*. Inside this fit, MOR's table "
+                           "differs from Z* by 2.0 % of Z*'s size: with 6 features, MOR")
+    assert "near copy of Z*" in said
+    assert said.endswith("On its own MOR tells the classes apart much less well: its k-NN "
+                         "graph clustered alone (as SC-BSV does with each view) reaches ACC "
+                         "46.37 %, against RMSC's 90.65 % with all views.")
+    # a table far from Z* (gap ≥ FOLLOWS_GAP) is not called a copy; the ACC alone not in yet
+    said = L.echo_note(facts, L.FOLLOWS_GAP, None, 0.9065)
+    assert said.endswith("differs from Z* by 10.0 % of Z*'s size.") and "copy" not in said
+    # a view alone within 10 points of RMSC: "less well"; above it: "as well or better"
+    assert "apart less well" in L.echo_note(facts, None, 0.85, 0.9065)
+    assert "as well or better" in L.echo_note(facts, None, 0.95, 0.9065)
+    assert L.echo_note(None, 0.02, 0.46, 0.9) is None
+    assert L.echo_note(facts, None, None, 0.9) is None
 
 
 def test_how_the_weights_find_a_views_outliers_uses_both_scores():

@@ -1,0 +1,264 @@
+"""The closing step of a lesson, "what this run shows", computed from the run's numbers.
+
+:func:`step_takeaway` gathers them (step 4's AUC and average precision, step 5's comparison,
+the corrupted views' share of Z* in RMSC's fits with and without the outliers) and
+:func:`takeaway_sentences` says them: how the weights found the corrupted samples
+(:func:`detection_kind`), what the outliers did to each method's ACC, how much the corrupted
+views count in Z* before and after the corruption, the paper's claim, and the title's
+question, per-sample against per-view weights (:func:`per_view_sentence`). The rule for noise
+and the comparison's words are :mod:`rmsc.dashboard.lesson_text`'s.
+"""
+
+from __future__ import annotations
+
+from .. import outliers as scoring
+from ..inspection import SHARE_LABEL
+from .fitting import weight_shares
+from .lesson_text import (acc_spreads, beyond_words, claim_facts, gain_sentence, listing,
+                          within_spread)
+
+#: The AUC from which the lesson says the weights "single out" a view's corrupted samples
+#: (with the average precision at :data:`AP_FOUND` or above) or rank most of them below the
+#: clean ones (average precision below it), and the one below which it says they do not
+#: (between: "only partly").
+AUC_FOUND, AUC_MISSED = 0.9, 0.7
+
+#: The average precision from which, with the AUC at :data:`AUC_FOUND` or above, the lesson
+#: says the weights "single out" a view's corrupted samples. The AUC alone can be near 1
+#: while clean samples with very low weights head the list (:data:`ROC_NOTE`), so "single
+#: out" needs both; by chance the average precision is about the share of corrupted samples.
+AP_FOUND = 0.9
+
+#: A set of views "counts little" in Z* when its share of ΣcᵥP is below this fraction of
+#: what an equal share per view would give it.
+LITTLE_SHARE = 0.5
+
+#: What the weights do with a view's corrupted samples, by :func:`detection_kind`, in words.
+_DETECTION_WORDS = {
+    "found": "single out the corrupted samples",
+    "ranked": "rank most corrupted samples below most clean ones (AUC), but clean samples "
+              "with low weights come among the first (average precision)",
+    "partly": "only partly rank the corrupted samples below the clean ones",
+    "missed": "do not single out the corrupted samples",
+}
+
+
+def detection_kind(auc, ap):
+    """How well a view's weights find its corrupted samples, from the AUC and the average
+    precision of step 4's table (:func:`rmsc.outliers.evaluate`): "found" (both at least
+    :data:`AUC_FOUND` / :data:`AP_FOUND`), "ranked" (the AUC at least :data:`AUC_FOUND`,
+    the average precision below :data:`AP_FOUND`), "partly" (the AUC from
+    :data:`AUC_MISSED` up) or "missed"."""
+    if auc >= AUC_FOUND:
+        return "found" if ap >= AP_FOUND else "ranked"
+    return "partly" if auc >= AUC_MISSED else "missed"
+
+
+def _finding_sentence(method, detection, views):
+    """The takeaway's first sentence: for each kind of :func:`detection_kind` among
+    ``views``, what the weights do there, with the AUC and average precision as step 4's
+    table shows them (three decimals)."""
+    kinds = {}
+    for v in views:
+        kinds.setdefault(detection_kind(*detection[v]), []).append(v)
+
+    def numbers(vs, named=True):
+        return "; ".join((f"{v}: " if named else "") + f"AUC {detection[v][0]:.3f}, "
+                         f"average precision {detection[v][1]:.3f}" for v in vs)
+
+    if len(kinds) == 1:
+        [(kind, vs)] = kinds.items()
+        said = f"{method}'s weights {_DETECTION_WORDS[kind]} ({numbers(vs)})."
+    else:
+        whose = [f"{method}'s weights"] + ["they"] * (len(kinds) - 1)
+        said = "; ".join(f"in {' and '.join(vs)} ({numbers(vs, len(vs) > 1)}), {who} "
+                         f"{_DETECTION_WORDS[kind]}"
+                         for who, (kind, vs) in zip(whose, kinds.items()))
+        said = said[0].upper() + said[1:] + "."
+    return (f"**Finding the outliers.** {said} AUC: 1 = every corrupted sample below every "
+            "clean one, 0.5 = chance; average precision: 1 = every corrupted sample first, "
+            "about their share by chance.")
+
+
+def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
+                       per_view=None):
+    """The closing step's "what this run shows", each sentence computed from the run's
+    numbers, linking the lesson's steps: whether RMSC's weights single out the corrupted
+    samples (``detection``: view -> (AUC, average precision), step 4's table;
+    :func:`detection_kind`), what the outliers did to each method's ACC (``facts``:
+    :func:`claim_facts` of the comparison, step 5; losses, changes within the ± spread and
+    gains told apart), what a gain beyond the ± spread can and cannot mean
+    (:func:`gain_sentence`, when a method gained so), how much the corrupted views count
+    in RMSC's consensus (``shares``: the outliers fit's
+    :func:`rmsc.inspection.view_weight_shares`; "little" below :data:`LITTLE_SHARE` of an
+    equal share), and the claim's verdict with what, on these numbers, goes with it.
+    ``corrupted``: the corrupted views' names. Returns a list of sentences (Markdown)."""
+    out = []
+    method = facts["method"]
+    found = [v for v in corrupted if v in detection]
+    if found:
+        out.append(_finding_sentence(method, detection, found))
+    changes, noise = facts["changes"], facts["noise"]
+    lost = [m for m, c in changes.items() if noise[m] is False and c < 0]
+    gained = [m for m, c in changes.items() if noise[m] is False and c > 0]
+    level = [m for m in changes if noise[m]]
+    parts = []
+    if lost:
+        parts.append(listing(lost, changes) + " lost ACC, more than the ± spread")
+    if gained:
+        parts.append(listing(gained, changes) + " gained ACC, more than the ± spread")
+    if level:
+        parts.append(listing(level, changes) + " changed within the ± spread (noise)")
+    unknown = [m for m in changes if noise[m] is None]
+    if unknown:
+        parts.append(listing(unknown, changes) + " changed (no ± spread known)")
+    verdict = "" if lost or unknown else " No method lost ACC beyond the noise."
+    out.append("**The outliers and ACC.** " + "; ".join(parts) + "." + verdict)
+    if gained:
+        out.append(gain_sentence(gained))
+    before = after = None
+    if corrupted:
+        after = corrupted_share(shares, corrupted)
+        before = corrupted_share(clean_shares or [], corrupted)
+    if after is not None:
+        equal = len(corrupted) / len(shares)
+        names = " and ".join(corrupted)
+        they = "together carry" if len(corrupted) > 1 else "carries"
+        text = (f"**Who counts in Z\\*.** In {method}'s fit with the outliers, {names} {they} "
+                f"{_share(after)} of the consensus weight (\"{SHARE_LABEL}\")")
+        if before is not None:
+            text += f"; in its fit on the clean data (step 6's table) they carried {_share(before)}"
+        text += f", where an equal share would be {_share(equal)}"
+        if before is not None and before < LITTLE_SHARE * equal:
+            text += (f": Z* listened little to these views before they were corrupted, so "
+                     f"corrupting them could move {method}'s result little, whatever their "
+                     "weights do")
+            text += (f"; that fits {method}'s change within the noise." if noise.get(method)
+                     else ".")
+        elif before is not None and after < LITTLE_SHARE * equal:
+            text += (": their share fell with the corruption: the weights at work, turning "
+                     "Z* away from the corrupted views.")
+        elif before is None and after < LITTLE_SHARE * equal and noise.get(method):
+            text += (f": Z* listens little to the corrupted views, so corrupting them could "
+                     f"move {method}'s result little, whatever their weights; that fits "
+                     f"{method}'s change within the noise.")
+        else:
+            text += "."
+        out.append(text)
+    rival = facts["rival"]
+    mine, theirs = changes[method], changes[rival]
+    untestable = (before is not None and after is not None
+                  and before < LITTLE_SHARE * len(corrupted) / len(shares))
+    if untestable:
+        on_acc = {"holds": f"{method}'s change was the best", "cannot be told": "the changes "
+                  "were level", "not borne out": f"{rival}'s change was the better one"}
+        last = (f"This run cannot tell whether the claim holds: the corrupted views counted "
+                f"little in {method}'s Z* already on the clean data, so this scenario gives "
+                f"its weights nothing to protect Z* from, and a change in {method}'s ACC "
+                f"could not show them at work. On the ACC alone (step 5), "
+                f"{on_acc[facts['verdict']]} ({method} {mine:+.2f} points, {rival} "
+                f"{theirs:+.2f}); to test the claim, corrupt views that count in Z* (step "
+                "6's table says which).")
+    elif facts["verdict"] == "holds":
+        last = (f"The claim holds on this run: {method}'s ACC fared best under the outliers "
+                f"({mine:+.2f} points, {rival} {theirs:+.2f}), by {facts['gap_words']}.")
+    elif facts["verdict"] == "not borne out":
+        last = (f"The claim is not borne out on this run: {rival}'s ACC fared better under "
+                f"the outliers ({theirs:+.2f} points, {method} {mine:+.2f}), by "
+                f"{facts['gap_words']}.")
+    else:
+        last = (f"This run cannot tell whether the claim holds: {method}'s change "
+                f"({mine:+.2f} points) and {rival}'s ({theirs:+.2f}) differ by no more than "
+                f"the ± spread.")
+    kinds = {detection_kind(*detection[v]) for v in found}
+    if found and kinds <= {"found", "ranked"} and facts["verdict"] != "holds" and not untestable:
+        last += (" Finding the corrupted samples" if kinds == {"found"} else
+                 " Ranking most corrupted samples low")
+        last += " is not the same as gaining ACC from it"
+        last += (": here the corrupted views counted little in Z*." if after is not None
+                 and after < LITTLE_SHARE * len(corrupted) / len(shares) else ".")
+    out.append(f"**The paper's claim.** {last}")
+    if per_view:
+        out.append(per_view)
+    return out
+
+
+def corrupted_share(shares, corrupted):
+    """The corrupted views' share of ΣcᵥP together (``shares``:
+    :func:`rmsc.inspection.view_weight_shares`), None when ``shares`` lacks one of them."""
+    by_view = {s["view"]: s["share"] for s in shares}
+    if not shares or not all(v in by_view for v in corrupted):
+        return None
+    return sum(by_view[v] for v in corrupted)
+
+
+def _share(share):
+    """A share (0-1) in words: one decimal ("1.1 %"), so small shares stay apart."""
+    return f"{100 * share:.1f} %"
+
+
+#: Each method's variant with one weight per view instead of one per sample in each view:
+#: the lesson's title asks whether the per-sample weights pay off against it.
+PER_VIEW = {"RMSC": "RMSC-WV"}
+
+
+def per_view_sentence(tables, method="RMSC"):
+    """The title's question on a comparison's tables: ``method`` (a weight per sample in
+    each view) against its per-view variant (:data:`PER_VIEW`), on each variant of the data,
+    the difference told by the lesson's one rule for noise (:func:`within_spread`,
+    :func:`beyond_words`), and what that says. None when the tables lack either method."""
+    rival = PER_VIEW.get(method)
+    if rival is None or not tables or not all(
+            {method, rival} <= set(t["method"]) for t in tables.values()):
+        return None
+    parts, leads = [], []
+    for i, (name, table) in enumerate(tables.items()):
+        acc = {m: 100 * float(a) for m, a in zip(table["method"], table["acc_mean"])}
+        sd = acc_spreads(table)
+        d = acc[method] - acc[rival]
+        pair = [sd.get(method), sd.get(rival)]
+        noise = within_spread(d, pair)
+        ahead = method if d > 0 else rival
+        if noise is None:
+            words = f"{ahead} {abs(d):.2f} points ahead (no ± spread known)"
+        elif noise:
+            words = f"level ({abs(d):.2f} points apart, within the ± spread)"
+        else:
+            words = f"{ahead} ahead by {abs(d):.2f} points, {beyond_words(d, pair)}"
+        pm = {m: "" if sd.get(m) is None else f" ± {sd[m]:.2f}" for m in (method, rival)}
+        where = f"on the {name} data" if i == 0 else name  # as the change lines say it
+        parts.append(f"{where} {method} {acc[method]:.2f}{pm[method]} %, {rival} "
+                     f"{acc[rival]:.2f}{pm[rival]} %: {words}")
+        leads.append(None if noise is not False else ahead)
+    if method in leads and rival not in leads:
+        verdict = "a weight for every sample paid off against one weight per view"
+    elif rival in leads and method not in leads:
+        verdict = ("a weight for every sample did not pay off: one weight per view did as "
+                   "well or better")
+    elif not any(leads):
+        verdict = "the two ways of weighting cannot be told apart"
+    else:
+        verdict = "neither way of weighting wins on every variant"
+    return (f"**The title's question** (a weight for every sample in every view, {method}, "
+            f"or one per view, {rival}): " + "; ".join(parts) + f". On this run, {verdict}.")
+
+
+def step_takeaway(step, tables, result, data, clean_result=None):
+    """A 'summary' step's sentences (:func:`takeaway_sentences`), from its comparison's
+    ``tables`` and RMSC's ``result`` on the step's ``data`` (with its outliers): the
+    weights' AUC and average precision in each corrupted view, each view's share of ΣcᵥP
+    there and in RMSC's fit on the clean data (``clean_result``, None when not at hand).
+    None where the comparison holds no claim to check (:func:`claim_facts`)."""
+    facts = claim_facts(tables, step.claim)
+    if facts is None:
+        return None
+    mask = data.outlier_mask
+    corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
+    # the AUC and average precision of step 4's table, from the same function
+    table = scoring.evaluate(scoring.scores(result), mask, view_names=data.view_names)
+    detection = {row["view"]: (float(row["roc_auc"]), float(row["average_precision"]))
+                 for _, row in table.iterrows() if row["view"] in corrupted}
+    shares, _ = weight_shares(result, data)
+    clean = None if clean_result is None else weight_shares(clean_result, data)[0]
+    return takeaway_sentences(facts, detection, shares, corrupted, clean_shares=clean,
+                              per_view=per_view_sentence(tables, step.claim))
