@@ -89,7 +89,11 @@ elif step.show in ("compare", "summary"):
         st.caption(lessons.SPREAD_NOTE)
         st.stop()
     sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
-    for line in sentences:
+    shown = (dash.compare_display(next(iter(tables.values())), data.view_names)
+             if len(tables) == 1 else None)
+    differ = (None if shown is None or "post-processing" not in shown  # in the main text
+              else lessons.postprocessing_difference(shown))
+    for line in sentences + ([differ] if differ else []):
         st.markdown(f"- {line}")
     if table is not None:
         # the lines above say "within the ± spread"
@@ -100,16 +104,16 @@ elif step.show in ("compare", "summary"):
     cols = st.columns(len(charts))
     for col, (name, chart) in zip(cols, charts.items()):
         col.plotly_chart(chart, key=f"lesson_cmp_{name}")
-    if len(tables) == 1:
-        shown = dash.compare_display(next(iter(tables.values())), data.view_names)
+    if shown is not None:
         st.dataframe(shown, hide_index=True, key="lesson_cmp_table", height="content",
                      column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
                                     "purity %": st.column_config.NumberColumn(format="%.2f"),
-                                    "time s": st.column_config.NumberColumn(format="%.1f")})
+                                    "time s": st.column_config.NumberColumn(
+                                        "time s (this run)", format="%.1f",
+                                        help=lessons.TIME_NOTE)})
         st.caption(f"{lessons.SPREAD_NOTE} {lessons.SCORES_NOTE}")
         if "post-processing" in shown:
-            differ = lessons.postprocessing_difference(shown)
-            st.caption(lessons.POSTPROCESSING_NOTE + ("" if differ is None else f" {differ}"))
+            st.caption(f"{lessons.POSTPROCESSING_NOTE} {lessons.TIME_NOTE}")
     st.caption("  \n".join(lessons.method_lines(methods)))
 
 elif step.show in ("weights", "solve"):

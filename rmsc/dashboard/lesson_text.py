@@ -23,7 +23,7 @@ from ..inspection import (DARK_RELATIVE, SHARE_LABEL, other_features_text, ratio
                           relative_weights)
 from ..methods import describe_method
 from ..spectral import N_KMEANS_RUNS
-from .fitting import VIEW_SCALE_LABEL
+from .fitting import PAGE_TRACE_EVERY, VIEW_SCALE_LABEL
 from .runs import robustness_table
 
 
@@ -266,18 +266,30 @@ POSTPROCESSING_NOTE = (
     "is; \"—\": the method has no such table.")
 
 def postprocessing_difference(shown):
-    """A sentence when the methods of a comparison table (``shown``: its "method" and
-    "post-processing" columns, :func:`rmsc.dashboard.runs.compare_display`) did not all
-    post-process their tables alike: which did what, and that each runs as the library
-    fits it by default (not like for like). None when they agree, or only one has a table."""
+    """A line for the step's main text when the methods of a comparison table (``shown``:
+    its "method" and "post-processing" columns, :func:`rmsc.dashboard.runs.compare_display`,
+    from each method's parameters) did not all post-process their tables alike: which did
+    what, and that the comparison is then not like for like. None when they agree, or only
+    one has a table."""
     used = {m: p for m, p in zip(shown["method"], shown["post-processing"]) if p != "—"}
     if len(set(used.values())) < 2:
         return None
-    said = "; ".join(f"{m}: \"{p}\"" for m, p in used.items())
-    return (f"The methods' tables are not post-processed alike here ({said}): each method "
-            "runs as the library fits it by default, so this compares the methods as they "
-            "ship, not with one post-processing for all (the Compare page can give every "
-            "method the same one).")
+    said = "; ".join(f"{m}'s \"{p}\"" for m, p in used.items())
+    return (f"**Not like for like.** The methods' tables are post-processed differently here "
+            f"({said}; the note under the table says what each does): each method runs as "
+            "the library ships it, so part of a gap between them can come from this step "
+            "rather than from how they use the views. The Compare page can give every "
+            "method the same post-processing.")
+
+
+#: What a comparison table's time is, beside the sidebar's (under the table and in the time
+#: column's tooltip): two separate runs of RMSC, timed each on its own.
+TIME_NOTE = (
+    "**time s (this run)**: the seconds each method's fit took in this comparison's run. The "
+    "sidebar's \"Fit\" box times another run: RMSC's own fit for the other pages, which also "
+    f"groups Z* every {PAGE_TRACE_EVERY} iterations to draw the Solve page's curve and may "
+    "run while other fits share the machine; the same data, parameters and seed give the "
+    "same ACC, not the same seconds.")
 
 
 #: How to read the ROC curve and the table beside it, in words (under them).

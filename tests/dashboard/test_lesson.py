@@ -673,14 +673,18 @@ def test_the_notes_under_the_figures_by_hand():
     shown = pd.DataFrame({"method": ["SC-BSV", "SSC-AVG", "RMSC"],
                           "post-processing": ["—", "none (the paper's)", "scale columns"]})
     assert L.postprocessing_difference(shown).startswith(
-        "The methods' tables are not post-processed alike here (SSC-AVG: \"none (the "
-        "paper's)\"; RMSC: \"scale columns\"): each method runs as the library fits it")
+        "**Not like for like.** The methods' tables are post-processed differently here "
+        "(SSC-AVG's \"none (the paper's)\"; RMSC's \"scale columns\"; the note under the "
+        "table says what each does): each method runs as the library ships it, so part of a "
+        "gap between them can come from this step")
     shown["post-processing"] = ["—", "scale columns", "scale columns"]
     assert L.postprocessing_difference(shown) is None
     # ± said with the protocol's number of k-means runs; the methods from the registry
     from rmsc.spectral import N_KMEANS_RUNS
 
     assert f"mean over {N_KMEANS_RUNS} runs" in L.SPREAD_MEANING
+    # the table's time and the sidebar's: two runs, the trace's interval named
+    assert f"every {dash.PAGE_TRACE_EVERY} iterations" in L.TIME_NOTE
     assert L.method_lines(["RMSC"]) == [f"**RMSC**: {__import__('rmsc').describe_method('RMSC')}"]
 
 
@@ -870,7 +874,9 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 cache = caches.result_cache()
                 tables = cache.get(L.step_comparison(step, clean, data)[0])
                 r = cache.get(dash.fit_key(step.params, data))
-                said = L.step_takeaway(step, tables, r, data)
+                # with the clean fit of the same parameters, when an earlier step made it
+                said = L.step_takeaway(step, tables, r, data,
+                                       cache.get(dash.fit_key(step.params, clean)))
                 assert said and said[-1].startswith("**The paper's claim.**")
                 lines = [m.value for m in at.markdown]
                 assert "#### What this run shows" in lines
@@ -912,6 +918,19 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 assert at.session_state["params"].resolved_beta_rel == 0.1
                 lower = {m.label: m.value for m in at.metric}["density of Z* (nonzero entries)"]
                 assert float(lower.split()[0]) >= float(dense.split()[0])  # smaller β: denser
+                # why the top view's share does not make Z* its picture: its table's distance
+                # to Z* in the fit shown, recomputed
+                from ui import caches
+
+                data = L.load_step_data(lesson, step)[1]
+                r = caches.result_cache().get(dash.fit_key(at.session_state["params"], data))
+                facts = dash.weight_dominance(r, data)
+                echo = [m.value for m in at.markdown if m.value.startswith("**Why ")]
+                assert len(echo) == (facts is not None), echo
+                if facts is not None:
+                    v = list(data.view_names).index(facts["view"])
+                    gap = r.model.consensus_gaps(list(data.views), which=[v])[0]
+                    assert f"differs from Z* by {100 * gap:.1f} % of Z*'s size" in echo[0]
             if n < len(lesson):
                 at = at.button(key="lesson_next").click().run()
         assert at.button(key="lesson_next").disabled
