@@ -490,10 +490,14 @@ def projection_note(view_names, explained, coords):
         if e[1] >= FLAT_SHARE:
             continue
         xy = np.asarray(xy, dtype=float)
+        span = np.ptp(xy, axis=0)
         text = (f"{name}'s PC2 keeps {100 * e[1]:.2g} % of its spread: its digits lie "
                 "almost on a line along PC1, and the panel's vertical axis, stretched to "
-                "fill it, magnifies differences too small to matter; read it along PC1.")
-        span = np.ptp(xy, axis=0)
+                "fill it, spans ")
+        text += (f"{ratio_text(span[0] / span[1])} times less than its horizontal one, so a "
+                 "vertical gap between clumps is that many times smaller than a horizontal "
+                 "one that looks as wide: small, though not necessarily meaningless."
+                 if span[1] > 0 else "nothing: every dot sits at one height.")
         span[span == 0] = 1
         # a dot is about 1/200 of a panel wide: points closer than that hide each other
         cells = {tuple(c) for c in np.floor((xy - xy.min(axis=0)) / span * 200).astype(int)}

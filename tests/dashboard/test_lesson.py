@@ -664,9 +664,12 @@ def test_the_notes_under_the_figures_by_hand():
     flat = np.array([[0.0, 0], [0, 0], [0, 0], [1, 0], [2, 1e-6]])
     spread = np.array([[0.0, 0], [1, 1], [2, 0], [3, 2], [4, 1]])
     note = L.projection_note(["PIX", "MOR"], [(0.6, 0.3), (0.9998, 0.0002)], [spread, flat])
+    # drawn: PC1 spans 2, PC2 1e-6, 2,000,000 times less
     assert note == ("MOR's PC2 keeps 0.02 % of its spread: its digits lie almost on a line "
-                    "along PC1, and the panel's vertical axis, stretched to fill it, magnifies "
-                    "differences too small to matter; read it along PC1. Of its 5 dots, 2 sit "
+                    "along PC1, and the panel's vertical axis, stretched to fill it, spans "
+                    "2,000,000 times less than its horizontal one, so a vertical gap between "
+                    "clumps is that many times smaller than a horizontal one that looks as "
+                    "wide: small, though not necessarily meaningless. Of its 5 dots, 2 sit "
                     "on top of others (closer than a dot's width), so the panel shows fewer "
                     "dots than the others.")
     assert L.projection_note(["PIX"], [(0.6, 0.3)], [spread]) is None
