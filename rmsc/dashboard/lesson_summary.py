@@ -153,9 +153,9 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         on_acc = {"holds": f"{method}'s change was the best", "cannot be told": "the changes "
                   "were level", "not borne out": f"{rival}'s change was the better one"}
         last = (f"This run cannot tell whether the claim holds: the corrupted views counted "
-                f"little in {method}'s Z* already on the clean data, so this scenario gives "
-                f"its weights nothing to protect Z* from, and a change in {method}'s ACC "
-                f"could not show them at work. On the ACC alone (step 5), "
+                f"little in {method}'s Z* already on the clean data, so corrupting them "
+                f"could hardly move Z*, whatever the weights did, and {method}'s ACC could "
+                f"not show the weights at work. On the ACC alone (step 5), "
                 f"{on_acc[facts['verdict']]} ({method} {mine:+.2f} points, {rival} "
                 f"{theirs:+.2f}); to test the claim, corrupt views that count in Z* (step "
                 "6's table says which).")

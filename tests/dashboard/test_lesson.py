@@ -524,8 +524,8 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "noise.")
     assert said[4] == (
         "**The paper's claim.** This run cannot tell whether the claim holds: the corrupted "
-        "views counted little in C's Z* already on the clean data, so this scenario gives its "
-        "weights nothing to protect Z* from, and a change in C's ACC could not show them at "
+        "views counted little in C's Z* already on the clean data, so corrupting them could "
+        "hardly move Z*, whatever the weights did, and C's ACC could not show the weights at "
         "work. On the ACC alone (step 5), A's change was the better one (C +0.03 points, A "
         "+7.73); to test the claim, corrupt views that count in Z* (step 6's table says "
         "which).")
