@@ -12,10 +12,11 @@ step 6 now prints), and the ACC of its Zᵛ inside the fit clustered as RMSC clu
 same affinity and spectral step). Then the ACC of a consensus made of every view but the top
 one (their Zᵛ averaged with their weights cᵥP, thresholded to Z*'s density): whether the top
 view's share adds anything the other views do not. And the same shares under the paper's
-model (``loss_scale=None``, γ = 1e-5: every cᵥ = 1).
+model (``loss_scale=None``, γ = 1e-5: every cᵥ = 1). Last, step 2's post-processing
+swapped: SSC-AVG and RMSC each with and without column scaling.
 
 Not smoke-tested: a one-off study (seconds on Digit-small), its table in docs/lesson.md,
-measured at the commit after 5b1c7e9 on branch w-lesson8 (the lesson's eighth reading).
+measured at commit c4897e0 (branch w-lesson8, 2026-11-29 00:10, load average about 2).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ import scipy.sparse as sp  # noqa: E402
 from rmsc import RMSC, datasets, inspection  # noqa: E402
 from rmsc.dashboard.fitting import fit_request  # noqa: E402
 from rmsc.dashboard.params import OutlierSpec, Params  # noqa: E402
+from rmsc.dashboard.runs import compare_params  # noqa: E402
+from rmsc.experiments.protocol import run_one  # noqa: E402
 from rmsc.metrics import evaluate_runs  # noqa: E402
 from rmsc.preprocessing import normalize_l2  # noqa: E402
 from rmsc.rmsc import PAPER_MODEL, affinity_from_coefficients, embed_and_cluster  # noqa: E402
@@ -100,6 +103,15 @@ def main():
     study(clean, params, f"{args.data}, clean", paper=True)
     spec = OutlierSpec(views=("PIX", "FOU"), fraction=0.1, kind="replace", severity=1, seed=0)
     study(spec.inject(clean), params, f"{args.data}, 10 % replaced in PIX and FOU")
+    # step 2's post-processing mismatch: each method with the other's column scaling
+    cparams = compare_params(params, clean, ["SSC-AVG", "RMSC"])
+    print(f"\n### {args.data}, step 2's post-processing swapped\n")
+    for method, scale in (("SSC-AVG", False), ("SSC-AVG", True), ("RMSC", True),
+                          ("RMSC", False)):
+        s, _ = run_one(method, {**cparams.get(method, {}), "scale_columns": scale},
+                       list(clean.views), np.asarray(clean.labels), random_state=0)
+        print(f"{method}, scale_columns={scale}: ACC {100 * s['acc_mean']:.2f} ± "
+              f"{100 * s['acc_std']:.2f} %")
 
 
 if __name__ == "__main__":
