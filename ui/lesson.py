@@ -152,7 +152,8 @@ def echo_note(result, data, facts):
     """Step 6's line on why the top view's share does not make Z* its picture
     (:func:`rmsc.dashboard.lesson.echo_note`): its table's distance to Z* in the fit (made
     once per fit) and its ACC alone (the Weights page's "each view alone", run on a worker
-    when not in the result cache yet; the line waits for it)."""
+    when not in the result cache yet: the line says it once the run is in and the page
+    redraws)."""
     if facts is None or result.model is None:
         return None
     view = list(data.view_names).index(facts["view"])
@@ -164,7 +165,6 @@ def echo_note(result, data, facts):
     alone = None if quality is None else quality[view]["acc"]
     acc = None if result.scores is None else result.scores["acc_mean"]
     return lessons.echo_note(facts, _gap(result.key, view, result, data), alone, acc)
-
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
