@@ -21,32 +21,43 @@ if lesson is None:
 
 n = session_lesson.step_number(lesson)
 step = lesson.step(n)
-st.title(f"Lesson: {lesson.title}")
+# Compact above the evidence (the seventh cold reading: text, question, buttons and the QR
+# code filled the first 800 px, the evidence began below the fold): the lesson's title as
+# one line, Back / Next above the step and again at its end, the text the page's full width,
+# the QR code small beside the question (its own button enlarges it)
+st.markdown(f"**Lesson:** {lesson.title}")
 st.subheader(f"Step {n} of {len(lesson)}: {step.title}")
 
-left, right = st.columns([4, 1])
+
+def _nav(place):
+    """Back / Next (``place``: "top" or "end", their keys' suffix), and at the end the page
+    to explore the step on."""
+    suffix = "" if place == "top" else "_end"
+    b1, b2, b3 = st.columns([1, 1, 3], vertical_alignment="center")
+    b1.button("← Back", key=f"lesson_back{suffix}", disabled=n <= 1,
+              on_click=session_lesson.go, args=(n - 1,), use_container_width=True)
+    b2.button("Next →", key=f"lesson_next{suffix}", disabled=n >= len(lesson), type="primary",
+              on_click=session_lesson.go, args=(n + 1,), use_container_width=True)
+    if place == "end" and step.page is not None:
+        b3.page_link(f"pages/{step.page.lower()}.py", label=f"Explore this on the {step.page} "
+                     "page", icon=":material/open_in_new:")
+
+
+_nav("top")
+st.markdown(step.text)
+left, right = st.columns([5, 1])
 with left:
-    st.markdown(step.text)
     st.info(f"**Question.** {step.question}")
     if step.where:
         st.markdown(f"**↓ Where to look:** {step.where}")
-    b1, b2, b3 = st.columns([1, 1, 3])
-    b1.button("← Back", key="lesson_back", disabled=n <= 1, on_click=session_lesson.go,
-              args=(n - 1,), use_container_width=True)
-    b2.button("Next →", key="lesson_next", disabled=n >= len(lesson), type="primary",
-              on_click=session_lesson.go, args=(n + 1,), use_container_width=True)
-    if step.page is not None:
-        b3.page_link(f"pages/{step.page.lower()}.py", label=f"Explore this on the {step.page} "
-                     "page", icon=":material/open_in_new:")
 with right:
     base = st.context.url.split("?")[0] if st.context.url else "http://localhost:8501/"
     root = base.rsplit("/", 1)[0] if base.rstrip("/").endswith("lesson") else base
     url = lessons.step_url(root, lesson, n)
-    st.image(session_lesson.qr_code(url), caption="Open this step on your own laptop", width=150)
-    st.markdown(f"<a href='{url}' style='font-size:0.7rem'>link to this step</a>",
-                unsafe_allow_html=True)
+    st.image(session_lesson.qr_code(url), width=104)
+    st.markdown(f"<a href='{url}' style='font-size:0.8rem'>Open this step on your own "
+                "laptop</a>", unsafe_allow_html=True)
 
-st.divider()
 session_lesson.prefetch_other_steps(lesson, n)
 data = ui.require_data()
 
@@ -56,7 +67,7 @@ if step.show == "views":
         data.fingerprint, data, None if images is None else float(images.max()))
     st.plotly_chart(views, key="lesson_views")
     if flat:
-        st.caption(flat)
+        st.markdown(flat)
     if pictures is not None:
         st.plotly_chart(pictures, key="lesson_images")
 
@@ -84,14 +95,15 @@ elif step.show in ("compare", "summary"):
         st.markdown("#### What this run shows")
         for line in session_lesson.takeaway_view(key, r.key, step, tables, r, data) or []:
             st.markdown(f"- {line}")
-        st.caption(lessons.SPREAD_NOTE)
+        st.markdown(lessons.SPREAD_NOTE)
+        _nav("end")
         st.stop()
     sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
     for line in sentences:
         st.markdown(f"- {line}")
     if table is not None:
-        # the lines above say "within the ± spread"
-        st.caption(lessons.SPREAD_NOTE)
+        # the lines above say "within the ± spread" (a rule: normal text, not a grey caption)
+        st.markdown(lessons.SPREAD_NOTE)
         st.markdown("**What the outliers changed** (ACC in points: + gained, − lost)")
         st.dataframe(table, hide_index=True, key="lesson_robustness", height="content",
                      column_config=ui.robustness_columns(table))
@@ -104,10 +116,10 @@ elif step.show in ("compare", "summary"):
                      column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
                                     "purity %": st.column_config.NumberColumn(format="%.2f"),
                                     "time s": st.column_config.NumberColumn(format="%.1f")})
-        st.caption(f"{lessons.SPREAD_NOTE} {lessons.SCORES_NOTE}")
+        st.markdown(f"{lessons.SPREAD_NOTE} {lessons.SCORES_NOTE}")
         if "post-processing" in shown:
             differ = lessons.postprocessing_difference(shown)
-            st.caption(lessons.POSTPROCESSING_NOTE + ("" if differ is None else f" {differ}"))
+            st.markdown(lessons.POSTPROCESSING_NOTE + ("" if differ is None else f" {differ}"))
     st.caption("  \n".join(lessons.method_lines(methods)))
 
 elif step.show in ("weights", "solve"):
@@ -124,9 +136,9 @@ elif step.show in ("weights", "solve"):
         value = dash.nearest(values, current) if isinstance(current, float) else values[0]
         shown = ui.widget_values({"lesson_slider": value})["lesson_slider"]
         ends = {values[0]: " (lowest)", values[-1]: " (highest)"}
-        st.select_slider(f"{label} (the step's slider, from {values[0]:g} to {values[-1]:g})",
-                         values, value=shown, key="lesson_slider",
-                         on_change=_move, format_func=lambda v: f"{v:g}{ends.get(v, '')}")
+        # its stops are evenly spaced, its values need not be: the label says which
+        st.select_slider(dash.stops_label(label, values), values, value=shown,
+                         key="lesson_slider", on_change=_move, format_func=lambda v: f"{v:g}{ends.get(v, '')}")
     r = ui.require_result("The lesson")
     if r is None:
         st.stop()
@@ -135,7 +147,7 @@ elif step.show in ("weights", "solve"):
         st.plotly_chart(heatmap, key="lesson_heatmap", theme=None)
         reading = lessons.heatmap_note(r.weights, data.outlier_mask, data.view_names)
         if reading:
-            st.caption(reading)
+            st.markdown(reading)
         if roc is None:
             st.info("No outliers in this step: the ROC curve needs some.")
         else:
@@ -143,7 +155,7 @@ elif step.show in ("weights", "solve"):
             c1.plotly_chart(roc[0], key="lesson_roc")
             c2.dataframe(roc[1], hide_index=True, key="lesson_auc", height="content",
                          column_config=ui.outlier_columns())
-            c2.caption(lessons.ROC_NOTE)
+            c2.markdown(lessons.ROC_NOTE)
     else:
         acc = None if r.scores is None else 100 * r.scores["acc_mean"]
         c1, c2, c3 = st.columns(3)
@@ -171,7 +183,9 @@ elif step.show in ("weights", "solve"):
                                     for c, why in lessons.SHARE_COLUMNS.items()})
         facts = dash.weight_dominance(r, data)
         note = lessons.weight_note(shares, facts)
-        if facts is not None:
-            st.warning(note)
+        if facts is not None:  # in a frame, in the page's text colour (a yellow box's
+            st.container(border=True).markdown(note)  # dark yellow read faint)
         elif note:
-            st.caption(note)
+            st.markdown(note)
+
+_nav("end")

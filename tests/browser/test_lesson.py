@@ -27,6 +27,10 @@ from tests.clipping_support import SIZE, findings, keep_shot, wait_fitted
 pytestmark = pytest.mark.browser
 
 
+#: How much of a step's evidence must show above the fold of the 800-px window, at least (px).
+EVIDENCE_SHOWN = 150
+
+
 def charts(step):
     """The plotly charts a step draws once its results are in."""
     if step.show == "compare":
@@ -41,7 +45,7 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
     monkeypatch.setenv("RMSC_CACHE_DIR", str(results_folder))
     sliders = [s for s in lesson.steps if s.slider is not None]
     L.warm(dataclasses.replace(lesson, steps=tuple(sliders)), L.dashboard_cache())
-    results = {}
+    results, positions = {}, {}
     context = browser.new_context(viewport=SIZE)
     page = context.new_page()
     errors = []
@@ -84,17 +88,32 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
             assert re.search(rf"[?&]lesson={n}(&|$)", page.url), page.url
             qr = page.locator("[data-testid=stImage] img").first
             assert qr.is_visible() and qr.bounding_box()["width"] >= 100
-            href = page.get_by_role("link", name="link to this step").get_attribute("href")
+            href = page.get_by_role("link", name="Open this step on your own laptop") \
+                .get_attribute("href")
             assert href == L.step_url(server, lesson, n), href  # what the QR code holds
             assert step.question.split()[0] in page.locator(
                 "[data-testid=stMain] [data-testid=stAlert]").first \
                 .inner_text()
             results[f"step {n}"] = findings(page)
+            # the evidence starts above the fold: the "Where to look" line (the last thing
+            # above it) ends with room below it in the 800-px window (the seventh cold
+            # reading found every step's evidence at 750-900 px, below the fold)
+            if step.where:
+                where = page.locator("[data-testid=stMarkdownContainer]",
+                                     has_text="Where to look:").first.bounding_box()
+                top = page.evaluate("window.scrollY") + where["y"] + where["height"]
+                positions[n] = round(top)
+                assert top <= SIZE["height"] - EVIDENCE_SHOWN, (n, top)
+            # Back / Next again at the step's end, after the evidence
+            nexts = page.get_by_role("button", name="Next →")
+            assert nexts.count() == 2
+            assert nexts.last.bounding_box()["y"] > nexts.first.bounding_box()["y"] + 300
             keep_shot(page, f"lesson_step{n}")
             if n < len(lesson):
-                page.get_by_role("button", name="Next →").click()
+                nexts.last.click()  # the one a student reaches after the evidence
     finally:
         page.screenshot(path=str(tmp_path / "last.png"))
         context.close()
     assert not errors, errors
     assert not {k: v for k, v in results.items() if v}, results
+    print("where the evidence starts (px):", positions)
