@@ -10,6 +10,9 @@ from ui import lesson as session_lesson
 
 ss = st.session_state
 
+#: The link under the QR code (the code holds the same address).
+OPEN_ON_LAPTOP = "Open on your laptop"
+
 ui.page_setup()
 lesson, error = session_lesson.current()
 if lesson is None:
@@ -22,30 +25,43 @@ if lesson is None:
 n = session_lesson.step_number(lesson)
 step = lesson.step(n)
 # Compact above the evidence (the seventh cold reading: text, question, buttons and the QR
-# code filled the first 800 px, the evidence began below the fold): the lesson's title as
-# one line, Back / Next above the step and again at its end, the text the page's full width,
-# the QR code small beside the question (its own button enlarges it)
-st.markdown(f"**Lesson:** {lesson.title}")
-st.subheader(f"Step {n} of {len(lesson)}: {step.title}")
+# code filled the first 800 px, the evidence began below the fold): the lesson's title and
+# Back / Next in one row (again at the step's end, after the evidence), the text the page's
+# full width, the QR code small beside the question (its own button enlarges it)
 
 
-def _nav(place):
-    """Back / Next (``place``: "top" or "end", their keys' suffix), and at the end the page
-    to explore the step on."""
+def _nav(place, first=None):
+    """Back / Next (``place``: "top" or "end", their keys' suffix), after ``first`` (a
+    function drawing into the row's first column) at the top, the page to explore the step
+    on at the end."""
     suffix = "" if place == "top" else "_end"
-    b1, b2, b3 = st.columns([1, 1, 3], vertical_alignment="center")
+    if place == "top":
+        b3, b1, b2 = st.columns([4, 1, 1], vertical_alignment="center")
+    else:
+        b1, b2, b3 = st.columns([1, 1, 4], vertical_alignment="center")
     b1.button("← Back", key=f"lesson_back{suffix}", disabled=n <= 1,
               on_click=session_lesson.go, args=(n - 1,), use_container_width=True)
     b2.button("Next →", key=f"lesson_next{suffix}", disabled=n >= len(lesson), type="primary",
               on_click=session_lesson.go, args=(n + 1,), use_container_width=True)
-    if place == "end" and step.page is not None:
+    if first is not None:
+        with b3:
+            first()
+    elif step.page is not None:
         b3.page_link(f"pages/{step.page.lower()}.py", label=f"Explore this on the {step.page} "
                      "page", icon=":material/open_in_new:")
 
 
-_nav("top")
+
+
+def _heading():
+    st.markdown(f"**Lesson:** {lesson.title}")
+    session_lesson.to_top(n)
+
+
+_nav("top", first=_heading)
+st.subheader(f"Step {n} of {len(lesson)}: {step.title}")
 st.markdown(step.text)
-left, right = st.columns([5, 1])
+left, right = st.columns([4, 1])
 with left:
     st.info(f"**Question.** {step.question}")
     if step.where:
@@ -55,8 +71,8 @@ with right:
     root = base.rsplit("/", 1)[0] if base.rstrip("/").endswith("lesson") else base
     url = lessons.step_url(root, lesson, n)
     st.image(session_lesson.qr_code(url), width=104)
-    st.markdown(f"<a href='{url}' style='font-size:0.8rem'>Open this step on your own "
-                "laptop</a>", unsafe_allow_html=True)
+    st.markdown(f"<a href='{url}' style='font-size:0.75rem'>{OPEN_ON_LAPTOP}</a>",
+                unsafe_allow_html=True)
 
 session_lesson.prefetch_other_steps(lesson, n)
 data = ui.require_data()

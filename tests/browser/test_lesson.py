@@ -31,6 +31,10 @@ pytestmark = pytest.mark.browser
 EVIDENCE_SHOWN = 150
 
 
+#: How far the page is scrolled (it scrolls in its main element, not in the window).
+SCROLLED = "document.querySelector('[data-testid=stMain]').scrollTop"
+
+
 def charts(step):
     """The plotly charts a step draws once its results are in."""
     if step.show == "compare":
@@ -80,6 +84,8 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
                 table.wait_for(timeout=2 * FIT_TIMEOUT)
                 assert "Move the slider" not in page.locator(
                     "[data-testid=stMain]").inner_text()
+            # arrived at the top of the step, also from the Next below the last one's evidence
+            page.wait_for_function(f"{SCROLLED} === 0", timeout=PAGE_WAIT, polling=200)
             wait_fitted(page, timeout=2 * FIT_TIMEOUT)
             no_exception(page)
             status = page.locator("[data-testid=stSidebar] >> text=/Fitted( on [^:]+)?:/")
@@ -88,22 +94,21 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
             assert re.search(rf"[?&]lesson={n}(&|$)", page.url), page.url
             qr = page.locator("[data-testid=stImage] img").first
             assert qr.is_visible() and qr.bounding_box()["width"] >= 100
-            href = page.get_by_role("link", name="Open this step on your own laptop") \
-                .get_attribute("href")
+            href = page.get_by_role("link", name="Open on your laptop").get_attribute("href")
             assert href == L.step_url(server, lesson, n), href  # what the QR code holds
             assert step.question.split()[0] in page.locator(
                 "[data-testid=stMain] [data-testid=stAlert]").first \
                 .inner_text()
             results[f"step {n}"] = findings(page)
-            # the evidence starts above the fold: the "Where to look" line (the last thing
-            # above it) ends with room below it in the 800-px window (the seventh cold
-            # reading found every step's evidence at 750-900 px, below the fold)
-            if step.where:
-                where = page.locator("[data-testid=stMarkdownContainer]",
-                                     has_text="Where to look:").first.bounding_box()
-                top = page.evaluate("window.scrollY") + where["y"] + where["height"]
-                positions[n] = round(top)
-                assert top <= SIZE["height"] - EVIDENCE_SHOWN, (n, top)
+            # the evidence starts above the fold: the row of the question, "Where to look"
+            # and the QR code (the last thing above it) ends with room below it in the
+            # 800-px window (the seventh cold reading found every step's evidence at
+            # 750-900 px, below the fold)
+            row = page.locator("[data-testid=stHorizontalBlock]").filter(
+                has_text="Question.").first.bounding_box()
+            top = page.evaluate(SCROLLED) + row["y"] + row["height"]
+            positions[n] = round(top)
+            assert top <= SIZE["height"] - EVIDENCE_SHOWN, (n, top)
             # Back / Next again at the step's end, after the evidence
             nexts = page.get_by_role("button", name="Next →")
             assert nexts.count() == 2
