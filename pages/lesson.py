@@ -10,6 +10,9 @@ from ui import lesson as session_lesson
 
 ss = st.session_state
 
+#: The link under the QR code (the code holds the same address).
+OPEN_ON_LAPTOP = "Open on your laptop"
+
 ui.page_setup()
 lesson, error = session_lesson.current()
 if lesson is None:
@@ -21,32 +24,56 @@ if lesson is None:
 
 n = session_lesson.step_number(lesson)
 step = lesson.step(n)
-st.title(f"Lesson: {lesson.title}")
-st.subheader(f"Step {n} of {len(lesson)}: {step.title}")
+# Compact above the evidence (the seventh cold reading: text, question, buttons and the QR
+# code filled the first 800 px, the evidence began below the fold): the lesson's title and
+# Back / Next in one row (again at the step's end, after the evidence), the text the page's
+# full width, the QR code small beside the question (its own button enlarges it)
 
+
+def _nav(place, first=None):
+    """Back / Next (``place``: "top" or "end", their keys' suffix), after ``first`` (a
+    function drawing into the row's first column) at the top, the page to explore the step
+    on at the end."""
+    suffix = "" if place == "top" else "_end"
+    if place == "top":
+        b3, b1, b2 = st.columns([4, 1, 1], vertical_alignment="center")
+    else:
+        b1, b2, b3 = st.columns([1, 1, 4], vertical_alignment="center")
+    b1.button("← Back", key=f"lesson_back{suffix}", disabled=n <= 1,
+              on_click=session_lesson.go, args=(n - 1,), use_container_width=True)
+    b2.button("Next →", key=f"lesson_next{suffix}", disabled=n >= len(lesson), type="primary",
+              on_click=session_lesson.go, args=(n + 1,), use_container_width=True)
+    if first is not None:
+        with b3:
+            first()
+    elif step.page is not None:
+        b3.page_link(f"pages/{step.page.lower()}.py", label=f"Explore this on the {step.page} "
+                     "page", icon=":material/open_in_new:")
+
+
+
+
+def _heading():
+    st.markdown(f"**Lesson:** {lesson.title}")
+    session_lesson.to_top(n)
+
+
+_nav("top", first=_heading)
+st.subheader(f"Step {n} of {len(lesson)}: {step.title}")
+st.markdown(step.text)
 left, right = st.columns([4, 1])
 with left:
-    st.markdown(step.text)
     st.info(f"**Question.** {step.question}")
     if step.where:
         st.markdown(f"**↓ Where to look:** {step.where}")
-    b1, b2, b3 = st.columns([1, 1, 3])
-    b1.button("← Back", key="lesson_back", disabled=n <= 1, on_click=session_lesson.go,
-              args=(n - 1,), use_container_width=True)
-    b2.button("Next →", key="lesson_next", disabled=n >= len(lesson), type="primary",
-              on_click=session_lesson.go, args=(n + 1,), use_container_width=True)
-    if step.page is not None:
-        b3.page_link(f"pages/{step.page.lower()}.py", label=f"Explore this on the {step.page} "
-                     "page", icon=":material/open_in_new:")
 with right:
     base = st.context.url.split("?")[0] if st.context.url else "http://localhost:8501/"
     root = base.rsplit("/", 1)[0] if base.rstrip("/").endswith("lesson") else base
     url = lessons.step_url(root, lesson, n)
-    st.image(session_lesson.qr_code(url), caption="Open this step on your own laptop", width=150)
-    st.markdown(f"<a href='{url}' style='font-size:0.7rem'>link to this step</a>",
+    st.image(session_lesson.qr_code(url), width=104)
+    st.markdown(f"<a href='{url}' style='font-size:0.75rem'>{OPEN_ON_LAPTOP}</a>",
                 unsafe_allow_html=True)
 
-st.divider()
 session_lesson.prefetch_other_steps(lesson, n)
 data = ui.require_data()
 
@@ -56,7 +83,7 @@ if step.show == "views":
         data.fingerprint, data, None if images is None else float(images.max()))
     st.plotly_chart(views, key="lesson_views")
     if flat:
-        st.caption(flat)
+        st.markdown(flat)
     if pictures is not None:
         st.plotly_chart(pictures, key="lesson_images")
 
@@ -86,7 +113,8 @@ elif step.show in ("compare", "summary"):
         for line in session_lesson.takeaway_view(key, r.key, getattr(clean_r, "key", None), step,
                                                  tables, r, data, clean_r) or []:
             st.markdown(f"- {line}")
-        st.caption(lessons.SPREAD_NOTE)
+        st.markdown(lessons.SPREAD_NOTE)
+        _nav("end")
         st.stop()
     sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
     shown = (dash.compare_display(next(iter(tables.values())), data.view_names)
@@ -96,8 +124,8 @@ elif step.show in ("compare", "summary"):
     for line in sentences + ([differ] if differ else []):
         st.markdown(f"- {line}")
     if table is not None:
-        # the lines above say "within the ± spread"
-        st.caption(lessons.SPREAD_NOTE)
+        # the lines above say "within the ± spread" (a rule: normal text, not a grey caption)
+        st.markdown(lessons.SPREAD_NOTE)
         st.markdown("**What the outliers changed** (ACC in points: + gained, − lost)")
         st.dataframe(table, hide_index=True, key="lesson_robustness", height="content",
                      column_config=ui.robustness_columns(table))
@@ -111,9 +139,10 @@ elif step.show in ("compare", "summary"):
                                     "time s": st.column_config.NumberColumn(
                                         "time s (this run)", format="%.1f",
                                         help=lessons.TIME_NOTE)})
-        st.caption(f"{lessons.SPREAD_NOTE} {lessons.SCORES_NOTE}")
+        st.markdown(f"{lessons.SPREAD_NOTE} {lessons.SCORES_NOTE}")
         if "post-processing" in shown:
-            st.caption(f"{lessons.POSTPROCESSING_NOTE} {lessons.TIME_NOTE}")
+            st.markdown(lessons.POSTPROCESSING_NOTE)
+            st.caption(lessons.TIME_NOTE)
     st.caption("  \n".join(lessons.method_lines(methods)))
 
 elif step.show in ("weights", "solve"):
@@ -130,9 +159,9 @@ elif step.show in ("weights", "solve"):
         value = dash.nearest(values, current) if isinstance(current, float) else values[0]
         shown = ui.widget_values({"lesson_slider": value})["lesson_slider"]
         ends = {values[0]: " (lowest)", values[-1]: " (highest)"}
-        st.select_slider(f"{label} (the step's slider, from {values[0]:g} to {values[-1]:g})",
-                         values, value=shown, key="lesson_slider",
-                         on_change=_move, format_func=lambda v: f"{v:g}{ends.get(v, '')}")
+        # its stops are evenly spaced, its values need not be: the label says which
+        st.select_slider(dash.stops_label(label, values), values, value=shown,
+                         key="lesson_slider", on_change=_move, format_func=lambda v: f"{v:g}{ends.get(v, '')}")
     r = ui.require_result("The lesson")
     if r is None:
         st.stop()
@@ -141,7 +170,7 @@ elif step.show in ("weights", "solve"):
         st.plotly_chart(heatmap, key="lesson_heatmap", theme=None)
         reading = lessons.heatmap_note(r.weights, data.outlier_mask, data.view_names)
         if reading:
-            st.caption(reading)
+            st.markdown(reading)
         if roc is None:
             st.info("No outliers in this step: the ROC curve needs some.")
         else:
@@ -149,7 +178,7 @@ elif step.show in ("weights", "solve"):
             c1.plotly_chart(roc[0], key="lesson_roc")
             c2.dataframe(roc[1], hide_index=True, key="lesson_auc", height="content",
                          column_config=ui.outlier_columns())
-            c2.caption(lessons.ROC_NOTE)
+            c2.markdown(lessons.ROC_NOTE)
     else:
         acc = None if r.scores is None else 100 * r.scores["acc_mean"]
         c1, c2, c3 = st.columns(3)
@@ -177,10 +206,12 @@ elif step.show in ("weights", "solve"):
                                     for c, why in lessons.SHARE_COLUMNS.items()})
         facts = dash.weight_dominance(r, data)
         note = lessons.weight_note(shares, facts)
-        if facts is not None:
-            st.warning(note)
+        if facts is not None:  # in a frame, in the page's text colour (a yellow box's
+            st.container(border=True).markdown(note)  # dark yellow read faint)
         elif note:
-            st.caption(note)
+            st.markdown(note)
         echo = session_lesson.echo_note(r, data, facts)
         if echo:
             st.markdown(echo)
+
+_nav("end")

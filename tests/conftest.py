@@ -197,7 +197,8 @@ def results_folder(tmp_path_factory):
 @pytest.fixture(scope="session")
 def lesson_file(tmp_path_factory):
     """The lesson of the browser tests' servers: the shipped one on Digit-small, its fits
-    capped (``clipping_support.small_lesson``); no other test opens the Lesson page."""
+    run to convergence (``clipping_support.small_lesson``); no other test opens the Lesson
+    page."""
     from tests.clipping_support import small_lesson
 
     return small_lesson(tmp_path_factory.mktemp("lesson"))

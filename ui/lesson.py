@@ -21,7 +21,7 @@ from rmsc.dashboard import lesson as lessons
 from .caches import load_bundled, projection, result_cache
 from .experiments import experiment_state, start_experiment
 from .fitting import QUEUE_POLL_SECONDS, fit_key, prefetch_fits
-from .runtime import shared_figure
+from .runtime import scroll_to_top, shared_figure
 from .state import inject, reset_outliers, set_dataset, set_params
 
 ss = st.session_state
@@ -268,6 +268,12 @@ def enter(on_lesson_page):
             apply(lesson, number)
         except ValueError as exc:  # e.g. a teacher's file that cannot be read
             ss.messages.append(f"Step {number} of the lesson could not set its data: {exc}")
+
+
+def to_top(number):
+    """Scroll the page to its top when it shows step ``number`` first (Next at the end of
+    a step, below its evidence, would leave the next one scrolled down)."""
+    scroll_to_top(f"lesson step {number}")
 
 
 def query():

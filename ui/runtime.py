@@ -1,6 +1,6 @@
 """Everything the dashboard does past Streamlit's documented API, in one place, and why.
 
-Streamlit 1.67 offers no public way to do five things the dashboard needs; each is done
+Streamlit 1.67 offers no public way to do six things the dashboard needs; each is done
 here, and each falls back to doing nothing where the piece it uses is missing (AppTest,
 another Streamlit version), so the pages still work, only less well:
 
@@ -51,6 +51,13 @@ another Streamlit version), so the pages still work, only less well:
    deep, since ``plotly.io.to_json`` removes their ``uid``). What Streamlit sends is the
    same JSON, byte for byte. Where plotly changes how a figure becomes a dictionary, the
    figure itself is used.
+6. **Back to the top of a page** (:func:`scroll_to_top`). A rerun keeps the page's scroll
+   position: the Lesson page's Next at the end of a step, below its evidence, left the
+   next step scrolled to where the button had been, its text and question out of sight.
+   The page scrolls in the element ``[data-testid=stMain]``; a script in a zero-height
+   ``st.components.v1.html`` frame (same origin) scrolls it, and its parent window, to the
+   top. The frame is drawn again only when its text changes, so the script runs once per
+   ``token``.
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ import logging
 
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
+import streamlit.components.v1 as components
 
 from rmsc import dashboard as dash
 
@@ -200,3 +208,21 @@ def page_setup(draw_frame):
             ss._frame_seen = ss._frame_count
             st.rerun()  # draw the page through the navigation: its widgets keep their ids
     ss._frame_seen = ss._frame_count
+
+
+_SCROLL_TOP = """<script>
+/* TOKEN */
+const doc = window.parent.document;
+const main = doc.querySelector("[data-testid=stMain]");
+if (main) main.scrollTo(0, 0);
+window.parent.scrollTo(0, 0);
+</script>"""
+
+
+def scroll_to_top(token):
+    """Scroll the page to its top once per ``token`` (a new token: scroll again)."""
+    try:
+        components.html(_SCROLL_TOP.replace("TOKEN", str(token).replace("*/", "")),
+                        height=0)
+    except Exception:  # pragma: no cover - another Streamlit: the page stays where it is
+        log.debug("scroll_to_top unavailable", exc_info=True)

@@ -50,7 +50,8 @@ streamlit: background work receives plain objects and reports through
                     :func:`views_sentence`, :func:`trace_sentence`)
 ``words``           :func:`page_words`: the library's messages in the pages' words (λ, β,
                     β_rel for lam, beta, beta_rel); the models of the views' shares in
-                    a few words (:func:`view_balance_sentence`)
+                    a few words (:func:`view_balance_sentence`); a slider's uneven
+                    stops in its label (:func:`stops_label`)
 ``sessions``        :class:`SessionBook`, :class:`Sweeper`: a gone session's work
                     cancelled, the server back to its idle footprint, what Streamlit keeps
                     of expired sessions released (:func:`release_expired_sessions`)
@@ -67,6 +68,7 @@ from .words import (  # noqa: F401
     at_cap_words,
     balance_constrains,
     page_words,
+    stops_label,
     view_balance_name,
     view_balance_sentence,
     view_balance_words,

@@ -152,3 +152,26 @@ def view_balance_sentence(view_balance, weighting="sample"):
         text += (" RMSC-WV has one weight per view, which this constraint would fix at 1: "
                  "the fit ignores it.")
     return text
+
+
+def stops_label(symbol, values):
+    """The label of a slider whose stops are ``values`` (ascending), drawn evenly spaced
+    whatever the values: it says so when the values are not (a slider at 0.05, 0.25 and 1
+    puts 0.25 in the middle of its track, and read as a linear scale it misleads; the
+    seventh cold reading of the lesson). Equal ratios are said as "each ×r the one before",
+    other uneven steps by listing the values and their ratios."""
+    values = [float(v) for v in values]
+    shown = " → ".join(f"{v:g}" for v in values)
+    head = f"{symbol}: {len(values)} stops, {shown}"
+    if len(values) < 3:
+        return head
+    gaps = [b - a for a, b in zip(values, values[1:])]
+    if max(gaps) - min(gaps) <= 1e-9 * max(abs(v) for v in values):
+        return f"{head} (evenly spaced)"
+    if values[0] > 0:
+        ratios = [b / a for a, b in zip(values, values[1:])]
+        if max(ratios) - min(ratios) <= 1e-9 * max(ratios):
+            return f"{head} (evenly spaced stops; each value ×{ratios[0]:.3g} the one before)"
+        steps = ", then ".join(f"×{r:.3g}" for r in ratios)
+        return f"{head} (evenly spaced stops, values not: {steps})"
+    return f"{head} (evenly spaced stops, values not)"

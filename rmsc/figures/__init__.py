@@ -23,6 +23,7 @@ One private module per subject; every public name is re-exported here
 
 from ._style import (  # noqa: F401
     CLASS_COLORS,
+    CLASS_SYMBOLS,
     MAX_BAR_LABELS,
     MAX_BOUNDARIES,
     MAX_GROUP_TICKS,
@@ -31,6 +32,7 @@ from ._style import (  # noqa: F401
     OUTLIER_COLOR,
     THIN_BOUNDARIES,
     class_color,
+    class_symbol,
     legend_groups,
     method_color,
 )
@@ -53,6 +55,7 @@ from ._weights import (  # noqa: F401
     SHARE_NAME,
     WEIGHT_ROW_GAP,
     column_runs,
+    mark_groups,
     pooled_weights_heatmap_figure,
     roc_figure,
     sample_weights_figure,

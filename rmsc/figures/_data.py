@@ -32,6 +32,17 @@ def class_counts_figure(counts):
     return fig
 
 
+#: Size of a sample's marker in :func:`views_scatter_figure` (px): its shape (the class's,
+#: :data:`~rmsc.figures._style.CLASS_SYMBOLS`) must be told at a glance.
+SCATTER_MARKER_SIZE = 8
+
+#: The legend above the panels: a row's height, the width it may take at 1280 px (the
+#: page's width) and an entry's width besides its name's letters (px).
+LEGEND_ROW_PX = 26
+LEGEND_ROW_WIDTH_PX = 760
+LEGEND_ENTRY_PX = 40
+
+
 def views_scatter_figure(coords, view_names, labels=None, outlier_mask=None, *, indices=None,
                          explained=None, columns=3):
     """A 2-D projection of every view, coloured and shaped by class, injected outliers ringed.
@@ -79,7 +90,8 @@ def views_scatter_figure(coords, view_names, labels=None, outlier_mask=None, *, 
         for name, members in entries:
             fig.add_trace(group_scatter(
                 xy[:, 0], xy[:, 1], y, members, idx, "class", name=name, legendgroup=name,
-                showlegend=(v == 0), symbols=True, marker=dict(size=6, opacity=0.9)),
+                showlegend=(v == 0), symbols=True,
+                marker=dict(size=SCATTER_MARKER_SIZE, opacity=0.9)),
                 row=r, col=c)
         if outlier_mask is not None:
             out = np.asarray(outlier_mask, bool)[v][idx]
@@ -93,10 +105,20 @@ def views_scatter_figure(coords, view_names, labels=None, outlier_mask=None, *, 
                     customdata=idx[out],
                     hovertemplate="sample %{customdata} (injected)<extra></extra>"),
                     row=r, col=c)
-    fig.update_xaxes(showticklabels=False)
-    fig.update_yaxes(showticklabels=False)
-    fig.update_layout(height=300 * rows + 40, margin=dict(t=40, b=10, l=10, r=10),
-                      legend=dict(itemsizing="constant"))
+    # tick values on both axes, a few and small: each panel's axes are stretched to fill it,
+    # and only its numbers say by how much
+    fig.update_xaxes(showticklabels=True, nticks=5, tickfont=dict(size=9))
+    fig.update_yaxes(showticklabels=True, nticks=5, tickfont=dict(size=9))
+    # one legend for all panels, in a row above them (beside one panel, the panels of the
+    # other rows were read against it from afar: the seventh cold reading of the lesson)
+    rows_px = 300 * rows
+    names = [t.name for t in fig.data if t.showlegend]
+    wide = sum(LEGEND_ENTRY_PX + 6.5 * len(name) for name in names)  # about, at 12 px
+    top = 40 + LEGEND_ROW_PX * max(1, int(np.ceil(wide / LEGEND_ROW_WIDTH_PX)))
+    fig.update_layout(height=rows_px + top + 20, margin=dict(t=top, b=20, l=40, r=10),
+                      legend=dict(itemsizing="constant", orientation="h", x=0.5,
+                                  xanchor="center", yanchor="bottom", y=1 + (24 / rows_px),
+                                  font=dict(size=12)))
     return fig
 
 

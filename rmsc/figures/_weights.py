@@ -48,6 +48,14 @@ def weight_distribution_figure(weights, view_names, outlier_mask=None, *, relati
     return fig
 
 
+#: The ROC figure's axes run from -ROC_PAD to 1 + ROC_PAD, so that a curve along an edge
+#: (x = 0, y = 1: a perfect one) shows; its curves' width, the last one drawn, and how much
+#: wider each earlier one is (px).
+ROC_PAD = 0.04
+ROC_LINE_WIDTH = 2
+ROC_LINE_STEP = 2.5
+
+
 def roc_figure(curves, view_names, aucs=None):
     """Outlier-detection ROC per view (from ``rmsc.outliers.roc_curves``).
 
@@ -58,20 +66,28 @@ def roc_figure(curves, view_names, aucs=None):
     aucs : list of float or None
     """
     fig = go.Figure()
-    for v, (name, cur) in enumerate(zip(view_names, curves)):
-        if cur is None:
-            continue
-        fpr, tpr = cur
+    drawn = [v for v, cur in enumerate(curves) if cur is not None]
+    for rank, v in enumerate(drawn):
+        fpr, tpr = curves[v]
+        name = view_names[v]
         label = name if aucs is None or aucs[v] is None or np.isnan(aucs[v]) else (
             f"{name} (AUC {aucs[v]:.3f})")
+        # the first drawn widest: where two curves run together (both reach the top), the
+        # later one, narrower on top, leaves the earlier one's colour showing at its sides
+        width = ROC_LINE_WIDTH + ROC_LINE_STEP * (len(drawn) - 1 - rank)
         fig.add_trace(go.Scatter(x=np.asarray(fpr), y=np.asarray(tpr), mode="lines",
-                                 name=label, line=dict(color=class_color(v))))
+                                 name=label, line=dict(color=class_color(v), width=width)))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
                              line=dict(dash="dot", color="grey")))
+    # the axes a little beyond [0, 1]: a perfect curve runs up x = 0 and along y = 1, and on
+    # the axes' own edges it was hidden under the axis line and the frame (the seventh cold
+    # reading of the lesson saw only a stub of the AUC-1 curve)
     fig.update_layout(title="Finding the injected outliers from low weights (ROC)",
                       xaxis_title="false positive rate", yaxis_title="true positive rate",
-                      xaxis_range=[0, 1], yaxis_range=[0, 1.02], height=380,
-                      margin=dict(t=40, b=40, l=60, r=10))
+                      xaxis_range=[-ROC_PAD, 1 + ROC_PAD], yaxis_range=[-ROC_PAD, 1 + ROC_PAD],
+                      height=380, margin=dict(t=40, b=40, l=60, r=10))
+    fig.update_xaxes(zeroline=False, tickvals=[0, 0.25, 0.5, 0.75, 1])
+    fig.update_yaxes(zeroline=False, tickvals=[0, 0.25, 0.5, 0.75, 1])
     return fig
 
 
@@ -264,6 +280,32 @@ def column_runs(columns):
     return [(int(a), int(b)) for a, b in zip(firsts, lasts)]
 
 
+#: The share of the heatmap's width a mark and its "×n" take: runs of marked columns closer
+#: than that share one mark (:func:`mark_groups`), else one mark hid the next one's label
+#: (the seventh cold reading read "▼▼5" for a single mark beside a "×5"). At 1280 px the
+#: heatmap is about 680 px wide and a mark with its label about 30.
+MARK_REACH = 0.045
+
+
+def mark_groups(columns, reach=1, breaks=()):
+    """Runs of marked ``columns`` (sorted, unique; :func:`column_runs`) joined when the next
+    begins at most ``reach`` columns after the last ends, unless a column of ``breaks`` (a
+    class's first) lies between them: a list of ``(first, last, count)``, ``count`` the marked
+    columns among first..last, and ``runs``, the runs each group joined."""
+    groups = []
+    starts = np.sort(np.asarray(breaks, dtype=np.int64))
+    for a, b in column_runs(columns):
+        if groups:
+            first, last, runs = groups[-1]
+            split = np.any((starts > last) & (starts <= a))
+            if a - last <= reach and not split:
+                groups[-1] = (first, b, runs + [(a, b)])
+                continue
+        groups.append((a, b, [(a, b)]))
+    return [(first, last, sum(y - x + 1 for x, y in runs), runs)
+            for first, last, runs in groups]
+
+
 def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, placed=None,
                                   relative=True, axis_title="samples grouped by class",
                                   quantity=None):
@@ -277,8 +319,10 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     view_names : list of str
     outlier_mask : ndarray of bool, shape (n_views, n_samples), or None
         Each column holding an injected (view, sample) pair gets a red triangle in the gap
-        just above its cell in that view's row; a run of adjacent such columns gets one
-        triangle over its middle with "×n" beside it (:func:`column_runs`).
+        just above its cell in that view's row; a run of adjacent such columns, or runs
+        closer than a mark and its label (:data:`MARK_REACH` of the width, within one
+        class), get one triangle over their middle with "×n" beside it, n the marked
+        columns (:func:`mark_groups`).
     placed : array of int or None
         Samples placed by their neighbours: a black triangle below the last row.
     relative : bool
@@ -319,17 +363,22 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
             # one mark per run of adjacent marked columns, with their number beside it:
             # a mark is wider than a column, so side by side they piled into a smear that
             # could not be counted (the sixth cold reading of the lesson)
-            for a, b in column_runs(pooled_columns(heatmap, np.flatnonzero(mask[v]))):
+            # and runs closer than a mark with its label share one (MARK_REACH)
+            for a, b, n, runs in mark_groups(
+                    pooled_columns(heatmap, np.flatnonzero(mask[v])),
+                    reach=max(1, int(np.ceil(MARK_REACH * k))),
+                    breaks=[g[1] for g in heatmap.groups[1:]]):
                 xs.append((a + b) / 2)
                 ys.append(v - 0.5)
-                counts.append(f"×{b - a + 1}" if b > a else "")
-                spans.append(f"column {a}" if b == a else f"columns {a}-{b}")
+                counts.append(f"×{n}" if n > 1 else "")
+                spans.append(", ".join(f"column {x}" if x == y else f"columns {x}-{y}"
+                                       for x, y in runs))
         if xs:
             marked = True
             fig.add_trace(go.Scatter(
                 x=xs, y=ys, mode="markers+text", text=counts, textposition="middle right",
                 textfont=dict(color="red", size=11), cliponaxis=False, customdata=spans,
-                name="injected outlier (mark above its row; ×n: n columns side by side)",
+                name="injected outlier (mark above its row; ×n: n marked columns under it)",
                 marker=dict(symbol="triangle-down", size=OUTLIER_MARK_SIZE, color="red",
                             line=dict(color="white", width=1)),
                 hovertemplate="%{customdata}: injected sample(s)<extra></extra>"))

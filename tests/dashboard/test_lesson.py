@@ -830,7 +830,7 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
         for n, step in enumerate(lesson.steps, 1):
             at = _wait_jobs(at)
             assert not at.exception, [e.value for e in at.exception]
-            assert at.title[0].value == "Lesson: A small lesson"
+            assert "**Lesson:** A small lesson" in [m.value for m in at.markdown]
             assert f"Step {n} of {len(lesson)}: {step.title}" in [s.value for s in at.subheader]
             assert any(step.question in i.value for i in at.info)
             # the whole state is the step's, and the URL says which step
@@ -838,7 +838,10 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
             assert ss["clean"].name == step.data and ss["outliers"] == step.outliers
             assert ss["params"] == step.params
             assert at.query_params["lesson"] in (str(n), [str(n)])
+            # Back / Next above the step and again at its end (after the evidence)
             assert at.button(key="lesson_back").disabled == (n == 1)
+            assert at.button(key="lesson_back_end").disabled == (n == 1)
+            assert at.button(key="lesson_next_end").disabled == (n == len(lesson))
             if n == 1:  # its fit is in: the other steps' fits are prefetched, the next first
                 from ui import caches
 
@@ -853,8 +856,9 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 lines = " ".join(m.value for m in at.markdown)
                 assert "SSC-AVG: ACC" in lines and "RMSC: ACC" in lines
                 # what ± is and the rule for noise, where ± first appears
+                # (a rule: in the page's text, not a grey caption)
                 assert any(L.SPREAD_MEANING in c.value and L.SPREAD_RULE in c.value
-                           for c in at.caption)
+                           for c in at.markdown)
                 # each method spelled out, from the registry
                 assert any(all(line in c.value for line in L.method_lines(step.methods))
                            for c in at.caption)
@@ -885,21 +889,21 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 assert "#### What this run shows" in lines
                 assert all(f"- {line}" in lines for line in said), (said, lines)
             if step.show == "weights":  # how to read the ROC curve, under it
-                assert L.ROC_NOTE in [c.value for c in at.caption]
+                assert L.ROC_NOTE in [c.value for c in at.markdown]
                 # how to read the heatmap, from the weights of the fit it draws
                 from ui import caches
 
                 data = L.load_step_data(lesson, step)[1]
                 r = caches.result_cache().get(dash.fit_key(step.params, data))
                 note = L.heatmap_note(r.weights, data.outlier_mask, data.view_names)
-                assert note in [c.value for c in at.caption]
+                assert note in [c.value for c in at.markdown]
             if step.show == "solve":
                 # the table has the columns the note speaks of, and the note says the top
                 # view's share as the table beside it does
                 [shares] = [d.value for d in at.dataframe if "median loss" in d.value]
                 assert list(shares.columns) == list(L.SHARE_COLUMNS)
                 top = shares.loc[shares["share of ΣcᵥP %"].idxmax()]
-                notes = [t.value for t in [*at.warning, *at.caption]
+                notes = [t.value for t in at.markdown
                          if t.value.startswith("A weight")]
                 pct = f"{top['share of ΣcᵥP %']:.0f} %"
                 assert len(notes) == 1 and (f"{top['view']} has {pct} of the say" in notes[0]
@@ -937,7 +941,7 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
             if n < len(lesson):
                 at = at.button(key="lesson_next").click().run()
         assert at.button(key="lesson_next").disabled
-        at = at.button(key="lesson_back").click().run()
+        at = at.button(key="lesson_back_end").click().run()
         assert at.session_state["lesson_step"] == len(lesson) - 1
     finally:
         for s in at.session_state["slots"].values():

@@ -132,3 +132,15 @@ def test_the_outlier_tables_columns_have_readable_headings():
     assert table.loc[0, "roc_auc"] == 1.0  # the two corrupted samples score highest
     for label, why in dash.OUTLIER_COLUMNS.values():
         assert "_" not in label and why
+
+
+def test_a_sliders_label_says_when_its_evenly_spaced_stops_hold_uneven_values():
+    # the lesson's β_rel: 0.05, 0.25, 1 sit at equal distances on the track
+    assert dash.stops_label("β_rel", [0.05, 0.25, 1.0]) == (
+        "β_rel: 3 stops, 0.05 → 0.25 → 1 (evenly spaced stops, values not: ×5, then ×4)")
+    assert dash.stops_label("λ", [0.1, 1, 10, 100]) == (
+        "λ: 4 stops, 0.1 → 1 → 10 → 100 (evenly spaced stops; each value ×10 the one before)")
+    assert dash.stops_label("λ", [1, 2, 3]) == "λ: 3 stops, 1 → 2 → 3 (evenly spaced)"
+    assert dash.stops_label("β", [0, 0.1, 1]) == (
+        "β: 3 stops, 0 → 0.1 → 1 (evenly spaced stops, values not)")
+    assert dash.stops_label("β", [0.1, 1]) == "β: 2 stops, 0.1 → 1"

@@ -93,6 +93,44 @@ def test_views_scatter_figure_draws_ten_classes_in_colours_apart():
     assert colours["class 3"] == figures.class_color(3)
 
 
+def test_views_scatter_shapes_stay_apart_at_a_few_pixels_and_open_ones_are_outlined():
+    # a pentagon, a hexagon or an octagon is a circle at 6-8 px (the seventh cold reading
+    # took class 0's circle and class 9's hexagon for one class): none of them but the circle
+    round_at_small_size = {"pentagon", "hexagon", "hexagon2", "octagon"}
+    assert len(set(figures.CLASS_SYMBOLS)) == 10
+    assert not round_at_small_size & set(figures.CLASS_SYMBOLS)
+    labels = np.repeat(np.arange(10), 2)
+    fig = figures.views_scatter_figure([np.zeros((20, 2))], ["only"], labels, None)
+    for t in fig.data:
+        assert t.marker.size >= 8
+        if t.marker.symbol.endswith("-open"):  # only its outline: drawn, in its colour
+            assert t.marker.line.width > 0 and t.marker.line.color == t.marker.color
+        else:
+            assert not t.marker.line.width
+
+
+def test_views_scatter_one_legend_above_all_panels_and_tick_values_on_each():
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(10), 3)
+    mask = np.zeros((6, 30), bool)
+    mask[2, 4] = True
+    fig = figures.views_scatter_figure([rng.standard_normal((30, 2)) for _ in range(6)],
+                                       list("abcdef"), labels, mask)
+    legend = fig.layout.legend
+    # in a row above the panels (the first row's top is y = 1), centred over all of them
+    assert legend.orientation == "h" and legend.yanchor == "bottom" and legend.y > 1
+    assert legend.x == 0.5 and legend.xanchor == "center"
+    # each entry once: ten classes and the ring of an injected outlier
+    shown = [t.name for t in fig.data if t.showlegend]
+    assert len(shown) == 11 and len(set(shown)) == 11
+    # its rows in the top margin, above the panel titles' 40 px: eleven entries do not
+    # fit in one row at 1280 px
+    assert fig.layout.margin.t >= 40 + 2 * 26
+    # every panel's axes carry their values
+    axes = [fig.layout[k] for k in fig.layout if k.startswith(("xaxis", "yaxis"))]
+    assert len(axes) == 12 and all(a.showticklabels for a in axes)
+
+
 def test_views_scatter_figure_with_a_subsample_and_no_labels():
     coords = [np.arange(8, dtype=float).reshape(4, 2)]
     fig = figures.views_scatter_figure(coords, ["only"], None, None, indices=np.array([1, 3, 5, 7]))
@@ -150,6 +188,22 @@ def test_roc_figure_skips_views_without_curves():
     fig = figures.roc_figure(curves, ["a", "b"], aucs=[1.0, float("nan")])
     assert [t.name for t in fig.data] == ["a (AUC 1.000)", "chance"]
     assert list(fig.data[0].y) == [0, 1, 1]
+
+
+def test_a_perfect_roc_curve_is_drawn_inside_the_axes_and_overlapping_curves_both_show():
+    perfect, good = ([0, 0, 1], [0, 1, 1]), ([0, 0.1, 0.3, 1], [0, 0.8, 1, 1])
+    fig = figures.roc_figure([perfect, None, good], ["a", "b", "c"], aucs=[1.0, None, 0.96])
+    x0, x1 = fig.layout.xaxis.range
+    y0, y1 = fig.layout.yaxis.range
+    # the perfect curve's x = 0 and y = 1 lie strictly inside the plotted range, off the
+    # axis lines and the frame
+    assert x0 < 0 < 1 < x1 and y0 < 0 < 1 < y1
+    assert fig.layout.xaxis.zeroline is False and fig.layout.yaxis.zeroline is False
+    # both reach y = 1 and run along it: the first drawn is wider, its colour shows beside
+    # the second's
+    a, c = fig.data[0], fig.data[1]
+    assert a.name == "a (AUC 1.000)" and c.name == "c (AUC 0.960)"
+    assert a.line.width > c.line.width > 0
 
 
 def test_score_roc_figure_one_panel_per_corrupted_view():
@@ -601,6 +655,41 @@ def test_adjacent_outlier_marks_merge_into_one_counted_mark():
     assert list(marks.text) == ["×3", ""]
     assert list(marks.customdata) == ["columns 0-2", "column 10"]
     assert "×n" in marks.name
+
+
+def test_outlier_marks_closer_than_a_mark_and_its_label_share_one_by_hand():
+    runs = [(0, 2), (5, 5), (7, 8)]
+    assert figures.mark_groups([0, 1, 2, 5, 7, 8]) == [(a, b, b - a + 1, [(a, b)])
+                                                       for a, b in runs]
+    assert figures.mark_groups([0, 1, 2, 5, 7, 8], reach=2) == [
+        (0, 2, 3, [(0, 2)]), (5, 8, 3, [(5, 5), (7, 8)])]
+    # a class starting at column 6 keeps its marks apart from the class before
+    assert figures.mark_groups([0, 1, 2, 5, 7, 8], reach=3, breaks=[6]) == [
+        (0, 5, 4, [(0, 2), (5, 5)]), (7, 8, 2, [(7, 8)])]
+    assert figures.mark_groups([]) == []
+
+
+def test_a_lone_mark_beside_a_run_does_not_hide_the_runs_count():
+    # 300 digits, one per column, 30 per class; in view 0, class 6 has a corrupted digit,
+    # then two clean ones, then five corrupted (the seventh cold reading: the lone mark
+    # covered the "×" of "×5"): one mark over them, "×6"; class 0's three stay apart
+    from rmsc.inspection import heatmap_pool
+
+    labels = np.repeat(np.arange(10), 30)
+    P = np.ones((2, 300))
+    P[0, 180:188] = [0.1, 0.15, 0.15, 0.2, 0.2, 0.2, 0.2, 0.2]  # lowest first within class 6
+    P[0, [0, 1, 2]] = 0.1
+    mask = np.zeros((2, 300), bool)
+    mask[0, [180, 183, 184, 185, 186, 187, 0, 1, 2]] = True
+    hp = heatmap_pool(P, labels, pool="min", max_columns=300)
+    assert hp.values.shape[1] == 300
+    fig = figures.pooled_weights_heatmap_figure(hp, ["a", "b"], outlier_mask=mask)
+    marks = fig.data[1]
+    assert list(marks.text) == ["×3", "×6"]
+    assert list(marks.customdata) == ["columns 0-2", "column 180, columns 183-187"]
+    assert list(marks.x) == [1.0, (180 + 187) / 2]
+    # the marks' labels sum to the corrupted digits
+    assert sum(int(t[1:]) if t else 1 for t in marks.text) == mask.sum()
 
 
 def _luminance(hex_colour):
