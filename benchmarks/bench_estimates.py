@@ -90,6 +90,15 @@ def _stop(procs):
         p.wait()
 
 
+def _workers(smoke):
+    """The dashboard's LocalCluster: one worker per core, or one worker with ``smoke`` (the
+    same code: a worker process and its nanny cost seconds of CPU each to start, and a
+    smoke run measures nothing)."""
+    from rmsc.dashboard import workers
+
+    return workers.DaskWorkers(n_workers=1 if smoke else None)
+
+
 def _wall(dask_workers, task):
     """Seconds from submitting ``task`` (as the page's button does) to its result."""
     from rmsc import dashboard as dash
@@ -133,11 +142,10 @@ def _button_settings(p, data, solve, smoke):
 def buttons(name, busy, smoke):
     """Every long button, as the pages run them, beside ``busy`` busy processes."""
     from rmsc import dashboard as dash
-    from rmsc.dashboard import workers
 
     data = datasets.load_bundled(name)
     burners = _burners(busy, smoke)
-    dask_workers = workers.DaskWorkers()  # the dashboard's LocalCluster: one worker per core
+    dask_workers = _workers(smoke)
     try:
         slots = dask_workers.slots()
         cores = slots["cores"]
@@ -223,10 +231,9 @@ def parts(name, busy, smoke):
     """Where Suggest's time goes, and the other buttons' time beyond their fits' durations
     (the module docstring, ``--parts``)."""
     from rmsc import dashboard as dash
-    from rmsc.dashboard import workers
 
     data = datasets.load_bundled(name)
-    dask_workers = workers.DaskWorkers()
+    dask_workers = _workers(smoke)
     try:
         slots = dask_workers.slots()
         cores = slots["cores"] or 1

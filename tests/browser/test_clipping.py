@@ -105,7 +105,7 @@ def test_nothing_is_cut_off_at_1280_px_on_any_page(browser, server, tmp_path):
         nav(page, "Data")
         upload_file(page, hundred)
         page.wait_for_function("document.querySelector('[data-testid=stSidebar]')"
-                               ".innerText.includes('1,600')", timeout=PAGE_WAIT)
+                               ".innerText.includes('samples n: 800')", timeout=PAGE_WAIT)
         wait_fitted(page)
         results["100 classes"] = visit_every_page(page, "hundred_classes")
 

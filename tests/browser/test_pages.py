@@ -397,7 +397,7 @@ def test_edge_datasets_in_the_browser(page, server, tmp_path):
     nav(page, "Data")
     upload_file(page, files["hundred_classes.npz"])
     page.wait_for_function(
-        "document.querySelector('[data-testid=stSidebar]').innerText.includes('1,600')",
+        "document.querySelector('[data-testid=stSidebar]').innerText.includes('samples n: 800')",
         timeout=PAGE_WAIT)
     wait_fitted(page)
     for title, _ in PAGES:
