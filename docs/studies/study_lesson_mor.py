@@ -1,11 +1,12 @@
 """Why does RMSC reach ~90 % ACC when one view, MOR, has ~89 % of the say in Z*? (the
 lesson's study; docs/lesson.md, "The top view's share and the classes")
 
-    python docs/studies/study_lesson_mor.py [--data Digit-small] [--max-iter 30]
+    python docs/studies/study_lesson_mor.py [--data Digit-small] [--max-iter N]
 
-RMSC fitted as the lesson fits it (the dashboard's parameters, capped as the browser test
-caps them), on the clean data and with the lesson's outliers (10 % replaced in PIX and
-FOU, seed 0). For each view: its share of ΣcᵥP (the lesson's step 6 table), its view scale
+RMSC fitted as the lesson fits it (the dashboard's parameters, to convergence as the
+shipped lesson and its browser test fit it; ``--max-iter 30`` gives the capped fits of the
+first measurement), on the clean data and with the lesson's outliers (10 % replaced in
+PIX and FOU, seed 0). For each view: its share of ΣcᵥP (the lesson's step 6 table), its view scale
 cᵥ, how far its own table Zᵛ inside the fit is from Z* (:meth:`rmsc.RMSC.consensus_gaps`),
 its ACC on its own (:func:`rmsc.inspection.view_quality`: SC-BSV's per-view runs, the number
 step 6 now prints), and the ACC of its Zᵛ inside the fit clustered as RMSC clusters Z* (the
@@ -16,7 +17,9 @@ model (``loss_scale=None``, γ = 1e-5: every cᵥ = 1). Last, step 2's post-proc
 swapped: SSC-AVG and RMSC each with and without column scaling.
 
 Not smoke-tested: a one-off study (seconds on Digit-small), its table in docs/lesson.md,
-measured at commit c4897e0 (branch w-lesson8, 2026-11-29 00:10, load average about 2).
+first measured at commit c4897e0 (branch w-lesson8, 2026-11-29 00:10, load average about 2,
+capped at 30 iterations), then at commit 70d07ec (branch integ, 00:30, load about 5, to
+convergence: 145 iterations).
 """
 
 from __future__ import annotations
@@ -96,7 +99,7 @@ def study(data, params, name, paper=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="Digit-small")
-    ap.add_argument("--max-iter", type=int, default=30)
+    ap.add_argument("--max-iter", type=int, default=Params().max_iter)
     args = ap.parse_args()
     clean = datasets.load_bundled(args.data)
     params = Params(max_iter=args.max_iter)
