@@ -167,10 +167,10 @@ elif step.show in ("weights", "solve"):
         st.stop()
     if step.show == "weights":
         heatmap, roc = session_lesson.weights_view(r.key, r, data)
-        st.plotly_chart(heatmap, key="lesson_heatmap", theme=None)
         reading = lessons.heatmap_note(r.weights, data.outlier_mask, data.view_names)
-        if reading:
+        if reading:  # how to read it, before it (the eighth cold reading learnt it after)
             st.markdown(reading)
+        st.plotly_chart(heatmap, key="lesson_heatmap", theme=None)
         if roc is None:
             st.info("No outliers in this step: the ROC curve needs some.")
         else:

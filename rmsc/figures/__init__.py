@@ -30,11 +30,13 @@ from ._style import (  # noqa: F401
     MAX_LEGEND_ENTRIES,
     MAX_PANEL_TICKS,
     OUTLIER_COLOR,
+    PLAIN_NUMBERS,
     THIN_BOUNDARIES,
     class_color,
     class_symbol,
     legend_groups,
     method_color,
+    plain_numbers,
 )
 from ._data import (  # noqa: F401
     class_counts_figure,
@@ -49,7 +51,10 @@ from ._solve import (  # noqa: F401
 )
 from ._weights import (  # noqa: F401
     DARK_RELATIVE,
+    HEATMAP_BACKGROUND,
+    HEATMAP_FRAME,
     LOW_END_COLORSCALE,
+    MODEBAR_ROOM_PX,
     OUTLIER_MARK_SIZE,
     RELATIVE_ZMAX,
     SHARE_NAME,

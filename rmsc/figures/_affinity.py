@@ -17,6 +17,7 @@ from ._style import (
     group_scatter,
     group_ticks,
     legend_groups,
+    plain_numbers,
 )
 
 
@@ -175,4 +176,4 @@ def embedding_figure(coords, clusters, *, wrong=None, sample_ids=None,
                                    "<extra></extra>"))
     fig.update_layout(title=title, height=460, margin=dict(t=40, b=30, l=40, r=10),
                       legend=dict(itemsizing="constant"))
-    return fig
+    return plain_numbers(fig)

@@ -6,7 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ._style import MAX_BAR_LABELS, OUTLIER_COLOR, class_color, group_scatter, legend_groups
+from ._style import (MAX_BAR_LABELS, OUTLIER_COLOR, TICK_FONT, class_color, group_scatter,
+                     legend_groups, plain_numbers)
 
 
 def class_counts_figure(counts):
@@ -105,10 +106,11 @@ def views_scatter_figure(coords, view_names, labels=None, outlier_mask=None, *, 
                     customdata=idx[out],
                     hovertemplate="sample %{customdata} (injected)<extra></extra>"),
                     row=r, col=c)
-    # tick values on both axes, a few and small: each panel's axes are stretched to fill it,
-    # and only its numbers say by how much
-    fig.update_xaxes(showticklabels=True, nticks=5, tickfont=dict(size=9))
-    fig.update_yaxes(showticklabels=True, nticks=5, tickfont=dict(size=9))
+    # tick values on both axes, a few, legible, as plain numbers: each panel's axes are
+    # stretched to fill it, and only its numbers say by how much
+    fig.update_xaxes(showticklabels=True, nticks=5, tickfont=TICK_FONT)
+    fig.update_yaxes(showticklabels=True, nticks=5, tickfont=TICK_FONT)
+    plain_numbers(fig)
     # one legend for all panels, in a row above them (beside one panel, the panels of the
     # other rows were read against it from afar: the seventh cold reading of the lesson)
     rows_px = 300 * rows

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ._style import class_color
+from ._style import class_color, plain_numbers
 
 
 def objective_figure(history, *, max_iter=None, title="Objective per iteration"):
@@ -26,7 +26,7 @@ def objective_figure(history, *, max_iter=None, title="Objective per iteration")
                       height=320, margin=dict(t=40, b=40, l=60, r=10))
     if max_iter:
         fig.update_xaxes(range=[0.5, max(float(max_iter), pts[:, 0].max(initial=1)) + 0.5])
-    return fig
+    return plain_numbers(fig)
 
 
 def view_weights_figure(view_names, mean_weights, *, title="Mean weight per view"):
@@ -37,7 +37,7 @@ def view_weights_figure(view_names, mean_weights, *, title="Mean weight per view
                            hovertemplate="%{x}: %{y:.4g}<extra></extra>"))
     fig.update_layout(title=title, yaxis_title="mean of P", height=320,
                       margin=dict(t=40, b=40, l=60, r=10))
-    return fig
+    return plain_numbers(fig)
 
 
 def _number(value):

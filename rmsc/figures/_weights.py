@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..inspection import DARK_RELATIVE, SHARE_LABEL, pooled_columns  # noqa: F401 - re-exported
-from ._style import boundary_line, class_color, group_ticks
+from ._style import PLAIN_NUMBERS, boundary_line, class_color, group_ticks, plain_numbers
 
 
 #: Gap between the rows of the weights heatmap (px): the outlier marks sit in it.
@@ -45,15 +45,17 @@ def weight_distribution_figure(weights, view_names, outlier_mask=None, *, relati
     fig.update_layout(title="Weight distribution per view",
                       yaxis_title="P / view median" if relative else "P", height=340,
                       margin=dict(t=40, b=40, l=60, r=10))
-    return fig
+    return plain_numbers(fig)
 
 
 #: The ROC figure's axes run from -ROC_PAD to 1 + ROC_PAD, so that a curve along an edge
-#: (x = 0, y = 1: a perfect one) shows; its curves' width, the last one drawn, and how much
-#: wider each earlier one is (px).
+#: (x = 0, y = 1: a perfect one) shows; its curves' width (px), and their dashes in the
+#: order drawn: where two curves run together (both reach the top), the later one, dashed,
+#: on top of the earlier one, lets the earlier one's colour show between its dashes (a wider
+#: first curve under a thin second one hid the second: the eighth cold reading).
 ROC_PAD = 0.04
-ROC_LINE_WIDTH = 2
-ROC_LINE_STEP = 2.5
+ROC_LINE_WIDTH = 2.5
+ROC_DASHES = ("solid", "dash", "dashdot", "longdash", "longdashdot")
 
 
 def roc_figure(curves, view_names, aucs=None):
@@ -72,11 +74,11 @@ def roc_figure(curves, view_names, aucs=None):
         name = view_names[v]
         label = name if aucs is None or aucs[v] is None or np.isnan(aucs[v]) else (
             f"{name} (AUC {aucs[v]:.3f})")
-        # the first drawn widest: where two curves run together (both reach the top), the
-        # later one, narrower on top, leaves the earlier one's colour showing at its sides
-        width = ROC_LINE_WIDTH + ROC_LINE_STEP * (len(drawn) - 1 - rank)
+        # one width, each later curve dashed over the earlier ones (ROC_DASHES)
+        dash = ROC_DASHES[rank % len(ROC_DASHES)]
         fig.add_trace(go.Scatter(x=np.asarray(fpr), y=np.asarray(tpr), mode="lines",
-                                 name=label, line=dict(color=class_color(v), width=width)))
+                                 name=label, line=dict(color=class_color(v),
+                                                       width=ROC_LINE_WIDTH, dash=dash)))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
                              line=dict(dash="dot", color="grey")))
     # the axes a little beyond [0, 1]: a perfect curve runs up x = 0 and along y = 1, and on
@@ -155,7 +157,7 @@ def sample_weights_figure(table, *, title="Weights of one sample", relative=Fals
     ])
     fig.update_layout(title=title, yaxis_title="P / view median" if relative else "P",
                       height=300, margin=dict(t=40, b=40, l=60, r=10))
-    return fig
+    return plain_numbers(fig)
 
 
 def view_shares_figure(shares, *, cap=None, title="Each view's part of the weights"):
@@ -268,6 +270,16 @@ LOW_END_COLORSCALE = [
 #: The top of the colour scale of relative weights (P / view median).
 RELATIVE_ZMAX = 1.2
 
+#: The heatmap's background, in the gaps between its rows, and its frame: a cell at the
+#: scale's white end must show as a cell inside the plot, not as the page around it (the
+#: eighth cold reading took white cells for rows ending early).
+HEATMAP_BACKGROUND = "#d4d4d4"
+HEATMAP_FRAME = "#555555"
+
+#: Room above the heatmap's title (px) for plotly's toolbar, drawn in the figure's top right
+#: corner: on the title's line it hid the title's end ("than usual, white = more").
+MODEBAR_ROOM_PX = 30
+
 
 def column_runs(columns):
     """Runs of adjacent columns in sorted, unique ``columns``: a list of (first, last)."""
@@ -350,7 +362,7 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
         z=Z.astype(np.float32), x=np.arange(k), y=list(range(m)), ygap=WEIGHT_ROW_GAP,
         colorscale=LOW_END_COLORSCALE if relative else "Viridis",
         zmin=0 if relative else None, zmax=RELATIVE_ZMAX if relative else None,
-        colorbar=dict(title=label),
+        colorbar=dict(title=label, tickformat=PLAIN_NUMBERS),
         customdata=np.broadcast_to(np.stack([first, count], axis=-1), (m, k, 2)),
         text=np.broadcast_to(np.asarray(names, dtype=object)[:, None], Z.shape),
         hovertemplate="view %{text}<br>%{customdata[1]} sample(s) from #%{customdata[0]}<br>"
@@ -418,6 +430,9 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     fig.update_yaxes(tickvals=list(range(m)), ticktext=names,
                      range=[m - 0.25 if has_placed else m - 0.5, -0.75],
                      zeroline=False, showgrid=False, automargin=True)
+    # a frame round the cells (and the background between the rows, HEATMAP_BACKGROUND)
+    fig.update_xaxes(showline=True, mirror=True, linecolor=HEATMAP_FRAME, linewidth=1)
+    fig.update_yaxes(showline=True, mirror=True, linecolor=HEATMAP_FRAME, linewidth=1)
     # the title in plain words: what a cell's colour says
     if quantity is not None:
         what = f"Change of the weights, {quantity}: dark = lower than before"
@@ -426,8 +441,11 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
                 "than usual, white = more")
     else:
         what = "Each sample's weight P in each view (dark = low)"
+    # the title below the toolbar's row (MODEBAR_ROOM_PX), the legend below the title
+    height = 160 + 50 * m
     fig.update_layout(
-        title=what, height=140 + 50 * m, margin=dict(t=60, b=40, l=60, r=10), showlegend=marked,
-        plot_bgcolor="white",
+        title=dict(text=what, yref="container", yanchor="top", y=1 - MODEBAR_ROOM_PX / height),
+        height=height, margin=dict(t=80, b=40, l=60, r=10), showlegend=marked,
+        plot_bgcolor=HEATMAP_BACKGROUND,
         legend=dict(orientation="h", x=1, xanchor="right", y=1.02, yanchor="bottom"))
     return fig

@@ -897,6 +897,10 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 r = caches.result_cache().get(dash.fit_key(step.params, data))
                 note = L.heatmap_note(r.weights, data.outlier_mask, data.view_names)
                 assert note in [c.value for c in at.markdown]
+                # ... before the heatmap, the step's first chart (read first, then looked at)
+                drawn = list(at.main)
+                chart = next(i for i, e in enumerate(drawn) if e.type == "plotly_chart")
+                assert any(e.type == "markdown" and e.value == note for e in drawn[:chart])
             if step.show == "solve":
                 # the table has the columns the note speaks of, and the note says the top
                 # view's share as the table beside it does

@@ -126,9 +126,28 @@ def test_views_scatter_one_legend_above_all_panels_and_tick_values_on_each():
     # its rows in the top margin, above the panel titles' 40 px: eleven entries do not
     # fit in one row at 1280 px
     assert fig.layout.margin.t >= 40 + 2 * 26
-    # every panel's axes carry their values
+    # every panel's axes carry their values, legible and as plain numbers
     axes = [fig.layout[k] for k in fig.layout if k.startswith(("xaxis", "yaxis"))]
     assert len(axes) == 12 and all(a.showticklabels for a in axes)
+    assert all(a.tickformat == figures.PLAIN_NUMBERS for a in axes)
+    assert all(a.tickfont.size >= 10 for a in axes)
+    # dark: each of the font colour's channels well below the theme's light grey
+    dark = [int(a.tickfont.color[i:i + 2], 16) for a in axes for i in (1, 3, 5)]
+    assert max(dark) < 0x80
+
+
+def test_plain_numbers_never_writes_an_si_prefix():
+    """The tick format d3 reads: 0.0005 stays 0.0005 (plotly's default wrote "500µ", a unit
+    on a unitless axis), large and tiny numbers in powers of ten."""
+    # d3's "~g": general notation, trailing zeros trimmed; its "s" type is the SI prefixes
+    assert figures.PLAIN_NUMBERS == "~g"
+    fig = figures.views_scatter_figure([np.array([[0.0, -5e-4], [1.0, 5e-4]])], ["MOR"],
+                                       None, None)
+    assert fig.layout.yaxis.tickformat == fig.layout.xaxis.tickformat == "~g"
+    for other in (figures.objective_figure([(1, 1e5), (2, 9e4)]),
+                  figures.view_weights_figure(["a"], [3e-4]),
+                  figures.weight_distribution_figure(np.full((2, 3), 1e-4), ["a", "b"])):
+        assert other.layout.yaxis.tickformat == "~g"
 
 
 def test_views_scatter_figure_with_a_subsample_and_no_labels():
@@ -199,11 +218,23 @@ def test_a_perfect_roc_curve_is_drawn_inside_the_axes_and_overlapping_curves_bot
     # axis lines and the frame
     assert x0 < 0 < 1 < x1 and y0 < 0 < 1 < y1
     assert fig.layout.xaxis.zeroline is False and fig.layout.yaxis.zeroline is False
-    # both reach y = 1 and run along it: the first drawn is wider, its colour shows beside
-    # the second's
+    # both reach y = 1 and run along it: one width (neither wider one covers the other),
+    # the later one dashed on top, the earlier one's colour showing between its dashes
     a, c = fig.data[0], fig.data[1]
     assert a.name == "a (AUC 1.000)" and c.name == "c (AUC 0.960)"
-    assert a.line.width > c.line.width > 0
+    assert a.line.width == c.line.width > 0
+    assert a.line.dash == "solid" and c.line.dash not in (None, "solid")
+    # and neither is dotted like the chance line
+    assert fig.data[2].name == "chance" and fig.data[2].line.dash not in (a.line.dash,
+                                                                           c.line.dash)
+
+
+def test_roc_curves_of_many_views_are_told_apart_by_colour_and_dash():
+    curves = [([0, 0.1 * v, 1], [0, 0.9, 1]) for v in range(4)]
+    fig = figures.roc_figure(curves, list("abcd"))
+    lines = [t.line for t in fig.data if t.name != "chance"]
+    assert len({(x.color, x.dash) for x in lines}) == 4
+    assert len({x.dash for x in lines}) == 4 and len({x.width for x in lines}) == 1
 
 
 def test_score_roc_figure_one_panel_per_corrupted_view():
@@ -690,6 +721,37 @@ def test_a_lone_mark_beside_a_run_does_not_hide_the_runs_count():
     assert list(marks.x) == [1.0, (180 + 187) / 2]
     # the marks' labels sum to the corrupted digits
     assert sum(int(t[1:]) if t else 1 for t in marks.text) == mask.sum()
+
+
+def test_a_white_cell_shows_inside_the_heatmap_and_its_title_below_the_toolbar():
+    """A cell at the scale's white end (P / median >= 1.2) stands apart from the page: the
+    background between the rows is grey, not white, and a frame runs round the cells; the
+    title starts below the toolbar's row in the top right corner (on its line, the toolbar
+    hid its end) and stays above the legend."""
+    from rmsc.inspection import heatmap_pool
+
+    P = np.ones((2, 40))
+    P[0, :20] = 2.0  # white cells
+    mask = np.zeros((2, 40), bool)
+    mask[1, 3] = True
+    fig = figures.pooled_weights_heatmap_figure(
+        heatmap_pool(P, np.repeat([0, 1], 20), relative=True), ["a", "b"], outlier_mask=mask,
+        relative=True)
+    white = _luminance(figures.LOW_END_COLORSCALE[-1][1])
+    bg = fig.layout.plot_bgcolor
+    assert bg == figures.HEATMAP_BACKGROUND and white - _luminance(bg) > 30
+    # ... while the palest stop but white, the cells trusted as usual, stays apart from it
+    assert _luminance(figures.LOW_END_COLORSCALE[-2][1]) - _luminance(bg) > 20
+    for axis in (fig.layout.xaxis, fig.layout.yaxis):
+        assert axis.showline and axis.mirror is True and axis.linewidth >= 1
+        assert _luminance(axis.linecolor) < 128
+    title, height, top = fig.layout.title, fig.layout.height, fig.layout.margin.t
+    assert title.yref == "container" and title.yanchor == "top"
+    below_top = (1 - title.y) * height
+    assert below_top == pytest.approx(figures.MODEBAR_ROOM_PX) and below_top >= 25
+    # the title's line (17 px) and the legend's row (about 20 px) fit between it and the cells
+    assert top - below_top >= 17 + 20
+    assert fig.layout.legend.yanchor == "bottom" and fig.layout.legend.y > 1
 
 
 def _luminance(hex_colour):
