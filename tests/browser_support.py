@@ -44,6 +44,15 @@ def log_path(name):
     return SHOTS / name
 
 
+def _product_env():
+    """This process's environment less ``RMSC_WORKER_NICENESS``, which tests/conftest.py sets
+    for the tests' own Dask workers: a browser test's server runs its workers at the
+    product's niceness, below the server (a page stays responsive while a fit runs)."""
+    from rmsc.dashboard.workers import NICENESS_ENV
+
+    return {k: v for k, v in os.environ.items() if k != NICENESS_ENV}
+
+
 @contextlib.contextmanager
 def serve(log_name="server.log", script="app.py", env=None):
     """``streamlit run app.py`` (or another ``script``) on a free local port, with ``env``
@@ -57,7 +66,7 @@ def serve(log_name="server.log", script="app.py", env=None):
         [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**_product_env(), **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 90

@@ -52,22 +52,45 @@ log = logging.getLogger("rmsc.dashboard")
 MAX_SCATTERED = 8
 #: Arguments holding more bytes of arrays than this are scattered, not sent in the graph.
 SCATTER_BYTES = 64 << 10
-#: How much nicer than the server the LocalCluster's worker processes run: on a machine
-#: that also serves the pages, drawing a page and answering the health check come before a
-#: queued fit. Measured with benchmarks/bench_load.py (docs/measurements.md, "Many sessions
-#: at once").
+#: How much nicer than the server the LocalCluster's worker processes run, by default: on a
+#: machine that also serves the pages, drawing a page and answering the health check come
+#: before a queued fit. Measured with benchmarks/bench_load.py (docs/measurements.md, "Many
+#: sessions at once").
 WORKER_NICENESS = 5
+#: Environment variable: the workers' niceness above the server's, an integer 0..19 (default
+#: :data:`WORKER_NICENESS`; 0 runs them at the server's own priority).
+NICENESS_ENV = "RMSC_WORKER_NICENESS"
+
+
+def niceness_offset():
+    """How much nicer than the server the workers run: ``$RMSC_WORKER_NICENESS`` (an integer
+    0..19), else :data:`WORKER_NICENESS`. A value that is not one is logged, saying what to
+    set, and the default is used (the server starts all the same)."""
+    raw = os.environ.get(NICENESS_ENV)
+    if raw is None or not raw.strip():
+        return WORKER_NICENESS
+    try:
+        offset = int(raw.strip())
+    except ValueError:
+        offset = -1
+    if 0 <= offset <= 19:
+        return offset
+    log.warning("%s=%r is not an integer from 0 to 19; the workers run %d nicer than the "
+                "server. Set it to e.g. 0 (the server's priority) or 5, or unset it.",
+                NICENESS_ENV, raw, WORKER_NICENESS)
+    return WORKER_NICENESS
 
 
 def worker_niceness():
-    """The workers' niceness: :data:`WORKER_NICENESS` above the server's own (at most 19, the
-    lowest priority), so that a server started nice (``nice -n 10 make run``) still runs its
+    """The workers' niceness: :func:`niceness_offset` (:data:`WORKER_NICENESS` unless
+    ``RMSC_WORKER_NICENESS`` says otherwise) above the server's own (at most 19, the lowest
+    priority), so that a server started nice (``nice -n 10 make run``) still runs its
     workers below itself."""
     try:
         own = os.getpriority(os.PRIO_PROCESS, 0)
     except (AttributeError, OSError):  # not POSIX
         own = 0
-    return min(19, own + WORKER_NICENESS)
+    return min(19, own + niceness_offset())
 
 
 def _nbytes(value, depth=0):

@@ -28,7 +28,10 @@ WAIT = 180
 
 @pytest.fixture(scope="module")
 def dask_workers():
-    b = workers.DaskWorkers(n_workers=2, memory_limit="1.5GB")
+    # the product's niceness (tests/conftest.py runs the other tests' workers at offset 0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv(workers.NICENESS_ENV, raising=False)
+        b = workers.DaskWorkers(n_workers=2, memory_limit="1.5GB")
     yield b
     b.close()
 
@@ -229,10 +232,47 @@ def test_the_workers_run_below_the_servers_priority_restarted_ones_too(dask_work
 
 
 def test_the_workers_niceness_is_relative_to_a_nice_server(monkeypatch):
+    monkeypatch.delenv(workers.NICENESS_ENV, raising=False)
     for server, want in ((0, workers.WORKER_NICENESS), (10, 10 + workers.WORKER_NICENESS),
                          (17, 19), (19, 19)):
         monkeypatch.setattr(workers.os, "getpriority", lambda which, who, n=server: n)
         assert workers.worker_niceness() == want
+
+
+def test_the_niceness_offset_is_read_from_the_environment(monkeypatch, caplog):
+    monkeypatch.setattr(workers.os, "getpriority", lambda which, who: 10)
+    for raw, offset in (("0", 0), ("3", 3), (" 7 ", 7), ("19", 19), ("", workers.WORKER_NICENESS)):
+        monkeypatch.setenv(workers.NICENESS_ENV, raw)
+        assert workers.niceness_offset() == offset
+        assert workers.worker_niceness() == min(19, 10 + offset)
+    assert not caplog.records
+    monkeypatch.delenv(workers.NICENESS_ENV)
+    assert workers.niceness_offset() == workers.WORKER_NICENESS == 5
+
+
+@pytest.mark.parametrize("raw", ["-1", "20", "2.5", "low"])
+def test_a_bad_niceness_offset_is_logged_and_the_default_used(monkeypatch, caplog, raw):
+    monkeypatch.setenv(workers.NICENESS_ENV, raw)
+    with caplog.at_level("WARNING", logger="rmsc.dashboard"):
+        assert workers.niceness_offset() == workers.WORKER_NICENESS
+    [record] = caplog.records
+    message = record.getMessage()
+    assert f"RMSC_WORKER_NICENESS={raw!r} is not an integer from 0 to 19" in message
+    assert f"the workers run {workers.WORKER_NICENESS} nicer than the server" in message
+    assert "unset it" in message
+
+
+def test_the_worker_setup_sets_the_niceness_it_is_given(monkeypatch):
+    from rmsc.dashboard import _worker_setup
+
+    calls = []
+    monkeypatch.setattr(_worker_setup, "reuse_heap", lambda: calls.append("heap"))
+    monkeypatch.setattr(_worker_setup.os, "setpriority",
+                        lambda which, who, n: calls.append((which, who, n)))
+    monkeypatch.setenv(workers.NICENESS_ENV, "0")
+    monkeypatch.setattr(workers.os, "getpriority", lambda which, who: 2)
+    _worker_setup.WorkerSetup(workers.worker_niceness()).setup(worker=None)
+    assert calls == ["heap", (os.PRIO_PROCESS, 0, 2)]  # the server's own: offset 0
 
 
 _SURVIVORS = []
