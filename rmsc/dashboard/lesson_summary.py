@@ -132,8 +132,8 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         if before is not None and before < LITTLE_SHARE * equal:
             text += (": a view's share is its weight in the average the Z*-step thresholds, "
                      "how far its table can move Z* (step 6), and these views carried too "
-                     "little of it to move Z* either way once they were corrupted, "
-                     "whatever their weights did")
+                     "little of it on the clean data to move Z* either way, whatever their "
+                     "weights did")
             text += (f"; that fits {method}'s change within the noise." if noise.get(method)
                      else ".")
             bare = corrupted_share(clean_shares or [], corrupted, key="p_share")
@@ -203,9 +203,10 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
 
 def corrupted_share(shares, corrupted, key="share"):
     """The corrupted views' share of ΣcᵥP together (``shares``:
-    :func:`rmsc.inspection.view_weight_shares`), None when ``shares`` lacks one of them."""
-    by_view = {s["view"]: s[key] for s in shares}
-    if not shares or not all(v in by_view for v in corrupted):
+    :func:`rmsc.inspection.view_weight_shares`; ``key="p_share"``: of ΣP, the weights
+    without cᵥ), None when ``shares`` lacks one of them."""
+    by_view = {s["view"]: s.get(key) for s in shares}
+    if not shares or not all(by_view.get(v) is not None for v in corrupted):
         return None
     return sum(by_view[v] for v in corrupted)
 
