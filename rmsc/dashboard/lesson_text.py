@@ -11,7 +11,10 @@ step's "what this run shows" (:func:`takeaway_sentences`, over :func:`claim_fact
 :func:`detection_kind` and :func:`gain_sentence`); what ±
 is (:data:`SPREAD_MEANING`), why ACC and NMI move apart (:data:`SCORES_NOTE`), the methods
 spelled out (:func:`method_lines`), a flat 2-D panel (:func:`projection_note`) and
-differing post-processing (:func:`postprocessing_difference`).
+differing post-processing (:func:`postprocessing_difference`), a slider's largest ACC move
+(:func:`slider_sentence`) and which fit step 6's share table is (:func:`shares_heading`).
+Every difference a sentence states is one of the values as shown (two decimals,
+:func:`rmsc.dashboard.runs.robustness_table`, :func:`acc_spreads`).
 :mod:`rmsc.dashboard.lesson` re-exports them.
 """
 
