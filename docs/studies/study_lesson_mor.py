@@ -21,7 +21,7 @@ Not smoke-tested: a one-off study (seconds on Digit-small), its table in docs/le
 first measured at commit c4897e0 (branch w-lesson8, 2026-11-29 00:10, load average about 2,
 capped at 30 iterations), then at commit 70d07ec (branch integ, 00:30, load about 5, to
 convergence: 145 iterations); the "share of ΣP %" column added and measured on branch
-w-lesson9 (2026-11-29 00:42, load about 6; the other columns unchanged).
+w-lesson9 (2026-11-29 00:40, load about 6; the other columns unchanged).
 """
 
 from __future__ import annotations
