@@ -1038,6 +1038,13 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 assert at.session_state["params"].resolved_beta_rel == 0.1
                 lower = {m.label: m.value for m in at.metric}["density of Z* (nonzero entries)"]
                 assert float(lower.split()[0]) >= float(dense.split()[0])  # smaller β: denser
+                # the share table names its fit: the slider's value now shown
+                said = [m.value for m in at.markdown]
+                assert L.shares_heading("β_rel", 0.1) in said
+                # where ACC moves most, from the slider's table as it is shown
+                [slid] = [d.value for d in at.dataframe if "density of Z* %" in d.value]
+                if "—" not in slid["ACC %"].tolist():
+                    assert L.slider_sentence(slid) in said
                 # why the top view's share does not make Z* its picture: its table's distance
                 # to Z* in the fit shown, recomputed
                 from ui import caches
@@ -1051,6 +1058,8 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                     v = list(data.view_names).index(facts["view"])
                     gap = r.model.consensus_gaps(list(data.views), which=[v])[0]
                     assert f"differs from Z* by {100 * gap:.1f} % of Z*'s size" in echo[0]
+                    if gap < L.FOLLOWS_GAP:  # the views with the rest of the share, named
+                        assert "with the rest of the share (" in echo[0]
             if n < len(lesson):
                 at = at.button(key="lesson_next").click().run()
         assert at.button(key="lesson_next").disabled
