@@ -188,16 +188,21 @@ elif step.show in ("weights", "solve"):
         if step.slider is not None:  # every value of the slider at once, as it fits them
             st.markdown(f"**At each value of the slider** ({label})")
             at_each = session_lesson.slider_results(lesson, n, data)
-            st.dataframe(lessons.slider_table_text(lessons.slider_table(step, at_each)),
-                         hide_index=True, key="lesson_slider_table", height="content")
+            stops = lessons.slider_table_text(lessons.slider_table(step, at_each))
+            st.dataframe(stops, hide_index=True, key="lesson_slider_table", height="content")
+            if moves := lessons.slider_sentence(stops):
+                st.markdown(moves)
             if any(x is None for x in at_each):
                 if dash.prefetch_enabled():
                     session_lesson.slider_wait(lesson, n, data)
                 else:  # nothing fits them in the background: moving the slider does
                     st.caption("Move the slider to fit the empty rows' values.")
         shares, _ = dash.weight_shares(r, data)
+        if step.slider is not None:
+            st.markdown(lessons.shares_heading(label, current))
         table = dash.weight_shares_table(shares)[list(lessons.SHARE_COLUMNS)]
-        formats = {f"{inspection.SHARE_LABEL} %": "%.1f", "samples at the cap %": "%.1f",
+        formats = {f"{inspection.SHARE_LABEL} %": "%.1f",
+                   f"{inspection.P_SHARE_LABEL} %": "%.1f", "samples at the cap %": "%.1f",
                    "median loss": "%.3g", dash.VIEW_SCALE_LABEL: "%.3g"}
         st.dataframe(table, hide_index=True, key="lesson_shares", height="content",
                      column_config={c: st.column_config.Column(help=why) if c not in formats

@@ -164,7 +164,8 @@ def echo_note(result, data, facts):
                                                      result.params), label="each view alone")
     alone = None if quality is None else quality[view]["acc"]
     acc = None if result.scores is None else result.scores["acc_mean"]
-    return lessons.echo_note(facts, _gap(result.key, view, result, data), alone, acc)
+    return lessons.echo_note(facts, _gap(result.key, view, result, data), alone, acc,
+                             dash.weight_shares(result, data)[0])
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

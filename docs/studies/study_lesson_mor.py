@@ -6,7 +6,8 @@ lesson's study; docs/lesson.md, "The top view's share and the classes")
 RMSC fitted as the lesson fits it (the dashboard's parameters, to convergence as the
 shipped lesson and its browser test fit it; ``--max-iter 30`` gives the capped fits of the
 first measurement), on the clean data and with the lesson's outliers (10 % replaced in
-PIX and FOU, seed 0). For each view: its share of ΣcᵥP (the lesson's step 6 table), its view scale
+PIX and FOU, seed 0). For each view: its share of ΣcᵥP (the lesson's step 6 table) and of ΣP
+(the same fit's weights without cᵥ, step 6's column since the eighth reading), its view scale
 cᵥ, how far its own table Zᵛ inside the fit is from Z* (:meth:`rmsc.RMSC.consensus_gaps`),
 its ACC on its own (:func:`rmsc.inspection.view_quality`: SC-BSV's per-view runs, the number
 step 6 now prints), and the ACC of its Zᵛ inside the fit clustered as RMSC clusters Z* (the
@@ -19,7 +20,8 @@ swapped: SSC-AVG and RMSC each with and without column scaling.
 Not smoke-tested: a one-off study (seconds on Digit-small), its table in docs/lesson.md,
 first measured at commit c4897e0 (branch w-lesson8, 2026-11-29 00:10, load average about 2,
 capped at 30 iterations), then at commit 70d07ec (branch integ, 00:30, load about 5, to
-convergence: 145 iterations).
+convergence: 145 iterations); the "share of ΣP %" column added and measured on branch
+w-lesson9 (2026-11-29 00:40, load about 6; the other columns unchanged).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def study(data, params, name, paper=None):
     y = np.asarray(data.labels)
     W = model.view_factors_[:, None] * model.weights_
     share = W.sum(axis=1) / W.sum()
+    bare = model.weights_.sum(axis=1) / model.weights_.sum()  # the same fit's P without cᵥ
     gaps = model.consensus_gaps(list(data.views))
     Zs = model.view_representations(list(data.views))
     views = [normalize_l2(X, view=v) for v, X in enumerate(data.views)]
@@ -70,12 +73,12 @@ def study(data, params, name, paper=None):
                                     view_names=list(data.view_names), random_state=0)
     print(f"\n### {name}: RMSC ACC {cluster_acc(model, model.consensus_, views, y)} % "
           f"({model.n_iter_} iterations)\n")
-    print("| view | features | share of ΣcᵥP % | cᵥ | ‖Zᵛ − Z*‖ / ‖Z*‖ % | ACC alone % "
+    print("| view | features | share of ΣcᵥP % | share of ΣP % | cᵥ | ‖Zᵛ − Z*‖ / ‖Z*‖ % | ACC alone % "
           "| ACC of its Zᵛ in the fit % |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for v, view in enumerate(data.view_names):
         print(f"| {view} | {data.views[v].shape[1]} | {100 * share[v]:.1f} | "
-              f"{model.view_factors_[v]:.3g} | {100 * gaps[v]:.1f} | "
+              f"{100 * bare[v]:.1f} | {model.view_factors_[v]:.3g} | {100 * gaps[v]:.1f} | "
               f"{100 * alone[v]['acc']:.2f} | {cluster_acc(model, Zs[v], views, y)} |")
     top = int(np.argmax(share))
     rest = [v for v in range(len(Zs)) if v != top]

@@ -12,9 +12,9 @@ and the comparison's words are :mod:`rmsc.dashboard.lesson_text`'s.
 from __future__ import annotations
 
 from .. import outliers as scoring
-from ..inspection import SHARE_LABEL
+from ..inspection import P_SHARE_LABEL, SHARE_LABEL
 from .fitting import weight_shares
-from .lesson_text import (acc_spreads, beyond_words, claim_facts, gain_sentence, listing,
+from .lesson_text import (acc_spreads, beyond_words, claim_facts, gain_reminder, listing,
                           within_spread)
 
 #: The AUC from which the lesson says the weights "single out" a view's corrupted samples
@@ -114,8 +114,8 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         parts.append(listing(unknown, changes) + " changed (no ± spread known)")
     verdict = "" if lost or unknown else " No method lost ACC beyond the noise."
     out.append("**The outliers and ACC.** " + "; ".join(parts) + "." + verdict)
-    if gained:
-        out.append(gain_sentence(gained))
+    if gained:  # said in full on the first step on the run
+        out.append(gain_reminder(gained))
     before = after = None
     if corrupted:
         after = corrupted_share(shares, corrupted)
@@ -130,11 +130,21 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
             text += f"; in its fit on the clean data (step 6's table) they carried {_share(before)}"
         text += f", where an equal share would be {_share(equal)}"
         if before is not None and before < LITTLE_SHARE * equal:
-            text += (f": Z* listened little to these views before they were corrupted, so "
-                     f"corrupting them could move {method}'s result little, whatever their "
-                     "weights do")
+            text += (": a view's share is its weight in the average the Z*-step thresholds, "
+                     "how far its table can move Z* (step 6), and these views carried too "
+                     "little of it on the clean data to move Z* either way, whatever their "
+                     "weights did")
             text += (f"; that fits {method}'s change within the noise." if noise.get(method)
                      else ".")
+            bare = corrupted_share(clean_shares or [], corrupted, key="p_share")
+            if bare is not None:
+                text += (f" Part of that is this software's view scale cᵥ (step 6's table; "
+                         f"the paper's model has none): without it, the weights alone "
+                         f"(\"{P_SHARE_LABEL}\") give {names} {_share(bare)} on the clean "
+                         f"data" + (", still little." if bare < LITTLE_SHARE * equal else
+                                    ", no longer little: under the paper's model these "
+                                    "views might have counted, so this run tests this "
+                                    "software's variant more than the paper's."))
         elif before is not None and after < LITTLE_SHARE * equal:
             text += (": their share fell with the corruption: the weights at work, turning "
                      "Z* away from the corrupted views.")
@@ -152,13 +162,21 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
     if untestable:
         on_acc = {"holds": f"{method}'s change was the best", "cannot be told": "the changes "
                   "were level", "not borne out": f"{rival}'s change was the better one"}
-        last = (f"This run cannot tell whether the claim holds: the corrupted views counted "
-                f"little in {method}'s Z* already on the clean data, so corrupting them "
-                f"could hardly move Z*, whatever the weights did, and {method}'s ACC could "
-                f"not show the weights at work. On the ACC alone (step 5), "
+        said = {"holds": "holds", "cannot be told": "cannot be told",
+                "not borne out": "is not borne out"}[facts["verdict"]]
+        last = (f"This run cannot tell whether the claim holds: the corrupted views carried "
+                f"too little weight in {method}'s Z* already on the clean data to move it "
+                f"either way, whatever the weights did, so {method}'s ACC could not show "
+                f"the weights at work. On the ACC alone (step 5), "
                 f"{on_acc[facts['verdict']]} ({method} {mine:+.2f} points, {rival} "
-                f"{theirs:+.2f}); to test the claim, corrupt views that count in Z* (step "
-                "6's table says which).")
+                f"{theirs:+.2f})")
+        last += ("; this step does not change that verdict, it says why the ACC could not "
+                 "have told more" if facts["verdict"] == "cannot be told" else
+                 f", and step 5 found that the claim {said} on those changes; this step "
+                 f"revises that verdict to \"cannot tell\": a change {method}'s weights could "
+                 "not have caused says nothing for or against them")
+        last += ("; to test the claim, corrupt views that count in Z* (step 6's table says "
+                 "which).")
     elif facts["verdict"] == "holds":
         last = (f"The claim holds on this run: {method}'s ACC fared best under the outliers "
                 f"({mine:+.2f} points, {rival} {theirs:+.2f}), by {facts['gap_words']}.")
@@ -183,11 +201,12 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
     return out
 
 
-def corrupted_share(shares, corrupted):
+def corrupted_share(shares, corrupted, key="share"):
     """The corrupted views' share of ΣcᵥP together (``shares``:
-    :func:`rmsc.inspection.view_weight_shares`), None when ``shares`` lacks one of them."""
-    by_view = {s["view"]: s["share"] for s in shares}
-    if not shares or not all(v in by_view for v in corrupted):
+    :func:`rmsc.inspection.view_weight_shares`; ``key="p_share"``: of ΣP, the weights
+    without cᵥ), None when ``shares`` lacks one of them."""
+    by_view = {s["view"]: s.get(key) for s in shares}
+    if not shares or not all(by_view.get(v) is not None for v in corrupted):
         return None
     return sum(by_view[v] for v in corrupted)
 

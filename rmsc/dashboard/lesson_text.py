@@ -11,7 +11,10 @@ step's "what this run shows" (:func:`takeaway_sentences`, over :func:`claim_fact
 :func:`detection_kind` and :func:`gain_sentence`); what ±
 is (:data:`SPREAD_MEANING`), why ACC and NMI move apart (:data:`SCORES_NOTE`), the methods
 spelled out (:func:`method_lines`), a flat 2-D panel (:func:`projection_note`) and
-differing post-processing (:func:`postprocessing_difference`).
+differing post-processing (:func:`postprocessing_difference`), a slider's largest ACC move
+(:func:`slider_sentence`) and which fit step 6's share table is (:func:`shares_heading`).
+Every difference a sentence states is one of the values as shown (two decimals,
+:func:`rmsc.dashboard.runs.robustness_table`, :func:`acc_spreads`).
 :mod:`rmsc.dashboard.lesson` re-exports them.
 """
 
@@ -19,12 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..inspection import (DARK_RELATIVE, SHARE_LABEL, other_features_text, ratio_text,
+from ..inspection import (DARK_RELATIVE, P_SHARE_LABEL, SHARE_LABEL, other_features_text, ratio_text,
                           relative_weights)
 from ..methods import describe_method
 from ..spectral import N_KMEANS_RUNS
 from .fitting import PAGE_TRACE_EVERY, VIEW_SCALE_LABEL
-from .runs import robustness_table
+from .runs import SHOWN_DECIMALS, robustness_table
 
 
 def change_sentences(tables):
@@ -76,7 +79,7 @@ def claim_facts(tables, method="RMSC"):
     others = table[table["method"] != method]
     rival = others.loc[others["change (points)"].idxmax(), "method"]
     changes = {m: float(r["change (points)"]) for m, r in rows.items()}
-    gap = changes[method] - changes[rival]
+    gap = round(changes[method] - changes[rival], SHOWN_DECIMALS)  # of the shown changes
     # a change is a difference of two ACCs; the gap between two changes, of four
     noise = within_spread(gap, [s.get(m) for s in spreads for m in (method, rival)])
     verdict = ("cannot be told" if noise else "holds" if gap > 0 else "not borne out")
@@ -117,9 +120,19 @@ def claim_sentence(tables, method="RMSC"):
                "holds": "holds here", "not borne out": "is not borne out here"}[f["verdict"]]
     if f["gap_words"]:
         verdict += f" (the two changes are {abs(f['gap']):.2f} points apart, {f['gap_words']})"
-    return (f"The paper's claim on these data: {f['highest']}; {change}; "
-            f"{worst_words(f)}. That {method}'s ACC fares best under the outliers (the "
-            f"smallest loss, or the largest gain) {verdict}.")
+    luck = ""
+    if f["verdict"] == "not borne out" and rival in gainers(tables):
+        luck = (f" This rests on {rival}'s gain, which the line above says can be the luck "
+                f"of this one draw: another seed may not repeat it.")
+    return (f"The paper's claim on these data, judged on the ACC changes alone: "
+            f"{f['highest']}; {change}; {worst_words(f)}. That {method}'s ACC fares best "
+            f"under the outliers (the smallest loss, or the largest gain) {verdict}.{luck} "
+            f"{CLAIM_ASKS_MORE}")
+
+
+#: What the claim's line on the ACC alone leaves to the closing step (said after it).
+CLAIM_ASKS_MORE = ("Whether this run could show the claim at all (did the corrupted views "
+                   "count in Z*?) is the closing step's question.")
 
 
 def worst_words(facts):
@@ -143,11 +156,13 @@ def comparison_sentences(tables, claim=None):
     """A 'compare' step's lines: each method's change (:func:`change_sentences`), then,
     when some method gained beyond the ± spread under the outliers, what that can mean
     (:func:`gain_sentence`, the closing step's own line), then on a step with a ``claim``
-    the paper's claim for that method (:func:`claim_sentence`)."""
+    the paper's claim for that method (:func:`claim_sentence`). The gain's line is said in
+    full on a step without a claim (the first on the run), briefly on one with a claim
+    (:func:`gain_reminder`)."""
     out = change_sentences(tables)
     gained = gainers(tables)
     if gained:
-        out.append(gain_sentence(gained))
+        out.append(gain_sentence(gained) if claim is None else gain_reminder(gained))
     if claim is not None and (line := claim_sentence(tables, method=claim)):
         out.append(line)
     return out
@@ -229,7 +244,7 @@ def _highest(table, rows, method, variant, spreads):
     col = f"{variant} %"
     order = table.sort_values(col, ascending=False, kind="stable")["method"].tolist()
     top, runner = order[0], order[1]
-    a, b = rows[top][col], rows[runner][col]
+    a, b = rows[top][col], rows[runner][col]  # as shown (robustness_table rounds them)
     lead = within_spread(a - b, [spreads.get(top), spreads.get(runner)])
     mine = "" if method in (top, runner) else f"; {method} {rows[method][col]:.2f} %"
     if lead:
@@ -253,8 +268,8 @@ def acc_spreads(table):
     empty when the table has none."""
     if "acc_std" not in table:
         return {}
-    return {m: 100 * float(s) for m, s in zip(table["method"], table["acc_std"])
-            if s == s}  # NaN: no spread known
+    return {m: round(100 * float(s), SHOWN_DECIMALS)  # as shown: "± 4.15"
+            for m, s in zip(table["method"], table["acc_std"]) if s == s}  # NaN: unknown
 
 
 #: What the comparison table's "post-processing" column means, in words (under the table).
@@ -308,9 +323,12 @@ ROC_NOTE = (
     "as clean digits head the list; with few corrupted digits, average precision is the "
     "stricter of the two.")
 
-#: Why ACC and NMI can move apart, in words (under a comparison's table).
+#: What the four scores are, and why ACC and NMI can move apart (under a comparison's table).
 SCORES_NOTE = (
-    "**ACC and NMI**: ACC counts digits in a group matched to the wrong class, so two "
+    "**ARI** (adjusted Rand index) asks, for every pair of digits, whether the groups and "
+    "the classes agree on putting them together or apart, corrected so that random groups "
+    "score 0; **purity** gives each group its most common class and counts the digits of "
+    "that class. **ACC and NMI**: ACC counts digits in a group matched to the wrong class, so two "
     "classes merged into one group cost it a whole class; NMI asks how much a digit's group "
     "tells about its class without matching groups to classes one to one, so the same "
     "merge costs it much less. That is why ACC can differ by many points where NMI barely "
@@ -350,8 +368,12 @@ def heatmap_note(weights, outlier_mask, view_names):
 SHARE_COLUMNS = {
     "view": "the view (one way of describing the digits)",
     "features": "how many numbers the view uses to describe each sample",
-    f"{SHARE_LABEL} %": "how much the view counts in Z*: its samples' weights P, times the "
+    f"{SHARE_LABEL} %": "the view's weight in the average that the Z*-step thresholds (how "
+                        "far its table can move Z*): its samples' weights P, times the "
                         "view's scale cᵥ, as a share of all views' total",
+    f"{P_SHARE_LABEL} %": "the same share without this software's view scale cᵥ (the "
+                          "paper's model): the view's weights P alone, as a share of all "
+                          "views' total",
     "samples at the cap %": "the share of the view's samples whose weight is at (or near) its "
                             "ceiling 1/√γ: rebuilt from the other samples almost exactly",
     "median loss": "the typical error left over when the view's samples are rebuilt from the "
@@ -417,14 +439,15 @@ def weight_note(shares, facts):
 FOLLOWS_GAP = 0.1
 
 
-def echo_note(facts, gap, alone, acc):
+def echo_note(facts, gap, alone, acc, shares=None):
     """Why the top view's large share of ΣcᵥP (``facts``:
     :func:`rmsc.inspection.dominance_facts`) does not make Z* that view's picture,
     computed from the fit: ``gap``, how far that view's own table Zᵛ inside the fit is
     from Z* (:meth:`rmsc.RMSC.consensus_gaps`, a share of Z*'s size); ``alone``, the
     view's ACC clustered on its own (:func:`rmsc.inspection.view_quality`, 0-1); ``acc``,
-    RMSC's ACC (0-1). Each part is said only when its number is at hand; None without
-    ``facts`` or with neither number."""
+    RMSC's ACC (0-1); ``shares`` (:func:`rmsc.inspection.view_weight_shares` of the fit),
+    to name the views that carry the rest of the share. Each part is said only when its
+    number is at hand; None without ``facts`` or with neither number."""
     if facts is None or (gap is None and alone is None):
         return None
     view = facts["view"]
@@ -436,10 +459,12 @@ def echo_note(facts, gap, alone, acc):
         if gap < FOLLOWS_GAP:
             text[-1] += (f": with {facts['n_features']} features, {view} rebuilds its digits "
                          "almost as well from nearly any table, so its table has become a "
-                         "near copy of Z*. Its share is how strongly Z* is pulled towards "
-                         f"{view}'s table, and that table is Z* itself: the pull keeps Z* "
-                         "where it is, and what sorts the digits into classes comes mostly "
-                         "from the other views.")
+                         "near copy of Z*. A view's share is its weight in the average of "
+                         "the views' tables that the Z*-step thresholds: how far its table "
+                         "can move Z*, not how much it decides the classes. A table that "
+                         "already equals Z* adds weight to that average but no direction, "
+                         f"so the direction comes from the tables that differ from Z*"
+                         f"{rest_words(shares, view)}.")
         else:
             text[-1] += "."
     if alone is not None and acc is not None:
@@ -451,9 +476,26 @@ def echo_note(facts, gap, alone, acc):
     return " ".join(text)
 
 
+def rest_words(shares, top):
+    """The views other than ``top`` with their shares of ΣcᵥP, largest first ("FAC 7.5 %,
+    ZER 2.2 % ..."), as a bracket for :func:`echo_note`; "" without ``shares``."""
+    rest = sorted((s for s in shares or [] if s["view"] != top), key=lambda s: -s["share"])
+    if not rest:
+        return ""
+    return (": the other views', with the rest of the share ("
+            + ", ".join(f"{s['view']} {100 * s['share']:.1f} %" for s in rest) + ")")
+
+
 def _pct(share):
     """A share (0-1) as the lesson writes percentages: whole, with a space ("89 %")."""
     return f"{100 * share:.0f} %"
+
+
+def gain_reminder(gained):
+    """:func:`gain_sentence` in one line, for a step after the one that said it in full."""
+    return (f"**A gain from corrupted data?** {' and '.join(gained)}'s ACC rose beyond the ± "
+            "spread with the outliers; as the first step on this run says, corruption adds "
+            "nothing about the classes, so that can be the luck of this one draw.")
 
 
 def gain_sentence(gained):
@@ -507,3 +549,35 @@ def projection_note(view_names, explained, coords):
                      "than a dot's width), so the panel shows fewer dots than the others.")
         out.append(text)
     return " ".join(out) if out else None
+
+
+def slider_sentence(table):
+    """What moving a slider does most, from its table as the page shows it
+    (:func:`rmsc.dashboard.lesson.slider_table_text`: ACC to 0.1, the density of Z* to
+    0.01): between which two neighbouring stops ACC changes most, by how many points, and
+    the density of Z* at both; when ACC falls as Z* thins, that too sparse a Z* keeps too
+    few neighbours. None with fewer than two fitted stops."""
+    name = table.columns[0]
+    done = [r for _, r in table.iterrows() if r["ACC %"] != "—" and r["density of Z* %"] != "—"]
+    if len(done) < 2:
+        return None
+    pairs = list(zip(done, done[1:]))
+    a, b = max(pairs, key=lambda p: abs(float(p[1]["ACC %"]) - float(p[0]["ACC %"])))
+    change = float(b["ACC %"]) - float(a["ACC %"])
+    text = (f"**Where ACC moves most**: from {name} = {a[name]} to {b[name]}, ACC goes from "
+            f"{a['ACC %']} % to {b['ACC %']} % ({change:+.1f} points) while the density of Z* "
+            f"goes from {a['density of Z* %']} % to {b['density of Z* %']} %")
+    if change < 0 and float(b["density of Z* %"]) < float(a["density of Z* %"]):
+        text += (": too sparse a Z* keeps too few neighbours for each digit to hold its "
+                 "class together.")
+    else:
+        text += "."
+    return text
+
+
+def shares_heading(symbol, value):
+    """The heading of a 'solve' step's table of each view's part of the weights: which fit
+    it belongs to (``symbol`` = ``value``, the slider's parameter where it has one)."""
+    shown = f"{value:g}" if isinstance(value, (int, float)) else str(value)
+    return (f"**Each view's part of the weights**, in the fit at {symbol} = {shown} (the "
+            "slider's current value: the table follows it)")

@@ -418,17 +418,26 @@ def _is_index(value):
     return value is not None and not (isinstance(value, float) and np.isnan(value))
 
 
+#: The decimals a score in points of % is shown with (:func:`robustness_table`, the lesson).
+SHOWN_DECIMALS = 2
+
+
 def robustness_table(tables, metric="acc"):
-    """One row per method: the metric on each variant and the change (points of %)."""
+    """One row per method: the metric on each variant and the change (points of %).
+
+    Each metric is rounded to the two decimals every page shows it with, and the change is
+    the difference of the rounded values, so that a difference a sentence states is the one
+    a reader works out from the numbers on screen (84.45 − 76.72 = 7.73)."""
     names = list(tables)
     merged = None
     for name in names:
         part = tables[name][["method", f"{metric}_mean"]].rename(
             columns={f"{metric}_mean": f"{name} %"})
-        part[f"{name} %"] = 100 * part[f"{name} %"]
+        part[f"{name} %"] = (100 * part[f"{name} %"]).round(SHOWN_DECIMALS)
         merged = part if merged is None else merged.merge(part, on="method", how="outer")
     if len(names) == 2:
-        merged["change (points)"] = merged[f"{names[1]} %"] - merged[f"{names[0]} %"]
+        merged["change (points)"] = (merged[f"{names[1]} %"]
+                                     - merged[f"{names[0]} %"]).round(SHOWN_DECIMALS)
     return merged
 
 

@@ -376,43 +376,46 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
                                              "acc_mean": [0.85, 0.81, 0.9068]})}
     # changes: A -5.00, B +1.00, C +0.03; with outliers C is highest (90.68)
     assert L.claim_sentence(tables, method="C") == (
-        "The paper's claim on these data: C has the highest ACC with outliers (90.68 %); "
+        "The paper's claim on these data, judged on the ACC changes alone: C has the highest ACC with outliers (90.68 %); "
         "the best change is B's (+1.00 points, C +0.03); the worst change is A's (-5.00). "
         "That C's ACC fares best under the outliers (the smallest loss, or the largest gain) "
-        "is not borne out here.")
+        "is not borne out here. " + L.CLAIM_ASKS_MORE)
     assert L.claim_sentence(tables, method="B") == (
-        "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, B "
+        "The paper's claim on these data, judged on the ACC changes alone: C has the highest ACC with outliers (90.68 %, B "
         "81.00 %); the best change is B's (+1.00 points; next C, +0.03); the worst change is "
         "A's (-5.00). That B's ACC fares best under the outliers (the smallest loss, or the "
-        "largest gain) holds here.")
+        "largest gain) holds here. " + L.CLAIM_ASKS_MORE)
     # with spreads: B's lead of 0.97 points over C is within C's ± 3.53, A's gap of 6 is not
     # within the larger of A's and B's spreads (3.00)
     tables["clean"]["acc_std"] = [0.02, 0.005, 0.0353]
     tables["with outliers"]["acc_std"] = [0.03, 0.004, 0.01]
     assert L.claim_sentence(tables, method="B").endswith(
-        "(the smallest loss, or the largest gain) cannot be told from the ± spread here.")
+        "(the smallest loss, or the largest gain) cannot be told from the ± spread here. "
+        + L.CLAIM_ASKS_MORE)
     # C's 90.68 ± 1.00 leads A's 85.00 ± 3.00 by 5.68 points: more than the larger ± (3.00),
     # but by only 2.68, under twice it: narrow. A's change is 6.00 points below B's, twice
     # the largest of the four spreads (3.00): not narrow
     narrow = ("more than the ± spread (3.00), but only by 2.68 points: a narrow margin, as "
               f"{L.SPREAD_LIMIT}")
     assert L.claim_sentence(tables, method="A") == (
-        "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, 5.68 "
+        "The paper's claim on these data, judged on the ACC changes alone: C has the highest ACC with outliers (90.68 %, 5.68 "
         f"points above A's 85.00 %, {narrow}); the best change is B's (+1.00 points, A "
         "-5.00); the worst change is A's (-5.00). That A's ACC fares best under the outliers "
         "(the smallest loss, or the largest gain) is not borne out here (the two changes are "
-        "6.00 points apart, more than the ± spread).")
+        "6.00 points apart, more than the ± spread). This rests on B's gain, which the line "
+        "above says can be the luck of this one draw: another seed may not repeat it. "
+        + L.CLAIM_ASKS_MORE)  # B's +1.00 is beyond its ± 0.50: a gain from corrupted data
     assert L.claim_sentence(tables, method="B").startswith(
-        "The paper's claim on these data: C has the highest ACC with outliers (90.68 %, 5.68 "
+        "The paper's claim on these data, judged on the ACC changes alone: C has the highest ACC with outliers (90.68 %, 5.68 "
         f"points above A's 85.00 %, {narrow}; B 81.00 %);")
     # A's ± 6.00 with the outliers: the lead of 5.68 is within it, C and A are level
     tables["with outliers"].loc[0, "acc_std"] = 0.06
     assert L.claim_sentence(tables, method="B").startswith(
-        "The paper's claim on these data: C and A are level on the highest ACC with "
+        "The paper's claim on these data, judged on the ACC changes alone: C and A are level on the highest ACC with "
         "outliers: C's 90.68 ± 1.00 % is 5.68 points above A's 85.00 ± 6.00 %, within the ± "
         "spread; B 81.00 %;")
     assert L.claim_sentence(tables, method="C").startswith(
-        "The paper's claim on these data: C and A are level on the highest ACC with "
+        "The paper's claim on these data, judged on the ACC changes alone: C and A are level on the highest ACC with "
         "outliers: C's 90.68 ± 1.00 % is 5.68 points above A's 85.00 ± 6.00 %, within the ± "
         "spread; the best change")
     # the same rule as a change's: A's own change (-5.00) is within its ± 5.69, the lead
@@ -500,7 +503,7 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "**The outliers and ACC.** A (+7.73) gained ACC, more than the ± spread; "
         "B (+0.85) and C (+0.03) changed within the ± spread (noise). No method lost ACC "
         "beyond the noise.",
-        _GAIN,
+        L.gain_reminder(["A"]),  # in full on step 3 only: _GAIN
         # PIX + FOU: 1.1 % against 2/3 for an equal share over three views
         "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together "
         "carry 1.1 % of the consensus weight (\"share of ΣcᵥP\"), where an equal share would "
@@ -518,17 +521,41 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     assert said[3] == (
         "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together carry "
         "1.1 % of the consensus weight (\"share of ΣcᵥP\"); in its fit on the clean data "
-        "(step 6's table) they carried 1.0 %, where an equal share would be 66.7 %: Z* "
-        "listened little to these views before they were corrupted, so corrupting them could "
-        "move C's result little, whatever their weights do; that fits C's change within the "
+        "(step 6's table) they carried 1.0 %, where an equal share would be 66.7 %: a view's "
+        "share is its weight in the average the Z*-step thresholds, how far its table can "
+        "move Z* (step 6), and these views carried too little of it on the clean data to "
+        "move Z* either way, whatever their weights did; that fits C's change within the "
         "noise.")
+    # step 5 said "not borne out" on the changes alone: step 7 says it revises that, and why
     assert said[4] == (
         "**The paper's claim.** This run cannot tell whether the claim holds: the corrupted "
-        "views counted little in C's Z* already on the clean data, so corrupting them could "
-        "hardly move Z*, whatever the weights did, and C's ACC could not show the weights at "
+        "views carried too little weight in C's Z* already on the clean data to move it "
+        "either way, whatever the weights did, so C's ACC could not show the weights at "
         "work. On the ACC alone (step 5), A's change was the better one (C +0.03 points, A "
-        "+7.73); to test the claim, corrupt views that count in Z* (step 6's table says "
-        "which).")
+        "+7.73), and step 5 found that the claim is not borne out on those changes; this "
+        "step revises that verdict to \"cannot tell\": a change C's weights could not have "
+        "caused says nothing for or against them; to test the claim, corrupt views that "
+        "count in Z* (step 6's table says which).")
+    # the share without cᵥ (share of ΣP) where the clean fit's rows have it: 0.10 + 0.15 =
+    # 25.0 %, below half of 66.7 %: still little; 0.2 + 0.3 = 50.0 %: no longer little
+    bare = [dict(c, p_share=p) for c, p in zip(clean, [0.10, 0.15, 0.75])]
+    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=bare)
+    assert said[3].endswith(
+        "that fits C's change within the noise. Part of that is this software's view scale "
+        "cᵥ (step 6's table; the paper's model has none): without it, the weights alone "
+        "(\"share of ΣP\") give PIX and FOU 25.0 % on the clean data, still little.")
+    bare = [dict(c, p_share=p) for c, p in zip(clean, [0.2, 0.3, 0.5])]
+    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=bare)
+    assert said[3].endswith("give PIX and FOU 50.0 % on the clean data, no longer little: "
+                            "under the paper's model these views might have counted, so "
+                            "this run tests this software's variant more than the paper's.")
+    # changes level on the ACC (cannot be told): step 7 keeps step 5's verdict
+    level = _facts([0.9, 0.9], [0.89, 0.90], [0.03, 0.03], [0.03, 0.03], method="B")
+    said = L.takeaway_sentences(level, detection, shares, ["PIX", "FOU"], clean_shares=clean)
+    assert "this step does not change that verdict, it says why the ACC could not have told " \
+           "more" in said[-1] and "revises" not in said[-1]
+    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=clean,
+                                per_view="**The title's question** ...")
     assert said[5] == "**The title's question** ..."
     # an equal say on the clean data, little with the outliers: the weights at work
     even_clean = [{"view": v, "share": 1 / 3} for v in ["PIX", "FOU", "MOR"]]
@@ -615,13 +642,87 @@ def test_a_compare_steps_lines_say_a_gain_where_it_happens_by_hand():
     assert said[:3] == L.change_sentences(tables)
     # SSC-AVG's +7.73 beyond its ± 3.27: the closing step's own line about such a gain
     assert L.gainers(tables) == ["SSC-AVG"] and said[3:] == [L.gain_sentence(["SSC-AVG"])]
-    # step 5: the claim's line last
+    # step 5: the gain's line briefly (step 3 said it in full), the claim's line last
     assert L.comparison_sentences(tables, "RMSC")[3:] == [
-        L.gain_sentence(["SSC-AVG"]), L.claim_sentence(tables, "RMSC")]
+        L.gain_reminder(["SSC-AVG"]), L.claim_sentence(tables, "RMSC")]
+    # "not borne out" rests on SSC-AVG's gain beyond the ± spread: the claim's line says so
+    assert ("is not borne out here (the two changes are 7.70 points apart, more than the ± "
+            "spread). This rests on SSC-AVG's gain, which the line above says can be the luck "
+            "of this one draw: another seed may not repeat it. " + L.CLAIM_ASKS_MORE) \
+        in L.claim_sentence(tables, "RMSC")
     # no gain beyond the spread: no such line
     tables["with outliers"].loc[0, "acc_mean"] = 0.78
     assert L.gainers(tables) == [] and len(L.comparison_sentences(tables)) == 3
     assert L.gainers({"clean": tables["clean"]}) == []
+
+
+def test_the_gain_is_said_in_full_once_and_briefly_after_by_hand():
+    assert L.gain_sentence(["A"]) == _GAIN
+    assert L.gain_reminder(["A"]) == (
+        "**A gain from corrupted data?** A's ACC rose beyond the ± spread with the outliers; "
+        "as the first step on this run says, corruption adds nothing about the classes, so "
+        "that can be the luck of this one draw.")
+
+
+def test_stated_differences_are_those_of_the_shown_values_by_hand():
+    import pandas as pd
+
+    # the eighth reading's screen: RMSC-WV 94.43, RMSC 94.17 (0.26 apart, where the
+    # unrounded 94.434 - 94.166 gave 0.27); SSC-AVG 76.716 -> 84.449 (+7.73 shown), RMSC
+    # 94.148 -> 94.166 (+0.02 shown): 7.71 apart, not the unrounded 7.715 -> 7.72
+    names = ["SSC-AVG", "RMSC-WV", "RMSC"]
+    tables = {"clean": pd.DataFrame({"method": names,
+                                     "acc_mean": [0.76716, 0.93584, 0.94148],
+                                     "acc_std": [0.0327, 0.0364, 0.0415]}),
+              "with outliers": pd.DataFrame({"method": names,
+                                             "acc_mean": [0.84449, 0.94434, 0.94166],
+                                             "acc_std": [0.0172, 0.0364, 0.0414]})}
+    table = dash.robustness_table(tables)
+    rows = {m: (w, c) for m, w, c in zip(table["method"], table["with outliers %"],
+                                          table["change (points)"])}
+    assert rows == {"SSC-AVG": (84.45, 7.73), "RMSC-WV": (94.43, 0.85), "RMSC": (94.17, 0.02)}
+    said = L.claim_sentence(tables, "RMSC")
+    assert "RMSC-WV's 94.43 ± 3.64 % is 0.26 points above RMSC's 94.17 ± 4.14 %" in said
+    assert "(the two changes are 7.71 points apart," in said
+    # the ± as shown too: a spread of 4.1449 is shown and used as 4.14
+    assert L.acc_spreads(pd.DataFrame({"method": ["A"], "acc_std": [0.041449]})) == {"A": 4.14}
+
+
+def test_the_slider_tables_largest_acc_move_by_hand():
+    import pandas as pd
+
+    # step 6 on Digit-small as the page shows it: ACC 94.0 -> 94.1 -> 71.8, density of Z*
+    # 70.33 -> 14.81 -> 1.23: the largest move is 0.25 -> 1, 71.8 - 94.1 = -22.3 points
+    shown = pd.DataFrame({"β_rel": ["0.05", "0.25", "1"], "β (absolute)": ["1", "5", "20"],
+                          "ACC %": ["94.0", "94.1", "71.8"],
+                          "density of Z* %": ["70.33", "14.81", "1.23"]})
+    assert L.slider_sentence(shown) == (
+        "**Where ACC moves most**: from β_rel = 0.25 to 1, ACC goes from 94.1 % to 71.8 % "
+        "(-22.3 points) while the density of Z* goes from 14.81 % to 1.23 %: too sparse a Z* "
+        "keeps too few neighbours for each digit to hold its class together.")
+    # a rise is said without the reason; a stop not fitted yet ("—") is skipped
+    shown["ACC %"] = ["60.0", "—", "70.5"]
+    assert L.slider_sentence(shown) == (
+        "**Where ACC moves most**: from β_rel = 0.05 to 1, ACC goes from 60.0 % to 70.5 % "
+        "(+10.5 points) while the density of Z* goes from 70.33 % to 1.23 %.")
+    shown["ACC %"] = ["—", "—", "70.5"]
+    assert L.slider_sentence(shown) is None
+    # the share table says which fit it is
+    assert L.shares_heading("β_rel", 0.25) == (
+        "**Each view's part of the weights**, in the fit at β_rel = 0.25 (the slider's "
+        "current value: the table follows it)")
+
+
+def test_scores_note_defines_every_score():
+    for name in ("**ARI**", "**purity**", "ACC", "NMI"):
+        assert name in L.SCORES_NOTE
+    # step 6's table shows the share without cᵥ, from the Weights page's one table
+    assert "share of ΣP %" in L.SHARE_COLUMNS
+    table = dash.weight_shares_table([{
+        "view": "A", "n_features": 2, "share": 0.9, "p_share": 0.5, "at_cap": 0.1,
+        "mean_weight": 1.0, "median_loss": 0.1, "factor": 9.0}])
+    assert list(table[list(L.SHARE_COLUMNS)].columns) == list(L.SHARE_COLUMNS)
+    assert table["share of ΣP %"].iloc[0] == 50.0
 
 
 def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
@@ -631,6 +732,18 @@ def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
                            "each view's own table Zᵛ towards Z*. Inside this fit, MOR's table "
                            "differs from Z* by 2.0 % of Z*'s size: with 6 features, MOR")
     assert "near copy of Z*" in said
+    # the share is a weight in the Z*-step's average; the other views named, with theirs,
+    # largest first, as step 6's table shows them (one decimal)
+    shares = [{"view": v, "share": x} for v, x in
+              zip(["PIX", "FOU", "FAC", "ZER", "KAR", "MOR"],
+                  [0.004, 0.006, 0.075, 0.022, 0.004, 0.890])]
+    named = L.echo_note(facts, 0.006, None, None, shares)
+    assert named.endswith(
+        "A view's share is its weight in the average of the views' tables that the Z*-step "
+        "thresholds: how far its table can move Z*, not how much it decides the classes. A "
+        "table that already equals Z* adds weight to that average but no direction, so the "
+        "direction comes from the tables that differ from Z*: the other views', with the rest "
+        "of the share (FAC 7.5 %, ZER 2.2 %, FOU 0.6 %, PIX 0.4 %, KAR 0.4 %).")
     assert said.endswith("On its own MOR tells the classes apart much less well: its k-NN "
                          "graph clustered alone (as SC-BSV does with each view) reaches ACC "
                          "46.37 %, against RMSC's 90.65 % with all views.")
@@ -865,7 +978,7 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 # the paper's claim checked on the step that asks about it (its 'claim'
                 # field), from the table beside it; not on the other compare steps
                 claim = [m.value for m in at.markdown
-                         if m.value.startswith("- The paper's claim on these data:")]
+                         if m.value.startswith("- The paper's claim on these data,")]
                 assert len(claim) == (step.claim is not None), claim
                 table = at.dataframe[0].value
                 if step.claim is not None:
@@ -929,6 +1042,13 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 assert at.session_state["params"].resolved_beta_rel == 0.1
                 lower = {m.label: m.value for m in at.metric}["density of Z* (nonzero entries)"]
                 assert float(lower.split()[0]) >= float(dense.split()[0])  # smaller β: denser
+                # the share table names its fit: the slider's value now shown
+                said = [m.value for m in at.markdown]
+                assert L.shares_heading("β_rel", 0.1) in said
+                # where ACC moves most, from the slider's table as it is shown
+                [slid] = [d.value for d in at.dataframe if "density of Z* %" in d.value]
+                if "—" not in slid["ACC %"].tolist():
+                    assert L.slider_sentence(slid) in said
                 # why the top view's share does not make Z* its picture: its table's distance
                 # to Z* in the fit shown, recomputed
                 from ui import caches
@@ -942,6 +1062,8 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                     v = list(data.view_names).index(facts["view"])
                     gap = r.model.consensus_gaps(list(data.views), which=[v])[0]
                     assert f"differs from Z* by {100 * gap:.1f} % of Z*'s size" in echo[0]
+                    if gap < L.FOLLOWS_GAP:  # the views with the rest of the share, named
+                        assert "with the rest of the share (" in echo[0]
             if n < len(lesson):
                 at = at.button(key="lesson_next").click().run()
         assert at.button(key="lesson_next").disabled
