@@ -16,7 +16,9 @@ paper's claim for RMSC holds, is not borne out, or cannot be told
 
 Not smoke-tested: a one-off study (minutes on Digit-small), its table in docs/lesson.md,
 measured with the lesson's code as of commit 4f7e36c (the run, 20:45–21:07 on 2026-11-28,
-ended minutes before that commit).
+ended minutes before that commit); the last two scenarios (the views that count in Z*) at
+commit 7866506 with their two lines added (``--scenarios 6 7``, 2026-11-29 01:04–01:07,
+load 6–10).
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ SCENARIOS = [
     ("noise 10 % in PIX, FOU", ["PIX", "FOU"], 0.1, "noise"),
     ("inconsistent 10 % in PIX, FOU", ["PIX", "FOU"], 0.1, "inconsistent"),
     ("replace 30 % in PIX, FOU, FAC, KAR", ["PIX", "FOU", "FAC", "KAR"], 0.3, "replace"),
+    # the views that count in RMSC's Z* (step 6's table; the ninth cold reading asked)
+    ("replace 10 % in FAC, MOR", ["FAC", "MOR"], 0.1, "replace"),
+    ("replace 20 % in FAC, MOR", ["FAC", "MOR"], 0.2, "replace"),
 ]
 
 
