@@ -14,6 +14,7 @@ from __future__ import annotations
 from .. import outliers as scoring
 from ..inspection import P_SHARE_LABEL, SHARE_LABEL
 from .fitting import weight_shares
+from .runs import SHOWN_DECIMALS
 from .lesson_text import (acc_spreads, beyond_words, claim_facts, gain_reminder, listing,
                           within_spread)
 
@@ -232,9 +233,10 @@ def per_view_sentence(tables, method="RMSC"):
         return None
     parts, leads = [], []
     for i, (name, table) in enumerate(tables.items()):
-        acc = {m: 100 * float(a) for m, a in zip(table["method"], table["acc_mean"])}
+        acc = {m: round(100 * float(a), SHOWN_DECIMALS)  # as shown, so d is the shown gap
+               for m, a in zip(table["method"], table["acc_mean"])}
         sd = acc_spreads(table)
-        d = acc[method] - acc[rival]
+        d = round(acc[method] - acc[rival], SHOWN_DECIMALS)
         pair = [sd.get(method), sd.get(rival)]
         noise = within_spread(d, pair)
         ahead = method if d > 0 else rival
