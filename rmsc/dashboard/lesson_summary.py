@@ -126,15 +126,17 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         names = " and ".join(corrupted)
         they = "together carry" if len(corrupted) > 1 else "carries"
         text = (f"**Who counts in Z\\*.** In {method}'s fit with the outliers, {names} {they} "
-                f"{_share(after)} of the consensus weight (\"{SHARE_LABEL}\")")
+                f"{_share(after)} of the consensus weight (\"{SHARE_LABEL}\"; the Weights "
+                f"page's table shows it for this fit)")
         if before is not None:
             text += f"; in its fit on the clean data (step 6's table) they carried {_share(before)}"
         text += f", where an equal share would be {_share(equal)}"
         if before is not None and before < LITTLE_SHARE * equal:
             text += (": a view's share is its weight in the average the Z*-step thresholds, "
-                     "how far its table can move Z* (step 6), and these views carried too "
-                     "little of it on the clean data to move Z* either way, whatever their "
-                     "weights did")
+                     "which caps how far its table can move Z* (step 6); with "
+                     f"{_share(before)} of that average on the clean data, these views could "
+                     f"pull Z* only about {_share(before)} of the way to their tables (over all "
+                     "digits), too little to move it either way, whatever their weights did")
             text += (f"; that fits {method}'s change within the noise." if noise.get(method)
                      else ".")
             bare = corrupted_share(clean_shares or [], corrupted, key="p_share")

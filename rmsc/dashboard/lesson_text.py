@@ -459,11 +459,15 @@ def echo_note(facts, gap, alone, acc, shares=None):
         if gap < FOLLOWS_GAP:
             text[-1] += (f": with {facts['n_features']} features, {view} rebuilds its digits "
                          "almost as well from nearly any table, so its table has become a "
-                         "near copy of Z*. A view's share is its weight in the average of "
-                         "the views' tables that the Z*-step thresholds: how far its table "
-                         "can move Z*, not how much it decides the classes. A table that "
-                         "already equals Z* adds weight to that average but no direction, "
-                         f"so the direction comes from the tables that differ from Z*"
+                         "near copy of Z* (the pull runs both ways; whichever moved more "
+                         f"while the fit ran, at its end {view}'s table sits on Z*). A "
+                         "view's share is its weight in the average of the views' tables "
+                         "that the Z*-step thresholds: it caps how far its table can move "
+                         "Z*, it does not say how much the view decides the classes. How "
+                         "far the table actually moves Z* also depends on how far it is "
+                         f"from Z*: {view}'s is {100 * gap:.1f} % away, so despite its "
+                         f"{_pct(facts['share'])} it moves Z* little, and the direction "
+                         f"comes from the tables that differ from Z*"
                          f"{rest_words(shares, view)}.")
         else:
             text[-1] += "."

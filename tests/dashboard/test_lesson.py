@@ -506,8 +506,8 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         L.gain_reminder(["A"]),  # in full on step 3 only: _GAIN
         # PIX + FOU: 1.1 % against 2/3 for an equal share over three views
         "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together "
-        "carry 1.1 % of the consensus weight (\"share of ΣcᵥP\"), where an equal share would "
-        "be 66.7 %: Z* listens little to the corrupted views, so corrupting them could move "
+        "carry 1.1 % of the consensus weight (\"share of ΣcᵥP\"; the Weights page's table "
+        "shows it for this fit), where an equal share would be 66.7 %: Z* listens little to the corrupted views, so corrupting them could move "
         "C's result little, whatever their weights; that fits C's change within the noise.",
         "**The paper's claim.** The claim is not borne out on this run: A's ACC fared better "
         "under the outliers (+7.73 points, C +0.03), by more than the ± spread. Ranking "
@@ -520,12 +520,13 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
                                 per_view="**The title's question** ...")
     assert said[3] == (
         "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together carry "
-        "1.1 % of the consensus weight (\"share of ΣcᵥP\"); in its fit on the clean data "
-        "(step 6's table) they carried 1.0 %, where an equal share would be 66.7 %: a view's "
-        "share is its weight in the average the Z*-step thresholds, how far its table can "
-        "move Z* (step 6), and these views carried too little of it on the clean data to "
-        "move Z* either way, whatever their weights did; that fits C's change within the "
-        "noise.")
+        "1.1 % of the consensus weight (\"share of ΣcᵥP\"; the Weights page's table shows "
+        "it for this fit); in its fit on the clean data (step 6's table) they carried 1.0 %, "
+        "where an equal share would be 66.7 %: a view's share is its weight in the average "
+        "the Z*-step thresholds, which caps how far its table can move Z* (step 6); with "
+        "1.0 % of that average on the clean data, these views could pull Z* only about 1.0 % "
+        "of the way to their tables (over all digits), too little to move it either way, "
+        "whatever their weights did; that fits C's change within the noise.")
     # step 5 said "not borne out" on the changes alone: step 7 says it revises that, and why
     assert said[4] == (
         "**The paper's claim.** This run cannot tell whether the claim holds: the corrupted "
@@ -586,8 +587,9 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     assert said[1] == ("**The outliers and ACC.** A (-5.00) and B (-5.00) lost ACC, "
                        "more than the ± spread; C (-1.00) changed within the ± spread (noise).")
     assert len(said) == 4 and not any("A gain" in s for s in said)
-    assert said[2].endswith("carry 66.7 % of the consensus weight (\"share of ΣcᵥP\"), where "
-                            "an equal share would be 66.7 %.")
+    assert said[2].endswith("carry 66.7 % of the consensus weight (\"share of ΣcᵥP\"; the "
+                            "Weights page's table shows it for this fit), where an equal "
+                            "share would be 66.7 %.")
     assert said[3] == ("**The paper's claim.** The claim holds on this run: C's ACC fared best "
                        "under the outliers (-1.00 points, A -5.00), by more than the ± spread.")
     # too close to tell, weights that miss the corrupted samples: no "Finding ..." after it
@@ -745,12 +747,16 @@ def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
               zip(["PIX", "FOU", "FAC", "ZER", "KAR", "MOR"],
                   [0.004, 0.006, 0.075, 0.022, 0.004, 0.890])]
     named = L.echo_note(facts, 0.006, None, None, shares)
+    # the pull both ways; the share a cap, the distance (0.6 %) what makes MOR move Z* little
     assert named.endswith(
-        "A view's share is its weight in the average of the views' tables that the Z*-step "
-        "thresholds: how far its table can move Z*, not how much it decides the classes. A "
-        "table that already equals Z* adds weight to that average but no direction, so the "
-        "direction comes from the tables that differ from Z*: the other views', with the rest "
-        "of the share (FAC 7.5 %, ZER 2.2 %, FOU 0.6 %, PIX 0.4 %, KAR 0.4 %).")
+        "near copy of Z* (the pull runs both ways; whichever moved more while the fit ran, "
+        "at its end MOR's table sits on Z*). A view's share is its weight in the average of "
+        "the views' tables that the Z*-step thresholds: it caps how far its table can move "
+        "Z*, it does not say how much the view decides the classes. How far the table "
+        "actually moves Z* also depends on how far it is from Z*: MOR's is 0.6 % away, so "
+        "despite its 89 % it moves Z* little, and the direction comes from the tables that "
+        "differ from Z*: the other views', with the rest of the share (FAC 7.5 %, ZER "
+        "2.2 %, FOU 0.6 %, PIX 0.4 %, KAR 0.4 %).")
     assert said.endswith("On its own MOR tells the classes apart much less well: its k-NN "
                          "graph clustered alone (as SC-BSV does with each view) reaches ACC "
                          "46.37 %, against RMSC's 90.65 % with all views.")
