@@ -117,10 +117,13 @@ elif step.show in ("compare", "summary"):
         _nav("end")
         st.stop()
     sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
-    shown = (dash.compare_display(next(iter(tables.values())), data.view_names)
-             if len(tables) == 1 else None)
-    differ = (None if shown is None or "post-processing" not in shown  # in the main text
-              else lessons.postprocessing_difference(shown))
+    # the methods' post-processing, from the table's column: in full on a step on one dataset,
+    # in one line on a later step comparing the clean and corrupted data (the same methods)
+    shown = dash.compare_display(next(iter(tables.values())), data.view_names)
+    differ = (None if "post-processing" not in shown  # in the main text
+              else lessons.postprocessing_difference(shown) if len(tables) == 1
+              else lessons.postprocessing_reminder(
+                  shown, lessons.earlier_comparison(lesson.steps, n)))
     for line in sentences + ([differ] if differ else []):
         st.markdown(f"- {line}")
     if table is not None:
@@ -132,7 +135,7 @@ elif step.show in ("compare", "summary"):
     cols = st.columns(len(charts))
     for col, (name, chart) in zip(cols, charts.items()):
         col.plotly_chart(chart, key=f"lesson_cmp_{name}")
-    if shown is not None:
+    if len(tables) == 1:
         st.dataframe(shown, hide_index=True, key="lesson_cmp_table", height="content",
                      column_config={"ARI %": st.column_config.NumberColumn(format="%.2f"),
                                     "purity %": st.column_config.NumberColumn(format="%.2f"),

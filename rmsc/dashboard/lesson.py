@@ -36,7 +36,7 @@ from .params import AUTO, OutlierSpec, Params, fit_key
 from .remote import Remote, RemoteParts
 from .lesson_text import (  # noqa: F401 - re-exported: what the page says about its numbers
     CLAIM_ASKS_MORE, FOLLOWS_GAP, NARROW, POSTPROCESSING_NOTE, ROC_NOTE, SCORES_NOTE,
-    SHARE_COLUMNS, TIME_NOTE, SPREAD_LIMIT,
+    SHARE_COLUMNS, TIME_NOTE, SPREAD_LIMIT, earlier_comparison, postprocessing_reminder,
     SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE, acc_spreads, beyond_words, change_sentences,
     claim_facts, claim_sentence, comparison_sentences, echo_note, gain_sentence, gainers,
     heatmap_note, method_lines, postprocessing_difference, projection_note, weight_note,

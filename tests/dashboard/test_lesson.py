@@ -806,8 +806,23 @@ def test_the_notes_under_the_figures_by_hand():
         "(SSC-AVG's \"none (the paper's)\"; RMSC's \"scale columns\"; the note under the "
         "table says what each does): each method runs as the library ships it, so part of a "
         "gap between them can come from this step")
+    # a later step comparing the clean and corrupted data: the same column, in one line,
+    # the methods grouped by what they ran, naming the step that said it in full
+    later = pd.DataFrame({"method": ["SSC-AVG", "RMSC-WV", "RMSC"],
+                          "post-processing": ["none (the paper's)", "scale columns",
+                                              "scale columns"]})
+    assert L.postprocessing_reminder(later, 2) == (
+        "**Not like for like, as in step 2.** The methods' tables are still post-processed "
+        "differently (SSC-AVG's \"none (the paper's)\"; RMSC-WV's and RMSC's \"scale "
+        "columns\"), so part of a gap between them can come from that step rather than from "
+        "how they use the views.")
+    assert "as in an earlier step." in L.postprocessing_reminder(later)
     shown["post-processing"] = ["—", "scale columns", "scale columns"]
     assert L.postprocessing_difference(shown) is None
+    assert L.postprocessing_reminder(shown, 2) is None
+    # the shipped lesson: step 2 is the first comparison on clean data, before steps 3 and 5
+    steps = L.load_lesson().steps
+    assert [L.earlier_comparison(steps, n) for n in (2, 3, 5)] == [None, 2, 2]
     # ± said with the protocol's number of k-means runs; the methods from the registry
     from rmsc.spectral import N_KMEANS_RUNS
 
