@@ -307,8 +307,8 @@ def _postprocessing_used(shown):
 def postprocessing_reminder(shown, said_in=None):
     """:func:`postprocessing_difference` in one line, for a later step comparing methods
     (``shown`` as there, from the same :func:`rmsc.dashboard.runs.compare_display` column),
-    with ``said_in`` the number of the step that said it in full (None: "an earlier step").
-    None when the methods post-process alike."""
+    with ``said_in`` the number of the step that said it in full (None: no step did, and
+    the line does not point back). None when the methods post-process alike."""
     used = _postprocessing_used(shown)
     if used is None:
         return None
@@ -316,10 +316,10 @@ def postprocessing_reminder(shown, said_in=None):
     for m, p in used.items():
         groups.setdefault(p, []).append(f"{m}'s")
     said = "; ".join(f"{' and '.join(ms)} \"{p}\"" for p, ms in groups.items())
-    where = f"step {said_in}" if said_in is not None else "an earlier step"
-    return (f"**Not like for like, as in {where}.** The methods' tables are still "
-            f"post-processed differently ({said}), so part of a gap between them can come "
-            "from that step rather than from how they use the views.")
+    head = ("**Not like for like.** The methods' tables are" if said_in is None else
+            f"**Not like for like, as in step {said_in}.** The methods' tables are still")
+    return (f"{head} post-processed differently ({said}), so part of a gap between them can "
+            "come from that step rather than from how they use the views.")
 
 
 def earlier_comparison(steps, n):

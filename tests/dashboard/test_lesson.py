@@ -816,7 +816,9 @@ def test_the_notes_under_the_figures_by_hand():
         "differently (SSC-AVG's \"none (the paper's)\"; RMSC-WV's and RMSC's \"scale "
         "columns\"), so part of a gap between them can come from that step rather than from "
         "how they use the views.")
-    assert "as in an earlier step." in L.postprocessing_reminder(later)
+    # no earlier step said it: the line does not point back
+    assert L.postprocessing_reminder(later).startswith(
+        "**Not like for like.** The methods' tables are post-processed differently (SSC-AVG's")
     shown["post-processing"] = ["—", "scale columns", "scale columns"]
     assert L.postprocessing_difference(shown) is None
     assert L.postprocessing_reminder(shown, 2) is None
@@ -1008,6 +1010,17 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 claim = [m.value for m in at.markdown
                          if m.value.startswith("- The paper's claim on these data,")]
                 assert len(claim) == (step.claim is not None), claim
+                # the methods' post-processing, from the comparison's own table: in full on
+                # one dataset, in one line on the clean and corrupted data
+                from ui import caches
+
+                clean, data = L.load_step_data(lesson, step)
+                tables = caches.result_cache().get(L.step_comparison(step, clean, data)[0])
+                shown = dash.compare_display(next(iter(tables.values())), data.view_names)
+                want = (L.postprocessing_difference(shown) if len(tables) == 1 else
+                        L.postprocessing_reminder(shown, L.earlier_comparison(lesson.steps, n)))
+                assert want is not None  # SSC-AVG "none", RMSC "scale columns"
+                assert f"- {want}" in [m.value for m in at.markdown]
                 table = at.dataframe[0].value
                 if step.claim is not None:
                     _check_claim(claim[0], table, step.claim,
