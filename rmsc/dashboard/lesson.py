@@ -36,14 +36,15 @@ from .params import AUTO, OutlierSpec, Params, fit_key
 from .remote import Remote, RemoteParts
 from .lesson_text import (  # noqa: F401 - re-exported: what the page says about its numbers
     CLAIM_ASKS_MORE, FOLLOWS_GAP, NARROW, POSTPROCESSING_NOTE, ROC_NOTE, SCORES_NOTE,
-    SHARE_COLUMNS, TIME_NOTE, SPREAD_LIMIT, earlier_comparison, postprocessing_reminder,
+    SHARE_COLUMNS, TIME_NOTE, SPREAD_LIMIT,
     SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE, acc_spreads, beyond_words, change_sentences,
     claim_facts, claim_sentence, comparison_sentences, echo_note, gain_sentence, gainers,
     heatmap_note, method_lines, postprocessing_difference, projection_note, weight_note,
     within_spread, worst_words, gain_reminder, shares_heading, slider_sentence)
 from .lesson_summary import (  # noqa: F401 - re-exported: the closing step's sentences
     AP_FOUND, AUC_FOUND, AUC_MISSED, LITTLE_SHARE, PER_VIEW, corrupted_share, detection_kind,
-    per_view_sentence, step_takeaway, takeaway_sentences)
+    earlier_comparison, per_view_sentence, postprocessing_reminder, step_takeaway,
+    takeaway_sentences)
 from .runs import compare_fits, compare_params, compare_tables, fit_parts
 from .words import SYMBOLS
 

@@ -5,8 +5,10 @@ the corrupted views' share of Z* in RMSC's fits with and without the outliers) a
 :func:`takeaway_sentences` says them: how the weights found the corrupted samples
 (:func:`detection_kind`), what the outliers did to each method's ACC, how much the corrupted
 views count in Z* before and after the corruption, the paper's claim, and the title's
-question, per-sample against per-view weights (:func:`per_view_sentence`). The rule for noise
-and the comparison's words are :mod:`rmsc.dashboard.lesson_text`'s.
+question, per-sample against per-view weights (:func:`per_view_sentence`). A later
+comparison step recalls an earlier step's post-processing caveat in one line
+(:func:`postprocessing_reminder`, naming the step from :func:`earlier_comparison`). The rule
+for noise and the comparison's words are :mod:`rmsc.dashboard.lesson_text`'s.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from ..inspection import P_SHARE_LABEL, SHARE_LABEL
 from .fitting import weight_shares
 from .runs import SHOWN_DECIMALS
 from .lesson_text import (acc_spreads, beyond_words, claim_facts, gain_reminder, listing,
-                          within_spread)
+                          postprocessing_by_method, within_spread)
 
 #: The AUC from which the lesson says the weights "single out" a view's corrupted samples
 #: (with the average precision at :data:`AP_FOUND` or above) or rank most of them below the
@@ -285,3 +287,29 @@ def step_takeaway(step, tables, result, data, clean_result=None):
     clean = None if clean_result is None else weight_shares(clean_result, data)[0]
     return takeaway_sentences(facts, detection, shares, corrupted, clean_shares=clean,
                               per_view=per_view_sentence(tables, step.claim))
+
+
+def postprocessing_reminder(shown, said_in=None):
+    """:func:`~rmsc.dashboard.lesson_text.postprocessing_difference` in one line, for a later step comparing methods
+    (``shown`` as there, from the same :func:`rmsc.dashboard.runs.compare_display` column),
+    with ``said_in`` the number of the step that said it in full (None: no step did, and
+    the line does not point back). None when the methods post-process alike."""
+    used = postprocessing_by_method(shown)
+    if used is None:
+        return None
+    groups = {}
+    for m, p in used.items():
+        groups.setdefault(p, []).append(f"{m}'s")
+    said = "; ".join(f"{' and '.join(ms)} \"{p}\"" for p, ms in groups.items())
+    head = ("**Not like for like.** The methods' tables are" if said_in is None else
+            f"**Not like for like, as in step {said_in}.** The methods' tables are still")
+    return (f"{head} post-processed differently ({said}), so part of a gap between them can "
+            "come from that step rather than from how they use the views.")
+
+
+def earlier_comparison(steps, n):
+    """The number (from 1) of the first step before step ``n`` that compares methods on
+    clean data only (where the page says that line in full), or
+    None."""
+    return next((i for i, s in enumerate(steps[:n - 1], 1)
+                 if s.show == "compare" and s.outliers is None), None)

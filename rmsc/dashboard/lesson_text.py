@@ -286,7 +286,7 @@ def postprocessing_difference(shown):
     from each method's parameters) did not all post-process their tables alike: which did
     what, and that the comparison is then not like for like. None when they agree, or only
     one has a table."""
-    used = _postprocessing_used(shown)
+    used = postprocessing_by_method(shown)
     if used is None:
         return None
     said = "; ".join(f"{m}'s \"{p}\"" for m, p in used.items())
@@ -297,37 +297,11 @@ def postprocessing_difference(shown):
             "method the same post-processing.")
 
 
-def _postprocessing_used(shown):
+def postprocessing_by_method(shown):
     """``{method: post-processing}`` of the methods in ``shown`` that have a table, or None
     when they all post-process alike (or only one has a table)."""
     used = {m: p for m, p in zip(shown["method"], shown["post-processing"]) if p != "—"}
     return used if len(set(used.values())) >= 2 else None
-
-
-def postprocessing_reminder(shown, said_in=None):
-    """:func:`postprocessing_difference` in one line, for a later step comparing methods
-    (``shown`` as there, from the same :func:`rmsc.dashboard.runs.compare_display` column),
-    with ``said_in`` the number of the step that said it in full (None: no step did, and
-    the line does not point back). None when the methods post-process alike."""
-    used = _postprocessing_used(shown)
-    if used is None:
-        return None
-    groups = {}
-    for m, p in used.items():
-        groups.setdefault(p, []).append(f"{m}'s")
-    said = "; ".join(f"{' and '.join(ms)} \"{p}\"" for p, ms in groups.items())
-    head = ("**Not like for like.** The methods' tables are" if said_in is None else
-            f"**Not like for like, as in step {said_in}.** The methods' tables are still")
-    return (f"{head} post-processed differently ({said}), so part of a gap between them can "
-            "come from that step rather than from how they use the views.")
-
-
-def earlier_comparison(steps, n):
-    """The number (from 1) of the first step before step ``n`` that compares methods on
-    clean data only (where the page says :func:`postprocessing_difference` in full), or
-    None."""
-    return next((i for i, s in enumerate(steps[:n - 1], 1)
-                 if s.show == "compare" and s.outliers is None), None)
 
 
 #: What a comparison table's time is, beside the sidebar's (under the table and in the time
