@@ -290,10 +290,11 @@ def step_takeaway(step, tables, result, data, clean_result=None):
 
 
 def postprocessing_reminder(shown, said_in=None):
-    """:func:`~rmsc.dashboard.lesson_text.postprocessing_difference` in one line, for a later step comparing methods
-    (``shown`` as there, from the same :func:`rmsc.dashboard.runs.compare_display` column),
-    with ``said_in`` the number of the step that said it in full (None: no step did, and
-    the line does not point back). None when the methods post-process alike."""
+    """:func:`~rmsc.dashboard.lesson_text.postprocessing_difference` in one line, for a
+    later step comparing methods (``shown`` as there, from the same
+    :func:`rmsc.dashboard.runs.compare_display` column), with ``said_in`` the number of the
+    step that said it in full (None: no step did, and the line does not point back). None
+    when the methods post-process alike."""
     used = postprocessing_by_method(shown)
     if used is None:
         return None
@@ -309,7 +310,6 @@ def postprocessing_reminder(shown, said_in=None):
 
 def earlier_comparison(steps, n):
     """The number (from 1) of the first step before step ``n`` that compares methods on
-    clean data only (where the page says that line in full), or
-    None."""
+    clean data only (where the page says the post-processing line in full), or None."""
     return next((i for i, s in enumerate(steps[:n - 1], 1)
                  if s.show == "compare" and s.outliers is None), None)
