@@ -117,13 +117,8 @@ elif step.show in ("compare", "summary"):
         _nav("end")
         st.stop()
     sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
-    # the methods' post-processing, from the table's column: in full on a step on one dataset,
-    # in one line on a later step comparing the clean and corrupted data (the same methods)
     shown = dash.compare_display(next(iter(tables.values())), data.view_names)
-    differ = (None if "post-processing" not in shown  # in the main text
-              else lessons.postprocessing_difference(shown) if len(tables) == 1
-              else lessons.postprocessing_reminder(
-                  shown, lessons.earlier_comparison(lesson.steps, n)))
+    differ = lessons.postprocessing_line(shown, len(tables), lesson.steps, n)  # main text
     for line in sentences + ([differ] if differ else []):
         st.markdown(f"- {line}")
     if table is not None:

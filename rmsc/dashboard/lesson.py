@@ -43,8 +43,8 @@ from .lesson_text import (  # noqa: F401 - re-exported: what the page says about
     within_spread, worst_words, gain_reminder, shares_heading, slider_sentence)
 from .lesson_summary import (  # noqa: F401 - re-exported: the closing step's sentences
     AP_FOUND, AUC_FOUND, AUC_MISSED, LITTLE_SHARE, PER_VIEW, corrupted_share, detection_kind,
-    earlier_comparison, per_view_sentence, postprocessing_reminder, step_takeaway,
-    takeaway_sentences)
+    earlier_comparison, per_view_sentence, postprocessing_line, postprocessing_reminder,
+    step_takeaway, takeaway_sentences)
 from .runs import compare_fits, compare_params, compare_tables, fit_parts
 from .words import SYMBOLS
 

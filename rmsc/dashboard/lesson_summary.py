@@ -18,7 +18,7 @@ from ..inspection import P_SHARE_LABEL, SHARE_LABEL
 from .fitting import weight_shares
 from .runs import SHOWN_DECIMALS
 from .lesson_text import (acc_spreads, beyond_words, claim_facts, gain_reminder, listing,
-                          postprocessing_by_method, within_spread)
+                          postprocessing_by_method, postprocessing_difference, within_spread)
 
 #: The AUC from which the lesson says the weights "single out" a view's corrupted samples
 #: (with the average precision at :data:`AP_FOUND` or above) or rank most of them below the
@@ -313,3 +313,16 @@ def earlier_comparison(steps, n):
     clean data only (where the page says the post-processing line in full), or None."""
     return next((i for i, s in enumerate(steps[:n - 1], 1)
                  if s.show == "compare" and s.outliers is None), None)
+
+
+def postprocessing_line(shown, n_variants, steps, n):
+    """A compare step's line on its methods' post-processing (``shown``: the comparison's
+    :func:`rmsc.dashboard.runs.compare_display` table; ``n_variants``: how many datasets it
+    compares on): in full on a step on one dataset, in one line pointing back
+    (:func:`earlier_comparison`) on step ``n`` of ``steps`` comparing the clean and the
+    corrupted data. None when the table has no post-processing column or all agree."""
+    if "post-processing" not in shown:
+        return None
+    if n_variants == 1:
+        return postprocessing_difference(shown)
+    return postprocessing_reminder(shown, earlier_comparison(steps, n))

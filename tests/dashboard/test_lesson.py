@@ -825,6 +825,12 @@ def test_the_notes_under_the_figures_by_hand():
     # the shipped lesson: step 2 is the first comparison on clean data, before steps 3 and 5
     steps = L.load_lesson().steps
     assert [L.earlier_comparison(steps, n) for n in (2, 3, 5)] == [None, 2, 2]
+    # the page's one call: in full on one dataset, the reminder on two, nothing without
+    # the column or when the methods agree
+    assert L.postprocessing_line(later, 1, steps, 3) == L.postprocessing_difference(later)
+    assert L.postprocessing_line(later, 2, steps, 3) == L.postprocessing_reminder(later, 2)
+    assert L.postprocessing_line(later[["method"]], 2, steps, 3) is None
+    assert L.postprocessing_line(shown, 1, steps, 2) is None
     # ± said with the protocol's number of k-means runs; the methods from the registry
     from rmsc.spectral import N_KMEANS_RUNS
 
