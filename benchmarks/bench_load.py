@@ -554,7 +554,8 @@ async def lesson_session(browser, url, lesson, visits, i, out, errors):
             if k == 0:
                 await page.goto(f"{url}/?lesson=1", timeout=TIMEOUT)
             elif key is None:
-                await page.get_by_role("button", name="Next →").click(timeout=TIMEOUT)
+                # the step's first Next (the page draws one above the step, one at its end)
+                await page.get_by_role("button", name="Next →").first.click(timeout=TIMEOUT)
             else:
                 thumb = page.locator("[data-testid=stSlider]").get_by_role("slider")
                 await thumb.press(key, timeout=TIMEOUT)
