@@ -47,7 +47,7 @@ async def walk(browser, url, lesson, i, out):
         if k == 0:
             await page.goto(f"{url}/?lesson=1", timeout=B.TIMEOUT)
         elif key is None:
-            await page.get_by_role("button", name="Next →").click(timeout=B.TIMEOUT)
+            await page.get_by_role("button", name="Next →").first.click(timeout=B.TIMEOUT)
         else:
             await page.locator("[data-testid=stSlider]").get_by_role("slider").press(
                 key, timeout=B.TIMEOUT)
