@@ -709,11 +709,14 @@ class RMSC(Deferred, ClusterMixin, BaseEstimator):
 
         Returns
         -------
-        list of float, one per view measured
+        list of float, one per view measured (None each when Z* is empty: no size to
+        measure against)
         """
         views = self._training_views(Xs)
         which = range(len(views)) if which is None else which
         size = float(np.sqrt(abs(self.consensus_).power(2).sum()))
+        if size == 0:
+            return [None for _ in which]
         return [solver.consensus_gap(solver.gram_factor(views[v]), self.consensus_, self.lam_)
                 / size for v in which]
 

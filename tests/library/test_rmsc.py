@@ -376,3 +376,6 @@ def test_view_representations_from_the_fitted_model(subspaces):
     assert m.consensus_gaps(views) == pytest.approx(
         [np.linalg.norm(Z - Zstar) / size for Z in Zs], rel=1e-8)
     assert m.consensus_gaps(views, which=[1]) == pytest.approx([m.consensus_gaps(views)[1]])
+    # an empty Z* (a beta that thresholds every entry) has no size to measure against
+    m.consensus_ = sp.csr_matrix(m.consensus_.shape)
+    assert m.consensus_gaps(views) == [None, None]
