@@ -125,6 +125,7 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         before = corrupted_share(clean_shares or [], corrupted)
     if after is not None:
         equal = len(corrupted) / len(shares)
+        little = LITTLE_SHARE * equal  # below it, the corrupted views "count little"
         names = " and ".join(corrupted)
         they = "together carry" if len(corrupted) > 1 else "carries"
         text = (f"**Who counts in Z\\*.** In {method}'s fit with the outliers, {names} {they} "
@@ -133,7 +134,7 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         if before is not None:
             text += f"; in its fit on the clean data (step 6's table) they carried {_share(before)}"
         text += f", where an equal share would be {_share(equal)}"
-        if before is not None and before < LITTLE_SHARE * equal:
+        if before is not None and before < little:
             text += (": a view's share is its weight in the average the Z*-step thresholds, "
                      "which caps how far its table can move Z* (step 6); with "
                      f"{_share(before)} of that average on the clean data, these views could "
@@ -146,14 +147,14 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
                 text += (f" Part of that is this software's view scale cᵥ (step 6's table; "
                          f"the paper's model has none): without it, the weights alone "
                          f"(\"{P_SHARE_LABEL}\") give {names} {_share(bare)} on the clean "
-                         f"data" + (", still little." if bare < LITTLE_SHARE * equal else
+                         f"data" + (", still little." if bare < little else
                                     ", no longer little: under the paper's model these "
                                     "views might have counted, so this run tests this "
                                     "software's variant more than the paper's."))
-        elif before is not None and after < LITTLE_SHARE * equal:
+        elif before is not None and after < little:
             text += (": their share fell with the corruption: the weights at work, turning "
                      "Z* away from the corrupted views.")
-        elif before is None and after < LITTLE_SHARE * equal and noise.get(method):
+        elif before is None and after < little and noise.get(method):
             text += (f": Z* listens little to the corrupted views, so corrupting them could "
                      f"move {method}'s result little, whatever their weights; that fits "
                      f"{method}'s change within the noise.")
@@ -162,8 +163,7 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         out.append(text)
     rival = facts["rival"]
     mine, theirs = changes[method], changes[rival]
-    untestable = (before is not None and after is not None
-                  and before < LITTLE_SHARE * len(corrupted) / len(shares))
+    untestable = before is not None and after is not None and before < little
     if untestable:
         on_acc = {"holds": f"{method}'s change was the best", "cannot be told": "the changes "
                   "were level", "not borne out": f"{rival}'s change was the better one"}
@@ -199,7 +199,7 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
                  " Ranking most corrupted samples low")
         last += " is not the same as gaining ACC from it"
         last += (": here the corrupted views counted little in Z*." if after is not None
-                 and after < LITTLE_SHARE * len(corrupted) / len(shares) else ".")
+                 and after < little else ".")
     out.append(f"**The paper's claim.** {last}")
     if per_view:
         out.append(per_view)

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..inspection import (DARK_RELATIVE, P_SHARE_LABEL, SHARE_LABEL, other_features_text, ratio_text,
-                          relative_weights)
+from ..inspection import (DARK_RELATIVE, P_SHARE_LABEL, SHARE_LABEL, other_features_text,
+                          ratio_text, relative_weights)
 from ..methods import describe_method
 from ..spectral import N_KMEANS_RUNS
 from .fitting import PAGE_TRACE_EVERY, VIEW_SCALE_LABEL
