@@ -51,8 +51,6 @@ def _nav(place, first=None):
                      "page", icon=":material/open_in_new:")
 
 
-
-
 def _heading():
     st.markdown(f"**Lesson:** {lesson.title}")
     session_lesson.to_top(n)
@@ -159,7 +157,8 @@ elif step.show in ("weights", "solve"):
         ends = {values[0]: " (lowest)", values[-1]: " (highest)"}
         # its stops are evenly spaced, its values need not be: the label says which
         st.select_slider(dash.stops_label(label, values), values, value=shown,
-                         key="lesson_slider", on_change=_move, format_func=lambda v: f"{v:g}{ends.get(v, '')}")
+                         key="lesson_slider", on_change=_move,
+                         format_func=lambda v: f"{v:g}{ends.get(v, '')}")
     r = ui.require_result("The lesson")
     if r is None:
         st.stop()

@@ -131,12 +131,7 @@ st.markdown("Each view clustered **on its own** (spectral clustering of its k-NN
             "labels, and always the **eigengap** of its graph (larger: a clearer split into "
             "the clusters, no labels needed). If RMSC's weights measured how far to trust a "
             "view, the points would climb from left to right.")
-_qkey = dash.view_quality_key(ss.params, data)
-_quality, _qjob = ui.experiment_state("quality", _qkey)
-if _quality is None and _qjob is None:
-    ui.start_experiment("quality", _qkey, dash.Remote(dash.run_view_quality, data, ss.params),
-                        label="each view alone")
-quality = ui.experiment_panel("quality", _qkey)
+quality = ui.experiment_panel("quality", ui.view_quality(data, ss.params))
 if quality is not None:
     trust = inspection.trust_vs_quality(shares, quality)
     c1, c2 = st.columns([3, 2])

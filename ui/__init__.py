@@ -81,6 +81,7 @@ from .experiments import (  # noqa: F401
     robustness_columns,
     run_plan,
     start_experiment,
+    view_quality,
 )
 from .frame import (  # noqa: F401
     PAGE_CONFIG,

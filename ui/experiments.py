@@ -79,6 +79,19 @@ def _experiment_progress_body(slot_name):
 _experiment_progress = st.fragment(run_every=POLL_SECONDS)(_experiment_progress_body)
 
 
+def view_quality(data, params):
+    """Each view clustered on its own (:func:`rmsc.dashboard.run_view_quality`, SC-BSV's
+    per-view runs) for ``params`` on ``data``: started on a worker unless its result is in
+    the cache or it is running already. Returns its key in the "quality" slot (the Weights
+    page and the lesson's step 6 read the same run)."""
+    key = dash.view_quality_key(params, data)
+    result, job = experiment_state("quality", key)
+    if result is None and job is None:
+        start_experiment("quality", key, dash.Remote(dash.run_view_quality, data, params),
+                         label="each view alone")
+    return key
+
+
 def experiment_panel(slot_name, key):
     """Progress while the experiment runs; its error if it failed. Returns its result or None."""
     result, job = experiment_state(slot_name, key)

@@ -19,7 +19,7 @@ from rmsc import datasets, figures, inspection, outliers
 from rmsc.dashboard import lesson as lessons
 
 from .caches import load_bundled, projection, result_cache
-from .experiments import experiment_state, start_experiment
+from .experiments import experiment_state, view_quality
 from .fitting import QUEUE_POLL_SECONDS, fit_key, prefetch_fits
 from .runtime import scroll_to_top, shared_figure
 from .state import inject, reset_outliers, set_dataset, set_params
@@ -85,9 +85,9 @@ def _step_dataset(source, number, _lesson):
 def views_figures(fingerprint, _data, _vmax):
     """A 'views' step's figures of the data ``fingerprint``: each view in 2-D, one sample of
     each class as a picture (None without pictures or labels), and the note on a flat
-    panel (:func:`rmsc.dashboard.lesson.projection_note`, None when none is flat). Made once for every
-    session, and made dictionaries once (``ui.runtime.shared_figure``): the class opening
-    the step at once waits for one of them, not eight."""
+    panel (:func:`rmsc.dashboard.lesson.projection_note`, None when none is flat). Made
+    once for every session, and made dictionaries once (``ui.runtime.shared_figure``): the
+    class opening the step at once waits for one of them, not eight."""
     data = _data
     mask = data.outlier_mask
     plan = dash.scale_plan(data.n_samples)
@@ -157,11 +157,7 @@ def echo_note(result, data, facts):
     if facts is None or result.model is None:
         return None
     view = list(data.view_names).index(facts["view"])
-    key = dash.view_quality_key(result.params, data)
-    quality, job = experiment_state("quality", key)
-    if quality is None and job is None:  # as the Weights page runs it
-        start_experiment("quality", key, dash.Remote(dash.run_view_quality, data,
-                                                     result.params), label="each view alone")
+    quality, _ = experiment_state("quality", view_quality(data, result.params))
     alone = None if quality is None else quality[view]["acc"]
     acc = None if result.scores is None else result.scores["acc_mean"]
     return lessons.echo_note(facts, _gap(result.key, view, result, data), alone, acc,
