@@ -101,7 +101,7 @@ def claim_facts(tables, method="RMSC"):
 
 def claim_sentence(tables, method="RMSC"):
     """The paper's claim (``method``, weighting every sample in every view, loses the least
-    to the outliers) checked on a comparison's tables, as one sentence computed from them
+    to the outliers) checked on a comparison's tables, in short sentences computed from them
     (:func:`claim_facts`): which method has the highest ACC with the outliers, whose change
     is the best (gained the most or lost the least), and whether the claim holds, is not
     borne out, or cannot be told from the ± spread. Worded for gains as well as losses
@@ -112,22 +112,25 @@ def claim_sentence(tables, method="RMSC"):
     rival = f["rival"]
     mine_c, rival_c = f["changes"][method], f["changes"][rival]
     if f["gap"] > 0:
-        change = (f"the best change is {method}'s ({mine_c:+.2f} points; next {rival}, "
-                  f"{rival_c:+.2f})")
+        change = (f"The best change is {method}'s ({mine_c:+.2f} points; next {rival}, "
+                  f"{rival_c:+.2f}).")
     else:
-        change = f"the best change is {rival}'s ({rival_c:+.2f} points, {method} {mine_c:+.2f})"
+        change = f"The best change is {rival}'s ({rival_c:+.2f} points, {method} {mine_c:+.2f})."
     verdict = {"cannot be told": "cannot be told from the ± spread here",
                "holds": "holds here", "not borne out": "is not borne out here"}[f["verdict"]]
+    apart = ""
     if f["gap_words"]:
-        verdict += f" (the two changes are {abs(f['gap']):.2f} points apart, {f['gap_words']})"
+        apart = f" The two changes are {abs(f['gap']):.2f} points apart, {f['gap_words']}."
     luck = ""
     if f["verdict"] == "not borne out" and rival in gainers(tables):
         luck = (f" This rests on {rival}'s gain, which the line above says can be the luck "
                 f"of this one draw: another seed may not repeat it.")
-    return (f"The paper's claim on these data, judged on the ACC changes alone: "
-            f"{f['highest']}; {change}; {worst_words(f)}. That {method}'s ACC fares best "
-            f"under the outliers (the smallest loss, or the largest gain) {verdict}.{luck} "
-            f"{CLAIM_ASKS_MORE}")
+    # short sentences, one fact each (the tenth cold reading: it was one of nine lines)
+    worst = worst_words(f)
+    return (f"**The paper's claim, judged on the ACC changes alone.** {f['highest']} "
+            f"{change} {worst[0].upper()}{worst[1:]}. The claim, that {method}'s ACC fares "
+            f"best under the outliers (the smallest loss, or the largest gain), "
+            f"{verdict}.{apart}{luck} {CLAIM_ASKS_MORE}")
 
 
 #: What the claim's line on the ACC alone leaves to the closing step (said after it).
@@ -246,21 +249,19 @@ def _highest(table, rows, method, variant, spreads):
     top, runner = order[0], order[1]
     a, b = rows[top][col], rows[runner][col]  # as shown (robustness_table rounds them)
     lead = within_spread(a - b, [spreads.get(top), spreads.get(runner)])
-    mine = "" if method in (top, runner) else f"; {method} {rows[method][col]:.2f} %"
+    mine = ("" if method in (top, runner) else
+            f" {method} has {rows[method][col]:.2f} % {variant}.")
     if lead:
         return (f"{top} and {runner} are level on the highest ACC {variant}: {top}'s "
                 f"{a:.2f} ± {spreads[top]:.2f} % is {a - b:.2f} points above {runner}'s "
-                f"{b:.2f} ± {spreads[runner]:.2f} %, within the ± spread{mine}")
+                f"{b:.2f} ± {spreads[runner]:.2f} %, within the ± spread.{mine}")
     if lead is None:  # no spreads to tell a lead from noise
-        return (f"{method} has the highest ACC {variant} ({a:.2f} %)" if top == method else
-                f"{top} has the highest ACC {variant} ({a:.2f} %, {method} "
-                f"{rows[method][col]:.2f} %)")
+        return (f"{method} has the highest ACC {variant} ({a:.2f} %)." if top == method else
+                f"{top} has the highest ACC {variant} ({a:.2f} %). {method} has "
+                f"{rows[method][col]:.2f} % {variant}.")
     beyond = beyond_words(a - b, [spreads[top], spreads[runner]])
-    if runner == method:
-        return (f"{top} has the highest ACC {variant} ({a:.2f} %, {a - b:.2f} points above "
-                f"{method}'s {b:.2f} %, {beyond})")
-    return (f"{top} has the highest ACC {variant} ({a:.2f} %, {a - b:.2f} points above "
-            f"{runner}'s {b:.2f} %, {beyond}{mine})")
+    return (f"{top} has the highest ACC {variant} ({a:.2f} %), {a - b:.2f} points above "
+            f"{runner}'s {b:.2f} %, {beyond}.{mine}")
 
 
 def acc_spreads(table):

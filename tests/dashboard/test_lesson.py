@@ -374,23 +374,25 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
                                      "acc_mean": [0.9, 0.8, 0.9065]}),
               "with outliers": pd.DataFrame({"method": ["A", "B", "C"],
                                              "acc_mean": [0.85, 0.81, 0.9068]})}
-    # changes: A -5.00, B +1.00, C +0.03; with outliers C is highest (90.68)
+    # changes: A -5.00, B +1.00, C +0.03; with outliers C is highest (90.68); short
+    # sentences, one fact each
+    head = "**The paper's claim, judged on the ACC changes alone.** "
     assert L.claim_sentence(tables, method="C") == (
-        "The paper's claim on these data, judged on the ACC changes alone: C has the highest ACC with outliers (90.68 %); "
-        "the best change is B's (+1.00 points, C +0.03); the worst change is A's (-5.00). "
-        "That C's ACC fares best under the outliers (the smallest loss, or the largest gain) "
-        "is not borne out here. " + L.CLAIM_ASKS_MORE)
+        head + "C has the highest ACC with outliers (90.68 %). "
+        "The best change is B's (+1.00 points, C +0.03). The worst change is A's (-5.00). "
+        "The claim, that C's ACC fares best under the outliers (the smallest loss, or the "
+        "largest gain), is not borne out here. " + L.CLAIM_ASKS_MORE)
     assert L.claim_sentence(tables, method="B") == (
-        "The paper's claim on these data, judged on the ACC changes alone: C has the highest ACC with outliers (90.68 %, B "
-        "81.00 %); the best change is B's (+1.00 points; next C, +0.03); the worst change is "
-        "A's (-5.00). That B's ACC fares best under the outliers (the smallest loss, or the "
-        "largest gain) holds here. " + L.CLAIM_ASKS_MORE)
+        head + "C has the highest ACC with outliers (90.68 %). B has 81.00 % with outliers. "
+        "The best change is B's (+1.00 points; next C, +0.03). The worst change is A's "
+        "(-5.00). The claim, that B's ACC fares best under the outliers (the smallest loss, "
+        "or the largest gain), holds here. " + L.CLAIM_ASKS_MORE)
     # with spreads: B's lead of 0.97 points over C is within C's ± 3.53, A's gap of 6 is not
     # within the larger of A's and B's spreads (3.00)
     tables["clean"]["acc_std"] = [0.02, 0.005, 0.0353]
     tables["with outliers"]["acc_std"] = [0.03, 0.004, 0.01]
     assert L.claim_sentence(tables, method="B").endswith(
-        "(the smallest loss, or the largest gain) cannot be told from the ± spread here. "
+        "(the smallest loss, or the largest gain), cannot be told from the ± spread here. "
         + L.CLAIM_ASKS_MORE)
     # C's 90.68 ± 1.00 leads A's 85.00 ± 3.00 by 5.68 points: more than the larger ± (3.00),
     # but by only 2.68, under twice it: narrow. A's change is 6.00 points below B's, twice
@@ -398,26 +400,28 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     narrow = ("more than the ± spread (3.00), but only by 2.68 points: a narrow margin, as "
               f"{L.SPREAD_LIMIT}")
     assert L.claim_sentence(tables, method="A") == (
-        "The paper's claim on these data, judged on the ACC changes alone: C has the highest ACC with outliers (90.68 %, 5.68 "
-        f"points above A's 85.00 %, {narrow}); the best change is B's (+1.00 points, A "
-        "-5.00); the worst change is A's (-5.00). That A's ACC fares best under the outliers "
-        "(the smallest loss, or the largest gain) is not borne out here (the two changes are "
-        "6.00 points apart, more than the ± spread). This rests on B's gain, which the line "
+        head + f"C has the highest ACC with outliers (90.68 %), 5.68 points above A's "
+        f"85.00 %, {narrow}. The best change is B's (+1.00 points, A -5.00). The worst "
+        "change is A's (-5.00). The claim, that A's ACC fares best under the outliers (the "
+        "smallest loss, or the largest gain), is not borne out here. The two changes are "
+        "6.00 points apart, more than the ± spread. This rests on B's gain, which the line "
         "above says can be the luck of this one draw: another seed may not repeat it. "
         + L.CLAIM_ASKS_MORE)  # B's +1.00 is beyond its ± 0.50: a gain from corrupted data
     assert L.claim_sentence(tables, method="B").startswith(
-        "The paper's claim on these data, judged on the ACC changes alone: C has the highest ACC with outliers (90.68 %, 5.68 "
-        f"points above A's 85.00 %, {narrow}; B 81.00 %);")
+        head + f"C has the highest ACC with outliers (90.68 %), 5.68 points above A's "
+        f"85.00 %, {narrow}. B has 81.00 % with outliers. The best")
     # A's ± 6.00 with the outliers: the lead of 5.68 is within it, C and A are level
     tables["with outliers"].loc[0, "acc_std"] = 0.06
     assert L.claim_sentence(tables, method="B").startswith(
-        "The paper's claim on these data, judged on the ACC changes alone: C and A are level on the highest ACC with "
-        "outliers: C's 90.68 ± 1.00 % is 5.68 points above A's 85.00 ± 6.00 %, within the ± "
-        "spread; B 81.00 %;")
+        head + "C and A are level on the highest ACC with outliers: C's 90.68 ± 1.00 % is "
+        "5.68 points above A's 85.00 ± 6.00 %, within the ± spread. B has 81.00 % with "
+        "outliers. The best")
     assert L.claim_sentence(tables, method="C").startswith(
-        "The paper's claim on these data, judged on the ACC changes alone: C and A are level on the highest ACC with "
-        "outliers: C's 90.68 ± 1.00 % is 5.68 points above A's 85.00 ± 6.00 %, within the ± "
-        "spread; the best change")
+        head + "C and A are level on the highest ACC with outliers: C's 90.68 ± 1.00 % is "
+        "5.68 points above A's 85.00 ± 6.00 %, within the ± spread. The best change")
+    # no sentence of the line runs past a few dozen words (it was one of nine lines)
+    line = L.claim_sentence(tables, method="A")
+    assert max(len(x.split()) for x in line.split(". ")) <= 40, line
     # the same rule as a change's: A's own change (-5.00) is within its ± 5.69, the lead
     # of 5.68 too; at ± 5.67 the lead is not
     tables["with outliers"].loc[0, "acc_std"] = 0.0569
@@ -959,11 +963,11 @@ def _check_claim(claim, table, method, lines):
         assert f"{top} and {runner} are level on the highest ACC with outliers" in claim
         assert f"is {a - b:.2f} points above {runner}'s {b:.2f} ± {spread[runner]:.2f} %" in claim
     else:
-        assert f"{top} has the highest ACC with outliers ({a:.2f} %, {a - b:.2f} points" in claim
+        assert f"{top} has the highest ACC with outliers ({a:.2f} %), {a - b:.2f} points" in claim
         assert "more than the ± spread" in claim
     changes = dict(zip(table["method"], table["change (points)"]))
     holds = changes[method] > max(c for m, c in changes.items() if m != method)
-    assert (f"the best change is {method}'s" in claim) == holds, claim
+    assert (f"The best change is {method}'s" in claim) == holds, claim
 
 
 @pytest.mark.usefixtures("steady_state_navigation", "fresh_caches")
@@ -1014,7 +1018,7 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 # the paper's claim checked on the step that asks about it (its 'claim'
                 # field), from the table beside it; not on the other compare steps
                 claim = [m.value for m in at.markdown
-                         if m.value.startswith("- The paper's claim on these data,")]
+                         if m.value.startswith("- **The paper's claim, judged on the ACC")]
                 assert len(claim) == (step.claim is not None), claim
                 # the methods' post-processing, from the comparison's own table: in full on
                 # one dataset, in one line on the clean and corrupted data
