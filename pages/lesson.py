@@ -115,6 +115,8 @@ elif step.show in ("compare", "summary"):
         _nav("end")
         st.stop()
     sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
+    sentences = lessons.carry_caveat(sentences, lessons.claim_caveat(  # can it test the claim?
+        tables, lesson.steps, n, data, session_lesson.clean_fit(step)))
     shown = dash.compare_display(next(iter(tables.values())), data.view_names)
     differ = lessons.postprocessing_line(shown, len(tables), lesson.steps, n)  # main text
     for line in sentences + ([differ] if differ else []):

@@ -17,8 +17,9 @@ from .. import outliers as scoring
 from ..inspection import P_SHARE_LABEL, SHARE_LABEL
 from .fitting import weight_shares
 from .runs import SHOWN_DECIMALS
-from .lesson_text import (acc_spreads, beyond_words, claim_facts, gain_reminder, listing,
-                          postprocessing_by_method, postprocessing_difference, within_spread)
+from .lesson_text import (CLAIM_ASKS_MORE, acc_spreads, beyond_words, claim_facts,
+                          gain_reminder, listing, postprocessing_by_method,
+                          postprocessing_difference, within_spread)
 
 #: The AUC from which the lesson says the weights "single out" a view's corrupted samples
 #: (with the average precision at :data:`AP_FOUND` or above) or rank most of them below the
@@ -326,3 +327,55 @@ def postprocessing_line(shown, n_variants, steps, n):
     if n_variants == 1:
         return postprocessing_difference(shown)
     return postprocessing_reminder(shown, earlier_comparison(steps, n))
+
+
+def claim_caveat(tables, steps, n, data, clean_result):
+    """What a 'compare' step (step ``n`` of ``steps``) checking a claim on the clean data and
+    ``data`` (with its outliers) must carry beside its verdict on the ACC alone: when the
+    corrupted views count little in Z* already on the clean data (their share of ΣcᵥP in
+    ``clean_result``, RMSC's fit there, below :data:`LITTLE_SHARE` of an equal share, the
+    closing step's own test in :func:`takeaway_sentences`), that the run cannot test the
+    claim, with the share and the equal share it is measured against, and which later step
+    (the first 'summary' step after it, else "the closing step") revises the verdict. None
+    when the step
+    checks no claim, the data have no outliers, the clean fit is not at hand, or the
+    corrupted views count."""
+    step = steps[n - 1]
+    facts = None if step.claim is None else claim_facts(tables, step.claim)
+    mask = data.outlier_mask
+    if facts is None or mask is None or not mask.any() or clean_result is None:
+        return None
+    shares, _ = weight_shares(clean_result, data)
+    corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
+    before = corrupted_share(shares, corrupted)
+    equal = len(corrupted) / len(shares)
+    if before is None or not before < LITTLE_SHARE * equal:
+        return None
+    method, names = facts["method"], " and ".join(corrupted)
+    they = "together carry" if len(corrupted) > 1 else "carries"
+    closing = next((f"step {i}" for i, s in enumerate(steps[n:], n + 1) if s.show == "summary"),
+                   "the closing step")
+    then = ("says why the ACC could not have told more" if facts["verdict"] ==
+            "cannot be told" else "revises it to \"cannot tell\"")
+    return (f"**Can this run test the claim?** Hardly. In {method}'s fit on the clean data "
+            f"(step 6's table), {names} {they} {_share(before)} of the consensus weight "
+            f"(\"{SHARE_LABEL}\"). An equal share would be {_share(equal)}. A view's share "
+            f"caps how far its table can move Z*, so corrupting {names} could move "
+            f"{method}'s ACC little, whatever its weights did. The verdict above, on the ACC "
+            f"alone, is no test of the weights: {closing} {then}.")
+
+
+def carry_caveat(sentences, caveat):
+    """A compare step's lines (:func:`rmsc.dashboard.lesson_text.comparison_sentences`)
+    with ``caveat`` (:func:`claim_caveat`) in place of the claim line's pointer to the
+    closing step (:data:`~rmsc.dashboard.lesson_text.CLAIM_ASKS_MORE`, which the caveat
+    answers), right after that line; unchanged when ``caveat`` is None."""
+    if caveat is None:
+        return list(sentences)
+    out = []
+    for line in sentences:
+        if line.endswith(CLAIM_ASKS_MORE):
+            out += [line[:-len(CLAIM_ASKS_MORE)].rstrip(), caveat]
+        else:
+            out.append(line)
+    return out

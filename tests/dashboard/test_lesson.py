@@ -1035,6 +1035,14 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 if step.claim is not None:
                     _check_claim(claim[0], table, step.claim,
                                  [m.value for m in at.markdown if m.value.startswith("- ")])
+                    # the closing step's caveat beside the verdict where the clean fit an
+                    # earlier step made says the corrupted view counts little (here it is one
+                    # view of three and counts: no caveat, the pointer to the closing step)
+                    caveat = L.claim_caveat(tables, lesson.steps, n, data, caches.result_cache()
+                                            .get(dash.fit_key(step.params, clean)))
+                    cued = [m.value for m in at.markdown if "Can this run test" in m.value]
+                    assert cued == ([] if caveat is None else [f"- {caveat}"])
+                    assert claim[0].endswith(L.CLAIM_ASKS_MORE) == (caveat is None)
             if step.where is not None:  # the cue under the question
                 assert f"**↓ Where to look:** {step.where}" in [m.value for m in at.markdown]
             if step.show == "summary":

@@ -1,0 +1,74 @@
+"""Step 5's verdict carries the closing step's caveat where the run cannot test the claim
+(the tenth cold reading: step 5 rested on a gain step 7 withdrew), worked by hand."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from rmsc.dashboard import lesson as L
+
+
+def _tables():
+    # changes: A +7.73 (beyond its ± 3.27), C +0.03: the claim for C is not borne out
+    return {"clean": pd.DataFrame({"method": ["A", "C"], "acc_mean": [0.7672, 0.9065],
+                                   "acc_std": [0.0327, 0.0353]}),
+            "with outliers": pd.DataFrame({"method": ["A", "C"], "acc_mean": [0.8445, 0.9068],
+                                           "acc_std": [0.0172, 0.0244]})}
+
+
+def _setting(weights, claim="C"):
+    """A lesson whose step 2 checks ``claim`` and step 3 sums up, the corrupted data (PIX and
+    FOU, sample 0) and a clean fit with ``weights`` (3 views x 4 samples, paper's model)."""
+    steps = [SimpleNamespace(show="compare", claim=None),
+             SimpleNamespace(show="compare", claim=claim),
+             SimpleNamespace(show="summary", claim=claim)]
+    mask = np.zeros((3, 4), bool)
+    mask[:2, 0] = True
+    data = SimpleNamespace(view_names=["PIX", "FOU", "MOR"], outlier_mask=mask,
+                           views=[np.zeros((4, 5)), np.zeros((4, 3)), np.zeros((4, 2))])
+    fit = SimpleNamespace(weights=np.asarray(weights, float),
+                          model=SimpleNamespace(gamma=1e-5), params=SimpleNamespace(gamma=1e-5))
+    return steps, data, fit
+
+
+def test_step_5_says_the_run_cannot_test_the_claim_when_the_corrupted_views_count_little():
+    # P sums: PIX 1, FOU 1, MOR 98 of 100: PIX and FOU carry 2.0 %, an equal share of two
+    # views in three is 66.7 %, half of it 33.3 %: little
+    steps, data, fit = _setting([[0.25] * 4, [0.25] * 4, [24.5] * 4])
+    caveat = L.claim_caveat(_tables(), steps, 2, data, fit)
+    assert caveat == (
+        "**Can this run test the claim?** Hardly. In C's fit on the clean data (step 6's "
+        "table), PIX and FOU together carry 2.0 % of the consensus weight (\"share of "
+        "ΣcᵥP\"). An equal share would be 66.7 %. A view's share caps how far its table can "
+        "move Z*, so corrupting PIX and FOU could move C's ACC little, whatever its weights "
+        "did. The verdict above, on the ACC alone, is no test of the weights: step 3 "
+        "revises it to \"cannot tell\".")
+    # the claim line loses its pointer to the closing step, which the caveat answers
+    lines = L.comparison_sentences(_tables(), "C")
+    assert lines[-1].endswith(L.CLAIM_ASKS_MORE)
+    carried = L.carry_caveat(lines, caveat)
+    assert carried[:-2] == lines[:-1] and carried[-1] == caveat
+    assert carried[-2] == lines[-1][:-len(L.CLAIM_ASKS_MORE)].rstrip()
+    assert L.carry_caveat(lines, None) == lines
+
+
+def test_no_caveat_where_the_corrupted_views_count_or_nothing_is_checked():
+    # PIX and FOU carry 40 % (≥ half of 66.7 %): they count, the verdict stands alone
+    steps, data, fit = _setting([[2.0] * 4, [2.0] * 4, [6.0] * 4])
+    assert L.claim_caveat(_tables(), steps, 2, data, fit) is None
+    # just under half of an equal share (33.2 %): little
+    steps, data, fit = _setting([[1.66] * 4, [1.66] * 4, [6.68] * 4])
+    assert L.claim_caveat(_tables(), steps, 2, data, fit) is not None
+    # no clean fit at hand, no claim on the step, no outliers: nothing said
+    assert L.claim_caveat(_tables(), steps, 2, data, None) is None
+    assert L.claim_caveat(_tables(), steps, 1, data, fit) is None
+    data.outlier_mask = np.zeros((3, 4), bool)
+    assert L.claim_caveat(_tables(), steps, 2, data, fit) is None
+    # no summary step after it: "the closing step"; changes level: it says why, not revises
+    steps, data, fit = _setting([[0.25] * 4, [0.25] * 4, [24.5] * 4])
+    level = {k: t.assign(acc_mean=[0.9, 0.9 + (k != "clean") * 0.01]) for k, t in
+             _tables().items()}
+    assert L.claim_caveat(level, steps[:2], 2, data, fit).endswith(
+        "is no test of the weights: the closing step says why the ACC could not have told "
+        "more.")
