@@ -145,13 +145,16 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
                      else ".")
             bare = corrupted_share(clean_shares or [], corrupted, key="p_share")
             if bare is not None:
+                # the share without cᵥ against the same equal share, the evidence beside it
+                # (the tenth cold reading: "still little" was said without it)
                 text += (f" Part of that is this software's view scale cᵥ (step 6's table; "
                          f"the paper's model has none): without it, the weights alone "
                          f"(\"{P_SHARE_LABEL}\") give {names} {_share(bare)} on the clean "
-                         f"data" + (", still little." if bare < little else
-                                    ", no longer little: under the paper's model these "
-                                    "views might have counted, so this run tests this "
-                                    "software's variant more than the paper's."))
+                         f"data, {bare / equal:.2f} of the equal share ({_share(equal)})"
+                         + (", under half of it: little by the same rule." if bare < little
+                            else ", half of it or more: under the paper's model these "
+                            "views might have counted, so this run tests this software's "
+                            "variant more than the paper's."))
         elif before is not None and after < little:
             text += (": their share fell with the corruption: the weights at work, turning "
                      "Z* away from the corrupted views.")

@@ -542,16 +542,18 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "caused says nothing for or against them; to test the claim, corrupt views that "
         "count in Z* (step 6's table says which).")
     # the share without cᵥ (share of ΣP) where the clean fit's rows have it: 0.10 + 0.15 =
-    # 25.0 %, below half of 66.7 %: still little; 0.2 + 0.3 = 50.0 %: no longer little
+    # 25.0 %, 0.38 of 66.7 %, below half of it: little; 0.2 + 0.3 = 50.0 %, 0.75 of it: not
     bare = [dict(c, p_share=p) for c, p in zip(clean, [0.10, 0.15, 0.75])]
     said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=bare)
     assert said[3].endswith(
         "that fits C's change within the noise. Part of that is this software's view scale "
         "cᵥ (step 6's table; the paper's model has none): without it, the weights alone "
-        "(\"share of ΣP\") give PIX and FOU 25.0 % on the clean data, still little.")
+        "(\"share of ΣP\") give PIX and FOU 25.0 % on the clean data, 0.38 of the equal "
+        "share (66.7 %), under half of it: little by the same rule.")
     bare = [dict(c, p_share=p) for c, p in zip(clean, [0.2, 0.3, 0.5])]
     said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=bare)
-    assert said[3].endswith("give PIX and FOU 50.0 % on the clean data, no longer little: "
+    assert said[3].endswith("give PIX and FOU 50.0 % on the clean data, 0.75 of the equal "
+                            "share (66.7 %), half of it or more: "
                             "under the paper's model these views might have counted, so "
                             "this run tests this software's variant more than the paper's.")
     # changes level on the ACC (cannot be told): step 7 keeps step 5's verdict
