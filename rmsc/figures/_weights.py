@@ -253,22 +253,33 @@ def trust_quality_figure(shares, quality, measure, *,
     return fig
 
 
-#: The colour scale of :func:`pooled_weights_heatmap_figure` for P / view median on
-#: [0, :data:`RELATIVE_ZMAX`]: black to dark purple up to 0.6 of the median, red at 0.72,
-#: orange at 0.82, pale from 0.96: a sample its view trusts less than three quarters as
-#: much as usual is dark, one trusted as usual is pale. (On Digit with 10 % replaced samples
-#: in PIX and FOU the pooled cells of the injected samples lie at 0.4-0.7 of the median,
-#: their neighbours' at 0.8-1.1.) Its colours avoid #000001-#000040: Streamlit's frontend
-#: replaces those strings anywhere in a figure (its theme's placeholder colours, also with
-#: ``theme=None``), so magma's #000004 at 0 became plotly's light purple #ab63fa in the
-#: colour bar and in the cells near 0.
-LOW_END_COLORSCALE = [
-    [0.0, "#000000"], [0.5, "#3b0f70"], [0.6, "#8c2981"], [0.68, "#fe9f6d"],
-    [0.8, "#fcfdbf"], [1.0, "#ffffff"],
-]
-
 #: The top of the colour scale of relative weights (P / view median).
 RELATIVE_ZMAX = 1.2
+
+#: The colour scale of :func:`pooled_weights_heatmap_figure` for P / view median on
+#: [0, :data:`RELATIVE_ZMAX`]: black to purple below :data:`DARK_RELATIVE` (three quarters
+#: of the median), then a step to orange, pale from 0.96: a cell is dark exactly when the
+#: lesson's words count it dark (:func:`rmsc.dashboard.lesson.heatmap_note`), and the colour
+#: bar marks the step (the tenth cold reading found "drawn dark below 0.75 × median" on a
+#: scale that ran on without a mark). (On Digit with 10 % replaced samples in PIX and FOU
+#: the pooled cells of the injected samples lie at 0.4-0.7 of the median, their neighbours'
+#: at 0.8-1.1.) Its colours avoid #000001-#000040: Streamlit's frontend replaces those
+#: strings anywhere in a figure (its theme's placeholder colours, also with ``theme=None``),
+#: so magma's #000004 at 0 became plotly's light purple #ab63fa in the colour bar and in the
+#: cells near 0.
+LOW_END_COLORSCALE = [
+    [0.0, "#000000"], [0.5, "#3b0f70"], [DARK_RELATIVE / RELATIVE_ZMAX, "#8c2981"],
+    [DARK_RELATIVE / RELATIVE_ZMAX, "#fe9f6d"], [0.8, "#fcfdbf"], [1.0, "#ffffff"],
+]
+
+def relative_ticks(quantity=None):
+    """The colour bar's ticks on the relative scale: 0, 0.5, :data:`DARK_RELATIVE` (where the
+    colours step from dark to light, labelled so) and 1 (the median, or "as before" for
+    another ratio ``quantity``)."""
+    one = "1 as before" if quantity is not None else "1 median"
+    return dict(tickvals=[0, 0.5, DARK_RELATIVE, 1],
+                ticktext=["0", "0.5", f"{DARK_RELATIVE:g} dark below", one])
+
 
 #: The heatmap's background, in the gaps between its rows, and its frame: a cell at the
 #: scale's white end must show as a cell inside the plot, not as the page around it (the
@@ -340,7 +351,8 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     relative : bool
         Whether ``values`` are P / view median (the heatmap was pooled with
         ``relative=True``): then the colours are :data:`LOW_END_COLORSCALE` on
-        [0, :data:`RELATIVE_ZMAX`], dark below three quarters of the median.
+        [0, :data:`RELATIVE_ZMAX`], dark below :data:`DARK_RELATIVE` of the median, the step
+        marked on the colour bar (:func:`relative_ticks`).
     axis_title : str
     quantity : str or None
         What ``values`` are, for the colour bar, the hover and the title, when they are
@@ -362,7 +374,8 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
         z=Z.astype(np.float32), x=np.arange(k), y=list(range(m)), ygap=WEIGHT_ROW_GAP,
         colorscale=LOW_END_COLORSCALE if relative else "Viridis",
         zmin=0 if relative else None, zmax=RELATIVE_ZMAX if relative else None,
-        colorbar=dict(title=label, tickformat=PLAIN_NUMBERS),
+        colorbar=dict(title=label, tickformat=PLAIN_NUMBERS, **(relative_ticks(quantity)
+                                                               if relative else {})),
         customdata=np.broadcast_to(np.stack([first, count], axis=-1), (m, k, 2)),
         text=np.broadcast_to(np.asarray(names, dtype=object)[:, None], Z.shape),
         hovertemplate="view %{text}<br>%{customdata[1]} sample(s) from #%{customdata[0]}<br>"
@@ -437,8 +450,8 @@ def pooled_weights_heatmap_figure(heatmap, view_names, *, outlier_mask=None, pla
     if quantity is not None:
         what = f"Change of the weights, {quantity}: dark = lower than before"
     elif relative:
-        what = ("Each sample's weight in each view ÷ the view's median: dark = trusted less "
-                "than usual, white = more")
+        what = ("Each sample's weight in each view ÷ the view's median: dark = under "
+                f"{DARK_RELATIVE:g} of usual, white = more")
     else:
         what = "Each sample's weight P in each view (dark = low)"
     # the title below the toolbar's row (MODEBAR_ROOM_PX), the legend below the title

@@ -797,10 +797,17 @@ def test_the_weights_heatmap_colour_bar_is_the_cells_colour_scale_in_streamlit()
     # dark below three quarters of the median, darkest at 0, pale at the median and above
     dark = [c for at, c in stops if at * figures.RELATIVE_ZMAX <= 0.6]
     assert dark and max(map(_luminance, dark)) < 40 and _luminance(stops[0][1]) < 5
-    # what the words under the lesson's heatmap count as dark: below the first pale stop
+    # what the words under the lesson's heatmap count as dark is exactly what is drawn dark:
+    # the colours step from the last dark stop to the first pale one at DARK_RELATIVE, and
+    # the colour bar marks that step in words
     pale = min(at for at, c in stops if _luminance(c) > 120) * figures.RELATIVE_ZMAX
     assert max(at for at, c in stops if _luminance(c) < 120) * figures.RELATIVE_ZMAX \
-        < figures.DARK_RELATIVE < pale
+        == pytest.approx(figures.DARK_RELATIVE) == pytest.approx(pale)
+    bar = heat.colorbar
+    assert figures.DARK_RELATIVE in bar.tickvals
+    assert bar.ticktext[list(bar.tickvals).index(figures.DARK_RELATIVE)] == "0.75 dark below"
+    assert bar.ticktext[list(bar.tickvals).index(1)] == "1 median"
+    assert "dark = under 0.75 of usual" in fig.layout.title.text
     assert all(_luminance(c) > 200 for at, c in stops if at * figures.RELATIVE_ZMAX >= 0.96)
 
 
@@ -817,6 +824,7 @@ def test_pooled_heatmap_of_the_change_from_the_clean_fit_names_its_quantity():
     assert heat.zmin == 0 and heat.zmax == figures.RELATIVE_ZMAX  # 1 = unchanged, as usual
     assert np.asarray(heat.z).min() == pytest.approx(0.25)
     assert "Change of the weights, P / P clean" in fig.layout.title.text
+    assert list(heat.colorbar.ticktext) == ["0", "0.5", "0.75 dark below", "1 as before"]
 
 
 def test_pooled_heatmaps_title_says_in_words_what_the_colours_and_columns_are():
@@ -827,7 +835,7 @@ def test_pooled_heatmaps_title_says_in_words_what_the_colours_and_columns_are():
     labels = np.repeat([0, 1], 20)
     one_each = figures.pooled_weights_heatmap_figure(
         heatmap_pool(P, labels, relative=True), ["a", "b"], relative=True).layout
-    assert "÷ the view's median: dark = trusted less than usual" in one_each.title.text
+    assert "÷ the view's median: dark = under 0.75 of usual" in one_each.title.text
     # the order and the pooling under the axis
     assert one_each.xaxis.title.text == ("samples grouped by class, lowest weight first within "
                                          "each group")  # 40 columns for 40 samples: no pooling
