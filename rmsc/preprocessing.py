@@ -142,3 +142,29 @@ def preprocess_views(views, method="unit_l2"):
     if method == "log1p":
         return [log1p(X) for X in views]
     return [standardize(X) for X in views]
+
+
+def spread_directions(X):
+    """How many directions a view's samples spread along, after the paper's unit-L2
+    scaling (the scaling RMSC fits and the Data page's 2-D panels draw).
+
+    Returns
+    -------
+    dict with ``pc1`` (the share of the spread, the total variance, along the first
+    principal direction, 0-1: the panels' "PC1") and ``directions`` (the participation
+    ratio of the covariance spectrum, (Σλ)² / Σλ²: 1 when the spread lies along one
+    direction, k when it is spread evenly over k); both 0 for a view with no spread.
+    Through the n x n Gram matrix of the centred samples when the view has more features
+    than samples (the same nonzero spectrum).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # all-zero samples: said elsewhere
+        Xn = normalize_l2(X)
+    Xn = Xn.toarray() if sp.issparse(Xn) else np.asarray(to_numpy(Xn), dtype=float)
+    Xc = Xn - Xn.mean(axis=0)
+    G = Xc.T @ Xc if Xc.shape[1] <= Xc.shape[0] else Xc @ Xc.T
+    lam = np.clip(np.linalg.eigvalsh(G), 0, None)
+    total = float(lam.sum())
+    if not total > 0:
+        return {"pc1": 0.0, "directions": 0.0}
+    return {"pc1": float(lam.max() / total), "directions": float(total ** 2 / np.sum(lam ** 2))}
