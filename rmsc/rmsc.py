@@ -254,8 +254,8 @@ class RMSC(Deferred, ClusterMixin, BaseEstimator):
     view_balance : {None, "balanced", "consensus", "dof", "two_level"}, default=VIEW_BALANCE (None)
         How the views share the weight (docs/weights.md, "Models whose view shares follow
         informativeness"). None: the paper's P-step, each weight on its own (a view its
-        samples are easy to rebuild in, e.g. one of few features, draws most of the
-        weight). ``"balanced"``: every view's weights sum to n, P_vj = 1/sqrt(gamma +
+        samples are easy to rebuild in, e.g. one whose samples spread along few directions,
+        draws most of the weight). ``"balanced"``: every view's weights sum to n, P_vj = 1/sqrt(gamma +
         l_vj/s_v + mu_v) with mu_v from a one-dimensional root find (gamma then plays no
         part). ``"consensus"``: every view's consensus weights c_v P_vj sum to n (the views
         share the consensus equally; within a view, and per sample across views, the

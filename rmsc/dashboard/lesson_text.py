@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..inspection import (DARK_RELATIVE, P_SHARE_LABEL, SHARE_LABEL, other_features_text,
-                          ratio_text, relative_weights)
+from ..inspection import (DARK_RELATIVE, P_SHARE_LABEL, SHARE_LABEL, ratio_text,
+                          relative_weights)
 from ..methods import describe_method
 from ..spectral import N_KMEANS_RUNS
 from .fitting import PAGE_TRACE_EVERY, VIEW_SCALE_LABEL
@@ -392,15 +392,18 @@ SHARE_COLUMNS = {
 }
 
 
-def weight_note(shares, facts):
+def weight_note(shares, facts, spread=None):
     """The lesson's plain-words note on each view's part of the weights, computed from the
     numbers of the table beside it (``shares``, :func:`rmsc.inspection.view_weight_shares`)
     and :func:`rmsc.inspection.dominance_facts` of the same fit (``facts``; None when no
     view carries most of the weight): what a weight is, how much the top view counts
     against an equal share, and, where they hold, why: its samples are the easiest to
-    rebuild, many sit at the ceiling, its view scale c_v is the largest, it has the fewest
-    features (so its weight says it is easy to rebuild, not that it tells the classes
-    apart). The Weights page says the same facts in the library's terms
+    rebuild, many sit at the ceiling, its view scale c_v is the largest, its samples spread
+    along the fewest directions (``spread``: :func:`rmsc.preprocessing.spread_directions` of
+    each view, in the order of ``shares``; so its weight says it is easy to rebuild, not that
+    it tells the classes apart; docs/lesson.md, "Few features or few directions?": the
+    number of features does not say it, FAC's 216 are rebuilt second best on Digit). The
+    Weights page says the same facts in the library's terms
     (:func:`rmsc.inspection.dominance_message`)."""
     what = ("A weight says how well the other samples rebuild a sample in a view: the "
             "smaller the error left over (\"median loss\" gives each view's typical one), "
@@ -433,12 +436,18 @@ def weight_note(shares, facts):
                     f"{ratio_text(f['factor_ratio'])} times the other views' median "
                     f"(\"{VIEW_SCALE_LABEL}\"): each of "
                     f"its weights counts that many times more.")
-    if f["other_features"] is not None:
-        rest = other_features_text(f)
-        text.append(f"{view} has the fewest features ({f['n_features']}; {rest}): with so "
-                    f"few numbers per sample, almost any sample is nearly an exact mix of a "
-                    f"few others, whatever its class. So {view}'s large weight says it is "
-                    f"easy to rebuild, not that it tells the classes apart.")
+    if spread is not None:  # why it is easy to rebuild, where the view's spread says so
+        i = [s["view"] for s in shares].index(view)
+        others = [d["directions"] for j, d in enumerate(spread) if j != i]
+        if others and spread[i]["directions"] < min(others):
+            text.append(
+                f"{view}'s samples spread along few directions: its first principal direction "
+                f"(the Data page's PC1) keeps {_pct(spread[i]['pc1'])} of its spread, which "
+                f"is worth {spread[i]['directions']:.1f} directions (the participation ratio "
+                f"of its spectrum), the other views' {min(others):.1f} to {max(others):.1f}. "
+                f"Along so few directions almost any sample is nearly an exact mix of a few "
+                f"others, whatever its class. So {view}'s large weight says it is easy to "
+                f"rebuild, not that it tells the classes apart.")
     return " ".join(text)
 
 

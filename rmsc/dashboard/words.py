@@ -97,7 +97,8 @@ VIEW_BALANCE_NAMES = {
 }
 VIEW_BALANCE_WORDS = {
     None: "the paper's P-step, each weight on its own (a view whose samples are easy to "
-          "rebuild, e.g. one of few features, can draw most of the weight)",
+          "rebuild, e.g. one whose samples spread along few directions, can draw most of "
+          "the weight)",
     "balanced": "every view's weights P sum to n (γ then plays no part, and there is no "
                 "cap)",
     "consensus": "every view's consensus weights c_v P sum to n, so the views count equally "

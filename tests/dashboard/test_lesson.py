@@ -917,20 +917,27 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
         'where an equal share would be 33 % of 3 views. Its samples are the easiest to '
         'rebuild: its median loss, 0.015, is 53.5 times below the other views\' median '
         '(0.802), and 50 % of its samples are rebuilt so well that their weight sits at the '
-        'ceiling ("samples at the cap"). MOR has the fewest features (6; the others 76–240): '
-        'with so few numbers per sample, almost any sample is nearly an exact mix of a few '
-        'others, whatever its class. So MOR\'s large weight says it is easy to rebuild, not '
-        'that it tells the classes apart.')
+        'ceiling ("samples at the cap").')
+    # why it is easy to rebuild, where its spread says so: the fewest directions of the
+    # three (1.0 against 12.9 and 14.2), its PC1 keeping all of it
+    spread = [{"pc1": 1.0, "directions": 1.0}, {"pc1": 0.18, "directions": 14.15},
+              {"pc1": 0.197, "directions": 12.94}]
+    assert L.weight_note(shares, dominance_facts(P, **kw), spread).endswith(
+        'ceiling ("samples at the cap"). MOR\'s samples spread along few directions: its '
+        "first principal direction (the Data page's PC1) keeps 100 % of its spread, which is "
+        "worth 1.0 directions (the participation ratio of its spectrum), the other views' "
+        "12.9 to 14.2. Along so few directions almost any sample is nearly an exact mix of a "
+        "few others, whatever its class. So MOR's large weight says it is easy to rebuild, "
+        "not that it tells the classes apart.")
+    # a view of few features whose spread is not the narrowest: no such reason given
+    spread[2]["directions"] = 0.9
+    assert "few directions" not in L.weight_note(shares, dominance_facts(P, **kw), spread)
     # the scaled model with c_v = 1/s_v = 1000, 50, 100: MOR's c_v is 1000 / 75 = 13.3
     # times the others' median, its share 30000 / 30800 = 97 %
     kw.update(factors=np.array([1000.0, 50, 100]), scale=np.array([0.001, 0.02, 0.01]))
     note = L.weight_note(view_weight_shares(P, **kw), dominance_facts(P, **kw))
     assert 'MOR has 97 % of the say in Z*' in note
     assert "and MOR's is 13.3 times the other views' median" in note
-    # more features than another view, and no view with most of the say
-    kw = dict(gamma=0.01, view_names=["MOR", "PIX", "FOU"], n_features=[80, 240, 76])
-    assert "fewest features" not in L.weight_note(view_weight_shares(P, **kw),
-                                                  dominance_facts(P, **kw))
     even = np.array([[2.0, 2], [1, 1], [1, 1]])  # shares 50, 25, 25 %: 50 % is the threshold
     even[0] = 1.9
     kw = dict(gamma=0.01, view_names=["MOR", "PIX", "FOU"])
