@@ -77,11 +77,12 @@ data = ui.require_data()
 
 if step.show == "views":
     images = ss.clean.images()
-    views, pictures, flat = session_lesson.views_figures(
+    views, pictures, flat, clumps = session_lesson.views_figures(
         data.fingerprint, data, None if images is None else float(images.max()))
     st.plotly_chart(views, key="lesson_views")
-    if flat:
-        st.markdown(flat)
+    for line in (clumps, flat):
+        if line:
+            st.markdown(line)
     if pictures is not None:
         st.plotly_chart(pictures, key="lesson_images")
 

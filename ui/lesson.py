@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import streamlit as st
 
 from rmsc import dashboard as dash
 from rmsc import datasets, figures, inspection, outliers
 from rmsc.dashboard import lesson as lessons
+from rmsc.dashboard.lesson_views import neighbour_line
 from rmsc.preprocessing import spread_directions
 
 from .caches import load_bundled, projection, result_cache
@@ -85,8 +87,10 @@ def _step_dataset(source, number, _lesson):
 @st.cache_resource(max_entries=8, show_spinner=False)
 def views_figures(fingerprint, _data, _vmax):
     """A 'views' step's figures of the data ``fingerprint``: each view in 2-D, one sample of
-    each class as a picture (None without pictures or labels), and the note on a flat
-    panel (:func:`rmsc.dashboard.lesson.projection_note`, None when none is flat). Made
+    each class as a picture (None without pictures or labels), the note on a flat
+    panel (:func:`rmsc.dashboard.lesson.projection_note`, None when none is flat) and the
+    line counting each picture's same-class neighbours
+    (:func:`rmsc.dashboard.lesson_views.neighbour_line`, None without labels). Made
     once for every session, and made dictionaries once (``ui.runtime.shared_figure``): the
     class opening the step at once waits for one of them, not eight."""
     data = _data
@@ -102,13 +106,15 @@ def views_figures(fingerprint, _data, _vmax):
     views = figures.views_scatter_figure(coords, data.view_names, data.labels, mask,
                                          indices=idx, explained=explained)
     note = lessons.projection_note(data.view_names, explained, coords)
+    labels = None if data.labels is None else np.asarray(data.labels)[idx]
+    clumps = neighbour_line(data.view_names, coords, labels)  # the question's answer, counted
     images = data.images()
     if images is None or data.labels is None:
-        return shared_figure(views), None, note
+        return shared_figure(views), None, note, clumps
     shown = dash.class_examples(data.labels, 1)
     tiles = dash.image_tiles(images, shown, vmax=_vmax)
-    return shared_figure(views), shared_figure(
-        figures.sample_images_figure(tiles, [f"class {data.labels[i]}" for i in shown])), note
+    return shared_figure(views), shared_figure(figures.sample_images_figure(
+        tiles, [f"class {data.labels[i]}" for i in shown])), note, clumps
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -1004,6 +1004,11 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
             assert at.button(key="lesson_back").disabled == (n == 1)
             assert at.button(key="lesson_back_end").disabled == (n == 1)
             assert at.button(key="lesson_next_end").disabled == (n == len(lesson))
+            if step.show == "views":  # the question's answer counted under the panels
+                clumps = [m.value for m in at.markdown
+                          if m.value.startswith("**Clumps of one colour, counted**")]
+                assert len(clumps) == 1 and all(f"{v} " in clumps[0]
+                                                for v in ss["clean"].view_names), clumps
             if n == 1:  # its fit is in: the other steps' fits are prefetched, the next first
                 from ui import caches
 
