@@ -1,0 +1,75 @@
+"""The lesson's sentences that the tenth cold reading asked about, as they read on Digit-small.
+
+    python docs/studies/lesson_sentences.py
+
+The shipped lesson with every step on Digit-small (as ``tests/clipping_support.small_lesson``
+writes it, fitted to convergence), each sentence computed by the code the Lesson page calls:
+step 1's line under the panels, step 5's lines with the claim and its caveat, step 6's framed
+note, step 7's "what this run shows". The quotes in docs/lesson.md, "The tenth reading: what
+changed", are its output.
+
+Not smoke-tested: a one-off, run at commit e9c3449 (branch w-lesson11, 2026-11-29 03:46 UTC).
+"""
+
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import _preamble  # noqa: E402  (the root on sys.path, one thread)
+
+_preamble.one_thread()
+
+import numpy as np  # noqa: E402
+import yaml  # noqa: E402
+
+from rmsc import dashboard as dash  # noqa: E402
+from rmsc.dashboard import lesson as L  # noqa: E402
+from rmsc.dashboard.fitting import fit_rmsc, weight_dominance, weight_shares  # noqa: E402
+from rmsc.dashboard.lesson_views import neighbour_line  # noqa: E402
+from rmsc.dashboard.runs import run_compare  # noqa: E402
+from rmsc.preprocessing import spread_directions  # noqa: E402
+
+
+def main():
+    doc = yaml.safe_load(L.default_lesson_path().read_text())
+    for s in doc["steps"]:
+        s["data"] = "Digit-small"
+    folder = Path(tempfile.mkdtemp())
+    p = folder / "lesson.yaml"
+    p.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    lesson = L.load_lesson(p)
+    # step 1
+    s1 = lesson.step(1)
+    clean, data = L.load_step_data(lesson, s1)
+    plan = dash.scale_plan(data.n_samples)
+    idx = dash.subsample(data.n_samples, plan.scatter_points)
+    coords = [dash.project_2d(X)[0][idx] for X in data.views]
+    print("STEP1:", neighbour_line(data.view_names, coords, np.asarray(data.labels)[idx]))
+    # step 5
+    n = 5
+    step = lesson.step(n)
+    clean, data = L.load_step_data(lesson, step)
+    key, variants, methods, cparams = L.step_comparison(step, clean, data)
+    tables = run_compare(variants, methods, cparams, random_state=step.params.seed)
+    cr = fit_rmsc(clean, step.params)
+    lines = L.carry_caveat(L.comparison_sentences(tables, step.claim),
+                           L.claim_caveat(tables, lesson.steps, n, data, cr))
+    for line in lines:
+        print("STEP5:", line)
+    # step 6
+    s6 = lesson.step(6)
+    c6, d6 = L.load_step_data(lesson, s6)
+    r6 = fit_rmsc(d6, s6.params)
+    shares, _ = weight_shares(r6, d6)
+    print("STEP6:", L.weight_note(shares, weight_dominance(r6, d6), [spread_directions(X) for X in d6.views]))
+    # step 7
+    s7 = lesson.step(7)
+    c7, d7 = L.load_step_data(lesson, s7)
+    r7 = fit_rmsc(d7, s7.params)
+    for line in L.step_takeaway(s7, tables, r7, d7, cr) or []:
+        print("STEP7:", line)
+
+
+if __name__ == "__main__":
+    main()
