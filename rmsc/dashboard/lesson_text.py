@@ -125,7 +125,6 @@ def claim_sentence(tables, method="RMSC"):
     if f["verdict"] == "not borne out" and rival in gainers(tables):
         luck = (f" This rests on {rival}'s gain, which the line above says can be the luck "
                 f"of this one draw: another seed may not repeat it.")
-    # short sentences, one fact each (the tenth cold reading: it was one of nine lines)
     worst = worst_words(f)
     return (f"**The paper's claim, judged on the ACC changes alone.** {f['highest']} "
             f"{change} {worst[0].upper()}{worst[1:]}. The claim, that {method}'s ACC fares "
@@ -393,18 +392,14 @@ SHARE_COLUMNS = {
 
 
 def weight_note(shares, facts, spread=None):
-    """The lesson's plain-words note on each view's part of the weights, computed from the
-    numbers of the table beside it (``shares``, :func:`rmsc.inspection.view_weight_shares`)
-    and :func:`rmsc.inspection.dominance_facts` of the same fit (``facts``; None when no
-    view carries most of the weight): what a weight is, how much the top view counts
-    against an equal share, and, where they hold, why: its samples are the easiest to
-    rebuild, many sit at the ceiling, its view scale c_v is the largest, its samples spread
-    along the fewest directions (``spread``: :func:`rmsc.preprocessing.spread_directions` of
-    each view, in the order of ``shares``; so its weight says it is easy to rebuild, not that
-    it tells the classes apart; docs/lesson.md, "Few features or few directions?": the
-    number of features does not say it, FAC's 216 are rebuilt second best on Digit). The
-    Weights page says the same facts in the library's terms
-    (:func:`rmsc.inspection.dominance_message`)."""
+    """The lesson's plain-words note on each view's part of the weights, from the table
+    beside it (``shares``, :func:`rmsc.inspection.view_weight_shares`) and
+    :func:`rmsc.inspection.dominance_facts` of the same fit (``facts``; None when no view has
+    most of the weight): what a weight is, the top view's share against an equal one, and
+    where they hold why: the easiest samples to rebuild, many at the ceiling, the largest
+    c_v, the spread along the fewest directions (``spread``:
+    :func:`rmsc.preprocessing.spread_directions` per view, as ordered in ``shares``; not the
+    fewest features: docs/lesson.md, "Few features or few directions?")."""
     what = ("A weight says how well the other samples rebuild a sample in a view: the "
             "smaller the error left over (\"median loss\" gives each view's typical one), "
             "the larger the weight, up to a ceiling set by γ.")

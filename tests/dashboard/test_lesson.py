@@ -661,8 +661,8 @@ def test_a_compare_steps_lines_say_a_gain_where_it_happens_by_hand():
     assert L.comparison_sentences(tables, "RMSC")[3:] == [
         L.gain_reminder(["SSC-AVG"]), L.claim_sentence(tables, "RMSC")]
     # "not borne out" rests on SSC-AVG's gain beyond the ± spread: the claim's line says so
-    assert ("is not borne out here (the two changes are 7.70 points apart, more than the ± "
-            "spread). This rests on SSC-AVG's gain, which the line above says can be the luck "
+    assert ("is not borne out here. The two changes are 7.70 points apart, more than the ± "
+            "spread. This rests on SSC-AVG's gain, which the line above says can be the luck "
             "of this one draw: another seed may not repeat it. " + L.CLAIM_ASKS_MORE) \
         in L.claim_sentence(tables, "RMSC")
     # no gain beyond the spread: no such line
@@ -698,7 +698,7 @@ def test_stated_differences_are_those_of_the_shown_values_by_hand():
     assert rows == {"SSC-AVG": (84.45, 7.73), "RMSC-WV": (94.43, 0.85), "RMSC": (94.17, 0.02)}
     said = L.claim_sentence(tables, "RMSC")
     assert "RMSC-WV's 94.43 ± 3.64 % is 0.26 points above RMSC's 94.17 ± 4.14 %" in said
-    assert "(the two changes are 7.71 points apart," in said
+    assert "The two changes are 7.71 points apart," in said
     # the ± as shown too: a spread of 4.1449 is shown and used as 4.14
     assert L.acc_spreads(pd.DataFrame({"method": ["A"], "acc_std": [0.041449]})) == {"A": 4.14}
 
