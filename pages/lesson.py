@@ -114,7 +114,8 @@ elif step.show in ("compare", "summary"):
         st.markdown(lessons.SPREAD_NOTE)
         _nav("end")
         st.stop()
-    sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
+    sentences, table, charts = session_lesson.comparison_view(
+        key, tables, step.claim, *lessons.run_context(lesson.steps, n))
     shown = dash.compare_display(next(iter(tables.values())), data.view_names)
     differ = lessons.postprocessing_line(shown, len(tables), lesson.steps, n)  # main text
     for line in sentences + ([differ] if differ else []):

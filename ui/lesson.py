@@ -118,15 +118,16 @@ def qr_code(url):
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def comparison_view(key, _tables, claim=None):
+def comparison_view(key, _tables, claim=None, first=None, closing=True):
     """A 'compare' step's sentences (each method's change, then, on a step with a ``claim``,
-    the paper's claim for that method checked), its table of what the outliers changed
-    (None without outliers) and one chart per dataset variant, for the comparison ``key``:
-    made once for every session."""
+    the paper's claim for that method checked; ``first`` and ``closing`` as
+    :func:`rmsc.dashboard.lesson.run_context` gives them), its table of what the outliers
+    changed (None without outliers) and one chart per dataset variant, for the comparison
+    ``key``: made once for every session."""
     table = dash.robustness_table(_tables) if len(_tables) == 2 else None
     charts = {name: shared_figure(figures.comparison_figure(df, title=f"{name}: ACC and NMI"))
               for name, df in _tables.items()}
-    return lessons.comparison_sentences(_tables, claim), table, charts
+    return lessons.comparison_sentences(_tables, claim, first, closing), table, charts
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

@@ -44,7 +44,7 @@ from .lesson_text import (  # noqa: F401 - re-exported: what the page says about
 from .lesson_summary import (  # noqa: F401 - re-exported: the closing step's sentences
     AP_FOUND, AUC_FOUND, AUC_MISSED, LITTLE_SHARE, PER_VIEW, corrupted_share, detection_kind,
     earlier_comparison, per_view_sentence, postprocessing_line, postprocessing_reminder,
-    step_takeaway, takeaway_sentences)
+    run_context, step_takeaway, takeaway_sentences)
 from .runs import compare_fits, compare_params, compare_tables, fit_parts
 from .words import SYMBOLS
 

@@ -7,7 +7,8 @@ the corrupted views' share of Z* in RMSC's fits with and without the outliers) a
 views count in Z* before and after the corruption, the paper's claim, and the title's
 question, per-sample against per-view weights (:func:`per_view_sentence`). A later
 comparison step recalls an earlier step's post-processing caveat in one line
-(:func:`postprocessing_reminder`, naming the step from :func:`earlier_comparison`). The rule
+(:func:`postprocessing_reminder`, naming the step from :func:`earlier_comparison`), and
+says a gain or leaves the claim to a closing step by where it stands (:func:`run_context`). The rule
 for noise and the comparison's words are :mod:`rmsc.dashboard.lesson_text`'s.
 """
 
@@ -313,6 +314,20 @@ def earlier_comparison(steps, n):
     clean data only (where the page says the post-processing line in full), or None."""
     return next((i for i, s in enumerate(steps[:n - 1], 1)
                  if s.show == "compare" and s.outliers is None), None)
+
+
+def run_context(steps, n):
+    """(first, closing) of step ``n`` of ``steps`` showing a comparison: whether no earlier
+    'compare' step shows the same run (data, outliers, parameters, methods), so that its
+    gain line is said in full, and whether a later 'summary' step sums that run up, so
+    that its claim line leaves "could this run show it?" to that step
+    (:func:`~rmsc.dashboard.lesson_text.comparison_sentences`)."""
+    def run(s):
+        return s.data, s.outliers, s.params, tuple(s.methods)
+
+    mine = run(steps[n - 1])
+    first = not any(s.show == "compare" and run(s) == mine for s in steps[:n - 1])
+    return first, any(s.show == "summary" and run(s) == mine for s in steps[n:])
 
 
 def postprocessing_line(shown, n_variants, steps, n):

@@ -99,13 +99,14 @@ def claim_facts(tables, method="RMSC"):
             "highest": _highest(table, rows, method, names[1], spreads[1])}
 
 
-def claim_sentence(tables, method="RMSC"):
+def claim_sentence(tables, method="RMSC", closing=True):
     """The paper's claim (``method``, weighting every sample in every view, loses the least
     to the outliers) checked on a comparison's tables, as one sentence computed from them
     (:func:`claim_facts`): which method has the highest ACC with the outliers, whose change
     is the best (gained the most or lost the least), and whether the claim holds, is not
     borne out, or cannot be told from the ± spread. Worded for gains as well as losses
-    ("changes least for the worse"). None where :func:`claim_facts` is None."""
+    ("changes least for the worse"); ``closing``: a later closing step sums this run up
+    (:data:`CLAIM_ASKS_MORE` said). None where :func:`claim_facts` is None."""
     f = claim_facts(tables, method)
     if f is None:
         return None
@@ -126,8 +127,8 @@ def claim_sentence(tables, method="RMSC"):
                 f"of this one draw: another seed may not repeat it.")
     return (f"The paper's claim on these data, judged on the ACC changes alone: "
             f"{f['highest']}; {change}; {worst_words(f)}. That {method}'s ACC fares best "
-            f"under the outliers (the smallest loss, or the largest gain) {verdict}.{luck} "
-            f"{CLAIM_ASKS_MORE}")
+            f"under the outliers (the smallest loss, or the largest gain) {verdict}.{luck}"
+            + (f" {CLAIM_ASKS_MORE}" if closing else ""))
 
 
 #: What the claim's line on the ACC alone leaves to the closing step (said after it).
@@ -152,18 +153,20 @@ def listing(methods, changes):
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def comparison_sentences(tables, claim=None):
+def comparison_sentences(tables, claim=None, first=None, closing=True):
     """A 'compare' step's lines: each method's change (:func:`change_sentences`), then,
     when some method gained beyond the ± spread under the outliers, what that can mean
     (:func:`gain_sentence`, the closing step's own line), then on a step with a ``claim``
-    the paper's claim for that method (:func:`claim_sentence`). The gain's line is said in
-    full on a step without a claim (the first on the run), briefly on one with a claim
-    (:func:`gain_reminder`)."""
+    the paper's claim for that method (:func:`claim_sentence`, with ``closing``). The
+    gain's line is said in full on the first step on the run (``first``; None: a step
+    without a claim), briefly on a later one (:func:`gain_reminder`); the lesson's page
+    takes both from :func:`rmsc.dashboard.lesson_summary.run_context`."""
     out = change_sentences(tables)
     gained = gainers(tables)
     if gained:
-        out.append(gain_sentence(gained) if claim is None else gain_reminder(gained))
-    if claim is not None and (line := claim_sentence(tables, method=claim)):
+        full = claim is None if first is None else first
+        out.append(gain_sentence(gained) if full else gain_reminder(gained))
+    if claim is not None and (line := claim_sentence(tables, claim, closing)):
         out.append(line)
     return out
 

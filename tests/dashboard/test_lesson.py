@@ -83,9 +83,9 @@ def write(tmp_path, text, name="lesson.yaml"):
 # ---------------------------------------------------------------------------
 
 
-def test_the_shipped_lesson_loads_with_seven_steps_on_bundled_data():
+def test_the_shipped_lesson_loads_with_eight_steps_on_bundled_data():
     lesson = L.load_lesson()
-    assert len(lesson) == 7
+    assert len(lesson) == 8
     # the title asks what the lesson checks (step 7 answers it), it does not assert it
     assert lesson.title.endswith("?")
     # every step says where on the page its question's answer is
@@ -665,6 +665,30 @@ def test_a_compare_steps_lines_say_a_gain_where_it_happens_by_hand():
     assert L.gainers({"clean": tables["clean"]}) == []
 
 
+def test_the_shipped_lessons_comparisons_know_where_they_stand_on_their_run():
+    lesson = L.load_lesson()
+    steps, n = lesson.steps, len(lesson)
+    # step 3 opens the PIX/FOU run, step 5 comes back to it, step 7 sums it up
+    assert L.run_context(steps, 3) == (True, True) and L.run_context(steps, 5) == (False, True)
+    # step 8, after the summary, runs a corruption of its own: FAC and MOR, with the claim
+    last = steps[-1]
+    assert last.show == "compare" and last.claim == "RMSC" and n == 8
+    assert set(last.outliers.views) == {"FAC", "MOR"} and last.outliers.fraction == 0.1
+    assert L.run_context(steps, n) == (True, False)  # its own run, nothing sums it up
+    tables = _digit_small_tables()  # SSC-AVG gains beyond its ±: the gain's line
+    said = L.comparison_sentences(tables, last.claim, *L.run_context(steps, n))
+    # in full (no earlier step on this run said it), and no closing step to point to
+    assert said[3] == L.gain_sentence(["SSC-AVG"])
+    assert said[4] == L.claim_sentence(tables, "RMSC", closing=False)
+    assert not said[4].endswith(L.CLAIM_ASKS_MORE) and said[4].endswith("repeat it.")
+    assert L.claim_sentence(tables, "RMSC") == said[4] + " " + L.CLAIM_ASKS_MORE
+    # step 5: briefly, and the closing step's question
+    assert L.comparison_sentences(tables, "RMSC", *L.run_context(steps, 5))[3:] == [
+        L.gain_reminder(["SSC-AVG"]), L.claim_sentence(tables, "RMSC")]
+    # "first" None keeps the older rule: in full on a step without a claim only
+    assert L.comparison_sentences(tables, "RMSC")[3] == L.gain_reminder(["SSC-AVG"])
+
+
 def test_the_gain_is_said_in_full_once_and_briefly_after_by_hand():
     assert L.gain_sentence(["A"]) == _GAIN
     assert L.gain_reminder(["A"]) == (
@@ -1197,7 +1221,7 @@ def test_rmsc_lesson_checks_a_file_and_lists_each_steps_address(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     assert main(["lesson", "--urls", "http://class:8501"], out=out, err=err) == 0
     lines = out.getvalue().splitlines()
-    assert "7 steps, every field valid" in lines[0]
+    assert "8 steps, every field valid" in lines[0]
     lesson = L.load_lesson()
     for n, step in enumerate(lesson.steps, 1):
         assert lines[n] == (f"{n}. {step.title} [{step.show}]  "
