@@ -1052,6 +1052,12 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 assert want is not None  # SSC-AVG "none", RMSC "scale columns"
                 assert f"- {want}" in [m.value for m in at.markdown]
                 table = at.dataframe[0].value
+                # the page's lines are the ones computed for where the step stands on its
+                # run (the gain said in full or briefly, the closing step named or not)
+                lines = [m.value for m in at.markdown if m.value.startswith("- ")]
+                said = L.comparison_sentences(tables, step.claim,
+                                              *L.run_context(lesson.steps, n))
+                assert lines[:len(said)] == [f"- {line}" for line in said], lines
                 if step.claim is not None:
                     _check_claim(claim[0], table, step.claim,
                                  [m.value for m in at.markdown if m.value.startswith("- ")])
