@@ -139,10 +139,13 @@ CLAIM_ASKS_MORE = ("Whether this run could show the claim at all (did the corrup
 def worst_words(facts):
     """Which method fared worst under the outliers (:func:`claim_facts`' ``worst``): one
     method's change, or, when the lowest changes are within the ± spread of each other,
-    a tie between them."""
+    a tie between them; when every method's is, that none fared worst beyond the noise."""
     worst, changes = facts["worst"], facts["changes"]
     if len(worst) == 1:
         return f"the worst change is {worst[0]}'s ({changes[worst[0]]:+.2f})"
+    if len(worst) == len(changes):  # the best change among them too ("tie for the worst" read odd)
+        return f"no method fared worst beyond the noise: {listing(worst, changes)} all " \
+            "changed within the ± spread of the lowest change"
     return (f"{listing(worst, changes)} tie for the worst change (within the ± spread of "
             "each other)")
 

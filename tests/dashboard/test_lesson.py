@@ -457,6 +457,14 @@ def test_the_claims_facts_by_hand():
     assert f["worst"] == ["C", "B"]
     assert L.worst_words(f) == ("C (+0.03) and B (+0.85) tie for the worst change (within "
                                 "the ± spread of each other)")
+    # step 8 on full Digit: RMSC -2.54, RMSC-WV -1.23, SSC-AVG -0.77, all within the largest
+    # ± (2.81) of the lowest: the best change is among the "worst", so no tie is said
+    f = _facts([0.8474, 0.9309, 0.9450], [0.8397, 0.9186, 0.9196], [0.0223, 0.0347, 0.0281],
+               [0.0186, 0.0264, 0.0259])
+    assert f["worst"] == ["C", "B", "A"] and f["verdict"] == "cannot be told"
+    assert L.worst_words(f) == ("no method fared worst beyond the noise: C (-2.54), B (-1.23) "
+                                "and A (-0.77) all changed within the ± spread of the lowest "
+                                "change")
     # C loses 1, A and B lose 5 (spreads 1): the claim holds
     f = _facts([0.9, 0.9, 0.9], [0.85, 0.85, 0.89], [0.01] * 3, [0.01] * 3)
     assert f["verdict"] == "holds" and f["noise"] == {"A": False, "B": False, "C": True}
