@@ -15,9 +15,10 @@ changed; each view's share of ΣcᵥP in RMSC's fit with the outliers, and with
 ``--clean-shares`` on the clean data (step 6's table, the fit at the same parameters).
 
 Not smoke-tested: a one-off study (under a minute on Digit-small, many minutes on Digit on a
-loaded machine), its numbers in docs/lesson.md, measured at commit 5162128 (branch
-w-lesson12, 2026-11-29 03:27-04:00, load average 10-14 on 2 cores; the same code run from a
-file outside the repository, then committed here).
+loaded machine), its numbers in docs/lesson.md: ``--data Digit-small --clean-shares`` at
+commit f30f8d4 (branch w-lesson12, 2026-11-29 03:37, load average 12-13 on 2 cores), on
+Digit at commit 8bf712c (03:46-03:56, load 10 to 4.5); the clean Digit fit's shares from the
+same code run outside the repository before this file was committed (341 s at load 12).
 """
 
 from __future__ import annotations
