@@ -109,13 +109,15 @@ elif step.show in ("compare", "summary"):
             st.stop()
         st.markdown("#### What this run shows")
         clean_r = session_lesson.clean_fit(step)
-        for line in session_lesson.takeaway_view(key, r.key, getattr(clean_r, "key", None), step,
+        for line in session_lesson.takeaway_view(key, r.key, getattr(clean_r, "key", None),
+                                                 lessons.later_test(lesson.steps, n), step,
                                                  tables, r, data, clean_r) or []:
             st.markdown(f"- {line}")
         st.markdown(lessons.SPREAD_NOTE)
         _nav("end")
         st.stop()
-    sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim)
+    sentences, table, charts = session_lesson.comparison_view(
+        key, tables, step.claim, *lessons.run_context(lesson.steps, n))
     sentences = lessons.carry_caveat(sentences, lessons.claim_caveat(  # can it test the claim?
         tables, lesson.steps, n, data, session_lesson.clean_fit(step)))
     shown = dash.compare_display(next(iter(tables.values())), data.view_names)

@@ -18,7 +18,6 @@ import streamlit as st
 from rmsc import dashboard as dash
 from rmsc import datasets, figures, inspection, outliers
 from rmsc.dashboard import lesson as lessons
-from rmsc.dashboard.lesson_views import neighbour_line
 from rmsc.preprocessing import spread_directions
 
 from .caches import load_bundled, projection, result_cache
@@ -90,7 +89,7 @@ def views_figures(fingerprint, _data, _vmax):
     each class as a picture (None without pictures or labels), the note on a flat
     panel (:func:`rmsc.dashboard.lesson.projection_note`, None when none is flat) and the
     line counting each picture's same-class neighbours
-    (:func:`rmsc.dashboard.lesson_views.neighbour_line`, None without labels). Made
+    (:func:`rmsc.dashboard.lesson.neighbour_line`, None without labels). Made
     once for every session, and made dictionaries once (``ui.runtime.shared_figure``): the
     class opening the step at once waits for one of them, not eight."""
     data = _data
@@ -107,7 +106,7 @@ def views_figures(fingerprint, _data, _vmax):
                                          indices=idx, explained=explained)
     note = lessons.projection_note(data.view_names, explained, coords)
     labels = None if data.labels is None else np.asarray(data.labels)[idx]
-    clumps = neighbour_line(data.view_names, coords, labels)  # the question's answer, counted
+    clumps = lessons.neighbour_line(data.view_names, coords, labels)  # the question's answer
     images = data.images()
     if images is None or data.labels is None:
         return shared_figure(views), None, note, clumps
@@ -133,23 +132,25 @@ def qr_code(url):
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def comparison_view(key, _tables, claim=None):
+def comparison_view(key, _tables, claim=None, first=None, closing=True):
     """A 'compare' step's sentences (each method's change, then, on a step with a ``claim``,
-    the paper's claim for that method checked), its table of what the outliers changed
-    (None without outliers) and one chart per dataset variant, for the comparison ``key``:
-    made once for every session."""
+    the paper's claim for that method checked; ``first`` and ``closing`` as
+    :func:`rmsc.dashboard.lesson.run_context` gives them), its table of what the outliers
+    changed (None without outliers) and one chart per dataset variant, for the comparison
+    ``key``: made once for every session."""
     table = dash.robustness_table(_tables) if len(_tables) == 2 else None
     charts = {name: shared_figure(figures.comparison_figure(df, title=f"{name}: ACC and NMI"))
               for name, df in _tables.items()}
-    return lessons.comparison_sentences(_tables, claim), table, charts
+    return lessons.comparison_sentences(_tables, claim, first, closing), table, charts
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def takeaway_view(key, fit, clean_fit, _step, _tables, _result, _data, _clean_result):
+def takeaway_view(key, fit, clean_fit, later, _step, _tables, _result, _data, _clean_result):
     """A 'summary' step's sentences (:func:`rmsc.dashboard.lesson.step_takeaway`) for the
-    comparison ``key``, the fit ``fit`` and RMSC's fit on the clean data ``clean_fit``
-    (None while not in): made once for every session."""
-    return lessons.step_takeaway(_step, _tables, _result, _data, _clean_result)
+    comparison ``key``, the fit ``fit``, RMSC's fit on the clean data ``clean_fit`` (None
+    while not in) and the later step that tests the claim (``later``, as
+    :func:`rmsc.dashboard.lesson.later_test` gives it): made once for every session."""
+    return lessons.step_takeaway(_step, _tables, _result, _data, _clean_result, later)
 
 
 def clean_fit(step):

@@ -39,12 +39,13 @@ from .lesson_text import (  # noqa: F401 - re-exported: what the page says about
     SHARE_COLUMNS, TIME_NOTE, SPREAD_LIMIT,
     SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE, acc_spreads, beyond_words, change_sentences,
     claim_facts, claim_sentence, comparison_sentences, echo_note, gain_sentence, gainers,
-    heatmap_note, method_lines, postprocessing_difference, projection_note, weight_note,
+    heatmap_note, method_lines, postprocessing_difference, weight_note,
     within_spread, worst_words, gain_reminder, shares_heading, slider_sentence)
 from .lesson_summary import (  # noqa: F401 - re-exported: the closing step's sentences
     AP_FOUND, AUC_FOUND, AUC_MISSED, LITTLE_SHARE, PER_VIEW, corrupted_share, detection_kind,
     earlier_comparison, per_view_sentence, postprocessing_line, postprocessing_reminder,
-    step_takeaway, takeaway_sentences, claim_caveat, carry_caveat)
+    later_test, run_context, step_takeaway, takeaway_sentences, claim_caveat, carry_caveat)
+from .lesson_views import neighbour_line, projection_note  # noqa: F401 - re-exported
 from .runs import compare_fits, compare_params, compare_tables, fit_parts
 from .words import SYMBOLS
 

@@ -7,7 +7,8 @@ the corrupted views' share of Z* in RMSC's fits with and without the outliers) a
 views count in Z* before and after the corruption, the paper's claim, and the title's
 question, per-sample against per-view weights (:func:`per_view_sentence`). A later
 comparison step recalls an earlier step's post-processing caveat in one line
-(:func:`postprocessing_reminder`, naming the step from :func:`earlier_comparison`). The rule
+(:func:`postprocessing_reminder`, naming the step from :func:`earlier_comparison`), and
+says a gain or leaves the claim to a closing step by where it stands (:func:`run_context`). The rule
 for noise and the comparison's words are :mod:`rmsc.dashboard.lesson_text`'s.
 """
 
@@ -85,7 +86,7 @@ def _finding_sentence(method, detection, views):
 
 
 def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
-                       per_view=None):
+                       per_view=None, later=None):
     """The closing step's "what this run shows", each sentence computed from the run's
     numbers, linking the lesson's steps: whether RMSC's weights single out the corrupted
     samples (``detection``: view -> (AUC, average precision), step 4's table;
@@ -96,7 +97,9 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
     in RMSC's consensus (``shares``: the outliers fit's
     :func:`rmsc.inspection.view_weight_shares`; "little" below :data:`LITTLE_SHARE` of an
     equal share), and the claim's verdict with what, on these numbers, goes with it.
-    ``corrupted``: the corrupted views' names. Returns a list of sentences (Markdown)."""
+    ``corrupted``: the corrupted views' names; ``later``: a later step that corrupts other
+    views (:func:`later_test`), named where the verdict says to corrupt views that count.
+    Returns a list of sentences (Markdown)."""
     out = []
     method = facts["method"]
     found = [v for v in corrupted if v in detection]
@@ -185,7 +188,7 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
                  f"revises that verdict to \"cannot tell\": a change {method}'s weights could "
                  "not have caused says nothing for or against them")
         last += ("; to test the claim, corrupt views that count in Z* (step 6's table says "
-                 "which).")
+                 "which)" + (f": {later}." if later else "."))
     elif facts["verdict"] == "holds":
         last = (f"The claim holds on this run: {method}'s ACC fared best under the outliers "
                 f"({mine:+.2f} points, {rival} {theirs:+.2f}), by {facts['gap_words']}.")
@@ -272,12 +275,25 @@ def per_view_sentence(tables, method="RMSC"):
             f"or one per view, {rival}): " + "; ".join(parts) + f". On this run, {verdict}.")
 
 
-def step_takeaway(step, tables, result, data, clean_result=None):
+def later_test(steps, n):
+    """The first step after step ``n`` of ``steps`` that compares methods with outliers in
+    other views than step ``n``'s, in words ("step 8 does, corrupting FAC and MOR"), for
+    :func:`takeaway_sentences`' ``later``; None when no later step does."""
+    mine = steps[n - 1].outliers
+    views = set(mine.views) if mine is not None else set()
+    for k, s in enumerate(steps[n:], n + 1):
+        if s.show == "compare" and s.outliers is not None and set(s.outliers.views) != views:
+            return f"step {k} does, corrupting {' and '.join(s.outliers.views)}"
+    return None
+
+
+def step_takeaway(step, tables, result, data, clean_result=None, later=None):
     """A 'summary' step's sentences (:func:`takeaway_sentences`), from its comparison's
     ``tables`` and RMSC's ``result`` on the step's ``data`` (with its outliers): the
     weights' AUC and average precision in each corrupted view, each view's share of ΣcᵥP
-    there and in RMSC's fit on the clean data (``clean_result``, None when not at hand).
-    None where the comparison holds no claim to check (:func:`claim_facts`)."""
+    there and in RMSC's fit on the clean data (``clean_result``, None when not at hand);
+    ``later`` as :func:`takeaway_sentences` takes it. None where the comparison holds no
+    claim to check (:func:`claim_facts`)."""
     facts = claim_facts(tables, step.claim)
     if facts is None:
         return None
@@ -290,7 +306,7 @@ def step_takeaway(step, tables, result, data, clean_result=None):
     shares, _ = weight_shares(result, data)
     clean = None if clean_result is None else weight_shares(clean_result, data)[0]
     return takeaway_sentences(facts, detection, shares, corrupted, clean_shares=clean,
-                              per_view=per_view_sentence(tables, step.claim))
+                              per_view=per_view_sentence(tables, step.claim), later=later)
 
 
 def postprocessing_reminder(shown, said_in=None):
@@ -317,6 +333,20 @@ def earlier_comparison(steps, n):
     clean data only (where the page says the post-processing line in full), or None."""
     return next((i for i, s in enumerate(steps[:n - 1], 1)
                  if s.show == "compare" and s.outliers is None), None)
+
+
+def run_context(steps, n):
+    """(first, closing) of step ``n`` of ``steps`` showing a comparison: whether no earlier
+    'compare' step shows the same run (data, outliers, parameters, methods), so that its
+    gain line is said in full, and whether a later 'summary' step sums that run up, so
+    that its claim line leaves "could this run show it?" to that step
+    (:func:`~rmsc.dashboard.lesson_text.comparison_sentences`)."""
+    def run(s):
+        return s.data, s.outliers, s.params, tuple(s.methods)
+
+    mine = run(steps[n - 1])
+    first = not any(s.show == "compare" and run(s) == mine for s in steps[:n - 1])
+    return first, any(s.show == "summary" and run(s) == mine for s in steps[n:])
 
 
 def postprocessing_line(shown, n_variants, steps, n):

@@ -10,7 +10,7 @@ comparison's lines and table, the weights heatmap and a ROC curve (:data:`SPREAD
 step's "what this run shows" (:func:`takeaway_sentences`, over :func:`claim_facts`, with
 :func:`detection_kind` and :func:`gain_sentence`); what ±
 is (:data:`SPREAD_MEANING`), why ACC and NMI move apart (:data:`SCORES_NOTE`), the methods
-spelled out (:func:`method_lines`), a flat 2-D panel (:func:`projection_note`) and
+spelled out (:func:`method_lines`), and
 differing post-processing (:func:`postprocessing_difference`), a slider's largest ACC move
 (:func:`slider_sentence`) and which fit step 6's share table is (:func:`shares_heading`).
 Every difference a sentence states is one of the values as shown (two decimals,
@@ -99,13 +99,14 @@ def claim_facts(tables, method="RMSC"):
             "highest": _highest(table, rows, method, names[1], spreads[1])}
 
 
-def claim_sentence(tables, method="RMSC"):
+def claim_sentence(tables, method="RMSC", closing=True):
     """The paper's claim (``method``, weighting every sample in every view, loses the least
     to the outliers) checked on a comparison's tables, in short sentences computed from them
     (:func:`claim_facts`): which method has the highest ACC with the outliers, whose change
     is the best (gained the most or lost the least), and whether the claim holds, is not
     borne out, or cannot be told from the ± spread. Worded for gains as well as losses
-    ("changes least for the worse"). None where :func:`claim_facts` is None."""
+    ("changes least for the worse"); ``closing``: a later closing step sums this run up
+    (:data:`CLAIM_ASKS_MORE` said). None where :func:`claim_facts` is None."""
     f = claim_facts(tables, method)
     if f is None:
         return None
@@ -129,7 +130,8 @@ def claim_sentence(tables, method="RMSC"):
     return (f"**The paper's claim, judged on the ACC changes alone.** {f['highest']} "
             f"{change} {worst[0].upper()}{worst[1:]}. The claim, that {method}'s ACC fares "
             f"best under the outliers (the smallest loss, or the largest gain), "
-            f"{verdict}.{apart}{luck} {CLAIM_ASKS_MORE}")
+            f"{verdict}.{apart}{luck}"
+            + (f" {CLAIM_ASKS_MORE}" if closing else ""))
 
 
 #: What the claim's line on the ACC alone leaves to the closing step (said after it).
@@ -140,10 +142,13 @@ CLAIM_ASKS_MORE = ("Whether this run could show the claim at all (did the corrup
 def worst_words(facts):
     """Which method fared worst under the outliers (:func:`claim_facts`' ``worst``): one
     method's change, or, when the lowest changes are within the ± spread of each other,
-    a tie between them."""
+    a tie between them; when every method's is, that none fared worst beyond the noise."""
     worst, changes = facts["worst"], facts["changes"]
     if len(worst) == 1:
         return f"the worst change is {worst[0]}'s ({changes[worst[0]]:+.2f})"
+    if len(worst) == len(changes):  # the best change among them too ("tie for the worst" read odd)
+        return f"no method fared worst beyond the noise: {listing(worst, changes)} all " \
+            "changed within the ± spread of the lowest change"
     return (f"{listing(worst, changes)} tie for the worst change (within the ± spread of "
             "each other)")
 
@@ -154,18 +159,20 @@ def listing(methods, changes):
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def comparison_sentences(tables, claim=None):
+def comparison_sentences(tables, claim=None, first=None, closing=True):
     """A 'compare' step's lines: each method's change (:func:`change_sentences`), then,
     when some method gained beyond the ± spread under the outliers, what that can mean
     (:func:`gain_sentence`, the closing step's own line), then on a step with a ``claim``
-    the paper's claim for that method (:func:`claim_sentence`). The gain's line is said in
-    full on a step without a claim (the first on the run), briefly on one with a claim
-    (:func:`gain_reminder`)."""
+    the paper's claim for that method (:func:`claim_sentence`, with ``closing``). The
+    gain's line is said in full on the first step on the run (``first``; None: a step
+    without a claim), briefly on a later one (:func:`gain_reminder`); the lesson's page
+    takes both from :func:`rmsc.dashboard.lesson_summary.run_context`."""
     out = change_sentences(tables)
     gained = gainers(tables)
     if gained:
-        out.append(gain_sentence(gained) if claim is None else gain_reminder(gained))
-    if claim is not None and (line := claim_sentence(tables, method=claim)):
+        full = claim is None if first is None else first
+        out.append(gain_sentence(gained) if full else gain_reminder(gained))
+    if claim is not None and (line := claim_sentence(tables, claim, closing)):
         out.append(line)
     return out
 
@@ -531,40 +538,6 @@ def gain_sentence(gained):
             "beyond it can be the luck of this one draw (or a side effect of the corruption "
             "that one run cannot tell apart from luck). To see whether it comes back, change "
             "the injection's seed on the Data page and run again.")
-
-
-#: A 2-D panel's second direction "keeps almost nothing" below this share of the spread.
-FLAT_SHARE = 0.01
-
-
-def projection_note(view_names, explained, coords):
-    """Under a 'views' step's panels: for each view whose second direction keeps less than
-    :data:`FLAT_SHARE` of its spread (``explained``: each view's two shares, 0-1), that its
-    samples lie almost on a line, the stretched vertical axis showing differences too small
-    to matter, and, from ``coords`` (each view's points as drawn), how many of them sit on
-    top of others. None when no panel is that flat."""
-    out = []
-    for name, e, xy in zip(view_names, explained, coords):
-        if e[1] >= FLAT_SHARE:
-            continue
-        xy = np.asarray(xy, dtype=float)
-        span = np.ptp(xy, axis=0)
-        text = (f"{name}'s PC2 keeps {100 * e[1]:.2g} % of its spread: its digits lie "
-                "almost on a line along PC1, and the panel's vertical axis, stretched to "
-                "fill it, spans ")
-        text += (f"{ratio_text(span[0] / span[1])} times less than its horizontal one, so a "
-                 "vertical gap between clumps is that many times smaller than a horizontal "
-                 "one that looks as wide: small, though not necessarily meaningless."
-                 if span[1] > 0 else "nothing: every dot sits at one height.")
-        span[span == 0] = 1
-        # a dot is about 1/200 of a panel wide: points closer than that hide each other
-        cells = {tuple(c) for c in np.floor((xy - xy.min(axis=0)) / span * 200).astype(int)}
-        hidden = len(xy) - len(cells)
-        if hidden > 0.1 * len(xy):
-            text += (f" Of its {len(xy)} dots, {hidden} sit on top of others (closer "
-                     "than a dot's width), so the panel shows fewer dots than the others.")
-        out.append(text)
-    return " ".join(out) if out else None
 
 
 def slider_sentence(table):

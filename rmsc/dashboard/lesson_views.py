@@ -1,4 +1,5 @@
-"""The line under a lesson's 2-D panels: how many digits have a same-class nearest dot.
+"""The lines under a lesson's 2-D panels: how many digits have a same-class nearest dot
+(:func:`neighbour_line`), and which panels are nearly flat (:func:`projection_note`).
 
 For each view, the share of digits whose nearest dot in that picture has the same class
 (:func:`same_class_share`), computed from the points as drawn, so that "which view shows
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.spatial import cKDTree
+
+from ..inspection import ratio_text
 
 
 def same_class_share(xy, labels):
@@ -45,3 +48,37 @@ def neighbour_line(view_names, coords, labels):
     return (f"**Clumps of one colour, counted**: the share of digits whose nearest dot in "
             f"the picture has their class: {said} (100 % when every class is a clump of "
             f"its own; about {100 * chance:.0f} % by chance).")
+
+
+#: A 2-D panel's second direction "keeps almost nothing" below this share of the spread.
+FLAT_SHARE = 0.01
+
+
+def projection_note(view_names, explained, coords):
+    """Under a 'views' step's panels: for each view whose second direction keeps less than
+    :data:`FLAT_SHARE` of its spread (``explained``: each view's two shares, 0-1), that its
+    samples lie almost on a line, the stretched vertical axis showing differences too small
+    to matter, and, from ``coords`` (each view's points as drawn), how many of them sit on
+    top of others. None when no panel is that flat."""
+    out = []
+    for name, e, xy in zip(view_names, explained, coords):
+        if e[1] >= FLAT_SHARE:
+            continue
+        xy = np.asarray(xy, dtype=float)
+        span = np.ptp(xy, axis=0)
+        text = (f"{name}'s PC2 keeps {100 * e[1]:.2g} % of its spread: its digits lie "
+                "almost on a line along PC1, and the panel's vertical axis, stretched to "
+                "fill it, spans ")
+        text += (f"{ratio_text(span[0] / span[1])} times less than its horizontal one, so a "
+                 "vertical gap between clumps is that many times smaller than a horizontal "
+                 "one that looks as wide: small, though not necessarily meaningless."
+                 if span[1] > 0 else "nothing: every dot sits at one height.")
+        span[span == 0] = 1
+        # a dot is about 1/200 of a panel wide: points closer than that hide each other
+        cells = {tuple(c) for c in np.floor((xy - xy.min(axis=0)) / span * 200).astype(int)}
+        hidden = len(xy) - len(cells)
+        if hidden > 0.1 * len(xy):
+            text += (f" Of its {len(xy)} dots, {hidden} sit on top of others (closer "
+                     "than a dot's width), so the panel shows fewer dots than the others.")
+        out.append(text)
+    return " ".join(out) if out else None

@@ -83,6 +83,14 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
                 page.wait_for_selector("text=Reading the ROC curve.", timeout=2 * FIT_TIMEOUT)
             if step.show == "summary":
                 page.wait_for_selector("text=The paper's claim.", timeout=2 * FIT_TIMEOUT)
+            if step.show == "compare" and step.claim is not None:
+                # the claim's line leaves "could this run show it?" to a closing step only
+                # where one sums this run up (not on step 8, after it)
+                page.wait_for_selector("text=The paper's claim on these data",
+                                       timeout=2 * FIT_TIMEOUT)
+                main = page.locator("[data-testid=stMain]").inner_text()
+                assert ("is the closing step's question" in main) == \
+                    L.run_context(lesson.steps, n)[1], n
             if step.slider is not None:  # warmed above: every row of its table filled
                 table = page.locator("[data-testid=stDataFrame]").first
                 table.wait_for(timeout=2 * FIT_TIMEOUT)

@@ -83,9 +83,9 @@ def write(tmp_path, text, name="lesson.yaml"):
 # ---------------------------------------------------------------------------
 
 
-def test_the_shipped_lesson_loads_with_seven_steps_on_bundled_data():
+def test_the_shipped_lesson_loads_with_eight_steps_on_bundled_data():
     lesson = L.load_lesson()
-    assert len(lesson) == 7
+    assert len(lesson) == 8
     # the title asks what the lesson checks (step 7 answers it), it does not assert it
     assert lesson.title.endswith("?")
     # every step says where on the page its question's answer is
@@ -461,6 +461,14 @@ def test_the_claims_facts_by_hand():
     assert f["worst"] == ["C", "B"]
     assert L.worst_words(f) == ("C (+0.03) and B (+0.85) tie for the worst change (within "
                                 "the ± spread of each other)")
+    # step 8 on full Digit: RMSC -2.54, RMSC-WV -1.23, SSC-AVG -0.77, all within the largest
+    # ± (2.81) of the lowest: the best change is among the "worst", so no tie is said
+    f = _facts([0.8474, 0.9309, 0.9450], [0.8397, 0.9186, 0.9196], [0.0223, 0.0347, 0.0281],
+               [0.0186, 0.0264, 0.0259])
+    assert f["worst"] == ["C", "B", "A"] and f["verdict"] == "cannot be told"
+    assert L.worst_words(f) == ("no method fared worst beyond the noise: C (-2.54), B (-1.23) "
+                                "and A (-0.77) all changed within the ± spread of the lowest "
+                                "change")
     # C loses 1, A and B lose 5 (spreads 1): the claim holds
     f = _facts([0.9, 0.9, 0.9], [0.85, 0.85, 0.89], [0.01] * 3, [0.01] * 3)
     assert f["verdict"] == "holds" and f["noise"] == {"A": False, "B": False, "C": True}
@@ -669,6 +677,53 @@ def test_a_compare_steps_lines_say_a_gain_where_it_happens_by_hand():
     tables["with outliers"].loc[0, "acc_mean"] = 0.78
     assert L.gainers(tables) == [] and len(L.comparison_sentences(tables)) == 3
     assert L.gainers({"clean": tables["clean"]}) == []
+
+
+def test_the_shipped_lessons_comparisons_know_where_they_stand_on_their_run():
+    lesson = L.load_lesson()
+    steps, n = lesson.steps, len(lesson)
+    # step 3 opens the PIX/FOU run, step 5 comes back to it, step 7 sums it up
+    assert L.run_context(steps, 3) == (True, True) and L.run_context(steps, 5) == (False, True)
+    # step 8, after the summary, runs a corruption of its own: FAC and MOR, with the claim
+    last = steps[-1]
+    assert last.show == "compare" and last.claim == "RMSC" and n == 8
+    assert set(last.outliers.views) == {"FAC", "MOR"} and last.outliers.fraction == 0.1
+    assert L.run_context(steps, n) == (True, False)  # its own run, nothing sums it up
+    tables = _digit_small_tables()  # SSC-AVG gains beyond its ±: the gain's line
+    said = L.comparison_sentences(tables, last.claim, *L.run_context(steps, n))
+    # in full (no earlier step on this run said it), and no closing step to point to
+    assert said[3] == L.gain_sentence(["SSC-AVG"])
+    assert said[4] == L.claim_sentence(tables, "RMSC", closing=False)
+    assert not said[4].endswith(L.CLAIM_ASKS_MORE) and said[4].endswith("repeat it.")
+    assert L.claim_sentence(tables, "RMSC") == said[4] + " " + L.CLAIM_ASKS_MORE
+    # step 5: briefly, and the closing step's question
+    assert L.comparison_sentences(tables, "RMSC", *L.run_context(steps, 5))[3:] == [
+        L.gain_reminder(["SSC-AVG"]), L.claim_sentence(tables, "RMSC")]
+    # "first" None keeps the older rule: in full on a step without a claim only
+    assert L.comparison_sentences(tables, "RMSC")[3] == L.gain_reminder(["SSC-AVG"])
+
+
+def test_the_closing_step_names_the_later_step_that_corrupts_the_views_that_count():
+    lesson = L.load_lesson()
+    steps = lesson.steps
+    # step 7 sums up the PIX/FOU run; step 8 corrupts FAC and MOR: the one later test
+    assert L.later_test(steps, 7) == "step 8 does, corrupting FAC and MOR"
+    assert L.later_test(steps, 3) == "step 8 does, corrupting FAC and MOR"
+    assert L.later_test(steps, 8) is None  # nothing after the last step
+    # a later step on the same corrupted views is no other test; nor a step without outliers
+    same = [steps[6], steps[4], steps[5]]
+    assert L.later_test(same, 1) is None
+    # the closing step's verdict names it where it says to corrupt views that count
+    f = L.claim_facts(_digit_small_tables(), "RMSC")
+    detection = {"PIX": (1.0, 1.0), "FOU": (0.95, 0.9)}
+    shares = [{"view": v, "share": s} for v, s in zip(["PIX", "FOU", "MOR"], [0.005, 0.006, 0.989])]
+    clean = [{"view": v, "share": s} for v, s in zip(["PIX", "FOU", "MOR"], [0.004, 0.006, 0.99])]
+    plain = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=clean)
+    named = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=clean,
+                                 later="step 8 does, corrupting FAC and MOR")
+    assert plain[-1].endswith("corrupt views that count in Z* (step 6's table says which).")
+    assert named[-1] == plain[-1][:-1] + ": step 8 does, corrupting FAC and MOR."
+    assert named[:-1] == plain[:-1]
 
 
 def test_the_gain_is_said_in_full_once_and_briefly_after_by_hand():
@@ -1046,6 +1101,12 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 assert want is not None  # SSC-AVG "none", RMSC "scale columns"
                 assert f"- {want}" in [m.value for m in at.markdown]
                 table = at.dataframe[0].value
+                # the page's lines are the ones computed for where the step stands on its
+                # run (the gain said in full or briefly, the closing step named or not)
+                lines = [m.value for m in at.markdown if m.value.startswith("- ")]
+                said = L.comparison_sentences(tables, step.claim,
+                                              *L.run_context(lesson.steps, n))
+                assert lines[:len(said)] == [f"- {line}" for line in said], lines
                 if step.claim is not None:
                     _check_claim(claim[0], table, step.claim,
                                  [m.value for m in at.markdown if m.value.startswith("- ")])
@@ -1223,7 +1284,7 @@ def test_rmsc_lesson_checks_a_file_and_lists_each_steps_address(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     assert main(["lesson", "--urls", "http://class:8501"], out=out, err=err) == 0
     lines = out.getvalue().splitlines()
-    assert "7 steps, every field valid" in lines[0]
+    assert "8 steps, every field valid" in lines[0]
     lesson = L.load_lesson()
     for n, step in enumerate(lesson.steps, 1):
         assert lines[n] == (f"{n}. {step.title} [{step.show}]  "
