@@ -14,6 +14,8 @@ import pytest
 import rmsc
 from rmsc import dashboard as dash
 from rmsc import inspection
+from rmsc.dominance import dominance_message
+from rmsc.preprocessing import spread_directions
 
 from tests.app_support import (
     ROOT, cancel_jobs, expected_fit, find_table, goto, no_trouble, open_app, set_beta,
@@ -541,10 +543,12 @@ def test_weights_page_shows_each_views_share_of_the_weights(fitted_app):
     assert table[consensus].sum() == pytest.approx(100)
     # the share of ΣP is P alone: each view's sum of P over the sum of all of P
     np.testing.assert_allclose(table[alone], 100 * out.weights.sum(axis=1) / out.weights.sum())
-    message = rmsc.inspection.dominance_message(
+    # the message, with the views' spread: the reason a dominant view is easy to rebuild
+    message = dominance_message(
         out.weights, gamma=out.model.gamma, view_names=data.view_names,
         factors=out.model.view_factors_, scale=out.model.loss_scale_,
-        n_features=[X.shape[1] for X in data.views])
+        n_features=[X.shape[1] for X in data.views],
+        spread=[spread_directions(X) for X in data.views])
     if message is None:
         assert "No view carries most of the consensus weight." in texts(at, "caption")
     else:

@@ -901,7 +901,8 @@ def test_the_heatmap_note_names_a_dark_clean_view_from_the_weights_by_hand():
 def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
     import numpy as np
 
-    from rmsc.inspection import dominance_facts, view_weight_shares
+    from rmsc.dominance import dominance_facts
+    from rmsc.inspection import view_weight_shares
 
     # three views at γ = 0.01 (ceiling 1/√γ = 10; "at the cap" from 7.07 up); each weight
     # 1/√(γ + loss): loss 0 -> 10, 0.03 -> 5, 0.24 -> 2, 0.99 -> 1
@@ -922,16 +923,18 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
     # three (1.0 against 12.9 and 14.2), its PC1 keeping all of it
     spread = [{"pc1": 1.0, "directions": 1.0}, {"pc1": 0.18, "directions": 14.15},
               {"pc1": 0.197, "directions": 12.94}]
-    assert L.weight_note(shares, dominance_facts(P, **kw), spread).endswith(
-        'ceiling ("samples at the cap"). MOR\'s samples spread along few directions: its '
-        "first principal direction (the Data page's PC1) keeps 100 % of its spread, which is "
-        "worth 1.0 directions (the participation ratio of its spectrum), the other views' "
-        "12.9 to 14.2. Along so few directions almost any sample is nearly an exact mix of a "
+    assert L.weight_note(shares, dominance_facts(P, **kw, spread=spread)).endswith(
+        'ceiling ("samples at the cap"). MOR\'s samples spread along few directions (it has '
+        "6 features): its first principal direction (the Data page's PC1) keeps 100 % of its "
+        "spread, which is worth 1.0 directions (the participation ratio of its spectrum), "
+        "against 18 % to 20 % and 12.9 to 14.2 directions in the other views. Along so few "
+        "directions almost any sample is nearly an exact mix of a "
         "few others, whatever its class. So MOR's large weight says it is easy to rebuild, "
         "not that it tells the classes apart.")
     # a view of few features whose spread is not the narrowest: no such reason given
     spread[2]["directions"] = 0.9
-    assert "few directions" not in L.weight_note(shares, dominance_facts(P, **kw), spread)
+    assert "few directions" not in L.weight_note(shares, dominance_facts(P, **kw,
+                                                                          spread=spread))
     # the scaled model with c_v = 1/s_v = 1000, 50, 100: MOR's c_v is 1000 / 75 = 13.3
     # times the others' median, its share 30000 / 30800 = 97 %
     kw.update(factors=np.array([1000.0, 50, 100]), scale=np.array([0.001, 0.02, 0.01]))
