@@ -39,8 +39,7 @@ import numpy as np  # noqa: E402
 
 import rmsc  # noqa: E402
 from rmsc import outliers  # noqa: E402
-from rmsc.dominance import dominance_message  # noqa: E402
-from rmsc.inspection import view_weight_shares  # noqa: E402
+from rmsc.inspection import dominance_message, view_weight_shares  # noqa: E402
 
 BEFORE = {"loss_scale": None, "gamma": 1e-5, "stop_on": "objective", "tol": 1e-4,
           "max_iter": 30}
