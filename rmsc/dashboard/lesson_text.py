@@ -461,7 +461,9 @@ def echo_note(facts, gap, alone, acc, shares=None):
         text.append(f"λ pulls each view's own table Zᵛ towards Z*. Inside this fit, {view}'s "
                     f"table differs from Z* by {100 * gap:.1f} % of Z*'s size")
         if gap < FOLLOWS_GAP:
-            text[-1] += (f": with {facts['n_features']} features, {view} rebuilds its digits "
+            spread = (f"with its digits spread along {facts['directions']:.1f} directions, "
+                      if facts.get("directions") is not None else "")
+            text[-1] += (f": {spread}{view} rebuilds its digits "
                          "almost as well from nearly any table, so its table has become a "
                          "near copy of Z* (the pull runs both ways; whichever moved more "
                          f"while the fit ran, at its end {view}'s table sits on Z*). A "

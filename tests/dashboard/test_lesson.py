@@ -741,11 +741,16 @@ def test_scores_note_defines_every_score():
 
 
 def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
-    facts = {"view": "MOR", "share": 0.893, "n_features": 6}
+    facts = {"view": "MOR", "share": 0.893, "n_features": 6, "directions": 1.0}
     said = L.echo_note(facts, 0.0197, 0.4637, 0.9065)
+    # the reason its table copies Z* is its narrow spread (rmsc.dominance's facts), not its
+    # number of features; without the spread no reason is given
     assert said.startswith("**Why MOR's 89 % share does not make Z\\* MOR's picture.** λ pulls "
                            "each view's own table Zᵛ towards Z*. Inside this fit, MOR's table "
-                           "differs from Z* by 2.0 % of Z*'s size: with 6 features, MOR")
+                           "differs from Z* by 2.0 % of Z*'s size: with its digits spread "
+                           "along 1.0 directions, MOR rebuilds")
+    assert "2.0 % of Z*'s size: MOR rebuilds its digits" in L.echo_note(
+        facts | {"directions": None}, 0.0197, 0.4637, 0.9065)
     assert "near copy of Z*" in said
     # the share is a weight in the Z*-step's average; the other views named, with theirs,
     # largest first, as step 6's table shows them (one decimal)
