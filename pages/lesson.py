@@ -212,8 +212,9 @@ elif step.show in ("weights", "solve"):
                                                                        help=why)
                                     for c, why in lessons.SHARE_COLUMNS.items()})
         facts = dash.weight_dominance(r, data)
-        note = lessons.weight_note(shares, facts,
-                                   session_lesson.view_spread(data.fingerprint, data))
+        if facts is not None:  # why it dominates, from the views' spread (cached per server)
+            facts = dash.weight_dominance(r, data, ui.view_spread(data.fingerprint, data))
+        note = lessons.weight_note(shares, facts)
         if facts is not None:  # in a frame, in the page's text colour (a yellow box's
             st.container(border=True).markdown(note)  # dark yellow read faint)
         elif note:

@@ -51,8 +51,9 @@ c1, c2 = st.columns([2, 3])
 order_mode = c1.radio("group samples by", choices, horizontal=True, key="w_weights_order")
 relative = c2.toggle("divide each view's weights by its median", value=True, wrap=True,
                      key="w_weights_relative",
-                     help="Views differ in scale (a view with few features is reconstructed "
-                          "better, so all its weights are higher); relative weights show which "
+                     help="Views differ in scale (a view whose samples spread along few "
+                          "directions is reconstructed better, so all its weights are "
+                          "higher); relative weights show which "
                           "samples each view trusts less than usual.")
 group_labels = {"class": data.labels, "cluster": r.labels}.get(order_mode)
 CHANGE = "change from the clean fit (P / P clean)"
@@ -99,7 +100,9 @@ if r.placed.size:
                f"degree below {placement.WEAK_DEGREE:g} × the median).")
 
 st.subheader("Each view's part of the weights")
-shares, dominance = dash.weight_shares(r, data)
+spread = (ui.view_spread(data.fingerprint, data)  # why one view dominates: its spread
+          if dash.weight_dominance(r, data) is not None else None)
+shares, dominance = dash.weight_shares(r, data, spread)
 c1, c2 = st.columns([3, 2])
 c1.plotly_chart(figures.view_shares_figure(shares, cap=1 / np.sqrt(r.gamma)),
                 key="view_shares")

@@ -10,15 +10,15 @@ Pure functions on a fit's arrays (no plotting, no streamlit):
   clusterings: their ACC and NMI when labels exist, the eigengap of the view's own
   graph always), and :func:`trust_vs_quality` — whether RMSC's trust follows that
   quality (a Spearman correlation and one sentence computed from the numbers);
-* :func:`dominance_facts` — what is measured about a view that carries most of the weight
-  (its loss, its number of features, its unit), and :func:`dominance_message`, the
-  sentence that says it;
 * :func:`weight_change` — P of a fit on corrupted data over P of the clean fit, cell by
   cell (what the injection did), and :func:`weight_change_summary`;
 * :func:`heatmap_pool` — an order and a pooling of P for a heatmap of at most a few
   hundred columns that keeps a low weight visible (within each class by weight, each
   pooled column the minimum or a low quantile of its samples), with
   :func:`pooled_columns` to find the columns that hold given samples.
+
+What is measured about a view that carries most of the weight, and the sentence that says
+it, are :mod:`rmsc.dominance`'s.
 
 "At the cap", precisely: the P-step gives P = 1/sqrt(gamma + l) (l the sample's loss, in
 its view's unit under the scaled model), which cannot exceed 1/sqrt(gamma). A weight is
@@ -117,119 +117,6 @@ def view_weight_shares(weights, *, gamma, view_names=None, factors=None, scale=N
             "factor": 1.0 if factors is None else float(np.asarray(factors)[v]),
         })
     return out
-
-
-def dominance_threshold(n_views):
-    """The share of the consensus weight from which one view is said to dominate:
-    half of it, and at least 1.5 times an equal share (0.75 for two views)."""
-    return max(0.5, min(0.75, 1.5 / n_views))
-
-
-def dominance_facts(weights, *, gamma, view_names=None, factors=None, scale=None,
-                    n_features=None):
-    """What is measured about the view that carries most of the consensus weight, or None
-    when none does (its share below :func:`dominance_threshold`).
-
-    One source for the numbers of :func:`dominance_message` (the Weights page's sentence)
-    and of the lesson's plain-words note (:func:`rmsc.dashboard.lesson.weight_note`).
-
-    Parameters
-    ----------
-    weights, gamma, view_names, factors, scale, n_features : see
-        :func:`view_weight_shares`.
-
-    Returns
-    -------
-    dict or None
-        ``view``, ``share`` (of the consensus weight, 0-1), ``n_views``, ``equal``
-        (1 / n_views), ``at_cap`` (share of its samples at the cap, 0-1), ``gamma``,
-        ``cap`` (1/sqrt(gamma)), ``median_loss`` (its median loss), ``other_loss`` (the
-        median of the other views' median losses), ``loss_ratio`` (other_loss /
-        median_loss, or None unless its losses are the smaller), ``unit`` and
-        ``unit_ratio`` (its scaled model's unit s_v and the others' median over it, or
-        None unless the scaled model gives it the smaller unit), ``factor_ratio`` (its
-        view factor c_v over the others' median, or None unless it is the larger),
-        ``n_features`` and
-        ``other_features`` ((fewest, most) of the others, or None unless it has the
-        fewest features).
-    """
-    rows = view_weight_shares(weights, gamma=gamma, view_names=view_names, factors=factors,
-                              scale=scale, n_features=n_features)
-    m = len(rows)
-    if m < 2:
-        return None
-    top = max(range(m), key=lambda v: rows[v]["share"])
-    r = rows[top]
-    if r["share"] < dominance_threshold(m):
-        return None
-    others = [rows[v] for v in range(m) if v != top]
-    other_loss = float(np.median([o["median_loss"] for o in others]))
-    facts = {"view": r["view"], "share": r["share"], "n_views": m, "equal": 1 / m,
-             "at_cap": r["at_cap"], "gamma": float(gamma), "cap": float(1 / np.sqrt(gamma)),
-             "median_loss": r["median_loss"], "other_loss": other_loss,
-             "loss_ratio": (other_loss / r["median_loss"]
-                            if 0 < r["median_loss"] < other_loss else None),
-             "unit": None, "unit_ratio": None, "factor_ratio": None,
-             "n_features": r["n_features"], "other_features": None}
-    if scale is not None and factors is not None:
-        s = np.asarray(scale, dtype=float)
-        rest = float(np.median(np.delete(s, top)))
-        if s[top] < rest:
-            facts["unit"], facts["unit_ratio"] = float(s[top]), rest / float(s[top])
-    if factors is not None:
-        c = np.asarray(factors, dtype=float)
-        rest = float(np.median(np.delete(c, top)))
-        if c[top] > rest > 0:
-            facts["factor_ratio"] = float(c[top]) / rest
-    if n_features is not None:
-        nf = [o["n_features"] for o in others]
-        if r["n_features"] < min(nf):
-            facts["other_features"] = (min(nf), max(nf))
-    return facts
-
-
-def other_features_text(facts):
-    """:func:`dominance_facts`' other views' features in words ("the others 47–240")."""
-    lo, hi = facts["other_features"]
-    return (f"the other {lo}" if facts["n_views"] == 2 else
-            f"the others {lo}" if lo == hi else f"the others {lo}–{hi}")
-
-
-def dominance_message(weights, *, gamma, view_names=None, factors=None, scale=None,
-                      n_features=None):
-    """A plain-words message when one view carries most of the consensus weight, else None.
-
-    Every number in it is measured on the fit (:func:`dominance_facts`): the view's share
-    against an equal share, the share of its samples at the cap (see the module
-    docstring), its median loss against the other views', its number of features against
-    theirs (when given), and under the scaled model its unit of loss. The parameters are
-    :func:`dominance_facts`' (those of :func:`view_weight_shares`).
-    """
-    f = dominance_facts(weights, gamma=gamma, view_names=view_names, factors=factors,
-                        scale=scale, n_features=n_features)
-    if f is None:
-        return None
-    text = (f"{f['view']} carries {f['share']:.0%} of the consensus weight "
-            f"(an equal share would be {f['equal']:.0%} of {f['n_views']} views).")
-    if f["at_cap"] > 0:
-        text += (f" {f['at_cap']:.0%} of its samples are at the weight cap "
-                 f"1/√γ = {f['cap']:.3g} (their loss is at most γ = {gamma:g}).")
-    if f["loss_ratio"] is not None:
-        text += (f" Its median loss is {f['median_loss']:.3g}, "
-                 f"{ratio_text(f['loss_ratio'])} times below the other views' "
-                 f"median ({f['other_loss']:.3g}).")
-    if f["unit_ratio"] is not None:
-        text += (f" The scaled model measures each view's losses in its own unit (its "
-                 f"median loss at the start): {f['view']}'s unit, {f['unit']:.3g}, is "
-                 f"{ratio_text(f['unit_ratio'])} times below the others' median, so its "
-                 f"factor 1/s_v, and with it its share, is that much larger.")
-    if f["other_features"] is not None:
-        rest = other_features_text(f)
-        text += (f" It has the fewest features ({f['n_features']}; {rest}): a view with few features reconstructs most "
-                 f"samples from the others almost exactly, whatever their class, so its "
-                 f"large weight measures how easy it is to reconstruct, not how well it "
-                 f"separates the clusters.")
-    return text
 
 
 def _signed(x):

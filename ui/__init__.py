@@ -38,6 +38,7 @@ from .caches import (  # noqa: F401
     result_figures,
     session_book,
     view_affinity,
+    view_spread,
 )
 from .state import (  # noqa: F401
     DATASET_WIDGETS,

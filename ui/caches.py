@@ -13,6 +13,7 @@ import streamlit as st
 
 from rmsc import dashboard as dash
 from rmsc import datasets, figures
+from rmsc.preprocessing import spread_directions
 
 from .runtime import start_sweeper
 
@@ -105,6 +106,17 @@ def projection(fingerprint, view, _data):
 def data_notes(fingerprint, _data):
     """Plain-words remarks about views and samples that carry little information."""
     return dash.data_notes(_data)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def view_spread(fingerprint, _data):
+    """How many directions each view of the data ``fingerprint`` spreads along
+    (:func:`rmsc.preprocessing.spread_directions`: an eigen-decomposition per view, every
+    view 0.04 s on Digit, 1.8 s on Reuter: docs/studies/dominance_message.py), computed
+    once per server: why a dominant view is
+    easy to rebuild (the Weights page's message, the lesson's step 6). The pages ask for
+    it only when a view dominates."""
+    return [spread_directions(X) for X in _data.views]
 
 
 @st.cache_resource(max_entries=24, show_spinner=False)

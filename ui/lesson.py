@@ -18,7 +18,6 @@ import streamlit as st
 from rmsc import dashboard as dash
 from rmsc import datasets, figures, inspection, outliers
 from rmsc.dashboard import lesson as lessons
-from rmsc.preprocessing import spread_directions
 
 from .caches import load_bundled, projection, result_cache
 from .experiments import experiment_state, view_quality
@@ -114,14 +113,6 @@ def views_figures(fingerprint, _data, _vmax):
     tiles = dash.image_tiles(images, shown, vmax=_vmax)
     return shared_figure(views), shared_figure(figures.sample_images_figure(
         tiles, [f"class {data.labels[i]}" for i in shown])), note, clumps
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def view_spread(fingerprint, _data):
-    """How many directions each view of the data ``fingerprint`` spreads along
-    (:func:`rmsc.preprocessing.spread_directions`), computed once per server: step 6's note
-    says why the top view is easy to rebuild from it."""
-    return [spread_directions(X) for X in _data.views]
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

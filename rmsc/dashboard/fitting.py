@@ -21,8 +21,8 @@ from scipy.sparse.csgraph import connected_components
 from .._array_api import to_numpy
 from .._deferred import Deferred
 from ..device import DEVICE_ENV, device_from_env, fit_on
-from ..inspection import (P_SHARE_LABEL, SHARE_LABEL, dominance_facts, dominance_message,
-                          view_quality, view_weight_shares)
+from ..dominance import dominance_facts, dominance_message
+from ..inspection import P_SHARE_LABEL, SHARE_LABEL, view_quality, view_weight_shares
 from ..methods import get_method
 from ..metrics import evaluate, evaluate_runs
 from ..rmsc import DegenerateSolutionError
@@ -314,12 +314,14 @@ def device_text():
     return choice.description + (f" ({choice.reason})" if choice.reason else "")
 
 
-def weight_shares(result, dataset):
+def weight_shares(result, dataset, spread=None):
     """Each view's part of a fit's weights, and the plain-words message when one dominates.
 
-    :func:`rmsc.inspection.view_weight_shares` and :func:`rmsc.inspection.dominance_message`
+    :func:`rmsc.inspection.view_weight_shares` and :func:`rmsc.dominance.dominance_message`
     of the fit (its P, γ, and under the scaled model its view factors and units), with the
-    views' names and numbers of features.
+    views' names and numbers of features, and ``spread``
+    (:func:`rmsc.preprocessing.spread_directions` of each view of ``dataset``, or None: the
+    message then says nothing of why the top view is easy to rebuild).
 
     Returns
     -------
@@ -329,13 +331,14 @@ def weight_shares(result, dataset):
     """
     kwargs = _share_arguments(result, dataset)
     return (view_weight_shares(result.weights, **kwargs),
-            dominance_message(result.weights, **kwargs))
+            dominance_message(result.weights, **kwargs, spread=spread))
 
 
-def weight_dominance(result, dataset):
-    """:func:`rmsc.inspection.dominance_facts` of a fit (the numbers behind
-    :func:`weight_shares`' message; None when no view carries most of the weight)."""
-    return dominance_facts(result.weights, **_share_arguments(result, dataset))
+def weight_dominance(result, dataset, spread=None):
+    """:func:`rmsc.dominance.dominance_facts` of a fit (the numbers behind
+    :func:`weight_shares`' message, ``spread`` as there; None when no view carries most of
+    the weight): without ``spread``, enough to know whether the spread is needed."""
+    return dominance_facts(result.weights, **_share_arguments(result, dataset), spread=spread)
 
 
 def _share_arguments(result, dataset):

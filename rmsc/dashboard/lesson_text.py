@@ -3,7 +3,7 @@
 A comparison's lines (:func:`change_sentences`: each method's change with the outliers,
 within the ± spread or not; :func:`claim_sentence`: the paper's claim checked on the same
 tables), step 6's plain-words note on each view's part of the weights (:func:`weight_note`,
-from :func:`rmsc.inspection.dominance_facts`, the numbers behind the Weights page's
+from :func:`rmsc.dominance.dominance_facts`, the numbers behind the Weights page's
 sentence) with its table's columns (:data:`SHARE_COLUMNS`), and the words under a
 comparison's lines and table, the weights heatmap and a ROC curve (:data:`SPREAD_RULE`,
 :data:`POSTPROCESSING_NOTE`, :func:`heatmap_note`, :data:`ROC_NOTE`), and the closing
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dominance import directions_text
 from ..inspection import (DARK_RELATIVE, P_SHARE_LABEL, SHARE_LABEL, ratio_text,
                           relative_weights)
 from ..methods import describe_method
@@ -398,15 +399,14 @@ SHARE_COLUMNS = {
 }
 
 
-def weight_note(shares, facts, spread=None):
+def weight_note(shares, facts):
     """The lesson's plain-words note on each view's part of the weights, from the table
     beside it (``shares``, :func:`rmsc.inspection.view_weight_shares`) and
-    :func:`rmsc.inspection.dominance_facts` of the same fit (``facts``; None when no view has
+    :func:`rmsc.dominance.dominance_facts` of the same fit (``facts``; None when no view has
     most of the weight): what a weight is, the top view's share against an equal one, and
     where they hold why: the easiest samples to rebuild, many at the ceiling, the largest
-    c_v, the spread along the fewest directions (``spread``:
-    :func:`rmsc.preprocessing.spread_directions` per view, as ordered in ``shares``; not the
-    fewest features: docs/lesson.md, "Few features or few directions?")."""
+    c_v, the spread along the fewest directions (:func:`rmsc.dominance.directions_text`,
+    when ``facts`` were measured with the views' spread)."""
     what = ("A weight says how well the other samples rebuild a sample in a view: the "
             "smaller the error left over (\"median loss\" gives each view's typical one), "
             "the larger the weight, up to a ceiling set by γ.")
@@ -438,18 +438,10 @@ def weight_note(shares, facts, spread=None):
                     f"{ratio_text(f['factor_ratio'])} times the other views' median "
                     f"(\"{VIEW_SCALE_LABEL}\"): each of "
                     f"its weights counts that many times more.")
-    if spread is not None:  # why it is easy to rebuild, where the view's spread says so
-        i = [s["view"] for s in shares].index(view)
-        others = [d["directions"] for j, d in enumerate(spread) if j != i]
-        if others and spread[i]["directions"] < min(others):
-            text.append(
-                f"{view}'s samples spread along few directions: its first principal direction "
-                f"(the Data page's PC1) keeps {_pct(spread[i]['pc1'])} of its spread, which "
-                f"is worth {spread[i]['directions']:.1f} directions (the participation ratio "
-                f"of its spectrum), the other views' {min(others):.1f} to {max(others):.1f}. "
-                f"Along so few directions almost any sample is nearly an exact mix of a few "
-                f"others, whatever its class. So {view}'s large weight says it is easy to "
-                f"rebuild, not that it tells the classes apart.")
+    reason = directions_text(f, pct=_pct, pc1="its first principal direction (the Data "
+                             "page's PC1)")
+    if reason is not None:  # why it is easy to rebuild, where the view's spread says so
+        text.append(reason)
     return " ".join(text)
 
 
@@ -460,7 +452,7 @@ FOLLOWS_GAP = 0.1
 
 def echo_note(facts, gap, alone, acc, shares=None):
     """Why the top view's large share of ΣcᵥP (``facts``:
-    :func:`rmsc.inspection.dominance_facts`) does not make Z* that view's picture,
+    :func:`rmsc.dominance.dominance_facts`) does not make Z* that view's picture,
     computed from the fit: ``gap``, how far that view's own table Zᵛ inside the fit is
     from Z* (:meth:`rmsc.RMSC.consensus_gaps`, a share of Z*'s size); ``alone``, the
     view's ACC clustered on its own (:func:`rmsc.inspection.view_quality`, 0-1); ``acc``,
@@ -476,7 +468,9 @@ def echo_note(facts, gap, alone, acc, shares=None):
         text.append(f"λ pulls each view's own table Zᵛ towards Z*. Inside this fit, {view}'s "
                     f"table differs from Z* by {100 * gap:.1f} % of Z*'s size")
         if gap < FOLLOWS_GAP:
-            text[-1] += (f": with {facts['n_features']} features, {view} rebuilds its digits "
+            spread = (f"with its digits spread along {facts['directions']:.1f} directions, "
+                      if facts.get("directions") is not None else "")
+            text[-1] += (f": {spread}{view} rebuilds its digits "
                          "almost as well from nearly any table, so its table has become a "
                          "near copy of Z* (the pull runs both ways; whichever moved more "
                          f"while the fit ran, at its end {view}'s table sits on Z*). A "

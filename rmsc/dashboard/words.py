@@ -103,8 +103,8 @@ VIEW_BALANCE_WORDS = {
                 "cap)",
     "consensus": "every view's consensus weights c_v P sum to n, so the views count equally "
                  "in Z* (within a view the weights still follow the losses)",
-    "dof": "each view's losses in the unit of its degrees of freedom (a view of few "
-           "features has a small unit), view factor 1",
+    "dof": "each view's losses in the unit of its degrees of freedom (a view whose "
+           "samples spread along few directions has a small unit), view factor 1",
     "two_level": "one weight per view (RMSC-WV's, from the view's mean robust loss) times "
                  "weights within the view that sum to n"
 }

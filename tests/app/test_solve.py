@@ -14,6 +14,8 @@ import pytest
 import rmsc
 from rmsc import dashboard as dash
 from rmsc import inspection
+from rmsc.dominance import directions_text, dominance_message
+from rmsc.preprocessing import spread_directions
 
 from tests.app_support import (
     ROOT, cancel_jobs, expected_fit, find_table, goto, no_trouble, open_app, set_beta,
@@ -541,16 +543,42 @@ def test_weights_page_shows_each_views_share_of_the_weights(fitted_app):
     assert table[consensus].sum() == pytest.approx(100)
     # the share of ΣP is P alone: each view's sum of P over the sum of all of P
     np.testing.assert_allclose(table[alone], 100 * out.weights.sum(axis=1) / out.weights.sum())
-    message = rmsc.inspection.dominance_message(
+    # the message, with the views' spread: the reason a dominant view is easy to rebuild
+    message = dominance_message(
         out.weights, gamma=out.model.gamma, view_names=data.view_names,
         factors=out.model.view_factors_, scale=out.model.loss_scale_,
-        n_features=[X.shape[1] for X in data.views])
+        n_features=[X.shape[1] for X in data.views],
+        spread=[spread_directions(X) for X in data.views])
     if message is None:
         assert "No view carries most of the consensus weight." in texts(at, "caption")
     else:
         assert message in texts(at, "warning")
     keys = [c.proto.id for c in at.get("plotly_chart")]
     assert any("view_shares" in k for k in keys), keys
+
+
+def test_weights_page_says_why_a_dominant_view_draws_the_weight():
+    # Digit-small (ten iterations): MOR carries most of the weight and its samples spread
+    # along the fewest directions, so the message gives that reason with the numbers the
+    # library measures on the same data (the library's sentence, rmsc.dominance)
+    at = open_app({"data": "Digit-small", "max_iter": "10"}, page="solve")
+    try:
+        wait_fit(at)
+        at = goto(at, "weights")
+        no_trouble(at)
+        data = at.session_state["data"]
+        out = at.session_state["slots"]["fit"].latest.result
+        spread = [spread_directions(X) for X in data.views]
+        facts = dash.weight_dominance(out, data, spread)
+        assert facts is not None and facts["view"] == "MOR"
+        reason = directions_text(facts)
+        assert reason.startswith("MOR's samples spread along few directions (it has 6 "
+                                 "features)")
+        (warning,) = texts(at, "warning")
+        assert warning == dash.weight_shares(out, data, spread)[1]
+        assert warning.endswith(" " + reason) and "fewest features" not in warning
+    finally:
+        cancel_jobs(at)
 
 
 def test_weights_page_shows_trust_beside_each_views_own_quality(fitted_app):

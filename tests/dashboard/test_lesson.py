@@ -796,11 +796,16 @@ def test_scores_note_defines_every_score():
 
 
 def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
-    facts = {"view": "MOR", "share": 0.893, "n_features": 6}
+    facts = {"view": "MOR", "share": 0.893, "n_features": 6, "directions": 1.0}
     said = L.echo_note(facts, 0.0197, 0.4637, 0.9065)
+    # the reason its table copies Z* is its narrow spread (rmsc.dominance's facts), not its
+    # number of features; without the spread no reason is given
     assert said.startswith("**Why MOR's 89 % share does not make Z\\* MOR's picture.** λ pulls "
                            "each view's own table Zᵛ towards Z*. Inside this fit, MOR's table "
-                           "differs from Z* by 2.0 % of Z*'s size: with 6 features, MOR")
+                           "differs from Z* by 2.0 % of Z*'s size: with its digits spread "
+                           "along 1.0 directions, MOR rebuilds")
+    assert "2.0 % of Z*'s size: MOR rebuilds its digits" in L.echo_note(
+        facts | {"directions": None}, 0.0197, 0.4637, 0.9065)
     assert "near copy of Z*" in said
     # the share is a weight in the Z*-step's average; the other views named, with theirs,
     # largest first, as step 6's table shows them (one decimal)
@@ -956,7 +961,8 @@ def test_the_heatmap_note_names_a_dark_clean_view_from_the_weights_by_hand():
 def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
     import numpy as np
 
-    from rmsc.inspection import dominance_facts, view_weight_shares
+    from rmsc.dominance import dominance_facts
+    from rmsc.inspection import view_weight_shares
 
     # three views at γ = 0.01 (ceiling 1/√γ = 10; "at the cap" from 7.07 up); each weight
     # 1/√(γ + loss): loss 0 -> 10, 0.03 -> 5, 0.24 -> 2, 0.99 -> 1
@@ -977,16 +983,18 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
     # three (1.0 against 12.9 and 14.2), its PC1 keeping all of it
     spread = [{"pc1": 1.0, "directions": 1.0}, {"pc1": 0.18, "directions": 14.15},
               {"pc1": 0.197, "directions": 12.94}]
-    assert L.weight_note(shares, dominance_facts(P, **kw), spread).endswith(
-        'ceiling ("samples at the cap"). MOR\'s samples spread along few directions: its '
-        "first principal direction (the Data page's PC1) keeps 100 % of its spread, which is "
-        "worth 1.0 directions (the participation ratio of its spectrum), the other views' "
-        "12.9 to 14.2. Along so few directions almost any sample is nearly an exact mix of a "
+    assert L.weight_note(shares, dominance_facts(P, **kw, spread=spread)).endswith(
+        'ceiling ("samples at the cap"). MOR\'s samples spread along few directions (it has '
+        "6 features): its first principal direction (the Data page's PC1) keeps 100 % of its "
+        "spread, which is worth 1.0 directions (the participation ratio of its spectrum), "
+        "against 18 % to 20 % and 12.9 to 14.2 directions in the other views. Along so few "
+        "directions almost any sample is nearly an exact mix of a "
         "few others, whatever its class. So MOR's large weight says it is easy to rebuild, "
         "not that it tells the classes apart.")
     # a view of few features whose spread is not the narrowest: no such reason given
     spread[2]["directions"] = 0.9
-    assert "few directions" not in L.weight_note(shares, dominance_facts(P, **kw), spread)
+    assert "few directions" not in L.weight_note(shares, dominance_facts(P, **kw,
+                                                                          spread=spread))
     # the scaled model with c_v = 1/s_v = 1000, 50, 100: MOR's c_v is 1000 / 75 = 13.3
     # times the others' median, its share 30000 / 30800 = 97 %
     kw.update(factors=np.array([1000.0, 50, 100]), scale=np.array([0.001, 0.02, 0.01]))

@@ -1,4 +1,4 @@
-"""rmsc.inspection: the weights' shares, the cap, the dominance message, the pooled heatmap."""
+"""rmsc.inspection: the weights' shares, the cap, the pooled heatmap."""
 
 import numpy as np
 import pytest
@@ -6,9 +6,6 @@ import pytest
 import rmsc
 from rmsc.inspection import (
     at_cap,
-    dominance_facts,
-    dominance_message,
-    dominance_threshold,
     heatmap_pool,
     pooled_columns,
     trust_vs_quality,
@@ -38,92 +35,6 @@ def test_shares_add_up_and_follow_the_models_factors():
     rows = view_weight_shares(P, gamma=0.0, scale=np.array([2.0, 1.0]))
     assert rows[0]["median_loss"] == pytest.approx(2.0 * np.median([1.0, 1 / 9]))
     assert rows[1]["median_loss"] == pytest.approx(0.25)
-
-
-def test_no_message_when_the_weight_is_shared():
-    rng = np.random.default_rng(0)
-    P = rng.uniform(0.8, 1.2, size=(4, 50))
-    assert dominance_message(P, gamma=1e-5) is None
-    assert dominance_threshold(2) == 0.75 and dominance_threshold(6) == 0.5
-
-
-def test_message_states_the_measured_facts():
-    gamma = 1e-5
-    rng = np.random.default_rng(1)
-    losses = np.vstack([np.r_[np.zeros(30), rng.uniform(1e-4, 2e-4, 70)],
-                        rng.uniform(0.05, 0.1, 100), rng.uniform(0.05, 0.1, 100)])
-    P = 1.0 / np.sqrt(gamma + losses)
-    msg = dominance_message(P, gamma=gamma, view_names=["MOR", "PIX", "FOU"],
-                            n_features=[6, 240, 76])
-    rows = view_weight_shares(P, gamma=gamma)
-    assert msg.startswith(f"MOR carries {rows[0]['share']:.0%} of the consensus weight")
-    assert "an equal share would be 33% of 3 views" in msg
-    assert f"{rows[0]['at_cap']:.0%} of its samples are at the weight cap" in msg
-    assert rows[0]["at_cap"] == pytest.approx(0.30)  # the 30 exact ones (loss 0 <= gamma)
-    assert "1/√γ = 316" in msg
-    assert "fewest features (6; the others 76–240)" in msg
-    assert f"{rows[0]['median_loss']:.3g}" in msg
-    # without the feature counts nothing is said about features
-    assert "features" not in dominance_message(P, gamma=gamma)
-
-
-def _hand_weights():
-    """P of three views at gamma = 0.01 (cap 10, at the cap from 1/sqrt(0.02) = 7.07 up),
-    each weight 1/sqrt(gamma + loss): losses 0 -> 10, 0.03 -> 5, 0.24 -> 2, 0.99 -> 1."""
-    return np.array([[10.0, 10, 5, 5], [1, 1, 1, 1], [2, 2, 1, 1]])
-
-
-def test_dominance_facts_by_hand():
-    # sums 30, 4, 6 of 40: view A has 75 % (threshold for 3 views: 50 %); half its samples
-    # at the cap; median losses A 0.015, B 0.99, C 0.615, the others' median 0.8025
-    f = dominance_facts(_hand_weights(), gamma=0.01, view_names=["A", "B", "C"],
-                        n_features=[6, 240, 76])
-    assert f["view"] == "A" and f["n_views"] == 3
-    assert f["share"] == pytest.approx(0.75) and f["equal"] == pytest.approx(1 / 3)
-    assert f["at_cap"] == 0.5 and f["cap"] == pytest.approx(10)
-    assert f["median_loss"] == pytest.approx(0.015)
-    assert f["other_loss"] == pytest.approx(0.8025)
-    assert f["loss_ratio"] == pytest.approx(53.5)
-    assert f["n_features"] == 6 and f["other_features"] == (76, 240)
-    assert f["unit"] is None and f["unit_ratio"] is None and f["factor_ratio"] is None
-    # factors c_v = 1/s_v (scale_power 1): A's weights count 15 times the others' median,
-    # its share (30 * 1000 of 30 * 1000 + 4 * 50 + 6 * 100) 30000 / 30800
-    f = dominance_facts(_hand_weights(), gamma=0.01, factors=np.array([1000.0, 50, 100]),
-                        scale=np.array([0.001, 0.02, 0.01]))
-    assert f["factor_ratio"] == pytest.approx(1000 / 75) and f["unit_ratio"] == pytest.approx(15)
-    assert f["share"] == pytest.approx(30000 / 30800)
-    # the scaled model: losses in units s_v (A 0.001, B 0.02, C 0.01): A's losses
-    # 1.5e-5, B's 0.0198, C's 0.00615; A's unit 15 times below the others' median
-    f = dominance_facts(_hand_weights(), gamma=0.01, factors=np.ones(3),
-                        scale=np.array([0.001, 0.02, 0.01]))
-    assert f["unit"] == pytest.approx(0.001) and f["unit_ratio"] == pytest.approx(15)
-    assert f["factor_ratio"] is None  # equal factors c_v: none favours A
-    assert f["loss_ratio"] == pytest.approx(0.012975 / 1.5e-5)
-    assert f["other_features"] is None  # no feature counts given
-    # a view with more features, or a larger median loss, is not said to have fewer/less
-    f = dominance_facts(_hand_weights(), gamma=0.01, n_features=[80, 240, 76])
-    assert f["other_features"] is None
-    # shared weights: nothing dominates
-    assert dominance_facts(np.ones((3, 4)), gamma=0.01) is None
-
-
-def test_message_on_a_fit_where_a_view_has_few_features():
-    # A 2-feature view next to a 40-feature one: the 2-feature view's losses are far
-    # smaller, so under the paper's model it takes most of the weight, and the message
-    # says so with its numbers.
-    d = rmsc.datasets.make_multiview_subspaces(n_clusters=3, n_per_cluster=20, n_views=2,
-                                               view_dims=(2, 40), subspace_dim=2,
-                                               random_state=0)
-    est = rmsc.RMSC(3, loss_scale=None, gamma=1e-5, random_state=0, max_iter=10,
-                    tol=0).fit(d.views)  # the paper's model, ten iterations
-    rows = view_weight_shares(est.weights_, gamma=est.gamma, n_features=[2, 40])
-    assert rows[0]["share"] > dominance_threshold(2)
-    assert rows[0]["median_loss"] < rows[1]["median_loss"] / 10
-    msg = dominance_message(est.weights_, gamma=est.gamma, view_names=["small", "big"],
-                            n_features=[2, 40])
-    assert msg.startswith(f"small carries {rows[0]['share']:.0%}")
-    assert "fewest features (2; the other 40)" in msg
-    assert f"{rows[1]['median_loss'] / rows[0]['median_loss']:.3g} times below" in msg
 
 
 def test_heatmap_pool_orders_by_class_then_weight_and_pools_by_minimum():
