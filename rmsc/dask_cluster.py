@@ -43,13 +43,27 @@ def connect(address, timeout=CONNECT_TIMEOUT):
     return distributed.Client(address, set_as_default=False, timeout=timeout)
 
 
+#: Dask's diagnostics that only its diagnostics dashboard shows, quietened in a LocalCluster
+#: that does not serve it: each worker's statistical profiler (a sample every 10 ms, off),
+#: the event loop's blocked-loop check (every 20 ms, every second here) and the system
+#: monitor's CPU and memory readings (every 500 ms, every 2 s here; a worker's memory limit
+#: reads its own memory on its own interval, left as it is). An idle LocalCluster of two
+#: workers used about 2.8 CPU s per 20 s with Dask's defaults and 0.8 with these, on a
+#: 2-core machine where the dashboard's workers are up all the time (docs/measurements.md,
+#: "How long the suite takes").
+QUIET_DIAGNOSTICS = {"distributed.worker.profile.enabled": False,
+                     "distributed.admin.tick.interval": "1s",
+                     "distributed.admin.system-monitor.interval": "2s"}
+
+
 def local_cluster(n_workers=None, memory_limit="auto", dashboard=False):
     """A ``dask.distributed`` ``LocalCluster`` of single-threaded worker processes.
 
     The scheduler (and its HTTP server: health and metrics), the nannies and the
     workers listen on the loopback address only, and Dask's diagnostics dashboard
     (pages with the cluster's task names, logs and state) is not served unless asked
-    for: nothing of the cluster can be reached from another machine. The scheduler does
+    for: nothing of the cluster can be reached from another machine. Without it, the
+    diagnostics only it shows are quietened (:data:`QUIET_DIAGNOSTICS`). The scheduler does
     not retry a task whose worker died (``allowed-failures`` 0: a fit that ran a
     worker out of memory fails once, with a message, instead of killing every
     worker in turn). The dashboard's workers (``rmsc.dashboard.DaskWorkers``) and
@@ -71,8 +85,8 @@ def local_cluster(n_workers=None, memory_limit="auto", dashboard=False):
     from distributed import LocalCluster
 
     n = int(n_workers) if n_workers else available_cores()
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
-                          "distributed.worker.daemon": True}):
+    config = {"distributed.scheduler.allowed-failures": 0, "distributed.worker.daemon": True}
+    with dask.config.set({**config, **({} if dashboard else QUIET_DIAGNOSTICS)}):
         return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                             host="127.0.0.1",
                             # The scheduler always serves HTTP (health, metrics): on

@@ -50,23 +50,14 @@ os.environ["RMSC_PREFETCH"] = "0"
 # tests/dashboard/test_workers.py checks the default on its own cluster.
 os.environ.setdefault("RMSC_WORKER_NICENESS", "0")  # RMSC_WORKER_NICENESS=5 pytest: the default
 
-# Dask's diagnostics that no test reads, slowed in the tests' clusters (the dashboard's
-# LocalCluster in this process, and the servers and helper processes the tests start, which
-# inherit this environment): each worker's statistical profiler (a sample every 10 ms), the
-# event loop's blocked-loop check (every 20 ms) and the system monitor's CPU and memory
-# readings (every 500 ms; a worker's memory limit reads its process's memory itself, on its
-# own interval, left as it is). An idle cluster of two workers cost about 0.12 CPU s per
-# second of the run with Dask's defaults and a third of it with these, on every pytest
-# worker for the whole session (docs/measurements.md, "How long the suite takes").
-DASK_QUIET = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
-              "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
-              "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "2s"}
-for _name, _value in DASK_QUIET.items():
-    os.environ.setdefault(_name, _value)
-if "dask" in sys.modules:  # imported before this file (a plugin): read the environment again
-    import dask.config
+# Dask's diagnostics that no test reads, quietened in the clusters the tests start
+# themselves too, as rmsc.dask_cluster.local_cluster quietens its own (the dashboard's, the
+# servers' and helper processes' the tests start): the same settings, from there.
+import dask.config  # noqa: E402
 
-    dask.config.refresh()
+from rmsc.dask_cluster import QUIET_DIAGNOSTICS  # noqa: E402
+
+dask.config.set(QUIET_DIAGNOSTICS)
 
 
 # ---------------------------------------------------------------------------

@@ -110,3 +110,22 @@ def test_a_local_cluster_listens_on_loopback_only(dashboard):
         else:
             with pytest.raises(urllib.error.HTTPError, match="404"):
                 urllib.request.urlopen(link, timeout=30)
+
+
+def _profiling():
+    import dask
+
+    return dask.config.get("distributed.worker.profile.enabled")
+
+
+@pytest.mark.parametrize("dashboard", [False, True])
+def test_a_local_cluster_quietens_the_diagnostics_only_dasks_dashboard_shows(dashboard):
+    """Without Dask's dashboard, the workers' profiler is off (QUIET_DIAGNOSTICS: an idle
+    cluster cost three times the CPU with it); with the dashboard, Dask's settings stay
+    (here switched on around the call, whatever the suite's conftest quietened)."""
+    import dask
+    from distributed import Client
+
+    with dask.config.set({"distributed.worker.profile.enabled": True}), dask_cluster.local_cluster(1, dashboard=dashboard) as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        assert set(client.run(_profiling).values()) == {dashboard}
