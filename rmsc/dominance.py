@@ -118,7 +118,8 @@ def directions_text(facts, *, pct=lambda share: f"{share:.0%}",
     return (f"{view}'s samples spread along few directions{features}: {pc1} keeps "
             f"{pct(facts['pc1'])} of its spread, which is worth {facts['directions']:.1f} "
             f"directions (the participation ratio of its spectrum), against {other_pc1} and "
-            f"{others} directions in the other view{'s' if facts['n_views'] > 2 else ''}. Along so few directions almost any sample is "
+            f"{others} directions in the other view{'s' if facts['n_views'] > 2 else ''}. "
+            f"Along so few directions almost any sample is "
             f"nearly an exact mix of a few others, whatever its class. So {view}'s large "
             f"weight says it is easy to rebuild, not that it tells the classes apart.")
 

@@ -126,6 +126,7 @@ def test_a_local_cluster_quietens_the_diagnostics_only_dasks_dashboard_shows(das
     import dask
     from distributed import Client
 
-    with dask.config.set({"distributed.worker.profile.enabled": True}), dask_cluster.local_cluster(1, dashboard=dashboard) as cluster, \
-            Client(cluster, set_as_default=False) as client:
+    profiling = {"distributed.worker.profile.enabled": True}
+    with dask.config.set(profiling), dask_cluster.local_cluster(1, dashboard=dashboard) as cl, \
+            Client(cl, set_as_default=False) as client:
         assert set(client.run(_profiling).values()) == {dashboard}
