@@ -46,8 +46,9 @@ def neighbour_line(view_names, coords, labels):
     order = sorted(range(len(shares)), key=lambda v: -shares[v])
     said = ", ".join(f"{view_names[v]} {100 * shares[v]:.0f} %" for v in order)
     return (f"**Clumps of one colour, counted**: the share of digits whose nearest dot in "
-            f"the picture has their class: {said} (100 % when every class is a clump of "
-            f"its own; about {100 * chance:.0f} % by chance).")
+            f"the picture, as drawn (axes stretched; a dot drawn on top of another has that "
+            f"one as its nearest), has their class: {said} (100 % when every class is a "
+            f"clump of its own; about {100 * chance:.0f} % by chance).")
 
 
 #: A 2-D panel's second direction "keeps almost nothing" below this share of the spread.

@@ -28,6 +28,8 @@ def test_the_line_orders_the_views_and_says_chance():
     # MOR as given: pairs of one class, 100 %; PIX with the dots swapped: 0 %; two equal
     # classes: a random neighbour shares the class half the time
     assert line == ("**Clumps of one colour, counted**: the share of digits whose nearest "
-                    "dot in the picture has their class: MOR 100 %, PIX 0 % (100 % when "
-                    "every class is a clump of its own; about 50 % by chance).")
+                    "dot in the picture, as drawn (axes stretched; a dot drawn on top of "
+                    "another has that one as its nearest), has their class: MOR 100 %, "
+                    "PIX 0 % (100 % when every class is a clump of its own; about 50 % by "
+                    "chance).")
     assert neighbour_line(["PIX"], [xy], None) is None
