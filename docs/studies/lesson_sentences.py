@@ -5,10 +5,13 @@
 The shipped lesson with every step on Digit-small (as ``tests/clipping_support.small_lesson``
 writes it, fitted to convergence), each sentence computed by the code the Lesson page calls:
 step 1's line under the panels, step 5's lines with the claim and its caveat, step 6's framed
-note, step 7's "what this run shows". The quotes in docs/lesson.md, "The tenth reading: what
-changed", are its output.
+note, step 7's "what this run shows", step 8's lines with the claim. The quotes in
+docs/lesson.md, "The tenth reading: what changed", are its output.
 
 Not smoke-tested: a one-off, run at commit e9c3449 (branch w-lesson11, 2026-11-29 03:46 UTC).
+Step 8's lines (its comparison and claim, "The eleventh reading" in docs/lesson.md) were
+added after; step 5's and step 8's claim lines quoted there were printed by the same calls
+at commit 051d59d (branch w-rule, 2026-11-29 04:33 UTC, 25 s and 32 s at load 6-7).
 """
 
 import sys
@@ -69,6 +72,13 @@ def main():
     r7 = fit_rmsc(d7, s7.params)
     for line in L.step_takeaway(s7, tables, r7, d7, cr) or []:
         print("STEP7:", line)
+    # step 8: its own run (FAC and MOR), the claim checked, no closing step after it
+    s8 = lesson.step(8)
+    c8, d8 = L.load_step_data(lesson, s8)
+    _, v8, m8, p8 = L.step_comparison(s8, c8, d8)
+    t8 = run_compare(v8, m8, p8, random_state=s8.params.seed)
+    for line in L.comparison_sentences(t8, s8.claim, *L.run_context(lesson.steps, 8)):
+        print("STEP8:", line)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from .lesson_text import (  # noqa: F401 - re-exported: what the page says about
     CLAIM_ASKS_MORE, FOLLOWS_GAP, NARROW, POSTPROCESSING_NOTE, ROC_NOTE, SCORES_NOTE,
     SHARE_COLUMNS, TIME_NOTE, SPREAD_LIMIT,
     SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE, acc_spreads, beyond_words, change_sentences,
+    change_spread, changes_within_spread, gap_words,
     claim_facts, claim_sentence, comparison_sentences, echo_note, gain_sentence, gainers,
     heatmap_note, method_lines, postprocessing_difference, weight_note,
     within_spread, worst_words, gain_reminder, shares_heading, slider_sentence)

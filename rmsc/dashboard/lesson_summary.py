@@ -197,9 +197,11 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
                 f"the outliers ({theirs:+.2f} points, {method} {mine:+.2f}), by "
                 f"{facts['gap_words']}.")
     else:
+        total = f"{facts['spread'][method] + facts['spread'][rival]:.2f}"
         last = (f"This run cannot tell whether the claim holds: {method}'s change "
                 f"({mine:+.2f} points) and {rival}'s ({theirs:+.2f}) differ by no more than "
-                f"the ± spread.")
+                f"their two ± added up ({facts['spread'][method]:.2f} + "
+                f"{facts['spread'][rival]:.2f} = {total}).")
     kinds = {detection_kind(*detection[v]) for v in found}
     if found and kinds <= {"found", "ranked"} and facts["verdict"] != "holds" and not untestable:
         last += (" Finding the corrupted samples" if kinds == {"found"} else

@@ -64,9 +64,10 @@ def claim_facts(tables, method="RMSC"):
     view, loses the least to the outliers) on a comparison's tables: a dict with
     ``method``, ``rival`` (the other method with the best change), ``changes`` (method ->
     change in points), ``noise`` (method -> whether its change is within the ± spread,
-    :func:`within_spread`; None without spreads), ``gap`` (``method``'s change minus the
-    rival's), ``verdict`` ("holds", "not borne out" or "cannot be told": the gap within
-    the ± spread of the four ACCs it comes from), ``highest`` (the claim's first part in
+    :func:`within_spread`; None without spreads), ``spread`` (method -> its change's ±,
+    :func:`change_spread`), ``gap`` (``method``'s change minus the rival's), ``verdict``
+    ("holds", "not borne out" or "cannot be told": the gap within the two changes' ±
+    added up, :func:`changes_within_spread`), ``highest`` (the claim's first part in
     words) and ``variants`` (the two tables' names). None unless the tables are a clean and
     an outliers variant holding ``method`` and at least one other method."""
     names = list(tables)
@@ -80,19 +81,19 @@ def claim_facts(tables, method="RMSC"):
     others = table[table["method"] != method]
     rival = others.loc[others["change (points)"].idxmax(), "method"]
     changes = {m: float(r["change (points)"]) for m, r in rows.items()}
+    spread = {m: change_spread([s.get(m) for s in spreads]) for m in changes}
     gap = round(changes[method] - changes[rival], SHOWN_DECIMALS)  # of the shown changes
-    # a change is a difference of two ACCs; the gap between two changes, of four
-    noise = within_spread(gap, [s.get(m) for s in spreads for m in (method, rival)])
+    # each change carries its own ±: two changes are apart when their ranges do not overlap
+    noise = changes_within_spread(gap, spread[method], spread[rival])
     verdict = ("cannot be told" if noise else "holds" if gap > 0 else "not borne out")
 
-    def level(a, b):  # two changes within the ± spread of the four ACCs behind them
-        return within_spread(changes[a] - changes[b],
-                             [s.get(m) for s in spreads for m in (a, b)]) is True
+    def level(a, b):  # two changes within their two ± added up
+        return changes_within_spread(changes[a] - changes[b], spread[a], spread[b]) is True
 
     order = sorted(changes, key=changes.get)
     return {"method": method, "rival": rival, "changes": changes, "gap": gap,
-            "gap_words": None if noise is not False else beyond_words(
-                gap, [s.get(m) for s in spreads for m in (method, rival)]),
+            "spread": spread, "gap_words": None if noise is not False else gap_words(
+                gap, spread[method], spread[rival]),
             "worst": [order[0]] + [m for m in order[1:] if level(m, order[0])],
             "noise": {m: within_spread(c, [s.get(m) for s in spreads])
                       for m, c in changes.items()},
@@ -200,8 +201,24 @@ def within_spread(difference, spreads):
     return abs(difference) <= max(spreads)
 
 
+def change_spread(spreads):
+    """A change's own ±: the larger of its two ACCs' ± (the one :func:`within_spread`
+    judges the change by); None when one is unknown."""
+    return None if not spreads or any(s is None for s in spreads) else max(spreads)
+
+
+def changes_within_spread(gap, spread_a, spread_b):
+    """The lesson's rule for the gap between two changes, each with its own ±
+    (:func:`change_spread`): the two can be told apart only when their ranges (change ±
+    its spread) do not overlap, so the gap is noise (True) when no larger than the two ±
+    added up, beyond it (False); None when one is unknown. In :data:`SPREAD_RULE`."""
+    if spread_a is None or spread_b is None:
+        return None
+    return abs(round(gap, SHOWN_DECIMALS)) <= round(spread_a + spread_b, SHOWN_DECIMALS)
+
+
 #: A difference beyond the ± spread is "narrow" while it is less than this many times the
-#: largest ± it is measured against (:func:`beyond_words`).
+#: ± (or two changes' ± added up) it is measured against (:func:`beyond_words`).
 NARROW = 2.0
 
 #: What the ± does not cover, in words: said with every narrow margin and every gain from
@@ -214,12 +231,24 @@ def beyond_words(difference, spreads):
     """How a difference beyond the ± spread (:func:`within_spread` False) is said: "more
     than the ± spread", or, when it is less than :data:`NARROW` times the largest ±,
     "narrowly" with the margin it clears the ± by and what the ± leaves out
-    (:data:`SPREAD_LIMIT`): one rule for every lead, change and gap the lesson states."""
+    (:data:`SPREAD_LIMIT`): one rule for every lead and change the lesson states."""
     top = max(spreads)
     if abs(difference) >= NARROW * top:
         return "more than the ± spread"
     return (f"more than the ± spread ({top:.2f}), but only by {abs(difference) - top:.2f} "
             f"points: a narrow margin, as {SPREAD_LIMIT}")
+
+
+def gap_words(gap, spread_a, spread_b):
+    """:func:`beyond_words` for a gap between two changes beyond their two ± added up
+    (:func:`changes_within_spread` False), naming the sum; a narrow margin's caveat is a
+    sentence of its own (the claim's line keeps its sentences short)."""
+    total = round(spread_a + spread_b, SHOWN_DECIMALS)
+    said = (f"more than the two changes' ± added up ({spread_a:.2f} + {spread_b:.2f} = "
+            f"{total:.2f})")
+    if abs(gap) >= NARROW * total:
+        return said
+    return f"{said}, but only by {abs(gap) - total:.2f} points. A narrow margin, as {SPREAD_LIMIT}"
 
 
 #: What a ± is, in words (under every comparison's lines or chart): the spread over the
@@ -229,11 +258,13 @@ SPREAD_MEANING = (
     "(k-means, which turns the table of who resembles whom into groups, each run from "
     "other random starts); ± is its standard deviation over those runs.")
 
-#: :func:`within_spread` in words, under a comparison's lines.
+#: :func:`within_spread` and :func:`changes_within_spread` in words, under a
+#: comparison's lines.
 SPREAD_RULE = (
     "**Within the ± spread**: a difference between ACCs counts as noise (\"within the ± "
     "spread\") when it is no larger than the largest ± of the ACCs it is computed from: a "
-    "change, of the method's two; a lead, of the two methods'.")
+    "change, of the method's two; a lead, of the two methods'. Two changes, each with "
+    "that ±, count as level unless they differ by more than their two ± added up.")
 
 
 #: What ± is and when a difference is noise, in words: the caption under every comparison

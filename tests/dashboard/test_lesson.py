@@ -395,17 +395,21 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
         "(the smallest loss, or the largest gain), cannot be told from the ± spread here. "
         + L.CLAIM_ASKS_MORE)
     # C's 90.68 ± 1.00 leads A's 85.00 ± 3.00 by 5.68 points: more than the larger ± (3.00),
-    # but by only 2.68, under twice it: narrow. A's change is 6.00 points below B's, twice
-    # the largest of the four spreads (3.00): not narrow
+    # but by only 2.68, under twice it: narrow. A's change (-5.00, its ± 3.00) is 6.00
+    # points below B's (+1.00, ± 0.50): more than 3.00 + 0.50 = 3.50, by 2.50, under twice
+    # it: narrow. A's -5.00 and C's +0.03 (± 3.53) are 5.03 apart, within 3.00 + 3.53 =
+    # 6.53: a tie for the worst (under the largest-of-four rule, 3.53, they were not)
     narrow = ("more than the ± spread (3.00), but only by 2.68 points: a narrow margin, as "
               f"{L.SPREAD_LIMIT}")
     assert L.claim_sentence(tables, method="A") == (
         head + f"C has the highest ACC with outliers (90.68 %), 5.68 points above A's "
-        f"85.00 %, {narrow}. The best change is B's (+1.00 points, A -5.00). The worst "
-        "change is A's (-5.00). The claim, that A's ACC fares best under the outliers (the "
-        "smallest loss, or the largest gain), is not borne out here. The two changes are "
-        "6.00 points apart, more than the ± spread. This rests on B's gain, which the line "
-        "above says can be the luck of this one draw: another seed may not repeat it. "
+        f"85.00 %, {narrow}. The best change is B's (+1.00 points, A -5.00). A (-5.00) and "
+        "C (+0.03) tie for the worst change (within the ± spread of each other). The claim, "
+        "that A's ACC fares best under the outliers (the smallest loss, or the largest "
+        "gain), is not borne out here. The two changes are 6.00 points apart, more than the "
+        "two changes' ± added up (3.00 + 0.50 = 3.50), but only by 2.50 points. A narrow "
+        f"margin, as {L.SPREAD_LIMIT}. This rests on B's gain, which the line above says "
+        "can be the luck of this one draw: another seed may not repeat it. "
         + L.CLAIM_ASKS_MORE)  # B's +1.00 is beyond its ± 0.50: a gain from corrupted data
     assert L.claim_sentence(tables, method="B").startswith(
         head + f"C has the highest ACC with outliers (90.68 %), 5.68 points above A's "
@@ -454,15 +458,21 @@ def test_the_claims_facts_by_hand():
     assert f["rival"] == "A" and f["changes"]["C"] == pytest.approx(0.03)
     assert f["noise"] == {"A": False, "B": True, "C": True}
     assert f["gap"] == pytest.approx(0.03 - 7.73)
-    assert f["verdict"] == "not borne out"  # 7.70 points apart, beyond the largest ± 3.53
-    assert f["gap_words"] == "more than the ± spread"  # 7.70 ≥ 2 × 3.53: not narrow
-    # the worst change: C's +0.03 and B's +0.85 are 0.82 apart, within their ± (up to 3.64):
-    # a tie; A's +7.73 is 7.70 above C's, beyond
+    # each change's own ±: C's the larger of 3.53 and 2.44, A's of 3.27 and 1.72
+    assert f["spread"] == {"A": 3.27, "B": 3.64, "C": 3.53}
+    # 7.70 points apart, beyond C's ± and A's added up (6.80) by 0.90, under twice it
+    assert f["verdict"] == "not borne out"
+    assert f["gap_words"] == (
+        "more than the two changes' ± added up (3.53 + 3.27 = 6.80), but only by 0.90 "
+        f"points. A narrow margin, as {L.SPREAD_LIMIT}")
+    # the worst change: C's +0.03 and B's +0.85 are 0.82 apart, within 3.53 + 3.64 = 7.17:
+    # a tie; A's +7.73 is 7.70 above C's, beyond 6.80
     assert f["worst"] == ["C", "B"]
     assert L.worst_words(f) == ("C (+0.03) and B (+0.85) tie for the worst change (within "
                                 "the ± spread of each other)")
-    # step 8 on full Digit: RMSC -2.54, RMSC-WV -1.23, SSC-AVG -0.77, all within the largest
-    # ± (2.81) of the lowest: the best change is among the "worst", so no tie is said
+    # step 8 on full Digit: RMSC -2.54 (± 2.81), RMSC-WV -1.23 (± 3.47), SSC-AVG -0.77
+    # (± 2.23): 1.31 and 1.77 from the lowest, within 6.28 and 5.04: the best change is
+    # among the "worst", so no tie is said
     f = _facts([0.8474, 0.9309, 0.9450], [0.8397, 0.9186, 0.9196], [0.0223, 0.0347, 0.0281],
                [0.0186, 0.0264, 0.0259])
     assert f["worst"] == ["C", "B", "A"] and f["verdict"] == "cannot be told"
@@ -473,8 +483,10 @@ def test_the_claims_facts_by_hand():
     f = _facts([0.9, 0.9, 0.9], [0.85, 0.85, 0.89], [0.01] * 3, [0.01] * 3)
     assert f["verdict"] == "holds" and f["noise"] == {"A": False, "B": False, "C": True}
     # A and B both lost 5.00: level, the worst together; C's -1.00 is 4 points above, beyond
-    assert f["worst"] == ["A", "B"] and f["gap_words"] == "more than the ± spread"
-    # 2 points apart against a ± of 3: cannot be told
+    # 1.00 + 1.00, twice it: not narrow, the sum named all the same
+    assert f["worst"] == ["A", "B"] and f["gap_words"] == (
+        "more than the two changes' ± added up (1.00 + 1.00 = 2.00)")
+    # 2 points apart against ± 1 (B's) and ± 3 (A's) added up, 4: cannot be told
     f = _facts([0.9, 0.9], [0.87, 0.89], [0.03, 0.01], [0.01, 0.01], method="B")
     assert f["verdict"] == "cannot be told" and f["rival"] == "A"
     assert f["gap_words"] is None and f["worst"] == ["A", "B"]
@@ -521,10 +533,12 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "carry 1.1 % of the consensus weight (\"share of ΣcᵥP\"; the Weights page's table "
         "shows it for this fit), where an equal share would be 66.7 %: Z* listens little to the corrupted views, so corrupting them could move "
         "C's result little, whatever their weights; that fits C's change within the noise.",
+        # 7.70 apart against C's ± 3.53 and A's 3.27 added up, 6.80: by 0.90, narrow
         "**The paper's claim.** The claim is not borne out on this run: A's ACC fared better "
-        "under the outliers (+7.73 points, C +0.03), by more than the ± spread. Ranking "
-        "most corrupted samples low is not the same as gaining ACC from it: here the "
-        "corrupted views counted little in Z*."]
+        "under the outliers (+7.73 points, C +0.03), by more than the two changes' ± added "
+        "up (3.53 + 3.27 = 6.80), but only by 0.90 points. A narrow margin, as "
+        f"{L.SPREAD_LIMIT}. Ranking most corrupted samples low is not the same as gaining "
+        "ACC from it: here the corrupted views counted little in Z*."]
     # the same views counted as little in the clean fit (1.0 %): the scenario cannot test
     # the claim, whatever the changes say
     clean = [{"view": v, "share": s} for v, s in zip(["PIX", "FOU", "MOR"], [0.004, 0.006, 0.99])]
@@ -585,7 +599,7 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     assert said[0] == ("**Finding the outliers.** C's weights single out the corrupted "
                        "samples (PIX: AUC 1.000, average precision 1.000; FOU: AUC 0.950, "
                        "average precision 0.900). " + _SCALES)
-    assert said[-1].endswith("± spread. Finding the corrupted samples is not the same as "
+    assert said[-1].endswith("the seed corrupted. Finding the corrupted samples is not the same as "
                              "gaining ACC from it: here the corrupted views counted little "
                              "in Z*.")
     # the claim holding, the corrupted views with an equal say, the weights missing some;
@@ -605,14 +619,15 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
                             "Weights page's table shows it for this fit), where an equal "
                             "share would be 66.7 %.")
     assert said[3] == ("**The paper's claim.** The claim holds on this run: C's ACC fared best "
-                       "under the outliers (-1.00 points, A -5.00), by more than the ± spread.")
+                       "under the outliers (-1.00 points, A -5.00), by more than the two "
+                       "changes' ± added up (1.00 + 1.00 = 2.00).")
     # too close to tell, weights that miss the corrupted samples: no "Finding ..." after it
     f = _facts([0.9, 0.9], [0.87, 0.89], [0.03, 0.01], [0.01, 0.01], method="B")
     said = L.takeaway_sentences(f, {"PIX": (0.6, 0.95)}, even[:2], ["PIX"])
     assert "B's weights do not single out the corrupted samples (PIX: AUC 0.600" in said[0]
     assert said[-1] == ("**The paper's claim.** This run cannot tell whether the claim holds: "
-                        "B's change (-1.00 points) and A's (-3.00) differ by no more than the "
-                        "± spread.")
+                        "B's change (-1.00 points) and A's (-3.00) differ by no more than "
+                        "their two ± added up (1.00 + 3.00 = 4.00).")
 
 
 def _digit_small_tables(dirty_wv=0.9443):
@@ -668,11 +683,13 @@ def test_a_compare_steps_lines_say_a_gain_where_it_happens_by_hand():
     # step 5: the gain's line briefly (step 3 said it in full), the claim's line last
     assert L.comparison_sentences(tables, "RMSC")[3:] == [
         L.gain_reminder(["SSC-AVG"]), L.claim_sentence(tables, "RMSC")]
-    # "not borne out" rests on SSC-AVG's gain beyond the ± spread: the claim's line says so
-    assert ("is not borne out here. The two changes are 7.70 points apart, more than the ± "
-            "spread. This rests on SSC-AVG's gain, which the line above says can be the luck "
-            "of this one draw: another seed may not repeat it. " + L.CLAIM_ASKS_MORE) \
-        in L.claim_sentence(tables, "RMSC")
+    # "not borne out" rests on SSC-AVG's gain beyond the ± spread: the claim's line says so;
+    # RMSC's +0.03 (± 3.53) and SSC-AVG's +7.73 (± 3.27) are 7.70 apart, beyond 6.80 by 0.90
+    assert ("is not borne out here. The two changes are 7.70 points apart, more than the two "
+            "changes' ± added up (3.53 + 3.27 = 6.80), but only by 0.90 points. A narrow "
+            f"margin, as {L.SPREAD_LIMIT}. This rests on SSC-AVG's gain, which the line above "
+            "says can be the luck of this one draw: another seed may not repeat it. "
+            + L.CLAIM_ASKS_MORE) in L.claim_sentence(tables, "RMSC")
     # no gain beyond the spread: no such line
     tables["with outliers"].loc[0, "acc_mean"] = 0.78
     assert L.gainers(tables) == [] and len(L.comparison_sentences(tables)) == 3
