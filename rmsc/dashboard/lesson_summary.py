@@ -133,8 +133,8 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         names = " and ".join(corrupted)
         they = "together carry" if len(corrupted) > 1 else "carries"
         text = (f"**Who counts in Z\\*.** In {method}'s fit with the outliers, {names} {they} "
-                f"{_share(after)} of the consensus weight (\"{SHARE_LABEL}\"; the Weights "
-                f"page's table shows it for this fit)")
+                f"{_share(after)} of the consensus weight (\"{SHARE_LABEL}\"; not on this "
+                f"screen: the Weights page's table gives it for this fit)")
         if before is not None:
             text += f"; in its fit on the clean data (step 6's table) they carried {_share(before)}"
         text += f", where an equal share would be {_share(equal)}"

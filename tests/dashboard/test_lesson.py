@@ -530,8 +530,8 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         L.gain_reminder(["A"]),  # in full on step 3 only: _GAIN
         # PIX + FOU: 1.1 % against 2/3 for an equal share over three views
         "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together "
-        "carry 1.1 % of the consensus weight (\"share of ΣcᵥP\"; the Weights page's table "
-        "shows it for this fit), where an equal share would be 66.7 %: Z* listens little to the corrupted views, so corrupting them could move "
+        "carry 1.1 % of the consensus weight (\"share of ΣcᵥP\"; not on this screen: the "
+        "Weights page's table gives it for this fit), where an equal share would be 66.7 %: Z* listens little to the corrupted views, so corrupting them could move "
         "C's result little, whatever their weights; that fits C's change within the noise.",
         # 7.70 apart against C's ± 3.53 and A's 3.27 added up, 6.80: by 0.90, narrow
         "**The paper's claim.** The claim is not borne out on this run: A's ACC fared better "
@@ -546,8 +546,8 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
                                 per_view="**The title's question** ...")
     assert said[3] == (
         "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together carry "
-        "1.1 % of the consensus weight (\"share of ΣcᵥP\"; the Weights page's table shows "
-        "it for this fit); in its fit on the clean data (step 6's table) they carried 1.0 %, "
+        "1.1 % of the consensus weight (\"share of ΣcᵥP\"; not on this screen: the Weights "
+        "page's table gives it for this fit); in its fit on the clean data (step 6's table) they carried 1.0 %, "
         "where an equal share would be 66.7 %: a view's share is its weight in the average "
         "the Z*-step thresholds, which caps how far its table can move Z* (step 6); with "
         "1.0 % of that average on the clean data, these views could pull Z* only about 1.0 % "
@@ -615,8 +615,9 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     assert said[1] == ("**The outliers and ACC.** A (-5.00) and B (-5.00) lost ACC, "
                        "more than the ± spread; C (-1.00) changed within the ± spread (noise).")
     assert len(said) == 4 and not any("A gain" in s for s in said)
-    assert said[2].endswith("carry 66.7 % of the consensus weight (\"share of ΣcᵥP\"; the "
-                            "Weights page's table shows it for this fit), where an equal "
+    assert said[2].endswith("carry 66.7 % of the consensus weight (\"share of ΣcᵥP\"; not "
+                            "on this screen: the Weights page's table gives it for this "
+                            "fit), where an equal "
                             "share would be 66.7 %.")
     assert said[3] == ("**The paper's claim.** The claim holds on this run: C's ACC fared best "
                        "under the outliers (-1.00 points, A -5.00), by more than the two "
