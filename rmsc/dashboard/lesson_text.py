@@ -248,7 +248,8 @@ def gap_words(gap, spread_a, spread_b):
             f"{total:.2f})")
     if abs(gap) >= NARROW * total:
         return said
-    return f"{said}, but only by {abs(gap) - total:.2f} points. A narrow margin, as {SPREAD_LIMIT}"
+    return (f"{said}, but only by {abs(gap) - total:.2f} points. A narrow margin, as "
+            f"{SPREAD_LIMIT}")
 
 
 #: What a ± is, in words (under every comparison's lines or chart): the spread over the
