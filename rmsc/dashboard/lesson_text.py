@@ -143,16 +143,17 @@ CLAIM_ASKS_MORE = ("Whether this run could show the claim at all (did the corrup
 
 def worst_words(facts):
     """Which method fared worst under the outliers (:func:`claim_facts`' ``worst``): one
-    method's change, or, when the lowest changes are within the ± spread of each other,
-    a tie between them; when every method's is, that none fared worst beyond the noise."""
+    method's change, or, when the lowest changes are level with the lowest by
+    :func:`changes_within_spread` (no further apart than their two ± added up), a tie
+    between them; when every method's is, that none fared worst beyond the noise."""
     worst, changes = facts["worst"], facts["changes"]
     if len(worst) == 1:
         return f"the worst change is {worst[0]}'s ({changes[worst[0]]:+.2f})"
     if len(worst) == len(changes):  # the best change among them too ("tie for the worst" read odd)
-        return f"no method fared worst beyond the noise: {listing(worst, changes)} all " \
-            "changed within the ± spread of the lowest change"
-    return (f"{listing(worst, changes)} tie for the worst change (within the ± spread of "
-            "each other)")
+        return (f"no method fared worst beyond the noise: {listing(worst, changes)} are each "
+                "no further from the lowest change than their two ± added up")
+    return (f"{listing(worst, changes)} tie for the worst change (no further from the "
+            "lowest than their two ± added up)")
 
 
 def listing(methods, changes):
@@ -494,8 +495,8 @@ def echo_note(facts, gap, alone, acc, shares=None):
     if facts is None or (gap is None and alone is None):
         return None
     view = facts["view"]
-    text = [f"**Why {view}'s {_pct(facts['share'])} share does not make Z\\* "
-            f"{view}'s picture.**"]
+    text = [f"**Why {view}'s {_pct(facts['share'])} share does not make Z\\* what "
+            f"{view} alone shows.**"]
     if gap is not None:
         text.append(f"λ pulls each view's own table Zᵛ towards Z*. Inside this fit, {view}'s "
                     f"table differs from Z* by {100 * gap:.1f} % of Z*'s size")

@@ -404,7 +404,8 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     assert L.claim_sentence(tables, method="A") == (
         head + f"C has the highest ACC with outliers (90.68 %), 5.68 points above A's "
         f"85.00 %, {narrow}. The best change is B's (+1.00 points, A -5.00). A (-5.00) and "
-        "C (+0.03) tie for the worst change (within the ± spread of each other). The claim, "
+        "C (+0.03) tie for the worst change (no further from the lowest than their two ± "
+        "added up). The claim, "
         "that A's ACC fares best under the outliers (the smallest loss, or the largest "
         "gain), is not borne out here. The two changes are 6.00 points apart, more than the "
         "two changes' ± added up (3.00 + 0.50 = 3.50), but only by 2.50 points. A narrow "
@@ -468,8 +469,8 @@ def test_the_claims_facts_by_hand():
     # the worst change: C's +0.03 and B's +0.85 are 0.82 apart, within 3.53 + 3.64 = 7.17:
     # a tie; A's +7.73 is 7.70 above C's, beyond 6.80
     assert f["worst"] == ["C", "B"]
-    assert L.worst_words(f) == ("C (+0.03) and B (+0.85) tie for the worst change (within "
-                                "the ± spread of each other)")
+    assert L.worst_words(f) == ("C (+0.03) and B (+0.85) tie for the worst change (no "
+                                "further from the lowest than their two ± added up)")
     # step 8 on full Digit: RMSC -2.54 (± 2.81), RMSC-WV -1.23 (± 3.47), SSC-AVG -0.77
     # (± 2.23): 1.31 and 1.77 from the lowest, within 6.28 and 5.04: the best change is
     # among the "worst", so no tie is said
@@ -477,8 +478,8 @@ def test_the_claims_facts_by_hand():
                [0.0186, 0.0264, 0.0259])
     assert f["worst"] == ["C", "B", "A"] and f["verdict"] == "cannot be told"
     assert L.worst_words(f) == ("no method fared worst beyond the noise: C (-2.54), B (-1.23) "
-                                "and A (-0.77) all changed within the ± spread of the lowest "
-                                "change")
+                                "and A (-0.77) are each no further from the lowest change "
+                                "than their two ± added up")
     # C loses 1, A and B lose 5 (spreads 1): the claim holds
     f = _facts([0.9, 0.9, 0.9], [0.85, 0.85, 0.89], [0.01] * 3, [0.01] * 3)
     assert f["verdict"] == "holds" and f["noise"] == {"A": False, "B": False, "C": True}
@@ -818,7 +819,8 @@ def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
     said = L.echo_note(facts, 0.0197, 0.4637, 0.9065)
     # the reason its table copies Z* is its narrow spread (rmsc.dominance's facts), not its
     # number of features; without the spread no reason is given
-    assert said.startswith("**Why MOR's 89 % share does not make Z\\* MOR's picture.** λ pulls "
+    assert said.startswith("**Why MOR's 89 % share does not make Z\\* what MOR alone "
+                           "shows.** λ pulls "
                            "each view's own table Zᵛ towards Z*. Inside this fit, MOR's table "
                            "differs from Z* by 2.0 % of Z*'s size: with its digits spread "
                            "along 1.0 directions, MOR rebuilds")

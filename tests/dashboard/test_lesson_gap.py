@@ -72,8 +72,8 @@ def test_step_8_on_digit_small_cannot_be_told():
         HEAD + "RMSC-WV and RMSC are level on the highest ACC with outliers: RMSC-WV's "
         "93.22 ± 4.93 % is 1.85 points above RMSC's 91.37 ± 3.14 %, within the ± spread. "
         "The best change is SSC-AVG's (+1.88 points, RMSC -2.78). No method fared worst "
-        "beyond the noise: RMSC (-2.78), RMSC-WV (-0.36) and SSC-AVG (+1.88) all changed "
-        "within the ± spread of the lowest change. The claim, that RMSC's ACC fares best "
+        "beyond the noise: RMSC (-2.78), RMSC-WV (-0.36) and SSC-AVG (+1.88) are each no "
+        "further from the lowest change than their two ± added up. The claim, that RMSC's ACC fares best "
         "under the outliers (the smallest loss, or the largest gain), cannot be told from "
         "the ± spread here.")
 
@@ -92,7 +92,8 @@ def test_step_5_on_digit_small_is_still_not_borne_out_narrowly():
         HEAD + "RMSC-WV and RMSC are level on the highest ACC with outliers: RMSC-WV's "
         "94.43 ± 3.64 % is 0.26 points above RMSC's 94.17 ± 4.14 %, within the ± spread. "
         "The best change is SSC-AVG's (+7.73 points, RMSC +0.02). RMSC (+0.02) and RMSC-WV "
-        "(+0.85) tie for the worst change (within the ± spread of each other). The claim, "
+        "(+0.85) tie for the worst change (no further from the lowest than their two ± added "
+        "up). The claim, "
         "that RMSC's ACC fares best under the outliers (the smallest loss, or the largest "
         "gain), is not borne out here. The two changes are 7.71 points apart, more than "
         "the two changes' ± added up (4.15 + 3.27 = 7.42), but only by 0.29 points. A "
