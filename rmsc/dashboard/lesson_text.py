@@ -257,8 +257,9 @@ def gap_words(gap, spread_a, spread_b):
 #: protocol's k-means runs (:data:`rmsc.spectral.N_KMEANS_RUNS`).
 SPREAD_MEANING = (
     f"**±**: each ACC is the mean over {N_KMEANS_RUNS} runs of the last grouping step "
-    "(k-means, which turns the table of who resembles whom into groups, each run from "
-    "other random starts); ± is its standard deviation over those runs.")
+    "(k-means, the end of spectral clustering, which turns the table of who resembles "
+    "whom into groups; each run from other random starts); ± is its standard deviation "
+    "over those runs.")
 
 #: :func:`within_spread` and :func:`changes_within_spread` in words, under a
 #: comparison's lines.
