@@ -211,9 +211,7 @@ elif step.show in ("weights", "solve"):
                                     else st.column_config.NumberColumn(format=formats[c],
                                                                        help=why)
                                     for c, why in lessons.SHARE_COLUMNS.items()})
-        facts = dash.weight_dominance(r, data)
-        if facts is not None:  # why it dominates, from the views' spread (cached per server)
-            facts = dash.weight_dominance(r, data, ui.view_spread(data.fingerprint, data))
+        facts = dash.weight_dominance(r, data, ui.dominant_spread(r, data))
         note = lessons.weight_note(shares, facts)
         if facts is not None:  # in a frame, in the page's text colour (a yellow box's
             st.container(border=True).markdown(note)  # dark yellow read faint)

@@ -100,9 +100,7 @@ if r.placed.size:
                f"degree below {placement.WEAK_DEGREE:g} × the median).")
 
 st.subheader("Each view's part of the weights")
-spread = (ui.view_spread(data.fingerprint, data)  # why one view dominates: its spread
-          if dash.weight_dominance(r, data) is not None else None)
-shares, dominance = dash.weight_shares(r, data, spread)
+shares, dominance = dash.weight_shares(r, data, ui.dominant_spread(r, data))
 c1, c2 = st.columns([3, 2])
 c1.plotly_chart(figures.view_shares_figure(shares, cap=1 / np.sqrt(r.gamma)),
                 key="view_shares")

@@ -28,6 +28,7 @@ from .caches import (  # noqa: F401
     cost_book,
     pace,
     data_notes,
+    dominant_spread,
     embedding_2d,
     fitted_view_affinities,
     job_registry,
@@ -38,7 +39,6 @@ from .caches import (  # noqa: F401
     result_figures,
     session_book,
     view_affinity,
-    view_spread,
 )
 from .state import (  # noqa: F401
     DATASET_WIDGETS,

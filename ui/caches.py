@@ -113,10 +113,18 @@ def view_spread(fingerprint, _data):
     """How many directions each view of the data ``fingerprint`` spreads along
     (:func:`rmsc.preprocessing.spread_directions`: an eigen-decomposition per view, every
     view 0.04 s on Digit, 1.8 s on Reuter: docs/studies/dominance_message.py), computed
-    once per server: why a dominant view is
-    easy to rebuild (the Weights page's message, the lesson's step 6). The pages ask for
-    it only when a view dominates."""
+    once per server: why a dominant view is easy to rebuild (the Weights page's message,
+    the lesson's step 6)."""
     return [spread_directions(X) for X in _data.views]
+
+
+def dominant_spread(result, data):
+    """:func:`view_spread` of ``data`` when one view carries most of ``result``'s weights
+    (:func:`rmsc.dashboard.weight_dominance`), else None: the pages pass it to the
+    dominance message, and compute it only where that message says why."""
+    if dash.weight_dominance(result, data) is None:
+        return None
+    return view_spread(data.fingerprint, data)
 
 
 @st.cache_resource(max_entries=24, show_spinner=False)
