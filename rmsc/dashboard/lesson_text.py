@@ -8,13 +8,14 @@ sentence) with its table's columns (:data:`SHARE_COLUMNS`), and the words under 
 comparison's lines and table, the weights heatmap and a ROC curve (:data:`SPREAD_RULE`,
 :data:`POSTPROCESSING_NOTE`, :func:`heatmap_note`, :data:`ROC_NOTE`), and the closing
 step's "what this run shows" (:func:`takeaway_sentences`, over :func:`claim_facts`, with
-:func:`detection_kind` and :func:`gain_sentence`); what ±
-is (:data:`SPREAD_MEANING`), why ACC and NMI move apart (:data:`SCORES_NOTE`), the methods
-spelled out (:func:`method_lines`), and
+:func:`detection_kind` and :func:`gain_sentence`); why ACC and NMI move apart
+(:data:`SCORES_NOTE`), the methods spelled out (:func:`method_lines`), and
 differing post-processing (:func:`postprocessing_difference`), a slider's largest ACC move
 (:func:`slider_sentence`) and which fit step 6's share table is (:func:`shares_heading`).
 Every difference a sentence states is one of the values as shown (two decimals,
-:func:`rmsc.dashboard.runs.robustness_table`, :func:`acc_spreads`).
+:func:`rmsc.dashboard.runs.robustness_table`, :func:`acc_spreads`), judged by the rule for
+noise of :mod:`rmsc.dashboard.lesson_rules` (what ± is, when a difference is noise, and how
+it is worded).
 :mod:`rmsc.dashboard.lesson` re-exports them.
 """
 
@@ -26,8 +27,10 @@ from ..dominance import directions_text
 from ..inspection import (DARK_RELATIVE, P_SHARE_LABEL, SHARE_LABEL, ratio_text,
                           relative_weights)
 from ..methods import describe_method
-from ..spectral import N_KMEANS_RUNS
 from .fitting import PAGE_TRACE_EVERY, VIEW_SCALE_LABEL
+from .lesson_rules import (  # noqa: F401 - NARROW, SPREAD_*: re-exported to rmsc.dashboard.lesson
+    NARROW, SPREAD_LIMIT, SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE, acc_spreads, beyond_words,
+    change_spread, changes_within_spread, gap_words, within_spread)
 from .runs import SHOWN_DECIMALS, robustness_table
 
 
@@ -192,87 +195,6 @@ def gainers(tables):
             if c > 0 and within_spread(c, [s.get(m) for s in spreads]) is False]
 
 
-def within_spread(difference, spreads):
-    """The lesson's one rule for noise: a difference between ACCs (in points) is "within
-    the ± spread" when it is no larger than the largest ± spread of the ACCs it is computed
-    from (True), beyond it (False); None when one of those spreads is unknown.
-    :data:`SPREAD_RULE` says it in words on the page."""
-    if not spreads or any(s is None for s in spreads):
-        return None
-    return abs(difference) <= max(spreads)
-
-
-def change_spread(spreads):
-    """A change's own ±: the larger of its two ACCs' ± (the one :func:`within_spread`
-    judges the change by); None when one is unknown."""
-    return None if not spreads or any(s is None for s in spreads) else max(spreads)
-
-
-def changes_within_spread(gap, spread_a, spread_b):
-    """The lesson's rule for the gap between two changes, each with its own ±
-    (:func:`change_spread`): the two can be told apart only when their ranges (change ±
-    its spread) do not overlap, so the gap is noise (True) when no larger than the two ±
-    added up, beyond it (False); None when one is unknown. In :data:`SPREAD_RULE`."""
-    if spread_a is None or spread_b is None:
-        return None
-    return abs(round(gap, SHOWN_DECIMALS)) <= round(spread_a + spread_b, SHOWN_DECIMALS)
-
-
-#: A difference beyond the ± spread is "narrow" while it is less than this many times the
-#: ± (or two changes' ± added up) it is measured against (:func:`beyond_words`).
-NARROW = 2.0
-
-#: What the ± does not cover, in words: said with every narrow margin and every gain from
-#: corrupted data (:func:`beyond_words`, :func:`gain_sentence`).
-SPREAD_LIMIT = ("the ± covers only the repeated k-means runs of the last grouping step, "
-                "not which samples the seed corrupted")
-
-
-def beyond_words(difference, spreads):
-    """How a difference beyond the ± spread (:func:`within_spread` False) is said: "more
-    than the ± spread", or, when it is less than :data:`NARROW` times the largest ±,
-    "narrowly" with the margin it clears the ± by and what the ± leaves out
-    (:data:`SPREAD_LIMIT`): one rule for every lead and change the lesson states."""
-    top = max(spreads)
-    if abs(difference) >= NARROW * top:
-        return "more than the ± spread"
-    return (f"more than the ± spread ({top:.2f}), but only by {abs(difference) - top:.2f} "
-            f"points: a narrow margin, as {SPREAD_LIMIT}")
-
-
-def gap_words(gap, spread_a, spread_b):
-    """:func:`beyond_words` for a gap between two changes beyond their two ± added up
-    (:func:`changes_within_spread` False), naming the sum; a narrow margin's caveat is a
-    sentence of its own (the claim's line keeps its sentences short)."""
-    total = round(spread_a + spread_b, SHOWN_DECIMALS)
-    said = (f"more than the two changes' ± added up ({spread_a:.2f} + {spread_b:.2f} = "
-            f"{total:.2f})")
-    if abs(gap) >= NARROW * total:
-        return said
-    return (f"{said}, but only by {abs(gap) - total:.2f} points. A narrow margin, as "
-            f"{SPREAD_LIMIT}")
-
-
-#: What a ± is, in words (under every comparison's lines or chart): the spread over the
-#: protocol's k-means runs (:data:`rmsc.spectral.N_KMEANS_RUNS`).
-SPREAD_MEANING = (
-    f"**±**: each ACC is the mean over {N_KMEANS_RUNS} runs of the last grouping step "
-    "(k-means, the end of spectral clustering, which turns the table of who resembles "
-    "whom into groups; each run from other random starts); ± is its standard deviation "
-    "over those runs.")
-
-#: :func:`within_spread` and :func:`changes_within_spread` in words, under a
-#: comparison's lines.
-SPREAD_RULE = (
-    "**Within the ± spread**: a difference between ACCs counts as noise (\"within the ± "
-    "spread\") when it is no larger than the largest ± of the ACCs it is computed from: a "
-    "change, of the method's two; a lead, of the two methods'. Two changes, each with "
-    "that ±, count as level unless they differ by more than their two ± added up.")
-
-
-#: What ± is and when a difference is noise, in words: the caption under every comparison
-#: the lesson draws (its lines, its table, its closing sentences).
-SPREAD_NOTE = f"{SPREAD_MEANING} {SPREAD_RULE}"
 
 
 def method_lines(methods):
@@ -305,13 +227,6 @@ def _highest(table, rows, method, variant, spreads):
             f"{runner}'s {b:.2f} %, {beyond}.{mine}")
 
 
-def acc_spreads(table):
-    """Each method's ACC spread (std over the k-means runs) in points, by method name;
-    empty when the table has none."""
-    if "acc_std" not in table:
-        return {}
-    return {m: round(100 * float(s), SHOWN_DECIMALS)  # as shown: "± 4.15"
-            for m, s in zip(table["method"], table["acc_std"]) if s == s}  # NaN: unknown
 
 
 #: What the comparison table's "post-processing" column means, in words (under the table).
