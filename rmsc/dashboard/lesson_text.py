@@ -70,8 +70,10 @@ def claim_facts(tables, method="RMSC"):
     :func:`within_spread`; None without spreads), ``spread`` (method -> its change's ±,
     :func:`change_spread`), ``gap`` (``method``'s change minus the rival's), ``verdict``
     ("holds", "not borne out" or "cannot be told": the gap within the two changes' ±
-    added up, :func:`changes_within_spread`), ``highest`` (the claim's first part in
-    words) and ``variants`` (the two tables' names). None unless the tables are a clean and
+    added up, :func:`changes_within_spread`), ``worst`` (the lowest change's method and
+    those level with it, lowest first), ``between`` (each of those but the lowest that is
+    also level with a method apart from the lowest -> those methods), ``highest`` (the
+    claim's first part in words) and ``variants`` (the two tables' names). None unless the tables are a clean and
     an outliers variant holding ``method`` and at least one other method."""
     names = list(tables)
     if len(names) != 2:
@@ -94,10 +96,15 @@ def claim_facts(tables, method="RMSC"):
         return changes_within_spread(changes[a] - changes[b], spread[a], spread[b]) is True
 
     order = sorted(changes, key=changes.get)
+    worst = [order[0]] + [m for m in order[1:] if level(m, order[0])]
+    apart = [m for m in order if m not in worst]
     return {"method": method, "rival": rival, "changes": changes, "gap": gap,
             "spread": spread, "gap_words": None if noise is not False else gap_words(
                 gap, spread[method], spread[rival]),
-            "worst": [order[0]] + [m for m in order[1:] if level(m, order[0])],
+            "worst": worst,
+            # level is not transitive: a tied method can be level with one the lowest is not
+            "between": {m: [r for r in apart if level(m, r)] for m in worst[1:]
+                        if any(level(m, r) for r in apart)},
             "noise": {m: within_spread(c, [s.get(m) for s in spreads])
                       for m, c in changes.items()},
             "verdict": verdict, "variants": names,
@@ -148,15 +155,36 @@ def worst_words(facts):
     """Which method fared worst under the outliers (:func:`claim_facts`' ``worst``): one
     method's change, or, when the lowest changes are level with the lowest by
     :func:`changes_within_spread` (no further apart than their two ± added up), a tie
-    between them; when every method's is, that none fared worst beyond the noise."""
+    between them; when every method's is, that none fared worst beyond the noise. Level is
+    not transitive: where a tied method is also level with a method the lowest is apart
+    from (``between``), the tie says so, and which of the tied changes alone are apart
+    from those methods (the twelfth cold reading: RMSC-WV's +0.85, tied with RMSC's +0.02,
+    is level with SSC-AVG's +7.73 too)."""
     worst, changes = facts["worst"], facts["changes"]
     if len(worst) == 1:
         return f"the worst change is {worst[0]}'s ({changes[worst[0]]:+.2f})"
     if len(worst) == len(changes):  # the best change among them too ("tie for the worst" read odd)
         return (f"no method fared worst beyond the noise: {listing(worst, changes)} are each "
                 "no further from the lowest change than their two ± added up")
-    return (f"{listing(worst, changes)} tie for the worst change (no further from the "
+    text = (f"{listing(worst, changes)} tie for the worst change (no further from the "
             "lowest than their two ± added up)")
+    between = facts.get("between") or {}
+    if not between:
+        return text
+    also = "; ".join(f"{m}'s is also level with {_owned(rs, changes)}"
+                     for m, rs in between.items())
+    upper = list(dict.fromkeys(r for rs in between.values() for r in rs))
+    alone = [m for m in worst if not set(between.get(m, ())) & set(upper)]
+    return (f"{text}, but {also}: only {_owned(alone)} "
+            f"{'change is' if len(alone) == 1 else 'changes are'} told apart from "
+            f"{_owned(upper)}")
+
+
+def _owned(methods, changes=None):
+    """Methods as owners ("SSC-AVG's", "A's and B's"), each with its change in points
+    when ``changes`` are given ("SSC-AVG's (+7.73)")."""
+    items = [f"{m}'s" + ("" if changes is None else f" ({changes[m]:+.2f})") for m in methods]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def listing(methods, changes):

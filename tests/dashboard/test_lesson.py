@@ -398,14 +398,16 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     # but by only 2.68, under twice it: narrow. A's change (-5.00, its ± 3.00) is 6.00
     # points below B's (+1.00, ± 0.50): more than 3.00 + 0.50 = 3.50, by 2.50, under twice
     # it: narrow. A's -5.00 and C's +0.03 (± 3.53) are 5.03 apart, within 3.00 + 3.53 =
-    # 6.53: a tie for the worst (under the largest-of-four rule, 3.53, they were not)
+    # 6.53: a tie for the worst (under the largest-of-four rule, 3.53, they were not); C's
+    # +0.03 is also level with B's +1.00 (0.97 apart, within 3.53 + 0.50), A's is not
     narrow = ("more than the ± spread (3.00), but only by 2.68 points: a narrow margin, as "
               f"{L.SPREAD_LIMIT}")
     assert L.claim_sentence(tables, method="A") == (
         head + f"C has the highest ACC with outliers (90.68 %), 5.68 points above A's "
         f"85.00 %, {narrow}. The best change is B's (+1.00 points, A -5.00). A (-5.00) and "
         "C (+0.03) tie for the worst change (no further from the lowest than their two ± "
-        "added up). The claim, "
+        "added up), but C's is also level with B's (+1.00): only A's change is told apart "
+        "from B's. The claim, "
         "that A's ACC fares best under the outliers (the smallest loss, or the largest "
         "gain), is not borne out here. The two changes are 6.00 points apart, more than the "
         "two changes' ± added up (3.00 + 0.50 = 3.50), but only by 2.50 points. A narrow "
@@ -467,10 +469,13 @@ def test_the_claims_facts_by_hand():
         "more than the two changes' ± added up (3.53 + 3.27 = 6.80), but only by 0.90 "
         f"points. A narrow margin, as {L.SPREAD_LIMIT}")
     # the worst change: C's +0.03 and B's +0.85 are 0.82 apart, within 3.53 + 3.64 = 7.17:
-    # a tie; A's +7.73 is 7.70 above C's, beyond 6.80
-    assert f["worst"] == ["C", "B"]
+    # a tie; A's +7.73 is 7.70 above C's, beyond 6.80, but only 6.88 above B's, within
+    # 3.64 + 3.27 = 6.91: B is level with both ends
+    assert f["worst"] == ["C", "B"] and f["between"] == {"B": ["A"]}
     assert L.worst_words(f) == ("C (+0.03) and B (+0.85) tie for the worst change (no "
-                                "further from the lowest than their two ± added up)")
+                                "further from the lowest than their two ± added up), but "
+                                "B's is also level with A's (+7.73): only C's change is "
+                                "told apart from A's")
     # step 8 on full Digit: RMSC -2.54 (± 2.81), RMSC-WV -1.23 (± 3.47), SSC-AVG -0.77
     # (± 2.23): 1.31 and 1.77 from the lowest, within 6.28 and 5.04: the best change is
     # among the "worst", so no tie is said

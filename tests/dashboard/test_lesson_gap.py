@@ -80,20 +80,23 @@ def test_step_8_on_digit_small_cannot_be_told():
 
 def test_step_5_on_digit_small_is_still_not_borne_out_narrowly():
     # step 5 on Digit-small (test_lesson's eighth-reading screen): SSC-AVG 76.716 ± 3.27 ->
-    # 84.449 ± 1.72 (+7.73), RMSC-WV 93.584 -> 94.434 (+0.85, ± 3.64), RMSC 94.148 ± 4.15 ->
-    # 94.166 ± 4.14 (+0.02): 7.71 apart, beyond 4.15 + 3.27 = 7.42 by 0.29
+    # 84.449 ± 1.72 (+7.73), RMSC-WV 93.584 ± 4.83 -> 94.434 ± 3.64 (+0.85), RMSC 94.148 ±
+    # 4.15 -> 94.166 ± 4.14 (+0.02): 7.71 apart, beyond 4.15 + 3.27 = 7.42 by 0.29
     tables = _tables([0.76716, 0.93584, 0.94148], [0.84449, 0.94434, 0.94166],
-                     [0.0327, 0.0364, 0.0415], [0.0172, 0.0364, 0.0414])
+                     [0.0327, 0.0483, 0.0415], [0.0172, 0.0364, 0.0414])
     f = L.claim_facts(tables, "RMSC")
     assert f["verdict"] == "not borne out" and f["gap"] == pytest.approx(-7.71)
-    # RMSC's +0.02 and RMSC-WV's +0.85: 0.83 apart within 4.15 + 3.64 = 7.79, a tie
-    assert f["worst"] == ["RMSC", "RMSC-WV"]
+    # RMSC's +0.02 and RMSC-WV's +0.85: 0.83 apart within 4.15 + 4.83 = 8.98, a tie; and
+    # RMSC-WV's is 6.88 below SSC-AVG's, within 4.83 + 3.27 = 8.10: level with both ends
+    # (the twelfth cold reading), while RMSC's is apart from SSC-AVG's
+    assert f["worst"] == ["RMSC", "RMSC-WV"] and f["between"] == {"RMSC-WV": ["SSC-AVG"]}
     assert L.claim_sentence(tables, "RMSC", closing=False) == (
         HEAD + "RMSC-WV and RMSC are level on the highest ACC with outliers: RMSC-WV's "
         "94.43 ± 3.64 % is 0.26 points above RMSC's 94.17 ± 4.14 %, within the ± spread. "
         "The best change is SSC-AVG's (+7.73 points, RMSC +0.02). RMSC (+0.02) and RMSC-WV "
         "(+0.85) tie for the worst change (no further from the lowest than their two ± added "
-        "up). The claim, "
+        "up), but RMSC-WV's is also level with SSC-AVG's (+7.73): only RMSC's change is told "
+        "apart from SSC-AVG's. The claim, "
         "that RMSC's ACC fares best under the outliers (the smallest loss, or the largest "
         "gain), is not borne out here. The two changes are 7.71 points apart, more than "
         "the two changes' ± added up (4.15 + 3.27 = 7.42), but only by 0.29 points. A "
@@ -102,3 +105,67 @@ def test_step_5_on_digit_small_is_still_not_borne_out_narrowly():
     # no sentence of it runs past a few dozen words
     line = L.claim_sentence(tables, "RMSC")
     assert max(len(x.split()) for x in line.split(". ")) <= 40, line
+
+
+def _facts(changes, spreads, method=None):
+    """claim_facts of hand-made tables: each method's clean ACC 50 %, its outliers ACC
+    50 % + its change, both with the one ± (in points)."""
+    names = list(changes)
+    clean = pd.DataFrame({"method": names, "acc_mean": [0.5] * len(names),
+                          "acc_std": [spreads[m] / 100 for m in names]})
+    dirty = pd.DataFrame({"method": names,
+                          "acc_mean": [0.5 + changes[m] / 100 for m in names],
+                          "acc_std": [spreads[m] / 100 for m in names]})
+    return L.claim_facts({"clean": clean, "with outliers": dirty}, method or names[0])
+
+
+TIE = "tie for the worst change (no further from the lowest than their two ± added up)"
+
+
+def test_the_worst_change_alone_or_a_tie_that_no_higher_change_is_level_with():
+    # one worst: B's +3.00 is 3.00 above A's, beyond 1 + 1 = 2
+    f = _facts({"A": 0.0, "B": 3.0}, {"A": 1.0, "B": 1.0})
+    assert f["worst"] == ["A"] and f["between"] == {}
+    assert L.worst_words(f) == "the worst change is A's (+0.00)"
+    # a tie (B 0.50 above A, within 2) that C's +10.00 is apart from (9.50 above B)
+    f = _facts({"A": 0.0, "B": 0.5, "C": 10.0}, {"A": 1.0, "B": 1.0, "C": 1.0})
+    assert f["worst"] == ["A", "B"] and f["between"] == {}
+    assert L.worst_words(f) == f"A (+0.00) and B (+0.50) {TIE}"
+    # every change level with the lowest: no end to stand between
+    f = _facts({"A": 0.0, "B": 1.5, "C": 2.0}, {"A": 1.0, "B": 1.0, "C": 1.0})
+    assert f["worst"] == ["A", "B", "C"] and f["between"] == {}
+    assert L.worst_words(f).startswith("no method fared worst beyond the noise")
+
+
+def test_a_tied_change_also_level_with_a_higher_one_is_said_to_sit_between():
+    # B +1.50 is level with A +0.00 (1.50 <= 2) and with C +3.20 (1.70 <= 2); A and C are
+    # 3.20 apart (> 2); D's +5.00 is apart from both A and B (3.50 > 2)
+    f = _facts({"A": 0.0, "B": 1.5, "C": 3.2, "D": 5.0},
+               {"A": 1.0, "B": 1.0, "C": 1.0, "D": 1.0})
+    assert f["worst"] == ["A", "B"] and f["between"] == {"B": ["C"]}
+    assert L.worst_words(f) == (f"A (+0.00) and B (+1.50) {TIE}, but B's is also level "
+                                "with C's (+3.20): only A's change is told apart from C's")
+    # two tied changes apart from the higher one: A's, and M's with its small ± (3.00 above
+    # it, beyond 0.2 + 1 = 1.2); N's is level with it (1.70 <= 2)
+    f = _facts({"A": 0.0, "M": 0.5, "N": 1.8, "U": 3.5},
+               {"A": 1.0, "M": 0.2, "N": 1.0, "U": 1.0})
+    assert f["worst"] == ["A", "M", "N"] and f["between"] == {"N": ["U"]}
+    assert L.worst_words(f) == (
+        f"A (+0.00), M (+0.50) and N (+1.80) {TIE}, but N's is also level with U's "
+        "(+3.50): only A's and M's changes are told apart from U's")
+    # one tied change level with two higher ones (1.50 and 1.90 above it)
+    f = _facts({"A": 0.0, "M": 2.0, "U": 3.5, "V": 3.9},
+               {"A": 1.0, "M": 1.0, "U": 1.0, "V": 1.0})
+    assert f["between"] == {"M": ["U", "V"]}
+    assert L.worst_words(f) == (
+        f"A (+0.00) and M (+2.00) {TIE}, but M's is also level with U's (+3.50) and V's "
+        "(+3.90): only A's change is told apart from U's and V's")
+    # two tied changes each level with a different higher one
+    f = _facts({"A": 0.0, "M": 1.0, "N": 2.0, "U": 2.9, "V": 3.95},
+               {"A": 1.0, "M": 0.95, "N": 1.0, "U": 1.0, "V": 1.0})
+    assert f["worst"] == ["A", "M", "N"]
+    assert f["between"] == {"M": ["U"], "N": ["U", "V"]}
+    assert L.worst_words(f) == (
+        f"A (+0.00), M (+1.00) and N (+2.00) {TIE}, but M's is also level with U's "
+        "(+2.90); N's is also level with U's (+2.90) and V's (+3.95): only A's change is "
+        "told apart from U's and V's")
