@@ -100,10 +100,11 @@ SPREAD_MEANING = (
 #: :func:`within_spread` and :func:`changes_within_spread` in words, under a
 #: comparison's lines.
 SPREAD_RULE = (
-    "**Within the ± spread**: a difference between ACCs counts as noise (\"within the ± "
-    "spread\") when it is no larger than the largest ± of the ACCs it is computed from: a "
-    "change, of the method's two; a lead, of the two methods'. Two changes, each with "
-    "that ±, count as level unless they differ by more than their two ± added up.")
+    "**Within the ± spread**: a difference between two ACCs counts as noise (\"within the "
+    "± spread\") when it is no larger than the larger of their two ±. For a method's "
+    "change, the two are its ACC on the clean data and its ACC with the outliers; for one "
+    "method's lead over another, the two methods' ACCs. A change carries that larger ±, "
+    "and two changes count as level unless they differ by more than their two ± added up.")
 
 
 #: What ± is and when a difference is noise, in words: the caption under every comparison

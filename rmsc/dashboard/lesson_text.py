@@ -360,9 +360,9 @@ def heatmap_note(weights, outlier_mask, view_names):
 SHARE_COLUMNS = {
     "view": "the view (one way of describing the digits)",
     "features": "how many numbers the view uses to describe each sample",
-    f"{SHARE_LABEL} %": "the view's weight in the average that the Z*-step thresholds (how "
-                        "far its table can move Z*): its samples' weights P, times the "
-                        "view's scale cᵥ, as a share of all views' total",
+    f"{SHARE_LABEL} %": "the view's weight in the average of the views' tables that Z* is "
+                        "made from (it caps how far its table can move Z*): its samples' "
+                        "weights P, times the view's scale cᵥ, as a share of all views' total",
     f"{P_SHARE_LABEL} %": "the same share without this software's view scale cᵥ (the "
                           "paper's model): the view's weights P alone, as a share of all "
                           "views' total",
@@ -442,17 +442,19 @@ def echo_note(facts, gap, alone, acc, shares=None):
     text = [f"**Why {view}'s {_pct(facts['share'])} share does not make Z\\* what "
             f"{view} alone shows.**"]
     if gap is not None:
-        text.append(f"λ pulls each view's own table Zᵛ towards Z*. Inside this fit, {view}'s "
-                    f"table differs from Z* by {100 * gap:.1f} % of Z*'s size")
+        text.append(f"λ pulls each view's own table (Zᵛ for view v: who resembles whom in "
+                    f"that view alone) towards Z*. Inside this fit, {view}'s table differs "
+                    f"from Z* by {100 * gap:.1f} % of Z*'s size")
         if gap < FOLLOWS_GAP:
-            spread = (f"with its digits spread along {facts['directions']:.1f} directions, "
+            spread = (f"with its digits spread along the equivalent of "
+                      f"{facts['directions']:.1f} equally spread directions (the framed note), "
                       if facts.get("directions") is not None else "")
             text[-1] += (f": {spread}{view} rebuilds its digits "
                          "almost as well from nearly any table, so its table has become a "
                          "near copy of Z* (the pull runs both ways; whichever moved more "
                          f"while the fit ran, at its end {view}'s table sits on Z*). A "
                          "view's share is its weight in the average of the views' tables "
-                         "that the Z*-step thresholds: it caps how far its table can move "
+                         "that Z* is made from: it caps how far its table can move "
                          "Z*, it does not say how much the view decides the classes. How "
                          "far the table actually moves Z* also depends on how far it is "
                          f"from Z*: {view}'s is {100 * gap:.1f} % away, so despite its "

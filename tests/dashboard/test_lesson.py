@@ -329,7 +329,7 @@ def test_within_the_spread_is_one_rule_by_hand():
     assert L.within_spread(3.01, [3.0, 1.0, 2.0]) is False
     assert L.within_spread(0.1, [1.0, None]) is None  # a spread unknown: cannot tell
     # the rule in words names what it compares
-    assert "no larger than the largest ±" in L.SPREAD_RULE
+    assert "no larger than the larger of their two ±" in L.SPREAD_RULE
     # beyond it, a difference under twice the largest ± is narrow, with its margin
     assert L.beyond_words(3.75, [3.64, 2.44]) == (
         f"more than the ± spread (3.64), but only by 0.11 points: a narrow margin, as "
@@ -826,13 +826,17 @@ def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
     # number of features; without the spread no reason is given
     assert said.startswith("**Why MOR's 89 % share does not make Z\\* what MOR alone "
                            "shows.** λ pulls "
-                           "each view's own table Zᵛ towards Z*. Inside this fit, MOR's table "
+                           "each view's own table (Zᵛ for view v: who resembles whom in that "
+                           "view alone) towards Z*. Inside this fit, MOR's table "
                            "differs from Z* by 2.0 % of Z*'s size: with its digits spread "
-                           "along 1.0 directions, MOR rebuilds")
+                           "along the equivalent of 1.0 equally spread directions (the framed "
+                           "note), MOR rebuilds")
+    # no solver's jargon: Zᵛ is said in words where it first appears, no "Z*-step"
+    assert "Z*-step" not in L.echo_note(facts, 0.006, None, None) and "thresholds" not in said
     assert "2.0 % of Z*'s size: MOR rebuilds its digits" in L.echo_note(
         facts | {"directions": None}, 0.0197, 0.4637, 0.9065)
     assert "near copy of Z*" in said
-    # the share is a weight in the Z*-step's average; the other views named, with theirs,
+    # the share is a weight in the average Z* is made from; the other views named, with theirs,
     # largest first, as step 6's table shows them (one decimal)
     shares = [{"view": v, "share": x} for v, x in
               zip(["PIX", "FOU", "FAC", "ZER", "KAR", "MOR"],
@@ -842,7 +846,7 @@ def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
     assert named.endswith(
         "near copy of Z* (the pull runs both ways; whichever moved more while the fit ran, "
         "at its end MOR's table sits on Z*). A view's share is its weight in the average of "
-        "the views' tables that the Z*-step thresholds: it caps how far its table can move "
+        "the views' tables that Z* is made from: it caps how far its table can move "
         "Z*, it does not say how much the view decides the classes. How far the table "
         "actually moves Z* also depends on how far it is from Z*: MOR's is 0.6 % away, so "
         "despite its 89 % it moves Z* little, and the direction comes from the tables that "
@@ -1011,8 +1015,9 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
     assert L.weight_note(shares, dominance_facts(P, **kw, spread=spread)).endswith(
         'ceiling ("samples at the cap"). MOR\'s samples spread along few directions (it has '
         "6 features): its first principal direction (the Data page's PC1) keeps 100 % of its "
-        "spread, which is worth 1.0 directions (the participation ratio of its spectrum), "
-        "against 18 % to 20 % and 12.9 to 14.2 directions in the other views. Along so few "
+        "spread, and all its directions together are as spread as 1.0 equally spread "
+        "directions would be, against 12.9 to 14.2 in the other views (whose first direction "
+        "keeps 18 % to 20 %). Along so few "
         "directions almost any sample is nearly an exact mix of a "
         "few others, whatever its class. So MOR's large weight says it is easy to rebuild, "
         "not that it tells the classes apart.")

@@ -30,8 +30,12 @@ def test_two_changes_are_apart_only_beyond_their_two_spreads_added_up():
     assert L.changes_within_spread(9.0, None, 1.0) is None
     assert L.changes_within_spread(9.0, 1.0, None) is None
     # the rule in words, beside the one for a change and a lead
-    assert "no larger than the largest ±" in L.SPREAD_RULE
-    assert "Two changes" in L.SPREAD_RULE and "two ± added up" in L.SPREAD_RULE
+    assert "no larger than the larger of their two ±" in L.SPREAD_RULE
+    assert "two changes count as level" in L.SPREAD_RULE and "two ± added up" in L.SPREAD_RULE
+    # what the two ACCs are, for a change and for a lead, in plain sentences (the twelfth cold
+    # reading read "a change, of the method's two; a lead, of the two methods'" three times)
+    assert "For a method's change, the two are its ACC on the clean data and its ACC with " \
+        "the outliers" in L.SPREAD_RULE and "method's two;" not in L.SPREAD_RULE
 
 
 def test_a_gap_beyond_the_sum_names_the_sum_and_a_narrow_margin():
