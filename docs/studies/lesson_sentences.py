@@ -1,4 +1,4 @@
-"""The lesson's sentences that the tenth cold reading asked about, as they read on Digit-small.
+"""The lesson's sentences that the tenth to twelfth cold readings asked about, as they read on Digit-small.
 
     python docs/studies/lesson_sentences.py
 
@@ -12,6 +12,9 @@ Not smoke-tested: a one-off, run at commit e9c3449 (branch w-lesson11, 2026-11-2
 Step 8's lines (its comparison and claim, "The eleventh reading" in docs/lesson.md) were
 added after; step 5's and step 8's claim lines quoted there were printed by the same calls
 at commit 051d59d (branch w-rule, 2026-11-29 04:33 UTC, 25 s and 32 s at load 6-7).
+Steps 1, 5 and 6 as "The twelfth reading: what changed next" quotes them (step 1's text,
+step 5's question, step 6's note and the paragraph under it, computed as the page does)
+were printed at the commit named there (branch w-lessonB).
 """
 
 import sys
@@ -28,7 +31,8 @@ import yaml  # noqa: E402
 
 from rmsc import dashboard as dash  # noqa: E402
 from rmsc.dashboard import lesson as L  # noqa: E402
-from rmsc.dashboard.fitting import fit_rmsc, weight_dominance, weight_shares  # noqa: E402
+from rmsc.dashboard.fitting import (  # noqa: E402
+    fit_rmsc, run_view_quality, weight_dominance, weight_shares)
 from rmsc.dashboard.lesson_views import neighbour_line  # noqa: E402
 from rmsc.dashboard.runs import run_compare  # noqa: E402
 from rmsc.preprocessing import spread_directions  # noqa: E402
@@ -49,6 +53,8 @@ def main():
     idx = dash.subsample(data.n_samples, plan.scatter_points)
     coords = [dash.project_2d(X)[0][idx] for X in data.views]
     print("STEP1:", neighbour_line(data.view_names, coords, np.asarray(data.labels)[idx]))
+    print("STEP1 text:", s1.text.strip())
+    print("STEP1 question:", s1.question.strip())
     # step 5
     n = 5
     step = lesson.step(n)
@@ -60,12 +66,22 @@ def main():
                            L.claim_caveat(tables, lesson.steps, n, data, cr))
     for line in lines:
         print("STEP5:", line)
-    # step 6
+    print("STEP5 question:", step.question.strip())
+    # step 6: the framed note and the paragraph under it, as pages/lesson.py and ui/lesson.py
+    # compute them (the spread only where a view dominates; the top view's gap and ACC alone)
     s6 = lesson.step(6)
     c6, d6 = L.load_step_data(lesson, s6)
     r6 = fit_rmsc(d6, s6.params)
     shares, _ = weight_shares(r6, d6)
-    print("STEP6:", L.weight_note(shares, weight_dominance(r6, d6), [spread_directions(X) for X in d6.views]))
+    spread = (None if weight_dominance(r6, d6) is None
+              else [spread_directions(X) for X in d6.views])
+    facts = weight_dominance(r6, d6, spread)
+    print("STEP6 note:", L.weight_note(shares, facts))
+    if facts is not None:
+        view = list(d6.view_names).index(facts["view"])
+        gap = r6.model.consensus_gaps(list(d6.views), which=[view])[0]
+        alone = run_view_quality(d6, r6.params)[view]["acc"]
+        print("STEP6 echo:", L.echo_note(facts, gap, alone, r6.scores["acc_mean"], shares))
     # step 7
     s7 = lesson.step(7)
     c7, d7 = L.load_step_data(lesson, s7)
