@@ -32,6 +32,7 @@ from .lesson_rules import (  # noqa: F401 - NARROW, SPREAD_*: re-exported to rms
     NARROW, SPREAD_LIMIT, SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE, acc_spreads, beyond_words,
     change_spread, changes_within_spread, gap_words, within_spread)
 from .runs import SHOWN_DECIMALS, robustness_table
+from .tables import scale_plan
 
 
 def change_sentences(tables):
@@ -331,7 +332,9 @@ def heatmap_note(weights, outlier_mask, view_names):
     of :func:`rmsc.inspection.heatmap_pool`), in words under it: the columns are sorted
     lowest weight first within each class, so compare marked columns with unmarked ones
     of the same class; and, computed from ``weights`` (n_views x n_samples) and
-    ``outlier_mask``, that a clean view's row can be dark: the clean view with the largest
+    ``outlier_mask``, whether a column is one digit or pools a few (the page's
+    :func:`rmsc.dashboard.tables.scale_plan`), and that a clean view's row can be dark: the
+    clean view with the largest
     share of samples drawn dark (relative weight below
     :data:`rmsc.inspection.DARK_RELATIVE`), with that share. None without outliers."""
     if outlier_mask is None or not np.asarray(outlier_mask).any():
@@ -343,6 +346,10 @@ def heatmap_note(weights, outlier_mask, view_names):
             "lowest weight in any view, lowest first, so every row tends to be darker at the "
             "left of each class: compare a marked column with the unmarked columns of the "
             "same class, not the left of the heatmap with the right.")
+    n, columns = P.shape[1], scale_plan(P.shape[1]).weight_columns  # as the page draws it
+    text += (f" Here each column is one digit (all {n:,} are drawn)." if n <= columns else
+             f" Here, with {n:,} digits and {columns:,} columns, a column stands for about "
+             f"{n / columns:.0f} digits of one class, drawn at the lowest of their weights.")
     clean = [v for v in range(P.shape[0]) if not mask[v].any()]
     if clean:
         v = max(clean, key=lambda v: dark[v].mean())

@@ -981,8 +981,20 @@ def test_the_heatmap_note_names_a_dark_clean_view_from_the_weights_by_hand():
                          "25 % of its digits have a weight below 0.75 × its median (drawn "
                          "dark): digits MOR rebuilds less well than its usual one, corrupted "
                          "or not.")
+    # four digits: one column each (the fourth cold reading of step 4 had to count marks)
+    assert "same class, not the left of the heatmap with the right. Here each column is one " \
+        "digit (all 4 are drawn). A row can be dark" in note
     P[2, 2] = 3.0  # 0.75 × the median: not below it, no clean row is dark
     assert "nothing was corrupted" not in L.heatmap_note(P, mask, names)
+    # more digits than the page's columns (dash.scale_plan: 600): a column pools about
+    # 1,800 / 600 = 3 digits, drawn at their lowest weight, as the page's heatmap_pool does
+    many = np.ones((3, 1800))
+    wide = np.zeros((3, 1800), bool)
+    wide[0, 0] = True
+    assert dash.scale_plan(1800).weight_columns == 600
+    assert L.heatmap_note(many, wide, names).endswith(
+        "Here, with 1,800 digits and 600 columns, a column stands for about 3 digits of one "
+        "class, drawn at the lowest of their weights.")
     assert L.heatmap_note(P, None, names) is None
     assert L.heatmap_note(P, np.zeros((3, 4), bool), names) is None
 
