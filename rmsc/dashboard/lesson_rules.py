@@ -95,7 +95,10 @@ SPREAD_MEANING = (
     f"**±**: each ACC is the mean over {N_KMEANS_RUNS} runs of the last grouping step "
     "(k-means, the end of spectral clustering, which turns the table of who resembles "
     "whom into groups; each run from other random starts); ± is its standard deviation "
-    "over those runs.")
+    "over those runs. It is the one spread every ACC here comes with, so the lesson "
+    "measures differences against it; it leaves out other noise (which samples were drawn "
+    "or corrupted), so a difference within it is noise, and one just beyond it may be "
+    "noise still.")
 
 #: :func:`within_spread` and :func:`changes_within_spread` in words, under a
 #: comparison's lines.

@@ -32,6 +32,9 @@ def test_two_changes_are_apart_only_beyond_their_two_spreads_added_up():
     # the rule in words, beside the one for a change and a lead
     assert "no larger than the larger of their two ±" in L.SPREAD_RULE
     assert "two changes count as level" in L.SPREAD_RULE and "two ± added up" in L.SPREAD_RULE
+    # why the ± is the yardstick, and what it leaves out (step 2 of the twelfth cold reading)
+    assert "the one spread every ACC here comes with" in L.SPREAD_MEANING
+    assert "which samples were drawn or corrupted" in L.SPREAD_MEANING
     # what the two ACCs are, for a change and for a lead, in plain sentences (the twelfth cold
     # reading read "a change, of the method's two; a lead, of the two methods'" three times)
     assert "For a method's change, the two are its ACC on the clean data and its ACC with " \
