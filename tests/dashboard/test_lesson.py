@@ -16,6 +16,7 @@ from rmsc.dashboard import lesson as L
 ROOT = Path(__file__).resolve().parents[2]
 
 SMALL = "view 1 (20-d)"
+OTHER = "view 2 (30-d)"
 
 #: A lesson on the bundled Subspaces set (150 samples): every kind of step, fitted in seconds.
 SMALL_LESSON = f"""
@@ -69,6 +70,15 @@ steps:
     params: {{max_iter: 30}}
     text: What the run shows.
     question: Did the weights help?
+  - title: Other views
+    data: Subspaces
+    outliers: {{views: ["{OTHER}"], fraction: 0.1, kind: replace}}
+    show: compare
+    methods: [SSC-AVG, RMSC]
+    claim: RMSC
+    params: {{max_iter: 30}}
+    text: The claim where no closing step follows.
+    question: Did the weights find them?
 """
 
 
@@ -235,10 +245,10 @@ def test_warm_fills_the_cache_under_the_keys_the_page_reads(tmp_path):
     said = []
     n = L.warm(lesson, cache, progress=said.append)
     # fits: steps 1 (defaults), 2 = 3 = 4 (max_iter 30 with outliers), 5 (slider 0.1, 0.25
-    # clean), step 6's paper's model on the clean data (its "Who counts in Z*") plus one
-    # comparison (steps 2 and 3 share it), plus step 5's (a 'solve' step) views clustered
-    # alone (the note on the top view's share)
-    assert n == len(said) == 7 and said[-1] == "step 5: each view clustered alone"
+    # clean), step 6's paper's model on the clean data (its "Who counts in Z*"), 7 (other
+    # outliers) plus two comparisons (steps 2 and 3 share one, 7 has its own), plus step 5's
+    # (a 'solve' step) views clustered alone (the note on the top view's share)
+    assert n == len(said) == 9 and said[-1] == "step 5: each view clustered alone"
     paper = [m for m in said if "losses unscaled (the paper's" in m]
     assert len(paper) == 1 and paper[0].startswith("step 6: RMSC fit") and "γ = 1e-05" in paper[0]
     quality = cache.get(dash.view_quality_key(lesson.steps[4].params,
@@ -1068,6 +1078,27 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
 # ---------------------------------------------------------------------------
 
 
+def _wait_prefetched(key, timeout=240):
+    """Whether the fit ``key`` is in the result cache once the prefetches bringing it end
+    (False: none holds it, or ``timeout`` passed)."""
+    import threading
+    import time
+
+    from ui import caches
+
+    pre, cache = caches.prefetcher(), caches.result_cache()
+    deadline, tick = time.monotonic() + timeout, threading.Event()
+    while key not in cache and time.monotonic() < deadline:
+        running = pre.running
+        if not running and key not in pre.queued:
+            break  # nothing will bring it
+        for job in running:
+            job.wait(max(deadline - time.monotonic(), 0))
+        if not running:
+            tick.wait(0.05)  # queued behind a worker's other job: look again
+    return key in cache
+
+
 def _wait_jobs(at, timeout=240):
     for name in ("fit", "compare"):
         job = at.session_state["slots"][name].latest
@@ -1178,7 +1209,21 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                                             .get(dash.fit_key(step.params, clean)))
                     cued = [m.value for m in at.markdown if "Can this run test" in m.value]
                     assert cued == ([] if caveat is None else [f"- {caveat}"])
-                    assert claim[0].endswith(L.CLAIM_ASKS_MORE) == (caveat is None)
+                    # (the pointer only where a closing step sums this run up)
+                    assert claim[0].endswith(L.CLAIM_ASKS_MORE) == (
+                        caveat is None and L.run_context(lesson.steps, n)[1])
+                # a claim step no closing step sums up carries the weights' finding, the
+                # shares and NMI (the closing step's own sentences), recomputed; others none
+                evidence = [m.value for m in at.markdown if m.value.startswith(
+                    ("- **Finding the outliers.**", "- **NMI beside ACC**"))]
+                if step.claim is not None and not L.run_context(lesson.steps, n)[1]:
+                    clean_r = caches.result_cache().get(dash.fit_key(step.params, clean))
+                    r = caches.result_cache().get(dash.fit_key(step.params, data))
+                    said = L.claim_evidence(step, tables, r, data, clean_r)
+                    assert len(said) == 3 and all(f"- {line}" in lines for line in said), lines
+                    assert len(evidence) == 2
+                else:
+                    assert evidence == []
             if step.where is not None:  # the cue under the question
                 assert f"**↓ Where to look:** {step.where}" in [m.value for m in at.markdown]
             if step.show == "summary":
@@ -1189,9 +1234,16 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 cache = caches.result_cache()
                 tables = cache.get(L.step_comparison(step, clean, data)[0])
                 r = cache.get(dash.fit_key(step.params, data))
+                # the paper's model on the clean data, fitted ahead (the prefetch): once it is
+                # in, the page says its shares
+                paper = dash.fit_key(L.paper_params(step.params), clean)
+                if paper not in cache:
+                    assert _wait_prefetched(paper), "the paper's model was not fitted"
+                    at = at.run()
                 # with the clean fit of the same parameters, when an earlier step made it
                 said = L.step_takeaway(step, tables, r, data,
-                                       cache.get(dash.fit_key(step.params, clean)))
+                                       cache.get(dash.fit_key(step.params, clean)),
+                                       L.later_test(lesson.steps, n), cache.get(paper))
                 assert said and said[-1].startswith("**The paper's claim.**")
                 lines = [m.value for m in at.markdown]
                 assert "#### What this run shows" in lines

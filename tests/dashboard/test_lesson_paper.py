@@ -124,12 +124,13 @@ def test_a_claim_step_no_closing_step_sums_up_carries_its_evidence(claim_run):
 
 @pytest.fixture(scope="module")
 def claim_run(tmp_path_factory):
-    """A lesson whose claim step (test_lesson's SMALL_LESSON's step 3, Subspaces) no summary
-    step follows, its comparison, fit and clean fit computed as ``rmsc lesson --warm`` does."""
+    """test_lesson's SMALL_LESSON (Subspaces) as steps 1 and 2: its step 7, a claim step no
+    summary step follows, its comparison, fit and clean fit computed as ``rmsc lesson
+    --warm`` does."""
     from tests.dashboard.test_lesson import SMALL_LESSON, write
 
     small = L.load_lesson(write(tmp_path_factory.mktemp("lesson"), SMALL_LESSON))
-    claim = small.step(3)
+    claim = small.step(len(small))
     lesson = dataclasses.replace(small, steps=(small.step(1), claim))
     cache = dash.ResultCache(max_entries=16)
     L.warm(dataclasses.replace(lesson, steps=(claim, dataclasses.replace(
