@@ -101,7 +101,7 @@ def nmi_sentence(tables, claim=None):
     acc_sd = [acc_spreads(tables[n]) for n in names]
     nmi_sd = [_spreads(tables[n], "nmi") for n in names]
     acc_change = dict(zip(acc["method"], acc["change (points)"]))
-    parts, differ = [], []
+    parts, differ = [], {}  # (NMI's verdict, ACC's) -> the methods where they differ
     for _, row in nmi.iterrows():
         m, change = row["method"], row["change (points)"]
         if change != change:  # a method missing on one variant
@@ -119,13 +119,16 @@ def nmi_sentence(tables, claim=None):
                               else ", " + beyond_words(change, sd)))
         by_acc = _kind(acc_change[m], [s.get(m) for s in acc_sd])
         if by_acc is not None and by_acc != kind:
-            differ.append(f"{m}'s NMI {_KIND_WORDS[kind]}, its ACC {_KIND_WORDS[by_acc]}")
+            differ.setdefault((kind, by_acc), []).append(f"{m}'s")
     if not parts:
         return None
     said = "**NMI beside ACC** (the orange bars of the charts): " + "; ".join(parts) + "."
     if differ:
-        said += (" The two scores disagree: " + "; ".join(differ) + " (NMI scores the groups' "
-                 "agreement with the classes another way, and can move apart from ACC).")
+        said += (" The two scores disagree: " + "; ".join(
+            f"{' and '.join(ms) if len(ms) < 3 else ', '.join(ms[:-1]) + ' and ' + ms[-1]} "
+            f"NMI {_KIND_WORDS[n]}, {'its' if len(ms) == 1 else 'their'} ACC {_KIND_WORDS[a]}"
+            for (n, a), ms in differ.items()) + " (NMI scores the groups' agreement with the "
+            "classes another way, and can move apart from ACC).")
     else:
         said += " For every method NMI's verdict is ACC's."
     on_claim = None if claim is None else nmi_claim(tables, claim)

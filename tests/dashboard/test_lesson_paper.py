@@ -72,6 +72,13 @@ def test_nmi_that_agrees_with_acc_says_so():
     assert "On the NMI changes the paper's claim holds: RMSC's change +10.00, RMSC-WV's " \
            "-10.00, more than the two changes' ± added up (1.00 + 1.00 = 2.00)." in said
     assert said.endswith("The same verdict as on the ACC changes.")  # ACC holds too
+    # several methods whose two verdicts differ alike: one clause for them
+    every = _tables({"clean": [(0.80, 0.03), (0.90, 0.03), (0.90, 0.03)],
+                     "with outliers": [(0.79, 0.03), (0.89, 0.03), (0.89, 0.03)]},
+                    {"clean": [(0.80, 0.01), (0.90, 0.01), (0.90, 0.01)],
+                     "with outliers": [(0.75, 0.01), (0.85, 0.01), (0.85, 0.01)]})
+    assert ("The two scores disagree: RMSC's, RMSC-WV's and SSC-AVG's NMI lost beyond the ± "
+            "spread, their ACC changed within the ± spread (NMI") in L.nmi_sentence(every)
 
 
 def test_no_nmi_line_without_two_variants_or_nmi():
