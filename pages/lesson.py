@@ -108,18 +108,28 @@ elif step.show in ("compare", "summary"):
         if r is None:
             st.stop()
         st.markdown("#### What this run shows")
-        clean_r = session_lesson.clean_fit(step)
+        clean_r, paper_r = session_lesson.clean_fit(step), session_lesson.paper_fit(step)
         for line in session_lesson.takeaway_view(key, r.key, getattr(clean_r, "key", None),
+                                                 getattr(paper_r, "key", None),
                                                  lessons.later_test(lesson.steps, n), step,
-                                                 tables, r, data, clean_r) or []:
+                                                 tables, r, data, clean_r, paper_r) or []:
             st.markdown(f"- {line}")
         st.markdown(lessons.SPREAD_NOTE)
         _nav("end")
         st.stop()
-    sentences, table, charts = session_lesson.comparison_view(
-        key, tables, step.claim, *lessons.run_context(lesson.steps, n))
+    first, closing = lessons.run_context(lesson.steps, n)
+    sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim, first,
+                                                              closing)
+    clean_r = session_lesson.clean_fit(step)
     sentences = lessons.carry_caveat(sentences, lessons.claim_caveat(  # can it test the claim?
-        tables, lesson.steps, n, data, session_lesson.clean_fit(step)))
+        tables, lesson.steps, n, data, clean_r))
+    if step.claim is not None and step.outliers is not None and not closing:
+        # no closing step sums this run up: the weights' finding, the shares and NMI here
+        r = ui.require_result("The lesson")
+        if r is None:
+            st.stop()
+        sentences += session_lesson.evidence_view(key, r.key, getattr(clean_r, "key", None),
+                                                  step, tables, r, data, clean_r)
     shown = dash.compare_display(next(iter(tables.values())), data.view_names)
     differ = lessons.postprocessing_line(shown, len(tables), lesson.steps, n)  # main text
     for line in sentences + ([differ] if differ else []):

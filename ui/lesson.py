@@ -136,18 +136,35 @@ def comparison_view(key, _tables, claim=None, first=None, closing=True):
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def takeaway_view(key, fit, clean_fit, later, _step, _tables, _result, _data, _clean_result):
+def takeaway_view(key, fit, clean_fit, paper_fit, later, _step, _tables, _result, _data,
+                  _clean_result, _paper_result):
     """A 'summary' step's sentences (:func:`rmsc.dashboard.lesson.step_takeaway`) for the
-    comparison ``key``, the fit ``fit``, RMSC's fit on the clean data ``clean_fit`` (None
-    while not in) and the later step that tests the claim (``later``, as
-    :func:`rmsc.dashboard.lesson.later_test` gives it): made once for every session."""
-    return lessons.step_takeaway(_step, _tables, _result, _data, _clean_result, later)
+    comparison ``key``, the fit ``fit``, RMSC's fit on the clean data ``clean_fit`` and the
+    paper's model's there ``paper_fit`` (None while not in) and the later step that tests
+    the claim (``later``, as :func:`rmsc.dashboard.lesson.later_test` gives it): made once
+    for every session."""
+    return lessons.step_takeaway(_step, _tables, _result, _data, _clean_result, later,
+                                 _paper_result)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def evidence_view(key, fit, clean_fit, _step, _tables, _result, _data, _clean_result):
+    """A claim step's lines on the weights and NMI where no closing step sums its run up
+    (:func:`rmsc.dashboard.lesson.claim_evidence`), for the comparison ``key``, the fit
+    ``fit`` and the clean one ``clean_fit``: made once for every session."""
+    return lessons.claim_evidence(_step, _tables, _result, _data, _clean_result)
 
 
 def clean_fit(step):
     """RMSC's fit of ``step``'s parameters on its clean data, from the result cache (an
     earlier step fitted it), or None."""
     return result_cache().get(dash.fit_key(step.params, ss.clean))
+
+
+def paper_fit(step):
+    """The paper's model fitted on ``step``'s clean data
+    (:func:`rmsc.dashboard.lesson.paper_params`), from the result cache, or None."""
+    return result_cache().get(dash.fit_key(lessons.paper_params(step.params), ss.clean))
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
@@ -225,7 +242,9 @@ def prefetch_other_steps(lesson, number):
     order = [number, *range(number + 1, len(lesson) + 1), *range(1, number)]
     try:
         prefetch_fits([(_step_dataset(lesson.source, k, lesson), p) for k in order
-                       for p in lessons.step_params(lesson.step(k))])
+                       for p in lessons.step_params(lesson.step(k))]
+                      + [(_step_data(lesson, lesson.step(k)), p) for k in order  # the paper's
+                         for p in lessons.clean_params(lesson.step(k))])  # model, clean data
     except ValueError:  # a step whose data cannot be read: it says so when it is entered
         pass
 

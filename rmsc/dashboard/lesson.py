@@ -8,11 +8,10 @@ sentences and one question. :func:`parse_lesson` checks every field against the 
 contract (``Params`` and ``OutlierSpec``, which check ``rmsc.RMSC._parameter_constraints``)
 and names the step and the field of anything wrong (:class:`LessonError`).
 
-A step's state is also a URL (:func:`step_query`, :func:`state_from_query`), built from the
-dashboard's own query-string round trip (``Params.to_query``, ``OutlierSpec.to_query``), so a
-student opens the step on a laptop from its QR code (:func:`qr_svg`, drawn here, no outside
-service). :func:`step_work` lists what a step computes (RMSC fits, a comparison) under the
-keys the pages use, and :func:`warm` computes it into a result cache (``rmsc lesson --warm``).
+A step's state is also a URL (:func:`step_query`, :func:`state_from_query`, the dashboard's
+own query-string round trip), opened on a laptop from its QR code (:func:`qr_svg`, drawn
+here). :func:`warm_work` lists what the steps compute (RMSC fits, the paper's model among
+them, comparisons) under the pages' keys; :func:`warm` computes it (``rmsc lesson --warm``).
 """
 
 from __future__ import annotations
@@ -47,6 +46,8 @@ from .lesson_summary import (  # noqa: F401 - re-exported: the closing step's se
     earlier_comparison, per_view_sentence, postprocessing_line, postprocessing_reminder,
     later_test, run_context, step_takeaway, takeaway_sentences, claim_caveat, carry_caveat)
 from .lesson_views import neighbour_line, projection_note  # noqa: F401 - re-exported
+from .lesson_paper import (  # noqa: F401 - re-exported: the paper's model, step 8's lines
+    claim_evidence, clean_params, nmi_claim, nmi_sentence, paper_params)
 from .runs import compare_fits, compare_params, compare_tables, fit_parts
 from .words import SYMBOLS
 
@@ -73,8 +74,7 @@ STEP_FIELDS = ("title", "text", "question", "where", "show", "data", "outliers",
 OUTLIER_FIELDS = tuple(f.name for f in dataclasses.fields(OutlierSpec))
 PARAM_FIELDS = tuple(f.name for f in dataclasses.fields(Params))
 
-#: The query-string key of the lesson's step number (``?lesson=1`` opens the first step).
-QUERY_KEY = "lesson"
+QUERY_KEY = "lesson"  # the query-string key of the step number (?lesson=1: the first)
 
 
 class LessonError(ValueError):
@@ -460,11 +460,12 @@ def warm_work(lesson, cache):
             loaded[step.data] = load_step_data(lesson, step)[0]
         clean = loaded[step.data]
         data = clean if step.outliers is None else step.outliers.inject(clean)
-        for params in step_params(step):
-            key = fit_key(params, data)
+        for on, params in [(data, p) for p in step_params(step)] + [
+                (clean, p) for p in clean_params(step)]:  # the paper's model (lesson_paper)
+            key = fit_key(params, on)
             if key not in cache and key not in seen:
                 seen.add(key)
-                fits.append((number, key, data, params))
+                fits.append((number, key, on, params))
         comparison = step_comparison(step, clean, data)
         if comparison is not None and comparison[0] not in cache and comparison[0] not in seen:
             key, variants, methods, cparams = comparison

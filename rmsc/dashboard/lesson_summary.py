@@ -15,7 +15,7 @@ for noise and the comparison's words are :mod:`rmsc.dashboard.lesson_text`'s.
 from __future__ import annotations
 
 from .. import outliers as scoring
-from ..inspection import P_SHARE_LABEL, SHARE_LABEL
+from ..inspection import SHARE_LABEL
 from .fitting import weight_shares
 from .runs import SHOWN_DECIMALS
 from .lesson_text import (CLAIM_ASKS_MORE, acc_spreads, beyond_words, claim_facts,
@@ -86,7 +86,7 @@ def _finding_sentence(method, detection, views):
 
 
 def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
-                       per_view=None, later=None):
+                       per_view=None, later=None, paper_shares=None):
     """The closing step's "what this run shows", each sentence computed from the run's
     numbers, linking the lesson's steps: whether RMSC's weights single out the corrupted
     samples (``detection``: view -> (AUC, average precision), step 4's table;
@@ -98,7 +98,9 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
     :func:`rmsc.inspection.view_weight_shares`; "little" below :data:`LITTLE_SHARE` of an
     equal share), and the claim's verdict with what, on these numbers, goes with it.
     ``corrupted``: the corrupted views' names; ``later``: a later step that corrupts other
-    views (:func:`later_test`), named where the verdict says to corrupt views that count.
+    views (:func:`later_test`), named where the verdict says to corrupt views that count;
+    ``paper_shares``: the shares of the paper's model fitted on the clean data (None: not
+    at hand), which say whether "little" rests on cᵥ (:func:`paper_words`).
     Returns a list of sentences (Markdown)."""
     out = []
     method = facts["method"]
@@ -146,18 +148,7 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
                      "digits), too little to move it either way, whatever their weights did")
             text += (f"; that fits {method}'s change within the noise." if noise.get(method)
                      else ".")
-            bare = corrupted_share(clean_shares or [], corrupted, key="p_share")
-            if bare is not None:
-                # the share without cᵥ against the same equal share, the evidence beside it
-                # (the tenth cold reading: "still little" was said without it)
-                text += (f" Part of that is this software's view scale cᵥ (step 6's table; "
-                         f"the paper's model has none): without it, the weights alone "
-                         f"(\"{P_SHARE_LABEL}\") give {names} {_share(bare)} on the clean "
-                         f"data, {bare / equal:.2f} of the equal share ({_share(equal)})"
-                         + (", under half of it: little by the same rule." if bare < little
-                            else ", half of it or more: under the paper's model these "
-                            "views might have counted, so this run tests this software's "
-                            "variant more than the paper's."))
+            text += " " + paper_words(paper_shares, clean_shares, corrupted, little, equal)
         elif before is not None and after < little:
             text += (": their share fell with the corruption: the weights at work, turning "
                      "Z* away from the corrupted views.")
@@ -165,6 +156,10 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
             text += (f": Z* listens little to the corrupted views, so corrupting them could "
                      f"move {method}'s result little, whatever their weights; that fits "
                      f"{method}'s change within the noise.")
+        elif before is not None:  # they count: the run can show the weights at work
+            text += (f": at least half an equal share, so their tables can move Z*, and "
+                     f"corrupting them could move {method}'s result: this run can show "
+                     "whether the weights protect it.")
         else:
             text += "."
         out.append(text)
@@ -213,6 +208,37 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
     if per_view:
         out.append(per_view)
     return out
+
+
+def paper_words(paper_shares, clean_shares, corrupted, little, equal):
+    """Whether the corrupted views' small share rests on this software's view scale cᵥ:
+    their share of the weights in the paper's model fitted on the same clean data
+    (``paper_shares``, every cᵥ = 1, so its ΣcᵥP is ΣP), the top view's there and in this
+    software's fit (``clean_shares``), judged by the same rule (``little``: below it the
+    views count little; ``equal``: their equal share). The paper's fit not at hand: says so."""
+    names = " and ".join(corrupted)
+    mine = corrupted_share(paper_shares or [], corrupted)
+    if mine is None:
+        return ("Part of that may be this software's view scale cᵥ (step 6's table; the paper's "
+                "model has none): the paper's model fitted on the same data, which would say, "
+                "is not in yet (`rmsc lesson --warm` computes it).")
+    by_view = {s["view"]: s["share"] for s in paper_shares}
+    top = max(by_view, key=by_view.get)
+    ours = {s["view"]: s["share"] for s in clean_shares or []}.get(top)
+    they = "carry" if len(corrupted) > 1 else "carries"
+    text = (f"Is that this software's view scale cᵥ (step 6's table; the paper's model has "
+            f"none)? On the paper's model (every cᵥ = 1, the same clean data fitted again), "
+            f"{names} {they} {_share(mine)} of the weights, {top} {_share(by_view[top])}"
+            + ("" if ours is None else f" ({_share(ours)} with cᵥ, step 6's table)")
+            + f": {mine / equal:.2f} of the equal share ({_share(equal)})")
+    if mine < little:
+        raised = (f"cᵥ raises {top}'s share, it" if ours is not None and ours > by_view[top]
+                  else "cᵥ")
+        return (text + f", under half of it, little by the same rule: {raised} does not make "
+                f"{names} small.")
+    return (text + f", half of it or more: on the paper's model {names} would count, so "
+            "their small share here comes from cᵥ, and this run tests this software's "
+            "variant more than the paper's model.")
 
 
 def corrupted_share(shares, corrupted, key="share"):
@@ -289,13 +315,15 @@ def later_test(steps, n):
     return None
 
 
-def step_takeaway(step, tables, result, data, clean_result=None, later=None):
+def step_takeaway(step, tables, result, data, clean_result=None, later=None,
+                  paper_result=None):
     """A 'summary' step's sentences (:func:`takeaway_sentences`), from its comparison's
     ``tables`` and RMSC's ``result`` on the step's ``data`` (with its outliers): the
     weights' AUC and average precision in each corrupted view, each view's share of ΣcᵥP
     there and in RMSC's fit on the clean data (``clean_result``, None when not at hand);
-    ``later`` as :func:`takeaway_sentences` takes it. None where the comparison holds no
-    claim to check (:func:`claim_facts`)."""
+    ``later`` as :func:`takeaway_sentences` takes it; ``paper_result``: the paper's model
+    fitted on the clean data (:func:`rmsc.dashboard.lesson_paper.paper_params`, None when
+    not at hand). None where the comparison holds no claim to check (:func:`claim_facts`)."""
     facts = claim_facts(tables, step.claim)
     if facts is None:
         return None
@@ -307,8 +335,10 @@ def step_takeaway(step, tables, result, data, clean_result=None, later=None):
                  for _, row in table.iterrows() if row["view"] in corrupted}
     shares, _ = weight_shares(result, data)
     clean = None if clean_result is None else weight_shares(clean_result, data)[0]
+    paper = None if paper_result is None else weight_shares(paper_result, data)[0]
     return takeaway_sentences(facts, detection, shares, corrupted, clean_shares=clean,
-                              per_view=per_view_sentence(tables, step.claim), later=later)
+                              per_view=per_view_sentence(tables, step.claim), later=later,
+                              paper_shares=paper)
 
 
 def postprocessing_reminder(shown, said_in=None):

@@ -412,6 +412,15 @@ def clusters_from_widget(value, dataset):
     return None if follows_labels else int(value)
 
 
+def _unless_default(keyword):
+    """A row's part for the estimator: ``{keyword: value}`` unless the value is the
+    estimator's default (then nothing: the fit and its key are those without the row)."""
+    def part(params, dataset):
+        value = getattr(params, keyword)
+        return {} if value == _estimator_defaults()[keyword] else {keyword: value}
+    return part
+
+
 def _while_beta(mode, value):
     """The β slider of ``mode``'s value (:data:`HIDDEN` while β is set the other way: the
     other slider's value may linger in the session)."""
@@ -459,6 +468,16 @@ SETTINGS = (
                                else f"view balance: {view_balance_name(p.view_balance)}"),
             line=0, shown=lambda p, d: balance_widget_value(p.view_balance),
             from_widget=lambda value, p, d: balance_from_widget(value)),
+    # the paper's model (rmsc.rmsc.PAPER_MODEL, with gamma and view_balance): no widget; the
+    # lesson fits it once beside the default (rmsc.dashboard.lesson_paper). Passed to the
+    # estimator only when not its default, so that every other fit keeps its key
+    Setting("loss_scale", "choice", "loss_scale", to_estimator=_unless_default("loss_scale"),
+            summary=lambda p: (None if p.loss_scale == _estimator_defaults()["loss_scale"]
+                               else "losses unscaled (the paper's: every cᵥ = 1)"), line=0),
+    Setting("uninformative", "choice", "uninformative",
+            to_estimator=_unless_default("uninformative"),
+            summary=lambda p: (None if p.uninformative == _estimator_defaults()["uninformative"]
+                               else "the paper's P-step for every weight"), line=0),
     Setting("max_iter", "int", "max_iter", label=SYMBOLS["max_iter"], widget="w_max_iter",
             grid=MAX_ITER_RANGE, summary=lambda p: f"max {p.max_iter} iterations"),
     Setting("tol", "float", "tol", summary=lambda p: f"tol {p.tol:g}"),
@@ -595,6 +614,8 @@ class _ParamsBase:
             value = getattr(self, row.name)
             if value != getattr(base, row.name) and value is not None:
                 out[row.name] = _fmt(value)
+            elif value is None and value != getattr(base, row.name) and row.kind == "choice":
+                out[row.name] = NONE_TEXT  # a choice's None (the paper's loss_scale)
         return out
 
     @classmethod

@@ -88,6 +88,8 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
                     # the same parameters): the closing step's caveat takes the pointer's place
                     page.wait_for_selector("text=Can this run test the claim?",
                                            timeout=FIT_TIMEOUT)
+                else:  # no closing step: the run's evidence on this step (the fit read)
+                    page.wait_for_selector("text=NMI beside ACC", timeout=FIT_TIMEOUT)
                 main = page.locator("[data-testid=stMain]").inner_text()
                 # step 8, after the closing step, corrupts FAC and MOR, which count: no caveat,
                 # and no pointer to a closing step that does not sum its run up

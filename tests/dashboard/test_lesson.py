@@ -16,6 +16,7 @@ from rmsc.dashboard import lesson as L
 ROOT = Path(__file__).resolve().parents[2]
 
 SMALL = "view 1 (20-d)"
+OTHER = "view 2 (30-d)"
 
 #: A lesson on the bundled Subspaces set (150 samples): every kind of step, fitted in seconds.
 SMALL_LESSON = f"""
@@ -69,6 +70,15 @@ steps:
     params: {{max_iter: 30}}
     text: What the run shows.
     question: Did the weights help?
+  - title: Other views
+    data: Subspaces
+    outliers: {{views: ["{OTHER}"], fraction: 0.1, kind: replace}}
+    show: compare
+    methods: [SSC-AVG, RMSC]
+    claim: RMSC
+    params: {{max_iter: 30}}
+    text: The claim where no closing step follows.
+    question: Did the weights find them?
 """
 
 
@@ -235,9 +245,12 @@ def test_warm_fills_the_cache_under_the_keys_the_page_reads(tmp_path):
     said = []
     n = L.warm(lesson, cache, progress=said.append)
     # fits: steps 1 (defaults), 2 = 3 = 4 (max_iter 30 with outliers), 5 (slider 0.1, 0.25
-    # clean) plus one comparison (steps 2 and 3 share it), plus step 5's (a 'solve' step)
-    # views clustered alone (the note on the top view's share)
-    assert n == len(said) == 6 and said[-1] == "step 5: each view clustered alone"
+    # clean), step 6's paper's model on the clean data (its "Who counts in Z*"), 7 (other
+    # outliers) plus two comparisons (steps 2 and 3 share one, 7 has its own), plus step 5's
+    # (a 'solve' step) views clustered alone (the note on the top view's share)
+    assert n == len(said) == 9 and said[-1] == "step 5: each view clustered alone"
+    paper = [m for m in said if "losses unscaled (the paper's" in m]
+    assert len(paper) == 1 and paper[0].startswith("step 6: RMSC fit") and "γ = 1e-05" in paper[0]
     quality = cache.get(dash.view_quality_key(lesson.steps[4].params,
                                               L.load_step_data(lesson, lesson.steps[4])[1]))
     assert [q["view"] for q in quality] == list(L.load_step_data(lesson, lesson.steps[4])[0]
@@ -246,6 +259,14 @@ def test_warm_fills_the_cache_under_the_keys_the_page_reads(tmp_path):
         clean, data = L.load_step_data(lesson, step)
         for p in L.step_params(step):
             assert dash.fit_key(p, data) in cache
+        # the paper's model (every cᵥ = 1) on the clean data, for the closing step only
+        assert [p == L.paper_params(step.params) for p in L.clean_params(step)] == (
+            [True] if step.show == "summary" else [])
+        for p in L.clean_params(step):
+            fit = cache.get(dash.fit_key(p, clean))
+            model = fit.model  # the paper's P-step, no view scale: every cᵥ = 1
+            assert fit.gamma == 1e-5 and model.loss_scale is None and model.view_factors_ is None
+            assert model.uninformative is None
         comparison = L.step_comparison(step, clean, data)
         if comparison is not None:
             tables = cache.get(comparison[0])
@@ -558,7 +579,10 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "the Z*-step thresholds, which caps how far its table can move Z* (step 6); with "
         "1.0 % of that average on the clean data, these views could pull Z* only about 1.0 % "
         "of the way to their tables (over all digits), too little to move it either way, "
-        "whatever their weights did; that fits C's change within the noise.")
+        "whatever their weights did; that fits C's change within the noise. Part of that may "
+        "be this software's view scale cᵥ (step 6's table; the paper's model has none): the "
+        "paper's model fitted on the same data, which would say, is not in yet (`rmsc lesson "
+        "--warm` computes it).")
     # step 5 said "not borne out" on the changes alone: step 7 says it revises that, and why
     assert said[4] == (
         "**The paper's claim.** This run cannot tell whether the claim holds: the corrupted "
@@ -569,21 +593,40 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "step revises that verdict to \"cannot tell\": a change C's weights could not have "
         "caused says nothing for or against them; to test the claim, corrupt views that "
         "count in Z* (step 6's table says which).")
-    # the share without cᵥ (share of ΣP) where the clean fit's rows have it: 0.10 + 0.15 =
-    # 25.0 %, 0.38 of 66.7 %, below half of it: little; 0.2 + 0.3 = 50.0 %, 0.75 of it: not
-    bare = [dict(c, p_share=p) for c, p in zip(clean, [0.10, 0.15, 0.75])]
-    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=bare)
+    # the paper's model fitted on the clean data (every cᵥ = 1): PIX + FOU 1.4 + 1.7 =
+    # 3.1 %, 0.05 of 66.7 %, under half of it: little there too, and cᵥ raised MOR's share
+    # (96.9 % there, 99.0 % with cᵥ)
+    paper = [{"view": v, "share": s} for v, s in zip(["PIX", "FOU", "MOR"],
+                                                        [0.014, 0.017, 0.969])]
+    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=clean,
+                                paper_shares=paper)
     assert said[3].endswith(
-        "that fits C's change within the noise. Part of that is this software's view scale "
-        "cᵥ (step 6's table; the paper's model has none): without it, the weights alone "
-        "(\"share of ΣP\") give PIX and FOU 25.0 % on the clean data, 0.38 of the equal "
-        "share (66.7 %), under half of it: little by the same rule.")
-    bare = [dict(c, p_share=p) for c, p in zip(clean, [0.2, 0.3, 0.5])]
-    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=bare)
-    assert said[3].endswith("give PIX and FOU 50.0 % on the clean data, 0.75 of the equal "
-                            "share (66.7 %), half of it or more: "
-                            "under the paper's model these views might have counted, so "
-                            "this run tests this software's variant more than the paper's.")
+        "that fits C's change within the noise. Is that this software's view scale cᵥ "
+        "(step 6's table; the paper's model has none)? On the paper's model (every cᵥ = 1, "
+        "the same clean data fitted again), PIX and FOU carry 3.1 % of the weights, MOR "
+        "96.9 % (99.0 % with cᵥ, step 6's table): 0.05 of the equal share (66.7 %), under "
+        "half of it, little by the same rule: cᵥ raises MOR's share, it does not make PIX "
+        "and FOU small."), said[3]
+    assert said[4].startswith("**The paper's claim.** This run cannot tell")
+    # the top view's share no higher with cᵥ: the sentence does not say cᵥ raised it
+    paper = [{"view": v, "share": s} for v, s in zip(["PIX", "FOU", "MOR"],
+                                                        [0.002, 0.003, 0.995])]
+    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=clean,
+                                paper_shares=paper)
+    assert said[3].endswith("little by the same rule: cᵥ does not make PIX and FOU small.")
+    # 0.2 + 0.3 = 50.0 % on the paper's model, 0.75 of the equal share: they would count
+    paper = [{"view": v, "share": s} for v, s in zip(["PIX", "FOU", "MOR"], [0.2, 0.3, 0.5])]
+    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=clean,
+                                paper_shares=paper)
+    assert said[3].endswith(
+        "PIX and FOU carry 50.0 % of the weights, MOR 50.0 % (99.0 % with cᵥ, step 6's "
+        "table): 0.75 of the equal share (66.7 %), half of it or more: on the paper's model "
+        "PIX and FOU would count, so their small share here comes from cᵥ, and this run "
+        "tests this software's variant more than the paper's model."), said[3]
+    # the paper's fit not in (yet): said, not guessed
+    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=clean)
+    assert said[3].endswith("the paper's model fitted on the same data, which would say, is "
+                            "not in yet (`rmsc lesson --warm` computes it).")
     # changes level on the ACC (cannot be told): step 7 keeps step 5's verdict
     level = _facts([0.9, 0.9], [0.89, 0.90], [0.03, 0.03], [0.03, 0.03], method="B")
     said = L.takeaway_sentences(level, detection, shares, ["PIX", "FOU"], clean_shares=clean)
@@ -1057,6 +1100,27 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
 # ---------------------------------------------------------------------------
 
 
+def _wait_prefetched(key, timeout=240):
+    """Whether the fit ``key`` is in the result cache once the prefetches bringing it end
+    (False: none holds it, or ``timeout`` passed)."""
+    import threading
+    import time
+
+    from ui import caches
+
+    pre, cache = caches.prefetcher(), caches.result_cache()
+    deadline, tick = time.monotonic() + timeout, threading.Event()
+    while key not in cache and time.monotonic() < deadline:
+        running = pre.running
+        if not running and key not in pre.queued:
+            break  # nothing will bring it
+        for job in running:
+            job.wait(max(deadline - time.monotonic(), 0))
+        if not running:
+            tick.wait(0.05)  # queued behind a worker's other job: look again
+    return key in cache
+
+
 def _wait_jobs(at, timeout=240):
     for name in ("fit", "compare"):
         job = at.session_state["slots"][name].latest
@@ -1167,7 +1231,21 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                                             .get(dash.fit_key(step.params, clean)))
                     cued = [m.value for m in at.markdown if "Can this run test" in m.value]
                     assert cued == ([] if caveat is None else [f"- {caveat}"])
-                    assert claim[0].endswith(L.CLAIM_ASKS_MORE) == (caveat is None)
+                    # (the pointer only where a closing step sums this run up)
+                    assert claim[0].endswith(L.CLAIM_ASKS_MORE) == (
+                        caveat is None and L.run_context(lesson.steps, n)[1])
+                # a claim step no closing step sums up carries the weights' finding, the
+                # shares and NMI (the closing step's own sentences), recomputed; others none
+                evidence = [m.value for m in at.markdown if m.value.startswith(
+                    ("- **Finding the outliers.**", "- **NMI beside ACC**"))]
+                if step.claim is not None and not L.run_context(lesson.steps, n)[1]:
+                    clean_r = caches.result_cache().get(dash.fit_key(step.params, clean))
+                    r = caches.result_cache().get(dash.fit_key(step.params, data))
+                    said = L.claim_evidence(step, tables, r, data, clean_r)
+                    assert len(said) == 3 and all(f"- {line}" in lines for line in said), lines
+                    assert len(evidence) == 2
+                else:
+                    assert evidence == []
             if step.where is not None:  # the cue under the question
                 assert f"**↓ Where to look:** {step.where}" in [m.value for m in at.markdown]
             if step.show == "summary":
@@ -1178,9 +1256,16 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 cache = caches.result_cache()
                 tables = cache.get(L.step_comparison(step, clean, data)[0])
                 r = cache.get(dash.fit_key(step.params, data))
+                # the paper's model on the clean data, fitted ahead (the prefetch): once it is
+                # in, the page says its shares
+                paper = dash.fit_key(L.paper_params(step.params), clean)
+                if paper not in cache:
+                    assert _wait_prefetched(paper), "the paper's model was not fitted"
+                    at = at.run()
                 # with the clean fit of the same parameters, when an earlier step made it
                 said = L.step_takeaway(step, tables, r, data,
-                                       cache.get(dash.fit_key(step.params, clean)))
+                                       cache.get(dash.fit_key(step.params, clean)),
+                                       L.later_test(lesson.steps, n), cache.get(paper))
                 assert said and said[-1].startswith("**The paper's claim.**")
                 lines = [m.value for m in at.markdown]
                 assert "#### What this run shows" in lines

@@ -279,3 +279,36 @@ def test_a_bad_view_balance_is_a_message_not_a_traceback(small):
     # a flag-like word is not None where the rule takes no None (the weighting)
     p, problems = dash.Params.from_query({"weighting": "none"})
     assert p == dash.Params() and problems[0].startswith("Ignored weighting='none'")
+
+
+# ---------------------------------------------------------------------------
+# The paper's model (rmsc.rmsc.PAPER_MODEL) as the pages' parameters
+# ---------------------------------------------------------------------------
+
+
+def test_the_papers_model_is_params_whose_fit_is_the_papers(small):
+    from rmsc.rmsc import PAPER_MODEL
+
+    p = dash.Params().replace(**PAPER_MODEL)
+    kw = dash.estimator_params(p, small)
+    assert {k: kw[k] for k in PAPER_MODEL} == PAPER_MODEL  # every part of the model passed
+    # the defaults are not passed: every other fit keeps the key it had without the rows
+    assert not {"loss_scale", "uninformative"} & set(dash.estimator_params(dash.Params(), small))
+    assert dash.fit_key(p, small) != dash.fit_key(p.replace(loss_scale="median"), small)
+    assert dash.fit_key(p, small) != dash.fit_key(p.replace(uninformative="typical"), small)
+    # a choice's None round-trips through the URL as "none"
+    query = p.to_query()
+    assert query["loss_scale"] == query["uninformative"] == dash.params.NONE_TEXT
+    assert dash.Params.from_query(query) == (p, [])
+    assert "losses unscaled (the paper's: every cᵥ = 1)" in p.summary()[0]
+    assert "losses unscaled" not in dash.Params().summary()[0]
+    # the fit is the estimator's with the paper's model
+    model = rmsc.get_method(p.method, **kw).fit(list(small.views))
+    ref = rmsc.RMSC(**{**kw, **PAPER_MODEL}).fit(list(small.views))
+    assert model.view_factors_ is None and np.array_equal(model.weights_, ref.weights_)
+
+
+def test_a_bad_loss_scale_is_a_message_not_a_traceback():
+    p, problems = dash.Params.from_query({"loss_scale": "mean", "lam": "3"})
+    assert p == dash.Params(lam=3.0) and len(problems) == 1
+    assert problems[0].startswith("Ignored loss_scale='mean' from the URL: ")

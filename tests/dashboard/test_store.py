@@ -122,7 +122,8 @@ def test_the_key_follows_every_parameter_the_data_and_the_code(tmp_path, fitted)
                                                                     "keep_mass": 0.5},
                "placement": {"placement": not base.placement}, "n_clusters": {"n_clusters": 4},
                "seed": {"seed": 1}, "beta_rel": {"beta": "auto", "beta_rel": 0.5},
-               "view_balance": {"view_balance": "balanced"}}
+               "view_balance": {"view_balance": "balanced"},
+               "loss_scale": {"loss_scale": None}, "uninformative": {"uninformative": None}}
     assert set(changed) == {f.name for f in dataclasses.fields(dash.Params)}
     disk = store.DiskStore(tmp_path / "a", types=dash.RESULT_TYPES, version="1+aaa")
     paths = {disk.path(dash.fit_key(base, data)),

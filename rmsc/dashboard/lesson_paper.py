@@ -1,0 +1,150 @@
+"""The lesson's fit of the paper's model, and the weights and NMI on a claim step no closing
+step sums up.
+
+The lesson's closing step says the corrupted views count little in Z*; their share rests
+on this software's per-view scale cᵥ, which the paper's model lacks. So the lesson fits
+the paper's model (:data:`rmsc.rmsc.PAPER_MODEL`: every cᵥ = 1, γ = 1e-5) once more on the
+clean data (:func:`paper_params`, :func:`clean_params`, in the warm set of
+:func:`rmsc.dashboard.lesson.warm_work`), and the closing step's "Who counts in Z*"
+gives the corrupted views' share there (:func:`rmsc.dashboard.lesson_summary.takeaway_sentences`).
+
+A 'compare' step checking a claim on a run no 'summary' step sums up (the shipped lesson's
+step 8) carries that step's evidence itself (:func:`claim_evidence`): whether the weights
+found the corrupted samples and how much the corrupted views count in Z* (the closing
+step's own sentences), and NMI's change beside ACC's (:func:`nmi_sentence`).
+"""
+
+from __future__ import annotations
+
+from ..rmsc import PAPER_MODEL
+from .lesson_summary import step_takeaway
+from .lesson_text import acc_spreads, beyond_words, claim_facts, within_spread
+from .runs import robustness_table
+
+
+def paper_params(params):
+    """``params`` with the paper's model (:data:`rmsc.rmsc.PAPER_MODEL`)."""
+    return params.replace(**PAPER_MODEL)
+
+
+def clean_params(step):
+    """The Params a step fits on its clean data besides those of steps before it: the
+    paper's model for a 'summary' step (its "Who counts in Z*" compares the two)."""
+    return [paper_params(step.params)] if step.show == "summary" else []
+
+
+def _spreads(table, metric):
+    """Each method's ± of ``metric`` in points, rounded as shown (the lesson's one formula,
+    :func:`~rmsc.dashboard.lesson_text.acc_spreads`, read on the metric's column)."""
+    column = f"{metric}_std"
+    if column not in table:
+        return {}
+    return acc_spreads(table[["method", column]].rename(columns={column: "acc_std"}))
+
+
+def _kind(change, spreads):
+    """A change's verdict by the lesson's rule for noise: "lost" or "gained" beyond the ±
+    spread, "noise" within it, None when a spread is unknown."""
+    noise = within_spread(change, spreads)
+    if noise is None:
+        return None
+    return "noise" if noise else ("lost" if change < 0 else "gained")
+
+
+_KIND_WORDS = {"lost": "lost beyond the ± spread", "gained": "gained beyond the ± spread",
+               "noise": "changed within the ± spread"}
+
+
+def _as_acc(tables, metric):
+    """The tables with ``metric``'s columns in ACC's place: the lesson's functions on ACC
+    (:func:`~rmsc.dashboard.lesson_text.claim_facts`) read another score the same way."""
+    return {name: t.assign(acc_mean=t[f"{metric}_mean"], acc_std=t[f"{metric}_std"])
+            for name, t in tables.items()}
+
+
+_VERDICT_WORDS = {"holds": "holds", "not borne out": "is not borne out",
+                  "cannot be told": "cannot be told from the ± spread"}
+
+
+def nmi_claim(tables, method):
+    """The paper's claim for ``method`` judged on the NMI changes by the rule ACC's are
+    judged by (:func:`~rmsc.dashboard.lesson_text.claim_facts`), and whether ACC's verdict is
+    the same; None without a claim to check."""
+    acc, nmi = claim_facts(tables, method), claim_facts(_as_acc(tables, "nmi"), method)
+    if acc is None or nmi is None:
+        return None
+    rival, changes, spread = nmi["rival"], nmi["changes"], nmi["spread"]
+    pair = f"{method}'s change {changes[method]:+.2f}, {rival}'s {changes[rival]:+.2f}"
+    if nmi["gap_words"]:
+        why = f"{pair}, {nmi['gap_words']}"
+    elif nmi["verdict"] == "cannot be told" and None not in (spread[method], spread[rival]):
+        why = (f"{pair}, no further apart than their two ± added up ({spread[method]:.2f} + "
+               f"{spread[rival]:.2f})")
+    else:
+        why = pair
+    said = f"On the NMI changes the paper's claim {_VERDICT_WORDS[nmi['verdict']]}: {why}."
+    if nmi["verdict"] == acc["verdict"]:
+        return said + " The same verdict as on the ACC changes."
+    return (said + f" On the ACC changes it {_VERDICT_WORDS[acc['verdict']]}: the two scores "
+            "disagree on the claim.")
+
+
+def nmi_sentence(tables, claim=None):
+    """NMI's change for each method of a comparison on the clean data and with the
+    outliers, judged by the same rule for noise as ACC's (:func:`within_spread` on NMI's ±),
+    where the two scores' verdicts differ, that they do, and with a ``claim`` the claim on
+    NMI (:func:`nmi_claim`). None unless the tables are two variants with NMI."""
+    names = list(tables)
+    if len(names) != 2 or not all("nmi_mean" in t for t in tables.values()):
+        return None
+    acc, nmi = robustness_table(tables), robustness_table(tables, metric="nmi")
+    acc_sd = [acc_spreads(tables[n]) for n in names]
+    nmi_sd = [_spreads(tables[n], "nmi") for n in names]
+    acc_change = dict(zip(acc["method"], acc["change (points)"]))
+    parts, differ = [], {}  # (NMI's verdict, ACC's) -> the methods where they differ
+    for _, row in nmi.iterrows():
+        m, change = row["method"], row["change (points)"]
+        if change != change:  # a method missing on one variant
+            continue
+        sd = [s.get(m) for s in nmi_sd]
+        kind = _kind(change, sd)
+        verb = "lost" if change < 0 else "gained"
+        pm = ["" if s is None else f" ± {s:.2f}" for s in sd]
+        words = (f"{m} {row[f'{names[0]} %']:.2f}{pm[0]} % → {row[f'{names[1]} %']:.2f}"
+                 f"{pm[1]} %, {verb} {abs(change):.2f} points")
+        if kind is None:
+            parts.append(words + " (no ± spread known)")
+            continue
+        parts.append(words + (", within the ± spread" if kind == "noise"
+                              else ", " + beyond_words(change, sd)))
+        by_acc = _kind(acc_change[m], [s.get(m) for s in acc_sd])
+        if by_acc is not None and by_acc != kind:
+            differ.setdefault((kind, by_acc), []).append(f"{m}'s")
+    if not parts:
+        return None
+    said = "**NMI beside ACC** (the orange bars of the charts): " + "; ".join(parts) + "."
+    if differ:
+        said += (" The two scores disagree: " + "; ".join(
+            f"{' and '.join(ms) if len(ms) < 3 else ', '.join(ms[:-1]) + ' and ' + ms[-1]} "
+            f"NMI {_KIND_WORDS[n]}, {'its' if len(ms) == 1 else 'their'} ACC {_KIND_WORDS[a]}"
+            for (n, a), ms in differ.items()) + " (NMI scores the groups' agreement with the "
+            "classes another way, and can move apart from ACC).")
+    else:
+        said += " For every method NMI's verdict is ACC's."
+    on_claim = None if claim is None else nmi_claim(tables, claim)
+    return said if on_claim is None else f"{said} {on_claim}"
+
+
+def claim_evidence(step, tables, result, data, clean_result=None):
+    """What a 'compare' step checking a claim with outliers shows besides the ACC changes
+    when no 'summary' step sums its run up: the closing step's sentences on whether the
+    weights found the corrupted samples and how much the corrupted views count in Z*
+    (:func:`~rmsc.dashboard.lesson_summary.step_takeaway`, one source), then
+    :func:`nmi_sentence`. Empty where the step checks no claim or the fit is not at hand."""
+    if step.claim is None or step.outliers is None or result is None:
+        return []
+    said = step_takeaway(step, tables, result, data, clean_result) or []
+    out = [s for s in said if s.startswith(("**Finding the outliers.**",
+                                            "**Who counts in Z\\*.**"))]
+    nmi = nmi_sentence(tables, step.claim)
+    return out + ([nmi] if nmi else [])

@@ -1,0 +1,150 @@
+"""The lesson's fit of the paper's model and step 8's lines on the weights and NMI
+(rmsc.dashboard.lesson_paper), from hand-made tables and, once, from a real run."""
+
+import dataclasses
+
+import pandas as pd
+import pytest
+
+from rmsc import dashboard as dash
+from rmsc.dashboard import lesson as L
+from rmsc.rmsc import PAPER_MODEL
+
+
+def _tables(acc, nmi, methods=("SSC-AVG", "RMSC-WV", "RMSC")):
+    """A comparison's two tables from ``{variant: [(mean, std) per method]}`` per score."""
+    return {name: pd.DataFrame({
+        "method": list(methods),
+        "acc_mean": [m for m, _ in acc[name]], "acc_std": [s for _, s in acc[name]],
+        "nmi_mean": [m for m, _ in nmi[name]], "nmi_std": [s for _, s in nmi[name]]})
+        for name in ("clean", "with outliers")}
+
+
+#: Step 8 on Digit-small (the study's numbers): ACC changes all within the ± spread, RMSC's
+#: NMI lost 5.00 points beyond its ± 1.89.
+STEP8 = _tables(
+    {"clean": [(0.7672, 0.0327), (0.9358, 0.0483), (0.9415, 0.0415)],
+     "with outliers": [(0.7860, 0.0382), (0.9322, 0.0493), (0.9137, 0.0314)]},
+    {"clean": [(0.8538, 0.0159), (0.9181, 0.0212), (0.9212, 0.0189)],
+     "with outliers": [(0.8493, 0.0184), (0.9173, 0.0169), (0.8712, 0.0095)]})
+
+
+def test_nmi_beside_acc_where_the_two_disagree():
+    said = L.nmi_sentence(STEP8, "RMSC")
+    assert said == (
+        # in the order of the change lines above them (the robustness table's)
+        "**NMI beside ACC** (the orange bars of the charts): RMSC 92.12 ± 1.89 % → 87.12 ± "
+        "0.95 %, lost 5.00 points, more than the ± spread; RMSC-WV 91.81 ± 2.12 % → 91.73 ± "
+        "1.69 %, lost 0.08 points, within the ± spread; SSC-AVG 85.38 ± 1.59 % → 84.93 ± "
+        "1.84 %, lost 0.45 points, within the ± spread. The two scores disagree: RMSC's NMI "
+        "lost beyond the ± spread, its ACC changed within the ± spread (NMI scores the "
+        "groups' agreement with the classes another way, and can move apart from ACC). "
+        # RMSC −5.00 against RMSC-WV's −0.08: 4.92 apart, their ± 1.89 + 2.12 = 4.01
+        "On the NMI changes the paper's claim is not borne out: RMSC's change -5.00, "
+        "RMSC-WV's -0.08, more than the two changes' ± added up (1.89 + 2.12 = 4.01), but "
+        f"only by 0.91 points. A narrow margin, as {L.SPREAD_LIMIT}. On the ACC changes it "
+        "cannot be told from the ± spread: the two scores disagree on the claim.")
+
+
+def test_nmi_that_agrees_with_acc_says_so():
+    # every change within its ± on both scores: one verdict, said once
+    level = _tables({"clean": [(0.80, 0.03), (0.90, 0.03), (0.90, 0.03)],
+                     "with outliers": [(0.79, 0.03), (0.90, 0.03), (0.91, 0.03)]},
+                    {"clean": [(0.80, 0.02), (0.90, 0.02), (0.90, 0.02)],
+                     "with outliers": [(0.80, 0.02), (0.89, 0.02), (0.90, 0.02)]})
+    said = L.nmi_sentence(level, "RMSC")
+    assert "For every method NMI's verdict is ACC's." in said
+    assert said.endswith("On the NMI changes the paper's claim cannot be told from the ± "
+                         "spread: RMSC's change +0.00, SSC-AVG's +0.00, no further apart than "
+                         "their two ± added up (2.00 + 2.00). The same verdict as on the ACC "
+                         "changes.")
+    # without a claim: the per-method line alone
+    assert L.nmi_sentence(level).endswith("For every method NMI's verdict is ACC's.")
+    # RMSC gains NMI beyond every ± while its ACC changes within: the claim holds on NMI
+    gain = _tables({"clean": [(0.80, 0.01), (0.90, 0.01), (0.90, 0.03)],
+                    "with outliers": [(0.70, 0.01), (0.80, 0.01), (0.90, 0.03)]},
+                   {"clean": [(0.80, 0.01), (0.90, 0.01), (0.80, 0.01)],
+                    "with outliers": [(0.70, 0.01), (0.80, 0.01), (0.90, 0.01)]})
+    said = L.nmi_sentence(gain, "RMSC")
+    assert "RMSC 80.00 ± 1.00 % → 90.00 ± 1.00 %, gained 10.00 points, more than the ± spread" \
+        in said
+    assert "RMSC's NMI gained beyond the ± spread, its ACC changed within the ± spread" in said
+    assert "On the NMI changes the paper's claim holds: RMSC's change +10.00, RMSC-WV's " \
+           "-10.00, more than the two changes' ± added up (1.00 + 1.00 = 2.00)." in said
+    assert said.endswith("The same verdict as on the ACC changes.")  # ACC holds too
+    # several methods whose two verdicts differ alike: one clause for them
+    every = _tables({"clean": [(0.80, 0.03), (0.90, 0.03), (0.90, 0.03)],
+                     "with outliers": [(0.79, 0.03), (0.89, 0.03), (0.89, 0.03)]},
+                    {"clean": [(0.80, 0.01), (0.90, 0.01), (0.90, 0.01)],
+                     "with outliers": [(0.75, 0.01), (0.85, 0.01), (0.85, 0.01)]})
+    assert ("The two scores disagree: RMSC's, RMSC-WV's and SSC-AVG's NMI lost beyond the ± "
+            "spread, their ACC changed within the ± spread (NMI") in L.nmi_sentence(every)
+
+
+def test_no_nmi_line_without_two_variants_or_nmi():
+    assert L.nmi_sentence({"clean": STEP8["clean"]}) is None
+    assert L.nmi_sentence({k: t.drop(columns=["nmi_mean", "nmi_std"])
+                           for k, t in STEP8.items()}) is None
+    # no spreads: the change said, no verdict
+    bare = {k: t.drop(columns=["nmi_std"]).assign(nmi_std=float("nan"))
+            for k, t in STEP8.items()}
+    assert "lost 5.00 points (no ± spread known)" in L.nmi_sentence(bare)
+
+
+def test_where_the_corrupted_views_count_the_run_can_show_the_weights():
+    facts = L.claim_facts(STEP8, "RMSC")
+    shares = [{"view": v, "share": s} for v, s in zip(["PIX", "FAC", "MOR"],
+                                                        [0.032, 0.058, 0.91])]
+    clean = [{"view": v, "share": s} for v, s in zip(["PIX", "FAC", "MOR"],
+                                                       [0.036, 0.075, 0.889])]
+    said = L.takeaway_sentences(facts, {"FAC": (1.0, 1.0), "MOR": (0.996, 0.968)}, shares,
+                                ["FAC", "MOR"], clean_shares=clean)
+    who = next(s for s in said if s.startswith("**Who counts in Z\\*.**"))
+    assert who.endswith("in its fit on the clean data (step 6's table) they carried 96.4 %, "
+                        "where an equal share would be 66.7 %: at least half an equal share, "
+                        "so their tables can move Z*, and corrupting them could move RMSC's "
+                        "result: this run can show whether the weights protect it.")
+    # the verdict is the ACC's, not "cannot tell because they count little"
+    assert said[-1].startswith("**The paper's claim.** This run cannot tell whether the "
+                               "claim holds: RMSC's change (-2.78 points) and SSC-AVG's")
+
+
+def test_a_claim_step_no_closing_step_sums_up_carries_its_evidence(claim_run):
+    lesson, cache = claim_run
+    step = lesson.step(2)
+    assert L.run_context(lesson.steps, 2)[1] is False  # no closing step sums it up
+    clean, data = L.load_step_data(lesson, step)
+    tables = cache.get(L.step_comparison(step, clean, data)[0])
+    r = cache.get(dash.fit_key(step.params, data))
+    said = L.claim_evidence(step, tables, r, data, cache.get(dash.fit_key(step.params, clean)))
+    assert [s.split("**")[1] for s in said] == ["Finding the outliers.", "Who counts in Z\\*.",
+                                                "NMI beside ACC"]
+    # the closing step's own sentences on the same run (one source), then NMI's
+    whole = L.step_takeaway(step, tables, r, data, cache.get(dash.fit_key(step.params, clean)))
+    assert said[:2] == [s for s in whole if s.startswith(("**Finding", "**Who counts"))]
+    assert "in its fit on the clean data (step 6's table)" in said[1]
+    assert said[2] == L.nmi_sentence(tables, step.claim)
+    # a step without a claim, or no fit at hand: none
+    assert L.claim_evidence(dataclasses.replace(step, claim=None), tables, r, data) == []
+    assert L.claim_evidence(step, tables, None, data) == []
+
+
+@pytest.fixture(scope="module")
+def claim_run(tmp_path_factory):
+    """test_lesson's SMALL_LESSON (Subspaces) as steps 1 and 2: its step 7, a claim step no
+    summary step follows, its comparison, fit and clean fit computed as ``rmsc lesson
+    --warm`` does."""
+    from tests.dashboard.test_lesson import SMALL_LESSON, write
+
+    small = L.load_lesson(write(tmp_path_factory.mktemp("lesson"), SMALL_LESSON))
+    claim = small.step(len(small))
+    lesson = dataclasses.replace(small, steps=(small.step(1), claim))
+    cache = dash.ResultCache(max_entries=16)
+    L.warm(dataclasses.replace(lesson, steps=(claim, dataclasses.replace(
+        claim, outliers=None, show="solve", methods=(), claim=None))), cache)
+    return lesson, cache
+
+
+def test_the_papers_params_are_the_step_params_with_the_papers_model():
+    p = L.paper_params(dash.Params(beta_rel=0.5))
+    assert p.beta_rel == 0.5 and {k: getattr(p, k) for k in PAPER_MODEL} == PAPER_MODEL
