@@ -141,7 +141,7 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
             text += f"; in its fit on the clean data (step 6's table) they carried {_share(before)}"
         text += f", where an equal share would be {_share(equal)}"
         if before is not None and before < little:
-            text += (": a view's share is its weight in the average the Z*-step thresholds, "
+            text += (": a view's share is its weight in the average of the views' tables that Z* is made from, "
                      "which caps how far its table can move Z* (step 6); with "
                      f"{_share(before)} of that average on the clean data, these views could "
                      f"pull Z* only about {_share(before)} of the way to their tables (over all "

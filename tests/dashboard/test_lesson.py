@@ -576,7 +576,7 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "1.1 % of the consensus weight (\"share of ΣcᵥP\"; not on this screen: the Weights "
         "page's table gives it for this fit); in its fit on the clean data (step 6's table) they carried 1.0 %, "
         "where an equal share would be 66.7 %: a view's share is its weight in the average "
-        "the Z*-step thresholds, which caps how far its table can move Z* (step 6); with "
+        "of the views' tables that Z* is made from, which caps how far its table can move Z* (step 6); with "
         "1.0 % of that average on the clean data, these views could pull Z* only about 1.0 % "
         "of the way to their tables (over all digits), too little to move it either way, "
         "whatever their weights did; that fits C's change within the noise. Part of that may "
