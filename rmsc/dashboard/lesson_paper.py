@@ -76,7 +76,7 @@ def nmi_claim(tables, method):
     rival, changes, spread = nmi["rival"], nmi["changes"], nmi["spread"]
     pair = f"{method}'s change {changes[method]:+.2f}, {rival}'s {changes[rival]:+.2f}"
     if nmi["gap_words"]:
-        why = f"{pair}, {nmi['gap_words']}"
+        why = f"{pair}: {abs(nmi['gap']):.2f} points apart, {nmi['gap_words']}"
     elif nmi["verdict"] == "cannot be told" and None not in (spread[method], spread[rival]):
         why = (f"{pair}, no further apart than their two ± added up ({spread[method]:.2f} + "
                f"{spread[rival]:.2f})")

@@ -41,7 +41,7 @@ def test_nmi_beside_acc_where_the_two_disagree():
         "groups' agreement with the classes another way, and can move apart from ACC). "
         # RMSC −5.00 against RMSC-WV's −0.08: 4.92 apart, their ± 1.89 + 2.12 = 4.01
         "On the NMI changes the paper's claim is not borne out: RMSC's change -5.00, "
-        "RMSC-WV's -0.08, more than the two changes' ± added up (1.89 + 2.12 = 4.01), but "
+        "RMSC-WV's -0.08: 4.92 points apart, more than the two changes' ± added up (1.89 + 2.12 = 4.01), but "
         f"only by 0.91 points. A narrow margin, as {L.SPREAD_LIMIT}. On the ACC changes it "
         "cannot be told from the ± spread: the two scores disagree on the claim.")
 
@@ -70,7 +70,7 @@ def test_nmi_that_agrees_with_acc_says_so():
         in said
     assert "RMSC's NMI gained beyond the ± spread, its ACC changed within the ± spread" in said
     assert "On the NMI changes the paper's claim holds: RMSC's change +10.00, RMSC-WV's " \
-           "-10.00, more than the two changes' ± added up (1.00 + 1.00 = 2.00)." in said
+           "-10.00: 20.00 points apart, more than the two changes' ± added up (1.00 + 1.00 = 2.00)." in said
     assert said.endswith("The same verdict as on the ACC changes.")  # ACC holds too
     # several methods whose two verdicts differ alike: one clause for them
     every = _tables({"clean": [(0.80, 0.03), (0.90, 0.03), (0.90, 0.03)],
