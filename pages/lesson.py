@@ -114,6 +114,8 @@ elif step.show in ("compare", "summary"):
                                                  lessons.later_test(lesson.steps, n), step,
                                                  tables, r, data, clean_r, paper_r) or []:
             st.markdown(f"- {line}")
+        if paper_r is None and dash.prefetch_enabled():  # prefetch_other_steps fits it
+            session_lesson.paper_wait(step)
         st.markdown(lessons.SPREAD_NOTE)
         _nav("end")
         st.stop()

@@ -167,6 +167,20 @@ def paper_fit(step):
     return result_cache().get(dash.fit_key(lessons.paper_params(step.params), ss.clean))
 
 
+def _paper_wait_body(step):
+    if paper_fit(step) is not None:
+        st.rerun()  # in: the closing step's "Who counts in Z*" says what it shows
+    st.caption(PAPER_WAIT)
+
+
+#: What the closing step says while the paper's model's fit is still running.
+PAPER_WAIT = ("The paper's model is being fitted on the clean data (once for every session); "
+              "the line on it fills in when it is done")
+
+#: Polls the paper's model's fit while it is missing, and redraws the page once it is in.
+paper_wait = st.fragment(run_every=QUEUE_POLL_SECONDS)(_paper_wait_body)
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _gap(fit, view, _result, _data):
     return _result.model.consensus_gaps(list(_data.views), which=[view])[0]
