@@ -231,18 +231,23 @@ def server_env(results_folder, lesson_file):
 
 
 @pytest.fixture(scope="session")
-def warmed_results(results_folder, lesson_file):
+def warmed_results(request, results_folder, lesson_file):
     """The results the long browser tests wait on (the 1280-px walk's fits, the heatmap's,
     the lesson's), fitted into ``results_folder`` by a process of their own at this
     process's priority while the session's first tests run (``tests/warm_support.py``,
-    which says why); stopped with the session if still running. A page that asks before a
-    result is there fits it on its server as before."""
+    which says why), those of the test files this session runs only; stopped with the
+    session if still running. A page that asks before a result is there fits it on its
+    server as before."""
     import subprocess
+
+    from tests.warm_support import parts_for
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     log = open(log_path("warm.log"), "w")
+    parts = parts_for(item.nodeid for item in request.session.items)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.warm_support", str(results_folder), str(lesson_file)],
+        [sys.executable, "-m", "tests.warm_support", str(results_folder), str(lesson_file),
+         *parts],
         cwd=ROOT, stdout=log,
         stderr=subprocess.STDOUT, env={**os.environ, "OMP_NUM_THREADS": "1",
                                        "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})

@@ -13,7 +13,7 @@ fits it on the server as before (the same result, computed twice at worst). What
 check is the pages drawn around a result, never that the result was computed there; a test
 that must watch a fit run asks for settings nothing here fits.
 
-    python -m tests.warm_support FOLDER LESSON_FILE
+    python -m tests.warm_support FOLDER LESSON_FILE [pages] [lesson]
 """
 
 import os
@@ -46,24 +46,37 @@ def fit_of_query(query):
     return fit_key(params, data), data, params
 
 
-def warm(lesson_file, say=print):
-    """Fit :data:`QUERIES` and every result of the lesson in ``lesson_file`` into the result
-    folder ``RMSC_CACHE_DIR`` names, skipping what is there already."""
+#: The test files whose results are warmed: :data:`QUERIES` for the first, the lesson for
+#: the second (``tests/conftest.py`` names the parts a session's tests need).
+PARTS = {"pages": "tests/browser/test_clipping.py", "lesson": "tests/browser/test_lesson.py"}
+
+
+def parts_for(nodeids):
+    """The parts of :data:`PARTS` whose test file is among ``nodeids`` (a session's tests)."""
+    files = {n.split("::")[0] for n in nodeids}
+    return [part for part, file in PARTS.items() if file in files]
+
+
+def warm(lesson_file, parts=tuple(PARTS), say=print):
+    """Fit :data:`QUERIES` ("pages" in ``parts``) and every result of the lesson in
+    ``lesson_file`` ("lesson") into the result folder ``RMSC_CACHE_DIR`` names, skipping
+    what is there already."""
     from rmsc.dashboard import fit_rmsc
     from rmsc.dashboard import lesson as lessons
 
     cache = lessons.dashboard_cache()  # over RMSC_CACHE_DIR, as the server opens it
-    for query in QUERIES:
+    for query in QUERIES if "pages" in parts else ():
         key, data, params = fit_of_query(query)
         if key not in cache:
             result = fit_rmsc(data, params)
             cache.put(result.key, result)
             say(f"warmed {query}: {result.key == key}")
-    done = lessons.warm(lessons.load_lesson(lesson_file), cache)
-    say(f"warmed the lesson: {done} result(s)")
+    if "lesson" in parts:
+        done = lessons.warm(lessons.load_lesson(lesson_file), cache)
+        say(f"warmed the lesson: {done} result(s)")
 
 
 if __name__ == "__main__":
-    folder, lesson_file = sys.argv[1:3]
+    folder, lesson_file, *chosen = sys.argv[1:]
     os.environ["RMSC_CACHE_DIR"] = folder
-    warm(lesson_file)
+    warm(lesson_file, chosen)
