@@ -235,7 +235,7 @@ def warmed_results(request, results_folder, lesson_file):
     """The results the long browser tests wait on (the 1280-px walk's fits, the heatmap's,
     the lesson's), fitted into ``results_folder`` by a process of their own at this
     process's priority while the session's first tests run (``tests/warm_support.py``,
-    which says why), those of the test files this session runs only; stopped with the
+    which says why), those of the tests this session collected only; stopped with the
     session if still running. A page that asks before a result is there fits it on its
     server as before."""
     import subprocess

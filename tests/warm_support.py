@@ -13,7 +13,7 @@ fits it on the server as before (the same result, computed twice at worst). What
 check is the pages drawn around a result, never that the result was computed there; a test
 that must watch a fit run asks for settings nothing here fits.
 
-    python -m tests.warm_support FOLDER LESSON_FILE [pages] [lesson]
+    python -m tests.warm_support FOLDER LESSON_FILE TEST_NODEID...
 """
 
 import os
@@ -21,14 +21,22 @@ import sys
 
 from tests.clipping_support import MAX_ITER
 
-#: The queries (as the tests' URLs give them) of the fits warmed, in the order the browser
-#: tests reach them: the 1280-px walk's Digit and Digit-small with outliers (its fits capped
-#: at MAX_ITER), then the heatmap's Digit with outliers at the defaults (to convergence).
-QUERIES = [
-    {"max_iter": str(MAX_ITER)},
-    {"data": "Digit-small", "outliers": "PIX:0.1:replace:1:1:0", "max_iter": str(MAX_ITER)},
-    {"outliers": "PIX,FOU:0.1:replace:1:1:0"},
-]
+_CLIPPING = "tests/browser/test_clipping.py::"
+
+#: The tests whose results are warmed, in the order the browser tests reach them, and the
+#: queries (as their URLs give them) of their fits: the 1280-px walk's Digit and Digit-small
+#: with outliers (its fits capped at MAX_ITER), the heatmap's Digit with outliers at the
+#: defaults (to convergence); None: the whole lesson (``clipping_support.small_lesson``).
+PARTS = {
+    _CLIPPING + "test_nothing_is_cut_off_at_1280_px_on_any_page": [
+        {"max_iter": str(MAX_ITER)},
+        {"data": "Digit-small", "outliers": "PIX:0.1:replace:1:1:0", "max_iter": str(MAX_ITER)},
+    ],
+    _CLIPPING + "test_the_weights_heatmap_shows_injected_outliers_at_1280_px": [
+        {"outliers": "PIX,FOU:0.1:replace:1:1:0"},
+    ],
+    "tests/browser/test_lesson.py::test_the_lesson_walked_at_1280_px_nothing_cut_off": None,
+}
 
 
 def fit_of_query(query):
@@ -46,34 +54,31 @@ def fit_of_query(query):
     return fit_key(params, data), data, params
 
 
-#: The test files whose results are warmed: :data:`QUERIES` for the first, the lesson for
-#: the second (``tests/conftest.py`` names the parts a session's tests need).
-PARTS = {"pages": "tests/browser/test_clipping.py", "lesson": "tests/browser/test_lesson.py"}
-
-
 def parts_for(nodeids):
-    """The parts of :data:`PARTS` whose test file is among ``nodeids`` (a session's tests)."""
-    files = {n.split("::")[0] for n in nodeids}
-    return [part for part, file in PARTS.items() if file in files]
+    """The tests of :data:`PARTS` among ``nodeids`` (a session's tests), in its order."""
+    chosen = set(nodeids)
+    return [test for test in PARTS if test in chosen]
 
 
-def warm(lesson_file, parts=tuple(PARTS), say=print):
-    """Fit :data:`QUERIES` ("pages" in ``parts``) and every result of the lesson in
-    ``lesson_file`` ("lesson") into the result folder ``RMSC_CACHE_DIR`` names, skipping
-    what is there already."""
+def warm(lesson_file, tests=tuple(PARTS), say=print):
+    """Fit the results of ``tests`` (of :data:`PARTS`) into the result folder
+    ``RMSC_CACHE_DIR`` names, skipping what is there already: their queries' fits, and every
+    result of the lesson in ``lesson_file`` for the lesson's test."""
     from rmsc.dashboard import fit_rmsc
     from rmsc.dashboard import lesson as lessons
 
     cache = lessons.dashboard_cache()  # over RMSC_CACHE_DIR, as the server opens it
-    for query in QUERIES if "pages" in parts else ():
-        key, data, params = fit_of_query(query)
-        if key not in cache:
-            result = fit_rmsc(data, params)
-            cache.put(result.key, result)
-            say(f"warmed {query}: {result.key == key}")
-    if "lesson" in parts:
-        done = lessons.warm(lessons.load_lesson(lesson_file), cache)
-        say(f"warmed the lesson: {done} result(s)")
+    for test in tests:
+        if PARTS[test] is None:
+            done = lessons.warm(lessons.load_lesson(lesson_file), cache)
+            say(f"warmed the lesson: {done} result(s)")
+            continue
+        for query in PARTS[test]:
+            key, data, params = fit_of_query(query)
+            if key not in cache:
+                result = fit_rmsc(data, params)
+                cache.put(result.key, result)
+                say(f"warmed {query}: {result.key == key}")
 
 
 if __name__ == "__main__":
