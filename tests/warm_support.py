@@ -60,6 +60,23 @@ def parts_for(nodeids):
     return [test for test in PARTS if test in chosen]
 
 
+def await_warmed(proc, folder, test, timeout):
+    """Wait until the warming process ``proc`` has written the fits of ``test`` (a key of
+    :data:`PARTS` with queries) into ``folder``, or has ended, or ``timeout`` seconds have
+    passed: a test run alone then reads its fit from there rather than its server fitting
+    the same at once."""
+    import time
+
+    from rmsc.dashboard.store import DiskStore
+
+    store = DiskStore(folder)
+    paths = [store.path(fit_of_query(query)[0]) for query in PARTS[test]]
+    deadline = time.monotonic() + timeout
+    while (proc.poll() is None and time.monotonic() < deadline
+           and not all(path.exists() for path in paths)):  # written whole (atomically)
+        time.sleep(0.5)
+
+
 def warm(lesson_file, tests=tuple(PARTS), say=print):
     """Fit the results of ``tests`` (of :data:`PARTS`) into the result folder
     ``RMSC_CACHE_DIR`` names, skipping what is there already: their queries' fits, and every
