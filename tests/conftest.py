@@ -4,7 +4,8 @@ import sys
 import pytest
 from threadpoolctl import threadpool_limits
 
-from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, PAGE_WAIT, SHOTS, VIEWPORT, serve
+from tests.browser_support import (CHROMIUM, CHROMIUM_ARGS, PAGE_WAIT, ROOT, SHOTS, VIEWPORT,
+                                   log_path, serve)
 from tests.support import PAPER_MATS, paper_mat_variables, union_of_subspaces
 
 # One BLAS and OpenMP thread in the test processes, as every fit runs
@@ -230,9 +231,42 @@ def server_env(results_folder, lesson_file):
 
 
 @pytest.fixture(scope="session")
-def server(server_env):
+def warmed_results(request, results_folder, lesson_file):
+    """The results the long browser tests wait on (the 1280-px walk's fits, the heatmap's,
+    the lesson's), fitted into ``results_folder`` by a process of their own at this
+    process's priority while the session's first tests run (``tests/warm_support.py``,
+    which says why), those of the tests this session collected only; stopped with the
+    session if still running. A page that asks before a result is there fits it on its
+    server as before."""
+    import subprocess
+
+    from tests.warm_support import parts_for
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    log = open(log_path("warm.log"), "w")
+    parts = parts_for(item.nodeid for item in request.session.items)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.warm_support", str(results_folder), str(lesson_file),
+         *parts],
+        cwd=ROOT, stdout=log,
+        stderr=subprocess.STDOUT, env={**os.environ, "OMP_NUM_THREADS": "1",
+                                       "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+    yield proc
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def server(server_env, warmed_results):
     """One ``streamlit run app.py`` for the session's browser tests (its Dask workers start
-    once): a test opens its own session in it, with the settings it needs in the URL."""
+    once): a test opens its own session in it, with the settings it needs in the URL; the
+    long tests' results are being fitted beside it (``warmed_results``)."""
     with serve(env=server_env) as url:
         yield url
 

@@ -24,6 +24,7 @@ from PIL import Image
 from tests.browser_support import (FIT_TIMEOUT, PAGE_WAIT, nav, no_exception, open_app,
                                    open_details, serve, settle, upload_file, wait_charts)
 from tests.clipping_support import MAX_ITER, SHOTS, SIZE, findings, keep_shot, wait_fitted
+from tests.warm_support import await_warmed
 
 pytestmark = pytest.mark.browser
 
@@ -84,8 +85,11 @@ def test_the_detector_finds_planted_cuts_and_passes_what_is_whole(browser):
     assert len(found) == len(expected) + 1, found  # two bars: "111" twice
 
 
-def test_nothing_is_cut_off_at_1280_px_on_any_page(browser, server, tmp_path):
+def test_nothing_is_cut_off_at_1280_px_on_any_page(browser, server, tmp_path, request,
+                                                   warmed_results, results_folder):
     from tests.support import _hundred_classes
+
+    await_warmed(warmed_results, results_folder, request.node.nodeid, FIT_TIMEOUT / 1000)
 
     name, raw = _hundred_classes()
     hundred = tmp_path / name
@@ -200,11 +204,14 @@ HEATMAP_GEOMETRY = """(plot) => {
 }"""
 
 
-def test_the_weights_heatmap_shows_injected_outliers_at_1280_px(browser, server):
+def test_the_weights_heatmap_shows_injected_outliers_at_1280_px(browser, server, request,
+                                                               warmed_results, results_folder):
     """10 % replaced samples in PIX and FOU on Digit (as the Data page injects them): under
     the red marks the heatmap's cells are clearly darker than their neighbours in the same
     row, measured on the screenshot."""
     import numpy as np
+
+    await_warmed(warmed_results, results_folder, request.node.nodeid, 3 * FIT_TIMEOUT / 1000)
 
     context = browser.new_context(viewport=SIZE)
     page = context.new_page()

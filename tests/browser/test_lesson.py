@@ -11,12 +11,15 @@ settled, and a reader of the screenshots takes their numbers as they come). That
 ``conftest.server_env``). Before the walk, the slider steps' fits are warmed into the
 server's result folder (what ``rmsc lesson --warm`` does for a class), so that step 6's
 table of the slider's values is full on its screenshot (the tests' server fits nothing in
-the background).
+the background); the session's warming process (``conftest.warmed_results``,
+``tests/warm_support.py``) has usually fitted the whole lesson there by then, and its end is
+awaited first.
 """
 
+import contextlib
 import dataclasses
-
 import re
+import subprocess
 
 import pytest
 
@@ -43,8 +46,14 @@ def charts(step):
 
 
 def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_file, tmp_path,
-                                                      results_folder, monkeypatch):
+                                                      results_folder, warmed_results,
+                                                      monkeypatch):
     lesson = L.load_lesson(lesson_file)  # the session's server runs this lesson
+    # the session's warming (conftest.warmed_results) fits the whole lesson last, at the test
+    # process's priority: its end is awaited (bounded) rather than the server's niced workers
+    # fitting the same steps meanwhile; what it has not done is fitted below or by the server
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        warmed_results.wait(timeout=2 * FIT_TIMEOUT / 1000)
     # the slider steps' fits, at every value, into the folder the server reads
     monkeypatch.setenv("RMSC_CACHE_DIR", str(results_folder))
     sliders = [s for s in lesson.steps if s.slider is not None]
