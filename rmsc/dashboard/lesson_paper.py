@@ -83,10 +83,21 @@ def nmi_claim(tables, method):
     else:
         why = pair
     said = f"On the NMI changes the paper's claim {_VERDICT_WORDS[nmi['verdict']]}: {why}."
-    if nmi["verdict"] == acc["verdict"]:
-        return said + " The same verdict as on the ACC changes."
-    return (said + f" On the ACC changes it {_VERDICT_WORDS[acc['verdict']]}: the two scores "
-            "disagree on the claim.")
+    return said + " " + verdict_pair(nmi["verdict"], acc["verdict"])
+
+
+def verdict_pair(on_nmi, on_acc):
+    """How NMI's verdict on the claim stands to ACC's, by the pair: the same; one score goes
+    further than the other (the other "cannot be told": no disagreement, one is too noisy to
+    tell); or the two disagree (one holds, the other is not borne out)."""
+    if on_nmi == on_acc:
+        return "The same verdict as on the ACC changes."
+    acc_said = f"On the ACC changes it {_VERDICT_WORDS[on_acc]}"
+    if "cannot be told" in (on_nmi, on_acc):
+        further, other = ("NMI", "ACC") if on_acc == "cannot be told" else ("ACC", "NMI")
+        return (f"{acc_said}: {further} goes further than {other}, which is too noisy here "
+                "to tell; that is no disagreement.")
+    return f"{acc_said}: the two scores disagree on the claim."
 
 
 def nmi_sentence(tables, claim=None):
@@ -124,7 +135,7 @@ def nmi_sentence(tables, claim=None):
         return None
     said = "**NMI beside ACC** (the orange bars of the charts): " + "; ".join(parts) + "."
     if differ:
-        said += (" The two scores disagree: " + "; ".join(
+        said += (" The two scores' verdicts differ: " + "; ".join(
             f"{' and '.join(ms) if len(ms) < 3 else ', '.join(ms[:-1]) + ' and ' + ms[-1]} "
             f"NMI {_KIND_WORDS[n]}, {'its' if len(ms) == 1 else 'their'} ACC {_KIND_WORDS[a]}"
             for (n, a), ms in differ.items()) + " (NMI scores the groups' agreement with the "
