@@ -38,6 +38,10 @@ AP_FOUND = 0.9
 #: what an equal share per view would give it.
 LITTLE_SHARE = 0.5
 
+#: :data:`LITTLE_SHARE` in words, said where a share is first judged by it (steps 5 and 7).
+LITTLE_RULE = (f"a share under {'half' if LITTLE_SHARE == 0.5 else f'{LITTLE_SHARE:g} times'} "
+               "an equal share counts little")
+
 #: What the weights do with a view's corrupted samples, by :func:`detection_kind`, in words.
 _DETECTION_WORDS = {
     "found": "single out the corrupted samples",
@@ -211,31 +215,53 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
 
 
 def paper_words(paper_shares, clean_shares, corrupted, little, equal):
-    """Whether the corrupted views' small share rests on this software's view scale cᵥ:
-    their share of the weights in the paper's model fitted on the same clean data
-    (``paper_shares``, every cᵥ = 1, so its ΣcᵥP is ΣP), the top view's there and in this
-    software's fit (``clean_shares``), judged by the same rule (``little``: below it the
-    views count little; ``equal``: their equal share). The paper's fit not at hand: says so."""
+    """Whether the corrupted views' small share rests on this software's view scale cᵥ, by
+    two numbers told apart: step 6's "share of ΣP" (``clean_shares``' ``p_share``: this
+    fit's weights P with cᵥ left out, not a fit of the paper's model) and their share in the
+    paper's model fitted again on the same clean data (``paper_shares``, every cᵥ = 1, so
+    its ΣcᵥP is ΣP; its weights differ), with the top view's there and in this software's
+    fit, each judged by the rule said with them (:data:`LITTLE_RULE`; ``little``: below it
+    the views count little; ``equal``: their equal share). A number not at hand: said so."""
     names = " and ".join(corrupted)
+    they = "carry" if len(corrupted) > 1 else "carries"
+    own = corrupted_share(clean_shares or [], corrupted, key="p_share")
     mine = corrupted_share(paper_shares or [], corrupted)
+    if own is None and mine is None:
+        return ("Part of that may be this software's view scale cᵥ (step 6's table; the "
+                "paper's model has none): the paper's model fitted on the same data, which "
+                "would say, is not in yet (`rmsc lesson --warm` computes it).")
+    text = ("Is that this software's view scale cᵥ (step 6's table; the paper's model has "
+            f"none)? Judged by one rule ({LITTLE_RULE}): ")
+    if own is not None:
+        text += (f"step 6's \"share of ΣP\" is this fit's weights P with cᵥ left out, not a "
+                 f"fit of the paper's model; there {names} {they} {_share(own)}, "
+                 f"{own / equal:.2f} of the equal share ({_share(equal)}), "
+                 f"{'little' if own < little else 'not little'}. ")
     if mine is None:
-        return ("Part of that may be this software's view scale cᵥ (step 6's table; the paper's "
-                "model has none): the paper's model fitted on the same data, which would say, "
-                "is not in yet (`rmsc lesson --warm` computes it).")
+        return text + ("The paper's model fitted again on the same data, whose weights "
+                       "would differ, is not in yet (`rmsc lesson --warm` computes it).")
     by_view = {s["view"]: s["share"] for s in paper_shares}
     top = max(by_view, key=by_view.get)
     ours = {s["view"]: s["share"] for s in clean_shares or []}.get(top)
-    they = "carry" if len(corrupted) > 1 else "carries"
-    text = (f"Is that this software's view scale cᵥ (step 6's table; the paper's model has "
-            f"none)? On the paper's model (every cᵥ = 1, the same clean data fitted again), "
-            f"{names} {they} {_share(mine)} of the weights, {top} {_share(by_view[top])}"
-            + ("" if ours is None else f" ({_share(ours)} with cᵥ, step 6's table)")
-            + f": {mine / equal:.2f} of the equal share ({_share(equal)})")
+    text += (("The" if own is not None else "the") + " paper's model (every cᵥ = 1) "
+             "fitted again on the same clean data finds "
+             f"other weights: {names} {they} {_share(mine)}, {top} {_share(by_view[top])}"
+             + ("" if ours is None else f" ({_share(ours)} with cᵥ, step 6's table)")
+             + f", {mine / equal:.2f} of the equal share"
+             + ("" if own is not None else f" ({_share(equal)})"))
+    if own is not None and (own < little) != (mine < little):
+        text += (f": the two disagree by that rule, {names} "
+                 + ("count on the paper's model, little in this fit's P."
+                    if own < little else "little on the paper's model, not in this fit's P."))
+        if own < little:
+            return text + (" Their small share here comes from this fit, and this run tests "
+                           "this software's variant more than the paper's model.")
+        return text + f" So cᵥ is not all that makes {names} small: the paper's model does too."
     if mine < little:
         raised = (f"cᵥ raises {top}'s share, it" if ours is not None and ours > by_view[top]
                   else "cᵥ")
-        return (text + f", under half of it, little by the same rule: {raised} does not make "
-                f"{names} small.")
+        both = "both little" if own is not None else "little"
+        return text + f", {both} by that rule: {raised} does not make {names} small."
     return (text + f", half of it or more: on the paper's model {names} would count, so "
             "their small share here comes from cᵥ, and this run tests this software's "
             "variant more than the paper's model.")
@@ -424,7 +450,8 @@ def claim_caveat(tables, steps, n, data, clean_result):
             "cannot be told" else "revises it to \"cannot tell\"")
     return (f"**Can this run test the claim?** Hardly. In {method}'s fit on the clean data "
             f"(step 6's table), {names} {they} {_share(before)} of the consensus weight "
-            f"(\"{SHARE_LABEL}\"). An equal share would be {_share(equal)}. A view's share "
+            f"(each view's part of the weights that build Z*, \"{SHARE_LABEL}\" in step 6's "
+            f"table). An equal share would be {_share(equal)}, and {LITTLE_RULE}. A view's share "
             f"caps how far its table can move Z*, so corrupting {names} could move "
             f"{method}'s ACC little, whatever its weights did. The verdict above, on the ACC "
             f"alone, is no test of the weights: {closing} {then}.")

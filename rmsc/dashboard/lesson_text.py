@@ -370,9 +370,9 @@ SHARE_COLUMNS = {
     f"{SHARE_LABEL} %": "the view's weight in the average of the views' tables that Z* is "
                         "made from (it caps how far its table can move Z*): its samples' "
                         "weights P, times the view's scale cᵥ, as a share of all views' total",
-    f"{P_SHARE_LABEL} %": "the same share without this software's view scale cᵥ (the "
-                          "paper's model): the view's weights P alone, as a share of all "
-                          "views' total",
+    f"{P_SHARE_LABEL} %": "this fit's weights P alone, this software's view scale cᵥ "
+                          "left out, as a share of all views' total (not a fit of the "
+                          "paper's model, whose weights differ: step 7)",
     "samples at the cap %": "the share of the view's samples whose weight is at (or near) its "
                             "ceiling 1/√γ: rebuilt from the other samples almost exactly",
     "median loss": "the typical error left over when the view's samples are rebuilt from the "

@@ -39,8 +39,10 @@ def test_step_5_says_the_run_cannot_test_the_claim_when_the_corrupted_views_coun
     caveat = L.claim_caveat(_tables(), steps, 2, data, fit)
     assert caveat == (
         "**Can this run test the claim?** Hardly. In C's fit on the clean data (step 6's "
-        "table), PIX and FOU together carry 2.0 % of the consensus weight (\"share of "
-        "ΣcᵥP\"). An equal share would be 66.7 %. A view's share caps how far its table can "
+        "table), PIX and FOU together carry 2.0 % of the consensus weight (each view's part "
+        "of the weights that build Z*, \"share of ΣcᵥP\" in step 6's table). An equal share "
+        "would be 66.7 %, and a share under half an equal share counts little. A view's "
+        "share caps how far its table can "
         "move Z*, so corrupting PIX and FOU could move C's ACC little, whatever its weights "
         "did. The verdict above, on the ACC alone, is no test of the weights: step 3 "
         "revises it to \"cannot tell\".")
