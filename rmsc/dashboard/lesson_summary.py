@@ -142,7 +142,8 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
                 f"{_share(after)} of the consensus weight (\"{SHARE_LABEL}\"; not on this "
                 f"screen: the Weights page's table gives it for this fit)")
         if before is not None:
-            text += f"; in its fit on the clean data (step 6's table) they carried {_share(before)}"
+            text += (f"; in its fit on the clean data (step 6's table) they carried "
+                     f"{_share(before)}{_sum_words(clean_shares, corrupted, before)}")
         text += f", where an equal share would be {_share(equal)}"
         if before is not None and before < little:
             text += (": a view's share is its weight in the average of the views' tables that Z* is made from, "
@@ -275,6 +276,22 @@ def corrupted_share(shares, corrupted, key="share"):
     if not shares or not all(by_view.get(v) is not None for v in corrupted):
         return None
     return sum(by_view[v] for v in corrupted)
+
+
+def _sum_words(shares, corrupted, total):
+    """Each corrupted view's share as step 6's table shows it, beside their ``total``, so
+    that the reader's sum of the table's numbers meets it: " (FAC 7.5 % + MOR 89.0 %)", and
+    where the rounded parts add up to another number than the rounded total, that the total
+    is before rounding. Empty for one view."""
+    if len(corrupted) < 2:
+        return ""
+    by_view = {s["view"]: s["share"] for s in shares}
+    parts = " + ".join(f"{v} {_share(by_view[v])}" for v in corrupted)
+    shown = sum(round(100 * by_view[v], 1) for v in corrupted)
+    if round(shown, 1) == round(100 * total, 1):
+        return f" ({parts})"
+    return (f" ({parts} in the table, each rounded; {_share(total)} is their sum before "
+            "rounding)")
 
 
 def _share(share):

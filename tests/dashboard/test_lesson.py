@@ -574,7 +574,8 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     assert said[3] == (
         "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together carry "
         "1.1 % of the consensus weight (\"share of ΣcᵥP\"; not on this screen: the Weights "
-        "page's table gives it for this fit); in its fit on the clean data (step 6's table) they carried 1.0 %, "
+        "page's table gives it for this fit); in its fit on the clean data (step 6's table) they carried 1.0 % "
+        "(PIX 0.4 % + FOU 0.6 %), "
         "where an equal share would be 66.7 %: a view's share is its weight in the average "
         "of the views' tables that Z* is made from, which caps how far its table can move Z* (step 6); with "
         "1.0 % of that average on the clean data, these views could pull Z* only about 1.0 % "
@@ -677,7 +678,10 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     # an equal say on the clean data, little with the outliers: the weights at work
     even_clean = [{"view": v, "share": 1 / 3} for v in ["PIX", "FOU", "MOR"]]
     said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=even_clean)
-    assert said[3].endswith("they carried 66.7 %, where an equal share would be 66.7 %: their "
+    # a third each, shown 33.3 % + 33.3 % = 66.6 %: the 66.7 % is their sum before rounding
+    assert said[3].endswith("they carried 66.7 % (PIX 33.3 % + FOU 33.3 % in the table, each "
+                            "rounded; 66.7 % is their sum before rounding), where an equal "
+                            "share would be 66.7 %: their "
                             "share fell with the corruption: the weights at work, turning Z* "
                             "away from the corrupted views.")
     assert said[4].startswith("**The paper's claim.** The claim is not borne out on this run")
