@@ -34,7 +34,7 @@ from .kept import open_result_cache
 from .params import AUTO, OutlierSpec, Params, fit_key
 from .remote import Remote, RemoteParts
 from .lesson_text import (  # noqa: F401 - re-exported: what the page says about its numbers
-    CLAIM_ASKS_MORE, FOLLOWS_GAP, NARROW, POSTPROCESSING_NOTE, ROC_NOTE, SCORES_NOTE,
+    CLAIM_ASKS_MORE, FOLLOWS_GAP, SIZE_WORDS, NARROW, POSTPROCESSING_NOTE, ROC_NOTE, SCORES_NOTE,
     SHARE_COLUMNS, TIME_NOTE, SPREAD_LIMIT,
     SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE, acc_spreads, beyond_words, change_sentences,
     change_spread, changes_within_spread, gap_words,

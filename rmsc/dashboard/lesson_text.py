@@ -433,6 +433,9 @@ def weight_note(shares, facts):
 #: (:meth:`rmsc.RMSC.consensus_gaps`).
 FOLLOWS_GAP = 0.1
 
+#: A table's size (:meth:`rmsc.RMSC.consensus_gaps`' norm) in plain words.
+SIZE_WORDS = "size: the square root of the sum of all entries squared, for the difference as for Z*"
+
 
 def echo_note(facts, gap, alone, acc, shares=None):
     """Why the top view's large share of ΣcᵥP (``facts``:
@@ -451,7 +454,7 @@ def echo_note(facts, gap, alone, acc, shares=None):
     if gap is not None:
         text.append(f"λ pulls each view's own table (Zᵛ for view v: who resembles whom in "
                     f"that view alone) towards Z*. Inside this fit, {view}'s table differs "
-                    f"from Z* by {100 * gap:.1f} % of Z*'s size")
+                    f"from Z* by {100 * gap:.1f} % of Z*'s size ({SIZE_WORDS})")
         if gap < FOLLOWS_GAP:
             spread = (f"with its digits spread along the equivalent of "
                       f"{facts['directions']:.1f} equally spread directions (the framed note), "

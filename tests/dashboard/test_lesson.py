@@ -914,12 +914,14 @@ def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
                            "shows.** λ pulls "
                            "each view's own table (Zᵛ for view v: who resembles whom in that "
                            "view alone) towards Z*. Inside this fit, MOR's table "
-                           "differs from Z* by 2.0 % of Z*'s size: with its digits spread "
+                           "differs from Z* by 2.0 % of Z*'s size (size: the square root of "
+                           "the sum of all entries squared, for the difference as for Z*): "
+                           "with its digits spread "
                            "along the equivalent of 1.0 equally spread directions (the framed "
                            "note), MOR rebuilds")
     # no solver's jargon: Zᵛ is said in words where it first appears, no "Z*-step"
     assert "Z*-step" not in L.echo_note(facts, 0.006, None, None) and "thresholds" not in said
-    assert "2.0 % of Z*'s size: MOR rebuilds its digits" in L.echo_note(
+    assert f"2.0 % of Z*'s size ({L.SIZE_WORDS}): MOR rebuilds its digits" in L.echo_note(
         facts | {"directions": None}, 0.0197, 0.4637, 0.9065)
     assert "near copy of Z*" in said
     # the share is a weight in the average Z* is made from; the other views named, with theirs,
@@ -943,7 +945,8 @@ def test_why_the_top_views_share_does_not_make_zstar_its_picture_by_hand():
                          "46.37 %, against RMSC's 90.65 % with all views.")
     # a table far from Z* (gap ≥ FOLLOWS_GAP) is not called a copy; the ACC alone not in yet
     said = L.echo_note(facts, L.FOLLOWS_GAP, None, 0.9065)
-    assert said.endswith("differs from Z* by 10.0 % of Z*'s size.") and "copy" not in said
+    assert said.endswith(f"differs from Z* by 10.0 % of Z*'s size ({L.SIZE_WORDS}).") \
+        and "copy" not in said
     # a view alone within 10 points of RMSC: "less well"; above it: "as well or better"
     assert "apart less well" in L.echo_note(facts, None, 0.85, 0.9065)
     assert "as well or better" in L.echo_note(facts, None, 0.95, 0.9065)
