@@ -60,6 +60,29 @@ def clustering_accuracy(labels_true, labels_pred):
     return match_clusters(labels_true, labels_pred)[3] / np.asarray(labels_true).size
 
 
+def accuracy_split(labels_true, labels_pred, mask):
+    """ACC on the samples in ``mask`` and on the others, each under the one matching of
+    clusters to classes of the whole labelling (:func:`match_clusters`), so that the two
+    add up, weighted by their sizes, to :func:`clustering_accuracy`. NaN for an empty part.
+
+    Returns
+    -------
+    (float, float)
+        The share of the ``mask`` samples whose cluster is matched to their class, and
+        the same share of the other samples.
+    """
+    y, p = _check_labels(labels_true, labels_pred)
+    mask = np.asarray(mask, dtype=bool)
+    if mask.shape != y.shape:
+        raise ValueError(f"The mask has {mask.size} entries for {y.size} samples.")
+    classes, clusters, pairs, _ = match_clusters(y, p)
+    class_of = np.full(clusters.size, -1)  # the class index each cluster is matched to
+    class_of[pairs[:, 1]] = pairs[:, 0]
+    right = class_of[np.searchsorted(clusters, p)] == np.searchsorted(classes, y)
+    return tuple(float(right[part].mean()) if part.any() else float("nan")
+                 for part in (mask, ~mask))
+
+
 def purity(labels_true, labels_pred):
     """Fraction of samples that belong to the majority class of their cluster."""
     y, p = _check_labels(labels_true, labels_pred)

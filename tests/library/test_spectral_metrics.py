@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from rmsc.metrics import best_view, clustering_accuracy, evaluate, evaluate_runs, purity
+from rmsc.metrics import (accuracy_split, best_view, clustering_accuracy, evaluate,
+                          evaluate_runs, purity)
 from rmsc.spectral import (
     affinity_from_coefficients,
     kmeans_runs,
@@ -21,6 +22,26 @@ def test_accuracy_hand_worked():
     assert clustering_accuracy(y, [5, 5, 7, 7, 7, 9]) == pytest.approx(5 / 6)
     # Everything in one cluster: only the largest class can be matched.
     assert clustering_accuracy(y, [1] * 6) == pytest.approx(3 / 6)
+
+
+def test_accuracy_split_uses_the_whole_labellings_matching():
+    # clusters 7 -> class 0 (3 of 4 agree), 9 -> class 1 (3 of 4): ACC 6/8
+    y = [0, 0, 0, 1, 1, 1, 1, 0]
+    p = [7, 7, 7, 9, 9, 9, 7, 9]
+    mask = [True, False, False, True, False, False, True, True]
+    # in the mask: 0->7 right, 1->9 right, 1->7 wrong, 0->9 wrong: 2 of 4; the rest 4 of 4
+    assert accuracy_split(y, p, mask) == (0.5, 1.0)
+    # matched on the mask alone, its four would score 2 of 4 too, but a mask of the two
+    # wrong ones scores 0 here (matched on its own it would score 1)
+    two = [False] * 6 + [True, True]
+    assert accuracy_split(y, p, two) == (0.0, 1.0)
+    assert clustering_accuracy([1, 0], [7, 9]) == 1.0
+    # the two parts, weighted by size, give the whole ACC; an empty part is NaN
+    a, b = accuracy_split(y, p, mask)
+    assert (4 * a + 4 * b) / 8 == clustering_accuracy(y, p)
+    assert np.isnan(accuracy_split(y, p, [False] * 8)[0])
+    with pytest.raises(ValueError, match="mask has 3 entries for 8 samples"):
+        accuracy_split(y, p, [True] * 3)
 
 
 def test_purity_hand_worked():
