@@ -47,7 +47,8 @@ from .lesson_summary import (  # noqa: F401 - re-exported: the closing step's se
     later_test, run_context, step_takeaway, takeaway_sentences, claim_caveat, carry_caveat)
 from .lesson_views import neighbour_line, projection_note  # noqa: F401 - re-exported
 from .lesson_paper import (  # noqa: F401 - re-exported: the paper's model, step 8's lines
-    claim_evidence, clean_params, nmi_claim, nmi_sentence, paper_params, verdict_pair)
+    claim_evidence, clean_params, errors_sentence, nmi_claim, nmi_sentence, paper_params,
+    split_acc, verdict_pair)
 from .runs import compare_fits, compare_params, compare_tables, fit_parts
 from .words import SYMBOLS
 

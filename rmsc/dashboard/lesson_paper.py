@@ -16,8 +16,12 @@ step's own sentences), and NMI's change beside ACC's (:func:`nmi_sentence`).
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..metrics import accuracy_split
 from ..rmsc import PAPER_MODEL
-from .lesson_summary import step_takeaway
+from .lesson_summary import detection_kind, detection_of, step_takeaway
+from .runs import SHOWN_DECIMALS
 from .lesson_text import acc_spreads, beyond_words, claim_facts, within_spread
 from .runs import robustness_table
 
@@ -146,6 +150,85 @@ def nmi_sentence(tables, claim=None):
     return said if on_claim is None else f"{said} {on_claim}"
 
 
+def split_acc(result, labels, mask):
+    """A fit's ACC on the digits in ``mask`` and on the others, in points as shown, mean ±
+    std over its k-means runs (the lesson's ±, :func:`~rmsc.dashboard.lesson_text.acc_spreads`),
+    each run's groups matched to the classes once over all digits
+    (:func:`rmsc.metrics.accuracy_split`): ``{"corrupted": (mean, sd), "other": (mean, sd)}``."""
+    runs = np.atleast_2d(np.asarray(result.label_runs))
+    parts = 100 * np.array([accuracy_split(labels, run, mask) for run in runs])
+    return {name: (round(float(parts[:, i].mean()), SHOWN_DECIMALS),
+                   round(float(parts[:, i].std()), SHOWN_DECIMALS))
+            for i, name in enumerate(("corrupted", "other"))}
+
+
+def errors_sentence(method, corrupted, counts, clean, after, found, lost):
+    """Where ``method``'s errors fall on a run with outliers: its ACC on the corrupted digits
+    and on the others (:func:`split_acc` of its ``clean`` fit and of the fit with the
+    outliers, ``after``), each change judged by the lesson's rule for noise, and what that
+    shows and does not: whether finding the corrupted digits kept them in their classes
+    (``found``: "found" where the weights single them out in every corrupted view,
+    "ranked" where they at least rank most of them low, else None); ``lost``:
+    the scores (e.g. ["NMI"]) the method lost beyond the ± spread. ``counts``: how many
+    digits are corrupted and how many not."""
+    kinds, parts, digits = {}, [], {}
+    for name, n, where in (("corrupted", counts[0], f"on the {counts[0]} digits corrupted in "
+                            f"{' and '.join(corrupted)}"),
+                           ("other", counts[1], f"on the other {counts[1]}")):
+        (m0, s0), (m1, s1) = clean[name], after[name]
+        change = round(m1 - m0, SHOWN_DECIMALS)
+        kinds[name] = _kind(change, [s0, s1])
+        digits[name] = -change * n / 100  # digits lost, on average over the runs
+        verb = "lost" if change < 0 else "gained"
+        judged = (" (no ± spread known)" if kinds[name] is None else ", within the ± spread"
+                  if kinds[name] == "noise" else ", " + beyond_words(change, [s0, s1]))
+        parts.append(f"{where}, {m0:.2f} ± {s0:.2f} % → {m1:.2f} ± {s1:.2f} %, {verb} "
+                     f"{abs(change):.2f} points{judged}")
+    head = f"**Where {method}'s errors fall.** "
+    did = {"found": "singled out the corrupted digits",
+           "ranked": "ranked most corrupted digits low"}.get(found)
+    them = {"found": "singled them out", "ranked": "ranked most of them low"}.get(found)
+    if did and lost:
+        head += (f"{method}'s weights {did}, yet it lost "
+                 f"{' and '.join(lost)} beyond the ± spread. ")
+    said = (head + f"{method}'s ACC (NMI cannot be split by digit) on the clean data → with "
+            "the outliers, each fit's groups matched to the classes once over all digits: "
+            + "; ".join(parts) + ".")
+    hit, rest = kinds["corrupted"], kinds["other"]
+    if hit == "lost" and rest != "lost":
+        said += (" Per digit, the corrupted ones lost the most, and only theirs is beyond the "
+                 "± spread" + (f": the weights {them}, and that did not keep them in their "
+                               "classes." if did else "."))
+        if digits["other"] > digits["corrupted"]:
+            said += (f" Counted in digits, most of the loss is among the others all the same "
+                     f"(about {digits['other']:.1f} digits against "
+                     f"{digits['corrupted']:.1f}): spread over {counts[1]}, it stays within "
+                     "the ± spread.")
+    elif hit == "lost" and rest == "lost":
+        said += " Both lost: the corruption cost the digits it did not touch as well."
+    elif rest == "lost":
+        said += " The loss falls on the digits the corruption did not touch."
+    elif None not in (hit, rest):
+        said += " Neither part lost ACC beyond its ± spread."
+    return said + (" Why, this lesson does not measure: it shows where the errors fall, not "
+                   "what in the fit put them there.")
+
+
+def _lost_scores(tables, method):
+    """The scores (ACC, NMI) ``method`` lost beyond the ± spread from the clean data to the
+    outliers, by the lesson's rule (:func:`_kind`)."""
+    names = list(tables)
+    out = []
+    for metric in ("acc", "nmi"):
+        if len(names) != 2 or not all(f"{metric}_mean" in t for t in tables.values()):
+            continue
+        row = robustness_table(tables, metric=metric).set_index("method").loc[method]
+        if _kind(row["change (points)"], [_spreads(tables[n], metric).get(method)
+                                          for n in names]) == "lost":
+            out.append(metric.upper())
+    return out
+
+
 def claim_evidence(step, tables, result, data, clean_result=None):
     """What a 'compare' step checking a claim with outliers shows besides the ACC changes
     when no 'summary' step sums its run up: the closing step's sentences on whether the
@@ -158,4 +241,15 @@ def claim_evidence(step, tables, result, data, clean_result=None):
     out = [s for s in said if s.startswith(("**Finding the outliers.**",
                                             "**Who counts in Z\\*.**"))]
     nmi = nmi_sentence(tables, step.claim)
-    return out + ([nmi] if nmi else [])
+    out += [nmi] if nmi else []
+    if clean_result is not None and getattr(data, "labels", None) is not None:
+        hit = data.outlier_mask.any(axis=0)
+        corrupted, detection = detection_of(result, data)
+        kinds = {detection_kind(*d) for d in detection.values()}
+        found = ("found" if kinds == {"found"} else "ranked" if kinds and kinds <= {
+            "found", "ranked"} else None)
+        out.append(errors_sentence(
+            step.claim, corrupted, (int(hit.sum()), int((~hit).sum())),
+            split_acc(clean_result, data.labels, hit), split_acc(result, data.labels, hit),
+            found, _lost_scores(tables, step.claim)))
+    return out

@@ -358,6 +358,17 @@ def later_test(steps, n):
     return None
 
 
+def detection_of(result, data):
+    """The corrupted views of ``data`` (those its outlier mask marks) and, for each, the
+    AUC and average precision of ``result``'s weights finding its corrupted samples: step
+    4's table, from the same function (:func:`rmsc.outliers.evaluate`)."""
+    mask = data.outlier_mask
+    corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
+    table = scoring.evaluate(scoring.scores(result), mask, view_names=data.view_names)
+    return corrupted, {row["view"]: (float(row["roc_auc"]), float(row["average_precision"]))
+                       for _, row in table.iterrows() if row["view"] in corrupted}
+
+
 def step_takeaway(step, tables, result, data, clean_result=None, later=None,
                   paper_result=None):
     """A 'summary' step's sentences (:func:`takeaway_sentences`), from its comparison's
@@ -370,12 +381,7 @@ def step_takeaway(step, tables, result, data, clean_result=None, later=None,
     facts = claim_facts(tables, step.claim)
     if facts is None:
         return None
-    mask = data.outlier_mask
-    corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
-    # the AUC and average precision of step 4's table, from the same function
-    table = scoring.evaluate(scoring.scores(result), mask, view_names=data.view_names)
-    detection = {row["view"]: (float(row["roc_auc"]), float(row["average_precision"]))
-                 for _, row in table.iterrows() if row["view"] in corrupted}
+    corrupted, detection = detection_of(result, data)
     shares, _ = weight_shares(result, data)
     clean = None if clean_result is None else weight_shares(clean_result, data)[0]
     paper = None if paper_result is None else weight_shares(paper_result, data)[0]

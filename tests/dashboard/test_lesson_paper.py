@@ -110,6 +110,61 @@ def test_no_nmi_line_without_two_variants_or_nmi():
     assert "lost 5.00 points (no ± spread known)" in L.nmi_sentence(bare)
 
 
+#: Step 8's RMSC on Digit-small split by digit (docs/lesson.md): mean ± std over the k-means
+#: runs, in points, on the 30 digits corrupted in FAC and MOR and on the other 270.
+SPLIT_CLEAN = {"corrupted": (94.67, 4.88), "other": (94.09, 4.08)}
+SPLIT_AFTER = {"corrupted": (88.50, 4.77), "other": (91.69, 2.98)}
+
+
+def test_where_the_errors_fall_by_hand():
+    said = L.errors_sentence("RMSC", ["FAC", "MOR"], (30, 270), SPLIT_CLEAN, SPLIT_AFTER,
+                             "found", ["NMI"])
+    assert said == (
+        "**Where RMSC's errors fall.** RMSC's weights singled out the corrupted digits, yet "
+        "it lost NMI beyond the ± spread. RMSC's ACC (NMI cannot be split by digit) on the "
+        "clean data → with the outliers, each fit's groups matched to the classes once over "
+        # 88.50 - 94.67 = -6.17 against the larger ± 4.88: beyond, by 1.29 (narrow)
+        "all digits: on the 30 digits corrupted in FAC and MOR, 94.67 ± 4.88 % → 88.50 ± "
+        "4.77 %, lost 6.17 points, more than the ± spread (4.88), but only by 1.29 points: a "
+        f"narrow margin, as {L.SPREAD_LIMIT}; on the other 270, 94.09 ± 4.08 % → 91.69 ± "
+        # 91.69 - 94.09 = -2.40 within 4.08
+        "2.98 %, lost 2.40 points, within the ± spread. Per digit, the corrupted ones lost "
+        "the most, and only theirs is beyond the ± spread: the weights singled them out, and "
+        "that did not keep them in their classes. Counted in digits, most of the loss is "
+        # 6.17 % of 30 = 1.85 digits, 2.40 % of 270 = 6.48
+        "among the others all the same (about 6.5 digits against 1.9): spread over 270, it "
+        "stays within the ± spread. Why, this lesson does not measure: it shows where the "
+        "errors fall, not what in the fit put them there.")
+    # weights that only rank them low, and no score lost: no "yet", the weaker verb
+    said = L.errors_sentence("RMSC", ["FAC"], (30, 270), SPLIT_CLEAN, SPLIT_AFTER,
+                             "ranked", [])
+    assert said.startswith("**Where RMSC's errors fall.** RMSC's ACC (NMI cannot")
+    assert "the weights ranked most of them low, and that did not keep them" in said
+    # the others lose as many points: 30 × 6.17 % against 270 × 0.5 %: no "most among others"
+    few = {"corrupted": (88.50, 4.77), "other": (93.59, 2.98)}
+    said = L.errors_sentence("RMSC", ["FAC"], (30, 270), SPLIT_CLEAN, few, None, [])
+    assert "Per digit, the corrupted ones lost the most, and only theirs is beyond the ± " \
+           "spread. Why" in said and "Counted in digits" not in said
+    # both parts beyond their ±, only the others, neither
+    both = {"corrupted": (80.0, 1.0), "other": (80.0, 1.0)}
+    assert "Both lost: the corruption cost the digits it did not touch as well." in \
+        L.errors_sentence("RMSC", ["FAC"], (30, 270), SPLIT_CLEAN, both, "found", [])
+    rest = {"corrupted": (94.67, 1.0), "other": (80.0, 1.0)}
+    assert "The loss falls on the digits the corruption did not touch." in \
+        L.errors_sentence("RMSC", ["FAC"], (30, 270), SPLIT_CLEAN, rest, "found", [])
+    assert "Neither part lost ACC beyond its ± spread." in \
+        L.errors_sentence("RMSC", ["FAC"], (30, 270), SPLIT_CLEAN, SPLIT_CLEAN, "found", [])
+
+
+def test_a_fits_acc_split_over_its_runs():
+    from types import SimpleNamespace
+    y = [0, 0, 1, 1]
+    # run 1 all right; run 2 swaps digit 0 into class 1's group: 3 of 4, the mask's one wrong
+    fit = SimpleNamespace(label_runs=[[5, 5, 6, 6], [6, 5, 6, 6]])
+    split = L.split_acc(fit, y, [True, False, False, False])
+    assert split == {"corrupted": (50.0, 50.0), "other": (100.0, 0.0)}
+
+
 def test_where_the_corrupted_views_count_the_run_can_show_the_weights():
     facts = L.claim_facts(STEP8, "RMSC")
     shares = [{"view": v, "share": s} for v, s in zip(["PIX", "FAC", "MOR"],
@@ -139,12 +194,20 @@ def test_a_claim_step_no_closing_step_sums_up_carries_its_evidence(claim_run):
     r = cache.get(dash.fit_key(step.params, data))
     said = L.claim_evidence(step, tables, r, data, cache.get(dash.fit_key(step.params, clean)))
     assert [s.split("**")[1] for s in said] == ["Finding the outliers.", "Who counts in Z\\*.",
-                                                "NMI beside ACC"]
+                                                "NMI beside ACC",
+                                                f"Where {step.claim}'s errors fall."]
     # the closing step's own sentences on the same run (one source), then NMI's
     whole = L.step_takeaway(step, tables, r, data, cache.get(dash.fit_key(step.params, clean)))
     assert said[:2] == [s for s in whole if s.startswith(("**Finding", "**Who counts"))]
     assert "in its fit on the clean data (step 6's table)" in said[1]
     assert said[2] == L.nmi_sentence(tables, step.claim)
+    # the split from the two fits' own runs: the parts, weighted, give each fit's ACC
+    hit = data.outlier_mask.any(axis=0)
+    for fit in (r, cache.get(dash.fit_key(step.params, clean))):
+        split = L.split_acc(fit, data.labels, hit)
+        whole = (hit.sum() * split["corrupted"][0] + (~hit).sum() * split["other"][0]) / hit.size
+        assert abs(whole - 100 * fit.scores["acc_mean"]) < 0.02  # each part rounded
+        assert f"{split['corrupted'][0]:.2f} ± {split['corrupted'][1]:.2f} %" in said[3]
     # a step without a claim, or no fit at hand: none
     assert L.claim_evidence(dataclasses.replace(step, claim=None), tables, r, data) == []
     assert L.claim_evidence(step, tables, None, data) == []
