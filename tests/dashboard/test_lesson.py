@@ -1283,13 +1283,15 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                 # a claim step no closing step sums up carries the weights' finding, the
                 # shares and NMI (the closing step's own sentences), recomputed; others none
                 evidence = [m.value for m in at.markdown if m.value.startswith(
-                    ("- **Finding the outliers.**", "- **NMI beside ACC**"))]
+                    ("- **Finding the outliers.**", "- **NMI beside ACC**",
+                     f"- **Where {step.claim}'s errors fall.**"))]
                 if step.claim is not None and not L.run_context(lesson.steps, n)[1]:
                     clean_r = caches.result_cache().get(dash.fit_key(step.params, clean))
                     r = caches.result_cache().get(dash.fit_key(step.params, data))
                     said = L.claim_evidence(step, tables, r, data, clean_r)
-                    assert len(said) == 3 and all(f"- {line}" in lines for line in said), lines
-                    assert len(evidence) == 2
+                    # the weights' finding, the shares, NMI and where the errors fall
+                    assert len(said) == 4 and all(f"- {line}" in lines for line in said), lines
+                    assert len(evidence) == 3
                 else:
                     assert evidence == []
             if step.where is not None:  # the cue under the question
