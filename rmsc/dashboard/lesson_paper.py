@@ -99,8 +99,8 @@ def verdict_pair(on_nmi, on_acc):
     acc_said = f"On the ACC changes it {_VERDICT_WORDS[on_acc]}"
     if "cannot be told" in (on_nmi, on_acc):
         further, other = ("NMI", "ACC") if on_acc == "cannot be told" else ("ACC", "NMI")
-        return (f"{acc_said}: {further} goes further than {other}, which is too noisy here "
-                "to tell; that is no disagreement.")
+        return (f"{acc_said}. So ACC and NMI do not contradict each other, but only "
+                f"{further} gives a verdict: {other} is too noisy here to tell.")
     return f"{acc_said}: the two scores disagree on the claim."
 
 
@@ -139,11 +139,19 @@ def nmi_sentence(tables, claim=None):
         return None
     said = "**NMI beside ACC** (the orange bars of the charts): " + "; ".join(parts) + "."
     if differ:
-        said += (" The two scores' verdicts differ: " + "; ".join(
-            f"{' and '.join(ms) if len(ms) < 3 else ', '.join(ms[:-1]) + ' and ' + ms[-1]} "
-            f"NMI {_KIND_WORDS[n]}, {'its' if len(ms) == 1 else 'their'} ACC {_KIND_WORDS[a]}"
-            for (n, a), ms in differ.items()) + " (NMI scores the groups' agreement with the "
-            "classes another way, and can move apart from ACC).")
+        def clause(n, a, ms):
+            who = ' and '.join(ms) if len(ms) < 3 else ', '.join(ms[:-1]) + ' and ' + ms[-1]
+            return (f"{who} NMI {_KIND_WORDS[n]}, {'its' if len(ms) == 1 else 'their'} ACC "
+                    f"{_KIND_WORDS[a]}")
+        one = [clause(n, a, ms) for (n, a), ms in differ.items() if "noise" in (n, a)]
+        both = [clause(n, a, ms) for (n, a), ms in differ.items() if "noise" not in (n, a)]
+        if one:
+            said += " Beyond the ± spread on one score only: " + "; ".join(one) + "."
+        if both:
+            said += (" The two scores moved opposite ways, each beyond its ± spread: "
+                     + "; ".join(both) + ".")
+        said = said[:-1] + (" (NMI scores the groups' agreement with the classes another "
+                            "way, and can move apart from ACC).")
     else:
         said += " For every method NMI's verdict is ACC's."
     on_claim = None if claim is None else nmi_claim(tables, claim)
@@ -234,7 +242,8 @@ def claim_evidence(step, tables, result, data, clean_result=None):
     when no 'summary' step sums its run up: the closing step's sentences on whether the
     weights found the corrupted samples and how much the corrupted views count in Z*
     (:func:`~rmsc.dashboard.lesson_summary.step_takeaway`, one source), then
-    :func:`nmi_sentence`. Empty where the step checks no claim or the fit is not at hand."""
+    :func:`nmi_sentence`, where the method's errors fall, and the title's question on this
+    run. Empty where the step checks no claim or the fit is not at hand."""
     if step.claim is None or step.outliers is None or result is None:
         return []
     said = step_takeaway(step, tables, result, data, clean_result) or []
@@ -252,4 +261,5 @@ def claim_evidence(step, tables, result, data, clean_result=None):
             step.claim, corrupted, (int(hit.sum()), int((~hit).sum())),
             split_acc(clean_result, data.labels, hit), split_acc(result, data.labels, hit),
             found, _lost_scores(tables, step.claim)))
-    return out
+    # last, as on the closing step: the lesson's title question, on this run
+    return out + [s for s in said if s.startswith("**The title's question**")]

@@ -469,15 +469,22 @@ def claim_caveat(tables, steps, n, data, clean_result):
     they = "together carry" if len(corrupted) > 1 else "carries"
     closing = next((f"step {i}" for i, s in enumerate(steps[n:], n + 1) if s.show == "summary"),
                    "the closing step")
-    then = ("says why the ACC could not have told more" if facts["verdict"] ==
-            "cannot be told" else "revises it to \"cannot tell\"")
+    if facts["verdict"] == "cannot be told":
+        last = (f"The verdict above, on the ACC alone, is no test of the weights: {closing} "
+                "says why the ACC could not have told more.")
+    else:  # the step's answer in the two parts its question asks for
+        said = "bear the claim out" if facts["verdict"] == "holds" else \
+            "do not bear the claim out"
+        last = (f"So the answer has two parts: the ACC changes alone {said} (the line "
+                f"above); but this run can hardly test the claim, so that "
+                f"says nothing about the weights, and {closing}, which puts the two "
+                f"together, concludes \"cannot tell\".")
     return (f"**Can this run test the claim?** Hardly. In {method}'s fit on the clean data "
             f"(step 6's table), {names} {they} {_share(before)} of the consensus weight "
             f"(each view's part of the weights that build Z*, \"{SHARE_LABEL}\" in step 6's "
             f"table). An equal share would be {_share(equal)}, and {LITTLE_RULE}. A view's share "
             f"caps how far its table can move Z*, so corrupting {names} could move "
-            f"{method}'s ACC little, whatever its weights did. The verdict above, on the ACC "
-            f"alone, is no test of the weights: {closing} {then}.")
+            f"{method}'s ACC little, whatever its weights did. {last}")
 
 
 def carry_caveat(sentences, caveat):

@@ -465,20 +465,21 @@ def echo_note(facts, gap, alone, acc, shares=None):
                          f"while the fit ran, at its end {view}'s table sits on Z*). A "
                          "view's share is its weight in the average of the views' tables "
                          "that Z* is made from: it caps how far its table can move "
-                         "Z*, it does not say how much the view decides the classes. How "
-                         "far the table actually moves Z* also depends on how far it is "
-                         f"from Z*: {view}'s is {100 * gap:.1f} % away, so despite its "
-                         f"{_pct(facts['share'])} it moves Z* little, and the direction "
-                         f"comes from the tables that differ from Z*"
+                         "Z*, it does not say how much the view decides the classes. At "
+                         f"the fit's end {view}'s table is {100 * gap:.1f} % away from Z*, "
+                         f"so its {_pct(facts['share'])} weighs a table that already agrees "
+                         "with Z* and pulls Z* nowhere else: what Z* looks like beyond "
+                         "that comes from the tables that differ from it"
                          f"{rest_words(shares, view)}.")
         else:
             text[-1] += "."
     if alone is not None and acc is not None:
         how = "much less well" if acc - alone > 0.1 else (
             "less well" if alone < acc else "as well or better")
-        text.append(f"On its own {view} tells the classes apart {how}: its k-NN graph "
-                    f"clustered alone (as SC-BSV does with each view) reaches ACC "
-                    f"{100 * alone:.2f} %, against RMSC's {100 * acc:.2f} % with all views.")
+        text.append(f"On its own {view} tells the classes apart {how}: its data alone, "
+                    f"as a k-NN graph clustered (as SC-BSV does with each view; not its "
+                    f"table in the fit), reach ACC {100 * alone:.2f} %, against RMSC's "
+                    f"{100 * acc:.2f} % with all views.")
     return " ".join(text)
 
 

@@ -103,6 +103,8 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
                                            timeout=FIT_TIMEOUT)
                 else:  # no closing step: the run's evidence on this step (the fit read)
                     page.wait_for_selector("text=NMI beside ACC", timeout=FIT_TIMEOUT)
+                    # and, last, the title's question on this run (RMSC against RMSC-WV)
+                    page.wait_for_selector("text=The title's question", timeout=FIT_TIMEOUT)
                 main = page.locator("[data-testid=stMain]").inner_text()
                 # step 8, after the closing step, corrupts FAC and MOR, which count: no caveat,
                 # and no pointer to a closing step that does not sum its run up

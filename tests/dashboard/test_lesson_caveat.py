@@ -44,8 +44,14 @@ def test_step_5_says_the_run_cannot_test_the_claim_when_the_corrupted_views_coun
         "would be 66.7 %, and a share under half an equal share counts little. A view's "
         "share caps how far its table can "
         "move Z*, so corrupting PIX and FOU could move C's ACC little, whatever its weights "
-        "did. The verdict above, on the ACC alone, is no test of the weights: step 3 "
-        "revises it to \"cannot tell\".")
+        "did. So the answer has two parts: the ACC changes alone do not bear the claim out "
+        "(the line above); but this run can hardly test the claim, so that says nothing "
+        "about the weights, and step 3, which puts the two together, concludes \"cannot "
+        "tell\".")
+    # the claim for A (the best change, beyond the noise) holds on the ACC alone
+    steps_a, data_a, fit_a = _setting([[0.25] * 4, [0.25] * 4, [24.5] * 4], claim="A")
+    assert "the ACC changes alone bear the claim out (the line above); but this run can " \
+           "hardly test" in L.claim_caveat(_tables(), steps_a, 2, data_a, fit_a)
     # the claim line loses its pointer to the closing step, which the caveat answers
     lines = L.comparison_sentences(_tables(), "C")
     assert lines[-1].endswith(L.CLAIM_ASKS_MORE)

@@ -36,15 +36,15 @@ def test_nmi_beside_acc_where_the_two_disagree():
         "**NMI beside ACC** (the orange bars of the charts): RMSC 92.12 ± 1.89 % → 87.12 ± "
         "0.95 %, lost 5.00 points, more than the ± spread; RMSC-WV 91.81 ± 2.12 % → 91.73 ± "
         "1.69 %, lost 0.08 points, within the ± spread; SSC-AVG 85.38 ± 1.59 % → 84.93 ± "
-        "1.84 %, lost 0.45 points, within the ± spread. The two scores' verdicts differ: RMSC's NMI "
+        "1.84 %, lost 0.45 points, within the ± spread. Beyond the ± spread on one score only: RMSC's NMI "
         "lost beyond the ± spread, its ACC changed within the ± spread (NMI scores the "
         "groups' agreement with the classes another way, and can move apart from ACC). "
         # RMSC −5.00 against RMSC-WV's −0.08: 4.92 apart, their ± 1.89 + 2.12 = 4.01
         "On the NMI changes the paper's claim is not borne out: RMSC's change -5.00, "
         "RMSC-WV's -0.08: 4.92 points apart, more than the two changes' ± added up (1.89 + 2.12 = 4.01), but "
         f"only by 0.91 points. A narrow margin, as {L.SPREAD_LIMIT}. On the ACC changes it "
-        "cannot be told from the ± spread: NMI goes further than ACC, which is too noisy here "
-        "to tell; that is no disagreement.")
+        "cannot be told from the ± spread. So ACC and NMI do not contradict each other, but "
+        "only NMI gives a verdict: ACC is too noisy here to tell.")
 
 
 def test_nmi_that_agrees_with_acc_says_so():
@@ -78,26 +78,38 @@ def test_nmi_that_agrees_with_acc_says_so():
                      "with outliers": [(0.79, 0.03), (0.89, 0.03), (0.89, 0.03)]},
                     {"clean": [(0.80, 0.01), (0.90, 0.01), (0.90, 0.01)],
                      "with outliers": [(0.75, 0.01), (0.85, 0.01), (0.85, 0.01)]})
-    assert ("The two scores' verdicts differ: RMSC's, RMSC-WV's and SSC-AVG's NMI lost beyond the ± "
-            "spread, their ACC changed within the ± spread (NMI") in L.nmi_sentence(every)
+    assert ("Beyond the ± spread on one score only: RMSC's, RMSC-WV's and SSC-AVG's NMI lost "
+            "beyond the ± spread, their ACC changed within the ± spread (NMI") \
+        in L.nmi_sentence(every)
+    # RMSC's ACC lost and its NMI gained, each beyond its ±: opposite ways, not "one score"
+    opposite = _tables({"clean": [(0.80, 0.01), (0.90, 0.01), (0.90, 0.01)],
+                        "with outliers": [(0.80, 0.01), (0.90, 0.01), (0.80, 0.01)]},
+                       {"clean": [(0.80, 0.01), (0.90, 0.01), (0.80, 0.01)],
+                        "with outliers": [(0.80, 0.01), (0.90, 0.01), (0.90, 0.01)]})
+    said = L.nmi_sentence(opposite)
+    assert said.endswith(
+        "The two scores moved opposite ways, each beyond its ± spread: RMSC's NMI gained "
+        "beyond the ± spread, its ACC lost beyond the ± spread (NMI scores the groups' "
+        "agreement with the classes another way, and can move apart from ACC).")
+    assert "on one score only" not in said
 
 
 def test_the_two_verdicts_on_the_claim_worded_by_their_pair():
     same = "The same verdict as on the ACC changes."
     for v in ("holds", "not borne out", "cannot be told"):
         assert L.verdict_pair(v, v) == same
-    # one score cannot tell: the other goes further, no disagreement
+    # one score cannot tell: no contradiction, only the other gives a verdict
     assert L.verdict_pair("not borne out", "cannot be told") == (
-        "On the ACC changes it cannot be told from the ± spread: NMI goes further than ACC, "
-        "which is too noisy here to tell; that is no disagreement.")
+        "On the ACC changes it cannot be told from the ± spread. So ACC and NMI do not "
+        "contradict each other, but only NMI gives a verdict: ACC is too noisy here to tell.")
     assert L.verdict_pair("cannot be told", "holds") == (
-        "On the ACC changes it holds: ACC goes further than NMI, which is too noisy here to "
-        "tell; that is no disagreement.")
+        "On the ACC changes it holds. So ACC and NMI do not contradict each other, but only "
+        "ACC gives a verdict: NMI is too noisy here to tell.")
     # one holds, the other is not borne out: a disagreement
     for nmi, acc in (("holds", "not borne out"), ("not borne out", "holds")):
         said = L.verdict_pair(nmi, acc)
         assert said.endswith("the two scores disagree on the claim.")
-        assert "goes further" not in said
+        assert "do not contradict" not in said
 
 
 def test_no_nmi_line_without_two_variants_or_nmi():
