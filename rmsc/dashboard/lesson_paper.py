@@ -20,7 +20,7 @@ import numpy as np
 
 from ..metrics import accuracy_split
 from ..rmsc import PAPER_MODEL
-from .lesson_summary import detection_kind, detection_of, step_takeaway
+from .lesson_summary import as_acc, detection_kind, detection_of, step_takeaway
 from .runs import SHOWN_DECIMALS
 from .lesson_text import acc_spreads, beyond_words, claim_facts, within_spread
 from .runs import robustness_table
@@ -59,13 +59,6 @@ _KIND_WORDS = {"lost": "lost beyond the ± spread", "gained": "gained beyond the
                "noise": "changed within the ± spread"}
 
 
-def _as_acc(tables, metric):
-    """The tables with ``metric``'s columns in ACC's place: the lesson's functions on ACC
-    (:func:`~rmsc.dashboard.lesson_text.claim_facts`) read another score the same way."""
-    return {name: t.assign(acc_mean=t[f"{metric}_mean"], acc_std=t[f"{metric}_std"])
-            for name, t in tables.items()}
-
-
 _VERDICT_WORDS = {"holds": "holds", "not borne out": "is not borne out",
                   "cannot be told": "cannot be told from the ± spread"}
 
@@ -74,7 +67,7 @@ def nmi_claim(tables, method):
     """The paper's claim for ``method`` judged on the NMI changes by the rule ACC's are
     judged by (:func:`~rmsc.dashboard.lesson_text.claim_facts`), and whether ACC's verdict is
     the same; None without a claim to check."""
-    acc, nmi = claim_facts(tables, method), claim_facts(_as_acc(tables, "nmi"), method)
+    acc, nmi = claim_facts(tables, method), claim_facts(as_acc(tables, "nmi"), method)
     if acc is None or nmi is None:
         return None
     rival, changes, spread = nmi["rival"], nmi["changes"], nmi["spread"]

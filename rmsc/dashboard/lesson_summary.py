@@ -304,15 +304,20 @@ def _share(share):
 PER_VIEW = {"RMSC": "RMSC-WV"}
 
 
-def per_view_sentence(tables, method="RMSC"):
-    """The title's question on a comparison's tables: ``method`` (a weight per sample in
-    each view) against its per-view variant (:data:`PER_VIEW`), on each variant of the data,
-    the difference told by the lesson's one rule for noise (:func:`within_spread`,
-    :func:`beyond_words`), and what that says. None when the tables lack either method."""
-    rival = PER_VIEW.get(method)
-    if rival is None or not tables or not all(
-            {method, rival} <= set(t["method"]) for t in tables.values()):
-        return None
+def as_acc(tables, metric):
+    """The tables with ``metric``'s columns in ACC's place: the lesson's functions on ACC
+    (:func:`~rmsc.dashboard.lesson_text.claim_facts`, :func:`per_view_sentence`) read
+    another score the same way."""
+    return {name: t.assign(acc_mean=t[f"{metric}_mean"], acc_std=t[f"{metric}_std"])
+            for name, t in tables.items()}
+
+
+_NO_VERDICT = "the two ways of weighting cannot be told apart"
+
+
+def _per_view(tables, method, rival):
+    """Each variant's ``method`` against ``rival`` on the tables' ACC columns, in words, and
+    the verdict on the title's question."""
     parts, leads = [], []
     for i, (name, table) in enumerate(tables.items()):
         acc = {m: round(100 * float(a), SHOWN_DECIMALS)  # as shown, so d is the shown gap
@@ -339,11 +344,40 @@ def per_view_sentence(tables, method="RMSC"):
         verdict = ("a weight for every sample did not pay off: one weight per view did as "
                    "well or better")
     elif not any(leads):
-        verdict = "the two ways of weighting cannot be told apart"
+        verdict = _NO_VERDICT
     else:
         verdict = "neither way of weighting wins on every variant"
-    return (f"**The title's question** (a weight for every sample in every view, {method}, "
-            f"or one per view, {rival}): " + "; ".join(parts) + f". On this run, {verdict}.")
+    return parts, verdict
+
+
+def per_view_sentence(tables, method="RMSC"):
+    """The title's question on a comparison's tables: ``method`` (a weight per sample in
+    each view) against its per-view variant (:data:`PER_VIEW`), on each variant of the data,
+    the difference told by the lesson's one rule for noise (:func:`within_spread`,
+    :func:`beyond_words`), and what that says; where the tables have NMI, the same on NMI
+    and how the two scores' answers stand to each other (one that cannot tell the two apart
+    leaves the answer to the other). None when the tables lack either method."""
+    rival = PER_VIEW.get(method)
+    if rival is None or not tables or not all(
+            {method, rival} <= set(t["method"]) for t in tables.values()):
+        return None
+    parts, verdict = _per_view(tables, method, rival)
+    head = (f"**The title's question** (a weight for every sample in every view, {method}, "
+            f"or one per view, {rival}): " + "; ".join(parts))
+    if not all({"nmi_mean", "nmi_std"} <= set(t) for t in tables.values()):
+        return head + f". On this run, {verdict}."
+    on_nmi, by_nmi = _per_view(as_acc(tables, "nmi"), method, rival)
+    text = (f"{head}. On NMI (the charts' orange bars): " + "; ".join(on_nmi) + ". On this "
+            "run, ")
+    if by_nmi == verdict:
+        return text + f"by ACC and NMI alike, {verdict}."
+    if verdict == _NO_VERDICT:
+        return text + (f"by NMI, {by_nmi}; ACC, too noisy here, cannot tell the two ways "
+                       "apart, which does not contradict it.")
+    if by_nmi == _NO_VERDICT:
+        return text + (f"by ACC, {verdict}; NMI, too noisy here, cannot tell the two ways "
+                       "apart, which does not contradict it.")
+    return text + f"by ACC, {verdict}; by NMI, {by_nmi}: the two scores disagree."
 
 
 def later_test(steps, n):

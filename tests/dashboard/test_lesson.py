@@ -767,6 +767,43 @@ def test_the_titles_question_per_sample_against_per_view_weights_by_hand():
     assert L.per_view_sentence(_digit_small_tables(), method="SSC-AVG") is None
 
 
+def _with_nmi(tables, clean, dirty, sd=0.01):
+    """``tables`` with NMI columns: ``clean`` and ``dirty`` each [SSC-AVG, RMSC-WV, RMSC]."""
+    return {name: t.assign(nmi_mean=list(nmi), nmi_std=[sd] * 3) for (name, t), nmi in
+            zip(tables.items(), (clean, dirty))}
+
+
+def test_the_titles_question_on_nmi_beside_acc_by_hand():
+    # the fifteenth cold reading: step 8's answer read ACC alone while NMI, on the same
+    # screen, told RMSC-WV ahead. ACC level twice (RMSC-WV at 88.00); NMI level twice too
+    level = _with_nmi(_digit_small_tables(0.88), [0.85, 0.92, 0.92], [0.85, 0.92, 0.92])
+    said = L.per_view_sentence(level)
+    assert ("On NMI (the charts' orange bars): on the clean data RMSC 92.00 ± 1.00 %, RMSC-WV "
+            "92.00 ± 1.00 %: level (0.00 points apart, within the ± spread); with outliers "
+            "RMSC 92.00 ± 1.00 %, RMSC-WV 92.00 ± 1.00 %: level") in said
+    assert said.endswith("On this run, by ACC and NMI alike, the two ways of weighting "
+                         "cannot be told apart.")
+    # NMI with the outliers: RMSC 87.12, RMSC-WV 91.73, 4.61 apart beyond ± 1.00; ACC level
+    nmi = _with_nmi(_digit_small_tables(0.88), [0.85, 0.92, 0.92], [0.85, 0.9173, 0.8712])
+    assert L.per_view_sentence(nmi).endswith(
+        "with outliers RMSC 87.12 ± 1.00 %, RMSC-WV 91.73 ± 1.00 %: RMSC-WV ahead by 4.61 "
+        "points, more than the ± spread. On this run, by NMI, a weight for every sample did "
+        "not pay off: one weight per view did as well or better; ACC, too noisy here, cannot "
+        "tell the two ways apart, which does not contradict it.")
+    # ACC: RMSC-WV ahead with the outliers (3.75 beyond 3.64); NMI level: the other way round
+    acc = _with_nmi(_digit_small_tables(), [0.85, 0.92, 0.92], [0.85, 0.92, 0.92])
+    assert L.per_view_sentence(acc).endswith(
+        "On this run, by ACC, a weight for every sample did not pay off: one weight per view "
+        "did as well or better; NMI, too noisy here, cannot tell the two ways apart, which "
+        "does not contradict it.")
+    # ACC: RMSC ahead by 10.68 (RMSC-WV at 80.00); NMI: RMSC-WV ahead: they disagree
+    both = _with_nmi(_digit_small_tables(0.80), [0.85, 0.92, 0.92], [0.85, 0.9173, 0.8712])
+    assert L.per_view_sentence(both).endswith(
+        "On this run, by ACC, a weight for every sample paid off against one weight per view; "
+        "by NMI, a weight for every sample did not pay off: one weight per view did as well "
+        "or better: the two scores disagree.")
+
+
 def test_a_compare_steps_lines_say_a_gain_where_it_happens_by_hand():
     tables = _digit_small_tables()
     said = L.comparison_sentences(tables)  # step 3: no claim
