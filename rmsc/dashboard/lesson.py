@@ -34,13 +34,12 @@ from .kept import open_result_cache
 from .params import AUTO, OutlierSpec, Params, fit_key
 from .remote import Remote, RemoteParts
 from .lesson_text import (  # noqa: F401 - re-exported: what the page says about its numbers
-    CLAIM_ASKS_MORE, FOLLOWS_GAP, SIZE_WORDS, NARROW, POSTPROCESSING_NOTE, ROC_NOTE, SCORES_NOTE,
-    SHARE_COLUMNS, TIME_NOTE, SPREAD_LIMIT,
-    SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE, acc_spreads, beyond_words, change_sentences,
-    change_spread, changes_within_spread, gap_words,
-    claim_facts, claim_sentence, comparison_sentences, echo_note, gain_sentence, gainers,
-    heatmap_note, method_lines, postprocessing_difference, weight_note,
-    within_spread, worst_words, gain_reminder, shares_heading, slider_sentence)
+    CLAIM_ASKS_MORE, FOLLOWS_GAP, SIZE_WORDS, NARROW, POSTPROCESSING_NOTE, ROC_NOTE,
+    SCORES_NOTE, SHARE_COLUMNS, TIME_NOTE, SPREAD_LIMIT, SPREAD_MEANING, SPREAD_NOTE,
+    SPREAD_RULE, acc_spreads, beyond_words, change_sentences, change_spread,
+    changes_within_spread, gap_words, claim_facts, claim_sentence, comparison_sentences,
+    echo_note, gain_sentence, gainers, heatmap_note, method_lines, postprocessing_difference,
+    weight_note, within_spread, worst_words, gain_reminder, shares_heading, slider_sentence)
 from .lesson_summary import (  # noqa: F401 - re-exported: the closing step's sentences
     AP_FOUND, AUC_FOUND, AUC_MISSED, LITTLE_SHARE, PER_VIEW, corrupted_share, detection_kind,
     earlier_comparison, per_view_sentence, postprocessing_line, postprocessing_reminder,
