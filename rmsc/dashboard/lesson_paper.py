@@ -21,9 +21,8 @@ import numpy as np
 from ..metrics import accuracy_split
 from ..rmsc import PAPER_MODEL
 from .lesson_summary import as_acc, detection_kind, detection_of, step_takeaway
-from .runs import SHOWN_DECIMALS
 from .lesson_text import acc_spreads, beyond_words, claim_facts, within_spread
-from .runs import robustness_table
+from .runs import SHOWN_DECIMALS, robustness_table
 
 
 def paper_params(params):
@@ -41,9 +40,7 @@ def _spreads(table, metric):
     """Each method's ± of ``metric`` in points, rounded as shown (the lesson's one formula,
     :func:`~rmsc.dashboard.lesson_text.acc_spreads`, read on the metric's column)."""
     column = f"{metric}_std"
-    if column not in table:
-        return {}
-    return acc_spreads(table[["method", column]].rename(columns={column: "acc_std"}))
+    return acc_spreads(table.assign(acc_std=table[column])) if column in table else {}
 
 
 def _kind(change, spreads):
