@@ -153,32 +153,49 @@ CLAIM_ASKS_MORE = ("Whether this run could show the claim at all (did the corrup
 
 
 def worst_words(facts):
-    """Which method fared worst under the outliers (:func:`claim_facts`' ``worst``): one
-    method's change, or, when the lowest changes are level with the lowest by
-    :func:`changes_within_spread` (no further apart than their two ± added up), a tie
-    between them; when every method's is, that none fared worst beyond the noise. Level is
+    """Which method fared worst under the outliers (:func:`claim_facts`' ``worst``), said
+    as the question asks it: the one that lost the most, or, when every change is a gain,
+    gained the least ("worst" of two gains read odd, the seventeenth cold reading). When
+    other changes are level with the lowest by :func:`changes_within_spread` (no further
+    apart than their two ± added up), that they are within noise of it, so none of them
+    fared worse; when every change is, that none fared worst beyond the noise. Level is
     not transitive: where a tied method is also level with a method the lowest is apart
-    from (``between``), the tie says so, and which of the tied changes alone are apart
-    from those methods (the twelfth cold reading: RMSC-WV's +0.85, tied with RMSC's +0.02,
-    is level with SSC-AVG's +7.73 too)."""
+    from (``between``), the pairs within noise are named, and which changes alone are told
+    apart (RMSC-WV's +0.85, level with RMSC's +0.02, is level with SSC-AVG's +7.73 too)."""
     worst, changes = facts["worst"], facts["changes"]
+    low = worst[0]
+    did = (f"{low} gained the least" if changes[low] >= 0 else f"{low} lost the most") + (
+        f" ({changes[low]:+.2f})")
     if len(worst) == 1:
-        return f"the worst change is {worst[0]}'s ({changes[worst[0]]:+.2f})"
+        known = all(s is not None for s in facts["spread"].values())  # no ±: no noise
+        return f"{did}: it fared worst" + (", beyond the noise" if known else "")
     if len(worst) == len(changes):  # the best change among them too ("tie for the worst" read odd)
         return (f"no method fared worst beyond the noise: {listing(worst, changes)} are each "
                 "no further from the lowest change than their two ± added up")
-    text = (f"{listing(worst, changes)} tie for the worst change (no further from the "
-            "lowest than their two ± added up)")
+    others = worst[1:]
+    text = (f"{did}, but the {_noun(others, changes)} of {listing(others, changes)} "
+            f"{'is' if len(others) == 1 else 'are'} within noise of it (no further apart "
+            "than their two ± added up), so "
+            + ("neither fared worse than the other" if len(others) == 1
+               else "none of them fared worse than the others"))
     between = facts.get("between") or {}
     if not between:
         return text
-    also = "; ".join(f"{m}'s is also level with {_owned(rs, changes)}"
+    also = "; ".join(f"{m}'s {_noun([m], changes)} is also within noise of "
+                     f"{_owned(rs, changes)}"
                      for m, rs in between.items())
     upper = list(dict.fromkeys(r for rs in between.values() for r in rs))
     alone = [m for m in worst if not set(between.get(m, ())) & set(upper)]
-    return (f"{text}, but {also}: only {_owned(alone)} "
+    return (f"{text}. {also}: only {_owned(alone)} "
             f"{'change is' if len(alone) == 1 else 'changes are'} told apart from "
             f"{_owned(upper)}")
+
+
+def _noun(methods, changes):
+    """"gain", "loss" or "change" (plural for several ``methods``): what their changes are."""
+    kind = ("gain" if all(changes[m] >= 0 for m in methods) else
+            "loss" if all(changes[m] < 0 for m in methods) else "change")
+    return kind if len(methods) == 1 else {"gain": "gains", "loss": "losses"}.get(kind, "changes")
 
 
 def _owned(methods, changes=None):

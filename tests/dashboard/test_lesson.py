@@ -400,13 +400,14 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
     head = "**The paper's claim, judged on the ACC changes alone.** "
     assert L.claim_sentence(tables, method="C") == (
         head + "C has the highest ACC with outliers (90.68 %). "
-        "The best change is B's (+1.00 points, C +0.03). The worst change is A's (-5.00). "
+        "The best change is B's (+1.00 points, C +0.03). A lost the most (-5.00): it fared "
+        "worst. "
         "The claim, that C's ACC fares best under the outliers (the smallest loss, or the "
         "largest gain), is not borne out here. " + L.CLAIM_ASKS_MORE)
     assert L.claim_sentence(tables, method="B") == (
         head + "C has the highest ACC with outliers (90.68 %). B has 81.00 % with outliers. "
-        "The best change is B's (+1.00 points; next C, +0.03). The worst change is A's "
-        "(-5.00). The claim, that B's ACC fares best under the outliers (the smallest loss, "
+        "The best change is B's (+1.00 points; next C, +0.03). A lost the most (-5.00): it "
+        "fared worst. The claim, that B's ACC fares best under the outliers (the smallest loss, "
         "or the largest gain), holds here. " + L.CLAIM_ASKS_MORE)
     # with spreads: B's lead of 0.97 points over C is within C's ± 3.53, A's gap of 6 is not
     # within the larger of A's and B's spreads (3.00)
@@ -425,10 +426,11 @@ def test_the_papers_claim_is_checked_from_the_tables_by_hand():
               f"{L.SPREAD_LIMIT}")
     assert L.claim_sentence(tables, method="A") == (
         head + f"C has the highest ACC with outliers (90.68 %), 5.68 points above A's "
-        f"85.00 %, {narrow}. The best change is B's (+1.00 points, A -5.00). A (-5.00) and "
-        "C (+0.03) tie for the worst change (no further from the lowest than their two ± "
-        "added up), but C's is also level with B's (+1.00): only A's change is told apart "
-        "from B's. The claim, "
+        f"85.00 %, {narrow}. The best change is B's (+1.00 points, A -5.00). A lost the "
+        "most (-5.00), but the gain of C (+0.03) is within noise of it (no further apart "
+        "than their two ± added up), so neither fared worse than the other. C's gain is "
+        "also within noise of B's (+1.00): only A's change is told apart from B's. The "
+        "claim, "
         "that A's ACC fares best under the outliers (the smallest loss, or the largest "
         "gain), is not borne out here. The two changes are 6.00 points apart, more than the "
         "two changes' ± added up (3.00 + 0.50 = 3.50), but only by 2.50 points. A narrow "
@@ -493,9 +495,12 @@ def test_the_claims_facts_by_hand():
     # a tie; A's +7.73 is 7.70 above C's, beyond 6.80, but only 6.88 above B's, within
     # 3.64 + 3.27 = 6.91: B is level with both ends
     assert f["worst"] == ["C", "B"] and f["between"] == {"B": ["A"]}
-    assert L.worst_words(f) == ("C (+0.03) and B (+0.85) tie for the worst change (no "
-                                "further from the lowest than their two ± added up), but "
-                                "B's is also level with A's (+7.73): only C's change is "
+    # every change a gain: "gained the least", not "the worst change" (the seventeenth
+    # cold reading), and the pairs within noise named
+    assert L.worst_words(f) == ("C gained the least (+0.03), but the gain of B (+0.85) is "
+                                "within noise of it (no further apart than their two ± "
+                                "added up), so neither fared worse than the other. B's gain "
+                                "is also within noise of A's (+7.73): only C's change is "
                                 "told apart from A's")
     # step 8 on full Digit: RMSC -2.54 (± 2.81), RMSC-WV -1.23 (± 3.47), SSC-AVG -0.77
     # (± 2.23): 1.31 and 1.77 from the lowest, within 6.28 and 5.04: the best change is
@@ -513,12 +518,27 @@ def test_the_claims_facts_by_hand():
     # 1.00 + 1.00, twice it: not narrow, the sum named all the same
     assert f["worst"] == ["A", "B"] and f["gap_words"] == (
         "more than the two changes' ± added up (1.00 + 1.00 = 2.00)")
+    assert L.worst_words(f) == ("A lost the most (-5.00), but the loss of B (-5.00) is "
+                                "within noise of it (no further apart than their two ± "
+                                "added up), so neither fared worse than the other")
     # 2 points apart against ± 1 (B's) and ± 3 (A's) added up, 4: cannot be told
     f = _facts([0.9, 0.9], [0.87, 0.89], [0.03, 0.01], [0.01, 0.01], method="B")
     assert f["verdict"] == "cannot be told" and f["rival"] == "A"
     assert f["gap_words"] is None and f["worst"] == ["A", "B"]
     assert L.worst_words(_facts([0.9, 0.9], [0.8, 0.89], [0.01] * 2, [0.01] * 2, "B")) == (
-        "the worst change is A's (-10.00)")
+        "A lost the most (-10.00): it fared worst, beyond the noise")
+    # three gains, the two lowest level, the top one apart from both: no pairs to name
+    f = _facts([0.9] * 3, [0.95, 0.905, 0.901], [0.01] * 3, [0.01] * 3)
+    assert f["worst"] == ["C", "B"] and not f["between"]
+    assert L.worst_words(f) == ("C gained the least (+0.10), but the gain of B (+0.50) is "
+                                "within noise of it (no further apart than their two ± "
+                                "added up), so neither fared worse than the other")
+    # three losses, the two largest level, the smallest apart from both
+    f = _facts([0.9] * 3, [0.85, 0.86, 0.895], [0.01] * 3, [0.01] * 3)
+    assert f["worst"] == ["A", "B"] and not f["between"]
+    assert L.worst_words(f) == ("A lost the most (-5.00), but the loss of B (-4.00) is "
+                                "within noise of it (no further apart than their two ± "
+                                "added up), so neither fared worse than the other")
 
 
 _GAIN = (

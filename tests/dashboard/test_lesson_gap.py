@@ -100,10 +100,11 @@ def test_step_5_on_digit_small_is_still_not_borne_out_narrowly():
     assert L.claim_sentence(tables, "RMSC", closing=False) == (
         HEAD + "RMSC-WV and RMSC are level on the highest ACC with outliers: RMSC-WV's "
         "94.43 ± 3.64 % is 0.26 points above RMSC's 94.17 ± 4.14 %, within the ± spread. "
-        "The best change is SSC-AVG's (+7.73 points, RMSC +0.02). RMSC (+0.02) and RMSC-WV "
-        "(+0.85) tie for the worst change (no further from the lowest than their two ± added "
-        "up), but RMSC-WV's is also level with SSC-AVG's (+7.73): only RMSC's change is told "
-        "apart from SSC-AVG's. The claim, "
+        "The best change is SSC-AVG's (+7.73 points, RMSC +0.02). RMSC gained the least "
+        "(+0.02), but the gain of RMSC-WV (+0.85) is within noise of it (no further apart "
+        "than their two ± added up), so neither fared worse than the other. RMSC-WV's gain "
+        "is also within noise of SSC-AVG's (+7.73): only RMSC's change is told apart from "
+        "SSC-AVG's. The claim, "
         "that RMSC's ACC fares best under the outliers (the smallest loss, or the largest "
         "gain), is not borne out here. The two changes are 7.71 points apart, more than "
         "the two changes' ± added up (4.15 + 3.27 = 7.42), but only by 0.29 points. A "
@@ -126,18 +127,20 @@ def _facts(changes, spreads, method=None):
     return L.claim_facts({"clean": clean, "with outliers": dirty}, method or names[0])
 
 
-TIE = "tie for the worst change (no further from the lowest than their two ± added up)"
+#: A tie for the worst, as :func:`worst_words` says it after the lowest change.
+TIE = "within noise of it (no further apart than their two ± added up)"
 
 
 def test_the_worst_change_alone_or_a_tie_that_no_higher_change_is_level_with():
     # one worst: B's +3.00 is 3.00 above A's, beyond 1 + 1 = 2
     f = _facts({"A": 0.0, "B": 3.0}, {"A": 1.0, "B": 1.0})
     assert f["worst"] == ["A"] and f["between"] == {}
-    assert L.worst_words(f) == "the worst change is A's (+0.00)"
+    assert L.worst_words(f) == "A gained the least (+0.00): it fared worst, beyond the noise"
     # a tie (B 0.50 above A, within 2) that C's +10.00 is apart from (9.50 above B)
     f = _facts({"A": 0.0, "B": 0.5, "C": 10.0}, {"A": 1.0, "B": 1.0, "C": 1.0})
     assert f["worst"] == ["A", "B"] and f["between"] == {}
-    assert L.worst_words(f) == f"A (+0.00) and B (+0.50) {TIE}"
+    assert L.worst_words(f) == (f"A gained the least (+0.00), but the gain of B (+0.50) is "
+                                f"{TIE}, so neither fared worse than the other")
     # every change level with the lowest: no end to stand between
     f = _facts({"A": 0.0, "B": 1.5, "C": 2.0}, {"A": 1.0, "B": 1.0, "C": 1.0})
     assert f["worst"] == ["A", "B", "C"] and f["between"] == {}
@@ -150,22 +153,26 @@ def test_a_tied_change_also_level_with_a_higher_one_is_said_to_sit_between():
     f = _facts({"A": 0.0, "B": 1.5, "C": 3.2, "D": 5.0},
                {"A": 1.0, "B": 1.0, "C": 1.0, "D": 1.0})
     assert f["worst"] == ["A", "B"] and f["between"] == {"B": ["C"]}
-    assert L.worst_words(f) == (f"A (+0.00) and B (+1.50) {TIE}, but B's is also level "
-                                "with C's (+3.20): only A's change is told apart from C's")
+    assert L.worst_words(f) == (f"A gained the least (+0.00), but the gain of B (+1.50) is "
+                                f"{TIE}, so neither fared worse than the other. B's gain is "
+                                "also within noise of C's (+3.20): only A's change is told "
+                                "apart from C's")
     # two tied changes apart from the higher one: A's, and M's with its small ± (3.00 above
     # it, beyond 0.2 + 1 = 1.2); N's is level with it (1.70 <= 2)
     f = _facts({"A": 0.0, "M": 0.5, "N": 1.8, "U": 3.5},
                {"A": 1.0, "M": 0.2, "N": 1.0, "U": 1.0})
     assert f["worst"] == ["A", "M", "N"] and f["between"] == {"N": ["U"]}
     assert L.worst_words(f) == (
-        f"A (+0.00), M (+0.50) and N (+1.80) {TIE}, but N's is also level with U's "
+        f"A gained the least (+0.00), but the gains of M (+0.50) and N (+1.80) are {TIE}, "
+        "so none of them fared worse than the others. N's gain is also within noise of U's "
         "(+3.50): only A's and M's changes are told apart from U's")
     # one tied change level with two higher ones (1.50 and 1.90 above it)
     f = _facts({"A": 0.0, "M": 2.0, "U": 3.5, "V": 3.9},
                {"A": 1.0, "M": 1.0, "U": 1.0, "V": 1.0})
     assert f["between"] == {"M": ["U", "V"]}
     assert L.worst_words(f) == (
-        f"A (+0.00) and M (+2.00) {TIE}, but M's is also level with U's (+3.50) and V's "
+        f"A gained the least (+0.00), but the gain of M (+2.00) is {TIE}, so neither fared "
+        "worse than the other. M's gain is also within noise of U's (+3.50) and V's "
         "(+3.90): only A's change is told apart from U's and V's")
     # two tied changes each level with a different higher one
     f = _facts({"A": 0.0, "M": 1.0, "N": 2.0, "U": 2.9, "V": 3.95},
@@ -173,6 +180,23 @@ def test_a_tied_change_also_level_with_a_higher_one_is_said_to_sit_between():
     assert f["worst"] == ["A", "M", "N"]
     assert f["between"] == {"M": ["U"], "N": ["U", "V"]}
     assert L.worst_words(f) == (
-        f"A (+0.00), M (+1.00) and N (+2.00) {TIE}, but M's is also level with U's "
-        "(+2.90); N's is also level with U's (+2.90) and V's (+3.95): only A's change is "
-        "told apart from U's and V's")
+        f"A gained the least (+0.00), but the gains of M (+1.00) and N (+2.00) are {TIE}, "
+        "so none of them fared worse than the others. M's gain is also within noise of U's "
+        "(+2.90); N's gain is also within noise of U's (+2.90) and V's (+3.95): only A's "
+        "change is told apart from U's and V's")
+
+
+def test_the_worst_of_losses_is_the_largest_loss_and_a_mixed_tie_says_change():
+    # losses: A -4.00 and B -3.00 level (1.00 <= 2), C -0.50 apart from both (2.50 > 2)
+    f = _facts({"A": -4.0, "B": -3.0, "C": -0.5}, {"A": 1.0, "B": 1.0, "C": 1.0})
+    assert f["worst"] == ["A", "B"] and f["between"] == {}
+    assert L.worst_words(f) == (f"A lost the most (-4.00), but the loss of B (-3.00) is "
+                                f"{TIE}, so neither fared worse than the other")
+    # a loss tied with a gain and a loss: "changes"; B's -1.00 is also level with C's +1.50
+    f = _facts({"A": -1.8, "B": -1.0, "D": 0.1, "C": 1.5},
+               {"A": 1.0, "B": 1.0, "D": 1.0, "C": 1.0})
+    assert f["worst"] == ["A", "B", "D"] and f["between"] == {"D": ["C"]}
+    assert L.worst_words(f) == (
+        f"A lost the most (-1.80), but the changes of B (-1.00) and D (+0.10) are {TIE}, so "
+        "none of them fared worse than the others. D's gain is also within noise of C's "
+        "(+1.50): only A's and B's changes are told apart from C's")
