@@ -6,6 +6,7 @@ import ui
 from rmsc import dashboard as dash
 from rmsc import inspection
 from rmsc.dashboard import lesson as lessons
+from rmsc.dashboard.lesson_reach import reach_caveat
 from ui import lesson as session_lesson
 
 ss = st.session_state
@@ -123,7 +124,7 @@ elif step.show in ("compare", "summary"):
     sentences, table, charts = session_lesson.comparison_view(key, tables, step.claim, first,
                                                               closing)
     clean_r = session_lesson.clean_fit(step)
-    sentences = lessons.carry_caveat(sentences, lessons.claim_caveat(  # can it test the claim?
+    sentences = lessons.carry_caveat(sentences, reach_caveat(  # can it test the claim?
         tables, lesson.steps, n, data, clean_r))
     if step.claim is not None and step.outliers is not None and not closing:
         # no closing step sums this run up: the weights' finding, the shares and NMI here

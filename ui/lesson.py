@@ -18,6 +18,7 @@ import streamlit as st
 from rmsc import dashboard as dash
 from rmsc import datasets, figures, inspection, outliers
 from rmsc.dashboard import lesson as lessons
+from rmsc.dashboard import lesson_reach as reach
 
 from .caches import load_bundled, projection, result_cache
 from .experiments import experiment_state, view_quality
@@ -132,7 +133,10 @@ def comparison_view(key, _tables, claim=None, first=None, closing=True):
     table = dash.robustness_table(_tables) if len(_tables) == 2 else None
     charts = {name: shared_figure(figures.comparison_figure(df, title=f"{name}: ACC and NMI"))
               for name, df in _tables.items()}
-    return lessons.comparison_sentences(_tables, claim, first, closing), table, charts
+    sentences = lessons.comparison_sentences(_tables, claim, first, closing)
+    if len(_tables) == 1 and (verdict := reach.versus_first(next(iter(_tables.values())))):
+        sentences = [verdict, *sentences]  # one dataset: the methods against the first
+    return sentences, table, charts
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
