@@ -456,57 +456,51 @@ SIZE_WORDS = "size: the square root of the sum of all entries squared, for the d
 
 def echo_note(facts, gap, alone, acc, shares=None):
     """Why the top view's large share of ΣcᵥP (``facts``:
-    :func:`rmsc.dominance.dominance_facts`) does not make Z* that view's picture,
-    computed from the fit: ``gap``, how far that view's own table Zᵛ inside the fit is
-    from Z* (:meth:`rmsc.RMSC.consensus_gaps`, a share of Z*'s size); ``alone``, the
-    view's ACC clustered on its own (:func:`rmsc.inspection.view_quality`, 0-1); ``acc``,
-    RMSC's ACC (0-1); ``shares`` (:func:`rmsc.inspection.view_weight_shares` of the fit),
-    to name the views that carry the rest of the share. Each part is said only when its
-    number is at hand; None without ``facts`` or with neither number."""
+    :func:`rmsc.dominance.dominance_facts`) does not make Z* that view's picture, in at
+    most three plain sentences computed from the fit (the seventeenth cold reading only
+    half followed a denser paragraph): ``gap``, how far that view's own table Zᵛ inside the
+    fit is from Z* (:meth:`rmsc.RMSC.consensus_gaps`, a share of Z*'s size: below
+    :data:`FOLLOWS_GAP` it sits on Z*, and a copy of an average, however heavily weighted,
+    leaves the average where it is); ``alone``, the view's ACC clustered on its own
+    (:func:`rmsc.inspection.view_quality`, 0-1); ``acc``, RMSC's ACC (0-1); ``shares``
+    (:func:`rmsc.inspection.view_weight_shares` of the fit), to name the views that shape
+    Z*. Each part is said only when its number is at hand; None without ``facts`` or with
+    neither number."""
     if facts is None or (gap is None and alone is None):
         return None
     view = facts["view"]
     text = [f"**Why {view}'s {_pct(facts['share'])} share does not make Z\\* what "
             f"{view} alone shows.**"]
     if gap is not None:
-        text.append(f"λ pulls each view's own table (Zᵛ for view v: who resembles whom in "
-                    f"that view alone) towards Z*. Inside this fit, {view}'s table differs "
-                    f"from Z* by {100 * gap:.1f} % of Z*'s size ({SIZE_WORDS})")
+        own = (f"{view}'s own table (who resembles whom in {view} alone, pulled towards Z* "
+               "by λ)")
+        far = f"{100 * gap:.1f} % of Z*'s size ({SIZE_WORDS})"
         if gap < FOLLOWS_GAP:
-            spread = (f"with its digits spread along the equivalent of "
-                      f"{facts['directions']:.1f} equally spread directions (the framed note), "
-                      if facts.get("directions") is not None else "")
-            text[-1] += (f": {spread}{view} rebuilds its digits "
-                         "almost as well from nearly any table, so its table has become a "
-                         "near copy of Z* (the pull runs both ways; whichever moved more "
-                         f"while the fit ran, at its end {view}'s table sits on Z*). A "
-                         "view's share is its weight in the average of the views' tables "
-                         "that Z* is made from: it caps how far its table can move "
-                         "Z*, it does not say how much the view decides the classes. At "
-                         f"the fit's end {view}'s table is {100 * gap:.1f} % away from Z*, "
-                         f"so its {_pct(facts['share'])} weighs a table that already agrees "
-                         "with Z* and pulls Z* nowhere else: what Z* looks like beyond "
-                         "that comes from the tables that differ from it"
-                         f"{rest_words(shares, view)}.")
+            text.append(f"Z* is made from an average of the views' tables, weighted by these "
+                        f"shares, and at the fit's end {own} sits on Z*: it differs from Z* "
+                        f"by only {far}. Averaging in a copy of the average leaves the "
+                        "average where it is, however large its weight, so what Z* looks "
+                        "like comes from the tables that differ from it"
+                        f"{rest_words(shares, view)}.")
         else:
-            text[-1] += "."
+            text.append(f"At the fit's end {own} differs from Z* by {far}.")
     if alone is not None and acc is not None:
         how = "much less well" if acc - alone > 0.1 else (
             "less well" if alone < acc else "as well or better")
         text.append(f"On its own {view} tells the classes apart {how}: its data alone, "
-                    f"as a k-NN graph clustered (as SC-BSV does with each view; not its "
-                    f"table in the fit), reach ACC {100 * alone:.2f} %, against RMSC's "
-                    f"{100 * acc:.2f} % with all views.")
+                    f"clustered as SC-BSV clusters each view, reach ACC {100 * alone:.2f} %, "
+                    f"against RMSC's {100 * acc:.2f} % with all views.")
     return " ".join(text)
 
 
 def rest_words(shares, top):
-    """The views other than ``top`` with their shares of ΣcᵥP, largest first ("FAC 7.5 %,
-    ZER 2.2 % ..."), as a bracket for :func:`echo_note`; "" without ``shares``."""
+    """The views other than ``top`` with their shares of ΣcᵥP, largest first, as the end
+    of :func:`echo_note`'s sentence (", the other views' (FAC 7.5 %, ZER 2.2 % ...)");
+    "" without ``shares``."""
     rest = sorted((s for s in shares or [] if s["view"] != top), key=lambda s: -s["share"])
     if not rest:
         return ""
-    return (": the other views', with the rest of the share ("
+    return (", the other views' ("
             + ", ".join(f"{s['view']} {100 * s['share']:.1f} %" for s in rest) + ")")
 
 
