@@ -103,11 +103,11 @@ def directions_text(facts, *, pct=lambda share: f"{share:.0%}",
                     pc1="its first principal direction"):
     """Why the top view of ``facts`` (:func:`dominance_facts`) is easy to rebuild, from its
     spread: said only when its samples spread along the fewest directions of all the
-    views (else None). The participation ratio is said in plain words (as spread as that
-    many equally spread directions would be: the twelfth cold reading could not read
-    "participation ratio of its spectrum"). ``pct`` writes a share (0-1) the way the text
-    around it does;
-    ``pc1`` names the first principal direction (the lesson points at the Data page's
+    views (else None). The participation ratio is said in plain words (the number of
+    directions, each holding an equal part, its whole spread would fit in: the twelfth cold
+    reading could not read "participation ratio of its spectrum", the seventeenth only half
+    followed "as spread as that many equally spread directions"). ``pct`` writes a share
+    (0-1) the way the text around it does; ``pc1`` names the first principal direction (the lesson points at the Data page's
     PC1)."""
     if facts is None or facts["directions"] is None:
         return None
@@ -118,11 +118,12 @@ def directions_text(facts, *, pct=lambda share: f"{share:.0%}",
     other_pc1 = pct(plo) if pct(plo) == pct(phi) else f"{pct(plo)} to {pct(phi)}"
     features = ("" if facts["n_features"] is None else
                 f" (it has {facts['n_features']} features)")
+    views = f"the other view{'s' if facts['n_views'] > 2 else ''}"
     return (f"{view}'s samples spread along few directions{features}: {pc1} keeps "
-            f"{pct(facts['pc1'])} of its spread, and all its directions together are as "
-            f"spread as {facts['directions']:.1f} equally spread directions would be, against "
-            f"{others} in the other view{'s' if facts['n_views'] > 2 else ''} (whose first "
-            f"direction keeps {other_pc1}). Along so few directions almost any sample is "
+            f"{pct(facts['pc1'])} of its spread, against {other_pc1} in {views}, and its "
+            f"whole spread would fit in {facts['directions']:.1f} directions each holding "
+            f"an equal part, against {others} for {views}. Along so few directions almost "
+            "any sample is "
             f"nearly an exact mix of a few others, whatever its class. So {view}'s large "
             f"weight says it is easy to rebuild, not that it tells the classes apart.")
 

@@ -1164,9 +1164,9 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
     assert L.weight_note(shares, dominance_facts(P, **kw, spread=spread)).endswith(
         'ceiling ("samples at the cap"). MOR\'s samples spread along few directions (it has '
         "6 features): its first principal direction (the Data page's PC1) keeps 100 % of its "
-        "spread, and all its directions together are as spread as 1.0 equally spread "
-        "directions would be, against 12.9 to 14.2 in the other views (whose first direction "
-        "keeps 18 % to 20 %). Along so few "
+        "spread, against 18 % to 20 % in the other views, and its whole spread would fit in "
+        "1.0 directions each holding an equal part, against 12.9 to 14.2 for the other "
+        "views. Along so few "
         "directions almost any sample is nearly an exact mix of a "
         "few others, whatever its class. So MOR's large weight says it is easy to rebuild, "
         "not that it tells the classes apart.")

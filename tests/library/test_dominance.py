@@ -101,12 +101,12 @@ def test_message_on_a_fit_where_a_view_has_few_features():
                                     n_features=[2, 40], spread=spread)
     assert with_spread.startswith(msg + " small's samples spread along few directions (it has "
                                   "2 features): its first principal direction keeps "
-                                  f"{spread[0]['pc1']:.0%} of its spread, and all its "
-                                  "directions together are as spread as "
-                                  f"{spread[0]['directions']:.1f} equally spread directions "
-                                  "would be")
-    assert (f"against {spread[1]['directions']:.1f} in the other view (whose first direction "
-            f"keeps {spread[1]['pc1']:.0%}).") in with_spread
+                                  f"{spread[0]['pc1']:.0%} of its spread, against "
+                                  f"{spread[1]['pc1']:.0%} in the other view, and its whole "
+                                  "spread would fit in "
+                                  f"{spread[0]['directions']:.1f} directions each holding an "
+                                  "equal part")
+    assert (f"against {spread[1]['directions']:.1f} for the other view.") in with_spread
     assert f"{rows[1]['median_loss'] / rows[0]['median_loss']:.3g} times below" in msg
 
 
@@ -121,9 +121,9 @@ def test_few_directions_not_few_features_is_the_reason_by_hand():
     assert f["directions"] == 1.5 and f["pc1"] == 0.8
     assert f["other_directions"] == (3.0, 5.0) and f["other_pc1"] == (0.3, 0.5)
     reason = ("A's samples spread along few directions (it has 240 features): its first "
-              "principal direction keeps 80% of its spread, and all its directions "
-              "together are as spread as 1.5 equally spread directions would be, against "
-              "3.0 to 5.0 in the other views (whose first direction keeps 30% to 50%). "
+              "principal direction keeps 80% of its spread, against 30% to 50% in the "
+              "other views, and its whole spread would fit in 1.5 directions each holding "
+              "an equal part, against 3.0 to 5.0 for the other views. "
               "Along so few directions almost any sample is "
               "nearly an exact mix of a few others, whatever its class. So A's large weight "
               "says it is easy to rebuild, not that it tells the classes apart.")
