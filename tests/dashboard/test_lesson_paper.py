@@ -187,9 +187,11 @@ def test_where_the_corrupted_views_count_the_run_can_show_the_weights():
     said = L.takeaway_sentences(facts, {"FAC": (1.0, 1.0), "MOR": (0.996, 0.968)}, shares,
                                 ["FAC", "MOR"], clean_shares=clean)
     who = next(s for s in said if s.startswith("**Who counts in Z\\*.**"))
-    assert who.endswith("in its fit on the clean data (step 6's table) they carried 96.4 % "
+    assert who.endswith("In RMSC's fit on the clean data (step 6's table), FAC and MOR "
+                        "together carry 96.4 % of the consensus weight, \"share of ΣcᵥP\" "
                         "(FAC 7.5 % + MOR 89.0 % in the table, each rounded; 96.4 % is their "
-                        "sum before rounding), where an equal share would be 66.7 %: at least half an equal share, "
+                        "sum before rounding), and in its fit with the outliers 96.8 % (FAC "
+                        "5.8 % + MOR 91.0 %), where an equal share would be 66.7 %: at least half an equal share, "
                         "so their tables can move Z*, and corrupting them could move RMSC's "
                         "result: this run can show whether the weights protect it.")
     # the verdict is the ACC's, not "cannot tell because they count little"
@@ -211,7 +213,7 @@ def test_a_claim_step_no_closing_step_sums_up_carries_its_evidence(claim_run):
     # the closing step's own sentences on the same run (one source), then NMI's
     whole = L.step_takeaway(step, tables, r, data, cache.get(dash.fit_key(step.params, clean)))
     assert said[:2] == [s for s in whole if s.startswith(("**Finding", "**Who counts"))]
-    assert "in its fit on the clean data (step 6's table)" in said[1]
+    assert "fit on the clean data (step 6's table)" in said[1]
     assert said[2] == L.nmi_sentence(tables, step.claim)
     # the split from the two fits' own runs: the parts, weighted, give each fit's ACC
     hit = data.outlier_mask.any(axis=0)
