@@ -14,11 +14,13 @@ from .lesson import _step_data, _step_dataset
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _answer(keys, _runs, _claims):
+def _answer(keys, steps, _runs, _claims):
     """The closing answer for the runs ``keys`` (each test's comparison, fit and clean fit):
     made once for every session."""
-    facts = [lesson_close.test_facts(*run, claim) for run, claim in zip(_runs, _claims)]
-    return None if None in facts else lesson_close.closing_answer(facts)
+    facts = [lesson_close.run_facts(*run, claim) for run, claim in zip(_runs, _claims)]
+    if None in facts:
+        return None
+    return lesson_close.closing_answer([dict(f, step=k) for f, k in zip(facts, steps)])
 
 
 def answer(lesson, n):
@@ -40,4 +42,4 @@ def answer(lesson, n):
         keys.append(key)
         runs.append((run[0], run[1], data, run[2]))
         claims.append(step.claim)
-    return _answer(tuple(keys), runs, claims)
+    return _answer(tuple(keys), tuple(tests), runs, claims)

@@ -33,7 +33,7 @@ import pandas as pd  # noqa: E402
 
 from rmsc import dashboard as dash  # noqa: E402
 from rmsc.dashboard import lesson as L  # noqa: E402
-from rmsc.dashboard.lesson_close import closing_answer, closing_tests, test_facts  # noqa: E402
+from rmsc.dashboard.lesson_close import closing_answer, closing_tests, run_facts  # noqa: E402
 from rmsc.dashboard.lesson_support import support_of, support_sentence  # noqa: E402
 
 
@@ -72,7 +72,7 @@ def main():
                 print(f"\n## Step {n} ({name}): the sentence\n\n"
                       + support_sentence(before, after, int((~hit).sum())))
         tables = cache.get(L.step_comparison(step, clean, data)[0])
-        facts.append(test_facts(tables, mine[1], data, mine[0], step.claim))
+        facts.append(dict(run_facts(tables, mine[1], data, mine[0], step.claim), step=n))
     print("\nThe digits the corruption did not touch: mean share of their column of |Z*|\n")
     print(markdown(pd.DataFrame(rows).round(1)))
     print("\n## The lesson's answer\n\n" + closing_answer(facts))

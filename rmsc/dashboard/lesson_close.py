@@ -3,7 +3,7 @@
 A lesson checks the paper's claim on more than one corruption (the shipped lesson: PIX and
 FOU in steps 3 to 7, FAC and MOR in step 8), and each step's lines give that step's verdict.
 :func:`closing_answer` puts the tests together in a few sentences under the last step
-(:func:`test_facts` gathers one test's numbers): whether the weights found the corrupted
+(:func:`run_facts` gathers one test's numbers): whether the weights found the corrupted
 digits, which tests could test the claim (the corrupted views' share of Z* on the clean
 data, :func:`~rmsc.dashboard.lesson_summary.counts_little`), the claim on ACC and on NMI
 where they could (:func:`~rmsc.dashboard.lesson_text.claim_facts`), and the title's question
@@ -26,7 +26,7 @@ _FOUND_WORDS = {"found": "singled out the corrupted digits",
                 None: "did not single out the corrupted digits"}
 
 
-def test_facts(tables, result, data, clean_result, claim):
+def run_facts(tables, result, data, clean_result, claim):
     """One test's numbers for :func:`closing_answer`: its corrupted views, how the weights
     found their samples (:func:`~rmsc.dashboard.lesson_summary.detection_of`), their share
     of ΣcᵥP in ``claim``'s fit on the clean data (``clean_result``), how many views there
@@ -62,7 +62,7 @@ def _on_claim(test):
 
 
 def closing_answer(tests, method="RMSC"):
-    """The lesson's answer over its ``tests`` (:func:`test_facts` of each, in the lesson's
+    """The lesson's answer over its ``tests`` (:func:`run_facts` of each, in the lesson's
     order), in Markdown: whether the weights found the corrupted digits in each, which
     tests could test the claim and what they say on ACC and NMI, the claim's verdict over
     them (the verdicts of the tests that could, "cannot be told" ignored where another
@@ -85,8 +85,9 @@ def closing_answer(tests, method="RMSC"):
     for t, n in zip(tests, names):
         equal = len(t["corrupted"]) / t["n_views"]
         if counts_little(t["before"], len(t["corrupted"]), t["n_views"]):
+            where = f" (step {t['step']})" if t.get("step") else ""
             parts.append(f"the {n} test could not test the paper's claim: on the clean data "
-                         f"those views carry {_share(t['before'])} of Z*'s weight (an equal "
+                         f"those views carry {_share(t['before'])} of Z*'s weight{where} (an equal "
                          f"share: {_share(equal)}), too little to move Z*")
         else:
             testable += 1

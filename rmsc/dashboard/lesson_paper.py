@@ -161,7 +161,7 @@ def split_acc(result, labels, mask):
             for i, name in enumerate(("corrupted", "other"))}
 
 
-def errors_sentence(method, corrupted, counts, clean, after, found, lost, support=None):
+def errors_sentence(method, corrupted, counts, clean, after, found, lost, measured=False):
     """Where ``method``'s errors fall on a run with outliers: its ACC on the corrupted digits
     and on the others (:func:`split_acc` of its ``clean`` fit and of the fit with the
     outliers, ``after``), each change judged by the lesson's rule for noise, and what that
@@ -169,10 +169,10 @@ def errors_sentence(method, corrupted, counts, clean, after, found, lost, suppor
     (``found``: "found" where the weights single them out in every corrupted view,
     "ranked" where they at least rank most of them low, else None); ``lost``:
     the scores (e.g. ["NMI"]) the method lost beyond the ± spread. ``counts``: how many
-    digits are corrupted and how many not. ``support``: (clean, with outliers) of
-    :func:`rmsc.neighbours.class_support` (:func:`~rmsc.dashboard.lesson_support.support_of`),
-    said last (:func:`~rmsc.dashboard.lesson_support.support_sentence`); without it, that
-    this lesson does not measure what put the errors there."""
+    digits are corrupted and how many not. ``measured``: a line on whom the other digits
+    are rebuilt from follows (:func:`~rmsc.dashboard.lesson_support.support_sentence`);
+    without one, this line ends saying the lesson does not measure what put the errors
+    there."""
     kinds, parts, digits = {}, [], {}
     for name, n, where in (("corrupted", counts[0], f"on the {counts[0]} digits corrupted in "
                             f"{' and '.join(corrupted)}"),
@@ -212,8 +212,8 @@ def errors_sentence(method, corrupted, counts, clean, after, found, lost, suppor
         said += " The loss falls on the digits the corruption did not touch."
     elif None not in (hit, rest):
         said += " Neither part lost ACC beyond its ± spread."
-    if support is not None:
-        return f"{said} {support_sentence(*support, counts[1])}"
+    if measured:  # the next line says what was measured (lesson_support)
+        return said
     return said + (" Why, this lesson does not measure: it shows where the errors fall, not "
                    "what in the fit put them there.")
 
@@ -256,7 +256,8 @@ def claim_evidence(step, tables, result, data, clean_result=None):
         out.append(errors_sentence(
             step.claim, corrupted, (int(hit.sum()), int((~hit).sum())),
             split_acc(clean_result, data.labels, hit), split_acc(result, data.labels, hit),
-            found, _lost_scores(tables, step.claim),
-            support_of(clean_result, result, data.labels, hit)))
+            found, _lost_scores(tables, step.claim), measured=True))
+        out.append(support_sentence(*support_of(clean_result, result, data.labels, hit),
+                                    int((~hit).sum())))
     # last, as on the closing step: the lesson's title question, on this run
     return out + [s for s in said if s.startswith("**The title's question**")]

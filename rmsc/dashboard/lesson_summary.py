@@ -139,10 +139,11 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         names = " and ".join(corrupted)
         they = "together carry" if len(corrupted) > 1 else "carries"
         weight = f"of the consensus weight, \"{SHARE_LABEL}\""
-        out_words = f"{_share(after)}{_sum_words(shares, corrupted, after)}"
+        out_words = f"{_share(after)}{_sum_words(shares, corrupted, after, table=False)}"
         if before is None:
             text = (f"**Who counts in Z\\*.** In {method}'s fit with the outliers, {names} "
-                    f"{they} {_share(after)} {weight}{_sum_words(shares, corrupted, after)}")
+                    f"{they} {_share(after)} {weight}"
+                    f"{_sum_words(shares, corrupted, after, table=False)}")
         else:  # each view's part beside each sum: every number on this screen
             text = (f"**Who counts in Z\\*.** In {method}'s fit on the clean data (step 6's "
                     f"table), {names} {they} {_share(before)} {weight}"
@@ -271,11 +272,12 @@ def corrupted_share(shares, corrupted, key="share"):
     return sum(by_view[v] for v in corrupted)
 
 
-def _sum_words(shares, corrupted, total):
+def _sum_words(shares, corrupted, total, table=True):
     """Each corrupted view's share as step 6's table shows it, beside their ``total``, so
     that the reader's sum of the table's numbers meets it: " (FAC 7.5 % + MOR 89.0 %)", and
     where the rounded parts add up to another number than the rounded total, that the total
-    is before rounding. Empty for one view."""
+    is before rounding (``table``: the parts are a table's, step 6's; else this line's
+    own). Empty for one view."""
     if len(corrupted) < 2:
         return ""
     by_view = {s["view"]: s["share"] for s in shares}
@@ -283,8 +285,8 @@ def _sum_words(shares, corrupted, total):
     shown = sum(round(100 * by_view[v], 1) for v in corrupted)
     if round(shown, 1) == round(100 * total, 1):
         return f" ({parts})"
-    return (f" ({parts} in the table, each rounded; {_share(total)} is their sum before "
-            "rounding)")
+    return (f" ({parts}{' in the table' if table else ''}, each rounded; {_share(total)} is "
+            "their sum before rounding)")
 
 
 def _share(share):

@@ -2,8 +2,8 @@
 support on their own class in Z* moved.
 
 :func:`support_sentence` says it, from :func:`rmsc.neighbours.class_support` of RMSC's fit
-on the clean data and of its fit with the outliers (:func:`support_of`), under step 8's
-"Where RMSC's errors fall" (:func:`rmsc.dashboard.lesson_paper.errors_sentence`).
+on the clean data and of its fit with the outliers (:func:`support_of`), on step 8's line after "Where RMSC's errors fall"
+(:func:`rmsc.dashboard.lesson_paper.errors_sentence`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def support_sentence(before, after, n_other):
     own, hit, kept = ((pct(before[k]), pct(after[k]))
                       for k in ("own", "own_masked", "own_unmasked"))
     moved = "fell" if own[1] < own[0] else "rose" if own[1] > own[0] else "stayed"
-    said = (f"For the other {n_other} digits, the "
+    said = (f"**Whom the other digits are rebuilt from.** For the other {n_other} digits, the "
             f"share of Z* (whom each is rebuilt from) on their own class {moved} from "
             f"{own[0]:.1f} % to {own[1]:.1f} %: the part on their corrupted classmates went "
             f"from {hit[0]:.1f} % to {hit[1]:.1f} %, the part on their clean classmates from "

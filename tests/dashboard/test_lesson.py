@@ -685,8 +685,9 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     assert said[1] == ("**The outliers and ACC.** A (-5.00) and B (-5.00) lost ACC, "
                        "more than the ± spread; C (-1.00) changed within the ± spread (noise).")
     assert len(said) == 4 and not any("A gain" in s for s in said)
+    # the parts are this line's own (no table of the fit with the outliers on screen)
     assert said[2].endswith("carry 66.7 % of the consensus weight, \"share of ΣcᵥP\" (PIX "
-                            "33.3 % + FOU 33.3 % in the table, each rounded; 66.7 % is their "
+                            "33.3 % + FOU 33.3 %, each rounded; 66.7 % is their "
                             "sum before rounding), where an equal share would be 66.7 %.")
     assert said[3] == ("**The paper's claim.** The claim holds on this run: C's ACC fared best "
                        "under the outliers (-1.00 points, A -5.00), by more than the two "

@@ -18,7 +18,7 @@ def test_lost_classmates_explain_the_fall():
     # clean classmates 61.4 -> 61.8 % (rose 0.4, less than the 3.9 lost)
     said = support_sentence(_s(0.685, 0.070), _s(0.649, 0.031), 270)
     assert said.startswith(
-        "For the other 270 digits, the share of Z* (whom each is rebuilt from) on their own "
+        "**Whom the other digits are rebuilt from.** For the other 270 digits, the share of Z* (whom each is rebuilt from) on their own "
         "class fell from 68.5 % to 64.9 %: the part on their corrupted classmates went from "
         "7.0 % to 3.1 %, the part on their clean classmates from 61.5 % to 61.8 %, and the "
         "rest went to other classes.")
