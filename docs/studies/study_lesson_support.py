@@ -13,7 +13,8 @@ corrupted digits of any class; then step 8's sentence on it and the lesson's clo
 (:func:`rmsc.dashboard.lesson_close.closing_answer`) as the page computes them.
 
 Not smoke-tested: a one-off study (about a minute on Digit-small), its table in
-docs/lesson.md, measured with the code of commit a2528c5 (2026-11-29, load 4-8).
+docs/lesson.md, measured with the code of commit 17aca57 (2026-11-29, load 4-8; the sentences' words
+as of the commit after it).
 """
 
 from __future__ import annotations

@@ -85,10 +85,10 @@ def closing_answer(tests, method="RMSC"):
     for t, n in zip(tests, names):
         equal = len(t["corrupted"]) / t["n_views"]
         if counts_little(t["before"], len(t["corrupted"]), t["n_views"]):
-            where = f" (step {t['step']})" if t.get("step") else ""
+            where = f"step {t['step']}; " if t.get("step") else ""
             parts.append(f"the {n} test could not test the paper's claim: on the clean data "
-                         f"those views carry {_share(t['before'])} of Z*'s weight{where} (an equal "
-                         f"share: {_share(equal)}), too little to move Z*")
+                         f"those views carry {_share(t['before'])} of Z*'s weight ({where}an "
+                         f"equal share: {_share(equal)}), too little to move Z*")
         else:
             testable += 1
             parts.append(f"the {n} test could ({_share(t['before'])} of Z*'s weight, an "

@@ -60,7 +60,7 @@ def test_the_lessons_two_tests_one_answer():
         "not pay off: one weight per view did as well or better; ACC, too noisy here, cannot "
         "tell the two ways apart, which does not contradict it.")
     # each test's step named beside its share, where the reader saw it
-    assert "those views carry 1.0 % of Z*'s weight (step 5) (an equal share: 33.3 %)" in \
+    assert "those views carry 1.0 % of Z*'s weight (step 5; an equal share: 33.3 %)" in \
         closing_answer([dict(first, step=5), dict(second, step=8)])
     # the first test's "not borne out" on ACC (step 5) is not the lesson's verdict: that
     # test could not test the claim, so only the second one's verdicts count
