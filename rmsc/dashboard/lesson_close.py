@@ -66,7 +66,7 @@ def closing_answer(tests, method="RMSC"):
     order), in Markdown: whether the weights found the corrupted digits in each, which
     tests could test the claim and what they say on ACC and NMI, the claim's verdict over
     them (the verdicts of the tests that could, "cannot be told" ignored where another
-    decides; "the tests disagree" where they do), and the title's question on all the
+    decides; that they disagree where they do), and the title's question on all the
     tests' tables together (the clean data once). None without a test."""
     tests = [t for t in tests if t is not None]
     if not tests:
@@ -103,7 +103,7 @@ def closing_answer(tests, method="RMSC"):
         said += (f" So on this run the paper's claim ({method} the most robust) "
                  f"{_VERDICT_WORDS[verdicts[0]]}.")
     else:
-        said += " So the tests disagree on the paper's claim."
+        said += " So the verdicts above disagree on the paper's claim."
     tables = {}
     for t, n in zip(tests, names):
         for variant, table in t["tables"].items():

@@ -96,7 +96,7 @@ def test_the_verdict_flips_with_the_numbers():
     # two tests that could, with opposite verdicts: said, not averaged
     against = _test(["FAC", "MOR"], found, 0.964, "cannot be told", "not borne out", FACMOR)
     said = closing_answer([dict(second, corrupted=["ZER", "KAR"], before=0.5), against])
-    assert "So the tests disagree on the paper's claim." in said
+    assert "So the verdicts above disagree on the paper's claim." in said
     # the weights missing in one test: that test's own words
     missed = dict(first, detection={"PIX": (0.6, 0.1), "FOU": (0.95, 0.95)})
     assert closing_answer([missed, against]).startswith(
