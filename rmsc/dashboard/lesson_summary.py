@@ -398,13 +398,20 @@ def per_view_verdicts(tables, method="RMSC"):
 
 def later_test(steps, n):
     """The first step after step ``n`` of ``steps`` that compares methods with outliers in
-    other views than step ``n``'s, in words ("step 8 does, corrupting FAC and MOR"), for
-    :func:`takeaway_sentences`' ``later``; None when no later step does."""
+    other views than step ``n``'s, in words ("step 8 does, corrupting FAC and MOR"; where
+    that step is the lesson's last claim test, also that it ends with the lesson's answer,
+    :func:`rmsc.dashboard.lesson_close.closing_answer`), for :func:`takeaway_sentences`'
+    ``later``; None when no later step does."""
     mine = steps[n - 1].outliers
     views = set(mine.views) if mine is not None else set()
     for k, s in enumerate(steps[n:], n + 1):
         if s.show == "compare" and s.outliers is not None and set(s.outliers.views) != views:
-            return f"step {k} does, corrupting {' and '.join(s.outliers.views)}"
+            said = f"step {k} does, corrupting {' and '.join(s.outliers.views)}"
+            last = not any(t.show in ("compare", "summary") and t.claim is not None
+                           and t.outliers is not None for t in steps[k:])
+            if last and s.claim is not None:  # where lesson_close.closing_answer is shown
+                said += ", and ends with the lesson's answer, both tests together"
+            return said
     return None
 
 

@@ -2,6 +2,7 @@
 through its URL, the warm-up into the result cache, the QR code, and AppTest walking every
 step of a lesson (the browser walk at 1280 px is in tests/browser/test_clipping.py)."""
 
+import dataclasses
 import re
 import textwrap
 from pathlib import Path
@@ -832,9 +833,14 @@ def test_the_closing_step_names_the_later_step_that_corrupts_the_views_that_coun
     lesson = L.load_lesson()
     steps = lesson.steps
     # step 7 sums up the PIX/FOU run; step 8 corrupts FAC and MOR: the one later test
-    assert L.later_test(steps, 7) == "step 8 does, corrupting FAC and MOR"
-    assert L.later_test(steps, 3) == "step 8 does, corrupting FAC and MOR"
+    # step 8 is the lesson's last claim test: its answer box is there (lesson_close)
+    ends = ", and ends with the lesson's answer, both tests together"
+    assert L.later_test(steps, 7) == "step 8 does, corrupting FAC and MOR" + ends
+    assert L.later_test(steps, 3) == "step 8 does, corrupting FAC and MOR" + ends
     assert L.later_test(steps, 8) is None  # nothing after the last step
+    # a later step checking no claim has no answer box
+    no_claim = [*steps[:7], dataclasses.replace(steps[7], claim=None)]
+    assert L.later_test(no_claim, 7) == "step 8 does, corrupting FAC and MOR"
     # a later step on the same corrupted views is no other test; nor a step without outliers
     same = [steps[6], steps[4], steps[5]]
     assert L.later_test(same, 1) is None
