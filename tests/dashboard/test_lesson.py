@@ -1314,11 +1314,12 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                     clean_r = caches.result_cache().get(dash.fit_key(step.params, clean))
                     r = caches.result_cache().get(dash.fit_key(step.params, data))
                     said = L.claim_evidence(step, tables, r, data, clean_r)
-                    # the weights' finding, the shares, NMI and where the errors fall; the
-                    # title's question where the comparison has its per-view rival (RMSC-WV)
+                    # the weights' finding, the shares, NMI, where the errors fall and whom
+                    # the other digits are rebuilt from; the title's question where the
+                    # comparison has its per-view rival (RMSC-WV)
                     titled = [s for s in said if s.startswith("**The title's question**")]
                     assert len(titled) == (L.PER_VIEW.get(step.claim) in step.methods)
-                    assert len(said) == 4 + len(titled)
+                    assert len(said) == 5 + len(titled)
                     assert all(f"- {line}" in lines for line in said), lines
                     assert len(evidence) == 3
                 else:
