@@ -8,6 +8,7 @@ from rmsc import inspection
 from rmsc.dashboard import lesson as lessons
 from rmsc.dashboard.lesson_reach import reach_caveat
 from ui import lesson as session_lesson
+from ui import lesson_close as session_close
 
 ss = st.session_state
 
@@ -137,6 +138,8 @@ elif step.show in ("compare", "summary"):
     differ = lessons.postprocessing_line(shown, len(tables), lesson.steps, n)  # main text
     for line in sentences + ([differ] if differ else []):
         st.markdown(f"- {line}")
+    if closing := session_close.answer(lesson, n):  # the lesson's answer, on its last test
+        st.container(border=True).markdown(closing)
     if table is not None:
         # the lines above say "within the ± spread" (a rule: normal text, not a grey caption)
         st.markdown(lessons.SPREAD_NOTE)

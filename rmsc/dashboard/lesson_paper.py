@@ -20,6 +20,7 @@ import numpy as np
 
 from ..metrics import accuracy_split
 from ..rmsc import PAPER_MODEL
+from .lesson_support import support_of, support_sentence
 from .lesson_summary import as_acc, detection_kind, detection_of, step_takeaway
 from .lesson_text import acc_spreads, beyond_words, claim_facts, within_spread
 from .runs import SHOWN_DECIMALS, robustness_table
@@ -160,7 +161,7 @@ def split_acc(result, labels, mask):
             for i, name in enumerate(("corrupted", "other"))}
 
 
-def errors_sentence(method, corrupted, counts, clean, after, found, lost):
+def errors_sentence(method, corrupted, counts, clean, after, found, lost, measured=False):
     """Where ``method``'s errors fall on a run with outliers: its ACC on the corrupted digits
     and on the others (:func:`split_acc` of its ``clean`` fit and of the fit with the
     outliers, ``after``), each change judged by the lesson's rule for noise, and what that
@@ -168,7 +169,10 @@ def errors_sentence(method, corrupted, counts, clean, after, found, lost):
     (``found``: "found" where the weights single them out in every corrupted view,
     "ranked" where they at least rank most of them low, else None); ``lost``:
     the scores (e.g. ["NMI"]) the method lost beyond the ± spread. ``counts``: how many
-    digits are corrupted and how many not."""
+    digits are corrupted and how many not. ``measured``: a line on whom the other digits
+    are rebuilt from follows (:func:`~rmsc.dashboard.lesson_support.support_sentence`);
+    without one, this line ends saying the lesson does not measure what put the errors
+    there."""
     kinds, parts, digits = {}, [], {}
     for name, n, where in (("corrupted", counts[0], f"on the {counts[0]} digits corrupted in "
                             f"{' and '.join(corrupted)}"),
@@ -208,6 +212,8 @@ def errors_sentence(method, corrupted, counts, clean, after, found, lost):
         said += " The loss falls on the digits the corruption did not touch."
     elif None not in (hit, rest):
         said += " Neither part lost ACC beyond its ± spread."
+    if measured:  # the next line says what was measured (lesson_support)
+        return said
     return said + (" Why, this lesson does not measure: it shows where the errors fall, not "
                    "what in the fit put them there.")
 
@@ -250,6 +256,8 @@ def claim_evidence(step, tables, result, data, clean_result=None):
         out.append(errors_sentence(
             step.claim, corrupted, (int(hit.sum()), int((~hit).sum())),
             split_acc(clean_result, data.labels, hit), split_acc(result, data.labels, hit),
-            found, _lost_scores(tables, step.claim)))
+            found, _lost_scores(tables, step.claim), measured=True))
+        out.append(support_sentence(*support_of(clean_result, result, data.labels, hit),
+                                    int((~hit).sum())))
     # last, as on the closing step: the lesson's title question, on this run
     return out + [s for s in said if s.startswith("**The title's question**")]

@@ -138,14 +138,19 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         little = LITTLE_SHARE * equal  # below it, the corrupted views "count little"
         names = " and ".join(corrupted)
         they = "together carry" if len(corrupted) > 1 else "carries"
-        text = (f"**Who counts in Z\\*.** In {method}'s fit with the outliers, {names} {they} "
-                f"{_share(after)} of the consensus weight (\"{SHARE_LABEL}\"; not on this "
-                f"screen: the Weights page's table gives it for this fit)")
-        if before is not None:
-            text += (f"; in its fit on the clean data (step 6's table) they carried "
-                     f"{_share(before)}{_sum_words(clean_shares, corrupted, before)}")
+        weight = f"of the consensus weight, \"{SHARE_LABEL}\""
+        out_words = f"{_share(after)}{_sum_words(shares, corrupted, after, table=False)}"
+        if before is None:
+            text = (f"**Who counts in Z\\*.** In {method}'s fit with the outliers, {names} "
+                    f"{they} {_share(after)} {weight}"
+                    f"{_sum_words(shares, corrupted, after, table=False)}")
+        else:  # each view's part beside each sum: every number on this screen
+            text = (f"**Who counts in Z\\*.** In {method}'s fit on the clean data (step 6's "
+                    f"table), {names} {they} {_share(before)} {weight}"
+                    f"{_sum_words(clean_shares, corrupted, before)}, and in its fit with the "
+                    f"outliers {out_words}")
         text += f", where an equal share would be {_share(equal)}"
-        if before is not None and before < little:
+        if before is not None and counts_little(before, len(corrupted), len(shares)):
             text += (": a view's share is its weight in the average of the views' tables that Z* is made from, "
                      "which caps how far its table can move Z* (step 6); with "
                      f"{_share(before)} of that average on the clean data, these views could "
@@ -170,7 +175,8 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         out.append(text)
     rival = facts["rival"]
     mine, theirs = changes[method], changes[rival]
-    untestable = before is not None and after is not None and before < little
+    untestable = (before is not None and after is not None
+                  and counts_little(before, len(corrupted), len(shares)))
     if untestable:
         on_acc = {"holds": f"{method}'s change was the best", "cannot be told": "the changes "
                   "were level", "not borne out": f"{rival}'s change was the better one"}
@@ -216,56 +222,44 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
 
 
 def paper_words(paper_shares, clean_shares, corrupted, little, equal):
-    """Whether the corrupted views' small share rests on this software's view scale cᵥ, by
-    two numbers told apart: step 6's "share of ΣP" (``clean_shares``' ``p_share``: this
-    fit's weights P with cᵥ left out, not a fit of the paper's model) and their share in the
-    paper's model fitted again on the same clean data (``paper_shares``, every cᵥ = 1, so
-    its ΣcᵥP is ΣP; its weights differ), with the top view's there and in this software's
-    fit, each judged by the rule said with them (:data:`LITTLE_RULE`; ``little``: below it
-    the views count little; ``equal``: their equal share). A number not at hand: said so."""
+    """Whether the corrupted views' small share rests on this software's view scale cᵥ: their
+    share in the paper's model fitted again on the same clean data (``paper_shares``, every
+    cᵥ = 1), with the top view's there and in this software's fit (``clean_shares``), judged
+    by the rule said with it (:data:`LITTLE_RULE`; ``little``: below it the views count
+    little; ``equal``: their equal share). One number answers "without cᵥ": step 6's
+    "share of ΣP" (this fit's P with cᵥ left out, not a fit of the paper's model) is not
+    repeated here. Not at hand: said so."""
     names = " and ".join(corrupted)
     they = "carry" if len(corrupted) > 1 else "carries"
-    own = corrupted_share(clean_shares or [], corrupted, key="p_share")
     mine = corrupted_share(paper_shares or [], corrupted)
-    if own is None and mine is None:
+    if mine is None:
         return ("Part of that may be this software's view scale cᵥ (step 6's table; the "
                 "paper's model has none): the paper's model fitted on the same data, which "
                 "would say, is not in yet (`rmsc lesson --warm` computes it).")
-    text = ("Is that this software's view scale cᵥ (step 6's table; the paper's model has "
-            f"none)? Judged by one rule ({LITTLE_RULE}): ")
-    if own is not None:
-        text += (f"step 6's \"share of ΣP\" is this fit's weights P with cᵥ left out, not a "
-                 f"fit of the paper's model; there {names} {they} {_share(own)}, "
-                 f"{own / equal:.2f} of the equal share ({_share(equal)}), "
-                 f"{'little' if own < little else 'not little'}. ")
-    if mine is None:
-        return text + ("The paper's model fitted again on the same data, whose weights "
-                       "would differ, is not in yet (`rmsc lesson --warm` computes it).")
     by_view = {s["view"]: s["share"] for s in paper_shares}
     top = max(by_view, key=by_view.get)
     ours = {s["view"]: s["share"] for s in clean_shares or []}.get(top)
-    text += (("The" if own is not None else "the") + " paper's model (every cᵥ = 1) "
-             "fitted again on the same clean data finds "
-             f"other weights: {names} {they} {_share(mine)}, {top} {_share(by_view[top])}"
-             + ("" if ours is None else f" ({_share(ours)} with cᵥ, step 6's table)")
-             + f", {mine / equal:.2f} of the equal share"
-             + ("" if own is not None else f" ({_share(equal)})"))
-    if own is not None and (own < little) != (mine < little):
-        text += (f": the two disagree by that rule, {names} "
-                 + ("count on the paper's model, little in this fit's P."
-                    if own < little else "little on the paper's model, not in this fit's P."))
-        if own < little:
-            return text + (" Their small share here comes from this fit, and this run tests "
-                           "this software's variant more than the paper's model.")
-        return text + f" So cᵥ is not all that makes {names} small: the paper's model does too."
+    text = ("Is that this software's view scale cᵥ (step 6's table; the paper's model has "
+            f"none)? Judged by one rule ({LITTLE_RULE}): the paper's model (every cᵥ = 1) "
+            "fitted again on the same clean data "
+            f"finds other weights: {names} {they} {_share(mine)}, {top} "
+            f"{_share(by_view[top])}"
+            + ("" if ours is None else f" ({_share(ours)} with cᵥ, step 6's table)")
+            + f", {mine / equal:.2f} of the equal share ({_share(equal)})")
     if mine < little:
         raised = (f"cᵥ raises {top}'s share, it" if ours is not None and ours > by_view[top]
                   else "cᵥ")
-        both = "both little" if own is not None else "little"
-        return text + f", {both} by that rule: {raised} does not make {names} small."
+        return text + f", little by that rule: {raised} does not make {names} small."
     return (text + f", half of it or more: on the paper's model {names} would count, so "
             "their small share here comes from cᵥ, and this run tests this software's "
             "variant more than the paper's model.")
+
+
+def counts_little(share, n_corrupted, n_views):
+    """Whether views carrying ``share`` of ΣcᵥP together count little in Z*: below
+    :data:`LITTLE_SHARE` of the equal share ``n_corrupted`` views of ``n_views`` would
+    have (the rule steps 5, 7 and 8 and the lesson's answer judge by)."""
+    return share < LITTLE_SHARE * n_corrupted / n_views
 
 
 def corrupted_share(shares, corrupted, key="share"):
@@ -278,11 +272,12 @@ def corrupted_share(shares, corrupted, key="share"):
     return sum(by_view[v] for v in corrupted)
 
 
-def _sum_words(shares, corrupted, total):
+def _sum_words(shares, corrupted, total, table=True):
     """Each corrupted view's share as step 6's table shows it, beside their ``total``, so
     that the reader's sum of the table's numbers meets it: " (FAC 7.5 % + MOR 89.0 %)", and
     where the rounded parts add up to another number than the rounded total, that the total
-    is before rounding. Empty for one view."""
+    is before rounding (``table``: the parts are a table's, step 6's; else this line's
+    own). Empty for one view."""
     if len(corrupted) < 2:
         return ""
     by_view = {s["view"]: s["share"] for s in shares}
@@ -290,8 +285,8 @@ def _sum_words(shares, corrupted, total):
     shown = sum(round(100 * by_view[v], 1) for v in corrupted)
     if round(shown, 1) == round(100 * total, 1):
         return f" ({parts})"
-    return (f" ({parts} in the table, each rounded; {_share(total)} is their sum before "
-            "rounding)")
+    return (f" ({parts}{' in the table' if table else ''}, each rounded; {_share(total)} is "
+            "their sum before rounding)")
 
 
 def _share(share):
@@ -367,28 +362,56 @@ def per_view_sentence(tables, method="RMSC"):
     if not all({"nmi_mean", "nmi_std"} <= set(t) for t in tables.values()):
         return head + f". On this run, {verdict}."
     on_nmi, by_nmi = _per_view(as_acc(tables, "nmi"), method, rival)
-    text = (f"{head}. On NMI (the charts' orange bars): " + "; ".join(on_nmi) + ". On this "
-            "run, ")
+    return (f"{head}. On NMI (the charts' orange bars): " + "; ".join(on_nmi) + ". On this "
+            f"run, {per_view_answer(verdict, by_nmi)}")
+
+
+def per_view_answer(verdict, by_nmi):
+    """The title's question answered from its verdict on ACC and on NMI (as
+    :func:`per_view_sentence` words them): one clause ending in a full stop, the same for
+    both, one score's verdict where the other cannot tell the two ways apart, or that
+    the two disagree."""
     if by_nmi == verdict:
-        return text + f"by ACC and NMI alike, {verdict}."
+        return f"by ACC and NMI alike, {verdict}."
     if verdict == _NO_VERDICT:
-        return text + (f"by NMI, {by_nmi}; ACC, too noisy here, cannot tell the two ways "
-                       "apart, which does not contradict it.")
+        return (f"by NMI, {by_nmi}; ACC, too noisy here, cannot tell the two ways apart, "
+                "which does not contradict it.")
     if by_nmi == _NO_VERDICT:
-        return text + (f"by ACC, {verdict}; NMI, too noisy here, cannot tell the two ways "
-                       "apart, which does not contradict it.")
-    return text + f"by ACC, {verdict}; by NMI, {by_nmi}: the two scores disagree."
+        return (f"by ACC, {verdict}; NMI, too noisy here, cannot tell the two ways apart, "
+                "which does not contradict it.")
+    return f"by ACC, {verdict}; by NMI, {by_nmi}: the two scores disagree."
+
+
+def per_view_verdicts(tables, method="RMSC"):
+    """The title's question's verdict on ``tables`` (any number of variants) on ACC and on
+    NMI (None without NMI columns), by :func:`per_view_sentence`'s rules; None when the
+    tables lack ``method`` or its per-view variant."""
+    rival = PER_VIEW.get(method)
+    if rival is None or not tables or not all(
+            {method, rival} <= set(t["method"]) for t in tables.values()):
+        return None
+    on_acc = _per_view(tables, method, rival)[1]
+    if not all({"nmi_mean", "nmi_std"} <= set(t) for t in tables.values()):
+        return on_acc, None
+    return on_acc, _per_view(as_acc(tables, "nmi"), method, rival)[1]
 
 
 def later_test(steps, n):
     """The first step after step ``n`` of ``steps`` that compares methods with outliers in
-    other views than step ``n``'s, in words ("step 8 does, corrupting FAC and MOR"), for
-    :func:`takeaway_sentences`' ``later``; None when no later step does."""
+    other views than step ``n``'s, in words ("step 8 does, corrupting FAC and MOR"; where
+    that step is the lesson's last claim test, also that it ends with the lesson's answer,
+    :func:`rmsc.dashboard.lesson_close.closing_answer`), for :func:`takeaway_sentences`'
+    ``later``; None when no later step does."""
     mine = steps[n - 1].outliers
     views = set(mine.views) if mine is not None else set()
     for k, s in enumerate(steps[n:], n + 1):
         if s.show == "compare" and s.outliers is not None and set(s.outliers.views) != views:
-            return f"step {k} does, corrupting {' and '.join(s.outliers.views)}"
+            said = f"step {k} does, corrupting {' and '.join(s.outliers.views)}"
+            last = not any(t.show in ("compare", "summary") and t.claim is not None
+                           and t.outliers is not None for t in steps[k:])
+            if last and s.claim is not None:  # where lesson_close.closing_answer is shown
+                said += ", and ends with the lesson's answer, both tests together"
+            return said
     return None
 
 
@@ -497,7 +520,7 @@ def claim_caveat(tables, steps, n, data, clean_result):
     corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
     before = corrupted_share(shares, corrupted)
     equal = len(corrupted) / len(shares)
-    if before is None or not before < LITTLE_SHARE * equal:
+    if before is None or not counts_little(before, len(corrupted), len(shares)):
         return None
     method, names = facts["method"], " and ".join(corrupted)
     they = "together carry" if len(corrupted) > 1 else "carries"

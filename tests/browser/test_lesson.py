@@ -24,6 +24,7 @@ import subprocess
 import pytest
 
 from rmsc.dashboard import lesson as L
+from rmsc.dashboard.lesson_close import closing_tests
 from tests.browser_support import FIT_TIMEOUT, PAGE_WAIT, no_exception, open_app
 from tests.clipping_support import SIZE, findings, keep_shot, wait_fitted
 
@@ -105,6 +106,8 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
                     page.wait_for_selector("text=NMI beside ACC", timeout=FIT_TIMEOUT)
                     # and, last, the title's question on this run (RMSC against RMSC-WV)
                     page.wait_for_selector("text=The title's question", timeout=FIT_TIMEOUT)
+                if closing_tests(lesson.steps)[-1:] == [n]:  # the lesson's last test: its answer
+                    page.wait_for_selector("text=The lesson's answer.", timeout=FIT_TIMEOUT)
                 main = page.locator("[data-testid=stMain]").inner_text()
                 # step 8, after the closing step, corrupts FAC and MOR, which count: no caveat,
                 # and no pointer to a closing step that does not sum its run up

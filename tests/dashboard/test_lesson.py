@@ -2,6 +2,7 @@
 through its URL, the warm-up into the result cache, the QR code, and AppTest walking every
 step of a lesson (the browser walk at 1280 px is in tests/browser/test_clipping.py)."""
 
+import dataclasses
 import re
 import textwrap
 from pathlib import Path
@@ -576,9 +577,10 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "beyond the noise.",
         L.gain_reminder(["A"]),  # in full on step 3 only: _GAIN
         # PIX + FOU: 1.1 % against 2/3 for an equal share over three views
+        # each view's part beside the sum: no number the screen does not show
         "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together "
-        "carry 1.1 % of the consensus weight (\"share of ΣcᵥP\"; not on this screen: the "
-        "Weights page's table gives it for this fit), where an equal share would be 66.7 %: Z* listens little to the corrupted views, so corrupting them could move "
+        "carry 1.1 % of the consensus weight, \"share of ΣcᵥP\" (PIX 0.4 % + FOU 0.7 %), "
+        "where an equal share would be 66.7 %: Z* listens little to the corrupted views, so corrupting them could move "
         "C's result little, whatever their weights; that fits C's change within the noise.",
         # 7.70 apart against C's ± 3.53 and A's 3.27 added up, 6.80: by 0.90, narrow
         "**The paper's claim.** The claim is not borne out on this run: A's ACC fared better "
@@ -592,10 +594,9 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=clean,
                                 per_view="**The title's question** ...")
     assert said[3] == (
-        "**Who counts in Z\\*.** In C's fit with the outliers, PIX and FOU together carry "
-        "1.1 % of the consensus weight (\"share of ΣcᵥP\"; not on this screen: the Weights "
-        "page's table gives it for this fit); in its fit on the clean data (step 6's table) they carried 1.0 % "
-        "(PIX 0.4 % + FOU 0.6 %), "
+        "**Who counts in Z\\*.** In C's fit on the clean data (step 6's table), PIX and FOU "
+        "together carry 1.0 % of the consensus weight, \"share of ΣcᵥP\" (PIX 0.4 % + FOU "
+        "0.6 %), and in its fit with the outliers 1.1 % (PIX 0.4 % + FOU 0.7 %), "
         "where an equal share would be 66.7 %: a view's share is its weight in the average "
         "of the views' tables that Z* is made from, which caps how far its table can move Z* (step 6); with "
         "1.0 % of that average on the clean data, these views could pull Z* only about 1.0 % "
@@ -644,45 +645,21 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "table), 0.75 of the equal share (66.7 %), half of it or more: on the paper's model "
         "PIX and FOU would count, so their small share here comes from cᵥ, and this run "
         "tests this software's variant more than the paper's model."), said[3]
-    # step 6's "share of ΣP" (this fit's P without cᵥ) told apart from the paper's model's
-    # fit: PIX + FOU 7.2 + 7.3 = 14.5 %, 0.22 of 66.7 %, little, as the paper's 3.1 %
-    def with_p(p_shares):
-        return [dict(s, p_share=q) for s, q in zip(clean, p_shares)]
-
-    low_p = with_p([0.072, 0.073, 0.855])
+    # step 6's "share of ΣP" (this fit's P without cᵥ) is not repeated: the one number
+    # "without cᵥ" is the paper's model's fit
+    low_p = [dict(s, p_share=q) for s, q in zip(clean, [0.072, 0.073, 0.855])]
     low_paper = [{"view": v, "share": s} for v, s in zip(["PIX", "FOU", "MOR"],
                                                            [0.014, 0.017, 0.969])]
     said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=low_p,
                                 paper_shares=low_paper)
-    assert said[3].endswith(
-        "Judged by one rule (a share under half an equal share counts little): step 6's "
-        "\"share of ΣP\" is this fit's weights P with cᵥ left out, not a fit of the paper's "
-        "model; there PIX and FOU carry 14.5 %, 0.22 of the equal share (66.7 %), little. "
-        "The paper's model (every cᵥ = 1) fitted again on the same clean data finds other "
-        "weights: PIX and FOU carry 3.1 %, MOR 96.9 % (99.0 % with cᵥ, step 6's table), "
-        "0.05 of the equal share, both little by that rule: cᵥ raises MOR's share, it does "
-        "not make PIX and FOU small."), said[3]
-    # the two by the rule apart: each way round named
-    even = [{"view": v, "share": s} for v, s in zip(["PIX", "FOU", "MOR"], [0.2, 0.3, 0.5])]
-    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=low_p,
-                                paper_shares=even)
-    assert said[3].endswith(
-        "0.75 of the equal share: the two disagree by that rule, PIX and FOU count on the "
-        "paper's model, little in this fit's P. Their small share here comes from this fit, "
-        "and this run tests this software's variant more than the paper's model."), said[3]
-    said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"],
-                                clean_shares=with_p([0.2, 0.3, 0.5]), paper_shares=low_paper)
-    assert "there PIX and FOU carry 50.0 %, 0.75 of the equal share (66.7 %), not little." \
-        in said[3]
-    assert said[3].endswith(
-        "the two disagree by that rule, PIX and FOU little on the paper's model, not in "
-        "this fit's P. So cᵥ is not all that makes PIX and FOU small: the paper's model "
-        "does too."), said[3]
-    # step 6's number at hand, the paper's fit not yet
+    assert "14.5 %" not in said[3] and "ΣP" not in said[3]
+    assert said[3].endswith("PIX and FOU carry 3.1 %, MOR 96.9 % (99.0 % with cᵥ, step 6's "
+                            "table), 0.05 of the equal share (66.7 %), little by that rule: "
+                            "cᵥ raises MOR's share, it does not make PIX and FOU small."), said[3]
     said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=low_p)
-    assert said[3].endswith("0.22 of the equal share (66.7 %), little. The paper's model "
-                            "fitted again on the same data, whose weights would differ, is "
-                            "not in yet (`rmsc lesson --warm` computes it).")
+    assert "14.5 %" not in said[3] and said[3].endswith(
+        "the paper's model fitted on the same data, which would say, is not in yet (`rmsc "
+        "lesson --warm` computes it).")
     # the paper's fit not in (yet): said, not guessed
     said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=clean)
     assert said[3].endswith("the paper's model fitted on the same data, which would say, is "
@@ -699,8 +676,10 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     even_clean = [{"view": v, "share": 1 / 3} for v in ["PIX", "FOU", "MOR"]]
     said = L.takeaway_sentences(f, detection, shares, ["PIX", "FOU"], clean_shares=even_clean)
     # a third each, shown 33.3 % + 33.3 % = 66.6 %: the 66.7 % is their sum before rounding
-    assert said[3].endswith("they carried 66.7 % (PIX 33.3 % + FOU 33.3 % in the table, each "
-                            "rounded; 66.7 % is their sum before rounding), where an equal "
+    assert said[3].endswith("carry 66.7 % of the consensus weight, \"share of ΣcᵥP\" (PIX "
+                            "33.3 % + FOU 33.3 % in the table, each rounded; 66.7 % is their "
+                            "sum before rounding), and in its fit with the outliers 1.1 % (PIX "
+                            "0.4 % + FOU 0.7 %), where an equal "
                             "share would be 66.7 %: their "
                             "share fell with the corruption: the weights at work, turning Z* "
                             "away from the corrupted views.")
@@ -727,10 +706,10 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
     assert said[1] == ("**The outliers and ACC.** A (-5.00) and B (-5.00) lost ACC, "
                        "more than the ± spread; C (-1.00) changed within the ± spread (noise).")
     assert len(said) == 4 and not any("A gain" in s for s in said)
-    assert said[2].endswith("carry 66.7 % of the consensus weight (\"share of ΣcᵥP\"; not "
-                            "on this screen: the Weights page's table gives it for this "
-                            "fit), where an equal "
-                            "share would be 66.7 %.")
+    # the parts are this line's own (no table of the fit with the outliers on screen)
+    assert said[2].endswith("carry 66.7 % of the consensus weight, \"share of ΣcᵥP\" (PIX "
+                            "33.3 % + FOU 33.3 %, each rounded; 66.7 % is their "
+                            "sum before rounding), where an equal share would be 66.7 %.")
     assert said[3] == ("**The paper's claim.** The claim holds on this run: C's ACC fared best "
                        "under the outliers (-1.00 points, A -5.00), by more than the two "
                        "changes' ± added up (1.00 + 1.00 = 2.00).")
@@ -874,9 +853,14 @@ def test_the_closing_step_names_the_later_step_that_corrupts_the_views_that_coun
     lesson = L.load_lesson()
     steps = lesson.steps
     # step 7 sums up the PIX/FOU run; step 8 corrupts FAC and MOR: the one later test
-    assert L.later_test(steps, 7) == "step 8 does, corrupting FAC and MOR"
-    assert L.later_test(steps, 3) == "step 8 does, corrupting FAC and MOR"
+    # step 8 is the lesson's last claim test: its answer box is there (lesson_close)
+    ends = ", and ends with the lesson's answer, both tests together"
+    assert L.later_test(steps, 7) == "step 8 does, corrupting FAC and MOR" + ends
+    assert L.later_test(steps, 3) == "step 8 does, corrupting FAC and MOR" + ends
     assert L.later_test(steps, 8) is None  # nothing after the last step
+    # a later step checking no claim has no answer box
+    no_claim = [*steps[:7], dataclasses.replace(steps[7], claim=None)]
+    assert L.later_test(no_claim, 7) == "step 8 does, corrupting FAC and MOR"
     # a later step on the same corrupted views is no other test; nor a step without outliers
     same = [steps[6], steps[4], steps[5]]
     assert L.later_test(same, 1) is None
@@ -1337,11 +1321,12 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                     clean_r = caches.result_cache().get(dash.fit_key(step.params, clean))
                     r = caches.result_cache().get(dash.fit_key(step.params, data))
                     said = L.claim_evidence(step, tables, r, data, clean_r)
-                    # the weights' finding, the shares, NMI and where the errors fall; the
-                    # title's question where the comparison has its per-view rival (RMSC-WV)
+                    # the weights' finding, the shares, NMI, where the errors fall and whom
+                    # the other digits are rebuilt from; the title's question where the
+                    # comparison has its per-view rival (RMSC-WV)
                     titled = [s for s in said if s.startswith("**The title's question**")]
                     assert len(titled) == (L.PER_VIEW.get(step.claim) in step.methods)
-                    assert len(said) == 4 + len(titled)
+                    assert len(said) == 5 + len(titled)
                     assert all(f"- {line}" in lines for line in said), lines
                     assert len(evidence) == 3
                 else:

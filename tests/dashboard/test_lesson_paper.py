@@ -147,6 +147,12 @@ def test_where_the_errors_fall_by_hand():
         "among the others all the same (about 6.5 digits against 1.9): spread over 270, it "
         "stays within the ± spread. Why, this lesson does not measure: it shows where the "
         "errors fall, not what in the fit put them there.")
+    # a line on what was measured follows: the caveat is left to it
+    measured = L.errors_sentence("RMSC", ["FAC", "MOR"], (30, 270), SPLIT_CLEAN, SPLIT_AFTER,
+                                 "found", ["NMI"], measured=True)
+    assert said.startswith(measured) and said[len(measured):] == (
+        " Why, this lesson does not measure: it shows where the errors fall, not what in the "
+        "fit put them there.")
     # weights that only rank them low, and no score lost: no "yet", the weaker verb
     said = L.errors_sentence("RMSC", ["FAC"], (30, 270), SPLIT_CLEAN, SPLIT_AFTER,
                              "ranked", [])
@@ -187,9 +193,11 @@ def test_where_the_corrupted_views_count_the_run_can_show_the_weights():
     said = L.takeaway_sentences(facts, {"FAC": (1.0, 1.0), "MOR": (0.996, 0.968)}, shares,
                                 ["FAC", "MOR"], clean_shares=clean)
     who = next(s for s in said if s.startswith("**Who counts in Z\\*.**"))
-    assert who.endswith("in its fit on the clean data (step 6's table) they carried 96.4 % "
+    assert who.endswith("In RMSC's fit on the clean data (step 6's table), FAC and MOR "
+                        "together carry 96.4 % of the consensus weight, \"share of ΣcᵥP\" "
                         "(FAC 7.5 % + MOR 89.0 % in the table, each rounded; 96.4 % is their "
-                        "sum before rounding), where an equal share would be 66.7 %: at least half an equal share, "
+                        "sum before rounding), and in its fit with the outliers 96.8 % (FAC "
+                        "5.8 % + MOR 91.0 %), where an equal share would be 66.7 %: at least half an equal share, "
                         "so their tables can move Z*, and corrupting them could move RMSC's "
                         "result: this run can show whether the weights protect it.")
     # the verdict is the ACC's, not "cannot tell because they count little"
@@ -207,11 +215,12 @@ def test_a_claim_step_no_closing_step_sums_up_carries_its_evidence(claim_run):
     said = L.claim_evidence(step, tables, r, data, cache.get(dash.fit_key(step.params, clean)))
     assert [s.split("**")[1] for s in said] == ["Finding the outliers.", "Who counts in Z\\*.",
                                                 "NMI beside ACC",
-                                                f"Where {step.claim}'s errors fall."]
+                                                f"Where {step.claim}'s errors fall.",
+                                                "Whom the other digits are rebuilt from."]
     # the closing step's own sentences on the same run (one source), then NMI's
     whole = L.step_takeaway(step, tables, r, data, cache.get(dash.fit_key(step.params, clean)))
     assert said[:2] == [s for s in whole if s.startswith(("**Finding", "**Who counts"))]
-    assert "in its fit on the clean data (step 6's table)" in said[1]
+    assert "fit on the clean data (step 6's table)" in said[1]
     assert said[2] == L.nmi_sentence(tables, step.claim)
     # the split from the two fits' own runs: the parts, weighted, give each fit's ACC
     hit = data.outlier_mask.any(axis=0)
@@ -244,3 +253,29 @@ def claim_run(tmp_path_factory):
 def test_the_papers_params_are_the_step_params_with_the_papers_model():
     p = L.paper_params(dash.Params(beta_rel=0.5))
     assert p.beta_rel == 0.5 and {k: getattr(p, k) for k in PAPER_MODEL} == PAPER_MODEL
+
+
+def test_a_runs_facts_and_its_support_sentence_come_from_its_fits(claim_run):
+    from rmsc.dashboard.lesson_close import run_facts
+    from rmsc.dashboard.lesson_summary import detection_of
+    from rmsc.dashboard.lesson_support import support_of, support_sentence
+
+    lesson, cache = claim_run
+    step = lesson.step(2)
+    clean, data = L.load_step_data(lesson, step)
+    tables = cache.get(L.step_comparison(step, clean, data)[0])
+    r = cache.get(dash.fit_key(step.params, data))
+    clean_r = cache.get(dash.fit_key(step.params, clean))
+    facts = run_facts(tables, r, data, clean_r, step.claim)
+    corrupted, detection = detection_of(r, data)
+    assert facts["corrupted"] == corrupted and facts["detection"] == detection
+    assert facts["acc"] == L.claim_facts(tables, step.claim)["verdict"]
+    assert facts["before"] == L.corrupted_share(dash.weight_shares(clean_r, data)[0], corrupted)
+    assert run_facts(tables, r, data, None, step.claim) is None  # the clean fit not in
+    # step 8's errors line ends with whom the other digits are rebuilt from, from both fits
+    hit = data.outlier_mask.any(axis=0)
+    said = L.claim_evidence(step, tables, r, data, clean_r)
+    k = next(i for i, s in enumerate(said) if s.startswith(f"**Where {step.claim}'s errors"))
+    assert "this lesson does not measure" not in said[k]  # the next line says what it measured
+    assert said[k + 1] == support_sentence(*support_of(clean_r, r, data.labels, hit),
+                                           int((~hit).sum()))
