@@ -43,7 +43,7 @@ from .lesson_text import (  # noqa: F401 - re-exported: what the page says about
 from .lesson_summary import (  # noqa: F401 - re-exported: the closing step's sentences
     AP_FOUND, AUC_FOUND, AUC_MISSED, LITTLE_SHARE, PER_VIEW, corrupted_share, detection_kind,
     earlier_comparison, per_view_sentence, postprocessing_line, postprocessing_reminder,
-    later_test, run_context, step_takeaway, takeaway_sentences, claim_caveat, carry_caveat)
+    later_test, run_context, step_takeaway, takeaway_sentences, carry_caveat)
 from .lesson_views import neighbour_line, projection_note  # noqa: F401 - re-exported
 from .lesson_paper import (  # noqa: F401 - re-exported: the paper's model, step 8's lines
     claim_evidence, clean_params, errors_sentence, nmi_claim, nmi_sentence, paper_params,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..inspection import SHARE_LABEL
 from .fitting import weight_shares
 from .lesson_rules import NARROW, acc_spreads, within_spread
-from .lesson_summary import LITTLE_RULE, LITTLE_SHARE, corrupted_share
+from .lesson_summary import LITTLE_RULE, corrupted_share, counts_little
 from .lesson_text import claim_facts
 
 #: What a view's share of ΣcᵥP is, with this software's per-view scale cᵥ, in plain words:
@@ -46,7 +46,7 @@ def reach_caveat(tables, steps, n, data, clean_result):
     corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
     total = corrupted_share(shares, corrupted)
     equal = 1 / len(shares)
-    if total is None or not total < LITTLE_SHARE * equal * len(corrupted):
+    if total is None or not counts_little(total, len(corrupted), len(shares)):
         return None
     method, names = facts["method"], " and ".join(corrupted)
     closing = next((f"step {i}" for i, s in enumerate(steps[n:], n + 1) if s.show == "summary"),

@@ -500,53 +500,9 @@ def postprocessing_line(shown, n_variants, steps, n):
     return postprocessing_reminder(shown, earlier_comparison(steps, n))
 
 
-def claim_caveat(tables, steps, n, data, clean_result):
-    """What a 'compare' step (step ``n`` of ``steps``) checking a claim on the clean data and
-    ``data`` (with its outliers) must carry beside its verdict on the ACC alone: when the
-    corrupted views count little in Z* already on the clean data (their share of ΣcᵥP in
-    ``clean_result``, RMSC's fit there, below :data:`LITTLE_SHARE` of an equal share, the
-    closing step's own test in :func:`takeaway_sentences`), that the run cannot test the
-    claim, with the share and the equal share it is measured against, and which later step
-    (the first 'summary' step after it, else "the closing step") revises the verdict. None
-    when the step
-    checks no claim, the data have no outliers, the clean fit is not at hand, or the
-    corrupted views count."""
-    step = steps[n - 1]
-    facts = None if step.claim is None else claim_facts(tables, step.claim)
-    mask = data.outlier_mask
-    if facts is None or mask is None or not mask.any() or clean_result is None:
-        return None
-    shares, _ = weight_shares(clean_result, data)
-    corrupted = [v for v, row in zip(data.view_names, mask) if row.any()]
-    before = corrupted_share(shares, corrupted)
-    equal = len(corrupted) / len(shares)
-    if before is None or not counts_little(before, len(corrupted), len(shares)):
-        return None
-    method, names = facts["method"], " and ".join(corrupted)
-    they = "together carry" if len(corrupted) > 1 else "carries"
-    closing = next((f"step {i}" for i, s in enumerate(steps[n:], n + 1) if s.show == "summary"),
-                   "the closing step")
-    if facts["verdict"] == "cannot be told":
-        last = (f"The verdict above, on the ACC alone, is no test of the weights: {closing} "
-                "says why the ACC could not have told more.")
-    else:  # the step's answer in the two parts its question asks for
-        said = "bear the claim out" if facts["verdict"] == "holds" else \
-            "do not bear the claim out"
-        last = (f"So the answer has two parts: the ACC changes alone {said} (the line "
-                f"above); but this run can hardly test the claim, so that "
-                f"says nothing about the weights, and {closing}, which puts the two "
-                f"together, concludes \"cannot tell\".")
-    return (f"**Can this run test the claim?** Hardly. In {method}'s fit on the clean data "
-            f"(step 6's table), {names} {they} {_share(before)} of the consensus weight "
-            f"(each view's part of the weights that build Z*, \"{SHARE_LABEL}\" in step 6's "
-            f"table). An equal share would be {_share(equal)}, and {LITTLE_RULE}. A view's share "
-            f"caps how far its table can move Z*, so corrupting {names} could move "
-            f"{method}'s ACC little, whatever its weights did. {last}")
-
-
 def carry_caveat(sentences, caveat):
     """A compare step's lines (:func:`rmsc.dashboard.lesson_text.comparison_sentences`)
-    with ``caveat`` (:func:`claim_caveat`) in place of the claim line's pointer to the
+    with ``caveat`` (:func:`rmsc.dashboard.lesson_reach.reach_caveat`) in place of the claim line's pointer to the
     closing step (:data:`~rmsc.dashboard.lesson_text.CLAIM_ASKS_MORE`, which the caveat
     answers), right after that line; unchanged when ``caveat`` is None."""
     if caveat is None:

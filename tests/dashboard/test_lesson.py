@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from rmsc import dashboard as dash
 from rmsc import datasets
 from rmsc.dashboard import lesson as L
+from rmsc.dashboard.lesson_reach import reach_caveat
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -1305,8 +1306,8 @@ def test_apptest_walks_every_step(tmp_path, monkeypatch):
                     # the closing step's caveat beside the verdict where the clean fit an
                     # earlier step made says the corrupted view counts little (here it is one
                     # view of three and counts: no caveat, the pointer to the closing step)
-                    caveat = L.claim_caveat(tables, lesson.steps, n, data, caches.result_cache()
-                                            .get(dash.fit_key(step.params, clean)))
+                    caveat = reach_caveat(tables, lesson.steps, n, data, caches.result_cache()
+                                         .get(dash.fit_key(step.params, clean)))
                     cued = [m.value for m in at.markdown if "Can this run test" in m.value]
                     assert cued == ([] if caveat is None else [f"- {caveat}"])
                     # (the pointer only where a closing step sums this run up)
