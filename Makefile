@@ -45,12 +45,15 @@ run: venv
 # with the long one-test files on one worker. Then the browser tests, in one process by
 # default (BROWSER_WORKERS=2 runs two servers and two Chromiums at once: on a loaded machine their
 # starts ran past the tests' waits; docs/measurements.md, "How long the suite takes").
-# --durations lists where the time went.
+# --durations lists where the time went. The browser half collects only the files that hold
+# browser tests (BROWSER_TESTS: collecting the whole suite to keep 28 of its tests cost 22 CPU s,
+# these files 8; tests/project/test_layout.py checks the list names every such file).
 TEST_WORKERS ?= 2
 BROWSER_WORKERS ?= 0
+BROWSER_TESTS := tests/browser tests/benchmarks/test_benchmarks.py
 test: venv browser lint
 	$(PY) -m pytest -q -m "not browser" -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
-	$(PY) -m pytest -q -m browser -n $(BROWSER_WORKERS) --dist loadfile --durations=10
+	$(PY) -m pytest -q -m browser -n $(BROWSER_WORKERS) --dist loadfile --durations=10 $(BROWSER_TESTS)
 
 lint: venv
 	$(PY) -m ruff check .

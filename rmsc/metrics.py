@@ -127,7 +127,14 @@ def evaluate_runs(labels_true, runs):
         population standard deviation over runs.
     """
     runs = np.atleast_2d(np.asarray(runs))
-    scores = [evaluate(labels_true, r) for r in runs]
+    if runs.ndim == 2 and runs.shape[0] > 1 and runs.dtype.kind in "biu":
+        # equal labellings score alike: each distinct one is scored once (a fit's k-means
+        # restarts often agree; sklearn's checks cost milliseconds a call), one score per run
+        distinct, which = np.unique(runs, axis=0, return_inverse=True)
+        scored = [evaluate(labels_true, r) for r in distinct]
+        scores = [scored[i] for i in np.ravel(which)]
+    else:
+        scores = [evaluate(labels_true, r) for r in runs]
     out = {}
     for name in METRICS:
         vals = np.array([s[name] for s in scores])

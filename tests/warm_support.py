@@ -24,10 +24,15 @@ from tests.clipping_support import MAX_ITER
 _CLIPPING = "tests/browser/test_clipping.py::"
 
 #: The tests whose results are warmed, in the order the browser tests reach them, and the
-#: queries (as their URLs give them) of their fits: the 1280-px walk's Digit and Digit-small
-#: with outliers (its fits capped at MAX_ITER), the heatmap's Digit with outliers at the
-#: defaults (to convergence); None: the whole lesson (``clipping_support.small_lesson``).
+#: queries (as their URLs give them) of their fits: the charts' Digit-small at the defaults,
+#: the 1280-px walk's Digit and Digit-small with outliers (its fits capped at MAX_ITER), the
+#: heatmap's Digit with outliers at the defaults (to convergence); None: the whole lesson
+#: (``clipping_support.small_lesson``); then the every-page walk's Digit-small with outliers
+#: at the defaults. Each of these tests reads its fit's result, none watches the fit run.
 PARTS = {
+    "tests/browser/test_charts.py::test_solve_draws_the_clustering_along_the_iterations": [
+        {"data": "Digit-small"},
+    ],
     _CLIPPING + "test_nothing_is_cut_off_at_1280_px_on_any_page": [
         {"max_iter": str(MAX_ITER)},
         {"data": "Digit-small", "outliers": "PIX:0.1:replace:1:1:0", "max_iter": str(MAX_ITER)},
@@ -36,6 +41,9 @@ PARTS = {
         {"outliers": "PIX,FOU:0.1:replace:1:1:0"},
     ],
     "tests/browser/test_lesson.py::test_the_lesson_walked_at_1280_px_nothing_cut_off": None,
+    "tests/browser/test_pages.py::test_every_page_renders_its_charts": [
+        {"data": "Digit-small", "outliers": "PIX:0.1:replace:1:1:0"},
+    ],
 }
 
 

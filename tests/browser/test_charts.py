@@ -11,9 +11,10 @@ import pytest
 
 from rmsc.dashboard import PAGE_TRACE_EVERY
 from rmsc.tracking import ClusteringTrace
-from tests.browser_support import (PAGE_WAIT, metric, nav, no_exception, open_app,
-                                   open_details)
+from tests.browser_support import (FIT_TIMEOUT, PAGE_WAIT, metric, nav, no_exception,
+                                   open_app, open_details)
 from tests.clipping_support import wait_fitted
+from tests.warm_support import await_warmed
 
 pytestmark = pytest.mark.browser
 
@@ -34,11 +35,14 @@ TRACES_OF = """(title) => {
 }"""
 
 
-def test_solve_draws_the_clustering_along_the_iterations(page, server):
+def test_solve_draws_the_clustering_along_the_iterations(page, server, request,
+                                                        warmed_results, results_folder):
     """Digit-small at the defaults (well over a hundred iterations): under the objective, the
     chart of the clustering along the iterations has one point per recorded row, its ARI in
     [0, 1], its ACC and NMI in [0, 100] %, and the fit's own ACC (the star) is the ACC the
-    page reports."""
+    page reports. Its fit is the warming's first (``tests/warm_support.py``): the session's
+    first test waits for it rather than have its server fit the same at once."""
+    await_warmed(warmed_results, results_folder, request.node.nodeid, FIT_TIMEOUT / 1000)
     open_app(page, server, "?data=Digit-small")
     nav(page, "Solve")
     wait_fitted(page)

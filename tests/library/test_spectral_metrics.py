@@ -74,6 +74,30 @@ def test_evaluate_runs_mean_and_std():
     assert out["n_runs"] == 2
 
 
+def test_evaluate_runs_scores_repeated_labellings_as_each_run_alone(monkeypatch):
+    """Runs that repeat a labelling (k-means' restarts often agree) weigh as many times as
+    they occur; a labelling equal up to the clusters' names is still scored on its own."""
+    import rmsc.metrics as metrics
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 40)
+    rows = [rng.integers(0, 3, 40) for _ in range(3)]
+    runs = np.array([rows[0], rows[1], rows[0], rows[2], (rows[0] + 1) % 3, rows[0]])
+    out = evaluate_runs(y, runs)
+    each = [evaluate(y, r) for r in runs]
+    for name in ("acc", "nmi", "ari", "purity"):
+        vals = np.array([e[name] for e in each])
+        assert out[f"{name}_mean"] == vals.mean() and out[f"{name}_std"] == vals.std(), name
+    assert out["n_runs"] == 6
+    calls = []
+    monkeypatch.setattr(metrics, "evaluate", lambda t, p: calls.append(p) or evaluate(t, p))
+    assert metrics.evaluate_runs(y, runs) == out
+    assert len(calls) == 4  # the four distinct labellings, each once
+    # labels that are not integers: scored run by run, as before
+    named = np.array(["a", "b", "c"])[runs]
+    assert metrics.evaluate_runs(y, named) == out and len(calls) == 4 + 6
+
+
 def test_best_view_uses_the_labels():
     y = np.array([0, 0, 1, 1])
     runs = np.array([[[0, 1, 0, 1]], [[1, 1, 0, 0]]])

@@ -3,6 +3,7 @@ a reason is written down, no crowded module without a reason. Over the library (
 and the app code (``ui/``, ``pages/``, ``app.py``) alike."""
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -206,3 +207,20 @@ def test_the_tests_mirror_the_package_and_contributing_lists_their_folders():
     missing = [f"tests/{f.relative_to(tests).as_posix()}/" for f in folders
                if f"`tests/{f.relative_to(tests).as_posix()}/`" not in section]
     assert not missing, f"CONTRIBUTING.md's \"Where the tests are\" does not name {missing}"
+
+
+def test_make_tests_browser_half_collects_every_file_with_browser_tests():
+    """``make test`` runs the browser tests over the files its ``BROWSER_TESTS`` names (not
+    the whole suite, collected to keep a few): every test file that marks a test ``browser``
+    is among them, so that none is left out of ``make test``."""
+    line = next(x for x in (ROOT / "Makefile").read_text().splitlines()
+                if x.startswith("BROWSER_TESTS :="))
+    listed = [ROOT / p for p in line.split(":=", 1)[1].split()]
+    assert listed and all(p.exists() for p in listed), line
+    marks = re.compile(r"^\s*(@|pytestmark\b).*\bmark\.browser\b", re.MULTILINE)
+    marked = [p for p in (ROOT / "tests").rglob("test_*.py")
+              if marks.search(p.read_text(encoding="utf-8"))]
+    assert marked
+    left_out = [str(p.relative_to(ROOT)) for p in marked
+                if not any(p == q or q in p.parents for q in listed)]
+    assert not left_out, f"the Makefile's BROWSER_TESTS leaves out {left_out}"
