@@ -17,6 +17,7 @@ from .lesson_paper import _VERDICT_WORDS
 from .lesson_summary import (as_acc, corrupted_share, counts_little, detection_kind,
                              detection_of, per_view_answer, per_view_verdicts, _share)
 from .fitting import weight_shares
+from .lesson_rules import narrow_margin
 from .lesson_text import claim_facts
 
 #: What a test's weights did with its corrupted samples, by the kinds of
@@ -32,19 +33,31 @@ def run_facts(tables, result, data, clean_result, claim):
     of ΣcᵥP in ``claim``'s fit on the clean data (``clean_result``), how many views there
     are, and the claim's verdict on ACC and on NMI (None without NMI), and its ``tables``
     for the title's question. None where a number is not at hand."""
-    facts = claim_facts(tables, claim)
-    if facts is None or result is None or clean_result is None:
+    if claim_facts(tables, claim) is None or result is None or clean_result is None:
         return None
     corrupted, detection = detection_of(result, data)
     shares = weight_shares(clean_result, data)[0]
     before = corrupted_share(shares, corrupted)
     if before is None:
         return None
-    nmi = (claim_facts(as_acc(tables, "nmi"), claim)
-           if all("nmi_mean" in t for t in tables.values()) else None)
     return {"corrupted": corrupted, "detection": detection, "before": before,
-            "n_views": len(shares), "acc": facts["verdict"],
-            "nmi": None if nmi is None else nmi["verdict"], "tables": tables}
+            "n_views": len(shares), **claim_verdicts(tables, claim), "tables": tables}
+
+
+def claim_verdicts(tables, claim):
+    """The claim's verdict on a comparison's ``tables`` on ACC (``acc``) and on NMI
+    (``nmi``; None without NMI), each with its narrow margin (``acc_narrow``,
+    ``nmi_narrow``: :func:`~rmsc.dashboard.lesson_rules.narrow_margin` of the gap between
+    the claim's method and its rival, the rule the step lines use; None unless narrow)."""
+    out = {}
+    for score in ("acc", "nmi"):
+        on = tables if score == "acc" else as_acc(tables, "nmi") if all(
+            "nmi_mean" in t for t in tables.values()) else None
+        f = None if on is None else claim_facts(on, claim)
+        out[score] = None if f is None else f["verdict"]
+        out[f"{score}_narrow"] = None if f is None else narrow_margin(
+            f["gap"], f["spread"][f["method"]], f["spread"][f["rival"]])
+    return out
 
 
 def _found(test):
@@ -56,9 +69,21 @@ def _found(test):
 def _on_claim(test):
     """The claim's verdict on one test that can test it, on ACC and NMI, in words."""
     acc, nmi = test["acc"], test["nmi"]
-    if nmi is None or nmi == acc:
+    if nmi is None or (nmi == acc and not _narrow(test)):
         return f"the claim {_VERDICT_WORDS[acc]}" + ("" if nmi is None else " on ACC and NMI")
-    return f"on ACC the claim {_VERDICT_WORDS[acc]}, on NMI it {_VERDICT_WORDS[nmi]}"
+    return (f"on ACC the claim {_verdict(test, 'acc')}, on NMI it {_verdict(test, 'nmi')}")
+
+
+def _verdict(test, score):
+    """One score's verdict in words, with its margin where narrow (the lesson's NARROW)."""
+    margin = test.get(f"{score}_narrow")
+    return _VERDICT_WORDS[test[score]] + ("" if margin is None else
+                                          f", by a narrow margin: {margin:.2f} points "
+                                          "beyond the ± spread")
+
+
+def _narrow(test):
+    return any(test.get(f"{s}_narrow") is not None for s in ("acc", "nmi"))
 
 
 def closing_answer(tests, method="RMSC"):
@@ -81,7 +106,7 @@ def closing_answer(tests, method="RMSC"):
         said = "; ".join(f"with {n} corrupted, {who} {w}" for who, n, w in zip(
             [f"{method}'s weights"] + ["they"] * (len(tests) - 1), names, found))
         said = said[0].upper() + said[1:] + "."
-    parts, verdicts, testable = [], [], 0
+    parts, verdicts, testable, narrow, unprotected = [], [], 0, False, []
     for t, n in zip(tests, names):
         equal = len(t["corrupted"]) / t["n_views"]
         if counts_little(t["before"], len(t["corrupted"]), t["n_views"]):
@@ -94,14 +119,22 @@ def closing_answer(tests, method="RMSC"):
             parts.append(f"the {n} test could ({_share(t['before'])} of Z*'s weight, an "
                          f"equal share {_share(equal)}): there {_on_claim(t)}")
             verdicts += [v for v in (t["acc"], t["nmi"]) if v not in (None, "cannot be told")]
+            narrow = narrow or _narrow(t)
+            if _found(t) == "found" and "not borne out" in (t["acc"], t["nmi"]):
+                unprotected.append(n)
     said += " " + "; ".join(parts)[0].upper() + "; ".join(parts)[1:] + "."
+    if unprotected:
+        said += (f" In the {' and the '.join(unprotected)} test the weights found the "
+                 "corrupted digits, yet the claim was not borne out there: finding them did "
+                 "not by itself protect the clustering.")
     if not testable:
         said += " So this lesson cannot test the paper's claim."
     elif not verdicts:
         said += f" So whether {method} is the most robust cannot be told on this run."
     elif len(set(verdicts)) == 1:
-        said += (f" So on this run the paper's claim ({method} the most robust) "
-                 f"{_VERDICT_WORDS[verdicts[0]]}.")
+        said += (f" So on this run, one draw of which digits were corrupted, the paper's "
+                 f"claim ({method} the most robust) {_VERDICT_WORDS[verdicts[0]]}"
+                 + (", by a narrow margin." if narrow else "."))
     else:
         said += " So the verdicts above disagree on the paper's claim."
     tables = {}

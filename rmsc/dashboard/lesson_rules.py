@@ -83,10 +83,21 @@ def gap_words(gap, spread_a, spread_b):
     total = round(spread_a + spread_b, SHOWN_DECIMALS)
     said = (f"more than the two changes' ± added up ({spread_a:.2f} + {spread_b:.2f} = "
             f"{total:.2f})")
-    if abs(gap) >= NARROW * total:
+    margin = narrow_margin(gap, spread_a, spread_b)
+    if margin is None:
         return said
-    return (f"{said}, but only by {abs(gap) - total:.2f} points. A narrow margin, as "
+    return (f"{said}, but only by {margin:.2f} points. A narrow margin, as "
             f"{SPREAD_LIMIT}")
+
+
+def narrow_margin(gap, spread_a, spread_b):
+    """How far a gap between two changes clears their two ± added up, in points, when it is
+    beyond them (:func:`changes_within_spread` False) by a narrow margin (less than
+    :data:`NARROW` times that sum); None when within, unknown or beyond by more."""
+    if changes_within_spread(gap, spread_a, spread_b) is not False:
+        return None
+    total = round(spread_a + spread_b, SHOWN_DECIMALS)
+    return None if abs(gap) >= NARROW * total else abs(gap) - total
 
 
 #: What a ± is, in words (under every comparison's lines or chart): the spread over the
