@@ -18,13 +18,19 @@ from .lesson_summary import LITTLE_RULE, corrupted_share, counts_little
 from .lesson_text import claim_facts
 
 #: What a view's share of ΣcᵥP is, with this software's per-view scale cᵥ, in plain words:
-#: said where the lesson first uses a share (step 5's caveat).
+#: said where the lesson first uses a share (step 5's caveat). cᵥ as the default model
+#: computes it (:data:`rmsc.rmsc.LOSS_SCALE` "median", :data:`rmsc.rmsc.SCALE_POWER` 1), and
+#: that a share is needed to move Z* but is not enough (step 6's MOR).
 SHARE_WORDS = (
     "Z* is built from an average of the views' tables of who resembles whom, each view "
     f"weighted by its \"{SHARE_LABEL}\" (its digits' weights P from step 4, added up and "
-    "multiplied by a per-view scale cᵥ, as a share of all views' total). cᵥ is this "
-    "software's addition to the paper's model; step 7 checks the paper's model without it. "
-    "A view's share caps how far its table can move Z*.")
+    "multiplied by a per-view scale cᵥ, as a share of all views' total; cᵥ = 1/sᵥ, with sᵥ "
+    "the view's median loss at the start, its typical error in rebuilding a digit, so every "
+    "view's losses count in the unit of its own typical loss). cᵥ is this software's "
+    "addition to the paper's model; step 7 checks the paper's model without it. A view "
+    "needs a large share to move Z*, but a large share is not enough: a view whose own "
+    "table already agrees with Z* moves it nowhere, however large its share (step 6 shows "
+    "this for MOR).")
 
 
 def reach_caveat(tables, steps, n, data, clean_result):

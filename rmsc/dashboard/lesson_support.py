@@ -41,9 +41,9 @@ def support_sentence(before, after, n_other):
     if moved == "fell" and hit[1] < hit[0] and kept[1] >= kept[0]:
         return said + (", and the rest went to other classes. The corrupted digits are used "
                        "less to rebuild the others, so the clean digits lost classmates as "
-                       "neighbours in Z*. A weight P[v, j] sets only how much digit j's own "
-                       "rebuilding counts; it cannot keep a corrupted digit as a neighbour "
-                       "of the clean ones. This is one measured change in Z* beside the "
+                       "neighbours in Z*. A digit's weight sets how much its own "
+                       "rebuilding counts; it does not decide which digits the clean ones "
+                       "are rebuilt from. This is one measured change in Z* beside the "
                        "loss, not a proof that it caused it.")
     return said + (". This does not explain the loss; what in the fit put the errors there, "
                    "this lesson does not measure.")

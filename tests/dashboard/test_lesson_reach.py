@@ -22,7 +22,16 @@ def test_step_5s_caveat_gives_each_corrupted_views_share_beside_an_equal_one():
         "answer has two parts: the ACC changes alone do not bear the claim out (the line "
         "above); but this run can hardly test the claim, so that says nothing about the "
         "weights, and step 3, which puts the two together, concludes \"cannot tell\".")
-    assert "step 6" not in caveat and "cᵥ is this software's addition" in caveat
+    assert "step 6's table" not in caveat and "cᵥ is this software's addition" in caveat
+
+
+def test_share_words_define_cv_as_the_default_model_computes_it():
+    from rmsc.rmsc import LOSS_SCALE, SCALE_POWER
+    # cᵥ = 1/sᵥ with sᵥ the median loss at the start: the default model's scale, power 1
+    assert (LOSS_SCALE, SCALE_POWER) == ("median", 1.0)
+    assert "cᵥ = 1/sᵥ, with sᵥ the view's median loss at the start" in SHARE_WORDS
+    # a share is needed to move Z*, not enough: said with step 6's MOR, not as a cap alone
+    assert "a large share is not enough" in SHARE_WORDS and "caps" not in SHARE_WORDS
     # where the share counts, no caveat: the boundaries and the cases that say nothing are
     # in test_lesson_caveat
 
