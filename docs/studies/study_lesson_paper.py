@@ -11,7 +11,8 @@ cache in memory; step 7's warm set holds the paper's model fitted on the clean d
 (:func:`~rmsc.dashboard.lesson.step_takeaway`, as the page passes them), each view's share
 of ΣP in the paper's model and of ΣcᵥP in RMSC's clean fit, and step 8's lines (each
 method's change, the claim, :func:`~rmsc.dashboard.lesson.claim_evidence`: the weights'
-finding, the shares, NMI beside ACC).
+finding, the shares, NMI beside ACC), and the lesson's answer (the box after step 8's lines,
+:func:`rmsc.dashboard.lesson_close.closing_answer`; measured at 9df67bc, w-lessonF).
 
 Not smoke-tested: a one-off study, its numbers in docs/lesson.md, measured at the commit
 named there (branch w-lessonA, 2026-11-29).
@@ -33,6 +34,8 @@ from study_lesson_step import markdown, the_lesson  # noqa: E402
 
 from rmsc import dashboard as dash  # noqa: E402
 from rmsc.dashboard import lesson as L  # noqa: E402
+from rmsc.dashboard.lesson_close import closing_answer, closing_tests, run_facts  # noqa: E402
+from rmsc.dashboard.lesson_reach import reach_caveat  # noqa: E402
 
 
 def shares(result, data):
@@ -56,12 +59,14 @@ def main():
     L.warm(dataclasses.replace(lesson, steps=tuple(lesson.step(k) for k in
                                                    (first, summary, after))), cache, print)
     print(f"# computed in {time.perf_counter() - start:.0f} s")
+    tests = []
     for n in (summary, after):
         step = lesson.step(n)
         clean, data = L.load_step_data(lesson, step)
         tables = cache.get(L.step_comparison(step, clean, data)[0])
         r = cache.get(dash.fit_key(step.params, data))
         clean_r = cache.get(dash.fit_key(step.params, clean))
+        tests.append(run_facts(tables, r, data, clean_r, step.claim))
         print(f"\n## Step {n}: {step.title}\n")
         if step.show == "summary":
             paper = cache.get(dash.fit_key(L.paper_params(step.params), clean))
@@ -75,7 +80,7 @@ def main():
         else:
             first_, closing = L.run_context(lesson.steps, n)
             lines = L.comparison_sentences(tables, step.claim, first_, closing)
-            lines = L.carry_caveat(lines, L.claim_caveat(tables, lesson.steps, n, data, clean_r))
+            lines = L.carry_caveat(lines, reach_caveat(tables, lesson.steps, n, data, clean_r))
             lines += L.claim_evidence(step, tables, r, data, clean_r)
             print("\n".join(f"- {line}" for line in lines))
             print("\nRMSC's fit with the outliers:\n")
@@ -83,6 +88,8 @@ def main():
             for metric in ("acc", "nmi"):
                 print(f"\n{metric.upper()} %:\n")
                 print(markdown(dash.robustness_table(tables, metric=metric)))
+    steps = closing_tests(lesson.steps)  # the lesson's answer, as the last test's step shows it
+    print("\n## " + closing_answer([dict(t, step=k) for t, k in zip(tests, steps)]))
     print(f"\n# load average after: {_preamble.load_average()}")
 
 
