@@ -5,7 +5,7 @@ Column j of Z* holds the coefficients that rebuild sample j from the others (row
 sample i is used). :func:`class_support` says, for the samples outside a mask, how much of
 their column's mass |Z*| sits on samples of their own class, on own-class samples inside the
 mask, and on masked samples of any class: the lesson's step 8 compares RMSC's clean fit with
-its fit on corrupted data by it (:func:`rmsc.dashboard.lesson_close.support_sentence`).
+its fit on corrupted data by it (:func:`rmsc.dashboard.lesson_support.support_sentence`).
 """
 
 from __future__ import annotations

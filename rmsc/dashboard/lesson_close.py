@@ -13,9 +13,9 @@ step lines use, from the same functions.
 
 from __future__ import annotations
 
-from .lesson_paper import _VERDICT_WORDS
+from .lesson_paper import VERDICT_WORDS
 from .lesson_summary import (as_acc, corrupted_share, counts_little, detection_kind,
-                             detection_of, per_view_answer, per_view_verdicts, _share)
+                             detection_of, per_view_answer, per_view_verdicts, share_pct)
 from .fitting import weight_shares
 from .lesson_rules import narrow_margin
 from .lesson_text import claim_facts
@@ -70,14 +70,14 @@ def _on_claim(test):
     """The claim's verdict on one test that can test it, on ACC and NMI, in words."""
     acc, nmi = test["acc"], test["nmi"]
     if nmi is None or (nmi == acc and not _narrow(test)):
-        return f"the claim {_VERDICT_WORDS[acc]}" + ("" if nmi is None else " on ACC and NMI")
+        return f"the claim {VERDICT_WORDS[acc]}" + ("" if nmi is None else " on ACC and NMI")
     return (f"on ACC the claim {_verdict(test, 'acc')}, on NMI it {_verdict(test, 'nmi')}")
 
 
 def _verdict(test, score):
     """One score's verdict in words, with its margin where narrow (the lesson's NARROW)."""
     margin = test.get(f"{score}_narrow")
-    return _VERDICT_WORDS[test[score]] + ("" if margin is None else
+    return VERDICT_WORDS[test[score]] + ("" if margin is None else
                                           f", by a narrow margin: {margin:.2f} points "
                                           "beyond the ± spread")
 
@@ -112,12 +112,12 @@ def closing_answer(tests, method="RMSC"):
         if counts_little(t["before"], len(t["corrupted"]), t["n_views"]):
             where = f"step {t['step']}; " if t.get("step") else ""
             parts.append(f"the {n} test could not test the paper's claim: on the clean data "
-                         f"those views carry {_share(t['before'])} of Z*'s weight ({where}an "
-                         f"equal share: {_share(equal)}), too little to move Z*")
+                         f"those views carry {share_pct(t['before'])} of Z*'s weight ({where}an "
+                         f"equal share: {share_pct(equal)}), too little to move Z*")
         else:
             testable += 1
-            parts.append(f"the {n} test could ({_share(t['before'])} of Z*'s weight, an "
-                         f"equal share {_share(equal)}): there {_on_claim(t)}")
+            parts.append(f"the {n} test could ({share_pct(t['before'])} of Z*'s weight, an "
+                         f"equal share {share_pct(equal)}): there {_on_claim(t)}")
             verdicts += [v for v in (t["acc"], t["nmi"]) if v not in (None, "cannot be told")]
             narrow = narrow or _narrow(t)
             if _found(t) == "found" and "not borne out" in (t["acc"], t["nmi"]):
@@ -133,7 +133,7 @@ def closing_answer(tests, method="RMSC"):
         said += f" So whether {method} is the most robust cannot be told on this run."
     elif len(set(verdicts)) == 1:
         said += (f" So on this run, one draw of which digits were corrupted, the paper's "
-                 f"claim ({method} the most robust) {_VERDICT_WORDS[verdicts[0]]}"
+                 f"claim ({method} the most robust) {VERDICT_WORDS[verdicts[0]]}"
                  + (", by a narrow margin." if narrow else "."))
     else:
         said += " So the verdicts above disagree on the paper's claim."

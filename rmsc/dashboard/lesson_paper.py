@@ -57,7 +57,7 @@ _KIND_WORDS = {"lost": "lost beyond the ± spread", "gained": "gained beyond the
                "noise": "changed within the ± spread"}
 
 
-_VERDICT_WORDS = {"holds": "holds", "not borne out": "is not borne out",
+VERDICT_WORDS = {"holds": "holds", "not borne out": "is not borne out",
                   "cannot be told": "cannot be told from the ± spread"}
 
 
@@ -77,7 +77,7 @@ def nmi_claim(tables, method):
                f"{spread[rival]:.2f})")
     else:
         why = pair
-    said = f"On the NMI changes the paper's claim {_VERDICT_WORDS[nmi['verdict']]}: {why}."
+    said = f"On the NMI changes the paper's claim {VERDICT_WORDS[nmi['verdict']]}: {why}."
     return said + " " + verdict_pair(nmi["verdict"], acc["verdict"])
 
 
@@ -87,7 +87,7 @@ def verdict_pair(on_nmi, on_acc):
     tell); or the two disagree (one holds, the other is not borne out)."""
     if on_nmi == on_acc:
         return "The same verdict as on the ACC changes."
-    acc_said = f"On the ACC changes it {_VERDICT_WORDS[on_acc]}"
+    acc_said = f"On the ACC changes it {VERDICT_WORDS[on_acc]}"
     if "cannot be told" in (on_nmi, on_acc):
         further, other = ("NMI", "ACC") if on_acc == "cannot be told" else ("ACC", "NMI")
         return (f"{acc_said}. So ACC and NMI do not contradict each other, but only "

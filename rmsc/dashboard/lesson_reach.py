@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from ..inspection import SHARE_LABEL
 from .fitting import weight_shares
-from .lesson_rules import NARROW, acc_spreads, within_spread
-from .lesson_summary import LITTLE_RULE, corrupted_share, counts_little
+from .lesson_rules import acc_spreads, beyond_words, within_spread
+from .lesson_summary import LITTLE_RULE, corrupted_share, counts_little, share_pct
 from .lesson_text import claim_facts
 
 #: What a view's share of ΣcᵥP is, with this software's per-view scale cᵥ, in plain words:
@@ -80,15 +80,15 @@ def shares_words(shares, corrupted, total, equal):
     rounded parts add up to another number than the rounded sum, that the sum is before
     rounding."""
     by_view = {s["view"]: s["share"] for s in shares}
-    parts = [f"{v} {_pct(by_view[v])}" for v in corrupted]
+    parts = [f"{v} {share_pct(by_view[v])}" for v in corrupted]
     if len(corrupted) == 1:
-        return f"{corrupted[0]} has {_pct(total)}, where an equal share is {_pct(equal)}"
+        return f"{corrupted[0]} has {share_pct(total)}, where an equal share is {share_pct(equal)}"
     said = ", ".join(parts[:-1]) + " and " + parts[-1]
     shown = round(sum(round(100 * by_view[v], 1) for v in corrupted), 1)
     rounding = "" if shown == round(100 * total, 1) else " (before rounding)"
     first, rest = said.split(" ", 1)
-    return (f"{first} has {rest}, together {_pct(total)}{rounding}, where an equal share "
-            f"is {_pct(equal)} each, {_pct(equal * len(corrupted))} for the "
+    return (f"{first} has {rest}, together {share_pct(total)}{rounding}, where an equal share "
+            f"is {share_pct(equal)} each, {share_pct(equal * len(corrupted))} for the "
             f"{'two' if len(corrupted) == 2 else len(corrupted)}")
 
 
@@ -96,9 +96,9 @@ def versus_first(table):
     """Step 2's verdict: every other method's ACC against the first method's (the table's
     first row, a comparison on one dataset: ``method``, ``acc_mean``, ``acc_std``), how many
     points higher or lower, within the ± spread or beyond it (:func:`within_spread`; a
-    narrow margin said as :func:`rmsc.dashboard.lesson_rules.beyond_words` says it, less
-    its words on corrupted samples: there are none on this step), and which of them are above it beyond the noise. None without
-    spreads or with fewer than two methods."""
+    narrow margin said by :func:`rmsc.dashboard.lesson_rules.beyond_words`, without its
+    words on corrupted samples: there are none on this step), and which of them are above
+    it beyond the noise. None without spreads or with fewer than two methods."""
     spreads = acc_spreads(table)
     methods = list(table["method"])
     if len(methods) < 2 or any(m not in spreads for m in methods):
@@ -114,23 +114,9 @@ def versus_first(table):
             above.append(m)
         parts.append(f"{m}'s ACC, {acc[m]:.2f} ± {spreads[m]:.2f} %, is {abs(diff):.2f} "
                      f"points {'higher' if diff >= 0 else 'lower'}, "
-                     + ("within the ± spread" if noise else _beyond(diff, pair)))
+                     + ("within the ± spread" if noise else beyond_words(diff, pair, why=None)))
     who = ("no method beats" if not above else
            f"only {above[0]} beats" if len(above) == 1 < len(others) else
            f"{above[0]} beats" if len(above) == 1 else " and ".join(above) + " beat")
     return (f"**Against {base}** ({acc[base]:.2f} ± {spreads[base]:.2f} %): "
             + "; ".join(parts) + f". So {who} {base} beyond the noise.")
-
-
-def _beyond(difference, spreads):
-    """A difference beyond the ± spread in words: "narrow" below :data:`NARROW` times it."""
-    top = max(spreads)
-    if abs(difference) >= NARROW * top:
-        return "more than the ± spread"
-    return (f"more than the ± spread ({top:.2f}), but only by {abs(difference) - top:.2f} "
-            "points: a narrow margin")
-
-
-def _pct(share):
-    """A share (0-1) in words: one decimal ("1.0 %"), as step 6's table shows it."""
-    return f"{100 * share:.1f} %"

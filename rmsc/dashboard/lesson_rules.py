@@ -64,16 +64,17 @@ SPREAD_LIMIT = ("the ± covers only the repeated k-means runs of the last groupi
                 "not which samples the seed corrupted")
 
 
-def beyond_words(difference, spreads):
+def beyond_words(difference, spreads, why=SPREAD_LIMIT):
     """How a difference beyond the ± spread (:func:`within_spread` False) is said: "more
     than the ± spread", or, when it is less than :data:`NARROW` times the largest ±,
-    "narrowly" with the margin it clears the ± by and what the ± leaves out
-    (:data:`SPREAD_LIMIT`): one rule for every lead and change the lesson states."""
+    "narrowly" with the margin it clears the ± by and ``why`` that is narrow (what the ±
+    leaves out, :data:`SPREAD_LIMIT`; None: nothing, where no sample was corrupted): one
+    rule for every lead and change the lesson states."""
     top = max(spreads)
     if abs(difference) >= NARROW * top:
         return "more than the ± spread"
     return (f"more than the ± spread ({top:.2f}), but only by {abs(difference) - top:.2f} "
-            f"points: a narrow margin, as {SPREAD_LIMIT}")
+            "points: a narrow margin" + ("" if why is None else f", as {why}"))
 
 
 def gap_words(gap, spread_a, spread_b):

@@ -139,22 +139,22 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
         names = " and ".join(corrupted)
         they = "together carry" if len(corrupted) > 1 else "carries"
         weight = f"of the consensus weight, \"{SHARE_LABEL}\""
-        out_words = f"{_share(after)}{_sum_words(shares, corrupted, after, table=False)}"
+        out_words = f"{share_pct(after)}{_sum_words(shares, corrupted, after, table=False)}"
         if before is None:
             text = (f"**Who counts in Z\\*.** In {method}'s fit with the outliers, {names} "
-                    f"{they} {_share(after)} {weight}"
+                    f"{they} {share_pct(after)} {weight}"
                     f"{_sum_words(shares, corrupted, after, table=False)}")
         else:  # each view's part beside each sum: every number on this screen
             text = (f"**Who counts in Z\\*.** In {method}'s fit on the clean data (step 6's "
-                    f"table), {names} {they} {_share(before)} {weight}"
+                    f"table), {names} {they} {share_pct(before)} {weight}"
                     f"{_sum_words(clean_shares, corrupted, before)}, and in its fit with the "
                     f"outliers {out_words}")
-        text += f", where an equal share would be {_share(equal)}"
+        text += f", where an equal share would be {share_pct(equal)}"
         if before is not None and counts_little(before, len(corrupted), len(shares)):
             text += (": a view's share is its weight in the average of the views' tables that Z* is made from, "
                      "which caps how far its table can move Z* (step 6); with "
-                     f"{_share(before)} of that average on the clean data, these views could "
-                     f"pull Z* only about {_share(before)} of the way to their tables (over all "
+                     f"{share_pct(before)} of that average on the clean data, these views could "
+                     f"pull Z* only about {share_pct(before)} of the way to their tables (over all "
                      "digits), too little to move it either way, whatever their weights did")
             text += (f"; that fits {method}'s change within the noise." if noise.get(method)
                      else ".")
@@ -242,10 +242,10 @@ def paper_words(paper_shares, clean_shares, corrupted, little, equal):
     text = ("Is that this software's view scale cᵥ (step 6's table; the paper's model has "
             f"none)? Judged by one rule ({LITTLE_RULE}): the paper's model (every cᵥ = 1) "
             "fitted again on the same clean data "
-            f"finds other weights: {names} {they} {_share(mine)}, {top} "
-            f"{_share(by_view[top])}"
-            + ("" if ours is None else f" ({_share(ours)} with cᵥ, step 6's table)")
-            + f", {mine / equal:.2f} of the equal share ({_share(equal)})")
+            f"finds other weights: {names} {they} {share_pct(mine)}, {top} "
+            f"{share_pct(by_view[top])}"
+            + ("" if ours is None else f" ({share_pct(ours)} with cᵥ, step 6's table)")
+            + f", {mine / equal:.2f} of the equal share ({share_pct(equal)})")
     if mine < little:
         raised = (f"cᵥ raises {top}'s share, it" if ours is not None and ours > by_view[top]
                   else "cᵥ")
@@ -281,15 +281,15 @@ def _sum_words(shares, corrupted, total, table=True):
     if len(corrupted) < 2:
         return ""
     by_view = {s["view"]: s["share"] for s in shares}
-    parts = " + ".join(f"{v} {_share(by_view[v])}" for v in corrupted)
+    parts = " + ".join(f"{v} {share_pct(by_view[v])}" for v in corrupted)
     shown = sum(round(100 * by_view[v], 1) for v in corrupted)
     if round(shown, 1) == round(100 * total, 1):
         return f" ({parts})"
-    return (f" ({parts}{' in the table' if table else ''}, each rounded; {_share(total)} is "
+    return (f" ({parts}{' in the table' if table else ''}, each rounded; {share_pct(total)} is "
             "their sum before rounding)")
 
 
-def _share(share):
+def share_pct(share):
     """A share (0-1) in words: one decimal ("1.1 %"), so small shares stay apart."""
     return f"{100 * share:.1f} %"
 
