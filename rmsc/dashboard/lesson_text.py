@@ -392,11 +392,12 @@ SHARE_COLUMNS = {
                           "paper's model, whose weights differ: step 7)",
     "samples at the cap %": "the share of the view's samples whose weight is at (or near) its "
                             "ceiling 1/√γ: rebuilt from the other samples almost exactly",
-    "median loss": "the typical error left over when the view's samples are rebuilt from the "
-                   "others (the smaller, the larger the weight)",
+    "median loss": "the typical error left over at the fit's end when the view's samples are "
+                   "rebuilt from the others (the smaller, the larger the weight)",
     VIEW_SCALE_LABEL: "the per-view scale cᵥ each of the view's weights is multiplied by in "
-                      "Z*, set from the size of the view's errors at the start (1 for every "
-                      "view in the paper's model)",
+                      "Z*, set from the size of the view's errors at the start of the fit, not "
+                      "from its median loss at the end (1 for every view in the paper's "
+                      "model)",
 }
 
 
@@ -409,7 +410,8 @@ def weight_note(shares, facts):
     c_v, the spread along the fewest directions (:func:`rmsc.dominance.directions_text`,
     when ``facts`` were measured with the views' spread)."""
     what = ("A weight says how well the other samples rebuild a sample in a view: the "
-            "smaller the error left over (\"median loss\" gives each view's typical one), "
+            "smaller the error left over (\"median loss\" gives each view's typical one at the "
+            "fit's end), "
             "the larger the weight, up to a ceiling set by γ.")
     if facts is None:
         if not shares:
@@ -434,8 +436,9 @@ def weight_note(shares, facts):
         text.append(f"{cap}.")
     if f["factor_ratio"] is not None:
         text.append(f"On top of that, this software's RMSC gives each view a scale cᵥ from "
-                    f"the size of its errors at the start (the paper's model has none: "
-                    f"cᵥ = 1), and {view}'s is "
+                    f"the size of its errors at the start, before anything is learned (1 over "
+                    f"its median loss then, not the \"median loss\" at the fit's end; the "
+                    f"paper's model has none: cᵥ = 1), and {view}'s is "
                     f"{ratio_text(f['factor_ratio'])} times the other views' median "
                     f"(\"{VIEW_SCALE_LABEL}\"): each of "
                     f"its weights counts that many times more.")

@@ -1136,8 +1136,9 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
     # (shown 0.802), 53.5 times MOR's; two of its four samples at the cap
     assert L.weight_note(shares, dominance_facts(P, **kw)) == (
         'A weight says how well the other samples rebuild a sample in a view: the smaller '
-        'the error left over ("median loss" gives each view\'s typical one), the larger the '
-        'weight, up to a ceiling set by γ. MOR has 75 % of the say in Z* ("share of ΣcᵥP"), '
+        'the error left over ("median loss" gives each view\'s typical one at the fit\'s '
+        'end), the larger the weight, up to a ceiling set by γ. MOR has 75 % of the say in '
+        'Z* ("share of ΣcᵥP"), '
         'where an equal share would be 33 % of 3 views. Its samples are the easiest to '
         'rebuild: its median loss, 0.015, is 53.5 times below the other views\' median '
         '(0.802), and 50 % of its samples are rebuilt so well that their weight sits at the '
@@ -1165,6 +1166,11 @@ def test_the_weight_note_says_the_tables_numbers_in_plain_words_by_hand():
     note = L.weight_note(view_weight_shares(P, **kw), dominance_facts(P, **kw))
     assert 'MOR has 97 % of the say in Z*' in note
     assert "and MOR's is 13.3 times the other views' median" in note
+    # cᵥ comes from the losses at the start, which the table's "median loss" (at the fit's
+    # end) is not: said where cᵥ is (the nineteenth cold reading took 1/0.0709 for PIX's cᵥ)
+    assert ("gives each view a scale cᵥ from the size of its errors at the start, before "
+            "anything is learned (1 over its median loss then, not the \"median loss\" at "
+            "the fit's end; the paper's model has none: cᵥ = 1)") in note
     even = np.array([[2.0, 2], [1, 1], [1, 1]])  # shares 50, 25, 25 %: 50 % is the threshold
     even[0] = 1.9
     kw = dict(gamma=0.01, view_names=["MOR", "PIX", "FOU"])
