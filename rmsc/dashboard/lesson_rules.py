@@ -11,6 +11,12 @@ larger than the larger ± of its two ACCs (:func:`within_spread`); a change carr
 :data:`SPREAD_LIMIT`); :data:`SPREAD_MEANING`, :data:`SPREAD_RULE` and :data:`SPREAD_NOTE`
 say it under every comparison. :mod:`rmsc.dashboard.lesson_text` builds the page's
 sentences on them.
+
+The rule for shares lives here too, so that steps 5 to 8 judge by one rule: views count
+little in Z* when their share of ΣcᵥP is under :data:`LITTLE_SHARE` of an equal share
+(:func:`counts_little`, :data:`LITTLE_RULE`), and, as a second yardstick where the top
+view's table sits on Z* (step 6), their part of what the other views carry together
+(:func:`rest_part`, :func:`rest_yardstick`).
 """
 
 from __future__ import annotations
@@ -125,3 +131,77 @@ SPREAD_RULE = (
 #: What ± is and when a difference is noise, in words: the caption under every comparison
 #: the lesson draws (its lines, its table, its closing sentences).
 SPREAD_NOTE = f"{SPREAD_MEANING} {SPREAD_RULE}"
+
+
+#: A set of views "counts little" in Z* when its share of ΣcᵥP is below this fraction of
+#: what an equal share per view would give it.
+LITTLE_SHARE = 0.5
+
+#: :data:`LITTLE_SHARE` in words, said where a share is judged by it (steps 5 to 8).
+LITTLE_RULE = (f"a share under {'half' if LITTLE_SHARE == 0.5 else f'{LITTLE_SHARE:g} times'} "
+               "an equal share counts little")
+
+
+def counts_little(share, n_corrupted, n_views):
+    """Whether views carrying ``share`` of ΣcᵥP together count little in Z*: below
+    :data:`LITTLE_SHARE` of the equal share ``n_corrupted`` views of ``n_views`` would
+    have (the rule steps 5, 7 and 8 and the lesson's answer judge by)."""
+    return share < LITTLE_SHARE * n_corrupted / n_views
+
+
+def share_pct(share):
+    """A share (0-1) in words: one decimal ("1.1 %"), so small shares stay apart."""
+    return f"{100 * share:.1f} %"
+
+
+def rest_part(shares, views):
+    """The second yardstick: what ``views`` carry of the share of ΣcᵥP that all views but
+    the top one carry together (``shares``: :func:`rmsc.inspection.view_weight_shares`).
+    Where the top view's table sits on Z* (step 6), Z* is shaped by those other views, so
+    this part, not the share of the whole, says how much ``views`` shape it. A dict: the
+    ``top`` view, the ``rest`` (the others' share together), ``carried`` (``views``'
+    share), ``part`` (carried / rest), ``equal`` (an equal part: len(views) of the others)
+    and ``little`` (:func:`counts_little` among the others); None when the top view is one
+    of ``views``, a view is missing, ``views`` are all the others (then they carry all of
+    it, as an equal part would: no yardstick) or no other view carries anything."""
+    by_view = {s["view"]: s["share"] for s in shares or []}
+    if not views or any(v not in by_view for v in views):
+        return None
+    top = max(by_view, key=by_view.get)
+    others = [v for v in by_view if v != top]
+    rest = sum(by_view[v] for v in others)
+    if top in views or len(views) >= len(others) or rest <= 0:
+        return None
+    carried = sum(by_view[v] for v in views)
+    return {"top": top, "rest": rest, "carried": carried, "part": carried / rest,
+            "equal": len(views) / len(others), "n_others": len(others),
+            "little": counts_little(carried / rest, len(views), len(others))}
+
+
+_NUMBER_WORDS = dict(enumerate(["no", "one", "two", "three", "four", "five", "six", "seven",
+                                "eight", "nine", "ten"]))
+
+
+def rest_yardstick(shares, views):
+    """:func:`rest_part` in one sentence, beside the rule's verdict on the share of the
+    whole (said only where that verdict is "little"): the part ``views`` carry of what the
+    views but the top one carry, against an equal part, and whether this second yardstick
+    agrees (under :data:`LITTLE_SHARE` of the equal part) or not, in which case "little"
+    rests on the first yardstick alone. None where :func:`rest_part` is."""
+    f = rest_part(shares, views)
+    if f is None:
+        return None
+    k, m = f["n_others"], len(views)
+    names = " and ".join(views)
+    how = (f"{_NUMBER_WORDS.get(m, m)} view{'s' if m > 1 else ''} in "
+           f"{_NUMBER_WORDS.get(k, k)}")
+    they = "they count" if m > 1 else "it counts"
+    verdict = (f"under half of that, so this yardstick agrees: {they} little." if
+               f["little"] else f"half of that or more, so by this yardstick {they}, "
+               "and \"little\" holds by the first yardstick only.")
+    return (f"**A second yardstick.** Against the views other than {f['top']} only (they "
+            f"shape Z* where {f['top']}'s table sits on Z*, step 6): of the "
+            f"{share_pct(f['rest'])} these {_NUMBER_WORDS.get(k, k)} carry together, {names} "
+            f"carr{'y' if m > 1 else 'ies'} {share_pct(f['carried'])}, "
+            f"{100 * f['part']:.0f} % of it, against {100 * f['equal']:.0f} % ({how}) for "
+            f"an equal part; {verdict}")

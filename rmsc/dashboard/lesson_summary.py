@@ -15,9 +15,11 @@ for noise and the comparison's words are :mod:`rmsc.dashboard.lesson_text`'s.
 from __future__ import annotations
 
 from .. import outliers as scoring
-from ..inspection import SHARE_LABEL
+from ..inspection import P_SHARE_LABEL, SHARE_LABEL
 from .fitting import weight_shares
 from .runs import SHOWN_DECIMALS
+from .lesson_rules import (  # noqa: F401 - the little rule, re-exported (lesson_reach, lesson_close)
+    LITTLE_RULE, LITTLE_SHARE, counts_little, rest_yardstick, share_pct)
 from .lesson_text import (CLAIM_ASKS_MORE, acc_spreads, beyond_words, claim_facts,
                           gain_reminder, listing, postprocessing_by_method,
                           postprocessing_difference, within_spread)
@@ -33,14 +35,6 @@ AUC_FOUND, AUC_MISSED = 0.9, 0.7
 #: while clean samples with very low weights head the list (:data:`ROC_NOTE`), so "single
 #: out" needs both; by chance the average precision is about the share of corrupted samples.
 AP_FOUND = 0.9
-
-#: A set of views "counts little" in Z* when its share of ΣcᵥP is below this fraction of
-#: what an equal share per view would give it.
-LITTLE_SHARE = 0.5
-
-#: :data:`LITTLE_SHARE` in words, said where a share is first judged by it (steps 5 and 7).
-LITTLE_RULE = (f"a share under {'half' if LITTLE_SHARE == 0.5 else f'{LITTLE_SHARE:g} times'} "
-               "an equal share counts little")
 
 #: What the weights do with a view's corrupted samples, by :func:`detection_kind`, in words.
 _DETECTION_WORDS = {
@@ -158,6 +152,8 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
                      "digits), too little to move it either way, whatever their weights did")
             text += (f"; that fits {method}'s change within the noise." if noise.get(method)
                      else ".")
+            second = rest_yardstick(clean_shares, corrupted)  # step 6's view of Z*
+            text += "" if second is None else " " + second
             text += " " + paper_words(paper_shares, clean_shares, corrupted, little, equal)
         elif before is not None and after < little:
             text += (": their share fell with the corruption: the weights at work, turning "
@@ -228,7 +224,9 @@ def paper_words(paper_shares, clean_shares, corrupted, little, equal):
     by the rule said with it (:data:`LITTLE_RULE`; ``little``: below it the views count
     little; ``equal``: their equal share). One number answers "without cᵥ": step 6's
     "share of ΣP" (this fit's P with cᵥ left out, not a fit of the paper's model) is not
-    repeated here. Not at hand: said so."""
+    repeated here, but a clause says the two differ because the paper's model is a fit of
+    its own (the twentieth cold reading met both numbers and asked which). Not at hand:
+    said so."""
     names = " and ".join(corrupted)
     they = "carry" if len(corrupted) > 1 else "carries"
     mine = corrupted_share(paper_shares or [], corrupted)
@@ -241,8 +239,9 @@ def paper_words(paper_shares, clean_shares, corrupted, little, equal):
     ours = {s["view"]: s["share"] for s in clean_shares or []}.get(top)
     text = ("Is that this software's view scale cᵥ (step 6's table; the paper's model has "
             f"none)? Judged by one rule ({LITTLE_RULE}): the paper's model (every cᵥ = 1) "
-            "fitted again on the same clean data "
-            f"finds other weights: {names} {they} {share_pct(mine)}, {top} "
+            "fitted again on the same clean data (a fit of its own, not step 6's "
+            f"\"{P_SHARE_LABEL}\" column, which leaves cᵥ out of step 6's fit, so the two "
+            f"differ) finds other weights: {names} {they} {share_pct(mine)}, {top} "
             f"{share_pct(by_view[top])}"
             + ("" if ours is None else f" ({share_pct(ours)} with cᵥ, step 6's table)")
             + f", {mine / equal:.2f} of the equal share ({share_pct(equal)})")
@@ -253,13 +252,6 @@ def paper_words(paper_shares, clean_shares, corrupted, little, equal):
     return (text + f", half of it or more: on the paper's model {names} would count, so "
             "their small share here comes from cᵥ, and this run tests this software's "
             "variant more than the paper's model.")
-
-
-def counts_little(share, n_corrupted, n_views):
-    """Whether views carrying ``share`` of ΣcᵥP together count little in Z*: below
-    :data:`LITTLE_SHARE` of the equal share ``n_corrupted`` views of ``n_views`` would
-    have (the rule steps 5, 7 and 8 and the lesson's answer judge by)."""
-    return share < LITTLE_SHARE * n_corrupted / n_views
 
 
 def corrupted_share(shares, corrupted, key="share"):
@@ -287,11 +279,6 @@ def _sum_words(shares, corrupted, total, table=True):
         return f" ({parts})"
     return (f" ({parts}{' in the table' if table else ''}, each rounded; {share_pct(total)} is "
             "their sum before rounding)")
-
-
-def share_pct(share):
-    """A share (0-1) in words: one decimal ("1.1 %"), so small shares stay apart."""
-    return f"{100 * share:.1f} %"
 
 
 #: Each method's variant with one weight per view instead of one per sample in each view:

@@ -29,8 +29,9 @@ from ..inspection import (DARK_RELATIVE, P_SHARE_LABEL, SHARE_LABEL, ratio_text,
 from ..methods import describe_method
 from .fitting import PAGE_TRACE_EVERY, VIEW_SCALE_LABEL
 from .lesson_rules import (  # noqa: F401 - NARROW, SPREAD_*: re-exported to rmsc.dashboard.lesson
-    NARROW, SPREAD_LIMIT, SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE, acc_spreads, beyond_words,
-    change_spread, changes_within_spread, gap_words, within_spread)
+    LITTLE_RULE, LITTLE_SHARE, NARROW, SPREAD_LIMIT, SPREAD_MEANING, SPREAD_NOTE, SPREAD_RULE,
+    acc_spreads, beyond_words, change_spread, changes_within_spread, counts_little, gap_words,
+    share_pct, within_spread)
 from .runs import SHOWN_DECIMALS, robustness_table
 from .tables import scale_plan
 
@@ -485,6 +486,9 @@ def echo_note(facts, gap, alone, acc, shares=None):
                         "average where it is, however large its weight, so what Z* looks "
                         "like comes from the tables that differ from it"
                         f"{rest_words(shares, view)}.")
+            little = little_words(shares, view)
+            if little:
+                text.append(little)
         else:
             text.append(f"At the fit's end {own} differs from Z* by {far}.")
     if alone is not None and acc is not None:
@@ -505,6 +509,27 @@ def rest_words(shares, top):
         return ""
     return (", the other views' ("
             + ", ".join(f"{s['view']} {100 * s['share']:.1f} %" for s in rest) + ")")
+
+
+def little_words(shares, top):
+    """One sentence reconciling :func:`echo_note` with the rule steps 5, 7 and 8 judge
+    shares by (:data:`LITTLE_RULE`): which views but ``top`` count little by it, and that
+    the views but ``top`` shape Z* together all the same, since ``top``'s table adds
+    nothing new: each by its part of what they carry together (the second yardstick,
+    :func:`rmsc.dashboard.lesson_rules.rest_part`). None when none of them counts little
+    or without ``shares``."""
+    by_view = {s["view"]: s["share"] for s in shares or []}
+    rest = sorted((v for v in by_view if v != top), key=lambda v: -by_view[v])
+    little = [v for v in rest if counts_little(by_view[v], 1, len(by_view))]
+    if not little:
+        return None
+    who = (f"every view but {top} counts" if little == rest else
+           (", ".join(little[:-1]) + " and " if len(little) > 1 else "") + little[-1]
+           + (" count" if len(little) > 1 else " counts"))
+    return (f"By the rule steps 5, 7 and 8 judge shares by ({LITTLE_RULE}: under "
+            f"{share_pct(LITTLE_SHARE / len(by_view))} here), {who} little; yet, as "
+            f"{top}'s table adds nothing new, the views other than {top} shape Z* together, "
+            f"each by its part of the {share_pct(sum(by_view[v] for v in rest))} they carry.")
 
 
 def _pct(share):
