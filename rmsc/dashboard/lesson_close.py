@@ -5,7 +5,7 @@ FOU in steps 3 to 7, FAC and MOR in step 8), and each step's lines give that ste
 :func:`closing_answer` puts the tests together in a few sentences under the last step
 (:func:`run_facts` gathers one test's numbers): whether the weights found the corrupted
 digits, which tests could test the claim (the corrupted views' share of Z* on the clean
-data, :func:`~rmsc.dashboard.lesson_summary.counts_little`), the claim on ACC and on NMI
+data, :func:`~rmsc.dashboard.lesson_rules.counts_little`), the claim on ACC and on NMI
 where they could (:func:`~rmsc.dashboard.lesson_text.claim_facts`), and the title's question
 (:func:`~rmsc.dashboard.lesson_summary.per_view_verdicts`): each clause by the rule the
 step lines use, from the same functions.
@@ -14,10 +14,10 @@ step lines use, from the same functions.
 from __future__ import annotations
 
 from .lesson_paper import VERDICT_WORDS
-from .lesson_summary import (as_acc, corrupted_share, counts_little, detection_kind,
-                             detection_of, per_view_answer, per_view_verdicts, share_pct)
+from .lesson_summary import (as_acc, corrupted_share, detection_kind, detection_of,
+                             per_view_answer, per_view_verdicts)
 from .fitting import weight_shares
-from .lesson_rules import narrow_margin
+from .lesson_rules import counts_little, narrow_margin, share_pct
 from .lesson_text import claim_facts
 
 #: What a test's weights did with its corrupted samples, by the kinds of

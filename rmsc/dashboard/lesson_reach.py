@@ -5,7 +5,7 @@ this run test the claim?" with each corrupted view's share of ΣcᵥP beside an 
 The seventeenth cold reading found step 5's answer resting on a number from step 6, not yet
 seen: :func:`reach_caveat` says what a share of ΣcᵥP is (and this software's cᵥ) the first
 time the lesson uses one, and gives each share on step 5's own screen. The rule it judges
-them by is the closing step's (:data:`rmsc.dashboard.lesson_summary.LITTLE_SHARE`); the
+them by is the closing step's (:data:`rmsc.dashboard.lesson_rules.LITTLE_SHARE`); the
 rule for noise is :mod:`rmsc.dashboard.lesson_rules`'.
 """
 
@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from ..inspection import SHARE_LABEL
 from .fitting import weight_shares
-from .lesson_rules import acc_spreads, beyond_words, within_spread
-from .lesson_summary import LITTLE_RULE, corrupted_share, counts_little, share_pct
+from .lesson_rules import (LITTLE_RULE, acc_spreads, beyond_words, counts_little,
+                           share_pct, within_spread)
+from .lesson_summary import corrupted_share
 from .lesson_text import claim_facts
 
 #: What a view's share of ΣcᵥP is, with this software's per-view scale cᵥ, in plain words:

@@ -18,7 +18,7 @@ from .. import outliers as scoring
 from ..inspection import P_SHARE_LABEL, SHARE_LABEL
 from .fitting import weight_shares
 from .runs import SHOWN_DECIMALS
-from .lesson_rules import (  # noqa: F401 - the little rule, re-exported (lesson_reach, lesson_close)
+from .lesson_rules import (  # noqa: F401 - the little rule, re-exported (rmsc.dashboard.lesson)
     LITTLE_RULE, LITTLE_SHARE, counts_little, rest_yardstick, share_pct)
 from .lesson_text import (CLAIM_ASKS_MORE, acc_spreads, beyond_words, claim_facts,
                           gain_reminder, listing, postprocessing_by_method,
