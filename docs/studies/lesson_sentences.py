@@ -14,7 +14,9 @@ added after; step 5's and step 8's claim lines quoted there were printed by the 
 at commit 051d59d (branch w-rule, 2026-11-29 04:33 UTC, 25 s and 32 s at load 6-7).
 Steps 1, 5 and 6 as "The twelfth reading: what changed next" quotes them (step 1's text,
 step 5's question, step 6's note and the paragraph under it, computed as the page does)
-were printed at the commit named there (branch w-lessonB).
+were printed at the commit named there (branch w-lessonB). Step 5's caveat has come from
+``rmsc.dashboard.lesson_reach.reach_caveat`` since the seventeenth reading (the page's own
+call; ``lesson_summary.claim_caveat`` went at that merge).
 """
 
 import sys
@@ -33,6 +35,7 @@ from rmsc import dashboard as dash  # noqa: E402
 from rmsc.dashboard import lesson as L  # noqa: E402
 from rmsc.dashboard.fitting import (  # noqa: E402
     fit_rmsc, run_view_quality, weight_dominance, weight_shares)
+from rmsc.dashboard.lesson_reach import reach_caveat  # noqa: E402
 from rmsc.dashboard.lesson_views import neighbour_line  # noqa: E402
 from rmsc.dashboard.runs import run_compare  # noqa: E402
 from rmsc.preprocessing import spread_directions  # noqa: E402
@@ -63,7 +66,7 @@ def main():
     tables = run_compare(variants, methods, cparams, random_state=step.params.seed)
     cr = fit_rmsc(clean, step.params)
     lines = L.carry_caveat(L.comparison_sentences(tables, step.claim),
-                           L.claim_caveat(tables, lesson.steps, n, data, cr))
+                           reach_caveat(tables, lesson.steps, n, data, cr))
     for line in lines:
         print("STEP5:", line)
     print("STEP5 question:", step.question.strip())

@@ -91,7 +91,7 @@ def test_the_lesson_walked_at_1280_px_nothing_cut_off(browser, server, lesson_fi
                 page.wait_for_selector("text=The paper's claim.", timeout=2 * FIT_TIMEOUT)
                 # the paper's model's fit, prefetched: the page redraws once it is in (the
                 # words only its sentence has; the step's text and question name the model too)
-                page.wait_for_selector("text=fitted again on the same clean data finds",
+                page.wait_for_selector("text=fitted again on the same clean data (a fit of its own",
                                        timeout=2 * FIT_TIMEOUT)
             if step.show == "compare" and step.claim is not None:
                 page.wait_for_selector("text=The paper's claim, judged on the ACC changes alone",
