@@ -65,10 +65,10 @@ def reach_caveat(tables, steps, n, data, clean_result):
     else:  # the step's answer in the two parts its question asks for
         said = "bear the claim out" if facts["verdict"] == "holds" else \
             "do not bear the claim out"
-        last = (f"So the answer has two parts: the ACC changes alone {said} (the line "
-                f"above); but this run can hardly test the claim, so that says nothing "
-                f"about the weights, and {closing}, which puts the two together, concludes "
-                "\"cannot tell\".")
+        last = (f"So this step's answer is \"cannot tell\": the ACC changes alone {said} "
+                f"(the line above), but this run can hardly test the claim, so that says "
+                f"nothing about the weights; {closing} puts this together with what the "
+                "weights found.")
     return (f"**Can this run test the claim?** Hardly. {SHARE_WORDS} In {method}'s fit on "
             f"the clean data, {shares_words(shares, corrupted, total, equal)}; "
             f"{LITTLE_RULE}. So corrupting {names} could move {method}'s ACC little, "

@@ -186,9 +186,9 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
                 f"{theirs:+.2f})")
         last += ("; this step does not change that verdict, it says why the ACC could not "
                  "have told more" if facts["verdict"] == "cannot be told" else
-                 f", and step 5 found that the claim {said} on those changes; this step "
-                 f"revises that verdict to \"cannot tell\": a change {method}'s weights could "
-                 "not have caused says nothing for or against them")
+                 f", which alone would say the claim {said}; as step 5 concluded, the "
+                 f"answer is \"cannot tell\": a change {method}'s weights could not have "
+                 "caused says nothing for or against them")
         last += ("; to test the claim, corrupt views that count in Z* (step 6's table says "
                  "which)" + (f": {later}." if later else "."))
     elif facts["verdict"] == "holds":

@@ -606,15 +606,15 @@ def test_what_the_run_shows_is_computed_from_its_numbers_by_hand():
         "be this software's view scale cᵥ (step 6's table; the paper's model has none): the "
         "paper's model fitted on the same data, which would say, is not in yet (`rmsc lesson "
         "--warm` computes it).")
-    # step 5 said "not borne out" on the changes alone: step 7 says it revises that, and why
+    # step 5's changes alone say "not borne out", its answer "cannot tell": step 7 says so
     assert said[4] == (
         "**The paper's claim.** This run cannot tell whether the claim holds: the corrupted "
         "views carried too little weight in C's Z* already on the clean data to move it "
         "either way, whatever the weights did, so C's ACC could not show the weights at "
         "work. On the ACC alone (step 5), A's change was the better one (C +0.03 points, A "
-        "+7.73), and step 5 found that the claim is not borne out on those changes; this "
-        "step revises that verdict to \"cannot tell\": a change C's weights could not have "
-        "caused says nothing for or against them; to test the claim, corrupt views that "
+        "+7.73), which alone would say the claim is not borne out; as step 5 concluded, the "
+        "answer is \"cannot tell\": a change C's weights could not have caused says nothing "
+        "for or against them; to test the claim, corrupt views that "
         "count in Z* (step 6's table says which).")
     # the paper's model fitted on the clean data (every cᵥ = 1): PIX + FOU 1.4 + 1.7 =
     # 3.1 %, 0.05 of 66.7 %, under half of it: little there too, and cᵥ raised MOR's share

@@ -40,12 +40,13 @@ def test_step_5_says_the_run_cannot_test_the_claim_when_the_corrupted_views_coun
     steps, data, fit = _setting([[0.25] * 4, [0.25] * 4, [24.5] * 4])
     caveat = reach_caveat(_tables(), steps, 2, data, fit)
     assert caveat.startswith("**Can this run test the claim?** Hardly.")
-    assert "the ACC changes alone do not bear the claim out (the line above); but this run " \
-           "can hardly test" in caveat
+    assert "answer is \"cannot tell\": the ACC changes alone do not bear the claim out (the " \
+           "line above), but this run can hardly test" in caveat
     # the claim for A (the best change, beyond the noise) holds on the ACC alone
     steps_a, data_a, fit_a = _setting([[0.25] * 4, [0.25] * 4, [24.5] * 4], claim="A")
-    assert "the ACC changes alone bear the claim out (the line above); but this run can " \
-           "hardly test" in reach_caveat(_tables(), steps_a, 2, data_a, fit_a)
+    assert "answer is \"cannot tell\": the ACC changes alone bear the claim out (the line " \
+           "above), but this run can hardly test" in reach_caveat(_tables(), steps_a, 2, data_a,
+                                                                  fit_a)
     # the claim line loses its pointer to the closing step, which the caveat answers
     lines = L.comparison_sentences(_tables(), "C")
     assert lines[-1].endswith(L.CLAIM_ASKS_MORE)

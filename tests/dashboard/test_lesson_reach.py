@@ -18,10 +18,10 @@ def test_step_5s_caveat_gives_each_corrupted_views_share_beside_an_equal_one():
         f"**Can this run test the claim?** Hardly. {SHARE_WORDS} In C's fit on the clean "
         "data, PIX has 1.0 % and FOU 1.0 %, together 2.0 %, where an equal share is 33.3 % "
         "each, 66.7 % for the two; a share under half an equal share counts little. So "
-        "corrupting PIX and FOU could move C's ACC little, whatever its weights did. So the "
-        "answer has two parts: the ACC changes alone do not bear the claim out (the line "
-        "above); but this run can hardly test the claim, so that says nothing about the "
-        "weights, and step 3, which puts the two together, concludes \"cannot tell\".")
+        "corrupting PIX and FOU could move C's ACC little, whatever its weights did. So this "
+        "step's answer is \"cannot tell\": the ACC changes alone do not bear the claim out "
+        "(the line above), but this run can hardly test the claim, so that says nothing "
+        "about the weights; step 3 puts this together with what the weights found.")
     assert "step 6's table" not in caveat and "cᵥ is this software's addition" in caveat
 
 
