@@ -14,14 +14,14 @@ step lines use, from the same functions.
 from __future__ import annotations
 
 from .lesson_paper import VERDICT_WORDS
-from .lesson_summary import (as_acc, corrupted_share, detection_kind, detection_of,
+from .lesson_summary import (as_acc, corrupted_share, detection_of, overall_detection,
                              per_view_answer, per_view_verdicts)
 from .fitting import weight_shares
 from .lesson_rules import counts_little, narrow_margin, share_pct
 from .lesson_text import claim_facts
 
-#: What a test's weights did with its corrupted samples, by the kinds of
-#: :func:`~rmsc.dashboard.lesson_summary.detection_kind` of its views.
+#: What a test's weights did with its corrupted samples, by
+#: :func:`~rmsc.dashboard.lesson_summary.overall_detection` over its views.
 _FOUND_WORDS = {"found": "singled out the corrupted digits",
                 "ranked": "ranked most corrupted digits below the clean ones",
                 None: "did not single out the corrupted digits"}
@@ -61,9 +61,7 @@ def claim_verdicts(tables, claim):
 
 
 def _found(test):
-    kinds = {detection_kind(*d) for d in test["detection"].values()}
-    return "found" if kinds == {"found"} else "ranked" if kinds and kinds <= {
-        "found", "ranked"} else None
+    return overall_detection(test["detection"].values())
 
 
 def _on_claim(test):

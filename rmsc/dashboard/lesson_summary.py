@@ -57,6 +57,15 @@ def detection_kind(auc, ap):
     return "partly" if auc >= AUC_MISSED else "missed"
 
 
+def overall_detection(pairs):
+    """What the weights did over several views, from each view's (AUC, average precision)
+    in ``pairs``: "found" where every view's are "found" (:func:`detection_kind`),
+    "ranked" where each is at least "ranked", None otherwise or without a view."""
+    kinds = {detection_kind(*p) for p in pairs}
+    return ("found" if kinds == {"found"} else
+            "ranked" if kinds and kinds <= {"found", "ranked"} else None)
+
+
 def _finding_sentence(method, detection, views):
     """The takeaway's first sentence: for each kind of :func:`detection_kind` among
     ``views``, what the weights do there, with the AUC and average precision as step 4's
@@ -204,9 +213,9 @@ def takeaway_sentences(facts, detection, shares, corrupted, clean_shares=None,
                 f"({mine:+.2f} points) and {rival}'s ({theirs:+.2f}) differ by no more than "
                 f"their two ± added up ({facts['spread'][method]:.2f} + "
                 f"{facts['spread'][rival]:.2f} = {total}).")
-    kinds = {detection_kind(*detection[v]) for v in found}
-    if found and kinds <= {"found", "ranked"} and facts["verdict"] != "holds" and not untestable:
-        last += (" Finding the corrupted samples" if kinds == {"found"} else
+    kind = overall_detection(detection[v] for v in found)
+    if kind is not None and facts["verdict"] != "holds" and not untestable:
+        last += (" Finding the corrupted samples" if kind == "found" else
                  " Ranking most corrupted samples low")
         last += " is not the same as gaining ACC from it"
         last += (": here the corrupted views counted little in Z*." if after is not None
