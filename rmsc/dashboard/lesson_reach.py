@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..inspection import SHARE_LABEL
 from .fitting import weight_shares
 from .lesson_rules import (LITTLE_RULE, acc_spreads, beyond_words, counts_little,
-                           share_pct, within_spread)
+                           parts_add_up, share_pct, within_spread)
 from .lesson_summary import corrupted_share
 from .lesson_text import claim_facts
 
@@ -86,8 +86,7 @@ def shares_words(shares, corrupted, total, equal):
     if len(corrupted) == 1:
         return f"{corrupted[0]} has {share_pct(total)}, where an equal share is {share_pct(equal)}"
     said = ", ".join(parts[:-1]) + " and " + parts[-1]
-    shown = round(sum(round(100 * by_view[v], 1) for v in corrupted), 1)
-    rounding = "" if shown == round(100 * total, 1) else " (before rounding)"
+    rounding = "" if parts_add_up(by_view, corrupted, total) else " (before rounding)"
     first, rest = said.split(" ", 1)
     return (f"{first} has {rest}, together {share_pct(total)}{rounding}, where an equal share "
             f"is {share_pct(equal)} each, {share_pct(equal * len(corrupted))} for the "

@@ -154,6 +154,14 @@ def share_pct(share):
     return f"{100 * share:.1f} %"
 
 
+def parts_add_up(by_view, views, total):
+    """Whether the shares of ``views`` (``by_view``: view -> share, 0-1), each rounded to the
+    one decimal :func:`share_pct` shows, add up to ``total`` as shown; where they do not, a
+    line giving both says the total is before rounding."""
+    shown = round(sum(round(100 * by_view[v], 1) for v in views), 1)
+    return shown == round(100 * total, 1)
+
+
 def rest_part(shares, views):
     """The second yardstick: what ``views`` carry of the share of ΣcᵥP that all views but
     the top one carry together (``shares``: :func:`rmsc.inspection.view_weight_shares`).

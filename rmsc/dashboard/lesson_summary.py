@@ -19,7 +19,7 @@ from ..inspection import P_SHARE_LABEL, SHARE_LABEL
 from .fitting import weight_shares
 from .runs import SHOWN_DECIMALS
 from .lesson_rules import (  # noqa: F401 - the little rule, re-exported (rmsc.dashboard.lesson)
-    LITTLE_RULE, LITTLE_SHARE, counts_little, rest_yardstick, share_pct)
+    LITTLE_RULE, LITTLE_SHARE, counts_little, parts_add_up, rest_yardstick, share_pct)
 from .lesson_text import (CLAIM_ASKS_MORE, acc_spreads, beyond_words, claim_facts,
                           gain_reminder, listing, postprocessing_by_method,
                           postprocessing_difference, within_spread)
@@ -283,8 +283,7 @@ def _sum_words(shares, corrupted, total, table=True):
         return ""
     by_view = {s["view"]: s["share"] for s in shares}
     parts = " + ".join(f"{v} {share_pct(by_view[v])}" for v in corrupted)
-    shown = sum(round(100 * by_view[v], 1) for v in corrupted)
-    if round(shown, 1) == round(100 * total, 1):
+    if parts_add_up(by_view, corrupted, total):
         return f" ({parts})"
     return (f" ({parts}{' in the table' if table else ''}, each rounded; {share_pct(total)} is "
             "their sum before rounding)")
